@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal interface between lib/env_common (shared by both environments) and the
+ * backends lib/env_posix and lib/env_dpdk. Not installed; nothing outside lib/env_* may
+ * include it. Names here start with env_ so the linker map keeps them private.
+ *
+ * Dependency direction: the backends call into env_common, never the reverse, so the
+ * static archives link in the order  env_<backend> env_common util.
+ */
+#ifndef NVP_ENV_INTERNAL_H
+#define NVP_ENV_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "nvpoll/env.h"
+
+/* ---- options ---- */
+
+/*
+ * Copy the caller's options into @dst, starting from nvp_env_opts_init() defaults and
+ * taking only the first @src->opts_size bytes (an older caller knows fewer fields).
+ * @src may be NULL (all defaults). \return 0 or -EINVAL (opts_size too small).
+ */
+int env_opts_copy(struct nvp_env_opts *dst, const struct nvp_env_opts *src);
+
+/*
+ * The options the environment was started with, for the parts of env that run later
+ * (real PCI enumeration honours no_pci). The backend records them in nvp_env_init();
+ * the strings are copied. Before that, env_opts_get() returns the defaults.
+ */
+void env_opts_set(const struct nvp_env_opts *opts);
+const struct nvp_env_opts *env_opts_get(void);
+
+/* ---- PCI ---- */
+
+/*
+ * Real PCI enumeration, called by nvp_env_pci_enumerate() after the virtual functions,
+ * without the registry lock held. Calls @cb for each real function of class @class_id
+ * (0 = any) and stops on a non-zero return, which it passes back.
+ *
+ * In this version no real bus is scanned and it returns 0; the PCIe issue implements it
+ * (libpciaccess + vfio-pci/uio_pci_generic) in lib/env_common/pci_real.c.
+ */
+int env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
+			   void *ctx);
+
+/* ---- time ---- */
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t
+env_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t
+env_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+#endif
+
+/*
+ * True if the TSC ticks at a constant rate in every power state and on every CPU
+ * (CPUID invariant TSC, or "constant_tsc" and "nonstop_tsc" in /proc/cpuinfo, which a
+ * hypervisor may report without the CPUID bit). Always false off x86.
+ */
+bool env_tsc_is_usable(void);
+
+/*
+ * Measure the rate of @read_counter against CLOCK_MONOTONIC (about 10 ms, once; may
+ * sleep). \return counts per second, never 0.
+ */
+uint64_t env_ticks_calibrate(uint64_t (*read_counter)(void));
+
+/* Busy-wait @us microseconds on @read_counter running at @hz, then return. Long waits
+ * sleep in nanosleep() first and spin only the last stretch. */
+void env_delay_us(uint32_t us, uint64_t (*read_counter)(void), uint64_t hz);
+
+#endif /* NVP_ENV_INTERNAL_H */
