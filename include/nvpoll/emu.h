@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * \file
+ * The software NVMe controller: a complete NVMe controller implemented in software,
+ * running on its own thread, offered to drivers as a virtual PCI function (class
+ * 0x010802, BAR0 = its register page). A driver reaches it only through that register
+ * page (CAP, VS, CC, CSTS, AQA, ASQ, ACQ, doorbells) and DMA memory, exactly as it
+ * reaches a real device; every address the controller is given is checked against env's
+ * DMA memory the way an IOMMU would check it.
+ *
+ * Two ways to make one:
+ *  - nvp_emu_ctrlr_create() with options, then attach with
+ *    "trtype:PCIe traddr:<nvp_emu_ctrlr_get_traddr()>";
+ *  - a transport ID "trtype:emu name:emu0 nn:2 lba:512/4096 …": the driver asks env's
+ *    virtual device provider "emu" (registered by this library) to create it, attaches,
+ *    and destroys it on detach.
+ *
+ * Options (key=value, separated by commas or spaces; "key:value" also accepted):
+ *   name=emu0          device name, unique; default "emuN"
+ *   nn=1               number of namespaces, 1..16
+ *   size=64M           capacity of each namespace in bytes (k/M/G/T suffixes)
+ *   lba=512            LBA data size: 512 or 4096; a '/'-separated list gives one per
+ *                      namespace ("lba=512/4096"); every namespace offers both formats
+ *   backend=ram        ram | null | file:PATH (file data survives a restart: one file
+ *                      per namespace, PATH.nsN, created at the namespace size)
+ *   mqes=1023          CAP.MQES, 0's based max queue entries (1..65535)
+ *   dstrd=0            CAP.DSTRD doorbell stride (0..15)
+ *   to=20              CAP.TO, ready timeout in 500 ms units (1..255)
+ *   mpsmax=4           CAP.MPSMAX (MPSMIN is 0: 4 KiB pages)
+ *   rdy_delay_ms=0     delay between CC.EN changing and CSTS.RDY following it
+ *   queues=64          I/O queue pairs the controller supports (1..1024)
+ *   mdts=5             MDTS (2^mdts pages per command, 0 = unlimited)
+ *   read_us=0          service time of a read, µs
+ *   write_us=0         service time of a write, µs
+ *   channels=4         internal parallelism: commands serviced at once (1..256)
+ *   vwc=1              volatile write cache present
+ *   fw_slots=3         firmware slots (1..7); slot 1 is read-only
+ *   fault=TYPE         inject a fault from the start: drop_cpl, error, slow, cfs,
+ *                      all_ones, rdy_never
+ *   fault_count=1      commands the fault applies to (command faults)
+ *   fault_skip=0       I/O commands to let pass before the fault applies
+ *   fault_arg=0        error: status (sct << 8 | sc); slow: extra µs
+ */
+#ifndef NVPOLL_EMU_H
+#define NVPOLL_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nvpoll/env.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NVP_EMU_MAX_NS 16
+#define NVP_EMU_NAME_MAX 32
+
+enum nvp_emu_backend {
+	NVP_EMU_BACKEND_RAM = 0,
+	NVP_EMU_BACKEND_NULL, /**< reads return zeroes, writes are dropped */
+	NVP_EMU_BACKEND_FILE,
+};
+
+enum nvp_emu_fault_type {
+	NVP_EMU_FAULT_NONE = 0,
+	NVP_EMU_FAULT_DROP_CPL,  /**< execute the I/O command but never post its completion */
+	NVP_EMU_FAULT_ERROR,     /**< complete the I/O command with status arg (sct<<8|sc) */
+	NVP_EMU_FAULT_SLOW,      /**< add arg µs to the I/O command's service time */
+	NVP_EMU_FAULT_CFS,       /**< set CSTS.CFS (controller fatal status) now */
+	NVP_EMU_FAULT_ALL_ONES,  /**< every register reads as all ones (surprise removal) */
+	NVP_EMU_FAULT_RDY_NEVER, /**< CSTS.RDY never rises after CC.EN = 1 */
+};
+
+/** Options of a software controller. Initialise with nvp_emu_opts_init(). */
+struct nvp_emu_opts {
+	size_t opts_size;
+	char name[NVP_EMU_NAME_MAX];
+	uint32_t nn;
+	uint64_t ns_size;                  /**< bytes per namespace */
+	uint32_t lba_size[NVP_EMU_MAX_NS]; /**< per namespace: 512 or 4096 */
+	enum nvp_emu_backend backend;
+	char backend_path[256]; /**< file backend path prefix */
+	uint32_t mqes;
+	uint32_t dstrd;
+	uint32_t to;
+	uint32_t mpsmax;
+	uint32_t rdy_delay_ms;
+	uint32_t max_queues;
+	uint32_t mdts;
+	uint32_t read_us;
+	uint32_t write_us;
+	uint32_t channels;
+	bool vwc;
+	uint32_t fw_slots;
+	enum nvp_emu_fault_type fault;
+	uint32_t fault_count;
+	uint32_t fault_skip;
+	uint32_t fault_arg;
+};
+
+/** Fill @opts with the defaults listed above. */
+void nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size);
+
+/**
+ * Apply an options string on top of @opts. On error, a message naming the key, the
+ * value and the accepted range is written to @err.
+ * \return 0, or -EINVAL for an unknown key or a bad value.
+ */
+int nvp_emu_opts_parse(struct nvp_emu_opts *opts, const char *str, char *err, size_t errlen);
+
+/** Print the option list (the table above) to @f, for --help of tools. */
+void nvp_emu_opts_usage(FILE *f);
+
+struct nvp_emu_ctrlr;
+
+/**
+ * Create a controller, start its thread and register its virtual PCI function.
+ * env must be initialised (nvp_env_init()).
+ * \return 0, -EINVAL bad options, -EEXIST name taken, -ENOMEM, -EIO backend file error
+ * (message logged).
+ */
+int nvp_emu_ctrlr_create(const struct nvp_emu_opts *opts, struct nvp_emu_ctrlr **ctrlr);
+
+/**
+ * Stop the controller thread, unregister its function and free it. The file backend is
+ * synced and closed so a new controller on the same path sees the data.
+ * \return 0, or -EBUSY while a driver still has the function claimed.
+ */
+int nvp_emu_ctrlr_destroy(struct nvp_emu_ctrlr *ctrlr);
+
+/** Find a controller by name. \return it or NULL. */
+struct nvp_emu_ctrlr *nvp_emu_ctrlr_find(const char *name);
+
+const char *nvp_emu_ctrlr_get_name(const struct nvp_emu_ctrlr *ctrlr);
+const struct nvp_pci_addr *nvp_emu_ctrlr_get_pci_addr(const struct nvp_emu_ctrlr *ctrlr);
+
+/** The PCI address as a string ("10000:00:00.0") for a PCIe transport ID. */
+const char *nvp_emu_ctrlr_get_traddr(const struct nvp_emu_ctrlr *ctrlr);
+
+/**
+ * Inject a fault while running. Command faults (drop_cpl, error, slow) apply to the next
+ * @count I/O commands after @skip more have passed; controller faults (cfs, all_ones,
+ * rdy_never) switch on with @count != 0 and off with @count == 0.
+ * \return 0 or -EINVAL.
+ */
+int nvp_emu_ctrlr_inject_fault(struct nvp_emu_ctrlr *ctrlr, enum nvp_emu_fault_type type,
+			       uint32_t count, uint32_t skip, uint32_t arg);
+
+/** What the controller saw; counters only grow. */
+struct nvp_emu_stats {
+	uint64_t admin_cmds;
+	uint64_t io_cmds;
+	uint64_t read_cmds;
+	uint64_t write_cmds;
+	uint64_t bytes_read;
+	uint64_t bytes_written;
+	uint64_t dma_rejects;       /**< addresses that were not DMA memory */
+	uint64_t invalid_doorbells; /**< doorbell writes for bad queues or out-of-range values */
+	uint64_t aborted_cmds;
+	uint64_t dropped_cpls;
+	uint64_t resets;            /**< CC.EN 1 -> 0 transitions */
+	uint64_t max_sq_depth_seen; /**< most commands seen outstanding in one SQ */
+};
+
+void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NVPOLL_EMU_H */
