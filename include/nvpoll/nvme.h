@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * \file
+ * The NVMe driver: probe and attach controllers, the admin command set, namespaces,
+ * and lock-free per-thread I/O queue pairs whose completions are found by polling.
+ *
+ * Threads: a qpair belongs to the thread that allocated it; only that thread may submit
+ * on it or process its completions (debug builds check and return -EPERM). The admin
+ * queue is shared and serialised by a mutex; the *_sync helpers may be called from any
+ * thread.
+ *
+ * Errors: every call returns 0 (or a count) or a negative errno. The NVMe status of a
+ * command reaches the caller only through its completion (callback, or the @cpl out
+ * parameter of a sync helper).
+ */
+#ifndef NVPOLL_NVME_H
+#define NVPOLL_NVME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvpoll/nvme_spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct nvp_nvme_ctrlr;
+struct nvp_nvme_ns;
+struct nvp_nvme_qpair;
+
+/* ---------------------------------------------------------------------------------------
+ * Transport IDs
+ * ------------------------------------------------------------------------------------- */
+
+enum nvp_nvme_transport_type {
+	NVP_NVME_TRANSPORT_PCIE = 1, /**< a PCI function env offers (real or virtual) */
+	NVP_NVME_TRANSPORT_VDEV = 2, /**< a virtual device made on demand by an env provider
+				      * ("emu"), then driven through the PCIe transport */
+	NVP_NVME_TRANSPORT_TCP = 3,  /**< reserved for the NVMe/TCP transport */
+};
+
+#define NVP_NVME_TRSTRING_MAX 16
+#define NVP_NVME_TRADDR_MAX 64
+#define NVP_NVME_TRNAME_MAX 32
+#define NVP_NVME_TRARGS_MAX 512
+
+/**
+ * Which controller to attach, in SPDK's form: "trtype:PCIe traddr:0000:01:00.0",
+ * "trtype:emu name:emu0 nn:2 lba:512/4096". Keys and values are separated by ':' or '='
+ * and pairs by spaces or tabs. Known keys: trtype, traddr, name, ns (a namespace id,
+ * kept for tools), subnqn. Other pairs are kept in @args for a virtual device provider.
+ */
+struct nvp_nvme_transport_id {
+	enum nvp_nvme_transport_type trtype;
+	char trstring[NVP_NVME_TRSTRING_MAX]; /**< trtype as written ("PCIe", "emu") */
+	char traddr[NVP_NVME_TRADDR_MAX];     /**< PCI address for PCIe */
+	char name[NVP_NVME_TRNAME_MAX];       /**< device name for a virtual provider */
+	uint32_t nsid;                        /**< "ns:N", 0 if absent */
+	char subnqn[224];
+	char args[NVP_NVME_TRARGS_MAX]; /**< remaining "key=value key=value" pairs */
+};
+
+/**
+ * Parse a transport ID string.
+ * \return 0; -EINVAL for a malformed pair, a missing or unknown trtype, a PCIe traddr
+ * that is not a PCI address, or a string that does not fit (message logged).
+ */
+int nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str);
+
+/** Format back to the string form. \return 0 or -ENOSPC. */
+int nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport_id *trid);
+
+/* ---------------------------------------------------------------------------------------
+ * Controllers
+ * ------------------------------------------------------------------------------------- */
+
+/** Controller options. Initialise with nvp_nvme_ctrlr_opts_init(). */
+struct nvp_nvme_ctrlr_opts {
+	size_t opts_size;
+	uint32_t num_io_queues;     /**< I/O queue pairs to request (Set Features); 64 */
+	uint32_t io_queue_size;     /**< default entries per I/O queue; 256 */
+	uint32_t io_queue_requests; /**< default request objects per qpair; 4 x entries */
+	uint32_t admin_queue_size;  /**< admin queue entries; 32 */
+	uint32_t admin_timeout_ms;  /**< sync admin command timeout; 10000 */
+	uint64_t io_timeout_us;     /**< default per-request timeout, 0 = none; 30 s */
+	uint32_t max_io_size;       /**< largest single command in bytes, further limited
+				     * by MDTS; 2 MiB */
+	bool no_shn_notification;   /**< detach without CC.SHN (abrupt) */
+};
+
+void nvp_nvme_ctrlr_opts_init(struct nvp_nvme_ctrlr_opts *opts, size_t opts_size);
+
+/** Return true to attach to the controller at @trid; may adjust @opts. */
+typedef bool (*nvp_nvme_probe_cb)(void *cb_ctx, const struct nvp_nvme_transport_id *trid,
+				  struct nvp_nvme_ctrlr_opts *opts);
+
+/** Called once per attached controller. */
+typedef void (*nvp_nvme_attach_cb)(void *cb_ctx, const struct nvp_nvme_transport_id *trid,
+				   struct nvp_nvme_ctrlr *ctrlr,
+				   const struct nvp_nvme_ctrlr_opts *opts);
+
+/**
+ * Probe: with @trid NULL or a PCIe trid without traddr, every unclaimed NVMe function env
+ * offers (class 0x010802, real or virtual); otherwise the one @trid names. @probe_cb may
+ * be NULL (attach to all). env must be initialised.
+ * \return 0 if every chosen controller attached; -ENODEV if none was found; the first
+ * -errno of a failed attach otherwise (the others still attach).
+ */
+int nvp_nvme_probe(const struct nvp_nvme_transport_id *trid, void *cb_ctx,
+		   nvp_nvme_probe_cb probe_cb, nvp_nvme_attach_cb attach_cb);
+
+/**
+ * Attach to one controller synchronously.
+ * \return 0 and *@ctrlr; -EINVAL bad trid or options; -ENODEV no such function;
+ * -EBUSY already attached; -ETIMEDOUT or -EIO if initialisation failed (the log names
+ * the init state, CAP/VS/CC/CSTS and the likely cause); -ENOMEM.
+ */
+int nvp_nvme_connect(const struct nvp_nvme_transport_id *trid,
+		     const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **ctrlr);
+
+/**
+ * Shut down (CC.SHN normal, wait for SHST complete) and release the controller; a
+ * virtual device created for the trid is destroyed. I/O qpairs still allocated are
+ * freed. \return 0, or -ETIMEDOUT if shutdown did not complete (resources are released
+ * anyway).
+ */
+int nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr);
+
+/**
+ * Reset the controller (CC.EN 1 -> 0 -> 1) and bring it back: admin queue, number of
+ * queues, namespaces, AERs, and every allocated I/O qpair re-created on the device.
+ * Requests outstanding on I/O qpairs complete with ABORTED_SQ_DELETION on their owner's
+ * next nvp_nvme_qpair_process_completions(). No thread may be inside a call on one of
+ * the controller's qpairs during the reset. \return 0, -ETIMEDOUT, -EIO.
+ */
+int nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr);
+
+const struct nvme_ctrlr_data *nvp_nvme_ctrlr_get_data(const struct nvp_nvme_ctrlr *ctrlr);
+const struct nvp_nvme_transport_id *
+nvp_nvme_ctrlr_get_transport_id(const struct nvp_nvme_ctrlr *ctrlr);
+union nvme_cap_register nvp_nvme_ctrlr_get_regs_cap(const struct nvp_nvme_ctrlr *ctrlr);
+union nvme_vs_register nvp_nvme_ctrlr_get_regs_vs(const struct nvp_nvme_ctrlr *ctrlr);
+/** Reads CSTS from the device now. */
+union nvme_csts_register nvp_nvme_ctrlr_get_regs_csts(struct nvp_nvme_ctrlr *ctrlr);
+/** I/O queue pairs the controller granted. */
+uint32_t nvp_nvme_ctrlr_get_num_io_queues(const struct nvp_nvme_ctrlr *ctrlr);
+/** Largest transfer of one command in bytes (MDTS and opts.max_io_size). */
+uint32_t nvp_nvme_ctrlr_get_max_xfer_size(const struct nvp_nvme_ctrlr *ctrlr);
+/** True once the controller failed (CFS, all-ones registers, failed reset). */
+bool nvp_nvme_ctrlr_is_failed(const struct nvp_nvme_ctrlr *ctrlr);
+
+/** NN from identify: the highest namespace id. */
+uint32_t nvp_nvme_ctrlr_get_num_ns(const struct nvp_nvme_ctrlr *ctrlr);
+/** First active namespace id, 0 if none. */
+uint32_t nvp_nvme_ctrlr_get_first_active_ns(const struct nvp_nvme_ctrlr *ctrlr);
+/** Next active namespace id after @prev_nsid, 0 at the end. */
+uint32_t nvp_nvme_ctrlr_get_next_active_ns(const struct nvp_nvme_ctrlr *ctrlr, uint32_t prev_nsid);
+bool nvp_nvme_ctrlr_is_active_ns(const struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid);
+/** The namespace object for an active @nsid, else NULL. */
+struct nvp_nvme_ns *nvp_nvme_ctrlr_get_ns(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid);
+
+/* ---------------------------------------------------------------------------------------
+ * Commands and completions
+ * ------------------------------------------------------------------------------------- */
+
+/** The one completion callback type of every submit call. */
+typedef void (*nvp_nvme_cmd_cb)(void *cb_arg, const struct nvme_cpl *cpl);
+
+/** Scattered payloads, as SPDK: rewind to byte @offset of the payload. */
+typedef void (*nvp_nvme_req_reset_sgl_cb)(void *cb_arg, uint32_t offset);
+/** Next element: its virtual address (DMA memory) and length. \return 0 or -errno. */
+typedef int (*nvp_nvme_req_next_sge_cb)(void *cb_arg, void **address, uint32_t *length);
+
+/** Name of a status ("Invalid Field in Command"); "Unknown" for codes not known. */
+const char *nvp_nvme_status_string(uint8_t sct, uint8_t sc);
+/** Name of a status code type ("Generic Command Status"). */
+const char *nvp_nvme_sct_string(uint8_t sct);
+/** "Invalid Field in Command (sct 0x0, sc 0x2)" into @buf. \return @buf. */
+char *nvp_nvme_cpl_fmt(char *buf, size_t len, const struct nvme_cpl *cpl);
+
+/* ---- admin ---- */
+
+/**
+ * Submit an admin command. @buf (may be NULL) must be DMA memory of @len bytes; the PRPs
+ * are built by the driver, the CID is assigned by the driver. @cb runs from
+ * nvp_nvme_ctrlr_process_admin_completions() on whichever thread calls it.
+ * \return 0, -EINVAL, -EFAULT (buffer not DMA memory), -ENOMEM, -ENXIO (failed ctrlr).
+ */
+int nvp_nvme_ctrlr_cmd_admin_raw(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd,
+				 void *buf, uint32_t len, nvp_nvme_cmd_cb cb, void *cb_arg);
+
+/** Process admin completions (and AERs). \return completions processed or -ENXIO. */
+int32_t nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr);
+
+/**
+ * Run an admin command and wait for it, up to opts.admin_timeout_ms. @buf is any memory
+ * (the driver copies through a DMA bounce buffer). Thread-safe.
+ * \return 0 if it completed successfully; -EIO if it completed with an error status
+ * (in *@cpl when @cpl is not NULL); -ETIMEDOUT (the command is aborted); -ENXIO;
+ * -EINVAL; -ENOMEM.
+ */
+int nvp_nvme_ctrlr_cmd_admin_sync(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd,
+				  void *buf, uint32_t len, struct nvme_cpl *cpl);
+
+/* Sync helpers; errors as nvp_nvme_ctrlr_cmd_admin_sync(). @cpl may be NULL. */
+int nvp_nvme_ctrlr_identify(struct nvp_nvme_ctrlr *ctrlr, uint8_t cns, uint32_t nsid, void *buf,
+			    uint32_t len, struct nvme_cpl *cpl);
+int nvp_nvme_ctrlr_get_log_page(struct nvp_nvme_ctrlr *ctrlr, uint8_t lid, uint32_t nsid, void *buf,
+				uint32_t len, uint64_t offset, struct nvme_cpl *cpl);
+/** @result receives completion DW0. @buf/@len for features with a data structure. */
+int nvp_nvme_ctrlr_get_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint8_t sel,
+			       uint32_t cdw11, uint32_t nsid, uint32_t *result, void *buf,
+			       uint32_t len, struct nvme_cpl *cpl);
+int nvp_nvme_ctrlr_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint32_t cdw11,
+			       uint32_t cdw12, uint32_t nsid, bool save, uint32_t *result,
+			       void *buf, uint32_t len, struct nvme_cpl *cpl);
+/** Format namespace @nsid (NVME_GLOBAL_NS_TAG for all); namespace data is re-read. */
+int nvp_nvme_ctrlr_format(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid,
+			  union nvme_format_cdw10 format, struct nvme_cpl *cpl);
+/** Download a firmware image in chunks (FWUG and max transfer size respected). */
+int nvp_nvme_ctrlr_fw_download(struct nvp_nvme_ctrlr *ctrlr, const void *image, size_t size,
+			       struct nvme_cpl *cpl);
+int nvp_nvme_ctrlr_fw_commit(struct nvp_nvme_ctrlr *ctrlr, uint8_t slot,
+			     enum nvme_fw_commit_action action, struct nvme_cpl *cpl);
+
+#define NVME_GLOBAL_NS_TAG 0xffffffffu
+
+/** Asynchronous events: @cb runs with each AER completion (the driver re-arms it). */
+void nvp_nvme_ctrlr_register_aer_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_cmd_cb cb,
+					  void *cb_arg);
+
+/**
+ * Called when an I/O request passes its deadline, before the driver aborts it (@qpair
+ * NULL for the admin queue). Informational; the driver handles recovery.
+ */
+typedef void (*nvp_nvme_timeout_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr,
+				    struct nvp_nvme_qpair *qpair, uint16_t cid);
+void nvp_nvme_ctrlr_register_timeout_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_timeout_cb cb,
+					      void *cb_arg);
+
+/* ---- namespaces ---- */
+
+uint32_t nvp_nvme_ns_get_id(const struct nvp_nvme_ns *ns);
+struct nvp_nvme_ctrlr *nvp_nvme_ns_get_ctrlr(const struct nvp_nvme_ns *ns);
+const struct nvme_ns_data *nvp_nvme_ns_get_data(const struct nvp_nvme_ns *ns);
+/** Bytes per logical block of the current format. */
+uint32_t nvp_nvme_ns_get_sector_size(const struct nvp_nvme_ns *ns);
+uint64_t nvp_nvme_ns_get_num_sectors(const struct nvp_nvme_ns *ns);
+uint64_t nvp_nvme_ns_get_size(const struct nvp_nvme_ns *ns);
+/** Largest transfer of one command in bytes. */
+uint32_t nvp_nvme_ns_get_max_io_xfer_size(const struct nvp_nvme_ns *ns);
+
+/* ---- I/O queue pairs ---- */
+
+struct nvp_nvme_io_qpair_opts {
+	size_t opts_size;
+	uint32_t io_queue_size;     /**< entries (2 .. CAP.MQES + 1) */
+	uint32_t io_queue_requests; /**< request objects; requests past the queue's free
+				     * slots wait on its queued list */
+	uint64_t timeout_us;        /**< per-request deadline, 0 = none */
+	bool delay_doorbell;        /**< ring the SQ doorbell once per
+				     * process_completions() or ring_doorbell() call rather
+				     * than per submission */
+	uint8_t qprio;              /**< weighted round robin priority class */
+};
+
+/** Defaults from the controller's opts, clamped to what the controller supports. */
+void nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
+					      struct nvp_nvme_io_qpair_opts *opts,
+					      size_t opts_size);
+
+/**
+ * Create an I/O qpair owned by the calling thread: CQ and SQ in DMA memory, trackers and
+ * PRP list pages preallocated, queues created on the device.
+ * \return 0 and *@qpair; -EINVAL for a queue size of 0, 1 or above CAP.MQES + 1 (or
+ * fewer requests than entries); -EBUSY if every granted queue id is in use; -ENOMEM;
+ * -EIO if the controller refused (status logged); -ENXIO failed controller.
+ */
+int nvp_nvme_ctrlr_alloc_io_qpair(struct nvp_nvme_ctrlr *ctrlr,
+				  const struct nvp_nvme_io_qpair_opts *opts,
+				  struct nvp_nvme_qpair **qpair);
+
+/**
+ * Delete the queues on the device and free the qpair. Outstanding requests are completed
+ * with ABORTED_SQ_DELETION first. \return 0 or -errno (resources freed anyway).
+ */
+int nvp_nvme_ctrlr_free_io_qpair(struct nvp_nvme_qpair *qpair);
+
+/**
+ * Find completions (phase bit), call their callbacks, ring the CQ head doorbell once,
+ * submit queued requests into freed slots, ring a delayed SQ doorbell, and handle
+ * expired deadlines. @max_completions 0 = as many as there are.
+ * \return completions processed, or -ENXIO if the controller failed (outstanding
+ * requests are then completed with an error status), -EPERM from a foreign thread
+ * (debug builds).
+ */
+int32_t nvp_nvme_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max_completions);
+
+/** Ring the SQ tail doorbell now if submissions are pending (delay_doorbell qpairs). */
+void nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair);
+
+uint16_t nvp_nvme_qpair_get_id(const struct nvp_nvme_qpair *qpair);
+/** Requests submitted to the device or queued, not yet completed. */
+uint32_t nvp_nvme_qpair_get_num_outstanding(const struct nvp_nvme_qpair *qpair);
+uint32_t nvp_nvme_qpair_get_size(const struct nvp_nvme_qpair *qpair);
+
+/*
+ * NVM commands. @lba_count is in logical blocks (1..65536); buffers are DMA memory
+ * (nvp_env_dma_malloc), dword aligned. Common errors:
+ *   -EINVAL  zero or oversize count, misaligned buffer, iovec elements that do not meet
+ *            PRP rules (every element but the first starts on a page boundary, every
+ *            element but the last ends on one), more than the max transfer size
+ *   -ERANGE  LBA range past the end of the namespace
+ *   -EFAULT  buffer is not DMA memory
+ *   -ENOMEM  all request objects of the qpair are in use
+ *   -ENXIO   the controller failed
+ * A request accepted (0 returned) always completes through @cb exactly once.
+ * @io_flags: NVME_IO_FLAGS_FORCE_UNIT_ACCESS, NVME_IO_FLAGS_LIMITED_RETRY.
+ */
+int nvp_nvme_ns_cmd_read(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+			 uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+			 uint32_t io_flags);
+int nvp_nvme_ns_cmd_write(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+			  uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+			  uint32_t io_flags);
+int nvp_nvme_ns_cmd_readv(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
+			  uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+			  nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
+			  nvp_nvme_req_next_sge_cb next_sge_fn);
+int nvp_nvme_ns_cmd_writev(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
+			   uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+			   nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
+			   nvp_nvme_req_next_sge_cb next_sge_fn);
+int nvp_nvme_ns_cmd_compare(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+			    uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+			    uint32_t io_flags);
+/** @io_flags may add NVME_IO_FLAGS_DEALLOCATE. */
+int nvp_nvme_ns_cmd_write_zeroes(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
+				 uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+				 uint32_t io_flags);
+/**
+ * Dataset management over 1..256 @ranges (any memory; copied into the request's DMA
+ * page). @attributes: NVME_DSM_ATTR_DEALLOCATE etc.
+ */
+int nvp_nvme_ns_cmd_dataset_management(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
+				       uint32_t attributes, const struct nvme_dsm_range *ranges,
+				       uint16_t num_ranges, nvp_nvme_cmd_cb cb, void *cb_arg);
+int nvp_nvme_ns_cmd_flush(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb,
+			  void *cb_arg);
+
+/**
+ * Submit any I/O command as given (no LBA checks: for tools and tests that want to see
+ * the device's own status). The CID and data pointer are filled by the driver.
+ */
+int nvp_nvme_ctrlr_cmd_io_raw(struct nvp_nvme_ctrlr *ctrlr, struct nvp_nvme_qpair *qpair,
+			      const struct nvme_cmd *cmd, void *buf, uint32_t len,
+			      nvp_nvme_cmd_cb cb, void *cb_arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NVPOLL_NVME_H */

@@ -1,0 +1,763 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The driver's front door: transports by name, controller options, transport ID
+ * strings, probe/connect/detach, and the names of NVMe status codes.
+ *
+ * A transport ID names either a PCI function ("trtype:PCIe traddr:0000:01:00.0"), or a
+ * virtual device to be made on demand by an env provider registered under the trtype
+ * ("trtype:emu name:emu0 nn:2"): the provider creates it and registers its virtual PCI
+ * function, and the driver attaches to that function through the PCIe transport exactly
+ * as to a real one. The device is destroyed again at detach.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nvme_internal.h"
+
+/* ---------------------------------------------------------------------------------------
+ * Transports
+ * ------------------------------------------------------------------------------------- */
+
+#define NVME_MAX_TRANSPORTS 8
+
+static const struct nvme_transport_ops *g_transports[NVME_MAX_TRANSPORTS] = {
+	&g_nvme_pcie_transport,
+};
+static pthread_mutex_t g_transport_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int
+nvme_transport_register(const struct nvme_transport_ops *ops)
+{
+	int rc = -ENOSPC;
+	size_t i;
+
+	pthread_mutex_lock(&g_transport_lock);
+	for (i = 0; i < NVME_MAX_TRANSPORTS; i++) {
+		if (g_transports[i] != NULL && strcasecmp(g_transports[i]->name, ops->name) == 0) {
+			rc = -EEXIST;
+			break;
+		}
+		if (g_transports[i] == NULL) {
+			g_transports[i] = ops;
+			rc = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&g_transport_lock);
+	return rc;
+}
+
+const struct nvme_transport_ops *
+nvme_transport_get(const char *name)
+{
+	const struct nvme_transport_ops *ops = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&g_transport_lock);
+	for (i = 0; i < NVME_MAX_TRANSPORTS && g_transports[i] != NULL; i++) {
+		if (strcasecmp(g_transports[i]->name, name) == 0) {
+			ops = g_transports[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&g_transport_lock);
+	return ops;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Options
+ * ------------------------------------------------------------------------------------- */
+
+void
+nvp_nvme_ctrlr_opts_init(struct nvp_nvme_ctrlr_opts *opts, size_t opts_size)
+{
+	struct nvp_nvme_ctrlr_opts d;
+
+	if (opts == NULL) {
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	d.opts_size = NVP_MIN(opts_size, sizeof(d));
+	d.num_io_queues = NVME_DEFAULT_NUM_IO_QUEUES;
+	d.io_queue_size = NVME_DEFAULT_IO_QUEUE_SIZE;
+	d.io_queue_requests = 4 * NVME_DEFAULT_IO_QUEUE_SIZE;
+	d.admin_queue_size = NVME_DEFAULT_ADMIN_QUEUE_SIZE;
+	d.admin_timeout_ms = NVME_DEFAULT_ADMIN_TIMEOUT_MS;
+	d.io_timeout_us = NVME_DEFAULT_IO_TIMEOUT_US;
+	d.max_io_size = NVME_DEFAULT_MAX_IO_SIZE;
+	d.no_shn_notification = false;
+	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
+}
+
+/* Defaults, overlaid with the fields the caller's opts_size says it knows. */
+void
+nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src)
+{
+	nvp_nvme_ctrlr_opts_init(dst, sizeof(*dst));
+	if (src != NULL && src != dst) {
+		memcpy(dst, src, NVP_MIN(src->opts_size, sizeof(*dst)));
+	}
+	dst->opts_size = sizeof(*dst);
+}
+
+static int
+ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *o)
+{
+	const char *what = NULL;
+
+	if (o->admin_queue_size < NVME_MIN_QUEUE_ENTRIES ||
+	    o->admin_queue_size > NVME_MAX_ADMIN_ENTRIES) {
+		what = "admin_queue_size must be 2..4096";
+	} else if (o->io_queue_size < NVME_MIN_QUEUE_ENTRIES ||
+		   o->io_queue_size > NVME_MAX_QUEUE_ENTRIES) {
+		what = "io_queue_size must be 2..65536";
+	} else if (o->num_io_queues == 0 || o->num_io_queues > 65535) {
+		what = "num_io_queues must be 1..65535";
+	} else if (o->admin_timeout_ms == 0) {
+		what = "admin_timeout_ms must not be 0";
+	} else if (o->max_io_size < 4096) {
+		what = "max_io_size must be at least 4096";
+	}
+	if (what != NULL) {
+		NVP_ERRLOG("controller options: %s", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Transport IDs
+ * ------------------------------------------------------------------------------------- */
+
+#define TRID_PAIR_MAX (NVP_NVME_TRARGS_MAX + 32)
+
+static int
+trid_copy_value(char *dst, size_t len, const char *key, const char *value)
+{
+	if (value[0] == '\0') {
+		NVP_ERRLOG("transport ID: '%s' has an empty value", key);
+		return -EINVAL;
+	}
+	if (nvp_strlcpy(dst, value, len) >= len) {
+		NVP_ERRLOG("transport ID: value of '%s' is longer than %zu characters", key,
+			   len - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Keep an unknown pair for the virtual device provider, as "key=value". */
+static int
+trid_append_arg(struct nvp_nvme_transport_id *trid, const char *key, const char *value)
+{
+	size_t used = strlen(trid->args);
+	int n = snprintf(trid->args + used, sizeof(trid->args) - used, "%s%s=%s", used ? " " : "",
+			 key, value);
+
+	if (n < 0 || (size_t)n >= sizeof(trid->args) - used) {
+		trid->args[used] = '\0';
+		NVP_ERRLOG("transport ID: options longer than %d characters",
+			   NVP_NVME_TRARGS_MAX - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+trid_set_pair(struct nvp_nvme_transport_id *trid, const char *key, const char *value)
+{
+	uint64_t v;
+
+	if (strcasecmp(key, "trtype") == 0) {
+		return trid_copy_value(trid->trstring, sizeof(trid->trstring), key, value);
+	}
+	if (strcasecmp(key, "traddr") == 0) {
+		return trid_copy_value(trid->traddr, sizeof(trid->traddr), key, value);
+	}
+	if (strcasecmp(key, "name") == 0) {
+		return trid_copy_value(trid->name, sizeof(trid->name), key, value);
+	}
+	if (strcasecmp(key, "subnqn") == 0) {
+		return trid_copy_value(trid->subnqn, sizeof(trid->subnqn), key, value);
+	}
+	if (strcasecmp(key, "ns") == 0) {
+		if (nvp_strtou64(value, 1, UINT32_MAX - 1, &v) != 0) {
+			NVP_ERRLOG("transport ID: ns '%s' is not a namespace id (1..%u)", value,
+				   UINT32_MAX - 1);
+			return -EINVAL;
+		}
+		trid->nsid = (uint32_t)v;
+		return 0;
+	}
+	return trid_append_arg(trid, key, value);
+}
+
+/* One whitespace-free token "key:value" or "key=value" (split at the first of either). */
+static int
+trid_parse_token(struct nvp_nvme_transport_id *trid, const char *tok, size_t len)
+{
+	char pair[TRID_PAIR_MAX];
+	size_t klen;
+
+	if (len >= sizeof(pair)) {
+		NVP_ERRLOG("transport ID: pair '%.32s...' is too long", tok);
+		return -EINVAL;
+	}
+	memcpy(pair, tok, len);
+	pair[len] = '\0';
+	klen = strcspn(pair, ":=");
+	if (klen == 0 || pair[klen] == '\0') {
+		NVP_ERRLOG("transport ID: malformed pair '%s': expected key:value or key=value",
+			   pair);
+		return -EINVAL;
+	}
+	pair[klen] = '\0';
+	return trid_set_pair(trid, pair, pair + klen + 1);
+}
+
+/* trtype: PCIe, TCP, or the name of a registered virtual device provider. */
+static int
+trid_resolve_type(struct nvp_nvme_transport_id *trid)
+{
+	if (trid->trstring[0] == '\0') {
+		NVP_ERRLOG(
+			"transport ID: trtype missing (e.g. \"trtype:PCIe traddr:0000:01:00.0\")");
+		return -EINVAL;
+	}
+	if (strcasecmp(trid->trstring, "PCIe") == 0) {
+		trid->trtype = NVP_NVME_TRANSPORT_PCIE;
+	} else if (strcasecmp(trid->trstring, "TCP") == 0) {
+		trid->trtype = NVP_NVME_TRANSPORT_TCP;
+	} else if (nvp_env_vdev_provider_find(trid->trstring) != NULL) {
+		trid->trtype = NVP_NVME_TRANSPORT_VDEV;
+	} else {
+		NVP_ERRLOG("unknown transport type '%s' (known: PCIe, and the virtual device "
+			   "providers registered with env; none is named '%s' - is the library "
+			   "that provides it linked in?)",
+			   trid->trstring, trid->trstring);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
+{
+	const char *p = str;
+	struct nvp_pci_addr addr;
+	int rc;
+
+	if (trid == NULL || str == NULL) {
+		return -EINVAL;
+	}
+	memset(trid, 0, sizeof(*trid));
+	while (*p != '\0') {
+		size_t len;
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t");
+		if (len == 0) {
+			break;
+		}
+		rc = trid_parse_token(trid, p, len);
+		if (rc != 0) {
+			return rc;
+		}
+		p += len;
+	}
+	rc = trid_resolve_type(trid);
+	if (rc != 0) {
+		return rc;
+	}
+	if (trid->trtype == NVP_NVME_TRANSPORT_PCIE && trid->traddr[0] != '\0' &&
+	    nvp_pci_addr_parse(&addr, trid->traddr) != 0) {
+		NVP_ERRLOG("transport ID: traddr '%s' is not a PCI address (dddd:bb:dd.f)",
+			   trid->traddr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *
+trid_type_string(const struct nvp_nvme_transport_id *trid)
+{
+	if (trid->trstring[0] != '\0') {
+		return trid->trstring;
+	}
+	return trid->trtype == NVP_NVME_TRANSPORT_TCP ? "TCP" : "PCIe";
+}
+
+int
+nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport_id *trid)
+{
+	char ns[24] = "";
+	int n;
+
+	if (buf == NULL || trid == NULL) {
+		return -EINVAL;
+	}
+	if (trid->nsid != 0) {
+		snprintf(ns, sizeof(ns), " ns:%u", trid->nsid);
+	}
+	n = snprintf(buf, len, "trtype:%s%s%s%s%s%s%s%s%s%s", trid_type_string(trid),
+		     trid->traddr[0] ? " traddr:" : "", trid->traddr, trid->name[0] ? " name:" : "",
+		     trid->name, ns, trid->subnqn[0] ? " subnqn:" : "", trid->subnqn,
+		     trid->args[0] ? " " : "", trid->args);
+	if (n < 0 || (size_t)n >= len) {
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Connect and detach
+ * ------------------------------------------------------------------------------------- */
+
+/* Attach to a PCI function (real or virtual alike) through the PCIe transport. */
+static int
+attach_pci(struct nvp_pci_device *dev, const struct nvp_nvme_transport_id *trid,
+	   const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **out)
+{
+	const struct nvme_transport_ops *transport = nvme_transport_get("PCIe");
+	char addr[NVP_PCI_ADDR_STRLEN];
+	struct nvp_nvme_ctrlr *ctrlr = NULL;
+	int rc;
+
+	nvp_pci_addr_fmt(addr, sizeof(addr), &dev->addr);
+	if (dev->id.class_id != NVP_PCI_CLASS_NVME) {
+		NVP_ERRLOG("PCI function %s is not an NVMe controller (class 0x%06x)", addr,
+			   dev->id.class_id);
+		return -ENODEV;
+	}
+	rc = transport->ctrlr_construct(trid, opts, dev, &ctrlr);
+	if (rc == -EBUSY) {
+		NVP_ERRLOG("PCI function %s is already attached", addr);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	rc = nvme_ctrlr_init(ctrlr);
+	if (rc != 0) {
+		NVP_ERRLOG("%s: initialisation failed (%s)", ctrlr->name, strerror(-rc));
+		transport->ctrlr_destruct(ctrlr);
+		return rc;
+	}
+	NVP_INFOLOG("%s: attached, %u I/O queues, %u namespaces", ctrlr->name, ctrlr->num_io_queues,
+		    ctrlr->num_active_ns);
+	*out = ctrlr;
+	return 0;
+}
+
+static int
+connect_pcie(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
+	     struct nvp_nvme_ctrlr **out)
+{
+	struct nvp_pci_addr addr;
+	struct nvp_pci_device *dev;
+
+	if (trid->traddr[0] == '\0' || nvp_pci_addr_parse(&addr, trid->traddr) != 0) {
+		NVP_ERRLOG("connect: a PCIe transport ID needs traddr:<PCI address>");
+		return -EINVAL;
+	}
+	dev = nvp_env_pci_device_find(&addr);
+	if (dev == NULL) {
+		NVP_ERRLOG("connect: no PCI function at %s (bound to vfio-pci or "
+			   "uio_pci_generic, or a virtual function?)",
+			   trid->traddr);
+		return -ENODEV;
+	}
+	return attach_pci(dev, trid, opts, out);
+}
+
+/* Ask the provider named by trtype for a device, attach to its PCI function. */
+static int
+connect_vdev(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
+	     struct nvp_nvme_ctrlr **out)
+{
+	struct nvp_env_vdev_provider *provider = nvp_env_vdev_provider_find(trid->trstring);
+	struct nvp_pci_addr addr;
+	struct nvp_pci_device *dev;
+	char err[256] = "";
+	int rc;
+
+	if (provider == NULL) {
+		return trid_resolve_type((struct nvp_nvme_transport_id *)trid);
+	}
+	rc = provider->create(trid->name, trid->args, &addr, err, sizeof(err));
+	if (rc != 0) {
+		NVP_ERRLOG("connect: %s device '%s' not created: %s", provider->name, trid->name,
+			   err[0] ? err : strerror(-rc));
+		return rc == -EEXIST ? -EBUSY : rc;
+	}
+	dev = nvp_env_pci_device_find(&addr);
+	rc = dev != NULL ? attach_pci(dev, trid, opts, out) : -ENODEV;
+	if (rc != 0) {
+		(void)provider->destroy(&addr);
+		return rc;
+	}
+	(*out)->vdev_provider = provider;
+	(*out)->vdev_addr = addr;
+	return 0;
+}
+
+int
+nvp_nvme_connect(const struct nvp_nvme_transport_id *trid,
+		 const struct nvp_nvme_ctrlr_opts *user_opts, struct nvp_nvme_ctrlr **ctrlr)
+{
+	struct nvp_nvme_transport_id t;
+	struct nvp_nvme_ctrlr_opts opts;
+	int rc;
+
+	if (trid == NULL || ctrlr == NULL) {
+		return -EINVAL;
+	}
+	if (!nvp_env_is_initialized()) {
+		NVP_ERRLOG("connect: the environment is not initialised: call nvp_env_init() "
+			   "first");
+		return -EINVAL;
+	}
+	nvme_ctrlr_opts_copy(&opts, user_opts);
+	rc = ctrlr_opts_check(&opts);
+	if (rc != 0) {
+		return rc;
+	}
+	t = *trid;
+	rc = trid_resolve_type(&t);
+	if (rc != 0) {
+		return rc;
+	}
+	switch (t.trtype) {
+	case NVP_NVME_TRANSPORT_PCIE:
+		return connect_pcie(&t, &opts, ctrlr);
+	case NVP_NVME_TRANSPORT_VDEV:
+		return connect_vdev(&t, &opts, ctrlr);
+	default:
+		NVP_ERRLOG("connect: transport %s is not available in this build", t.trstring);
+		return -EINVAL;
+	}
+}
+
+int
+nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr)
+{
+	const struct nvp_env_vdev_provider *provider;
+	struct nvp_pci_addr addr;
+	int rc, rc2;
+
+	if (ctrlr == NULL) {
+		return -EINVAL;
+	}
+	nvme_ctrlr_free_io_qpairs(ctrlr);
+	nvme_ctrlr_lock(ctrlr);
+	rc = nvme_ctrlr_shutdown(ctrlr);
+	/* AERs and anything else still on the admin queue. */
+	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	nvme_ctrlr_unlock(ctrlr);
+	provider = ctrlr->vdev_provider;
+	addr = ctrlr->vdev_addr;
+	NVP_INFOLOG("%s: detached", ctrlr->name);
+	ctrlr->transport->ctrlr_destruct(ctrlr);
+	if (provider != NULL) {
+		rc2 = provider->destroy(&addr);
+		if (rc2 != 0) {
+			NVP_WARNLOG("detach: %s device not destroyed (%s)", provider->name,
+				    strerror(-rc2));
+		}
+	}
+	return rc == -ETIMEDOUT ? rc : 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Probe
+ * ------------------------------------------------------------------------------------- */
+
+struct probe_list {
+	struct nvp_pci_addr *addrs;
+	size_t n;
+	size_t cap;
+};
+
+static int
+probe_collect(void *ctx, struct nvp_pci_device *dev)
+{
+	struct probe_list *list = ctx;
+
+	if (dev->claimed) {
+		return 0;
+	}
+	if (list->n == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 16;
+		struct nvp_pci_addr *a = realloc(list->addrs, cap * sizeof(*a));
+
+		if (a == NULL) {
+			return -ENOMEM;
+		}
+		list->addrs = a;
+		list->cap = cap;
+	}
+	list->addrs[list->n++] = dev->addr;
+	return 0;
+}
+
+/* Offer @trid to probe_cb, connect, report to attach_cb. \return 0, 1 (declined), -errno. */
+static int
+probe_one(const struct nvp_nvme_transport_id *trid, void *cb_ctx, nvp_nvme_probe_cb probe_cb,
+	  nvp_nvme_attach_cb attach_cb)
+{
+	struct nvp_nvme_ctrlr_opts opts;
+	struct nvp_nvme_ctrlr *ctrlr = NULL;
+	int rc;
+
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	if (probe_cb != NULL && !probe_cb(cb_ctx, trid, &opts)) {
+		return 1;
+	}
+	rc = nvp_nvme_connect(trid, &opts, &ctrlr);
+	if (rc == 0 && attach_cb != NULL) {
+		attach_cb(cb_ctx, trid, ctrlr, &ctrlr->opts);
+	}
+	return rc;
+}
+
+static int
+probe_all(void *cb_ctx, nvp_nvme_probe_cb probe_cb, nvp_nvme_attach_cb attach_cb)
+{
+	struct probe_list list = { NULL, 0, 0 };
+	int rc, first_err = 0;
+	size_t i;
+
+	rc = nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, probe_collect, &list);
+	if (rc != 0 || list.n == 0) {
+		free(list.addrs);
+		return rc != 0 ? rc : -ENODEV;
+	}
+	for (i = 0; i < list.n; i++) {
+		struct nvp_nvme_transport_id trid;
+
+		memset(&trid, 0, sizeof(trid));
+		trid.trtype = NVP_NVME_TRANSPORT_PCIE;
+		nvp_strlcpy(trid.trstring, "PCIe", sizeof(trid.trstring));
+		nvp_pci_addr_fmt(trid.traddr, sizeof(trid.traddr), &list.addrs[i]);
+		rc = probe_one(&trid, cb_ctx, probe_cb, attach_cb);
+		if (rc < 0 && first_err == 0) {
+			first_err = rc;
+		}
+	}
+	free(list.addrs);
+	return first_err;
+}
+
+int
+nvp_nvme_probe(const struct nvp_nvme_transport_id *trid, void *cb_ctx, nvp_nvme_probe_cb probe_cb,
+	       nvp_nvme_attach_cb attach_cb)
+{
+	struct nvp_nvme_transport_id t;
+	int rc;
+
+	if (!nvp_env_is_initialized()) {
+		NVP_ERRLOG("probe: the environment is not initialised: call nvp_env_init() first");
+		return -EINVAL;
+	}
+	if (trid == NULL) {
+		return probe_all(cb_ctx, probe_cb, attach_cb);
+	}
+	t = *trid;
+	rc = trid_resolve_type(&t);
+	if (rc != 0) {
+		return rc;
+	}
+	if (t.trtype == NVP_NVME_TRANSPORT_PCIE && t.traddr[0] == '\0') {
+		return probe_all(cb_ctx, probe_cb, attach_cb);
+	}
+	rc = probe_one(&t, cb_ctx, probe_cb, attach_cb);
+	return rc > 0 ? 0 : rc;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Status strings (NVMe 1.4 section 4.6.1.2)
+ * ------------------------------------------------------------------------------------- */
+
+struct status_name {
+	uint8_t sc;
+	const char *name;
+};
+
+static const struct status_name g_generic_status[] = {
+	{ NVME_SC_SUCCESS, "Successful Completion" },
+	{ NVME_SC_INVALID_OPCODE, "Invalid Command Opcode" },
+	{ NVME_SC_INVALID_FIELD, "Invalid Field in Command" },
+	{ NVME_SC_COMMAND_ID_CONFLICT, "Command ID Conflict" },
+	{ NVME_SC_DATA_TRANSFER_ERROR, "Data Transfer Error" },
+	{ NVME_SC_ABORTED_POWER_LOSS, "Commands Aborted due to Power Loss Notification" },
+	{ NVME_SC_INTERNAL_DEVICE_ERROR, "Internal Error" },
+	{ NVME_SC_ABORTED_BY_REQUEST, "Command Abort Requested" },
+	{ NVME_SC_ABORTED_SQ_DELETION, "Command Aborted due to SQ Deletion" },
+	{ NVME_SC_ABORTED_FAILED_FUSED, "Command Aborted due to Failed Fused Command" },
+	{ NVME_SC_ABORTED_MISSING_FUSED, "Command Aborted due to Missing Fused Command" },
+	{ NVME_SC_INVALID_NAMESPACE_OR_FORMAT, "Invalid Namespace or Format" },
+	{ NVME_SC_COMMAND_SEQUENCE_ERROR, "Command Sequence Error" },
+	{ NVME_SC_INVALID_SGL_SEG_DESCRIPTOR, "Invalid SGL Segment Descriptor" },
+	{ NVME_SC_INVALID_NUM_SGL_DESCRIPTORS, "Invalid Number of SGL Descriptors" },
+	{ NVME_SC_DATA_SGL_LENGTH_INVALID, "Data SGL Length Invalid" },
+	{ NVME_SC_METADATA_SGL_LENGTH_INVALID, "Metadata SGL Length Invalid" },
+	{ NVME_SC_SGL_DESCRIPTOR_TYPE_INVALID, "SGL Descriptor Type Invalid" },
+	{ NVME_SC_INVALID_CONTROLLER_MEM_BUF, "Invalid Use of Controller Memory Buffer" },
+	{ NVME_SC_INVALID_PRP_OFFSET, "PRP Offset Invalid" },
+	{ NVME_SC_ATOMIC_WRITE_UNIT_EXCEEDED, "Atomic Write Unit Exceeded" },
+	{ NVME_SC_OPERATION_DENIED, "Operation Denied" },
+	{ NVME_SC_INVALID_SGL_OFFSET, "SGL Offset Invalid" },
+	{ NVME_SC_HOSTID_INCONSISTENT_FORMAT, "Host Identifier Inconsistent Format" },
+	{ NVME_SC_KEEP_ALIVE_EXPIRED, "Keep Alive Timer Expired" },
+	{ NVME_SC_KEEP_ALIVE_INVALID, "Keep Alive Timeout Invalid" },
+	{ NVME_SC_ABORTED_PREEMPT, "Command Aborted due to Preempt and Abort" },
+	{ NVME_SC_SANITIZE_FAILED, "Sanitize Failed" },
+	{ NVME_SC_SANITIZE_IN_PROGRESS, "Sanitize In Progress" },
+	{ NVME_SC_SGL_DATA_BLOCK_GRANULARITY_INVALID, "SGL Data Block Granularity Invalid" },
+	{ NVME_SC_COMMAND_INVALID_IN_CMB, "Command Not Supported for Queue in CMB" },
+	{ NVME_SC_NAMESPACE_IS_WRITE_PROTECTED, "Namespace is Write Protected" },
+	{ NVME_SC_COMMAND_INTERRUPTED, "Command Interrupted" },
+	{ NVME_SC_TRANSIENT_TRANSPORT_ERROR, "Transient Transport Error" },
+	{ NVME_SC_LBA_OUT_OF_RANGE, "LBA Out of Range" },
+	{ NVME_SC_CAPACITY_EXCEEDED, "Capacity Exceeded" },
+	{ NVME_SC_NAMESPACE_NOT_READY, "Namespace Not Ready" },
+	{ NVME_SC_RESERVATION_CONFLICT, "Reservation Conflict" },
+	{ NVME_SC_FORMAT_IN_PROGRESS, "Format In Progress" },
+};
+
+static const struct status_name g_command_specific_status[] = {
+	{ NVME_SC_COMPLETION_QUEUE_INVALID, "Completion Queue Invalid" },
+	{ NVME_SC_INVALID_QUEUE_IDENTIFIER, "Invalid Queue Identifier" },
+	{ NVME_SC_INVALID_QUEUE_SIZE, "Invalid Queue Size" },
+	{ NVME_SC_ABORT_COMMAND_LIMIT_EXCEEDED, "Abort Command Limit Exceeded" },
+	{ NVME_SC_ASYNC_EVENT_REQUEST_LIMIT_EXCEEDED, "Asynchronous Event Request Limit Exceeded" },
+	{ NVME_SC_INVALID_FIRMWARE_SLOT, "Invalid Firmware Slot" },
+	{ NVME_SC_INVALID_FIRMWARE_IMAGE, "Invalid Firmware Image" },
+	{ NVME_SC_INVALID_INTERRUPT_VECTOR, "Invalid Interrupt Vector" },
+	{ NVME_SC_INVALID_LOG_PAGE, "Invalid Log Page" },
+	{ NVME_SC_INVALID_FORMAT, "Invalid Format" },
+	{ NVME_SC_FIRMWARE_REQ_CONVENTIONAL_RESET,
+	  "Firmware Activation Requires Conventional Reset" },
+	{ NVME_SC_INVALID_QUEUE_DELETION, "Invalid Queue Deletion" },
+	{ NVME_SC_FEATURE_ID_NOT_SAVEABLE, "Feature Identifier Not Saveable" },
+	{ NVME_SC_FEATURE_NOT_CHANGEABLE, "Feature Not Changeable" },
+	{ NVME_SC_FEATURE_NOT_NAMESPACE_SPECIFIC, "Feature Not Namespace Specific" },
+	{ NVME_SC_FIRMWARE_REQ_NVM_RESET, "Firmware Activation Requires NVM Subsystem Reset" },
+	{ NVME_SC_FIRMWARE_REQ_RESET, "Firmware Activation Requires Controller Level Reset" },
+	{ NVME_SC_FIRMWARE_REQ_MAX_TIME_VIOLATION, "Firmware Activation Requires Maximum Time "
+						   "Violation" },
+	{ NVME_SC_FIRMWARE_ACTIVATION_PROHIBITED, "Firmware Activation Prohibited" },
+	{ NVME_SC_OVERLAPPING_RANGE, "Overlapping Range" },
+	{ NVME_SC_NAMESPACE_INSUFFICIENT_CAPACITY, "Namespace Insufficient Capacity" },
+	{ NVME_SC_NAMESPACE_ID_UNAVAILABLE, "Namespace Identifier Unavailable" },
+	{ NVME_SC_NAMESPACE_ALREADY_ATTACHED, "Namespace Already Attached" },
+	{ NVME_SC_NAMESPACE_IS_PRIVATE, "Namespace Is Private" },
+	{ NVME_SC_NAMESPACE_NOT_ATTACHED, "Namespace Not Attached" },
+	{ NVME_SC_THINPROVISIONING_NOT_SUPPORTED, "Thin Provisioning Not Supported" },
+	{ NVME_SC_CONTROLLER_LIST_INVALID, "Controller List Invalid" },
+	{ NVME_SC_DEVICE_SELF_TEST_IN_PROGRESS, "Device Self-test In Progress" },
+	{ NVME_SC_BOOT_PARTITION_WRITE_PROHIBITED, "Boot Partition Write Prohibited" },
+	{ NVME_SC_INVALID_CTRLR_ID, "Invalid Controller Identifier" },
+	{ NVME_SC_INVALID_SECONDARY_CTRLR_STATE, "Invalid Secondary Controller State" },
+	{ NVME_SC_INVALID_NUM_CTRLR_RESOURCES, "Invalid Number of Controller Resources" },
+	{ NVME_SC_INVALID_RESOURCE_ID, "Invalid Resource Identifier" },
+	{ NVME_SC_CONFLICTING_ATTRIBUTES, "Conflicting Attributes" },
+	{ NVME_SC_INVALID_PROTECTION_INFO, "Invalid Protection Information" },
+	{ NVME_SC_ATTEMPTED_WRITE_TO_RO_RANGE, "Attempted Write to Read Only Range" },
+};
+
+static const struct status_name g_media_error_status[] = {
+	{ NVME_SC_WRITE_FAULTS, "Write Fault" },
+	{ NVME_SC_UNRECOVERED_READ_ERROR, "Unrecovered Read Error" },
+	{ NVME_SC_GUARD_CHECK_ERROR, "End-to-end Guard Check Error" },
+	{ NVME_SC_APPLICATION_TAG_CHECK_ERROR, "End-to-end Application Tag Check Error" },
+	{ NVME_SC_REFERENCE_TAG_CHECK_ERROR, "End-to-end Reference Tag Check Error" },
+	{ NVME_SC_COMPARE_FAILURE, "Compare Failure" },
+	{ NVME_SC_ACCESS_DENIED, "Access Denied" },
+	{ NVME_SC_DEALLOCATED_OR_UNWRITTEN_BLOCK, "Deallocated or Unwritten Logical Block" },
+};
+
+static const struct status_name g_path_status[] = {
+	{ NVME_SC_INTERNAL_PATH_ERROR, "Internal Path Error" },
+	{ NVME_SC_CONTROLLER_PATH_ERROR, "Controller Pathing Error" },
+	{ NVME_SC_HOST_PATH_ERROR, "Host Pathing Error" },
+	{ NVME_SC_ABORTED_BY_HOST, "Command Aborted By Host" },
+};
+
+static const char *
+status_lookup(const struct status_name *table, size_t n, uint8_t sc)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (table[i].sc == sc) {
+			return table[i].name;
+		}
+	}
+	return "Unknown";
+}
+
+const char *
+nvp_nvme_status_string(uint8_t sct, uint8_t sc)
+{
+	switch (sct) {
+	case NVME_SCT_GENERIC:
+		return status_lookup(g_generic_status, NVP_COUNTOF(g_generic_status), sc);
+	case NVME_SCT_COMMAND_SPECIFIC:
+		return status_lookup(g_command_specific_status,
+				     NVP_COUNTOF(g_command_specific_status), sc);
+	case NVME_SCT_MEDIA_ERROR:
+		return status_lookup(g_media_error_status, NVP_COUNTOF(g_media_error_status), sc);
+	case NVME_SCT_PATH:
+		return status_lookup(g_path_status, NVP_COUNTOF(g_path_status), sc);
+	case NVME_SCT_VENDOR_SPECIFIC:
+		return "Vendor Specific";
+	default:
+		return "Unknown";
+	}
+}
+
+const char *
+nvp_nvme_sct_string(uint8_t sct)
+{
+	switch (sct) {
+	case NVME_SCT_GENERIC:
+		return "Generic Command Status";
+	case NVME_SCT_COMMAND_SPECIFIC:
+		return "Command Specific Status";
+	case NVME_SCT_MEDIA_ERROR:
+		return "Media and Data Integrity Errors";
+	case NVME_SCT_PATH:
+		return "Path Related Status";
+	case NVME_SCT_VENDOR_SPECIFIC:
+		return "Vendor Specific";
+	default:
+		return "Unknown";
+	}
+}
+
+char *
+nvp_nvme_cpl_fmt(char *buf, size_t len, const struct nvme_cpl *cpl)
+{
+	if (buf == NULL || len == 0) {
+		return buf;
+	}
+	if (cpl == NULL) {
+		nvp_strlcpy(buf, "(no completion)", len);
+		return buf;
+	}
+	snprintf(buf, len, "%s (sct 0x%x, sc 0x%x%s)",
+		 nvp_nvme_status_string(cpl->status.sct, cpl->status.sc), cpl->status.sct,
+		 cpl->status.sc, cpl->status.dnr ? ", dnr" : "");
+	return buf;
+}
+
+void
+nvme_cpl_log(const char *what, const struct nvme_cpl *cpl)
+{
+	char buf[128];
+
+	NVP_ERRLOG("%s failed: %s", what, nvp_nvme_cpl_fmt(buf, sizeof(buf), cpl));
+}

@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internals of the NVMe driver shared by the files of lib/nvme. Not installed.
+ *
+ * Layers inside the driver:
+ *   nvme.c            probe/connect/detach, transport IDs, status strings, transports
+ *   nvme_ctrlr.c      the init state machine, reset, shutdown, failure, I/O qpair life
+ *   nvme_ctrlr_cmd.c  admin commands, the synchronous helper, AERs, aborts
+ *   nvme_ns.c         namespace objects
+ *   nvme_ns_cmd.c     NVM commands (validation, then a request for the qpair)
+ *   nvme_qpair.c      requests, trackers, the queued list, timeouts and recovery
+ *   nvme_pcie.c       the PCIe transport: BAR0, doorbells, SQ/CQ rings
+ *   nvme_pcie_prp.c   PRP lists
+ *
+ * Generic code reaches a transport only through struct nvme_transport_ops, so a later
+ * NVMe/TCP transport slots in beside PCIe. Functions shared between files are prefixed
+ * nvme_ (never nvp_: only the public API is exported).
+ */
+#ifndef NVP_NVME_INTERNAL_H
+#define NVP_NVME_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "nvp_config.h"
+#include "nvpoll/env.h"
+#include "nvpoll/nvme.h"
+#include "nvpoll/nvme_spec.h"
+#include "nvpoll/util.h"
+
+#ifndef NVP_LOG_COMPONENT
+#define NVP_LOG_COMPONENT "nvme"
+#endif
+#include "nvpoll/log.h"
+
+/* ---------------------------------------------------------------------------------------
+ * Limits and defaults
+ * ------------------------------------------------------------------------------------- */
+
+#define NVME_MAX_LBA_COUNT 65536u     /* NLB is a 16-bit 0's based field */
+#define NVME_MAX_QUEUE_ENTRIES 65536u /* QSIZE is a 16-bit 0's based field */
+#define NVME_MAX_ADMIN_ENTRIES 4096u  /* AQA.ASQS/ACQS are 12-bit 0's based fields */
+#define NVME_MIN_QUEUE_ENTRIES 2u
+#define NVME_MAX_AERS 4u /* AERs kept armed (further limited by AERL) */
+#define NVME_IDENTIFY_SIZE 4096u
+#define NVME_DSM_PAGE_SIZE (NVME_DSM_MAX_RANGES * sizeof(struct nvme_dsm_range))
+/*
+ * Command identifiers beyond the SQ's slots, so that CIDs quarantined after a timeout
+ * (see nvme_qpair.c) do not take the queue's slots with them.
+ */
+#define NVME_QUARANTINE_SPARE_CIDS 16u
+/* Pools of chained PRP list pages are sized for this many maximum-size requests at once. */
+#define NVME_PRP_POOL_MAX_REQS 4u
+/* While requests are outstanding and nothing completes, CSTS is read this often (ms). */
+#define NVME_HEALTH_CHECK_MS 1000u
+/* Shutdown (CC.SHN) waits at least this long for SHST complete, at most the cap. */
+#define NVME_SHUTDOWN_TIMEOUT_MS 5000u
+#define NVME_SHUTDOWN_TIMEOUT_MAX_MS 20000u
+
+#define NVME_DEFAULT_NUM_IO_QUEUES 64u
+#define NVME_DEFAULT_IO_QUEUE_SIZE 256u
+#define NVME_DEFAULT_ADMIN_QUEUE_SIZE 32u
+#define NVME_DEFAULT_ADMIN_TIMEOUT_MS 10000u
+#define NVME_DEFAULT_IO_TIMEOUT_US (30ull * 1000 * 1000)
+#define NVME_DEFAULT_MAX_IO_SIZE (2u * 1024 * 1024)
+
+/* io_flags each NVM command accepts (CDW12 bits), see nvme_spec.h. */
+#define NVME_IO_FLAGS_DTYPE_MASK (0xfu << NVME_IO_FLAGS_DTYPE_SHIFT)
+#define NVME_IO_FLAGS_RW_VALID \
+	(NVME_IO_FLAGS_FORCE_UNIT_ACCESS | NVME_IO_FLAGS_LIMITED_RETRY | NVME_IO_FLAGS_DTYPE_MASK)
+#define NVME_IO_FLAGS_WZ_VALID (NVME_IO_FLAGS_RW_VALID | NVME_IO_FLAGS_DEALLOCATE)
+
+/* ---------------------------------------------------------------------------------------
+ * Requests and trackers
+ * ------------------------------------------------------------------------------------- */
+
+enum nvme_payload_type {
+	NVME_PAYLOAD_NONE = 0,
+	NVME_PAYLOAD_CONTIG, /* one virtually contiguous DMA buffer */
+	NVME_PAYLOAD_SGL,    /* reset_sgl/next_sge callbacks */
+};
+
+/* What a request transfers: enough to build the PRPs whenever it reaches a slot. */
+struct nvme_payload {
+	void *buf;
+	nvp_nvme_req_reset_sgl_cb reset_sgl_fn;
+	nvp_nvme_req_next_sge_cb next_sge_fn;
+	void *sgl_arg;
+	uint32_t size;
+	uint8_t type; /* enum nvme_payload_type */
+};
+
+/*
+ * A request: one command as the caller asked for it. Preallocated per qpair; lives on the
+ * qpair's free list, its queued list, or in a tracker while the device has it.
+ */
+struct nvme_request {
+	struct nvme_cmd cmd; /* built by the submit call; CID and PRPs filled at submission */
+	struct nvme_payload payload;
+	nvp_nvme_cmd_cb cb_fn;
+	void *cb_arg;
+	STAILQ_ENTRY(nvme_request) link;
+
+	/* Cold: only dataset management uses it. */
+	void *dma_page; /* NVME_DSM_PAGE_SIZE bytes of DMA memory (I/O qpairs only) */
+};
+
+/* A chained PRP list page from a qpair's pool. */
+struct nvme_prp_page {
+	uint64_t *va;
+	uint64_t iova;
+	struct nvme_prp_page *next;
+};
+
+enum nvme_tracker_state {
+	NVME_TR_FREE = 0,
+	NVME_TR_ACTIVE,       /* on the outstanding list, deadline armed */
+	NVME_TR_ABORT_WANTED, /* expired; Abort not sent yet (admin queue was busy) */
+	NVME_TR_ABORT_SENT,   /* Abort submitted; see abort_result */
+	NVME_TR_QUARANTINED,  /* request completed by the driver; the CID stays out of use
+			       * until the device's late completion and the Abort's own
+			       * completion have arrived, or a reset */
+};
+
+/* Written by the Abort's callback (any thread), read by the qpair's owner. */
+enum nvme_abort_result {
+	NVME_ABORT_NONE = 0,
+	NVME_ABORT_INFLIGHT,     /* Abort submitted, not completed */
+	NVME_ABORT_DONE_ABORTED, /* the controller aborted the command: its completion follows */
+	NVME_ABORT_DONE_NOT_ABORTED, /* "not aborted" (DW0 bit 0): the controller has fetched
+				      * it (a command still in the SQ can be aborted) */
+	NVME_ABORT_DONE_FAILED,      /* the Abort itself failed (error status) */
+};
+
+/*
+ * A tracker: a command identifier (CID = index) and, while the command may still sit in
+ * the SQ, one of its slots. Preallocated per qpair, each with one PRP list page in DMA
+ * memory.
+ */
+struct nvme_tracker {
+	struct nvme_request *req; /* NULL once the request has been completed */
+	uint64_t deadline;        /* ticks; 0 = none */
+	TAILQ_ENTRY(nvme_tracker) link;
+	uint16_t cid;
+	uint8_t state;      /* enum nvme_tracker_state */
+	bool cpl_pending;   /* the device owes a completion for this CID */
+	bool holds_slot;    /* counted in qpair->slots_used */
+	uint64_t *prp_list; /* this tracker's PRP list page */
+	uint64_t prp_list_iova;
+	struct nvme_prp_page *extra; /* chained list pages taken from the qpair's pool */
+
+	/* Cold: timeout recovery. */
+	_Atomic int abort_result; /* enum nvme_abort_result */
+	uint64_t abort_deadline;
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Queue pairs
+ * ------------------------------------------------------------------------------------- */
+
+struct nvme_transport_ops;
+TAILQ_HEAD(nvme_tracker_list, nvme_tracker);
+
+/*
+ * The generic part of a queue pair. A transport embeds it first in its own qpair
+ * structure (struct nvme_pcie_qpair) and places its ring state after it.
+ */
+struct nvp_nvme_qpair {
+	/* Hot: every submission and completion. */
+	const struct nvme_transport_ops *transport;
+	struct nvp_nvme_ctrlr *ctrlr;
+	struct nvme_tracker *trackers; /* indexed by CID */
+	struct nvme_tracker_list free_tr;
+	struct nvme_tracker_list outstanding; /* submission order: the head expires first */
+	STAILQ_HEAD(, nvme_request) queued;   /* waiting for a slot (or PRP list pages) */
+	STAILQ_HEAD(, nvme_request) free_req;
+	uint64_t timeout_ticks;   /* per-request deadline, 0 = none */
+	uint32_t num_outstanding; /* accepted, not yet completed (submitted + queued) */
+	uint32_t num_entries;
+	uint32_t num_slots;    /* num_entries - 1: a full SQ holds one entry less */
+	uint32_t slots_used;   /* trackers holding a slot: never above num_slots */
+	uint32_t num_trackers; /* num_slots + spare CIDs for quarantine */
+	uint16_t id;
+	bool is_admin;
+	bool delay_doorbell;
+	bool sq_dirty; /* entries written since the last SQ doorbell */
+	bool in_batch; /* submitting the queued list: one doorbell at the end */
+	bool failed;   /* the controller failed: everything completed, nothing accepted */
+	struct nvme_prp_page *prp_pool; /* free chained PRP list pages */
+	uint32_t prp_pool_free;
+
+	/* Cold: recovery, reset, bookkeeping. */
+	struct nvme_tracker_list recovery;      /* expired, aborting or quarantined */
+	struct nvme_tracker_list reset_aborted; /* outstanding at a controller reset */
+	uint64_t next_health_tick;              /* read CSTS if nothing completes by then */
+	uint32_t prp_pool_total;
+	pthread_t owner;
+	struct nvp_nvme_io_qpair_opts opts;
+	struct nvme_request *reqs;
+	uint32_t num_requests;
+	void *req_dma_pages;
+	bool deleting;
+	TAILQ_ENTRY(nvp_nvme_qpair) link; /* the controller's list of I/O qpairs */
+};
+
+/* ---------------------------------------------------------------------------------------
+ * Transports
+ * ------------------------------------------------------------------------------------- */
+
+/*
+ * What a transport provides. Generic code never looks behind these: PCIe registers,
+ * doorbells and PRPs live in nvme_pcie*.c; a TCP transport would implement the same.
+ * Register offsets are those of the NVMe register file (NVME_REG_*).
+ */
+struct nvme_transport_ops {
+	const char *name; /* "PCIe" */
+	enum nvp_nvme_transport_type type;
+
+	/* Create a controller on @dev (PCIe: a struct nvp_pci_device, claimed already). */
+	int (*ctrlr_construct)(const struct nvp_nvme_transport_id *trid,
+			       const struct nvp_nvme_ctrlr_opts *opts, void *dev,
+			       struct nvp_nvme_ctrlr **ctrlr);
+	/* Release everything ctrlr_construct() set up (admin qpair included). */
+	void (*ctrlr_destruct)(struct nvp_nvme_ctrlr *ctrlr);
+	int (*ctrlr_get_reg_4)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t *value);
+	int (*ctrlr_set_reg_4)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t value);
+	int (*ctrlr_get_reg_8)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint64_t *value);
+	int (*ctrlr_set_reg_8)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint64_t value);
+	/* Reset the admin qpair's rings and tell the controller where they are (AQA/ASQ/ACQ). */
+	int (*ctrlr_enable_admin_queue)(struct nvp_nvme_ctrlr *ctrlr);
+	/* I/O queues the transport can address (PCIe: doorbells inside BAR0). */
+	uint32_t (*ctrlr_get_max_io_queues)(struct nvp_nvme_ctrlr *ctrlr);
+
+	/* Allocate a qpair (rings, trackers, requests); nothing is sent to the device. */
+	int (*qpair_create)(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
+			    const struct nvp_nvme_io_qpair_opts *opts,
+			    struct nvp_nvme_qpair **qpair);
+	void (*qpair_destroy)(struct nvp_nvme_qpair *qpair);
+	/* Create the I/O queues on the device (PCIe: Create I/O CQ, then SQ). */
+	int (*qpair_connect)(struct nvp_nvme_qpair *qpair);
+	/* Delete them (PCIe: Delete I/O SQ, then CQ). */
+	int (*qpair_disconnect)(struct nvp_nvme_qpair *qpair);
+	/* Ring indices and phase back to their initial values (empty queues). */
+	void (*qpair_reset)(struct nvp_nvme_qpair *qpair);
+	/* Validate a request's payload as submit would, without side effects. */
+	int (*qpair_check_request)(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
+	/*
+	 * Put @req into the queue in slot @tr. \return 0, -EAGAIN when resources other than
+	 * the slot (chained PRP list pages) are short, or -errno for a bad payload.
+	 */
+	int (*qpair_submit)(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
+			    struct nvme_request *req);
+	/* Tell the device about entries written since the last doorbell. */
+	void (*qpair_ring_doorbell)(struct nvp_nvme_qpair *qpair);
+	/*
+	 * Consume up to @max completions (0 = all), passing each to nvme_qpair_complete_cpl();
+	 * ring the CQ head doorbell once. \return completions consumed.
+	 */
+	int32_t (*qpair_process_completions)(struct nvp_nvme_qpair *qpair, uint32_t max);
+	/* Give back per-submission resources of @tr (chained PRP list pages). */
+	void (*qpair_release_tracker)(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
+};
+
+extern const struct nvme_transport_ops g_nvme_pcie_transport;
+
+/* Register a transport by name (the built-in PCIe one is always there). */
+int nvme_transport_register(const struct nvme_transport_ops *ops);
+const struct nvme_transport_ops *nvme_transport_get(const char *name);
+
+/* ---------------------------------------------------------------------------------------
+ * Controllers and namespaces
+ * ------------------------------------------------------------------------------------- */
+
+enum nvme_ctrlr_state {
+	NVME_CTRLR_STATE_DISABLE = 0,              /* clear CC.EN */
+	NVME_CTRLR_STATE_DISABLE_WAIT_FOR_READY_0, /* wait for CSTS.RDY = 0 */
+	NVME_CTRLR_STATE_SET_ADMIN_QUEUE,          /* program AQA, ASQ, ACQ */
+	NVME_CTRLR_STATE_ENABLE,                   /* write CC with EN = 1 */
+	NVME_CTRLR_STATE_ENABLE_WAIT_FOR_READY_1,  /* wait for CSTS.RDY = 1 */
+	NVME_CTRLR_STATE_IDENTIFY,                 /* identify controller */
+	NVME_CTRLR_STATE_SET_NUM_QUEUES,           /* Set Features: number of queues */
+	NVME_CTRLR_STATE_IDENTIFY_ACTIVE_NS,       /* active namespace list */
+	NVME_CTRLR_STATE_IDENTIFY_NS,              /* identify each active namespace */
+	NVME_CTRLR_STATE_CONFIGURE_AER,            /* async event configuration, arm AERs */
+	NVME_CTRLR_STATE_READY,
+	NVME_CTRLR_STATE_ERROR,
+};
+
+struct nvp_nvme_ns {
+	/* Hot: validation of every NVM command. */
+	struct nvp_nvme_ctrlr *ctrlr;
+	uint64_t num_sectors;
+	uint32_t sector_size;
+	uint32_t max_io_sectors; /* max transfer / sector size, at most NVME_MAX_LBA_COUNT */
+	uint32_t id;
+	bool active;
+
+	/* Cold. */
+	uint32_t max_xfer_size;
+	struct nvme_ns_data data;
+};
+
+typedef uint64_t (*nvme_ticks_fn)(void);
+
+struct nvp_nvme_ctrlr {
+	/* Hot: read on the I/O path. */
+	const struct nvme_transport_ops *transport;
+	atomic_bool is_failed;
+	uint32_t page_size;      /* CC.MPS page size: PRP granularity */
+	uint32_t max_xfer_size;  /* MDTS, opts.max_io_size */
+	nvme_ticks_fn get_ticks; /* nvp_env_get_ticks, replaced by unit tests */
+	uint64_t ticks_hz;
+
+	/* Cold. */
+	char name[96]; /* for messages: "emu0 at 10000:00:00.0", "0000:01:00.0" */
+	struct nvp_nvme_transport_id trid;
+	struct nvp_nvme_ctrlr_opts opts;
+	union nvme_cap_register cap;
+	union nvme_vs_register vs;
+	struct nvme_ctrlr_data cdata;
+	enum nvme_ctrlr_state state;
+	uint64_t state_deadline; /* ticks; 0 = no wait in progress */
+	bool resetting;
+	bool shutdown_done;
+
+	/* The admin queue is shared: every use holds adminq_lock (recursive, so that an
+	 * admin callback may issue admin commands). */
+	pthread_mutex_t adminq_lock;
+	struct nvp_nvme_qpair *adminq;
+
+	uint32_t num_io_queues; /* granted by Set Features, limited by the transport */
+	uint64_t *qid_bitmap;   /* bit set = qid in use; bit 0 (admin) always set */
+	TAILQ_HEAD(, nvp_nvme_qpair) io_qpairs;
+
+	uint32_t *active_ns; /* active namespace ids, increasing */
+	uint32_t num_active_ns;
+	struct nvp_nvme_ns **ns; /* namespace objects, one per id ever active; never freed
+				  * before detach so callers' pointers stay valid */
+	uint32_t num_ns_objs;
+
+	uint32_t num_aers;
+	bool ns_changed; /* namespace attribute notice not yet acted upon */
+	nvp_nvme_cmd_cb aer_cb;
+	void *aer_cb_arg;
+	nvp_nvme_timeout_cb timeout_cb;
+	void *timeout_cb_arg;
+
+	/* A virtual device created for this controller's trid, destroyed at detach. */
+	const struct nvp_env_vdev_provider *vdev_provider;
+	struct nvp_pci_addr vdev_addr;
+};
+
+static inline uint64_t
+nvme_ticks(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return ctrlr->get_ticks();
+}
+
+static inline uint64_t
+nvme_ms_to_ticks(const struct nvp_nvme_ctrlr *ctrlr, uint64_t ms)
+{
+	return ms * ctrlr->ticks_hz / 1000u;
+}
+
+static inline uint64_t
+nvme_us_to_ticks(const struct nvp_nvme_ctrlr *ctrlr, uint64_t us)
+{
+	return us * (ctrlr->ticks_hz / 1000u) / 1000u + (us ? 1u : 0u);
+}
+
+static inline bool
+nvme_ctrlr_is_failed(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return atomic_load_explicit(&ctrlr->is_failed, memory_order_relaxed);
+}
+
+/* nvme.c */
+void nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src);
+
+/* nvme_ctrlr.c */
+int nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transport_id *trid,
+			 const struct nvp_nvme_ctrlr_opts *opts,
+			 const struct nvme_transport_ops *transport);
+void nvme_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr);
+int nvme_ctrlr_set_cap_vs(struct nvp_nvme_ctrlr *ctrlr, union nvme_cap_register cap,
+			  union nvme_vs_register vs);
+int nvme_ctrlr_process_init(struct nvp_nvme_ctrlr *ctrlr);
+int nvme_ctrlr_init(struct nvp_nvme_ctrlr *ctrlr);
+const char *nvme_ctrlr_state_string(enum nvme_ctrlr_state state);
+int nvme_ctrlr_shutdown(struct nvp_nvme_ctrlr *ctrlr);
+void nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why);
+bool nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context);
+void nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr);
+void nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr);
+void nvme_ctrlr_free_io_qpairs(struct nvp_nvme_ctrlr *ctrlr);
+
+/* nvme_ctrlr_cmd.c */
+int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,
+			    uint32_t len, nvp_nvme_cmd_cb cb, void *cb_arg);
+int nvme_ctrlr_cmd_identify_ctrlr(struct nvp_nvme_ctrlr *ctrlr);
+int nvme_ctrlr_cmd_set_num_queues(struct nvp_nvme_ctrlr *ctrlr, uint32_t wanted, uint32_t *granted);
+int nvme_ctrlr_configure_aer(struct nvp_nvme_ctrlr *ctrlr);
+int nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
+				uint64_t iova);
+int nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
+				uint64_t iova, uint8_t qprio);
+int nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16_t qid);
+int nvme_ctrlr_cmd_abort(struct nvp_nvme_ctrlr *ctrlr, uint16_t sqid, uint16_t cid,
+			 nvp_nvme_cmd_cb cb, void *cb_arg, bool trylock);
+int32_t nvme_ctrlr_process_admin_trylock(struct nvp_nvme_ctrlr *ctrlr);
+void nvme_cpl_log(const char *what, const struct nvme_cpl *cpl);
+
+/* nvme_ns.c */
+int nvme_ctrlr_identify_active_ns(struct nvp_nvme_ctrlr *ctrlr);
+int nvme_ctrlr_identify_namespaces(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid);
+void nvme_ctrlr_free_namespaces(struct nvp_nvme_ctrlr *ctrlr);
+
+/* nvme_qpair.c */
+int nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint16_t id,
+		    uint32_t num_entries, uint32_t num_requests, bool with_dma_pages);
+void nvme_qpair_fini(struct nvp_nvme_qpair *qpair);
+int nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
+void nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
+int32_t nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions);
+void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
+void nvme_qpair_prepare_reset(struct nvp_nvme_qpair *qpair);
+void nvme_qpair_abort_reset_requests(struct nvp_nvme_qpair *qpair);
+bool nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb, void *cb_arg,
+			       nvp_nvme_cmd_cb new_cb, void *new_arg, uint16_t *cid);
+void nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair);
+void nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr);
+
+/* Take a request object; NULL when all are in use. */
+static inline struct nvme_request *
+nvme_qpair_alloc_request(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_request *req = STAILQ_FIRST(&qpair->free_req);
+
+	if (nvp_unlikely(req == NULL)) {
+		return NULL;
+	}
+	STAILQ_REMOVE_HEAD(&qpair->free_req, link);
+	return req;
+}
+
+/* Give a request object back (never submitted). */
+static inline void
+nvme_qpair_free_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	STAILQ_INSERT_HEAD(&qpair->free_req, req, link);
+}
+
+/* Fill a request's command and payload. */
+static inline void
+nvme_request_init(struct nvme_request *req, nvp_nvme_cmd_cb cb, void *cb_arg)
+{
+	void *dma_page = req->dma_page;
+
+	__builtin_memset(req, 0, offsetof(struct nvme_request, dma_page));
+	req->dma_page = dma_page;
+	req->cb_fn = cb;
+	req->cb_arg = cb_arg;
+}
+
+static inline void
+nvme_request_set_contig(struct nvme_request *req, void *buf, uint32_t len)
+{
+	req->payload.buf = buf;
+	req->payload.size = len;
+	req->payload.type = (buf != NULL && len != 0) ? NVME_PAYLOAD_CONTIG : NVME_PAYLOAD_NONE;
+}
+
+/*
+ * A qpair belongs to the thread that created it. Debug builds check every call from the
+ * outside; release builds trust the caller (the check would cost a TLS read per call).
+ */
+static inline int
+nvme_qpair_check_owner(const struct nvp_nvme_qpair *qpair)
+{
+#if NVP_CONFIG_DEBUG
+	if (nvp_unlikely(!qpair->is_admin && !pthread_equal(qpair->owner, pthread_self()))) {
+		NVP_ERRLOG("qpair %u: used from a thread that does not own it; a qpair belongs "
+			   "to the thread that allocated it",
+			   qpair->id);
+		return -EPERM;
+	}
+#else
+	(void)qpair;
+#endif
+	return 0;
+}
+
+/* nvme_pcie_prp.c */
+struct nvme_pcie_qpair;
+int nvme_pcie_prp_build(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
+			struct nvme_request *req);
+int nvme_pcie_prp_check(struct nvp_nvme_qpair *qpair, const struct nvme_request *req);
+uint32_t nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size);
+int nvme_pcie_prp_reserve(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint32_t n);
+void nvme_pcie_prp_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
+
+#endif /* NVP_NVME_INTERNAL_H */

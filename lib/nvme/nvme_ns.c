@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Namespaces: the active namespace list (Identify CNS 02h, NVMe 1.1 and later; before
+ * that every id 1..NN is tried), and one object per namespace built from Identify
+ * Namespace: sector size from FLBAS and the LBA format table, size, max transfer.
+ *
+ * Namespace objects are never freed before detach: a caller's pointer stays valid across
+ * format, reset and namespace changes (an inactive namespace just reports inactive).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvme_internal.h"
+
+/* Ids per active namespace list page. */
+#define NS_LIST_ENTRIES (sizeof(struct nvme_ns_list) / sizeof(uint32_t))
+/* Without CNS 02h, ids 1..NN are probed one by one: bound the work. */
+#define NS_PROBE_MAX 1024u
+
+static int
+append_id(uint32_t **ids, uint32_t *n, uint32_t *cap, uint32_t nsid)
+{
+	if (*n == *cap) {
+		uint32_t c = *cap ? *cap * 2 : 16;
+		uint32_t *p = realloc(*ids, c * sizeof(*p));
+
+		if (p == NULL) {
+			return -ENOMEM;
+		}
+		*ids = p;
+		*cap = c;
+	}
+	(*ids)[(*n)++] = nsid;
+	return 0;
+}
+
+/* Page through CNS 02h: ids greater than the NSID field, increasing, zero terminated. */
+static int
+read_active_list(struct nvp_nvme_ctrlr *ctrlr, uint32_t **ids, uint32_t *n)
+{
+	struct nvme_ns_list *list = malloc(sizeof(*list));
+	uint32_t cap = 0, start = 0, prev, i;
+	int rc = 0;
+
+	if (list == NULL) {
+		return -ENOMEM;
+	}
+	for (;;) {
+		rc = nvp_nvme_ctrlr_identify(ctrlr, NVME_IDENTIFY_ACTIVE_NS_LIST, start, list,
+					     sizeof(*list), NULL);
+		prev = start;
+		for (i = 0; rc == 0 && i < NS_LIST_ENTRIES && list->ns_list[i] != 0; i++) {
+			if (list->ns_list[i] <= prev) {
+				NVP_ERRLOG("%s: active namespace list not increasing (%u after "
+					   "%u)",
+					   ctrlr->name, list->ns_list[i], prev);
+				rc = -EIO; /* a broken controller: stop rather than loop */
+				break;
+			}
+			prev = list->ns_list[i];
+			rc = append_id(ids, n, &cap, prev);
+		}
+		if (rc != 0 || i < NS_LIST_ENTRIES) {
+			break;
+		}
+		start = list->ns_list[NS_LIST_ENTRIES - 1];
+	}
+	free(list);
+	return rc;
+}
+
+int
+nvme_ctrlr_identify_active_ns(struct nvp_nvme_ctrlr *ctrlr)
+{
+	uint32_t *ids = NULL, n = 0, cap = 0, nsid;
+	int rc = 0;
+
+	if (ctrlr->vs.raw >= NVME_VERSION(1, 1, 0)) {
+		rc = read_active_list(ctrlr, &ids, &n);
+	} else {
+		uint32_t last = NVP_MIN(ctrlr->cdata.nn, NS_PROBE_MAX);
+
+		for (nsid = 1; rc == 0 && nsid <= last; nsid++) {
+			rc = append_id(&ids, &n, &cap, nsid);
+		}
+	}
+	if (rc != 0) {
+		free(ids);
+		return rc;
+	}
+	free(ctrlr->active_ns);
+	ctrlr->active_ns = ids;
+	ctrlr->num_active_ns = n;
+	return 0;
+}
+
+/* The object for @nsid, created on first use. */
+static struct nvp_nvme_ns *
+ns_get_or_create(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	struct nvp_nvme_ns **objs, *ns;
+	uint32_t i;
+
+	for (i = 0; i < ctrlr->num_ns_objs; i++) {
+		if (ctrlr->ns[i]->id == nsid) {
+			return ctrlr->ns[i];
+		}
+	}
+	ns = calloc(1, sizeof(*ns));
+	objs = realloc(ctrlr->ns, (ctrlr->num_ns_objs + 1) * sizeof(*objs));
+	if (ns == NULL || objs == NULL) {
+		free(ns);
+		if (objs != NULL) {
+			ctrlr->ns = objs;
+		}
+		return NULL;
+	}
+	ns->ctrlr = ctrlr;
+	ns->id = nsid;
+	objs[ctrlr->num_ns_objs++] = ns;
+	ctrlr->ns = objs;
+	return ns;
+}
+
+/* Derive sector size, size and max transfer from the identify data. */
+static void
+ns_update(struct nvp_nvme_ns *ns)
+{
+	const struct nvme_ns_data *d = &ns->data;
+	const struct nvme_lbaf *lbaf = &d->lbaf[d->flbas & NVME_FLBAS_FORMAT_MASK];
+	uint32_t sector;
+
+	ns->active = false;
+	if (d->nsze == 0) {
+		return; /* identify of an inactive id returns zeroes */
+	}
+	if (lbaf->lbads < 9 || lbaf->lbads > 24) {
+		NVP_WARNLOG("%s: namespace %u: LBA data size 2^%u not supported; ignored",
+			    ns->ctrlr->name, ns->id, lbaf->lbads);
+		return;
+	}
+	sector = 1u << lbaf->lbads;
+	if (d->flbas & NVME_FLBAS_EXTENDED) {
+		sector += lbaf->ms; /* metadata interleaved with the data */
+	}
+	ns->sector_size = sector;
+	ns->num_sectors = d->nsze;
+	ns->max_io_sectors = NVP_MIN(ns->ctrlr->max_xfer_size / sector, NVME_MAX_LBA_COUNT);
+	ns->max_xfer_size = ns->max_io_sectors * sector;
+	ns->active = ns->max_io_sectors > 0;
+}
+
+static int
+ns_identify(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	struct nvp_nvme_ns *ns = ns_get_or_create(ctrlr, nsid);
+	struct nvme_cpl cpl;
+	int rc;
+
+	if (ns == NULL) {
+		return -ENOMEM;
+	}
+	memset(&cpl, 0, sizeof(cpl));
+	rc = nvp_nvme_ctrlr_identify(ctrlr, NVME_IDENTIFY_NS, nsid, &ns->data, sizeof(ns->data),
+				     &cpl);
+	if (rc == -EIO && cpl.status.sct == NVME_SCT_GENERIC &&
+	    cpl.status.sc == NVME_SC_INVALID_NAMESPACE_OR_FORMAT) {
+		memset(&ns->data, 0, sizeof(ns->data)); /* gone meanwhile */
+		rc = 0;
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	ns_update(ns);
+	return 0;
+}
+
+/* Drop ids whose namespace turned out inactive from the active list. */
+static void
+prune_active_list(struct nvp_nvme_ctrlr *ctrlr)
+{
+	uint32_t i, j = 0;
+
+	for (i = 0; i < ctrlr->num_active_ns; i++) {
+		struct nvp_nvme_ns *ns = ns_get_or_create(ctrlr, ctrlr->active_ns[i]);
+
+		if (ns != NULL && ns->active) {
+			ctrlr->active_ns[j++] = ctrlr->active_ns[i];
+		}
+	}
+	ctrlr->num_active_ns = j;
+}
+
+/*
+ * Identify namespace @nsid, or every active one (NVME_GLOBAL_NS_TAG); objects of ids no
+ * longer active are marked inactive.
+ */
+int
+nvme_ctrlr_identify_namespaces(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	uint32_t i;
+	int rc;
+
+	if (nsid != NVME_GLOBAL_NS_TAG && nsid != 0) {
+		rc = ns_identify(ctrlr, nsid);
+		prune_active_list(ctrlr);
+		return rc;
+	}
+	for (i = 0; i < ctrlr->num_ns_objs; i++) {
+		ctrlr->ns[i]->active = false;
+	}
+	for (i = 0; i < ctrlr->num_active_ns; i++) {
+		rc = ns_identify(ctrlr, ctrlr->active_ns[i]);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	prune_active_list(ctrlr);
+	return 0;
+}
+
+void
+nvme_ctrlr_free_namespaces(struct nvp_nvme_ctrlr *ctrlr)
+{
+	uint32_t i;
+
+	for (i = 0; i < ctrlr->num_ns_objs; i++) {
+		free(ctrlr->ns[i]);
+	}
+	free(ctrlr->ns);
+	ctrlr->ns = NULL;
+	ctrlr->num_ns_objs = 0;
+	free(ctrlr->active_ns);
+	ctrlr->active_ns = NULL;
+	ctrlr->num_active_ns = 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Public API
+ * ------------------------------------------------------------------------------------- */
+
+uint32_t
+nvp_nvme_ctrlr_get_num_ns(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return ctrlr->cdata.nn;
+}
+
+uint32_t
+nvp_nvme_ctrlr_get_first_active_ns(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return ctrlr->num_active_ns > 0 ? ctrlr->active_ns[0] : 0;
+}
+
+uint32_t
+nvp_nvme_ctrlr_get_next_active_ns(const struct nvp_nvme_ctrlr *ctrlr, uint32_t prev_nsid)
+{
+	uint32_t i;
+
+	for (i = 0; i < ctrlr->num_active_ns; i++) {
+		if (ctrlr->active_ns[i] > prev_nsid) {
+			return ctrlr->active_ns[i];
+		}
+	}
+	return 0;
+}
+
+bool
+nvp_nvme_ctrlr_is_active_ns(const struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	uint32_t lo = 0, hi = ctrlr->num_active_ns;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ctrlr->active_ns[mid] == nsid) {
+			return true;
+		}
+		if (ctrlr->active_ns[mid] < nsid) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return false;
+}
+
+struct nvp_nvme_ns *
+nvp_nvme_ctrlr_get_ns(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	uint32_t i;
+
+	if (ctrlr == NULL || !nvp_nvme_ctrlr_is_active_ns(ctrlr, nsid)) {
+		return NULL;
+	}
+	for (i = 0; i < ctrlr->num_ns_objs; i++) {
+		if (ctrlr->ns[i]->id == nsid) {
+			return ctrlr->ns[i];
+		}
+	}
+	return NULL;
+}
+
+uint32_t
+nvp_nvme_ns_get_id(const struct nvp_nvme_ns *ns)
+{
+	return ns->id;
+}
+
+struct nvp_nvme_ctrlr *
+nvp_nvme_ns_get_ctrlr(const struct nvp_nvme_ns *ns)
+{
+	return ns->ctrlr;
+}
+
+const struct nvme_ns_data *
+nvp_nvme_ns_get_data(const struct nvp_nvme_ns *ns)
+{
+	return &ns->data;
+}
+
+uint32_t
+nvp_nvme_ns_get_sector_size(const struct nvp_nvme_ns *ns)
+{
+	return ns->sector_size;
+}
+
+uint64_t
+nvp_nvme_ns_get_num_sectors(const struct nvp_nvme_ns *ns)
+{
+	return ns->num_sectors;
+}
+
+uint64_t
+nvp_nvme_ns_get_size(const struct nvp_nvme_ns *ns)
+{
+	return ns->num_sectors * ns->sector_size;
+}
+
+uint32_t
+nvp_nvme_ns_get_max_io_xfer_size(const struct nvp_nvme_ns *ns)
+{
+	return ns->max_xfer_size;
+}

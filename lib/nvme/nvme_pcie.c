@@ -1,0 +1,666 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PCIe transport: drives any PCI function env offers (a real function bound to
+ * vfio-pci or uio_pci_generic, or a virtual one registered by a device model) through
+ * BAR0 and DMA memory. Nothing here knows which kind of function it is talking to.
+ *
+ * BAR0 holds the register file (NVMe 1.4 section 3.1) and, from offset 0x1000, the
+ * doorbells: SQ y tail at 0x1000 + (2y) * (4 << CAP.DSTRD), CQ y head one stride later.
+ * Each queue is a ring in DMA memory: 64-byte submission entries, 16-byte completion
+ * entries whose phase tag flips every pass over the ring (section 4.6).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvme_internal.h"
+
+struct nvme_pcie_ctrlr {
+	struct nvp_nvme_ctrlr ctrlr; /* first: the generic code only sees this */
+	volatile uint8_t *bar;       /* BAR0 mapping */
+	uint64_t bar_size;
+	uint32_t doorbell_stride; /* bytes: 4 << CAP.DSTRD */
+	struct nvp_pci_device *dev;
+	bool bus_master; /* we turned it on: turn it off at detach */
+	char addr_str[NVP_PCI_ADDR_STRLEN];
+};
+
+struct nvme_pcie_qpair {
+	struct nvp_nvme_qpair qpair; /* first: the generic code only sees this */
+
+	/* Hot: ring state. */
+	struct nvme_cmd *sq;
+	volatile struct nvme_cpl *cq;
+	volatile uint32_t *sq_tdbl; /* SQ tail doorbell */
+	volatile uint32_t *cq_hdbl; /* CQ head doorbell */
+	uint32_t sq_tail;
+	uint32_t cq_head;
+	uint32_t max_unchained; /* payloads up to this size never need chained list pages */
+	uint8_t phase;          /* the phase tag a new completion carries */
+
+	/* Cold. */
+	uint64_t sq_iova;
+	uint64_t cq_iova;
+	void *prp_pages;                  /* one list page per tracker */
+	struct nvme_prp_page *pool_descs; /* chained list pages */
+	void *pool_mem;
+};
+
+static inline struct nvme_pcie_ctrlr *
+to_pcie_ctrlr(struct nvp_nvme_ctrlr *ctrlr)
+{
+	return (struct nvme_pcie_ctrlr *)ctrlr;
+}
+
+static inline struct nvme_pcie_qpair *
+to_pcie_qpair(struct nvp_nvme_qpair *qpair)
+{
+	return (struct nvme_pcie_qpair *)qpair;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Registers
+ * ------------------------------------------------------------------------------------- */
+
+static int
+pcie_reg_check(struct nvme_pcie_ctrlr *pctrlr, uint32_t offset, uint32_t size)
+{
+	if (nvp_unlikely(pctrlr->bar == NULL || (uint64_t)offset + size > pctrlr->bar_size ||
+			 (offset & (size - 1)) != 0)) {
+		NVP_ERRLOG("%s: register access at 0x%x (%u bytes) outside BAR0 (%" PRIu64
+			   " bytes) or misaligned",
+			   pctrlr->addr_str, offset, size, pctrlr->bar_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+pcie_get_reg_4(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t *value)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+	int rc = pcie_reg_check(pctrlr, offset, 4);
+
+	if (rc == 0) {
+		*value = nvp_mmio_read4((volatile uint32_t *)(pctrlr->bar + offset));
+	}
+	return rc;
+}
+
+static int
+pcie_set_reg_4(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t value)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+	int rc = pcie_reg_check(pctrlr, offset, 4);
+
+	if (rc == 0) {
+		nvp_mmio_write4((volatile uint32_t *)(pctrlr->bar + offset), value);
+	}
+	return rc;
+}
+
+static int
+pcie_get_reg_8(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint64_t *value)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+	int rc = pcie_reg_check(pctrlr, offset, 8);
+
+	if (rc == 0) {
+		*value = nvp_mmio_read8((volatile uint64_t *)(pctrlr->bar + offset));
+	}
+	return rc;
+}
+
+static int
+pcie_set_reg_8(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint64_t value)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+	int rc = pcie_reg_check(pctrlr, offset, 8);
+
+	if (rc == 0) {
+		nvp_mmio_write8((volatile uint64_t *)(pctrlr->bar + offset), value);
+	}
+	return rc;
+}
+
+static volatile uint32_t *
+pcie_doorbell(struct nvme_pcie_ctrlr *pctrlr, uint16_t qid, int is_cq)
+{
+	uint32_t offset = nvme_doorbell_offset(qid, is_cq, pctrlr->ctrlr.cap.bits.dstrd);
+
+	return (volatile uint32_t *)(pctrlr->bar + offset);
+}
+
+/* I/O queues whose doorbells fit in BAR0 (the admin pair takes the first two). */
+static uint32_t
+pcie_get_max_io_queues(struct nvp_nvme_ctrlr *ctrlr)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+	uint64_t pairs = (pctrlr->bar_size - NVME_REG_DBS) / (2ull * pctrlr->doorbell_stride);
+
+	return pairs > 1 ? (uint32_t)NVP_MIN(pairs - 1, 65535ull) : 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Queue pairs
+ * ------------------------------------------------------------------------------------- */
+
+/* A ring must be one IOVA-contiguous block: the queues are created physically
+ * contiguous (PC = 1), so the device walks it by offset from its base. */
+static void *
+alloc_ring(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, size_t size, uint64_t *iova,
+	   const char *what)
+{
+	uint64_t len = size;
+	void *va = nvp_env_dma_zmalloc(size, ctrlr->page_size, NULL);
+
+	if (va == NULL) {
+		NVP_ERRLOG("qpair %u: cannot allocate %zu bytes of DMA memory for its %s", qid,
+			   size, what);
+		return NULL;
+	}
+	*iova = nvp_env_vtophys(va, &len);
+	if (*iova == NVP_ENV_BAD_IOVA || len < size) {
+		NVP_ERRLOG("qpair %u: the %s (%zu bytes) is not IOVA-contiguous; use smaller "
+			   "queues or hugepages",
+			   qid, what, size);
+		nvp_env_dma_free(va);
+		return NULL;
+	}
+	return va;
+}
+
+/* One PRP list page per tracker, in one DMA block. */
+static int
+alloc_tracker_pages(struct nvme_pcie_qpair *pq)
+{
+	struct nvp_nvme_qpair *qpair = &pq->qpair;
+	uint32_t ps = qpair->ctrlr->page_size;
+	uint32_t i;
+
+	pq->prp_pages = nvp_env_dma_zmalloc((size_t)qpair->num_trackers * ps, ps, NULL);
+	if (pq->prp_pages == NULL) {
+		NVP_ERRLOG("qpair %u: cannot allocate %u PRP list pages of DMA memory", qpair->id,
+			   qpair->num_trackers);
+		return -ENOMEM;
+	}
+	for (i = 0; i < qpair->num_trackers; i++) {
+		struct nvme_tracker *tr = &qpair->trackers[i];
+
+		tr->prp_list = (uint64_t *)((uint8_t *)pq->prp_pages + (size_t)i * ps);
+		tr->prp_list_iova = nvp_env_vtophys(tr->prp_list, NULL);
+		if (tr->prp_list_iova == NVP_ENV_BAD_IOVA) {
+			return -EFAULT;
+		}
+	}
+	return 0;
+}
+
+/* The pool of chained list pages, big enough for a few maximum-size requests at once. */
+static int
+alloc_prp_pool(struct nvme_pcie_qpair *pq)
+{
+	struct nvp_nvme_qpair *qpair = &pq->qpair;
+	uint32_t ps = qpair->ctrlr->page_size;
+	uint32_t per_req = nvme_pcie_prp_extra_pages(ps, qpair->ctrlr->max_xfer_size);
+	uint32_t n = per_req * NVP_MIN(qpair->num_trackers, NVME_PRP_POOL_MAX_REQS);
+	uint32_t i;
+
+	pq->max_unchained = (ps / (uint32_t)sizeof(uint64_t)) * ps;
+	if (n == 0) {
+		return 0;
+	}
+	pq->pool_descs = calloc(n, sizeof(*pq->pool_descs));
+	pq->pool_mem = nvp_env_dma_zmalloc((size_t)n * ps, ps, NULL);
+	if (pq->pool_descs == NULL || pq->pool_mem == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct nvme_prp_page *pg = &pq->pool_descs[i];
+
+		pg->va = (uint64_t *)((uint8_t *)pq->pool_mem + (size_t)i * ps);
+		pg->iova = nvp_env_vtophys(pg->va, NULL);
+		pg->next = qpair->prp_pool;
+		qpair->prp_pool = pg;
+	}
+	qpair->prp_pool_free = n;
+	qpair->prp_pool_total = n;
+	return 0;
+}
+
+static void
+pcie_qpair_reset(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+
+	pq->sq_tail = 0;
+	pq->cq_head = 0;
+	/* Fresh CQ memory is zero: the first pass looks for phase 1 (section 4.6). */
+	pq->phase = 1;
+	memset((void *)pq->cq, 0, (size_t)qpair->num_entries * sizeof(struct nvme_cpl));
+	qpair->sq_dirty = false;
+}
+
+static void
+pcie_qpair_destroy(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+
+	if (pq == NULL) {
+		return;
+	}
+	nvp_env_dma_free(pq->sq);
+	nvp_env_dma_free((void *)pq->cq);
+	nvp_env_dma_free(pq->prp_pages);
+	nvp_env_dma_free(pq->pool_mem);
+	free(pq->pool_descs);
+	nvme_qpair_fini(qpair);
+	free(pq);
+}
+
+static int
+pcie_qpair_alloc_memory(struct nvme_pcie_qpair *pq)
+{
+	struct nvp_nvme_qpair *qpair = &pq->qpair;
+	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	uint32_t n = qpair->num_entries;
+	int rc;
+
+	pq->sq = alloc_ring(ctrlr, qpair->id, (size_t)n * sizeof(struct nvme_cmd), &pq->sq_iova,
+			    "submission queue");
+	pq->cq = alloc_ring(ctrlr, qpair->id, (size_t)n * sizeof(struct nvme_cpl), &pq->cq_iova,
+			    "completion queue");
+	if (pq->sq == NULL || pq->cq == NULL) {
+		return -ENOMEM;
+	}
+	rc = alloc_tracker_pages(pq);
+	if (rc == 0) {
+		rc = alloc_prp_pool(pq);
+	}
+	return rc;
+}
+
+static int
+pcie_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
+		  const struct nvp_nvme_io_qpair_opts *opts, struct nvp_nvme_qpair **out)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+	uint32_t entries = qid == 0 ? ctrlr->opts.admin_queue_size : opts->io_queue_size;
+	uint32_t requests = qid == 0 ? NVP_MAX(2 * entries, 64u) : opts->io_queue_requests;
+	struct nvme_pcie_qpair *pq;
+	int rc;
+
+	pq = calloc(1, sizeof(*pq));
+	if (pq == NULL) {
+		return -ENOMEM;
+	}
+	rc = nvme_qpair_init(&pq->qpair, ctrlr, qid, entries, requests, qid != 0);
+	if (rc == 0) {
+		rc = pcie_qpair_alloc_memory(pq);
+	}
+	if (rc != 0) {
+		pcie_qpair_destroy(&pq->qpair);
+		return rc;
+	}
+	pq->qpair.transport = &g_nvme_pcie_transport;
+	pq->sq_tdbl = pcie_doorbell(pctrlr, qid, 0);
+	pq->cq_hdbl = pcie_doorbell(pctrlr, qid, 1);
+	pcie_qpair_reset(&pq->qpair);
+	*out = &pq->qpair;
+	return 0;
+}
+
+/* Create I/O CQ, then the SQ bound to it (section 5.3, 5.4). */
+static int
+pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	int rc;
+
+	rc = nvme_ctrlr_cmd_create_io_cq(ctrlr, qpair->id, qpair->num_entries, pq->cq_iova);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = nvme_ctrlr_cmd_create_io_sq(ctrlr, qpair->id, qpair->num_entries, pq->sq_iova,
+					 qpair->opts.qprio);
+	if (rc != 0) {
+		(void)nvme_ctrlr_cmd_delete_io_queue(ctrlr, NVME_OPC_DELETE_IO_CQ, qpair->id);
+	}
+	return rc;
+}
+
+/* Delete the SQ first: a CQ cannot be deleted while an SQ still posts to it. */
+static int
+pcie_qpair_disconnect(struct nvp_nvme_qpair *qpair)
+{
+	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	int rc, rc2;
+
+	rc = nvme_ctrlr_cmd_delete_io_queue(ctrlr, NVME_OPC_DELETE_IO_SQ, qpair->id);
+	rc2 = nvme_ctrlr_cmd_delete_io_queue(ctrlr, NVME_OPC_DELETE_IO_CQ, qpair->id);
+	return rc != 0 ? rc : rc2;
+}
+
+static int
+pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	uint32_t extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size, req->payload.size);
+
+	if (req->payload.type != NVME_PAYLOAD_NONE && extra > qpair->prp_pool_total) {
+		NVP_ERRLOG("qpair %u: a %u-byte payload needs %u chained PRP list pages, the "
+			   "qpair has %u",
+			   qpair->id, req->payload.size, extra, qpair->prp_pool_total);
+		return -EINVAL;
+	}
+	return nvme_pcie_prp_check(qpair, req);
+}
+
+/*
+ * Write @req into the SQ slot at the tail. The doorbell is left to the caller so that a
+ * batch of submissions costs one MMIO write.
+ */
+static int
+pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	int rc;
+
+	if (nvp_unlikely(req->payload.size > pq->max_unchained)) {
+		uint32_t extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size,
+							   req->payload.size);
+
+		if (extra > qpair->prp_pool_total) {
+			return -EINVAL;
+		}
+		rc = nvme_pcie_prp_reserve(qpair, tr, extra);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	rc = nvme_pcie_prp_build(qpair, tr, req);
+	if (nvp_unlikely(rc != 0)) {
+		nvme_pcie_prp_release(qpair, tr);
+		return rc;
+	}
+	req->cmd.cid = tr->cid;
+	pq->sq[pq->sq_tail] = req->cmd;
+	if (nvp_unlikely(++pq->sq_tail == qpair->num_entries)) {
+		pq->sq_tail = 0;
+	}
+	return 0;
+}
+
+static void
+pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+
+	/* The entries must be globally visible before the device sees the new tail and
+	 * fetches them (section 4.1: the host writes the entry, then the doorbell). */
+	nvp_wmb();
+	nvp_mmio_write4(pq->sq_tdbl, pq->sq_tail);
+}
+
+/*
+ * Consume completions whose phase tag matches the current pass. The ring state lives in
+ * @pq and is updated before each callback, so a callback that processes completions of
+ * the same queue again (an admin callback issuing an admin command) stays consistent.
+ */
+static int32_t
+pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	uint32_t n = 0;
+
+	if (max == 0 || max > qpair->num_trackers) {
+		max = qpair->num_trackers;
+	}
+	while (n < max) {
+		volatile struct nvme_cpl *entry = &pq->cq[pq->cq_head];
+		struct nvme_cpl cpl;
+
+		if (entry->status.p != pq->phase) {
+			break;
+		}
+		/* Read the rest of the entry only after its phase tag: the device writes
+		 * the tag last, and the loads must not be satisfied earlier. */
+		nvp_rmb();
+		cpl = *(const struct nvme_cpl *)entry;
+		if (nvp_unlikely(++pq->cq_head == qpair->num_entries)) {
+			pq->cq_head = 0;
+			pq->phase ^= 1;
+		}
+		n++;
+		nvme_qpair_complete_cpl(qpair, &cpl);
+	}
+	/* One head doorbell for the batch. No barrier: the entries were read through
+	 * volatile loads, which neither the compiler nor x86 moves after this store. */
+	if (n > 0) {
+		nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
+	}
+	return (int32_t)n;
+}
+
+static void
+pcie_qpair_release_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	if (nvp_unlikely(tr->extra != NULL)) {
+		nvme_pcie_prp_release(qpair, tr);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Controllers
+ * ------------------------------------------------------------------------------------- */
+
+/* Program the admin queue (section 7.6.1: AQA, ASQ, ACQ before CC.EN = 1). */
+static int
+pcie_ctrlr_enable_admin_queue(struct nvp_nvme_ctrlr *ctrlr)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(ctrlr->adminq);
+	union nvme_aqa_register aqa = { .raw = 0 };
+	int rc;
+
+	pcie_qpair_reset(&pq->qpair);
+	aqa.bits.asqs = pq->qpair.num_entries - 1;
+	aqa.bits.acqs = pq->qpair.num_entries - 1;
+	rc = pcie_set_reg_4(ctrlr, NVME_REG_AQA, aqa.raw);
+	if (rc == 0) {
+		rc = pcie_set_reg_8(ctrlr, NVME_REG_ASQ, pq->sq_iova);
+	}
+	if (rc == 0) {
+		rc = pcie_set_reg_8(ctrlr, NVME_REG_ACQ, pq->cq_iova);
+	}
+	return rc;
+}
+
+static int
+pcie_map_bar(struct nvme_pcie_ctrlr *pctrlr)
+{
+	struct nvp_pci_device *dev = pctrlr->dev;
+	uint64_t phys = 0, size = 0;
+	void *addr = NULL;
+	int rc;
+
+	rc = dev->ops->map_bar(dev, 0, &addr, &phys, &size);
+	if (rc != 0 || addr == NULL) {
+		NVP_ERRLOG("%s: cannot map BAR0 (%s); is the function bound to vfio-pci or "
+			   "uio_pci_generic?",
+			   pctrlr->addr_str, strerror(rc ? -rc : EIO));
+		return rc != 0 ? rc : -EIO;
+	}
+	pctrlr->bar = addr;
+	pctrlr->bar_size = size;
+	/* Registers plus the admin queue's two doorbells at the smallest stride. */
+	if (size < NVME_REG_DBS + 8) {
+		NVP_ERRLOG("%s: BAR0 is %" PRIu64 " bytes, too small for the NVMe registers "
+			   "and doorbells (at least 0x%x)",
+			   pctrlr->addr_str, size, NVME_REG_DBS + 8);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Memory space on, bus mastering on (the device DMAs), INTx off (we poll). */
+static int
+pcie_enable_bus_master(struct nvme_pcie_ctrlr *pctrlr)
+{
+	uint16_t cmd = 0;
+	int rc;
+
+	rc = nvp_pci_cfg_read16(pctrlr->dev, &cmd, NVP_PCI_CFG_COMMAND);
+	if (rc == 0) {
+		cmd |= NVP_PCI_COMMAND_MEMORY | NVP_PCI_COMMAND_MASTER |
+		       NVP_PCI_COMMAND_INTX_DISABLE;
+		rc = nvp_pci_cfg_write16(pctrlr->dev, cmd, NVP_PCI_CFG_COMMAND);
+	}
+	pctrlr->bus_master = rc == 0;
+	if (rc != 0) {
+		NVP_ERRLOG("%s: cannot enable memory space and bus mastering in the PCI "
+			   "command register (%s)",
+			   pctrlr->addr_str, strerror(-rc));
+	}
+	return rc;
+}
+
+static int
+pcie_read_cap(struct nvme_pcie_ctrlr *pctrlr)
+{
+	struct nvp_nvme_ctrlr *ctrlr = &pctrlr->ctrlr;
+	union nvme_cap_register cap;
+	union nvme_vs_register vs;
+	int rc;
+
+	rc = pcie_get_reg_8(ctrlr, NVME_REG_CAP, &cap.raw);
+	if (rc == 0) {
+		rc = pcie_get_reg_4(ctrlr, NVME_REG_VS, &vs.raw);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	if (cap.raw == UINT64_MAX) {
+		NVP_ERRLOG("%s: CAP reads all ones at attach: registers read all ones: device "
+			   "removed or BAR not mapped",
+			   pctrlr->addr_str);
+		return -EIO;
+	}
+	pctrlr->doorbell_stride = 4u << cap.bits.dstrd;
+	if (pctrlr->bar_size < NVME_REG_DBS + 2ull * pctrlr->doorbell_stride) {
+		NVP_ERRLOG("%s: BAR0 (%" PRIu64 " bytes) ends before the admin doorbells "
+			   "(CAP.DSTRD %u)",
+			   pctrlr->addr_str, pctrlr->bar_size, cap.bits.dstrd);
+		return -EIO;
+	}
+	return nvme_ctrlr_set_cap_vs(ctrlr, cap, vs);
+}
+
+/* No more DMA from the function into memory about to be freed. */
+static void
+pcie_disable_bus_master(struct nvme_pcie_ctrlr *pctrlr)
+{
+	uint16_t cmd = 0;
+
+	if (nvp_pci_cfg_read16(pctrlr->dev, &cmd, NVP_PCI_CFG_COMMAND) == 0 &&
+	    (cmd & NVP_PCI_COMMAND_MASTER) != 0) {
+		cmd &= (uint16_t)~NVP_PCI_COMMAND_MASTER;
+		(void)nvp_pci_cfg_write16(pctrlr->dev, cmd, NVP_PCI_CFG_COMMAND);
+	}
+}
+
+static void
+pcie_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+
+	if (pctrlr->bus_master) {
+		pcie_disable_bus_master(pctrlr);
+	}
+	if (ctrlr->adminq != NULL) {
+		pcie_qpair_destroy(ctrlr->adminq);
+		ctrlr->adminq = NULL;
+	}
+	if (pctrlr->bar != NULL) {
+		pctrlr->dev->ops->unmap_bar(pctrlr->dev, 0, (void *)pctrlr->bar);
+		pctrlr->bar = NULL;
+	}
+	nvp_env_pci_device_release(pctrlr->dev);
+	nvme_ctrlr_destruct(ctrlr);
+	free(pctrlr);
+}
+
+/*
+ * Attach to @devp (a struct nvp_pci_device): claim it, map BAR0, turn on bus mastering,
+ * read CAP and VS, allocate the admin queue. The init state machine runs afterwards.
+ */
+static int
+pcie_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
+		     const struct nvp_nvme_ctrlr_opts *opts, void *devp,
+		     struct nvp_nvme_ctrlr **out)
+{
+	struct nvp_pci_device *dev = devp;
+	struct nvme_pcie_ctrlr *pctrlr;
+	int rc;
+
+	rc = nvp_env_pci_device_claim(dev);
+	if (rc != 0) {
+		return rc;
+	}
+	pctrlr = calloc(1, sizeof(*pctrlr));
+	if (pctrlr == NULL) {
+		nvp_env_pci_device_release(dev);
+		return -ENOMEM;
+	}
+	pctrlr->dev = dev;
+	nvp_pci_addr_fmt(pctrlr->addr_str, sizeof(pctrlr->addr_str), &dev->addr);
+	rc = nvme_ctrlr_construct(&pctrlr->ctrlr, trid, opts, &g_nvme_pcie_transport);
+	if (rc != 0) {
+		nvp_env_pci_device_release(dev);
+		free(pctrlr);
+		return rc;
+	}
+	snprintf(pctrlr->ctrlr.name, sizeof(pctrlr->ctrlr.name), "%s%s%s", trid->name,
+		 trid->name[0] != '\0' ? " at " : "", pctrlr->addr_str);
+	rc = pcie_map_bar(pctrlr);
+	if (rc == 0) {
+		rc = pcie_enable_bus_master(pctrlr);
+	}
+	if (rc == 0) {
+		rc = pcie_read_cap(pctrlr);
+	}
+	if (rc == 0) {
+		rc = pcie_qpair_create(&pctrlr->ctrlr, 0, NULL, &pctrlr->ctrlr.adminq);
+	}
+	if (rc != 0) {
+		pcie_ctrlr_destruct(&pctrlr->ctrlr);
+		return rc;
+	}
+	*out = &pctrlr->ctrlr;
+	return 0;
+}
+
+const struct nvme_transport_ops g_nvme_pcie_transport = {
+	.name = "PCIe",
+	.type = NVP_NVME_TRANSPORT_PCIE,
+	.ctrlr_construct = pcie_ctrlr_construct,
+	.ctrlr_destruct = pcie_ctrlr_destruct,
+	.ctrlr_get_reg_4 = pcie_get_reg_4,
+	.ctrlr_set_reg_4 = pcie_set_reg_4,
+	.ctrlr_get_reg_8 = pcie_get_reg_8,
+	.ctrlr_set_reg_8 = pcie_set_reg_8,
+	.ctrlr_enable_admin_queue = pcie_ctrlr_enable_admin_queue,
+	.ctrlr_get_max_io_queues = pcie_get_max_io_queues,
+	.qpair_create = pcie_qpair_create,
+	.qpair_destroy = pcie_qpair_destroy,
+	.qpair_connect = pcie_qpair_connect,
+	.qpair_disconnect = pcie_qpair_disconnect,
+	.qpair_reset = pcie_qpair_reset,
+	.qpair_check_request = pcie_qpair_check_request,
+	.qpair_submit = pcie_qpair_submit,
+	.qpair_ring_doorbell = pcie_qpair_ring_doorbell,
+	.qpair_process_completions = pcie_qpair_process_completions,
+	.qpair_release_tracker = pcie_qpair_release_tracker,
+};

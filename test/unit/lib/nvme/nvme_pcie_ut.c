@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the PCIe transport (nvme_pcie.c) against a fake PCI function whose BAR0
+ * is plain memory: attach checks (BAR size, all-ones registers, bus mastering),
+ * doorbell offsets with CAP.DSTRD, admin queue registers, SQ tail arithmetic and
+ * wrap, CQ phase tags and their flip at the wrap, the CQ head doorbell once per batch.
+ */
+#include "nvme/nvme_pcie.c"
+
+#include "ut_nvme.h"
+
+/* ---- a fake PCI function ---- */
+
+static uint8_t *g_bar;
+static uint64_t g_bar_size;
+static uint8_t g_cfg[256];
+static int g_map_rc;
+static uint32_t g_unmaps;
+
+static int
+fake_map_bar(struct nvp_pci_device *dev, uint32_t bar, void **addr, uint64_t *phys, uint64_t *size)
+{
+	(void)dev;
+	CU_ASSERT_EQUAL(bar, 0);
+	if (g_map_rc != 0) {
+		return g_map_rc;
+	}
+	*addr = g_bar;
+	*phys = 0xfe000000;
+	*size = g_bar_size;
+	return 0;
+}
+
+static int
+fake_unmap_bar(struct nvp_pci_device *dev, uint32_t bar, void *addr)
+{
+	(void)dev;
+	(void)bar;
+	CU_ASSERT_PTR_EQUAL(addr, g_bar);
+	g_unmaps++;
+	return 0;
+}
+
+static int
+fake_cfg_read(struct nvp_pci_device *dev, void *value, uint32_t len, uint32_t offset)
+{
+	(void)dev;
+	memcpy(value, g_cfg + offset, len);
+	return 0;
+}
+
+static int
+fake_cfg_write(struct nvp_pci_device *dev, const void *value, uint32_t len, uint32_t offset)
+{
+	(void)dev;
+	memcpy(g_cfg + offset, value, len);
+	return 0;
+}
+
+static const struct nvp_pci_device_ops g_fake_pci_ops = {
+	.map_bar = fake_map_bar,
+	.unmap_bar = fake_unmap_bar,
+	.cfg_read = fake_cfg_read,
+	.cfg_write = fake_cfg_write,
+};
+
+static struct nvp_pci_device g_dev = {
+	.id = { .class_id = NVP_PCI_CLASS_NVME },
+	.ops = &g_fake_pci_ops,
+	.is_virtual = true,
+};
+
+static volatile struct nvme_registers *
+regs(void)
+{
+	return (volatile struct nvme_registers *)g_bar;
+}
+
+/* A fresh BAR of @size bytes with CAP: MQES 63, TO 1, DSTRD @dstrd, CSS NVM. */
+static void
+bar_reset(uint64_t size, uint32_t dstrd)
+{
+	union nvme_cap_register cap = { .raw = 0 };
+
+	free(g_bar);
+	g_bar = calloc(1, size);
+	g_bar_size = size;
+	cap.bits.mqes = 63;
+	cap.bits.to = 1;
+	cap.bits.dstrd = dstrd;
+	cap.bits.css = NVME_CAP_CSS_NVM;
+	regs()->cap.raw = cap.raw;
+	regs()->vs.raw = NVME_VERSION(1, 4, 0);
+	memset(g_cfg, 0, sizeof(g_cfg));
+	g_map_rc = 0;
+	g_unmaps = 0;
+}
+
+/* ---- stubs of the neighbours ---- */
+
+static struct nvme_cpl g_cpls[64];
+static uint32_t g_num_cpls;
+
+void
+nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
+{
+	(void)qpair;
+	g_cpls[g_num_cpls++ % 64] = *cpl;
+}
+
+int
+nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint16_t id,
+		uint32_t num_entries, uint32_t num_requests, bool with_dma_pages)
+{
+	uint32_t i;
+
+	(void)num_requests;
+	(void)with_dma_pages;
+	qpair->ctrlr = ctrlr;
+	qpair->id = id;
+	qpair->is_admin = id == 0;
+	qpair->num_entries = num_entries;
+	qpair->num_trackers = num_entries - 1;
+	qpair->trackers = calloc(qpair->num_trackers, sizeof(*qpair->trackers));
+	for (i = 0; i < qpair->num_trackers; i++) {
+		qpair->trackers[i].cid = (uint16_t)i;
+	}
+	return 0;
+}
+
+void
+nvme_qpair_fini(struct nvp_nvme_qpair *qpair)
+{
+	free(qpair->trackers);
+	qpair->trackers = NULL;
+}
+
+int
+nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transport_id *trid,
+		     const struct nvp_nvme_ctrlr_opts *opts,
+		     const struct nvme_transport_ops *transport)
+{
+	ctrlr->transport = transport;
+	ctrlr->trid = *trid;
+	ctrlr->opts = *opts;
+	return 0;
+}
+
+void
+nvme_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+}
+
+int
+nvme_ctrlr_set_cap_vs(struct nvp_nvme_ctrlr *ctrlr, union nvme_cap_register cap,
+		      union nvme_vs_register vs)
+{
+	ctrlr->cap = cap;
+	ctrlr->vs = vs;
+	ctrlr->page_size = 4096;
+	ctrlr->max_xfer_size = 128 * 1024;
+	return 0;
+}
+
+static char g_admin_log[256];
+static int g_create_sq_rc;
+
+static void
+admin_log(const char *s)
+{
+	nvp_strlcpy(g_admin_log + strlen(g_admin_log), s,
+		    sizeof(g_admin_log) - strlen(g_admin_log));
+}
+
+int
+nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
+			    uint64_t iova)
+{
+	(void)ctrlr;
+	(void)qid;
+	(void)entries;
+	CU_ASSERT_NOT_EQUAL(iova, 0);
+	admin_log("ccq ");
+	return 0;
+}
+
+int
+nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
+			    uint64_t iova, uint8_t qprio)
+{
+	(void)ctrlr;
+	(void)qid;
+	(void)entries;
+	(void)qprio;
+	CU_ASSERT_NOT_EQUAL(iova, 0);
+	admin_log("csq ");
+	return g_create_sq_rc;
+}
+
+int
+nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16_t qid)
+{
+	(void)ctrlr;
+	(void)qid;
+	admin_log(opc == NVME_OPC_DELETE_IO_SQ ? "dsq " : "dcq ");
+	return 0;
+}
+
+/* PRPs are tested in nvme_pcie_prp_ut: here a payload is just PRP1 = its address. */
+int
+nvme_pcie_prp_build(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
+{
+	(void)qpair;
+	(void)tr;
+	req->cmd.dptr.prp.prp1 = (uint64_t)(uintptr_t)req->payload.buf;
+	return 0;
+}
+
+int
+nvme_pcie_prp_check(struct nvp_nvme_qpair *qpair, const struct nvme_request *req)
+{
+	(void)qpair;
+	(void)req;
+	return 0;
+}
+
+uint32_t
+nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size)
+{
+	return payload_size > 512 * page_size ? 1 : 0;
+}
+
+int
+nvme_pcie_prp_reserve(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint32_t n)
+{
+	(void)tr;
+	return qpair->prp_pool_free >= n ? 0 : -EAGAIN;
+}
+
+void
+nvme_pcie_prp_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	(void)qpair;
+	tr->extra = NULL;
+}
+
+/* ---- fixture ---- */
+
+static struct nvp_nvme_ctrlr *g_ctrlr;
+
+static int
+attach(void)
+{
+	struct nvp_nvme_transport_id trid;
+	struct nvp_nvme_ctrlr_opts opts;
+
+	memset(&trid, 0, sizeof(trid));
+	nvp_strlcpy(trid.name, "fake0", sizeof(trid.name));
+	memset(&opts, 0, sizeof(opts));
+	opts.admin_queue_size = 8;
+	g_ctrlr = NULL;
+	return g_nvme_pcie_transport.ctrlr_construct(&trid, &opts, &g_dev, &g_ctrlr);
+}
+
+static void
+detach(void)
+{
+	g_nvme_pcie_transport.ctrlr_destruct(g_ctrlr);
+	g_ctrlr = NULL;
+}
+
+static struct nvp_nvme_qpair *
+io_qpair(uint16_t qid, uint32_t entries)
+{
+	struct nvp_nvme_io_qpair_opts opts;
+	struct nvp_nvme_qpair *qpair = NULL;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.io_queue_size = entries;
+	opts.io_queue_requests = entries;
+	CU_ASSERT_EQUAL(g_nvme_pcie_transport.qpair_create(g_ctrlr, qid, &opts, &qpair), 0);
+	return qpair;
+}
+
+static int
+suite_init(void)
+{
+	return ut_env_init();
+}
+
+static int
+suite_fini(void)
+{
+	free(g_bar);
+	nvp_env_fini();
+	return 0;
+}
+
+/* ---- tests ---- */
+
+static void
+test_attach(void)
+{
+	uint16_t cmd;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	CU_ASSERT_TRUE(g_dev.claimed);
+	memcpy(&cmd, g_cfg + NVP_PCI_CFG_COMMAND, sizeof(cmd));
+	CU_ASSERT_TRUE(cmd & NVP_PCI_COMMAND_MEMORY);
+	CU_ASSERT_TRUE(cmd & NVP_PCI_COMMAND_MASTER);
+	CU_ASSERT_TRUE(cmd & NVP_PCI_COMMAND_INTX_DISABLE);
+	CU_ASSERT_PTR_NOT_NULL(g_ctrlr->adminq);
+	CU_ASSERT_EQUAL(g_ctrlr->adminq->num_entries, 8);
+	CU_ASSERT_STRING_EQUAL(g_ctrlr->name, "fake0 at 0000:00:00.0");
+	/* One controller per function. */
+	{
+		struct nvp_nvme_ctrlr *saved = g_ctrlr;
+
+		CU_ASSERT_EQUAL(attach(), -EBUSY);
+		g_ctrlr = saved;
+	}
+	detach();
+	CU_ASSERT_FALSE(g_dev.claimed);
+	CU_ASSERT_EQUAL(g_unmaps, 1);
+	/* No DMA after detach. */
+	memcpy(&cmd, g_cfg + NVP_PCI_CFG_COMMAND, sizeof(cmd));
+	CU_ASSERT_FALSE(cmd & NVP_PCI_COMMAND_MASTER);
+}
+
+static void
+test_attach_bad_bar(void)
+{
+	ut_log_clear();
+	bar_reset(0x800, 0); /* no room for doorbells */
+	CU_ASSERT_EQUAL(attach(), -EIO);
+	CU_ASSERT_TRUE(ut_log_has("too small"));
+	CU_ASSERT_FALSE(g_dev.claimed);
+	/* Doorbells of the admin queue beyond the BAR with a large stride. */
+	bar_reset(0x1010, 4);
+	CU_ASSERT_EQUAL(attach(), -EIO);
+	CU_ASSERT_FALSE(g_dev.claimed);
+	/* A device that went away reads all ones. */
+	bar_reset(0x2000, 0);
+	memset(g_bar, 0xff, 0x2000);
+	ut_log_clear();
+	CU_ASSERT_EQUAL(attach(), -EIO);
+	CU_ASSERT_TRUE(ut_log_has("all ones"));
+	/* map_bar fails. */
+	bar_reset(0x2000, 0);
+	g_map_rc = -ENOENT;
+	CU_ASSERT_EQUAL(attach(), -ENOENT);
+	CU_ASSERT_FALSE(g_dev.claimed);
+}
+
+static void
+test_registers(void)
+{
+	uint32_t v4;
+	uint64_t v8;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	CU_ASSERT_EQUAL(pcie_set_reg_4(g_ctrlr, NVME_REG_CC, 0x460001), 0);
+	CU_ASSERT_EQUAL(regs()->cc.raw, 0x460001);
+	CU_ASSERT_EQUAL(pcie_get_reg_4(g_ctrlr, NVME_REG_VS, &v4), 0);
+	CU_ASSERT_EQUAL(v4, NVME_VERSION(1, 4, 0));
+	CU_ASSERT_EQUAL(pcie_set_reg_8(g_ctrlr, NVME_REG_ASQ, 0x123456789000ull), 0);
+	CU_ASSERT_EQUAL(regs()->asq, 0x123456789000ull);
+	CU_ASSERT_EQUAL(pcie_get_reg_8(g_ctrlr, NVME_REG_ASQ, &v8), 0);
+	CU_ASSERT_EQUAL(v8, 0x123456789000ull);
+	/* Outside the BAR, or misaligned. */
+	CU_ASSERT_EQUAL(pcie_get_reg_4(g_ctrlr, 0x2000, &v4), -EINVAL);
+	CU_ASSERT_EQUAL(pcie_get_reg_8(g_ctrlr, 0x1ffc, &v8), -EINVAL);
+	CU_ASSERT_EQUAL(pcie_set_reg_4(g_ctrlr, 0x15, 0), -EINVAL);
+	detach();
+}
+
+static void
+test_doorbell_offsets(void)
+{
+	struct nvme_pcie_ctrlr *pctrlr;
+	struct nvme_pcie_qpair *pq;
+	struct nvp_nvme_qpair *q;
+
+	/* DSTRD 0: 4-byte stride. SQ3 tail at 0x1018, CQ3 head at 0x101c. */
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	pctrlr = to_pcie_ctrlr(g_ctrlr);
+	CU_ASSERT_EQUAL(pctrlr->doorbell_stride, 4);
+	q = io_qpair(3, 4);
+	pq = to_pcie_qpair(q);
+	CU_ASSERT_PTR_EQUAL(pq->sq_tdbl, (volatile uint32_t *)(g_bar + 0x1018));
+	CU_ASSERT_PTR_EQUAL(pq->cq_hdbl, (volatile uint32_t *)(g_bar + 0x101c));
+	/* 0x1000 bytes of doorbells: 512 pairs, one of them admin. */
+	CU_ASSERT_EQUAL(pcie_get_max_io_queues(g_ctrlr), 511);
+	pcie_qpair_destroy(q);
+	detach();
+	/* DSTRD 2: 16-byte stride. SQ3 at 0x1000 + 6 * 16, CQ3 one stride later. */
+	bar_reset(0x4000, 2);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(3, 4);
+	pq = to_pcie_qpair(q);
+	CU_ASSERT_PTR_EQUAL(pq->sq_tdbl, (volatile uint32_t *)(g_bar + 0x1060));
+	CU_ASSERT_PTR_EQUAL(pq->cq_hdbl, (volatile uint32_t *)(g_bar + 0x1070));
+	CU_ASSERT_EQUAL(pcie_get_max_io_queues(g_ctrlr), 0x3000 / 32 - 1);
+	pcie_qpair_destroy(q);
+	detach();
+}
+
+static void
+test_admin_queue_registers(void)
+{
+	struct nvme_pcie_qpair *pq;
+	union nvme_aqa_register aqa;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	pq = to_pcie_qpair(g_ctrlr->adminq);
+	pq->sq_tail = 5;
+	pq->phase = 0;
+	CU_ASSERT_EQUAL(pcie_ctrlr_enable_admin_queue(g_ctrlr), 0);
+	aqa.raw = regs()->aqa.raw;
+	CU_ASSERT_EQUAL(aqa.bits.asqs, 7); /* 0's based */
+	CU_ASSERT_EQUAL(aqa.bits.acqs, 7);
+	CU_ASSERT_EQUAL(regs()->asq, pq->sq_iova);
+	CU_ASSERT_EQUAL(regs()->acq, pq->cq_iova);
+	CU_ASSERT_EQUAL(pq->sq_tail, 0); /* rings rewound */
+	CU_ASSERT_EQUAL(pq->phase, 1);
+	CU_ASSERT_EQUAL(pq->sq_iova & 0xfff, 0);
+	CU_ASSERT_EQUAL(pq->cq_iova & 0xfff, 0);
+	detach();
+}
+
+static int
+submit_one(struct nvp_nvme_qpair *q, struct nvme_request *req, uint32_t tag)
+{
+	struct nvme_tracker *tr = &q->trackers[tag % q->num_trackers];
+
+	memset(req, 0, sizeof(*req));
+	req->cmd.opc = NVME_OPC_WRITE;
+	req->cmd.cdw10 = tag;
+	return pcie_qpair_submit(q, tr, req);
+}
+
+static void
+test_sq_ring_wrap(void)
+{
+	struct nvme_request req;
+	struct nvme_pcie_qpair *pq;
+	struct nvp_nvme_qpair *q;
+	uint32_t i;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(1, 4);
+	pq = to_pcie_qpair(q);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(submit_one(q, &req, i), 0);
+		CU_ASSERT_EQUAL(pq->sq[i].cdw10, i);
+		CU_ASSERT_EQUAL(pq->sq[i].cid, i);
+	}
+	CU_ASSERT_EQUAL(pq->sq_tail, 3);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 0); /* no doorbell until asked */
+	pcie_qpair_ring_doorbell(q);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 3);
+	/* The tail wraps at the queue size. */
+	CU_ASSERT_EQUAL(submit_one(q, &req, 3), 0);
+	CU_ASSERT_EQUAL(pq->sq_tail, 0);
+	CU_ASSERT_EQUAL(pq->sq[3].cdw10, 3);
+	CU_ASSERT_EQUAL(submit_one(q, &req, 4), 0);
+	CU_ASSERT_EQUAL(pq->sq_tail, 1);
+	CU_ASSERT_EQUAL(pq->sq[0].cdw10, 4);
+	pcie_qpair_ring_doorbell(q);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 1);
+	/* Chained PRP pages short: -EAGAIN, nothing written. */
+	q->prp_pool_total = 1;
+	q->prp_pool_free = 0;
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, (void *)0x100000, 1024 * 4096);
+	CU_ASSERT_EQUAL(pcie_qpair_submit(q, &q->trackers[0], &req), -EAGAIN);
+	CU_ASSERT_EQUAL(pq->sq_tail, 1);
+	pcie_qpair_destroy(q);
+	detach();
+}
+
+/* The device posts a completion for @cid in CQ slot @slot with phase @p. */
+static void
+post_cpl(struct nvme_pcie_qpair *pq, uint32_t slot, uint16_t cid, uint8_t p)
+{
+	struct nvme_cpl cpl;
+
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.cid = cid;
+	cpl.sqid = pq->qpair.id;
+	cpl.cdw0 = 0xc0de0000u | cid;
+	cpl.status.p = p;
+	memcpy((void *)&pq->cq[slot], &cpl, sizeof(cpl));
+}
+
+static void
+test_cq_phase_wrap(void)
+{
+	struct nvme_pcie_qpair *pq;
+	struct nvp_nvme_qpair *q;
+	uint32_t i;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(1, 4);
+	pq = to_pcie_qpair(q);
+	g_num_cpls = 0;
+	/* Empty queue: nothing, no doorbell. */
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 0);
+	*pq->cq_hdbl = 0xdead;
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 0);
+	CU_ASSERT_EQUAL(*pq->cq_hdbl, 0xdead);
+	/* First pass: phase 1. */
+	post_cpl(pq, 0, 0, 1);
+	post_cpl(pq, 1, 1, 1);
+	post_cpl(pq, 2, 2, 1);
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 3);
+	CU_ASSERT_EQUAL(g_num_cpls, 3);
+	CU_ASSERT_EQUAL(g_cpls[2].cdw0, 0xc0de0002u);
+	CU_ASSERT_EQUAL(pq->cq_head, 3);
+	CU_ASSERT_EQUAL(*pq->cq_hdbl, 3); /* once, after the batch */
+	/* The last slot of the first pass, then the wrap: phase flips to 0. */
+	post_cpl(pq, 3, 0, 1);
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 1);
+	CU_ASSERT_EQUAL(pq->cq_head, 0);
+	CU_ASSERT_EQUAL(pq->phase, 0);
+	CU_ASSERT_EQUAL(*pq->cq_hdbl, 0);
+	/* Slot 0 still holds its old phase-1 entry: not new. */
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 0);
+	CU_ASSERT_EQUAL(g_num_cpls, 4);
+	/* Second pass: phase 0 entries, processed one per call with max 1. */
+	post_cpl(pq, 0, 1, 0);
+	post_cpl(pq, 1, 2, 0);
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 1), 1);
+	CU_ASSERT_EQUAL(*pq->cq_hdbl, 1);
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 1), 1);
+	CU_ASSERT_EQUAL(*pq->cq_hdbl, 2);
+	CU_ASSERT_EQUAL(g_cpls[5].cid, 2);
+	/* Around again: phase goes back to 1. */
+	for (i = 2; i < 4; i++) {
+		post_cpl(pq, i, 0, 0);
+	}
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 2);
+	CU_ASSERT_EQUAL(pq->phase, 1);
+	CU_ASSERT_EQUAL(pq->cq_head, 0);
+	/* A reset rewinds and clears the CQ. */
+	post_cpl(pq, 0, 0, 1);
+	pcie_qpair_reset(q);
+	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 0);
+	pcie_qpair_destroy(q);
+	detach();
+}
+
+static void
+test_connect_disconnect(void)
+{
+	struct nvp_nvme_qpair *q;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(1, 16);
+	g_admin_log[0] = '\0';
+	CU_ASSERT_EQUAL(pcie_qpair_connect(q), 0);
+	CU_ASSERT_STRING_EQUAL(g_admin_log, "ccq csq ");
+	g_admin_log[0] = '\0';
+	CU_ASSERT_EQUAL(pcie_qpair_disconnect(q), 0);
+	CU_ASSERT_STRING_EQUAL(g_admin_log, "dsq dcq ");
+	/* The SQ is refused: the CQ made for it is deleted again. */
+	g_admin_log[0] = '\0';
+	g_create_sq_rc = -EIO;
+	CU_ASSERT_EQUAL(pcie_qpair_connect(q), -EIO);
+	CU_ASSERT_STRING_EQUAL(g_admin_log, "ccq csq dcq ");
+	g_create_sq_rc = 0;
+	pcie_qpair_destroy(q);
+	detach();
+}
+
+int
+main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		return 1;
+	}
+	s = CU_add_suite("nvme_pcie", suite_init, suite_fini);
+	CU_ADD_TEST(s, test_attach);
+	CU_ADD_TEST(s, test_attach_bad_bar);
+	CU_ADD_TEST(s, test_registers);
+	CU_ADD_TEST(s, test_doorbell_offsets);
+	CU_ADD_TEST(s, test_admin_queue_registers);
+	CU_ADD_TEST(s, test_sq_ring_wrap);
+	CU_ADD_TEST(s, test_cq_phase_wrap);
+	CU_ADD_TEST(s, test_connect_disconnect);
+	return ut_run();
+}

@@ -1,0 +1,1108 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the generic queue pair (nvme_qpair.c) over a fake transport in RAM and
+ * a fake clock: submission, queue full -> queued -> submitted, doorbell batching,
+ * timeouts -> Abort -> completion exactly once, quarantined CIDs, controller failure,
+ * reset, orphaned requests, the owner-thread check.
+ */
+#include "nvp_config.h"
+/* Exercise the debug-build owner check whatever the configuration. */
+#undef NVP_CONFIG_DEBUG
+#define NVP_CONFIG_DEBUG 1
+
+#include "nvme/nvme_qpair.c"
+
+#include "ut_nvme.h"
+
+/* ---- fake clock ---- */
+
+static uint64_t g_now;
+
+static uint64_t
+ut_ticks(void)
+{
+	return g_now;
+}
+
+/* ---- fake transport ---- */
+
+#define FAKE_MAX 256
+
+static struct {
+	struct nvme_cmd sq[FAKE_MAX]; /* every command submitted, in order */
+	uint32_t num_submitted;
+	int submit_rc; /* returned by submit when not 0 */
+	int check_rc;
+	uint32_t doorbells;
+	struct nvme_cpl cq[FAKE_MAX]; /* completions the "device" will post */
+	uint32_t cq_head, cq_tail;
+	uint32_t resets;
+	uint32_t connects, disconnects;
+	int connect_rc;
+} g_fake;
+
+static int
+fake_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
+{
+	(void)qpair;
+	if (g_fake.submit_rc != 0) {
+		return g_fake.submit_rc;
+	}
+	req->cmd.cid = tr->cid;
+	g_fake.sq[g_fake.num_submitted++ % FAKE_MAX] = req->cmd;
+	return 0;
+}
+
+static int
+fake_check(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	(void)qpair;
+	(void)req;
+	return g_fake.check_rc;
+}
+
+static void
+fake_ring(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	g_fake.doorbells++;
+}
+
+static int32_t
+fake_process(struct nvp_nvme_qpair *qpair, uint32_t max)
+{
+	int32_t n = 0;
+
+	while (g_fake.cq_head != g_fake.cq_tail && (max == 0 || (uint32_t)n < max)) {
+		struct nvme_cpl cpl = g_fake.cq[g_fake.cq_head++ % FAKE_MAX];
+
+		n++;
+		nvme_qpair_complete_cpl(qpair, &cpl);
+	}
+	return n;
+}
+
+static void
+fake_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	(void)qpair;
+	tr->extra = NULL;
+}
+
+static void
+fake_reset(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	g_fake.resets++;
+}
+
+static int
+fake_connect(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	g_fake.connects++;
+	return g_fake.connect_rc;
+}
+
+static int
+fake_disconnect(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	g_fake.disconnects++;
+	return 0;
+}
+
+static const struct nvme_transport_ops g_fake_ops = {
+	.name = "fake",
+	.qpair_submit = fake_submit,
+	.qpair_check_request = fake_check,
+	.qpair_ring_doorbell = fake_ring,
+	.qpair_process_completions = fake_process,
+	.qpair_release_tracker = fake_release,
+	.qpair_reset = fake_reset,
+	.qpair_connect = fake_connect,
+	.qpair_disconnect = fake_disconnect,
+};
+
+/* The device completes command @cid with @sct/@sc. */
+static void
+device_complete(uint16_t cid, uint8_t sct, uint8_t sc)
+{
+	struct nvme_cpl *cpl = &g_fake.cq[g_fake.cq_tail++ % FAKE_MAX];
+
+	memset(cpl, 0, sizeof(*cpl));
+	cpl->cid = cid;
+	cpl->sqid = 1;
+	cpl->status.sct = sct;
+	cpl->status.sc = sc;
+}
+
+/* ---- stubs of the neighbours ---- */
+
+static struct {
+	uint32_t calls;
+	uint16_t sqid, cid;
+	nvp_nvme_cmd_cb cb;
+	void *cb_arg;
+	int rc;
+} g_abort;
+static uint32_t g_admin_polls;
+static bool g_health_failed;
+static uint32_t g_health_checks;
+
+int
+nvme_ctrlr_cmd_abort(struct nvp_nvme_ctrlr *ctrlr, uint16_t sqid, uint16_t cid, nvp_nvme_cmd_cb cb,
+		     void *cb_arg, bool trylock)
+{
+	(void)ctrlr;
+	CU_ASSERT_TRUE(trylock); /* the I/O path never waits for the admin lock */
+	if (g_abort.rc != 0) {
+		return g_abort.rc;
+	}
+	g_abort.calls++;
+	g_abort.sqid = sqid;
+	g_abort.cid = cid;
+	g_abort.cb = cb;
+	g_abort.cb_arg = cb_arg;
+	return 0;
+}
+
+int32_t
+nvme_ctrlr_process_admin_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	g_admin_polls++;
+	return 0;
+}
+
+static uint32_t g_locks;
+
+void
+nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	g_locks++;
+}
+
+void
+nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	CU_ASSERT(g_locks > 0);
+	g_locks--;
+}
+
+bool
+nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
+{
+	(void)context;
+	g_health_checks++;
+	if (g_health_failed) {
+		atomic_store(&ctrlr->is_failed, true);
+	}
+	return g_health_failed;
+}
+
+/* ---- fixture ---- */
+
+static struct nvp_nvme_ctrlr g_ctrlr;
+static struct nvp_nvme_qpair g_qpair;
+static struct nvp_nvme_qpair g_admin; /* stand-in admin queue (Aborts are neutered on it) */
+
+/* Completion record per request: how often its callback ran and with what. */
+struct ut_cpl {
+	uint32_t calls;
+	struct nvme_cpl cpl;
+	uint32_t order; /* global completion sequence number */
+};
+static uint32_t g_seq;
+
+static void
+ut_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct ut_cpl *c = arg;
+
+	c->calls++;
+	c->cpl = *cpl;
+	c->order = ++g_seq;
+}
+
+static struct {
+	uint32_t calls;
+	struct nvp_nvme_qpair *qpair;
+	uint16_t cid;
+} g_timeout;
+
+static void
+ut_timeout_cb(void *arg, struct nvp_nvme_ctrlr *ctrlr, struct nvp_nvme_qpair *qpair, uint16_t cid)
+{
+	(void)arg;
+	(void)ctrlr;
+	g_timeout.calls++;
+	g_timeout.qpair = qpair;
+	g_timeout.cid = cid;
+}
+
+static void
+setup(uint32_t entries, uint32_t requests, uint64_t timeout_ticks)
+{
+	memset(&g_fake, 0, sizeof(g_fake));
+	memset(&g_abort, 0, sizeof(g_abort));
+	memset(&g_timeout, 0, sizeof(g_timeout));
+	g_admin_polls = 0;
+	g_health_failed = false;
+	g_health_checks = 0;
+	g_now = 1000;
+	g_seq = 0;
+	memset(&g_ctrlr, 0, sizeof(g_ctrlr));
+	g_ctrlr.transport = &g_fake_ops;
+	g_ctrlr.get_ticks = ut_ticks;
+	g_ctrlr.ticks_hz = 1000000; /* 1 tick = 1 us */
+	g_ctrlr.opts.admin_timeout_ms = 10;
+	g_ctrlr.timeout_cb = ut_timeout_cb;
+	memset(&g_admin, 0, sizeof(g_admin));
+	CU_ASSERT_EQUAL_FATAL(nvme_qpair_init(&g_admin, &g_ctrlr, 0, 4, 8, false), 0);
+	g_ctrlr.adminq = &g_admin;
+	memset(&g_qpair, 0, sizeof(g_qpair));
+	CU_ASSERT_EQUAL_FATAL(nvme_qpair_init(&g_qpair, &g_ctrlr, 1, entries, requests, false), 0);
+	g_qpair.timeout_ticks = timeout_ticks;
+	g_qpair.opts.timeout_us = timeout_ticks;
+}
+
+static void
+teardown(void)
+{
+	nvme_qpair_fini(&g_qpair);
+	nvme_qpair_fini(&g_admin);
+}
+
+/* Submit a read tagged @tag (in CDW10) completing into @c. */
+static int
+submit(struct ut_cpl *c, uint32_t tag)
+{
+	struct nvme_request *req = nvme_qpair_alloc_request(&g_qpair);
+
+	if (req == NULL) {
+		return -ENOMEM;
+	}
+	nvme_request_init(req, ut_cb, c);
+	req->cmd.opc = NVME_OPC_READ;
+	req->cmd.cdw10 = tag;
+	return nvme_qpair_submit_request(&g_qpair, req);
+}
+
+static uint32_t
+count_free_trackers(void)
+{
+	struct nvme_tracker *tr;
+	uint32_t n = 0;
+
+	TAILQ_FOREACH (tr, &g_qpair.free_tr, link) {
+		n++;
+	}
+	return n;
+}
+
+/* SQ slots not held by a tracker. */
+static uint32_t
+free_slots(void)
+{
+	return g_qpair.num_slots - g_qpair.slots_used;
+}
+
+static uint32_t
+count_free_requests(void)
+{
+	struct nvme_request *req;
+	uint32_t n = 0;
+
+	STAILQ_FOREACH (req, &g_qpair.free_req, link) {
+		n++;
+	}
+	return n;
+}
+
+/* ---- tests ---- */
+
+static void
+test_init_sizes(void)
+{
+	struct nvp_nvme_qpair q;
+
+	setup(4, 16, 0);
+	/* A full SQ of 4 entries holds 3 commands; 3 more CIDs are spare for quarantine. */
+	CU_ASSERT_EQUAL(g_qpair.num_slots, 3);
+	CU_ASSERT_EQUAL(g_qpair.num_trackers, 6);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	CU_ASSERT_EQUAL(count_free_requests(), 16);
+	CU_ASSERT_EQUAL(g_qpair.trackers[2].cid, 2);
+	teardown();
+	memset(&q, 0, sizeof(q));
+	CU_ASSERT_EQUAL(nvme_qpair_init(&q, &g_ctrlr, 1, 1, 16, false), -EINVAL);
+	nvme_qpair_fini(&q);
+}
+
+static void
+test_submit_complete(void)
+{
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 0);
+	CU_ASSERT_EQUAL(submit(&c, 7), 0);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 1);
+	CU_ASSERT_EQUAL(g_fake.sq[0].cdw10, 7);
+	CU_ASSERT_EQUAL(g_fake.doorbells, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(c.calls, 0);
+	device_complete(g_fake.sq[0].cid, NVME_SCT_GENERIC, NVME_SC_SUCCESS);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 1);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c.cpl));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	CU_ASSERT_EQUAL(count_free_requests(), 16);
+	/* A completion for a CID nobody waits for is ignored, not a crash. */
+	device_complete(1, NVME_SCT_GENERIC, NVME_SC_SUCCESS);
+	device_complete(200, NVME_SCT_GENERIC, NVME_SC_SUCCESS);
+	ut_log_clear();
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 2);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_TRUE(ut_log_has("not outstanding"));
+	teardown();
+}
+
+static void
+test_queue_full_queued_submitted(void)
+{
+	struct ut_cpl c[10];
+	uint32_t i, db;
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 0);
+	for (i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(submit(&c[i], i), 0); /* never -EBUSY */
+	}
+	/* Three slots: three in the SQ, seven waiting. */
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 3);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 10);
+	CU_ASSERT_EQUAL(free_slots(), 0);
+	/* Two completions free two slots: the next two queued go out, one doorbell. */
+	device_complete(g_fake.sq[0].cid, 0, 0);
+	device_complete(g_fake.sq[1].cid, 0, 0);
+	db = g_fake.doorbells;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 2);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 5);
+	CU_ASSERT_EQUAL(g_fake.sq[3].cdw10, 3);
+	CU_ASSERT_EQUAL(g_fake.sq[4].cdw10, 4);
+	CU_ASSERT_EQUAL(g_fake.doorbells, db + 1);
+	/* Two done, eight still accepted and not completed. */
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 8);
+	/* Drain everything, completing in submission order. */
+	for (i = 2; i < 10; i++) {
+		device_complete(g_fake.sq[i].cid, 0, 0);
+		CU_ASSERT(nvp_nvme_qpair_process_completions(&g_qpair, 0) >= 1);
+	}
+	for (i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(g_fake.sq[i].cdw10, i); /* went out in order */
+		CU_ASSERT_EQUAL(c[i].order, i + 1);
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	teardown();
+}
+
+/* max_completions bounds one call. */
+static void
+test_max_completions(void)
+{
+	struct ut_cpl c[3];
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 0);
+	submit(&c[0], 0);
+	submit(&c[1], 1);
+	submit(&c[2], 2);
+	device_complete(0, 0, 0);
+	device_complete(1, 0, 0);
+	device_complete(2, 0, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 2), 2);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 2), 1);
+	CU_ASSERT_EQUAL(c[2].calls, 1);
+	teardown();
+}
+
+static void
+test_delay_doorbell(void)
+{
+	struct ut_cpl c[3];
+
+	memset(c, 0, sizeof(c));
+	setup(8, 16, 0);
+	g_qpair.delay_doorbell = true;
+	submit(&c[0], 0);
+	submit(&c[1], 1);
+	submit(&c[2], 2);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 3);
+	CU_ASSERT_EQUAL(g_fake.doorbells, 0);
+	nvp_nvme_qpair_ring_doorbell(&g_qpair);
+	CU_ASSERT_EQUAL(g_fake.doorbells, 1);
+	nvp_nvme_qpair_ring_doorbell(&g_qpair); /* nothing new: no MMIO */
+	CU_ASSERT_EQUAL(g_fake.doorbells, 1);
+	submit(&c[0], 3);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_fake.doorbells, 2); /* process_completions rings it */
+	teardown();
+}
+
+static void
+test_submit_errors(void)
+{
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 0);
+	/* A bad payload is reported to the caller; the request object comes back. */
+	g_fake.submit_rc = -EFAULT;
+	CU_ASSERT_EQUAL(submit(&c, 0), -EFAULT);
+	CU_ASSERT_EQUAL(count_free_requests(), 16);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	/* Resources short (chained PRP pages): checked, then queued. */
+	g_fake.submit_rc = -EAGAIN;
+	CU_ASSERT_EQUAL(submit(&c, 1), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 1);
+	CU_ASSERT_FALSE(STAILQ_EMPTY(&g_qpair.queued));
+	/* Queued behind it, a bad payload is still caught at submission. */
+	g_fake.check_rc = -EINVAL;
+	CU_ASSERT_EQUAL(submit(&c, 2), -EINVAL);
+	CU_ASSERT_EQUAL(count_free_requests(), 15);
+	g_fake.check_rc = 0;
+	/* When the resources come back the queued one goes out. */
+	g_fake.submit_rc = 0;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 1);
+	CU_ASSERT_EQUAL(g_fake.sq[0].cdw10, 1);
+	/* Every request object in use. */
+	while (nvme_qpair_alloc_request(&g_qpair) != NULL) {
+	}
+	CU_ASSERT_EQUAL(submit(&c, 3), -ENOMEM);
+	teardown();
+}
+
+/* The callback may submit again at once, reusing the request object just freed. */
+static struct ut_cpl g_chain_cpl;
+static uint32_t g_chain_left;
+
+static void
+chain_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct nvme_request *req;
+
+	ut_cb(arg, cpl);
+	if (g_chain_left-- > 0) {
+		req = nvme_qpair_alloc_request(&g_qpair);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(req);
+		nvme_request_init(req, chain_cb, arg);
+		CU_ASSERT_EQUAL(nvme_qpair_submit_request(&g_qpair, req), 0);
+	}
+}
+
+static void
+test_resubmit_from_callback(void)
+{
+	struct nvme_request *req;
+	uint32_t i;
+
+	setup(2, 2, 0); /* one slot; as many requests as entries */
+	memset(&g_chain_cpl, 0, sizeof(g_chain_cpl));
+	g_chain_left = 5;
+	req = nvme_qpair_alloc_request(&g_qpair);
+	nvme_request_init(req, chain_cb, &g_chain_cpl);
+	CU_ASSERT_EQUAL(nvme_qpair_submit_request(&g_qpair, req), 0);
+	for (i = 0; i < 6; i++) {
+		device_complete(g_fake.sq[i].cid, 0, 0);
+		CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 1);
+	}
+	CU_ASSERT_EQUAL(g_chain_cpl.calls, 6);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 6);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
+/* Expire the request in slot 0 and return its CID; the Abort has been sent. */
+static uint16_t
+expire_one(struct ut_cpl *c)
+{
+	CU_ASSERT_EQUAL(submit(c, 0), 0);
+	g_now += 50;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_abort.calls, 0); /* not yet expired */
+	g_now += 51;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_timeout.calls, 1);
+	CU_ASSERT_PTR_EQUAL(g_timeout.qpair, &g_qpair);
+	CU_ASSERT_EQUAL(g_abort.calls, 1);
+	CU_ASSERT_EQUAL(g_abort.sqid, 1);
+	CU_ASSERT_EQUAL(g_abort.cid, g_fake.sq[0].cid);
+	CU_ASSERT_EQUAL(g_timeout.cid, g_fake.sq[0].cid);
+	CU_ASSERT_EQUAL(c->calls, 0); /* not completed yet: the Abort decides */
+	return g_fake.sq[0].cid;
+}
+
+/* The Abort's completion, as the admin queue would deliver it. */
+static void
+abort_completes(uint32_t cdw0, uint8_t sc)
+{
+	struct nvme_cpl cpl;
+
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.cdw0 = cdw0;
+	cpl.status.sc = sc;
+	g_abort.cb(g_abort.cb_arg, &cpl);
+}
+
+static void
+test_timeout_not_aborted(void)
+{
+	struct ut_cpl c = { 0 }, c2 = { 0 };
+	uint16_t cid;
+
+	setup(4, 16, 100);
+	cid = expire_one(&c);
+	/* "Not aborted" (DW0 bit 0): the driver completes the request itself... */
+	abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c.cpl.status.sct, NVME_SCT_PATH);
+	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	CU_ASSERT_EQUAL(c.cpl.status.dnr, 1);
+	CU_ASSERT_EQUAL(c.cpl.cid, cid);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	/* ...keeps the CID out of use, but gives the SQ slot back: "not aborted" means the
+	 * command has left the SQ. */
+	CU_ASSERT_EQUAL(count_free_trackers(), 5);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	CU_ASSERT_EQUAL(submit(&c2, 1), 0);
+	CU_ASSERT_NOT_EQUAL(g_fake.sq[1].cid, cid);
+	/* The late completion is swallowed and frees the CID. */
+	device_complete(cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c2.calls, 0);
+	CU_ASSERT_EQUAL(count_free_trackers(), 5); /* c2 has one */
+	device_complete(g_fake.sq[1].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c2.calls, 1);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	CU_ASSERT_TRUE(TAILQ_EMPTY(&g_qpair.recovery));
+	teardown();
+}
+
+/*
+ * One slot (2 entries), its completion lost: the requests queued behind still go out
+ * once the Abort says "not aborted", and the queue keeps its full depth afterwards.
+ */
+static void
+test_lost_completion_single_slot(void)
+{
+	struct ut_cpl c[4];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(2, 16, 100);
+	CU_ASSERT_EQUAL(g_qpair.num_trackers, 2);
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(submit(&c[i], i), 0);
+	}
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 1);
+	g_now += 200;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_abort.calls, 1);
+	abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[0].cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	/* The next one went out on the spare CID. */
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 2);
+	CU_ASSERT_NOT_EQUAL(g_fake.sq[1].cid, g_fake.sq[0].cid);
+	for (i = 1; i < 4; i++) {
+		device_complete(g_fake.sq[i].cid, 0, 0);
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_FALSE(nvme_cpl_is_error(&c[i].cpl));
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
+/*
+ * More lost completions than spare CIDs: once every usable tracker is quarantined, the
+ * qpair deletes and re-creates its queues (freeing all), and what waited goes out.
+ */
+static void
+test_quarantine_exhausted_reclaims(void)
+{
+	struct nvme_tracker *tr;
+	struct ut_cpl c[4];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(2, 16, 100); /* 1 slot, 1 spare CID */
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(submit(&c[i], i), 0);
+	}
+	/* Both CIDs lose their completions in turn. */
+	for (i = 0; i < 2; i++) {
+		g_now += 200;
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+		abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	}
+	/* The poll that found no usable CID reclaimed them: the queues were re-created
+	 * (under the admin lock) and the third request went out. */
+	CU_ASSERT_EQUAL(g_fake.disconnects, 1);
+	CU_ASSERT_EQUAL(g_fake.resets, 1);
+	CU_ASSERT_EQUAL(g_fake.connects, 1);
+	CU_ASSERT_EQUAL(g_locks, 0);
+	CU_ASSERT_TRUE(TAILQ_EMPTY(&g_qpair.recovery));
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 3);
+	CU_ASSERT_EQUAL(g_fake.sq[2].cdw10, 2);
+	/* A stale completion of a reclaimed CID is not taken for the new command. */
+	tr = &g_qpair.trackers[g_fake.sq[2].cid == 0 ? 1 : 0];
+	CU_ASSERT_FALSE(tr->cpl_pending);
+	for (i = 2; i < 4; i++) {
+		device_complete(g_fake.sq[i].cid, 0, 0);
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_FALSE(nvme_cpl_is_error(&c[i].cpl));
+	}
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[1].calls, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
+/* The queues cannot be re-created: the qpair fails, nothing is lost. */
+static void
+test_reclaim_fails(void)
+{
+	struct ut_cpl c[3];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(2, 16, 100);
+	g_fake.connect_rc = -EIO;
+	for (i = 0; i < 3; i++) {
+		submit(&c[i], i);
+	}
+	for (i = 0; i < 2; i++) {
+		g_now += 200;
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+		abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	}
+	CU_ASSERT_EQUAL(c[2].calls, 1);
+	CU_ASSERT_EQUAL(c[2].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(submit(&c[0], 9), -ENXIO);
+	teardown();
+}
+
+static void
+test_timeout_aborted(void)
+{
+	struct ut_cpl c = { 0 };
+	uint16_t cid;
+
+	setup(4, 16, 100);
+	cid = expire_one(&c);
+	/* The controller aborted it: its own completion (ABORTED BY REQUEST) follows. */
+	abort_completes(0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 0);
+	device_complete(cid, NVME_SCT_GENERIC, NVME_SC_ABORTED_BY_REQUEST);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_REQUEST);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	/* Nothing more happens however long we wait. */
+	g_now += 1000000;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	teardown();
+}
+
+static void
+test_timeout_abort_unanswered(void)
+{
+	struct ut_cpl c = { 0 };
+	uint16_t cid;
+
+	setup(4, 16, 100);
+	cid = expire_one(&c);
+	CU_ASSERT(g_admin_polls > 0); /* the owner moves the admin queue along */
+	/* No answer within the Abort's own timeout (admin_timeout_ms = 10 ms). */
+	g_now += 9000;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 0);
+	g_now += 2000;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	/* Nothing says the command left the SQ: its slot stays taken. */
+	CU_ASSERT_EQUAL(free_slots(), 2);
+	/* The late completion does not free the tracker while the Abort may still call
+	 * back into it; the Abort's answer does. */
+	device_complete(cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(count_free_trackers(), 5);
+	CU_ASSERT_EQUAL(free_slots(), 2);
+	abort_completes(0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	teardown();
+}
+
+static void
+test_timeout_aborted_but_never_completes(void)
+{
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 100);
+	expire_one(&c);
+	abort_completes(0, 0);
+	g_now += 11000;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	CU_ASSERT_EQUAL(count_free_trackers(), 5); /* quarantined, slot and all */
+	CU_ASSERT_EQUAL(free_slots(), 2);
+	teardown();
+}
+
+static void
+test_abort_failed_status(void)
+{
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 100);
+	expire_one(&c);
+	/* Abort Command Limit Exceeded and the like count as "not aborted". */
+	abort_completes(0, NVME_SC_INVALID_FIELD);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	CU_ASSERT_EQUAL(free_slots(), 2); /* unknown whether it left the SQ */
+	teardown();
+}
+
+static void
+test_abort_admin_busy(void)
+{
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 100);
+	g_abort.rc = -EAGAIN;
+	CU_ASSERT_EQUAL(submit(&c, 0), 0);
+	g_now += 200;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_timeout.calls, 1);
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	/* Retried on the next poll once the admin queue is free; reported only once. */
+	g_abort.rc = 0;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_abort.calls, 1);
+	CU_ASSERT_EQUAL(g_timeout.calls, 1);
+	abort_completes(1, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	teardown();
+}
+
+static void
+test_timeouts_only_expired(void)
+{
+	struct ut_cpl c[3];
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 100);
+	submit(&c[0], 0);
+	g_now += 60;
+	submit(&c[1], 1);
+	g_now += 60; /* the first expired, the second not */
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_abort.calls, 1);
+	CU_ASSERT_EQUAL(g_abort.cid, g_fake.sq[0].cid);
+	/* The second completes normally. */
+	device_complete(g_fake.sq[1].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[1].calls, 1);
+	CU_ASSERT_EQUAL(c[0].calls, 0);
+	teardown();
+}
+
+static void
+test_ctrlr_failure(void)
+{
+	struct ut_cpl c[5];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 100);
+	for (i = 0; i < 5; i++) {
+		submit(&c[i], i);
+	}
+	/* A timeout looks at CSTS first: the controller is dead. */
+	g_health_failed = true;
+	g_now += 200;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(submit(&c[0], 9), -ENXIO);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	teardown();
+}
+
+/* With no deadline, CSTS is still read once nothing has completed for a second. */
+static void
+test_health_check_without_timeout(void)
+{
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 0);
+	submit(&c, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	g_now += 500000;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_health_checks, 0);
+	g_now += 600000;
+	g_health_failed = true;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(g_health_checks, 1);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	teardown();
+}
+
+static void
+test_reset(void)
+{
+	struct ut_cpl c[5];
+	uint16_t old_cid;
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 0);
+	for (i = 0; i < 4; i++) {
+		submit(&c[i], i); /* three in slots, one queued */
+	}
+	old_cid = g_fake.sq[0].cid;
+	nvme_qpair_prepare_reset(&g_qpair);
+	CU_ASSERT_EQUAL(g_fake.resets, 1);
+	/* Nothing completes until the owner polls. */
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 0);
+	}
+	/* A stale completion from before the reset is ignored. */
+	device_complete(old_cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+		CU_ASSERT_EQUAL(c[i].cpl.status.dnr, 0); /* may be retried */
+	}
+	/* The queued one was never sent: it goes to the new queue. */
+	CU_ASSERT_EQUAL(c[3].calls, 0);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 4);
+	CU_ASSERT_EQUAL(g_fake.sq[3].cdw10, 3);
+	device_complete(g_fake.sq[3].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[3].calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[3].cpl));
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	teardown();
+}
+
+/* A reset frees quarantined CIDs too. */
+static void
+test_reset_frees_quarantine(void)
+{
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 100);
+	expire_one(&c);
+	abort_completes(1, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(count_free_trackers(), 5);
+	nvme_qpair_prepare_reset(&g_qpair);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	teardown();
+}
+
+static void
+test_abort_all(void)
+{
+	struct ut_cpl c[5];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 0);
+	for (i = 0; i < 5; i++) {
+		submit(&c[i], i);
+	}
+	nvme_qpair_abort_all(&g_qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+		CU_ASSERT_EQUAL(c[i].cpl.status.dnr, 1);
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	CU_ASSERT_EQUAL(free_slots(), 3);
+	CU_ASSERT_EQUAL(count_free_requests(), 16);
+	teardown();
+}
+
+static void
+orphan_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	(void)cpl;
+	(*(uint32_t *)arg)++;
+}
+
+static void
+test_orphan_request(void)
+{
+	struct ut_cpl c[4];
+	uint32_t orphaned = 0;
+	uint16_t cid = 0xffff;
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 0);
+	submit(&c[0], 0);
+	submit(&c[1], 1);
+	submit(&c[2], 2);
+	submit(&c[3], 3); /* queued */
+	/* Queued: removed, never sent. */
+	CU_ASSERT_FALSE(
+		nvme_qpair_orphan_request(&g_qpair, ut_cb, &c[3], orphan_cb, &orphaned, &cid));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 3);
+	/* In the device: its completion goes to the new callback. */
+	CU_ASSERT_TRUE(
+		nvme_qpair_orphan_request(&g_qpair, ut_cb, &c[1], orphan_cb, &orphaned, &cid));
+	CU_ASSERT_EQUAL(cid, g_fake.sq[1].cid);
+	device_complete(cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[1].calls, 0);
+	CU_ASSERT_EQUAL(orphaned, 1);
+	CU_ASSERT_FALSE(
+		nvme_qpair_orphan_request(&g_qpair, ut_cb, &c[1], orphan_cb, &orphaned, &cid));
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 3); /* the dequeued one never went out */
+	teardown();
+}
+
+static void
+test_neuter_aborts(void)
+{
+	struct nvp_nvme_qpair adminq;
+	struct nvme_request *req;
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 100);
+	expire_one(&c);
+	/* Put the Abort on a stand-in admin queue as the real one would hold it. */
+	memset(&adminq, 0, sizeof(adminq));
+	CU_ASSERT_EQUAL_FATAL(nvme_qpair_init(&adminq, &g_ctrlr, 0, 4, 8, false), 0);
+	req = nvme_qpair_alloc_request(&adminq);
+	nvme_request_init(req, g_abort.cb, g_abort.cb_arg);
+	adminq.trackers[0].req = req;
+	nvme_qpair_neuter_aborts(&adminq, &g_qpair);
+	CU_ASSERT_PTR_NULL(req->cb_fn);
+	nvme_qpair_fini(&adminq);
+	teardown();
+}
+
+static void *
+foreign_thread(void *arg)
+{
+	struct ut_cpl *c = arg;
+
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -EPERM);
+	(void)c;
+	return NULL;
+}
+
+static void
+test_owner_thread(void)
+{
+	struct ut_cpl c = { 0 };
+	pthread_t t;
+
+	setup(4, 16, 0);
+	ut_log_clear();
+	pthread_create(&t, NULL, foreign_thread, &c);
+	pthread_join(t, NULL);
+	CU_ASSERT_TRUE(ut_log_has("does not own it"));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(NULL, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_id(&g_qpair), 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_size(&g_qpair), 4);
+	teardown();
+}
+
+int
+main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		return 1;
+	}
+	nvp_log_set_callback(ut_log_cb);
+	s = CU_add_suite("nvme_qpair", NULL, NULL);
+	CU_ADD_TEST(s, test_init_sizes);
+	CU_ADD_TEST(s, test_submit_complete);
+	CU_ADD_TEST(s, test_queue_full_queued_submitted);
+	CU_ADD_TEST(s, test_max_completions);
+	CU_ADD_TEST(s, test_delay_doorbell);
+	CU_ADD_TEST(s, test_submit_errors);
+	CU_ADD_TEST(s, test_resubmit_from_callback);
+	CU_ADD_TEST(s, test_timeout_not_aborted);
+	CU_ADD_TEST(s, test_lost_completion_single_slot);
+	CU_ADD_TEST(s, test_quarantine_exhausted_reclaims);
+	CU_ADD_TEST(s, test_reclaim_fails);
+	CU_ADD_TEST(s, test_timeout_aborted);
+	CU_ADD_TEST(s, test_timeout_abort_unanswered);
+	CU_ADD_TEST(s, test_timeout_aborted_but_never_completes);
+	CU_ADD_TEST(s, test_abort_failed_status);
+	CU_ADD_TEST(s, test_abort_admin_busy);
+	CU_ADD_TEST(s, test_timeouts_only_expired);
+	CU_ADD_TEST(s, test_ctrlr_failure);
+	CU_ADD_TEST(s, test_health_check_without_timeout);
+	CU_ADD_TEST(s, test_reset);
+	CU_ADD_TEST(s, test_reset_frees_quarantine);
+	CU_ADD_TEST(s, test_abort_all);
+	CU_ADD_TEST(s, test_orphan_request);
+	CU_ADD_TEST(s, test_neuter_aborts);
+	CU_ADD_TEST(s, test_owner_thread);
+	return ut_run();
+}
