@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The nvpoll authors
+#
+# nvpoll top-level Makefile. `make help` lists the targets.
+
+NVP_ROOT_DIR := $(CURDIR)
+NVP_TOP_MAKEFILE := 1
+.DEFAULT_GOAL := all
+
+# Goals that work without a configuration.
+NVP_NOCONFIG_GOALS := clean distclean help format check-format
+ifeq ($(filter-out $(NVP_NOCONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+NVP_NOCONFIG := 1
+-include $(NVP_ROOT_DIR)/mk/config.mk
+else
+# Configure with defaults if ./configure has not run; re-run it with the same options when
+# configure or CONFIG changed since. (make rebuilds an included makefile, then restarts.)
+include $(NVP_ROOT_DIR)/mk/config.mk
+endif
+
+include $(NVP_ROOT_DIR)/mk/nvp.common.mk
+
+ifndef NVP_NOCONFIG
+$(NVP_ROOT_DIR)/mk/config.mk: $(NVP_ROOT_DIR)/configure $(NVP_ROOT_DIR)/CONFIG
+	@if [ -f $@ ]; then \
+		echo "configure or CONFIG changed: running ./configure$(CONFIG_ARGS)"; \
+	else \
+		echo "mk/config.mk is missing: running ./configure with the defaults"; \
+	fi
+	$(Q)cd $(NVP_ROOT_DIR) && ./configure $(CONFIG_ARGS)
+
+# nvp_config.h removed (rm -rf build) but mk/config.mk still there: regenerate both.
+$(NVP_CONFIG_H): | $(NVP_ROOT_DIR)/mk/config.mk
+	$(Q)cd $(NVP_ROOT_DIR) && ./configure $(CONFIG_ARGS) >/dev/null
+endif
+
+PREFIX ?= $(CONFIG_PREFIX)
+DESTDIR ?=
+
+.PHONY: all lib app examples tests test install uninstall clean distclean format \
+	check-format help
+
+all: lib app examples tests
+
+lib: $(NVP_CONFIG_H)
+	$(Q)$(MAKE) -C lib all
+
+app: lib
+	$(Q)$(MAKE) -C app all
+
+examples: lib
+	$(Q)$(MAKE) -C examples all
+
+# Build the test programs (test/unit, test/functional).
+tests: lib
+	$(Q)$(MAKE) -C test all
+
+# Build everything, then run the tests: `make test T=nvme` runs the programs whose path
+# contains "nvme"; NVP_TEST_TIMEOUT=<seconds> changes the per-program timeout.
+test: all
+	$(Q)$(NVP_ROOT_DIR)/test/run_tests.sh $(T)
+
+INSTALL ?= install
+INST_BIN := $(DESTDIR)$(PREFIX)/bin
+INST_LIB := $(DESTDIR)$(PREFIX)/lib
+INST_INC := $(DESTDIR)$(PREFIX)/include/nvpoll
+INST_PC := $(INST_LIB)/pkgconfig
+NVP_SO_FILE := libnvpoll.so.$(NVP_SO_MAJOR).$(NVP_SO_MINOR)
+
+install: all
+	$(call quiet,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(INST_INC) $(INST_LIB) $(INST_PC) $(INST_BIN)
+	$(Q)$(INSTALL) -m 644 include/nvpoll/*.h $(INST_INC)/
+	$(Q)$(INSTALL) -m 644 $(NVP_LIBNVPOLL_A) $(INST_LIB)/
+	$(Q)$(INSTALL) -m 755 $(NVP_LIB_DIR)/$(NVP_SO_FILE) $(INST_LIB)/
+	$(Q)ln -sf $(NVP_SO_FILE) $(INST_LIB)/libnvpoll.so.$(NVP_SO_MAJOR)
+	$(Q)ln -sf libnvpoll.so.$(NVP_SO_MAJOR) $(INST_LIB)/libnvpoll.so
+	$(Q)sed 's|^prefix=.*|prefix=$(PREFIX)|' $(NVP_LIB_DIR)/pkgconfig/nvpoll.pc \
+		>$(INST_PC)/nvpoll.pc
+	$(Q)chmod 644 $(INST_PC)/nvpoll.pc
+	$(Q)for f in $(wildcard $(NVP_BIN_DIR)/*); do \
+		$(INSTALL) -m 755 $$f $(INST_BIN)/ || exit 1; done
+
+uninstall:
+	$(call quiet,UNINST,$(DESTDIR)$(PREFIX))
+	$(Q)rm -rf $(INST_INC)
+	$(Q)rm -f $(INST_LIB)/libnvpoll.a $(INST_LIB)/$(NVP_SO_FILE) \
+		$(INST_LIB)/libnvpoll.so.$(NVP_SO_MAJOR) $(INST_LIB)/libnvpoll.so $(INST_PC)/nvpoll.pc
+	$(Q)for f in $(notdir $(wildcard $(NVP_BIN_DIR)/*)); do rm -f $(INST_BIN)/$$f; done
+
+clean:
+	$(call quiet,CLEAN,build)
+	$(Q)rm -rf $(NVP_BUILD_DIR)/obj $(NVP_BUILD_DIR)/lib $(NVP_BUILD_DIR)/bin \
+		$(NVP_BUILD_DIR)/examples $(NVP_BUILD_DIR)/test
+
+distclean:
+	$(call quiet,CLEAN,build mk/config.mk)
+	$(Q)rm -rf $(NVP_BUILD_DIR) $(NVP_ROOT_DIR)/mk/config.mk
+
+format:
+	$(Q)$(NVP_ROOT_DIR)/scripts/check_format.sh --fix
+
+check-format:
+	$(Q)$(NVP_ROOT_DIR)/scripts/check_format.sh
+
+help:
+	@echo "nvpoll make targets:"
+	@echo "  all (default)  libraries, libnvpoll.a/.so, nvpoll.pc, apps, examples, test programs"
+	@echo "  lib app examples tests   one part of all"
+	@echo "  test           build, then run every test (test/run_tests.sh)"
+	@echo "                 T=<substring> runs a subset, NVP_TEST_TIMEOUT=<s> per-program timeout"
+	@echo "  install        install headers, libnvpoll, nvpoll.pc, apps (PREFIX=, DESTDIR=)"
+	@echo "  uninstall      remove what install put there"
+	@echo "  clean          remove build output (keeps the configuration)"
+	@echo "  distclean      remove build/ and mk/config.mk"
+	@echo "  format         clang-format -i over the sources"
+	@echo "  check-format   report sources that clang-format would change"
+	@echo "Variables: V=1 shows full commands; EXTRA_CFLAGS=, EXTRA_LDFLAGS= add flags."
+	@echo "Configure first with ./configure (--help for options); make does it with defaults."

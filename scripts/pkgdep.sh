@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The nvpoll authors
+#
+# Install the Debian (12, bookworm) packages nvpoll needs to build and test. Idempotent:
+# packages already installed are left alone, and `apt-get update` runs only when something
+# is missing. Runs as root, or through sudo when started by another user.
+
+set -euo pipefail
+
+PACKAGES=(
+	build-essential  # gcc, make, libc headers, ASan/UBSan runtimes
+	pkg-config       # ./configure finds dependencies with it
+	libdpdk-dev      # lib/env_dpdk (or ./configure --without-dpdk)
+	dpdk-dev         # dpdk-hugepages.py, dpdk-devbind.py
+	libpciaccess-dev # PCI enumeration
+	libcunit1-dev    # unit and functional tests
+	libjson-c-dev    # JSON output of tools
+	clang-format     # scripts/check_format.sh, make format
+	python3          # scripts
+)
+
+if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+	echo "pkgdep.sh: this script supports Debian and derivatives (dpkg/apt-get) only." >&2
+	echo "Install the equivalents of: ${PACKAGES[*]}" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		continue
+	fi
+	missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "pkgdep.sh: all ${#PACKAGES[@]} packages already installed: ${PACKAGES[*]}"
+	exit 0
+fi
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "pkgdep.sh: must run as root (sudo is not installed): su -c $0" >&2
+		exit 1
+	fi
+	SUDO=(sudo)
+fi
+
+echo "pkgdep.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"${missing[@]}"
+echo "pkgdep.sh: installed ${missing[*]}"
