@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Recovery in the corners: faults that meet a full queue, queued requests and resets.
+ *  - An injected error status reaches exactly the request it was meant for.
+ *  - A dropped completion on a queue with one usable slot (2 entries): the requests
+ *    queued behind it still complete (the driver must not wait forever for a slot the
+ *    device has long given back).
+ *  - Deadlines of requests still on the software queued list.
+ *  - A controller that stops answering (all-ones registers) with requests in flight:
+ *    every request completes once, with an error, in bounded time.
+ *  - A reset with requests on the queued list: each completes exactly once.
+ *  - Several controllers at once, with their data kept apart.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fixture.h"
+
+/* The requests of one test: a completion record and a block each. */
+struct batch {
+	unsigned int n;
+	struct fx_cpl c[64];
+	uint8_t *buf;
+};
+
+static void
+batch_init(struct batch *b, unsigned int n)
+{
+	memset(b, 0, sizeof(*b));
+	b->n = n;
+	b->buf = fx_dma_alloc((size_t)n * 4096);
+}
+
+static void
+batch_fini(struct batch *b)
+{
+	nvp_env_dma_free(b->buf);
+}
+
+/* Submit @b->n one-block writes (pattern @tag) to LBAs 0..n-1. \return refusals. */
+static unsigned int
+batch_write(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, struct batch *b, uint32_t tag)
+{
+	unsigned int i, refused = 0;
+
+	for (i = 0; i < b->n; i++) {
+		memset(&b->c[i], 0, sizeof(b->c[i]));
+		fx_pattern_fill(b->buf + (size_t)i * 4096, i, 1, 512, tag);
+		if (nvp_nvme_ns_cmd_write(ns, qpair, b->buf + (size_t)i * 4096, i, 1, fx_cpl_cb,
+					  &b->c[i], 0) != 0) {
+			refused++;
+		}
+	}
+	return refused;
+}
+
+/* Wait for every request; count errors. \return -ETIMEDOUT if one never came. */
+static int
+batch_wait(struct nvp_nvme_qpair *qpair, struct batch *b, uint32_t ms, unsigned int *errors)
+{
+	unsigned int i;
+	int rc = 0;
+
+	*errors = 0;
+	for (i = 0; i < b->n; i++) {
+		int r = fx_poll_until(qpair, &b->c[i].calls, 1, ms);
+
+		if (r == -ETIMEDOUT) {
+			fprintf(stderr, "  request %u of %u never completed\n", i, b->n);
+			rc = -ETIMEDOUT;
+			break;
+		}
+	}
+	fx_poll_for(qpair, 20);
+	for (i = 0; i < b->n; i++) {
+		CU_ASSERT(b->c[i].calls <= 1);
+		if (b->c[i].calls == 1 && nvme_cpl_is_error(&b->c[i].cpl)) {
+			(*errors)++;
+		}
+	}
+	return rc;
+}
+
+static void
+test_injected_error_status(void)
+{
+	struct nvme_error_information_entry *log;
+	struct fx_ctrlr fx;
+	struct nvme_cpl cpl;
+	uint8_t *buf;
+	uint32_t status = (NVME_SCT_MEDIA_ERROR << 8) | NVME_SC_UNRECOVERED_READ_ERROR;
+
+	if (fx_open(&fx, "size=4M") != 0) {
+		fx_close(&fx);
+		return;
+	}
+	buf = fx_dma_alloc(4096);
+	log = fx_dma_alloc(4096);
+	/* The third I/O command from now fails with Unrecovered Read Error. */
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ERROR, 1, 2, status), 0);
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_WRITE, buf, 0, 1, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_WRITE, buf, 1, 1, 0, NULL), 0);
+	memset(&cpl, 0, sizeof(cpl));
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, 0, 1, 0, &cpl), -EIO);
+	FX_ASSERT_STATUS(&cpl, NVME_SCT_MEDIA_ERROR, NVME_SC_UNRECOVERED_READ_ERROR);
+	/* Only that one. */
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, 0, 1, 0, NULL), 0);
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(fx.ctrlr));
+	/* Recorded in the error log. */
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_log_page(fx.ctrlr, NVME_LOG_ERROR, NVME_GLOBAL_NS_TAG,
+						    log, 64, 0, NULL),
+			0);
+	CU_ASSERT_EQUAL(log->status.sct, NVME_SCT_MEDIA_ERROR);
+	CU_ASSERT_EQUAL(log->status.sc, NVME_SC_UNRECOVERED_READ_ERROR);
+	nvp_env_dma_free(log);
+	nvp_env_dma_free(buf);
+	fx_close(&fx);
+}
+
+/* A dropped completion on queues with very few slots; requests queued behind it. */
+static void
+drop_on_small_queue(uint32_t entries, uint32_t drops)
+{
+	struct nvp_nvme_qpair *qpair = NULL;
+	struct fx_ctrlr fx;
+	struct batch b;
+	unsigned int errors = 0;
+	uint64_t start;
+
+	if (fx_open(&fx, "size=4M") != 0) {
+		fx_close(&fx);
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, entries, 16, 200000, false, &qpair), 0);
+	batch_init(&b, 16);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_DROP_CPL, drops, 0, 0), 0);
+	start = fx_now_us();
+	CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x31), 0);
+	CU_ASSERT_EQUAL(batch_wait(qpair, &b, 5000, &errors), 0);
+	fprintf(stderr, "  %u-entry queue, %u dropped: %u errors, %" PRIu64 " ms\n", entries, drops,
+		errors, (fx_now_us() - start) / 1000);
+	CU_ASSERT_EQUAL(errors, drops);
+
+	/* And the qpair is usable afterwards, at full depth. */
+	CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x32), 0);
+	CU_ASSERT_EQUAL(batch_wait(qpair, &b, 5000, &errors), 0);
+	CU_ASSERT_EQUAL(errors, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(qpair), 0);
+	batch_fini(&b);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);
+	fx_close(&fx);
+}
+
+static void
+test_drop_on_two_entry_queue(void)
+{
+	drop_on_small_queue(2, 1);
+}
+
+static void
+test_drops_fill_four_entry_queue(void)
+{
+	/* Every usable slot of a 4-entry queue (3) loses its completion. */
+	drop_on_small_queue(4, 3);
+}
+
+/* More lost completions than the queue has spare command identifiers. */
+static void
+test_drops_exhaust_two_entry_queue(void)
+{
+	drop_on_small_queue(2, 2);
+}
+
+static void
+test_drops_exhaust_four_entry_queue(void)
+{
+	drop_on_small_queue(4, 7);
+}
+
+/*
+ * 16 requests on a 4-entry queue of a device that takes 30 ms per write, deadline
+ * 150 ms: the last requests wait longer than the deadline on the queued list. Whatever
+ * the driver decides for them, each completes once, and successful ones were written.
+ */
+static void
+test_deadline_while_queued(void)
+{
+	struct nvp_nvme_qpair *qpair = NULL;
+	struct fx_ctrlr fx;
+	struct batch b;
+	unsigned int errors = 0, i;
+	uint8_t *rd;
+
+	if (fx_open(&fx, "size=4M,channels=1,write_us=30000") != 0) {
+		fx_close(&fx);
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 4, 16, 150000, false, &qpair), 0);
+	batch_init(&b, 16);
+	CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x33), 0);
+	CU_ASSERT_EQUAL(batch_wait(qpair, &b, 15000, &errors), 0);
+	fprintf(stderr, "  %u of 16 queued requests ended in an error\n", errors);
+	fx_poll_for(qpair, 600);
+	rd = fx_dma_alloc(4096);
+	for (i = 0; i < b.n; i++) {
+		CU_ASSERT_EQUAL(b.c[i].calls, 1);
+		if (b.c[i].calls == 1 && !nvme_cpl_is_error(&b.c[i].cpl)) {
+			CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, rd, i, 1, 0, NULL), 0);
+			CU_ASSERT(fx_pattern_check(rd, i, 1, 512, 0x33) < 0);
+		}
+	}
+	nvp_env_dma_free(rd);
+	batch_fini(&b);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);
+	fx_close(&fx);
+}
+
+/* The device goes away (registers read all ones) with requests in flight. */
+static void
+test_all_ones_with_requests_in_flight(void)
+{
+	struct nvp_nvme_ctrlr_opts opts;
+	struct nvp_nvme_qpair *qpair = NULL;
+	struct fx_ctrlr fx;
+	struct batch b;
+	unsigned int i, done = 0, errors = 0;
+	uint64_t start, deadline;
+	int32_t rc = 0;
+
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	opts.admin_timeout_ms = 1000;
+	if (fx_open_opts(&fx, "size=4M,channels=1,write_us=100000,to=2", &opts) != 0) {
+		fx_close(&fx);
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 16, 16, 200000, false, &qpair), 0);
+	batch_init(&b, 8);
+	CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x34), 0);
+	nvp_nvme_qpair_process_completions(qpair, 0);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ALL_ONES, 1, 0, 0), 0);
+
+	start = fx_now_us();
+	deadline = start + 20u * 1000 * 1000;
+	while (fx_now_us() < deadline) {
+		rc = nvp_nvme_qpair_process_completions(qpair, 0);
+		for (i = 0, done = 0; i < b.n; i++) {
+			done += b.c[i].calls;
+		}
+		if (done == b.n || rc < 0) {
+			break;
+		}
+	}
+	fprintf(stderr, "  %u of %u completed, process_completions %d, after %" PRIu64 " ms\n",
+		done, b.n, rc, (fx_now_us() - start) / 1000);
+	CU_ASSERT_EQUAL(done, b.n);
+	for (i = 0; i < b.n; i++) {
+		CU_ASSERT_EQUAL(b.c[i].calls, 1);
+		if (nvme_cpl_is_error(&b.c[i].cpl)) {
+			errors++;
+		}
+	}
+	/* The first write may have finished before the device vanished; not the rest. */
+	CU_ASSERT(errors >= b.n - 1);
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_failed(fx.ctrlr));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(fx.ns, qpair, b.buf, 0, 1, fx_cpl_cb, &b.c[0], 0),
+			-ENXIO);
+
+	nvp_nvme_ctrlr_free_io_qpair(qpair);
+	nvp_nvme_ctrlr_free_io_qpair(fx.qpair);
+	fx.qpair = NULL;
+	nvp_nvme_detach(fx.ctrlr);
+	fx.ctrlr = NULL;
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ALL_ONES, 0, 0, 0), 0);
+	batch_fini(&b);
+	fx_close(&fx);
+}
+
+/* Reset with 32 requests on a 4-entry queue: in the device and on the queued list. */
+static void
+test_reset_with_queued_requests(void)
+{
+	struct nvp_nvme_qpair *qpair = NULL;
+	struct fx_ctrlr fx;
+	struct batch b;
+	unsigned int errors = 0, i;
+
+	if (fx_open(&fx, "size=4M,channels=1,write_us=20000") != 0) {
+		fx_close(&fx);
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 4, 32, 0, false, &qpair), 0);
+	batch_init(&b, 32);
+	CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x35), 0);
+	nvp_nvme_qpair_process_completions(qpair, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(qpair), 32);
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_ctrlr_reset(fx.ctrlr), 0);
+	CU_ASSERT_EQUAL(batch_wait(qpair, &b, 10000, &errors), 0);
+	for (i = 0; i < b.n; i++) {
+		CU_ASSERT_EQUAL(b.c[i].calls, 1);
+	}
+	fprintf(stderr, "  %u of 32 ended with an error status\n", errors);
+	CU_ASSERT(errors >= 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(qpair), 0);
+	/* Working again at full depth. */
+	CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x36), 0);
+	CU_ASSERT_EQUAL(batch_wait(qpair, &b, 10000, &errors), 0);
+	CU_ASSERT_EQUAL(errors, 0);
+	batch_fini(&b);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);
+	fx_close(&fx);
+}
+
+/* Three controllers attached at once: separate storage, separate queues. */
+static void
+test_three_controllers(void)
+{
+	struct fx_ctrlr fx[3];
+	uint8_t *buf;
+	unsigned int i, round;
+	int ok = 1;
+
+	memset(fx, 0, sizeof(fx));
+	buf = fx_dma_alloc(8 * 4096);
+	for (i = 0; i < 3 && ok; i++) {
+		ok = fx_open(&fx[i], i == 1 ? "size=4M,lba=4096,dstrd=3" : "size=4M") == 0;
+	}
+	for (round = 0; round < 2 && ok; round++) {
+		for (i = 0; i < 3; i++) {
+			uint32_t bs = nvp_nvme_ns_get_sector_size(fx[i].ns);
+			uint32_t n = 8 * 4096 / bs;
+
+			if (round == 0) {
+				fx_pattern_fill(buf, 0, n, bs, 0x40 + i);
+				CU_ASSERT_EQUAL(
+					fx_io(fx[i].ns, fx[i].qpair, FX_WRITE, buf, 0, n, 0, NULL),
+					0);
+			} else {
+				memset(buf, 0, 8 * 4096);
+				CU_ASSERT_EQUAL(
+					fx_io(fx[i].ns, fx[i].qpair, FX_READ, buf, 0, n, 0, NULL),
+					0);
+				CU_ASSERT(fx_pattern_check(buf, 0, n, bs, 0x40 + i) < 0);
+			}
+		}
+	}
+	CU_ASSERT(ok);
+	for (i = 0; i < 3; i++) {
+		fx_close(&fx[i]);
+	}
+	nvp_env_dma_free(buf);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct fx_test tests[] = {
+		{ "injected_error_status", test_injected_error_status },
+		{ "drop_on_two_entry_queue", test_drop_on_two_entry_queue },
+		{ "drops_fill_four_entry_queue", test_drops_fill_four_entry_queue },
+		{ "drops_exhaust_two_entry_queue", test_drops_exhaust_two_entry_queue },
+		{ "drops_exhaust_four_entry_queue", test_drops_exhaust_four_entry_queue },
+		{ "deadline_while_queued", test_deadline_while_queued },
+		{ "all_ones_with_requests_in_flight", test_all_ones_with_requests_in_flight },
+		{ "reset_with_queued_requests", test_reset_with_queued_requests },
+		{ "three_controllers", test_three_controllers },
+	};
+
+	return fx_main(argc, argv, "nvme_fault_recovery", tests, NVP_COUNTOF(tests));
+}
