@@ -22,7 +22,8 @@
  *   lba=512            LBA data size: 512 or 4096; a '/'-separated list gives one per
  *                      namespace ("lba=512/4096"); every namespace offers both formats
  *   backend=ram        ram | null | file:PATH (file data survives a restart: one file
- *                      per namespace, PATH.nsN, created at the namespace size)
+ *                      per namespace, PATH.nsN, created at the namespace size, and
+ *                      PATH.smart keeping SMART counters across restarts)
  *   mqes=1023          CAP.MQES, 0's based max queue entries (1..65535)
  *   dstrd=0            CAP.DSTRD doorbell stride (0..15)
  *   to=20              CAP.TO, ready timeout in 500 ms units (1..255)

@@ -9,6 +9,7 @@
 #endif
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,14 +242,42 @@ fault_request(struct emu_ctrlr *c, enum nvp_emu_fault_type type, uint32_t count,
 	return 0;
 }
 
+/*
+ * The controller thread applies fault requests at the top of an iteration, before it looks
+ * at the queues. Waiting for that here makes injection synchronous: a command whose
+ * doorbell is rung after this returns is guaranteed to see the fault (without the wait, a
+ * thread already past the check would service it unfaulted).
+ */
+static void
+wait_fault_applied(struct emu_ctrlr *c)
+{
+	uint64_t deadline = nvp_env_get_ticks() + nvp_env_get_ticks_hz();
+
+	while (__atomic_load_n(&c->fault_pending, __ATOMIC_ACQUIRE) != 0) {
+		if (nvp_env_get_ticks() > deadline) {
+			NVP_WARNLOG("emu %s: controller thread did not take the fault within 1 s",
+				    c->opts.name);
+			return;
+		}
+		sched_yield();
+	}
+}
+
 int
 nvp_emu_ctrlr_inject_fault(struct nvp_emu_ctrlr *ctrlr, enum nvp_emu_fault_type type,
 			   uint32_t count, uint32_t skip, uint32_t arg)
 {
+	struct emu_ctrlr *c = emu_ctrlr_from_pub(ctrlr);
+	int rc;
+
 	if (ctrlr == NULL) {
 		return -EINVAL;
 	}
-	return fault_request(emu_ctrlr_from_pub(ctrlr), type, count, skip, arg);
+	rc = fault_request(c, type, count, skip, arg);
+	if (rc == 0 && c->thread_started) {
+		wait_fault_applied(c);
+	}
+	return rc;
 }
 
 /* ---- create / destroy ---- */
