@@ -143,14 +143,14 @@ choose_no_huge(const struct nvp_env_opts *opts)
 	}
 	if (free_mb == 0) {
 		NVP_WARNLOG("no free hugepages; using anonymous 4 KiB memory (--no-huge), fine for "
-			    "the software controller, not for real devices - reserve some with "
-			    "scripts/setup.sh or: echo 1024 > "
-			    "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
+			    "the software controller, not for real devices - reserve some with: "
+			    "echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
 		return true;
 	}
 	if (opts->mem_size_mb > free_mb) {
 		NVP_WARNLOG("hugepages: need %zu MiB, %" PRIu64 " MiB free; using anonymous 4 KiB "
-			    "memory (--no-huge) - reserve more with scripts/setup.sh or lower "
+			    "memory (--no-huge) - reserve more in "
+			    "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages or lower "
 			    "mem_size_mb",
 			    opts->mem_size_mb, free_mb);
 		return true;
