@@ -341,8 +341,9 @@ int nvp_nvme_ns_cmd_write_zeroes(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *
 				 uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
 				 uint32_t io_flags);
 /**
- * Dataset management over 1..256 @ranges (any memory; copied into the request's DMA
- * page). @attributes: NVME_DSM_ATTR_DEALLOCATE etc.
+ * Dataset management over 1..256 @ranges (any memory; copied into one of the qpair's
+ * 32 DMA pages for ranges). @attributes: NVME_DSM_ATTR_DEALLOCATE etc. -ENOMEM also when
+ * 32 DSM commands of the qpair are in flight.
  */
 int nvp_nvme_ns_cmd_dataset_management(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
 				       uint32_t attributes, const struct nvme_dsm_range *ranges,

@@ -50,6 +50,12 @@
 #define NVME_IDENTIFY_SIZE 4096u
 #define NVME_DSM_PAGE_SIZE (NVME_DSM_MAX_RANGES * sizeof(struct nvme_dsm_range))
 /*
+ * DMA pages for dataset management ranges per I/O qpair: enough for this many DSM commands
+ * in flight at once (a DSM submit past it gets -ENOMEM, like running out of requests).
+ * A page per request would cost 4 MiB of DMA memory for a default qpair.
+ */
+#define NVME_DSM_POOL_PAGES 32u
+/*
  * Command identifiers beyond the SQ's slots, so that CIDs quarantined after a timeout
  * (see nvme_qpair.c) do not take the queue's slots with them.
  */
@@ -107,7 +113,7 @@ struct nvme_request {
 	STAILQ_ENTRY(nvme_request) link;
 
 	/* Cold: only dataset management uses it. */
-	void *dma_page; /* NVME_DSM_PAGE_SIZE bytes of DMA memory (I/O qpairs only) */
+	void *dma_page; /* a page of the qpair's DSM pool while the request holds one */
 };
 
 /* A chained PRP list page from a qpair's pool. */
@@ -203,7 +209,9 @@ struct nvp_nvme_qpair {
 	struct nvp_nvme_io_qpair_opts opts;
 	struct nvme_request *reqs;
 	uint32_t num_requests;
-	void *req_dma_pages;
+	void *dsm_pages; /* NVME_DSM_PAGE_SIZE * dsm_pool_size bytes of DMA memory */
+	void **dsm_free; /* stack of free pages from dsm_pages */
+	uint32_t dsm_free_count;
 	bool deleting;
 	TAILQ_ENTRY(nvp_nvme_qpair) link; /* the controller's list of I/O qpairs */
 };
@@ -448,21 +456,33 @@ nvme_qpair_alloc_request(struct nvp_nvme_qpair *qpair)
 	return req;
 }
 
-/* Give a request object back (never submitted). */
+/* Give a request object back, with the DSM page it may hold. */
 static inline void
 nvme_qpair_free_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
+	if (nvp_unlikely(req->dma_page != NULL)) {
+		qpair->dsm_free[qpair->dsm_free_count++] = req->dma_page;
+		req->dma_page = NULL;
+	}
 	STAILQ_INSERT_HEAD(&qpair->free_req, req, link);
+}
+
+/* Take a page for DSM ranges from the qpair's pool. \return it or NULL. */
+static inline void *
+nvme_qpair_get_dsm_page(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	if (qpair->dsm_free_count == 0) {
+		return NULL;
+	}
+	req->dma_page = qpair->dsm_free[--qpair->dsm_free_count];
+	return req->dma_page;
 }
 
 /* Fill a request's command and payload. */
 static inline void
 nvme_request_init(struct nvme_request *req, nvp_nvme_cmd_cb cb, void *cb_arg)
 {
-	void *dma_page = req->dma_page;
-
-	__builtin_memset(req, 0, offsetof(struct nvme_request, dma_page));
-	req->dma_page = dma_page;
+	__builtin_memset(req, 0, sizeof(*req));
 	req->cb_fn = cb;
 	req->cb_arg = cb_arg;
 }

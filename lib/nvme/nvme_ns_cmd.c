@@ -193,6 +193,7 @@ nvp_nvme_ns_cmd_dataset_management(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair
 				   uint16_t num_ranges, nvp_nvme_cmd_cb cb, void *cb_arg)
 {
 	struct nvme_request *req;
+	void *page;
 	uint32_t len = (uint32_t)num_ranges * sizeof(struct nvme_dsm_range);
 	int rc = nvme_qpair_check_owner(qpair);
 
@@ -211,13 +212,18 @@ nvp_nvme_ns_cmd_dataset_management(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair
 		return -ENOMEM;
 	}
 	nvme_request_init(req, cb, cb_arg);
-	/* The caller's ranges may be any memory: copy them into the request's DMA page. */
-	memcpy(req->dma_page, ranges, len);
+	/* The caller's ranges may be any memory: copy them into a DMA page of the qpair. */
+	page = nvme_qpair_get_dsm_page(qpair, req);
+	if (page == NULL) {
+		nvme_qpair_free_request(qpair, req);
+		return -ENOMEM;
+	}
+	memcpy(page, ranges, len);
 	req->cmd.opc = NVME_OPC_DATASET_MANAGEMENT;
 	req->cmd.nsid = ns->id;
 	req->cmd.cdw10 = num_ranges - 1u; /* NR, 0's based */
 	req->cmd.cdw11 = attributes;
-	nvme_request_set_contig(req, req->dma_page, len);
+	nvme_request_set_contig(req, page, len);
 	return nvme_qpair_submit_request(qpair, req);
 }
 

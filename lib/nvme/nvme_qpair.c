@@ -43,6 +43,32 @@ nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr)
  * Set-up
  * ------------------------------------------------------------------------------------- */
 
+/*
+ * Pages for dataset management ranges, made here so that a DSM command never needs memory
+ * from anywhere at submission time.
+ */
+static int
+init_dsm_pool(struct nvp_nvme_qpair *qpair, uint32_t num_requests)
+{
+	uint32_t n = NVP_MIN(num_requests, NVME_DSM_POOL_PAGES);
+	uint32_t i;
+
+	qpair->dsm_pages = nvp_env_dma_zmalloc((size_t)n * NVME_DSM_PAGE_SIZE, NVME_DSM_PAGE_SIZE,
+					       NULL);
+	qpair->dsm_free = calloc(n, sizeof(*qpair->dsm_free));
+	if (qpair->dsm_pages == NULL || qpair->dsm_free == NULL) {
+		NVP_ERRLOG("qpair %u: cannot allocate %zu KiB of DMA memory for dataset "
+			   "management ranges",
+			   qpair->id, (size_t)n * NVME_DSM_PAGE_SIZE / 1024);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		qpair->dsm_free[i] = (uint8_t *)qpair->dsm_pages + (size_t)i * NVME_DSM_PAGE_SIZE;
+	}
+	qpair->dsm_free_count = n;
+	return 0;
+}
+
 static int
 init_requests(struct nvp_nvme_qpair *qpair, uint32_t num_requests, bool with_dma_pages)
 {
@@ -53,29 +79,10 @@ init_requests(struct nvp_nvme_qpair *qpair, uint32_t num_requests, bool with_dma
 		return -ENOMEM;
 	}
 	qpair->num_requests = num_requests;
-	if (with_dma_pages) {
-		/* Each request carries a page for dataset management ranges, so a DSM
-		 * command never needs memory from anywhere at submission time. */
-		qpair->req_dma_pages = nvp_env_dma_zmalloc(
-			(size_t)num_requests * NVME_DSM_PAGE_SIZE, NVME_DSM_PAGE_SIZE, NULL);
-		if (qpair->req_dma_pages == NULL) {
-			NVP_ERRLOG("qpair %u: cannot allocate %zu KiB of DMA memory for %u "
-				   "requests; lower io_queue_requests",
-				   qpair->id, (size_t)num_requests * NVME_DSM_PAGE_SIZE / 1024,
-				   num_requests);
-			return -ENOMEM;
-		}
-	}
 	for (i = 0; i < num_requests; i++) {
-		struct nvme_request *req = &qpair->reqs[i];
-
-		if (with_dma_pages) {
-			req->dma_page = (uint8_t *)qpair->req_dma_pages +
-					(size_t)i * NVME_DSM_PAGE_SIZE;
-		}
-		STAILQ_INSERT_TAIL(&qpair->free_req, req, link);
+		STAILQ_INSERT_TAIL(&qpair->free_req, &qpair->reqs[i], link);
 	}
-	return 0;
+	return with_dma_pages ? init_dsm_pool(qpair, num_requests) : 0;
 }
 
 /*
@@ -129,8 +136,11 @@ nvme_qpair_fini(struct nvp_nvme_qpair *qpair)
 	qpair->trackers = NULL;
 	free(qpair->reqs);
 	qpair->reqs = NULL;
-	nvp_env_dma_free(qpair->req_dma_pages);
-	qpair->req_dma_pages = NULL;
+	nvp_env_dma_free(qpair->dsm_pages);
+	qpair->dsm_pages = NULL;
+	free(qpair->dsm_free);
+	qpair->dsm_free = NULL;
+	qpair->dsm_free_count = 0;
 }
 
 /* ---------------------------------------------------------------------------------------

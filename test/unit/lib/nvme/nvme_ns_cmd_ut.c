@@ -36,6 +36,7 @@ static struct nvp_nvme_ns g_ns;
 static struct nvp_nvme_qpair g_qpair;
 static struct nvme_request g_reqs[NUM_REQS];
 static uint8_t g_pages[NUM_REQS][NVME_DSM_PAGE_SIZE];
+static void *g_dsm_free[NUM_REQS];
 static uint32_t g_buf[4096];
 
 static void
@@ -81,9 +82,11 @@ setup(void)
 	g_qpair.owner = pthread_self();
 	STAILQ_INIT(&g_qpair.free_req);
 	for (i = 0; i < NUM_REQS; i++) {
-		g_reqs[i].dma_page = g_pages[i];
 		STAILQ_INSERT_TAIL(&g_qpair.free_req, &g_reqs[i], link);
+		g_dsm_free[i] = g_pages[i];
 	}
+	g_qpair.dsm_free = g_dsm_free;
+	g_qpair.dsm_free_count = NUM_REQS;
 	memset(&g_last, 0, sizeof(g_last));
 	g_submits = 0;
 	g_submit_rc = 0;
@@ -272,7 +275,8 @@ test_dsm(void)
 	CU_ASSERT_EQUAL(g_last.cmd.cdw10, 2);
 	CU_ASSERT_EQUAL(g_last.cmd.cdw11, NVME_DSM_ATTR_DEALLOCATE);
 	CU_ASSERT_EQUAL(g_last.payload.size, 3 * sizeof(struct nvme_dsm_range));
-	/* Copied into the request's own DMA page. */
+	/* Copied into a DMA page of the qpair's pool, held by the request. */
+	CU_ASSERT_PTR_NOT_NULL(g_last.dma_page);
 	CU_ASSERT_PTR_EQUAL(g_last.payload.buf, g_last.dma_page);
 	copied = g_last.payload.buf;
 	CU_ASSERT_EQUAL(copied[2].starting_lba, 2);
@@ -292,6 +296,31 @@ test_dsm(void)
 	CU_ASSERT_EQUAL(
 		nvp_nvme_ns_cmd_dataset_management(&g_ns, &g_qpair, 0, ranges, 2, dummy_cb, NULL),
 		-ERANGE);
+}
+
+/* DSM pages come from a small per-qpair pool: exhausted -> -ENOMEM, freed -> reusable. */
+static void
+test_dsm_pool(void)
+{
+	struct nvme_dsm_range range = { .starting_lba = 0, .length = 1 };
+
+	setup();
+	g_qpair.dsm_free_count = 1;
+	CU_ASSERT_EQUAL(
+		nvp_nvme_ns_cmd_dataset_management(&g_ns, &g_qpair, 0, &range, 1, dummy_cb, NULL),
+		0);
+	CU_ASSERT_PTR_EQUAL(g_last.dma_page, g_dsm_free[0]);
+	/* The stub completes (frees) the request at once: the page is back in the pool. */
+	CU_ASSERT_EQUAL(g_qpair.dsm_free_count, 1);
+	g_qpair.dsm_free_count = 0;
+	CU_ASSERT_EQUAL(
+		nvp_nvme_ns_cmd_dataset_management(&g_ns, &g_qpair, 0, &range, 1, dummy_cb, NULL),
+		-ENOMEM);
+	/* The failed call gave its request back: all NUM_REQS requests are still usable. */
+	for (int i = 0; i < NUM_REQS; i++) {
+		CU_ASSERT_PTR_NOT_NULL(nvme_qpair_alloc_request(&g_qpair));
+	}
+	CU_ASSERT_PTR_NULL(nvme_qpair_alloc_request(&g_qpair));
 }
 
 static void
@@ -369,6 +398,7 @@ main(void)
 	CU_ADD_TEST(s, test_vectored);
 	CU_ADD_TEST(s, test_write_zeroes);
 	CU_ADD_TEST(s, test_dsm);
+	CU_ADD_TEST(s, test_dsm_pool);
 	CU_ADD_TEST(s, test_flush_and_raw);
 	CU_ADD_TEST(s, test_owner_thread);
 	return ut_run();
