@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf: an I/O benchmark with spdk_nvme_perf's flags and output. It attaches the
+ * controllers named by -r (by default a software controller), starts one pinned I/O
+ * thread per core of -c (the main thread is the first core's), each with its own qpairs
+ * on every namespace, keeps -q requests outstanding per namespace per thread for -t
+ * seconds, then prints IOPS, bandwidth, latency (from lib/util's histogram) and the CPU
+ * time the I/O threads used.
+ *
+ *   nvp_perf -q 32 -o 4096 -w randread -t 5
+ *   nvp_perf -q 1 -w randrw -M 70 -LL -r 'trtype:emu name:emu0 read_us:80 channels:8'
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvpoll/env.h"
+#include "nvpoll/util.h"
+
+#include "perf.h"
+
+static void
+ns_name(struct perf_ns *pns, const struct nvp_nvme_transport_id *trid)
+{
+	char type[NVP_NVME_TRSTRING_MAX];
+	size_t i;
+
+	nvp_strlcpy(type, trid->trstring, sizeof(type));
+	for (i = 0; type[i] != '\0'; i++) {
+		type[i] = (char)toupper((unsigned char)type[i]);
+	}
+	snprintf(pns->name, sizeof(pns->name), "%s (%s) NSID %u", type,
+		 trid->trtype == NVP_NVME_TRANSPORT_PCIE ? trid->traddr : trid->name, pns->nsid);
+}
+
+/* Check one namespace against the options. \return 0 or PERF_EXIT_USAGE. */
+static int
+ns_check(const struct perf_opts *o, struct perf_ns *pns)
+{
+	uint32_t max_xfer = nvp_nvme_ns_get_max_io_xfer_size(pns->ns);
+
+	if (o->io_size % pns->sector_size != 0) {
+		fprintf(stderr,
+			"-o %u: not a multiple of the %u-byte sector size of %s "
+			"(try -o %u)\nTry 'nvp_perf --help' for more information.\n",
+			o->io_size, pns->sector_size, pns->name,
+			(o->io_size / pns->sector_size + 1) * pns->sector_size);
+		return PERF_EXIT_USAGE;
+	}
+	if (o->io_size > max_xfer) {
+		fprintf(stderr,
+			"-o %u: larger than the %u-byte maximum transfer of %s\n"
+			"Try 'nvp_perf --help' for more information.\n",
+			o->io_size, max_xfer, pns->name);
+		return PERF_EXIT_USAGE;
+	}
+	pns->lbas_per_io = o->io_size / pns->sector_size;
+	pns->num_ios = nvp_nvme_ns_get_num_sectors(pns->ns) / pns->lbas_per_io;
+	if (pns->num_ios == 0) {
+		fprintf(stderr, "-o %u: larger than %s itself\n", o->io_size, pns->name);
+		return PERF_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Add every active namespace of @ctrlr. \return 0, PERF_EXIT_USAGE or PERF_EXIT_FAIL. */
+static int
+add_namespaces(struct perf_run *run, struct nvp_nvme_ctrlr *ctrlr)
+{
+	const struct nvp_nvme_transport_id *trid = nvp_nvme_ctrlr_get_transport_id(ctrlr);
+	uint32_t nsid;
+	int rc;
+
+	for (nsid = nvp_nvme_ctrlr_get_first_active_ns(ctrlr); nsid != 0;
+	     nsid = nvp_nvme_ctrlr_get_next_active_ns(ctrlr, nsid)) {
+		struct perf_ns *grown = realloc(run->ns, (run->num_ns + 1) * sizeof(*run->ns));
+		struct perf_ns *pns;
+
+		if (grown == NULL) {
+			return PERF_EXIT_FAIL;
+		}
+		run->ns = grown;
+		pns = &run->ns[run->num_ns];
+		memset(pns, 0, sizeof(*pns));
+		pns->ctrlr = ctrlr;
+		pns->ns = nvp_nvme_ctrlr_get_ns(ctrlr, nsid);
+		pns->nsid = nsid;
+		pns->sector_size = nvp_nvme_ns_get_sector_size(pns->ns);
+		ns_name(pns, trid);
+		rc = ns_check(&run->opts, pns);
+		if (rc != 0) {
+			return rc;
+		}
+		run->num_ns++;
+	}
+	return 0;
+}
+
+static int
+attach_one(struct perf_run *run, const char *str)
+{
+	struct nvp_nvme_transport_id trid;
+	struct nvp_nvme_ctrlr *ctrlr;
+	uint32_t need, first;
+	int rc;
+
+	if (nvp_nvme_transport_id_parse(&trid, str) != 0) {
+		fprintf(stderr,
+			"invalid -r transport ID \"%s\"\nTry 'nvp_perf --help' for more "
+			"information.\n",
+			str);
+		return PERF_EXIT_USAGE;
+	}
+	rc = nvp_nvme_connect(&trid, NULL, &ctrlr);
+	if (rc != 0) {
+		fprintf(stderr, "cannot attach to \"%s\": %s\n", str, strerror(-rc));
+		return PERF_EXIT_FAIL;
+	}
+	run->ctrlrs[run->num_ctrlrs++] = ctrlr;
+	first = run->num_ns;
+	rc = add_namespaces(run, ctrlr);
+	if (rc != 0) {
+		return rc;
+	}
+	/* every I/O thread makes -P qpairs on every namespace */
+	need = run->num_threads * run->opts.qpairs_per_ns * (run->num_ns - first);
+	if (need > nvp_nvme_ctrlr_get_num_io_queues(ctrlr)) {
+		fprintf(stderr,
+			"\"%s\" granted %u I/O queues; %u threads x %u namespaces x -P %u "
+			"need %u\n",
+			str, nvp_nvme_ctrlr_get_num_io_queues(ctrlr), run->num_threads,
+			run->num_ns - first, run->opts.qpairs_per_ns, need);
+		return PERF_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* One thread per core of the mask; their statistics rows and histograms. */
+static int
+make_threads(struct perf_run *run)
+{
+	uint32_t core, t = 0, n;
+
+	run->threads = calloc(run->num_threads, sizeof(*run->threads));
+	if (run->threads == NULL) {
+		return -ENOMEM;
+	}
+	for (core = 0; core < PERF_MAX_CORES; core++) {
+		struct perf_thread *th;
+
+		if ((run->opts.core_mask & (1ull << core)) == 0) {
+			continue;
+		}
+		th = &run->threads[t];
+		th->index = t++;
+		th->core = core;
+		th->num_ns = run->num_ns;
+		th->ns_stats = calloc(run->num_ns, sizeof(*th->ns_stats));
+		if (th->ns_stats == NULL) {
+			return -ENOMEM;
+		}
+		for (n = 0; n < run->num_ns; n++) {
+			th->ns_stats[n].ns = &run->ns[n];
+			th->ns_stats[n].hist = malloc(sizeof(struct nvp_histogram));
+			if (th->ns_stats[n].hist == NULL) {
+				return -ENOMEM;
+			}
+			nvp_histogram_init(th->ns_stats[n].hist);
+		}
+	}
+	return 0;
+}
+
+/* Start threads 1..N-1, run thread 0 here, join. \return 0 or the first thread's -errno. */
+static int
+run_threads(struct perf_run *run)
+{
+	uint32_t i, started;
+	int rc = 0;
+
+	if (pthread_barrier_init(&run->start_barrier, NULL, run->num_threads) != 0) {
+		return -ENOMEM;
+	}
+	perf_io_set_run(run);
+	run->threads[0].is_main = true;
+	for (started = 1; started < run->num_threads; started++) {
+		rc = -pthread_create(&run->threads[started].tid, NULL, perf_thread_main,
+				     &run->threads[started]);
+		if (rc != 0) {
+			/* the barrier counts them: cannot go on without them */
+			fprintf(stderr, "cannot start I/O thread %u: %s\n", started, strerror(-rc));
+			exit(PERF_EXIT_FAIL);
+		}
+	}
+	perf_thread_main(&run->threads[0]);
+	for (i = 1; i < run->num_threads; i++) {
+		pthread_join(run->threads[i].tid, NULL);
+	}
+	pthread_barrier_destroy(&run->start_barrier);
+	for (i = 0; i < run->num_threads; i++) {
+		if (rc == 0 && run->threads[i].rc != 0) {
+			rc = run->threads[i].rc;
+		}
+	}
+	return rc;
+}
+
+static void
+cleanup(struct perf_run *run)
+{
+	uint32_t i, n;
+
+	for (i = 0; i < run->num_ctrlrs; i++) {
+		nvp_nvme_detach(run->ctrlrs[i]);
+	}
+	if (run->threads != NULL) {
+		for (i = 0; i < run->num_threads; i++) {
+			for (n = 0; run->threads[i].ns_stats != NULL && n < run->num_ns; n++) {
+				free(run->threads[i].ns_stats[n].hist);
+			}
+			free(run->threads[i].ns_stats);
+		}
+	}
+	free(run->threads);
+	free(run->ns);
+	if (nvp_env_is_initialized()) {
+		nvp_env_fini();
+	}
+}
+
+/*
+ * Software controllers need no hugepages: when every target is one and none are free,
+ * say --no-huge ourselves rather than have the environment warn about it.
+ */
+static bool
+emu_only_without_hugepages(const struct perf_opts *o)
+{
+	struct nvp_nvme_transport_id trid;
+	unsigned long free_pages = 0;
+	char line[128];
+	FILE *f;
+	uint32_t i;
+
+	for (i = 0; i < o->num_trids; i++) {
+		if (nvp_nvme_transport_id_parse(&trid, o->trids[i]) != 0 ||
+		    trid.trtype != NVP_NVME_TRANSPORT_VDEV) {
+			return false;
+		}
+	}
+	f = fopen("/proc/meminfo", "r");
+	if (f == NULL) {
+		return false;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "HugePages_Free: %lu", &free_pages) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	return free_pages == 0;
+}
+
+static int
+env_start(const struct perf_opts *o)
+{
+	struct nvp_env_opts env_opts;
+	int rc;
+
+	nvp_env_opts_init(&env_opts, sizeof(env_opts));
+	env_opts.name = "nvp_perf";
+	env_opts.mem_size_mb = o->mem_mb;
+	env_opts.no_huge = o->no_huge || emu_only_without_hugepages(o);
+	env_opts.quiet = true;
+	rc = nvp_env_init(&env_opts);
+	if (rc != 0) {
+		fprintf(stderr, "cannot initialise the environment: %s\n", strerror(-rc));
+	}
+	return rc;
+}
+
+static int
+write_outputs(struct perf_run *run)
+{
+	int status = 0;
+
+	perf_report_print(run, stdout);
+	if (run->opts.json_path != NULL && perf_json_write(run, run->opts.json_path) != 0) {
+		status = PERF_EXIT_FAIL;
+	}
+	if (run->opts.plot_path != NULL && perf_plot_write(run, run->opts.plot_path) != 0) {
+		status = PERF_EXIT_FAIL;
+	}
+	if (perf_total_errors(run) != 0) {
+		fprintf(stderr, "%lu I/O errors\n", (unsigned long)perf_total_errors(run));
+		status = PERF_EXIT_FAIL;
+	}
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct perf_run run;
+	int status = 0, rc;
+	uint32_t i;
+
+	rc = perf_opts_parse(&run.opts, argc, argv);
+	if (rc != 0) {
+		return rc > 0 ? 0 : PERF_EXIT_USAGE;
+	}
+	run.num_threads = (uint32_t)__builtin_popcountll(run.opts.core_mask);
+	if (env_start(&run.opts) != 0) {
+		return PERF_EXIT_FAIL;
+	}
+	run.ticks_hz = nvp_env_get_ticks_hz();
+	/* Attach before pinning: the software controller's thread inherits our affinity. */
+	for (i = 0; i < run.opts.num_trids && status == 0; i++) {
+		status = attach_one(&run, run.opts.trids[i]);
+	}
+	if (status == 0 && run.num_ns == 0) {
+		fprintf(stderr, "no active namespace on the controllers given\n");
+		status = PERF_EXIT_FAIL;
+	}
+	if (status == 0 && make_threads(&run) != 0) {
+		fprintf(stderr, "out of memory\n");
+		status = PERF_EXIT_FAIL;
+	}
+	if (status == 0) {
+		printf("Initialization complete. Launching workers.\n");
+		fflush(stdout);
+		rc = run_threads(&run);
+		if (rc != 0) {
+			fprintf(stderr, "the run failed: %s\n", strerror(-rc));
+			status = PERF_EXIT_FAIL;
+		}
+		rc = write_outputs(&run);
+		if (status == 0) {
+			status = rc;
+		}
+	}
+	cleanup(&run);
+	return status;
+}

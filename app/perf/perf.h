@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf: what its files share. perf.c runs the show (attach, threads, progress),
+ * perf_opts.c parses the command line, perf_io.c is the I/O thread, perf_report.c prints
+ * the tables, perf_json.c and perf_plot.c write --json and --plot.
+ */
+#ifndef NVP_PERF_H
+#define NVP_PERF_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nvpoll/histogram.h"
+#include "nvpoll/nvme.h"
+
+#define PERF_DEFAULT_TRID "trtype:emu name:emu0"
+#define PERF_MAX_TRIDS 16
+#define PERF_MAX_CORES 64
+#define PERF_MAX_SAMPLES 3600
+
+/* Exit statuses: 1 = the run failed (attach, I/O errors), 2 = the command line was wrong. */
+#define PERF_EXIT_FAIL 1
+#define PERF_EXIT_USAGE 2
+
+struct perf_opts {
+	uint32_t queue_depth; /* -q: outstanding per namespace per I/O thread */
+	uint32_t io_size;     /* -o: bytes */
+	const char *workload; /* -w as given */
+	bool random;          /* rand* workloads */
+	uint32_t read_pct;    /* 100 read, 0 write, -M for the mixes */
+	uint32_t time_s;      /* -t */
+	uint64_t core_mask;   /* -c */
+	const char *trids[PERF_MAX_TRIDS];
+	uint32_t num_trids;
+	uint32_t qpairs_per_ns; /* -P */
+	uint32_t latency_level; /* -L count */
+	uint64_t mem_mb;        /* -s */
+	bool no_huge;
+	const char *json_path;
+	const char *plot_path;
+};
+
+/*
+ * Parse argv into @opts (defaults first). \return 0 to run, 1 when help was printed
+ * (exit 0), or -EINVAL after printing the message and the --help hint (exit 2).
+ */
+int perf_opts_parse(struct perf_opts *opts, int argc, char **argv);
+
+/* One namespace of an attached controller. */
+struct perf_ns {
+	struct nvp_nvme_ctrlr *ctrlr;
+	struct nvp_nvme_ns *ns;
+	uint32_t nsid;
+	uint32_t sector_size;
+	uint32_t lbas_per_io;
+	uint64_t num_ios; /* I/O-size slots in the namespace */
+	char name[96];    /* "EMU (emu0) NSID 1" */
+};
+
+/* What one I/O thread did with one namespace; written only by that thread. */
+struct perf_ns_stats {
+	const struct perf_ns *ns;
+	uint64_t ios;
+	uint64_t reads;
+	uint64_t writes;
+	uint64_t errors;        /* error completions and failed submissions */
+	uint64_t submit_errors; /* of which: submissions refused */
+	struct nvp_histogram *hist;
+};
+
+/* One I/O thread: its core, its namespaces' statistics, live counters for progress. */
+struct perf_thread {
+	uint32_t index;
+	uint32_t core;
+	pthread_t tid;
+	bool is_main;
+	struct perf_ns_stats *ns_stats; /* one per namespace */
+	uint32_t num_ns;
+	/* Single writer (this thread), read by thread 0 for the progress line. */
+	_Atomic uint64_t live_ios;
+	_Atomic uint64_t live_lat_ticks;
+	/* Results, set when the thread ends. */
+	uint64_t elapsed_ticks;
+	uint64_t cpu_ns;
+	int rc; /* 0, or -errno if setup failed or the controller failed */
+};
+
+struct perf_sample {
+	double t_s;
+	double iops;
+	double mib_s;
+	double mean_us;
+};
+
+/* The whole run. */
+struct perf_run {
+	struct perf_opts opts;
+	struct perf_ns *ns;
+	uint32_t num_ns;
+	struct nvp_nvme_ctrlr *ctrlrs[PERF_MAX_TRIDS];
+	uint32_t num_ctrlrs;
+	struct perf_thread *threads;
+	uint32_t num_threads;
+	uint64_t ticks_hz;
+	pthread_barrier_t start_barrier;
+	uint64_t start_ticks; /* set by thread 0 after the barrier */
+	struct perf_sample samples[PERF_MAX_SAMPLES];
+	uint32_t num_samples;
+};
+
+/* perf_io.c: the body of an I/O thread (run directly by the main thread for its core). */
+void *perf_thread_main(void *arg);
+/* The run a thread belongs to (perf_io.c keeps it). */
+void perf_io_set_run(struct perf_run *run);
+
+/* perf_report.c */
+struct perf_lat_summary {
+	double mean_us, min_us, max_us;
+	double p50_us, p90_us, p99_us, p999_us, p9999_us;
+};
+
+void perf_lat_summary_get(const struct perf_run *run, const struct nvp_histogram *h,
+			  struct perf_lat_summary *s);
+double perf_ticks_to_us(const struct perf_run *run, uint64_t ticks);
+/* Merge every row's histogram into @total (initialised here). */
+void perf_total_histogram(const struct perf_run *run, struct nvp_histogram *total);
+void perf_report_print(const struct perf_run *run, FILE *f);
+uint64_t perf_total_errors(const struct perf_run *run);
+
+/* perf_json.c: \return 0 or -errno (message printed). */
+int perf_json_write(const struct perf_run *run, const char *path);
+
+/* perf_plot.c: \return 0 or -errno (message printed). */
+int perf_plot_write(const struct perf_run *run, const char *path);
+
+#endif /* NVP_PERF_H */

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The nvp_perf I/O thread. It pins itself to its core, makes its own qpairs (a qpair
+ * belongs to the thread that allocates it) and a preallocated task per outstanding
+ * request, waits for every thread at the start barrier, then keeps -q requests in flight
+ * per namespace until the run time is up, and drains. The I/O path takes no lock and
+ * allocates nothing: latency goes into this thread's own histogram, progress counters
+ * are single-writer atomics thread 0 reads once a second.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvpoll/env.h"
+#include "nvpoll/util.h"
+
+#include "perf.h"
+
+struct ns_worker;
+
+/* One request slot: it is either in flight or (after a failure or at the end) idle. */
+struct task {
+	struct ns_worker *nw;
+	struct nvp_nvme_qpair *qpair;
+	void *buf;
+	uint64_t submit_ticks;
+	bool is_read;
+};
+
+/* This thread's view of one namespace. */
+struct ns_worker {
+	struct perf_ns_stats *stats;
+	struct perf_thread *thread;
+	struct nvp_nvme_qpair **qpairs;
+	struct task *tasks;
+	uint64_t seq_next; /* sequential workloads: next I/O slot */
+	uint32_t outstanding;
+};
+
+/* Per-thread state the completion path needs. */
+struct io_ctx {
+	struct perf_run *run;
+	struct perf_thread *thread;
+	struct ns_worker *nws;
+	uint64_t rng;
+	bool draining;
+	uint64_t ios; /* mirrors of the live counters, stored relaxed */
+	uint64_t lat_ticks;
+};
+
+static struct perf_run *g_run;
+static __thread struct io_ctx *t_ctx;
+
+void
+perf_io_set_run(struct perf_run *run)
+{
+	g_run = run;
+}
+
+/* xorshift64*: fast, per thread, good enough to spread offsets. */
+static inline uint64_t
+rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in [0, n) without a division: the high half of a 64x64 product. */
+static inline uint64_t
+rng_below(uint64_t *s, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+}
+
+static void io_done(void *arg, const struct nvme_cpl *cpl);
+
+static int
+submit(struct io_ctx *ctx, struct task *t)
+{
+	struct ns_worker *nw = t->nw;
+	const struct perf_ns *ns = nw->stats->ns;
+	const struct perf_opts *o = &ctx->run->opts;
+	uint64_t slot, lba;
+	int rc;
+
+	if (o->random) {
+		slot = rng_below(&ctx->rng, ns->num_ios);
+	} else {
+		slot = nw->seq_next++;
+		if (nw->seq_next >= ns->num_ios) {
+			nw->seq_next = 0;
+		}
+	}
+	lba = slot * ns->lbas_per_io;
+	t->is_read = o->read_pct == 100 ||
+		     (o->read_pct != 0 && rng_below(&ctx->rng, 100) < o->read_pct);
+	t->submit_ticks = nvp_env_get_ticks();
+	if (t->is_read) {
+		rc = nvp_nvme_ns_cmd_read(ns->ns, t->qpair, t->buf, lba, ns->lbas_per_io, io_done,
+					  t, 0);
+	} else {
+		rc = nvp_nvme_ns_cmd_write(ns->ns, t->qpair, t->buf, lba, ns->lbas_per_io, io_done,
+					   t, 0);
+	}
+	if (__builtin_expect(rc != 0, 0)) {
+		nw->stats->errors++;
+		nw->stats->submit_errors++;
+		return rc;
+	}
+	nw->outstanding++;
+	return 0;
+}
+
+static void
+io_done(void *arg, const struct nvme_cpl *cpl)
+{
+	struct task *t = arg;
+	struct ns_worker *nw = t->nw;
+	struct perf_ns_stats *st = nw->stats;
+	struct io_ctx *ctx = t_ctx;
+	uint64_t lat = nvp_env_get_ticks() - t->submit_ticks;
+
+	nw->outstanding--;
+	nvp_histogram_record(st->hist, lat);
+	st->ios++;
+	if (t->is_read) {
+		st->reads++;
+	} else {
+		st->writes++;
+	}
+	if (__builtin_expect(nvme_cpl_is_error(cpl), 0)) {
+		st->errors++;
+	}
+	ctx->ios++;
+	ctx->lat_ticks += lat;
+	atomic_store_explicit(&ctx->thread->live_ios, ctx->ios, memory_order_relaxed);
+	atomic_store_explicit(&ctx->thread->live_lat_ticks, ctx->lat_ticks, memory_order_relaxed);
+	if (!ctx->draining) {
+		submit(ctx, t);
+	}
+}
+
+static int
+pin_to_core(uint32_t core)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(core, &set);
+	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static int
+alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
+{
+	struct nvp_nvme_ctrlr *ctrlr = nw->stats->ns->ctrlr;
+	struct nvp_nvme_io_qpair_opts qo;
+	uint32_t i, per_qp = (depth + count - 1) / count;
+	uint32_t max_entries = (uint32_t)nvp_nvme_ctrlr_get_regs_cap(ctrlr).bits.mqes + 1;
+	int rc;
+
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(ctrlr, &qo, sizeof(qo));
+	/* one slot more than the requests, so the SQ never looks full */
+	if (qo.io_queue_size < per_qp + 1) {
+		qo.io_queue_size = NVP_MIN(per_qp + 1, max_entries);
+	}
+	if (qo.io_queue_requests < NVP_MAX(per_qp, qo.io_queue_size)) {
+		qo.io_queue_requests = NVP_MAX(per_qp, qo.io_queue_size);
+	}
+	for (i = 0; i < count; i++) {
+		rc = nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &qo, &nw->qpairs[i]);
+		if (rc != 0) {
+			fprintf(stderr, "core %u: cannot allocate I/O qpair %u for %s: %s\n",
+				nw->thread->core, i, nw->stats->ns->name, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *st)
+{
+	const struct perf_opts *o = &ctx->run->opts;
+	uint32_t i;
+	int rc;
+
+	nw->stats = st;
+	nw->thread = ctx->thread;
+	nw->qpairs = calloc(o->qpairs_per_ns, sizeof(*nw->qpairs));
+	nw->tasks = calloc(o->queue_depth, sizeof(*nw->tasks));
+	if (nw->qpairs == NULL || nw->tasks == NULL) {
+		return -ENOMEM;
+	}
+	rc = alloc_qpairs(nw, o->qpairs_per_ns, o->queue_depth);
+	if (rc != 0) {
+		return rc;
+	}
+	for (i = 0; i < o->queue_depth; i++) {
+		struct task *t = &nw->tasks[i];
+
+		t->nw = nw;
+		t->qpair = nw->qpairs[i % o->qpairs_per_ns];
+		t->buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
+		if (t->buf == NULL) {
+			fprintf(stderr,
+				"core %u: out of DMA memory (%u buffers of %u bytes per "
+				"namespace): pass a larger -s\n",
+				ctx->thread->core, o->queue_depth, o->io_size);
+			return -ENOMEM;
+		}
+		memset(t->buf, 0x5a ^ (int)i, o->io_size);
+	}
+	/* spread sequential streams of different threads over the namespace */
+	nw->seq_next = st->ns->num_ios / ctx->run->num_threads * ctx->thread->index;
+	return 0;
+}
+
+static void
+teardown_ns_worker(struct ns_worker *nw, uint32_t depth, uint32_t nqp)
+{
+	uint32_t i;
+
+	if (nw->qpairs != NULL) {
+		for (i = 0; i < nqp; i++) {
+			if (nw->qpairs[i] != NULL) {
+				nvp_nvme_ctrlr_free_io_qpair(nw->qpairs[i]);
+			}
+		}
+	}
+	if (nw->tasks != NULL) {
+		for (i = 0; i < depth; i++) {
+			nvp_env_dma_free(nw->tasks[i].buf);
+		}
+	}
+	free(nw->qpairs);
+	free(nw->tasks);
+}
+
+/* Poll every qpair once. \return -ENXIO if a controller failed, else 0. */
+static int
+poll_all(struct io_ctx *ctx)
+{
+	uint32_t n, q, nqp = ctx->run->opts.qpairs_per_ns;
+
+	for (n = 0; n < ctx->thread->num_ns; n++) {
+		struct ns_worker *nw = &ctx->nws[n];
+
+		for (q = 0; q < nqp; q++) {
+			int32_t rc = nvp_nvme_qpair_process_completions(nw->qpairs[q], 0);
+
+			if (__builtin_expect(rc < 0, 0)) {
+				fprintf(stderr, "core %u: %s: qpair failed: %s\n",
+					ctx->thread->core, nw->stats->ns->name, strerror(-rc));
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+static uint32_t
+outstanding(const struct io_ctx *ctx)
+{
+	uint32_t n, sum = 0;
+
+	for (n = 0; n < ctx->thread->num_ns; n++) {
+		sum += ctx->nws[n].outstanding;
+	}
+	return sum;
+}
+
+/* Thread 0 samples every thread's live counters once a second and prints progress. */
+static void
+take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat)
+{
+	uint64_t ios = 0, lat = 0, d_ios, d_lat;
+	struct perf_sample *s;
+	double dt;
+	uint32_t i;
+
+	for (i = 0; i < run->num_threads; i++) {
+		ios += atomic_load_explicit(&run->threads[i].live_ios, memory_order_relaxed);
+		lat += atomic_load_explicit(&run->threads[i].live_lat_ticks, memory_order_relaxed);
+	}
+	if (run->num_samples >= PERF_MAX_SAMPLES) {
+		return;
+	}
+	s = &run->samples[run->num_samples];
+	d_ios = ios - *prev_ios;
+	d_lat = lat - *prev_lat;
+	s->t_s = (double)(now - run->start_ticks) / (double)run->ticks_hz;
+	dt = s->t_s - (run->num_samples > 0 ? run->samples[run->num_samples - 1].t_s : 0.0);
+	s->iops = dt > 0 ? (double)d_ios / dt : 0.0;
+	s->mib_s = s->iops * run->opts.io_size / (1024.0 * 1024.0);
+	s->mean_us = d_ios ? perf_ticks_to_us(run, d_lat) / (double)d_ios : 0.0;
+	run->num_samples++;
+	*prev_ios = ios;
+	*prev_lat = lat;
+	if (run->opts.time_s > 1) {
+		printf("[%3.0fs] %10.0f IOPS %10.2f MiB/s  mean %8.1f us\n", s->t_s, s->iops,
+		       s->mib_s, s->mean_us);
+		fflush(stdout);
+	}
+}
+
+static int
+start_all(struct io_ctx *ctx)
+{
+	uint32_t n, i;
+
+	for (n = 0; n < ctx->thread->num_ns; n++) {
+		for (i = 0; i < ctx->run->opts.queue_depth; i++) {
+			submit(ctx, &ctx->nws[n].tasks[i]);
+		}
+	}
+	return outstanding(ctx) > 0 ? 0 : -EIO;
+}
+
+/* Submit, poll until the time is up, then drain. */
+static int
+run_loop(struct io_ctx *ctx)
+{
+	struct perf_run *run = ctx->run;
+	uint64_t hz = run->ticks_hz, end, next_sample, now, prev_ios = 0, prev_lat = 0;
+	int rc;
+
+	rc = start_all(ctx);
+	end = run->start_ticks + hz * run->opts.time_s;
+	next_sample = run->start_ticks + hz;
+	now = nvp_env_get_ticks();
+	while (rc == 0 && now < end) {
+		rc = poll_all(ctx);
+		now = nvp_env_get_ticks();
+		if (ctx->thread->index == 0 && now >= next_sample) {
+			take_sample(run, now, &prev_ios, &prev_lat);
+			next_sample += hz;
+		}
+		if (outstanding(ctx) == 0) {
+			rc = -EIO; /* every submission failed: nothing left to wait for */
+		}
+	}
+	ctx->draining = true;
+	while (outstanding(ctx) > 0 && poll_all(ctx) == 0) {
+	}
+	if (ctx->thread->index == 0 && now >= end && run->num_samples < run->opts.time_s) {
+		take_sample(run, nvp_env_get_ticks(), &prev_ios, &prev_lat);
+	}
+	return rc;
+}
+
+static int
+thread_setup(struct io_ctx *ctx)
+{
+	struct perf_thread *th = ctx->thread;
+	uint32_t n;
+	int rc;
+
+	rc = pin_to_core(th->core);
+	if (rc != 0) {
+		fprintf(stderr, "cannot pin the I/O thread to core %u: %s\n", th->core,
+			strerror(-rc));
+		return rc;
+	}
+	ctx->nws = calloc(th->num_ns, sizeof(*ctx->nws));
+	if (ctx->nws == NULL) {
+		return -ENOMEM;
+	}
+	for (n = 0; n < th->num_ns; n++) {
+		rc = setup_ns_worker(ctx, &ctx->nws[n], &th->ns_stats[n]);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void *
+perf_thread_main(void *arg)
+{
+	struct perf_thread *th = arg;
+	struct perf_run *run = g_run;
+	struct io_ctx ctx = { .run = run, .thread = th };
+	uint64_t start, cpu0;
+	int setup_rc;
+	uint32_t n;
+
+	t_ctx = &ctx;
+	ctx.rng = 0x9E3779B97F4A7C15ull * (th->core + 1) ^ nvp_env_get_ticks();
+	if (ctx.rng == 0) {
+		ctx.rng = 1;
+	}
+	setup_rc = thread_setup(&ctx);
+	/* Everybody waits here, set up or not, so nobody waits forever. */
+	pthread_barrier_wait(&run->start_barrier);
+	if (th->index == 0) {
+		run->start_ticks = nvp_env_get_ticks();
+	}
+	pthread_barrier_wait(&run->start_barrier);
+	th->rc = setup_rc;
+	if (setup_rc == 0) {
+		cpu0 = nvp_env_thread_cpu_ns();
+		start = run->start_ticks;
+		th->rc = run_loop(&ctx);
+		th->elapsed_ticks = nvp_env_get_ticks() - start;
+		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
+	}
+	if (ctx.nws != NULL) {
+		for (n = 0; n < th->num_ns; n++) {
+			teardown_ns_worker(&ctx.nws[n], run->opts.queue_depth,
+					   run->opts.qpairs_per_ns);
+		}
+	}
+	free(ctx.nws);
+	t_ctx = NULL;
+	return NULL;
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf --json FILE: the whole report, machine-readable (json-c).
+ *
+ * {
+ *   "config":  { queue_depth, io_size, workload, read_percent, time_s, core_mask,
+ *                qpairs_per_ns, trids: [..] },
+ *   "results": [ { device, nsid, core, ios, reads, writes, errors, elapsed_s, iops, mib_s,
+ *                  latency_us: { mean, min, max, p50, p90, p99, p99_9, p99_99 } } ],
+ *   "total":   { ios, errors, iops, mib_s, latency_us: {..}, cpu: { total_s,
+ *                per_io_us, threads: [ { core, cpu_s, elapsed_s } ] } },
+ *   "histogram": [ { low_us, high_us, count, cumulative_pct } ],   (all rows merged)
+ *   "samples":   [ { t_s, iops, mib_s, mean_us } ]                 (one per second)
+ * }
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json.h>
+
+#include "perf.h"
+
+static json_object *
+lat_obj(const struct perf_run *run, const struct nvp_histogram *h)
+{
+	json_object *o = json_object_new_object();
+	struct perf_lat_summary s;
+
+	perf_lat_summary_get(run, h, &s);
+	json_object_object_add(o, "mean", json_object_new_double(s.mean_us));
+	json_object_object_add(o, "min", json_object_new_double(s.min_us));
+	json_object_object_add(o, "max", json_object_new_double(s.max_us));
+	json_object_object_add(o, "p50", json_object_new_double(s.p50_us));
+	json_object_object_add(o, "p90", json_object_new_double(s.p90_us));
+	json_object_object_add(o, "p99", json_object_new_double(s.p99_us));
+	json_object_object_add(o, "p99_9", json_object_new_double(s.p999_us));
+	json_object_object_add(o, "p99_99", json_object_new_double(s.p9999_us));
+	return o;
+}
+
+static json_object *
+config_obj(const struct perf_run *run)
+{
+	const struct perf_opts *op = &run->opts;
+	json_object *o = json_object_new_object(), *trids = json_object_new_array();
+	char mask[32];
+	uint32_t i;
+
+	snprintf(mask, sizeof(mask), "0x%lx", (unsigned long)op->core_mask);
+	json_object_object_add(o, "queue_depth", json_object_new_int64(op->queue_depth));
+	json_object_object_add(o, "io_size", json_object_new_int64(op->io_size));
+	json_object_object_add(o, "workload", json_object_new_string(op->workload));
+	json_object_object_add(o, "read_percent", json_object_new_int64(op->read_pct));
+	json_object_object_add(o, "time_s", json_object_new_int64(op->time_s));
+	json_object_object_add(o, "core_mask", json_object_new_string(mask));
+	json_object_object_add(o, "qpairs_per_ns", json_object_new_int64(op->qpairs_per_ns));
+	for (i = 0; i < op->num_trids; i++) {
+		json_object_array_add(trids, json_object_new_string(op->trids[i]));
+	}
+	json_object_object_add(o, "trids", trids);
+	return o;
+}
+
+static json_object *
+row_obj(const struct perf_run *run, const struct perf_thread *th, const struct perf_ns_stats *st)
+{
+	json_object *o = json_object_new_object();
+	double secs = (double)th->elapsed_ticks / (double)run->ticks_hz;
+	double iops = secs > 0 ? (double)st->ios / secs : 0.0;
+
+	json_object_object_add(o, "device", json_object_new_string(st->ns->name));
+	json_object_object_add(o, "nsid", json_object_new_int64(st->ns->nsid));
+	json_object_object_add(o, "core", json_object_new_int64(th->core));
+	json_object_object_add(o, "ios", json_object_new_int64((int64_t)st->ios));
+	json_object_object_add(o, "reads", json_object_new_int64((int64_t)st->reads));
+	json_object_object_add(o, "writes", json_object_new_int64((int64_t)st->writes));
+	json_object_object_add(o, "errors", json_object_new_int64((int64_t)st->errors));
+	json_object_object_add(o, "elapsed_s", json_object_new_double(secs));
+	json_object_object_add(o, "iops", json_object_new_double(iops));
+	json_object_object_add(o, "mib_s",
+			       json_object_new_double(iops * run->opts.io_size / 1048576.0));
+	json_object_object_add(o, "latency_us", lat_obj(run, st->hist));
+	return o;
+}
+
+static json_object *
+cpu_obj(const struct perf_run *run, uint64_t ios)
+{
+	json_object *o = json_object_new_object(), *threads = json_object_new_array();
+	uint64_t cpu = 0;
+	uint32_t t;
+
+	for (t = 0; t < run->num_threads; t++) {
+		const struct perf_thread *th = &run->threads[t];
+		json_object *to = json_object_new_object();
+
+		json_object_object_add(to, "core", json_object_new_int64(th->core));
+		json_object_object_add(to, "cpu_s", json_object_new_double(th->cpu_ns / 1e9));
+		json_object_object_add(
+			to, "elapsed_s",
+			json_object_new_double((double)th->elapsed_ticks / (double)run->ticks_hz));
+		json_object_array_add(threads, to);
+		cpu += th->cpu_ns;
+	}
+	json_object_object_add(o, "total_s", json_object_new_double(cpu / 1e9));
+	json_object_object_add(o, "per_io_us",
+			       json_object_new_double(ios ? cpu / 1e3 / (double)ios : 0.0));
+	json_object_object_add(o, "threads", threads);
+	return o;
+}
+
+static json_object *
+results_and_total(const struct perf_run *run, const struct nvp_histogram *total_h,
+		  json_object **total)
+{
+	json_object *rows = json_object_new_array();
+	double iops = 0;
+	uint64_t ios = 0, errors = 0;
+	uint32_t t, n;
+
+	for (t = 0; t < run->num_threads; t++) {
+		const struct perf_thread *th = &run->threads[t];
+		double secs = (double)th->elapsed_ticks / (double)run->ticks_hz;
+
+		for (n = 0; n < th->num_ns; n++) {
+			const struct perf_ns_stats *st = &th->ns_stats[n];
+
+			json_object_array_add(rows, row_obj(run, th, st));
+			iops += secs > 0 ? (double)st->ios / secs : 0.0;
+			ios += st->ios;
+			errors += st->errors;
+		}
+	}
+	*total = json_object_new_object();
+	json_object_object_add(*total, "ios", json_object_new_int64((int64_t)ios));
+	json_object_object_add(*total, "errors", json_object_new_int64((int64_t)errors));
+	json_object_object_add(*total, "iops", json_object_new_double(iops));
+	json_object_object_add(*total, "mib_s",
+			       json_object_new_double(iops * run->opts.io_size / 1048576.0));
+	json_object_object_add(*total, "latency_us", lat_obj(run, total_h));
+	json_object_object_add(*total, "cpu", cpu_obj(run, ios));
+	return rows;
+}
+
+static int
+hist_bucket(void *ctx, uint64_t low, uint64_t high, uint64_t count, uint64_t cumulative)
+{
+	void **args = ctx;
+	const struct perf_run *run = args[0];
+	json_object *arr = args[1];
+	const struct nvp_histogram *h = args[2];
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "low_us", json_object_new_double(perf_ticks_to_us(run, low)));
+	json_object_object_add(o, "high_us",
+			       json_object_new_double(perf_ticks_to_us(run, high + 1)));
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)count));
+	json_object_object_add(o, "cumulative_pct",
+			       json_object_new_double(100.0 * (double)cumulative /
+						      (double)nvp_histogram_count(h)));
+	json_object_array_add(arr, o);
+	return 0;
+}
+
+static json_object *
+samples_arr(const struct perf_run *run)
+{
+	json_object *arr = json_object_new_array();
+	uint32_t i;
+
+	for (i = 0; i < run->num_samples; i++) {
+		const struct perf_sample *s = &run->samples[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "t_s", json_object_new_double(s->t_s));
+		json_object_object_add(o, "iops", json_object_new_double(s->iops));
+		json_object_object_add(o, "mib_s", json_object_new_double(s->mib_s));
+		json_object_object_add(o, "mean_us", json_object_new_double(s->mean_us));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+int
+perf_json_write(const struct perf_run *run, const char *path)
+{
+	struct nvp_histogram *h = malloc(sizeof(*h));
+	json_object *root, *total, *hist;
+	void *args[3];
+	int rc = 0;
+
+	if (h == NULL) {
+		return -ENOMEM;
+	}
+	perf_total_histogram(run, h);
+	root = json_object_new_object();
+	hist = json_object_new_array();
+	json_object_object_add(root, "config", config_obj(run));
+	json_object_object_add(root, "results", results_and_total(run, h, &total));
+	json_object_object_add(root, "total", total);
+	args[0] = (void *)run;
+	args[1] = hist;
+	args[2] = h;
+	nvp_histogram_iterate(h, hist_bucket, args);
+	json_object_object_add(root, "histogram", hist);
+	json_object_object_add(root, "samples", samples_arr(run));
+	if (json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY) != 0) {
+		fprintf(stderr, "--json %s: cannot write: %s\n", path, strerror(errno));
+		rc = -EIO;
+	}
+	json_object_put(root);
+	free(h);
+	return rc;
+}

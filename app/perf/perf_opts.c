@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf command line, with spdk_nvme_perf's flags. Every bad value prints what was
+ * wrong, the accepted values and the --help hint; the caller exits 2.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvpoll/util.h"
+
+#include "perf.h"
+
+enum {
+	OPT_NO_HUGE = 256,
+	OPT_JSON,
+	OPT_PLOT,
+};
+
+static const struct option g_long_opts[] = {
+	{ "no-huge", no_argument, NULL, OPT_NO_HUGE },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [options]\n"
+		"Measure IOPS, bandwidth and latency of NVMe namespaces with polled I/O queues,\n"
+		"as spdk_nvme_perf does. Default target: the software controller \"%s\".\n\n"
+		"  -q DEPTH     I/O requests outstanding per namespace per I/O thread (default 32)\n"
+		"  -o SIZE      I/O size in bytes, k/M suffixes; a multiple of the sector size\n"
+		"               (default 4096)\n"
+		"  -w PATTERN   read, write, randread, randwrite, rw, randrw (default randread)\n"
+		"  -M PERCENT   reads in a rw/randrw mix, 0..100 (default 50)\n"
+		"  -t SECONDS   run time, 1..86400 (default 5)\n"
+		"  -c MASK      core mask: one pinned I/O thread per core, each with its own\n"
+		"               queue pairs (default 0x1; the main thread is the first core's)\n"
+		"  -r TRID      controller to attach, repeatable (default \"%s\"), e.g.\n"
+		"               \"trtype:emu name:emu0 read_us:80 channels:8\" or\n"
+		"               \"trtype:PCIe traddr:0000:01:00.0\"\n"
+		"  -P NUM       I/O queue pairs per namespace per I/O thread (default 1)\n"
+		"  -L           latency percentiles per device; -LL adds the histogram\n"
+		"  -s MB        DMA memory to reserve, MiB (default: the environment's)\n"
+		"  --no-huge    DMA memory from ordinary pages, not hugepages\n"
+		"  --json FILE  write the results as JSON\n"
+		"  --plot FILE  write an SVG: latency distribution and IOPS over time\n"
+		"  -h, --help   this help\n\n"
+		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n",
+		prog, PERF_DEFAULT_TRID, PERF_DEFAULT_TRID);
+}
+
+static int
+bad(const char *prog, const char *fmt, const char *value, const char *accepted)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, value);
+	fprintf(stderr, " (%s)\nTry '%s --help' for more information.\n", accepted, prog);
+	return -EINVAL;
+}
+
+static int
+parse_u32(const char *prog, const char *flag, const char *str, uint64_t min, uint64_t max,
+	  uint32_t *out)
+{
+	char what[64], range[64];
+	uint64_t v;
+
+	if (nvp_strtou64(str, min, max, &v) != 0) {
+		snprintf(what, sizeof(what), "invalid %s value '%%s'", flag);
+		snprintf(range, sizeof(range), "expected an integer %lu..%lu", (unsigned long)min,
+			 (unsigned long)max);
+		return bad(prog, what, str, range);
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int
+parse_workload(struct perf_opts *o, const char *prog, const char *w)
+{
+	static const struct {
+		const char *name;
+		bool random;
+		int read_pct; /* -1: from -M */
+	} table[] = {
+		{ "read", false, 100 },   { "write", false, 0 }, { "randread", true, 100 },
+		{ "randwrite", true, 0 }, { "rw", false, -1 },   { "randrw", true, -1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(w, table[i].name) == 0) {
+			o->workload = table[i].name;
+			o->random = table[i].random;
+			if (table[i].read_pct >= 0) {
+				o->read_pct = (uint32_t)table[i].read_pct;
+			}
+			return table[i].read_pct < 0;
+		}
+	}
+	return bad(prog, "unknown -w workload '%s'", w,
+		   "expected read, write, randread, randwrite, rw or randrw");
+}
+
+static int
+parse_size_opt(struct perf_opts *o, const char *prog, const char *str)
+{
+	uint64_t v;
+
+	if (nvp_parse_size(str, &v) != 0 || v == 0 || v > (1u << 30)) {
+		return bad(prog, "invalid -o I/O size '%s'", str,
+			   "expected bytes with an optional k/M suffix, 1..1G, e.g. 4096 or 128k");
+	}
+	if (v % 512 != 0) {
+		return bad(prog, "-o I/O size '%s' is not a multiple of 512 bytes", str,
+			   "the I/O size must be a multiple of the sector size");
+	}
+	o->io_size = (uint32_t)v;
+	return 0;
+}
+
+static int
+parse_core_mask(struct perf_opts *o, const char *prog, const char *str)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t mask, limit;
+	char accepted[96];
+
+	if (ncpu < 1) {
+		ncpu = 1;
+	}
+	limit = ncpu >= 64 ? UINT64_MAX : (1ull << ncpu) - 1;
+	snprintf(accepted, sizeof(accepted), "expected a non-zero mask of cores 0..%ld, e.g. 0x1",
+		 ncpu - 1);
+	if (nvp_strtou64(str, 1, UINT64_MAX, &mask) != 0 || (mask & ~limit) != 0) {
+		return bad(prog, "invalid -c core mask '%s'", str, accepted);
+	}
+	o->core_mask = mask;
+	return 0;
+}
+
+static void
+opts_defaults(struct perf_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->queue_depth = 32;
+	o->io_size = 4096;
+	o->workload = "randread";
+	o->random = true;
+	o->read_pct = 100;
+	o->time_s = 5;
+	o->core_mask = 0x1;
+	o->qpairs_per_ns = 1;
+}
+
+/* One option; \return 0, 1 (help printed) or -EINVAL. */
+static int
+parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool *mix, bool *m_given)
+{
+	struct nvp_nvme_transport_id trid;
+	int rc;
+
+	switch (opt) {
+	case 'q':
+		return parse_u32(prog, "-q queue depth", arg, 1, 65536, &o->queue_depth);
+	case 'o':
+		return parse_size_opt(o, prog, arg);
+	case 'w':
+		rc = parse_workload(o, prog, arg);
+		if (rc >= 0) {
+			*mix = rc == 1;
+		}
+		return rc < 0 ? rc : 0;
+	case 'M':
+		*m_given = true;
+		return parse_u32(prog, "-M read percent", arg, 0, 100, &o->read_pct);
+	case 't':
+		return parse_u32(prog, "-t seconds", arg, 1, 86400, &o->time_s);
+	case 'c':
+		return parse_core_mask(o, prog, arg);
+	case 'r':
+		if (o->num_trids == PERF_MAX_TRIDS) {
+			return bad(prog, "too many -r options at '%s'", arg, "at most 16");
+		}
+		if (nvp_nvme_transport_id_parse(&trid, arg) != 0) {
+			return bad(
+				prog, "invalid -r transport ID \"%s\"", arg,
+				"e.g. \"trtype:emu name:emu0\" or \"trtype:PCIe traddr:0000:01:00.0\"");
+		}
+		o->trids[o->num_trids++] = arg;
+		return 0;
+	case 'P':
+		return parse_u32(prog, "-P qpairs per namespace", arg, 1, 64, &o->qpairs_per_ns);
+	case 'L':
+		o->latency_level++;
+		return 0;
+	case 's':
+		if (nvp_strtou64(arg, 1, 1u << 20, &o->mem_mb) != 0) {
+			return bad(prog, "invalid -s memory size '%s'", arg,
+				   "expected MiB, an integer 1..1048576");
+		}
+		return 0;
+	case OPT_NO_HUGE:
+		o->no_huge = true;
+		return 0;
+	case OPT_JSON:
+		o->json_path = arg;
+		return 0;
+	case OPT_PLOT:
+		o->plot_path = arg;
+		return 0;
+	case 'h':
+		usage(stdout, prog);
+		return 1;
+	default:
+		/* getopt printed what was wrong */
+		fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+		return -EINVAL;
+	}
+}
+
+int
+perf_opts_parse(struct perf_opts *o, int argc, char **argv)
+{
+	const char *prog = argv[0];
+	bool mix = false, m_given = false;
+	uint32_t saved_pct = 50;
+	int opt, rc;
+
+	opts_defaults(o);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:c:r:P:Ls:h", g_long_opts, NULL)) != -1) {
+		rc = parse_one(o, prog, opt, optarg, &mix, &m_given);
+		if (rc != 0) {
+			return rc;
+		}
+		if (opt == 'M') {
+			saved_pct = o->read_pct;
+		}
+	}
+	if (optind < argc) {
+		return bad(prog, "unexpected argument '%s'", argv[optind], "options only");
+	}
+	if (mix) {
+		o->read_pct = saved_pct; /* -M before or after -w */
+	} else if (m_given) {
+		fprintf(stderr, "%s: -M applies to rw and randrw only; ignored for -w %s\n", prog,
+			o->workload);
+		o->read_pct = strstr(o->workload, "read") != NULL ? 100 : 0;
+	}
+	if (o->num_trids == 0) {
+		o->trids[o->num_trids++] = PERF_DEFAULT_TRID;
+	}
+	return 0;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf's final report, laid out as spdk_nvme_perf's: a row per namespace per core
+ * (IOPS, MiB/s, average/min/max latency in us) and a total; -L adds percentiles per row,
+ * -LL the histogram buckets with cumulative percentages; then the I/O threads' CPU time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf.h"
+
+static const double g_pcts[] = { 1, 10, 25, 50, 75, 90, 95, 98, 99, 99.5, 99.9, 99.99, 99.999 };
+
+double
+perf_ticks_to_us(const struct perf_run *run, uint64_t ticks)
+{
+	return (double)ticks * 1e6 / (double)run->ticks_hz;
+}
+
+void
+perf_lat_summary_get(const struct perf_run *run, const struct nvp_histogram *h,
+		     struct perf_lat_summary *s)
+{
+	s->mean_us = nvp_histogram_mean(h) * 1e6 / (double)run->ticks_hz;
+	s->min_us = perf_ticks_to_us(run, nvp_histogram_min(h));
+	s->max_us = perf_ticks_to_us(run, nvp_histogram_max(h));
+	s->p50_us = perf_ticks_to_us(run, nvp_histogram_value_at_percentile(h, 50));
+	s->p90_us = perf_ticks_to_us(run, nvp_histogram_value_at_percentile(h, 90));
+	s->p99_us = perf_ticks_to_us(run, nvp_histogram_value_at_percentile(h, 99));
+	s->p999_us = perf_ticks_to_us(run, nvp_histogram_value_at_percentile(h, 99.9));
+	s->p9999_us = perf_ticks_to_us(run, nvp_histogram_value_at_percentile(h, 99.99));
+}
+
+void
+perf_total_histogram(const struct perf_run *run, struct nvp_histogram *total)
+{
+	uint32_t t, n;
+
+	nvp_histogram_init(total);
+	for (t = 0; t < run->num_threads; t++) {
+		for (n = 0; n < run->threads[t].num_ns; n++) {
+			nvp_histogram_merge(total, run->threads[t].ns_stats[n].hist);
+		}
+	}
+}
+
+uint64_t
+perf_total_errors(const struct perf_run *run)
+{
+	uint64_t errors = 0;
+	uint32_t t, n;
+
+	for (t = 0; t < run->num_threads; t++) {
+		for (n = 0; n < run->threads[t].num_ns; n++) {
+			errors += run->threads[t].ns_stats[n].errors;
+		}
+	}
+	return errors;
+}
+
+static void
+row_label(char *buf, size_t len, const struct perf_thread *th, const struct perf_ns_stats *st)
+{
+	snprintf(buf, len, "%s from core %2u", st->ns->name, th->core);
+}
+
+static double
+row_iops(const struct perf_run *run, const struct perf_thread *th, const struct perf_ns_stats *st)
+{
+	double secs = (double)th->elapsed_ticks / (double)run->ticks_hz;
+
+	return secs > 0 ? (double)st->ios / secs : 0.0;
+}
+
+static void
+print_table(const struct perf_run *run, FILE *f)
+{
+	double tot_iops = 0, tot_mibs = 0, tot_lat = 0, tot_min = 0, tot_max = 0;
+	uint64_t tot_ios = 0;
+	char label[160];
+	uint32_t t, n;
+
+	fprintf(f, "========================================================\n");
+	fprintf(f, "%*s\n", 103, "Latency(us)");
+	fprintf(f, "%-55s: %10s %10s %10s %10s %10s\n", "Device Information", "IOPS", "MiB/s",
+		"Average", "min", "max");
+	for (t = 0; t < run->num_threads; t++) {
+		const struct perf_thread *th = &run->threads[t];
+
+		for (n = 0; n < th->num_ns; n++) {
+			const struct perf_ns_stats *st = &th->ns_stats[n];
+			struct perf_lat_summary s;
+			double iops = row_iops(run, th, st);
+			double mibs = iops * run->opts.io_size / (1024.0 * 1024.0);
+
+			perf_lat_summary_get(run, st->hist, &s);
+			row_label(label, sizeof(label), th, st);
+			fprintf(f, "%-55s: %10.2f %10.2f %10.2f %10.2f %10.2f\n", label, iops, mibs,
+				s.mean_us, s.min_us, s.max_us);
+			if (st->ios == 0) {
+				continue;
+			}
+			tot_lat += s.mean_us * (double)st->ios;
+			tot_min = tot_ios == 0 || s.min_us < tot_min ? s.min_us : tot_min;
+			tot_max = s.max_us > tot_max ? s.max_us : tot_max;
+			tot_iops += iops;
+			tot_mibs += mibs;
+			tot_ios += st->ios;
+		}
+	}
+	fprintf(f, "========================================================\n");
+	fprintf(f, "%-55s: %10.2f %10.2f %10.2f %10.2f %10.2f\n", "Total", tot_iops, tot_mibs,
+		tot_ios ? tot_lat / (double)tot_ios : 0.0, tot_min, tot_max);
+	fprintf(f, "\n");
+}
+
+static void
+print_percentiles(const struct perf_run *run, FILE *f, const char *label,
+		  const struct nvp_histogram *h)
+{
+	size_t i;
+
+	fprintf(f, "Summary latency data for %s:\n", label);
+	fprintf(f, "=================================================================="
+		   "===============\n");
+	for (i = 0; i < sizeof(g_pcts) / sizeof(g_pcts[0]); i++) {
+		fprintf(f, "%10.5f%% : %12.3fus\n", g_pcts[i],
+			perf_ticks_to_us(run, nvp_histogram_value_at_percentile(h, g_pcts[i])));
+	}
+	fprintf(f, "%10s  : %12.3fus\n", "max", perf_ticks_to_us(run, nvp_histogram_max(h)));
+	fprintf(f, "\n");
+}
+
+struct hist_print {
+	const struct perf_run *run;
+	FILE *f;
+	uint64_t total;
+};
+
+static int
+hist_bucket(void *ctx, uint64_t low, uint64_t high, uint64_t count, uint64_t cumulative)
+{
+	struct hist_print *hp = ctx;
+
+	fprintf(hp->f, "%12.3f - %12.3f: %9.4f%%  (%9lu)\n", perf_ticks_to_us(hp->run, low),
+		perf_ticks_to_us(hp->run, high + 1), 100.0 * (double)cumulative / (double)hp->total,
+		(unsigned long)count);
+	return 0;
+}
+
+static void
+print_histogram(const struct perf_run *run, FILE *f, const char *label,
+		const struct nvp_histogram *h)
+{
+	struct hist_print hp = { .run = run, .f = f, .total = nvp_histogram_count(h) };
+
+	fprintf(f, "Latency histogram for %s:\n", label);
+	fprintf(f, "=================================================================="
+		   "============\n");
+	fprintf(f, "%27s  %11s  %11s\n", "Range in us", "Cumulative", "IO count");
+	if (hp.total != 0) {
+		nvp_histogram_iterate(h, hist_bucket, &hp);
+	}
+	fprintf(f, "\n");
+}
+
+static void
+print_latency_details(const struct perf_run *run, FILE *f)
+{
+	char label[160];
+	uint32_t t, n;
+
+	for (t = 0; t < run->num_threads; t++) {
+		const struct perf_thread *th = &run->threads[t];
+
+		for (n = 0; n < th->num_ns; n++) {
+			row_label(label, sizeof(label), th, &th->ns_stats[n]);
+			print_percentiles(run, f, label, th->ns_stats[n].hist);
+		}
+	}
+	if (run->opts.latency_level < 2) {
+		return;
+	}
+	for (t = 0; t < run->num_threads; t++) {
+		const struct perf_thread *th = &run->threads[t];
+
+		for (n = 0; n < th->num_ns; n++) {
+			row_label(label, sizeof(label), th, &th->ns_stats[n]);
+			print_histogram(run, f, label, th->ns_stats[n].hist);
+		}
+	}
+}
+
+static void
+print_cpu(const struct perf_run *run, FILE *f)
+{
+	uint64_t cpu = 0, ios = 0;
+	uint32_t t, n;
+
+	for (t = 0; t < run->num_threads; t++) {
+		const struct perf_thread *th = &run->threads[t];
+		uint64_t tios = 0;
+
+		for (n = 0; n < th->num_ns; n++) {
+			tios += th->ns_stats[n].ios;
+		}
+		fprintf(f,
+			"CPU time of I/O thread on core %2u: %8.3f s of %8.3f s elapsed (%5.1f%%)\n",
+			th->core, (double)th->cpu_ns / 1e9,
+			(double)th->elapsed_ticks / (double)run->ticks_hz,
+			th->elapsed_ticks ?
+				100.0 * ((double)th->cpu_ns / 1e9) /
+					((double)th->elapsed_ticks / (double)run->ticks_hz) :
+				0.0);
+		cpu += th->cpu_ns;
+		ios += tios;
+	}
+	fprintf(f, "CPU time of I/O threads: %.3f s total, %.3f us per I/O\n", (double)cpu / 1e9,
+		ios ? (double)cpu / 1e3 / (double)ios : 0.0);
+}
+
+void
+perf_report_print(const struct perf_run *run, FILE *f)
+{
+	uint64_t errors = perf_total_errors(run);
+
+	fprintf(f, "\n");
+	print_table(run, f);
+	if (run->opts.latency_level > 0) {
+		print_latency_details(run, f);
+	}
+	print_cpu(run, f);
+	if (errors != 0) {
+		fprintf(f, "I/O errors: %lu\n", (unsigned long)errors);
+	}
+}
