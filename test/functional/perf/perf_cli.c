@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * build/bin/nvp_perf as a user runs it, against the software controller: short runs
+ * with --json whose numbers must agree with each other (parsed with json-c, not grepped),
+ * --plot writes an SVG, every flag with a bad value exits 2 with a message and the
+ * --help hint, an attach failure exits 1. The program is found relative to this test's
+ * own binary (build/test/functional/ -> build/bin/).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+#include <json.h>
+
+static char g_prog[PATH_MAX];
+static char g_dir[PATH_MAX - 64];
+static char g_out[65536];
+
+static int
+find_program(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0) {
+		return -errno;
+	}
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL) {
+		return -EINVAL;
+	}
+	*slash = '\0';
+	snprintf(g_prog, sizeof(g_prog), "%.*s/../../bin/nvp_perf", (int)(sizeof(g_prog) - 64),
+		 self);
+	return access(g_prog, X_OK) == 0 ? 0 : -errno;
+}
+
+/* Run nvp_perf with @args (shell-quoted); stdout+stderr into g_out. \return exit status. */
+static int
+run(const char *args)
+{
+	char cmd[PATH_MAX + 1024];
+	size_t used = 0;
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1 </dev/null", g_prog, args);
+	p = popen(cmd, "r");
+	if (p == NULL) {
+		return -1;
+	}
+	while (used + 1 < sizeof(g_out)) {
+		size_t n = fread(g_out + used, 1, sizeof(g_out) - 1 - used, p);
+
+		if (n == 0) {
+			break;
+		}
+		used += n;
+	}
+	g_out[used] = '\0';
+	status = pclose(p);
+	if (status == -1 || !WIFEXITED(status)) {
+		fprintf(stderr, "  nvp_perf %s: did not exit normally (%d)\n", args, status);
+		return -1;
+	}
+	return WEXITSTATUS(status);
+}
+
+static double
+num(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v)) {
+		fprintf(stderr, "  JSON: no \"%s\"\n", key);
+		CU_FAIL("missing JSON key");
+		return NAN;
+	}
+	return json_object_get_double(v);
+}
+
+static json_object *
+obj(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	CU_ASSERT_FATAL(json_object_object_get_ex(o, key, &v));
+	return v;
+}
+
+/* min <= p50 <= p90 <= ... <= max and min <= mean <= max. */
+static void
+check_latency(json_object *lat)
+{
+	static const char *const order[] = { "min", "p50", "p90", "p99", "p99_9", "p99_99", "max" };
+	double prev = -1, v;
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		v = num(lat, order[i]);
+		CU_ASSERT(v >= prev);
+		if (v < prev) {
+			fprintf(stderr, "  latency %s = %f < previous %f\n", order[i], v, prev);
+		}
+		prev = v;
+	}
+	CU_ASSERT(num(lat, "min") > 0);
+	CU_ASSERT(num(lat, "mean") >= num(lat, "min"));
+	CU_ASSERT(num(lat, "mean") <= num(lat, "max"));
+}
+
+/* Histogram counts add up to the I/Os; cumulative % rises to 100. */
+static void
+check_histogram(json_object *hist, double ios)
+{
+	size_t i, n = json_object_array_length(hist);
+	double sum = 0, prev = 0;
+
+	CU_ASSERT(n > 0);
+	for (i = 0; i < n; i++) {
+		json_object *b = json_object_array_get_idx(hist, i);
+
+		sum += num(b, "count");
+		CU_ASSERT(num(b, "cumulative_pct") >= prev);
+		CU_ASSERT(num(b, "high_us") > num(b, "low_us"));
+		prev = num(b, "cumulative_pct");
+	}
+	CU_ASSERT_DOUBLE_EQUAL(sum, ios, 0.5);
+	CU_ASSERT_DOUBLE_EQUAL(prev, 100.0, 1e-6);
+}
+
+static json_object *
+load_json(const char *path)
+{
+	json_object *root = json_object_from_file(path);
+
+	if (root == NULL) {
+		fprintf(stderr, "  %s: not JSON: %s\n", path, json_util_get_last_err());
+	}
+	return root;
+}
+
+static void
+test_randread_json(void)
+{
+	char args[PATH_MAX * 2 + 128], json_path[PATH_MAX], svg_path[PATH_MAX];
+	json_object *root, *total, *rows, *row, *cpu;
+	double ios, iops, elapsed;
+	char head[6] = "";
+	FILE *f;
+
+	snprintf(json_path, sizeof(json_path), "%s/perf.json", g_dir);
+	snprintf(svg_path, sizeof(svg_path), "%s/perf.svg", g_dir);
+	snprintf(args, sizeof(args), "-q 16 -o 4k -w randread -t 2 -L --json '%s' --plot '%s'",
+		 json_path, svg_path);
+	CU_ASSERT_EQUAL_FATAL(run(args), 0);
+	/* human output: progress lines, the table, percentiles, CPU */
+	CU_ASSERT(strstr(g_out, "[  1s]") != NULL);
+	CU_ASSERT(strstr(g_out, "EMU (emu0) NSID 1 from core") != NULL);
+	CU_ASSERT(strstr(g_out, "Total") != NULL);
+	CU_ASSERT(strstr(g_out, "99.90000%") != NULL);
+	CU_ASSERT(strstr(g_out, "CPU time of I/O threads") != NULL);
+
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	total = obj(root, "total");
+	rows = obj(root, "results");
+	CU_ASSERT_EQUAL(json_object_array_length(rows), 1);
+	row = json_object_array_get_idx(rows, 0);
+	ios = num(total, "ios");
+	iops = num(total, "iops");
+	elapsed = num(row, "elapsed_s");
+	CU_ASSERT(iops > 0);
+	CU_ASSERT(num(total, "errors") == 0);
+	CU_ASSERT(num(row, "reads") == ios && num(row, "writes") == 0);
+	/* the run lasted about -t seconds; I/Os = IOPS x time */
+	CU_ASSERT(elapsed >= 2.0 && elapsed < 3.0);
+	CU_ASSERT(fabs(ios - iops * elapsed) <= 0.01 * ios + 1);
+	CU_ASSERT_DOUBLE_EQUAL(num(total, "mib_s"), iops * 4096 / 1048576.0, 1e-6 * iops);
+	check_latency(obj(total, "latency_us"));
+	check_latency(obj(row, "latency_us"));
+	/* Little's law: at depth 16, mean latency ~ 16 / IOPS (generous bounds) */
+	CU_ASSERT(num(obj(total, "latency_us"), "mean") * 1e-6 * iops > 8);
+	CU_ASSERT(num(obj(total, "latency_us"), "mean") * 1e-6 * iops < 17);
+	check_histogram(obj(root, "histogram"), ios);
+	CU_ASSERT(json_object_array_length(obj(root, "samples")) >= 1);
+	cpu = obj(total, "cpu");
+	CU_ASSERT(num(cpu, "total_s") > 0 && num(cpu, "total_s") < 2 * elapsed + 1);
+	CU_ASSERT(num(cpu, "per_io_us") > 0);
+	CU_ASSERT_EQUAL(num(obj(root, "config"), "queue_depth"), 16);
+	json_object_put(root);
+
+	f = fopen(svg_path, "r");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT(fread(head, 1, 4, f) == 4);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(head, "<svg");
+	unlink(json_path);
+	unlink(svg_path);
+}
+
+/* A 70/30 read/write mix on a device with two namespaces and two qpairs each. */
+static void
+test_randrw_two_ns(void)
+{
+	char args[PATH_MAX + 256], json_path[PATH_MAX];
+	json_object *root, *rows;
+	double reads = 0, writes = 0;
+	size_t i;
+
+	snprintf(json_path, sizeof(json_path), "%s/perf_rw.json", g_dir);
+	snprintf(args, sizeof(args),
+		 "-q 8 -o 8192 -w randrw -M 70 -P 2 -t 1 -LL -r 'trtype:emu name:emu0 nn:2' "
+		 "--json '%s'",
+		 json_path);
+	CU_ASSERT_EQUAL_FATAL(run(args), 0);
+	CU_ASSERT(strstr(g_out, "Latency histogram for") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	rows = obj(root, "results");
+	CU_ASSERT_EQUAL(json_object_array_length(rows), 2);
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		json_object *row = json_object_array_get_idx(rows, i);
+
+		CU_ASSERT(num(row, "ios") > 0);
+		CU_ASSERT(num(row, "errors") == 0);
+		CU_ASSERT_EQUAL(num(row, "nsid"), i + 1);
+		reads += num(row, "reads");
+		writes += num(row, "writes");
+	}
+	CU_ASSERT(reads / (reads + writes) > 0.65 && reads / (reads + writes) < 0.75);
+	json_object_put(root);
+	unlink(json_path);
+}
+
+/* I/O errors are counted and make the exit status 1. */
+static void
+test_io_errors_exit_1(void)
+{
+	CU_ASSERT_EQUAL(run("-q 4 -t 1 -r 'trtype:emu name:emu0 fault:error fault_count:3 "
+			    "fault_arg:0x2'"),
+			1);
+	CU_ASSERT(strstr(g_out, "I/O errors") != NULL);
+}
+
+static void
+test_help(void)
+{
+	CU_ASSERT_EQUAL(run("-h"), 0);
+	CU_ASSERT(strstr(g_out, "Usage:") != NULL);
+	CU_ASSERT(strstr(g_out, "--json") != NULL);
+}
+
+static void
+test_bad_flags(void)
+{
+	static const char *const bad[] = {
+		"-q 0",
+		"-q x",
+		"-o 1000",
+		"-o 0",
+		"-o 4q",
+		"-w readwrite",
+		"-M 101",
+		"-M -1",
+		"-t 0",
+		"-t 1s",
+		"-c 0",
+		"-c 0x10000000000",
+		"-c zz",
+		"-P 0",
+		"-s 0",
+		"-r bogus",
+		"-r 'trtype:nope'",
+		"--json",
+		"--bogus",
+		"-x",
+		"stray",
+		"-o 512 -r 'trtype:emu name:emu0 lba:4096'",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = run(bad[i]);
+
+		if (rc != 2 || strstr(g_out, "--help") == NULL) {
+			fprintf(stderr, "  nvp_perf %s: exit %d, output:\n%s\n", bad[i], rc, g_out);
+		}
+		CU_ASSERT_EQUAL(rc, 2);
+		CU_ASSERT(strstr(g_out, "--help") != NULL);
+	}
+}
+
+static void
+test_attach_failure(void)
+{
+	CU_ASSERT_EQUAL(run("-t 1 -r 'trtype:PCIe traddr:0000:99:00.0'"), 1);
+	CU_ASSERT(strstr(g_out, "cannot attach") != NULL);
+}
+
+int
+main(void)
+{
+	unsigned int failures;
+	CU_pSuite suite;
+	const char *tmp = getenv("TMPDIR");
+	int rc = find_program();
+
+	if (rc != 0) {
+		fprintf(stderr, "perf_cli: build/bin/nvp_perf not found (%s): skipped\n",
+			strerror(-rc));
+		return 77;
+	}
+	snprintf(g_dir, sizeof(g_dir), "%s/nvp_perf_test.XXXXXX", tmp ? tmp : "/tmp");
+	if (mkdtemp(g_dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		return 1;
+	}
+	suite = CU_add_suite("nvp_perf", NULL, NULL);
+	CU_add_test(suite, "randread --json --plot", test_randread_json);
+	CU_add_test(suite, "randrw two namespaces", test_randrw_two_ns);
+	CU_add_test(suite, "I/O errors exit 1", test_io_errors_exit_1);
+	CU_add_test(suite, "help", test_help);
+	CU_add_test(suite, "bad flags exit 2", test_bad_flags);
+	CU_add_test(suite, "attach failure exit 1", test_attach_failure);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	rmdir(g_dir);
+	return failures == 0 ? 0 : 1;
+}
