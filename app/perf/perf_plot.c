@@ -85,7 +85,8 @@ log_x_ticks(FILE *f, const struct axis *a, int top, int h)
 			fprintf(f, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' class='%s'/>\n", x,
 				top, x, top + h, m == 1 ? "g" : "g2");
 		}
-		fmt_num(lbl, sizeof(lbl), d);
+		/* latencies in us read better in full: 1000, not 1k */
+		snprintf(lbl, sizeof(lbl), "%g", d);
 		fprintf(f, "<text x='%.1f' y='%d' class='n' text-anchor='middle'>%s</text>\n",
 			ML + axis_pos(a, d, PW), top + h + 18, lbl);
 	}
