@@ -234,7 +234,7 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 	int opt, rc;
 
 	opts_defaults(o);
-	optind = 1;
+	optind = 0; /* glibc: full re-initialisation, so it can parse twice */
 	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:c:r:P:Ls:h", g_long_opts, NULL)) != -1) {
 		rc = parse_one(o, prog, opt, optarg, &mix, &m_given);
 		if (rc != 0) {

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests for app/perf/perf_opts.c: defaults, every flag, suffixes, -M before or after
+ * -w, -LL, and the values that must be refused (-EINVAL, which nvp_perf turns into exit 2).
+ */
+#define _GNU_SOURCE
+#include <CUnit/Basic.h>
+
+#include "../../../../app/perf/perf_opts.c"
+
+/* The transport ID parser is lib/nvme's; the options only ask whether it accepts. */
+int
+nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
+{
+	memset(trid, 0, sizeof(*trid));
+	return strncmp(str, "trtype:", 7) == 0 ? 0 : -EINVAL;
+}
+
+static struct perf_opts g_o;
+
+/* Parse a space-separated command line (no quoting). */
+static int
+parse(const char *line)
+{
+	static char buf[512];
+	char *argv[64], *p;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "nvp_perf %s", line);
+	for (p = buf; *p != '\0' && argc < 63;) {
+		argv[argc++] = p;
+		while (*p != '\0' && *p != ' ') {
+			p++;
+		}
+		while (*p == ' ') {
+			*p++ = '\0';
+		}
+	}
+	argv[argc] = NULL;
+	return perf_opts_parse(&g_o, argc, argv);
+}
+
+static void
+test_defaults(void)
+{
+	CU_ASSERT_EQUAL(parse(""), 0);
+	CU_ASSERT_EQUAL(g_o.queue_depth, 32);
+	CU_ASSERT_EQUAL(g_o.io_size, 4096);
+	CU_ASSERT_STRING_EQUAL(g_o.workload, "randread");
+	CU_ASSERT(g_o.random);
+	CU_ASSERT_EQUAL(g_o.read_pct, 100);
+	CU_ASSERT_EQUAL(g_o.time_s, 5);
+	CU_ASSERT_EQUAL(g_o.core_mask, 1);
+	CU_ASSERT_EQUAL(g_o.qpairs_per_ns, 1);
+	CU_ASSERT_EQUAL(g_o.latency_level, 0);
+	CU_ASSERT_EQUAL(g_o.num_trids, 1);
+	CU_ASSERT_STRING_EQUAL(g_o.trids[0], PERF_DEFAULT_TRID);
+	CU_ASSERT_PTR_NULL(g_o.json_path);
+	CU_ASSERT_PTR_NULL(g_o.plot_path);
+}
+
+static void
+test_all_flags(void)
+{
+	CU_ASSERT_EQUAL(parse("-q 7 -o 128k -w write -t 3 -c 0x1 -P 4 -LL -s 512 --no-huge "
+			      "--json a.json --plot b.svg -r trtype:emu -r trtype:PCIe"),
+			0);
+	CU_ASSERT_EQUAL(g_o.queue_depth, 7);
+	CU_ASSERT_EQUAL(g_o.io_size, 128 * 1024);
+	CU_ASSERT_STRING_EQUAL(g_o.workload, "write");
+	CU_ASSERT(!g_o.random);
+	CU_ASSERT_EQUAL(g_o.read_pct, 0);
+	CU_ASSERT_EQUAL(g_o.time_s, 3);
+	CU_ASSERT_EQUAL(g_o.qpairs_per_ns, 4);
+	CU_ASSERT_EQUAL(g_o.latency_level, 2);
+	CU_ASSERT_EQUAL(g_o.mem_mb, 512);
+	CU_ASSERT(g_o.no_huge);
+	CU_ASSERT_STRING_EQUAL(g_o.json_path, "a.json");
+	CU_ASSERT_STRING_EQUAL(g_o.plot_path, "b.svg");
+	CU_ASSERT_EQUAL(g_o.num_trids, 2);
+	CU_ASSERT_STRING_EQUAL(g_o.trids[1], "trtype:PCIe");
+	CU_ASSERT_EQUAL(parse("-o 1M"), 0);
+	CU_ASSERT_EQUAL(g_o.io_size, 1024 * 1024);
+}
+
+static void
+test_mix(void)
+{
+	CU_ASSERT_EQUAL(parse("-w randrw"), 0);
+	CU_ASSERT_EQUAL(g_o.read_pct, 50);
+	CU_ASSERT(g_o.random);
+	CU_ASSERT_EQUAL(parse("-w rw -M 70"), 0);
+	CU_ASSERT_EQUAL(g_o.read_pct, 70);
+	CU_ASSERT(!g_o.random);
+	CU_ASSERT_EQUAL(parse("-M 0 -w randrw"), 0);
+	CU_ASSERT_EQUAL(g_o.read_pct, 0);
+	CU_ASSERT_EQUAL(parse("-M 100 -w rw"), 0);
+	CU_ASSERT_EQUAL(g_o.read_pct, 100);
+	/* -M means nothing for pure workloads: ignored with a warning */
+	CU_ASSERT_EQUAL(parse("-w randwrite -M 30"), 0);
+	CU_ASSERT_EQUAL(g_o.read_pct, 0);
+	CU_ASSERT_EQUAL(parse("-M 30 -w read"), 0);
+	CU_ASSERT_EQUAL(g_o.read_pct, 100);
+}
+
+static void
+test_help(void)
+{
+	CU_ASSERT_EQUAL(parse("-h"), 1);
+	CU_ASSERT_EQUAL(parse("--help"), 1);
+}
+
+static void
+test_bad_values(void)
+{
+	static const char *const bad[] = {
+		"-q 0",     "-q 65537",     "-q -1", "-q 1x",  "-o 0",  "-o 1000", "-o 4096x",
+		"-o 2G",    "-w readwrite", "-w",    "-M 101", "-M x",  "-t 0",    "-t 86401",
+		"-c 0",     "-c 0x",        "-c 1x", "-P 0",   "-P 65", "-s 0",    "-s x",
+		"-r bogus", "--bogus",      "-Z",    "stray",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = parse(bad[i]);
+
+		if (rc != -EINVAL) {
+			fprintf(stderr, "  \"%s\" -> %d\n", bad[i], rc);
+		}
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+	}
+}
+
+static void
+test_core_mask(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char line[64];
+
+	CU_ASSERT_EQUAL(parse("-c 1"), 0);
+	CU_ASSERT_EQUAL(g_o.core_mask, 1);
+	if (ncpu < 64) {
+		snprintf(line, sizeof(line), "-c 0x%llx", 1ull << ncpu);
+		CU_ASSERT_EQUAL(parse(line), -EINVAL);
+		snprintf(line, sizeof(line), "-c 0x%llx", (1ull << ncpu) - 1);
+		CU_ASSERT_EQUAL(parse(line), 0);
+		CU_ASSERT_EQUAL(g_o.core_mask, (1ull << ncpu) - 1);
+	}
+}
+
+static void
+test_too_many_trids(void)
+{
+	char line[512] = "";
+	int i;
+
+	for (i = 0; i < PERF_MAX_TRIDS + 1; i++) {
+		strncat(line, "-r trtype:emu ", sizeof(line) - strlen(line) - 1);
+	}
+	CU_ASSERT_EQUAL(parse(line), -EINVAL);
+}
+
+int
+main(void)
+{
+	unsigned int failures;
+	CU_pSuite suite;
+
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		return 1;
+	}
+	suite = CU_add_suite("perf_opts", NULL, NULL);
+	CU_add_test(suite, "defaults", test_defaults);
+	CU_add_test(suite, "all flags", test_all_flags);
+	CU_add_test(suite, "rw mix", test_mix);
+	CU_add_test(suite, "help", test_help);
+	CU_add_test(suite, "bad values", test_bad_values);
+	CU_add_test(suite, "core mask", test_core_mask);
+	CU_add_test(suite, "too many -r", test_too_many_trids);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	return failures == 0 ? 0 : 1;
+}
