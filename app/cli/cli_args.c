@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "nvpoll/util.h"
@@ -184,15 +185,64 @@ find_short(enum cli_cmd_id cmd, char c)
 	return NULL;
 }
 
-static int
-parse_num(const struct opt_def *o, const char *val, uint64_t max, uint64_t *out, char *err,
-	  size_t errlen)
-{
-	int rc = nvp_strtou64(val, 0, max, out);
+/*
+ * Numeric options: the accepted range, where the value goes (a uint8_t or uint32_t field
+ * of struct cli_args) and the "given" flag to set, if any. Zero is refused where the
+ * specification reserves it (namespace id 0, feature id 0).
+ */
+struct num_spec {
+	uint64_t min;
+	uint64_t max;
+	size_t off;
+	size_t size;
+	size_t set_off; /* 0: no flag */
+};
 
-	if (rc != 0) {
-		return fail(err, errlen, "invalid value '%s' for --%s: expected a number 0..%llu%s",
-			    val, o->lname, (unsigned long long)max, max > 9 ? " (or 0x hex)" : "");
+#define NUM(field, lo, hi, flag)                                                                 \
+	{                                                                                        \
+		lo, hi, offsetof(struct cli_args, field), sizeof(((struct cli_args *)0)->field), \
+			flag                                                                     \
+	}
+#define SET(field) offsetof(struct cli_args, field)
+
+static const struct num_spec g_num[] = {
+	[OPT_NSID] = NUM(nsid, 1, UINT32_MAX, SET(nsid_set)),
+	[OPT_LOG_ENTRIES] = NUM(log_entries, 1, 256, 0),
+	[OPT_FID] = NUM(fid, 1, 255, SET(fid_set)),
+	[OPT_SEL] = NUM(sel, 0, 3, 0),
+	[OPT_CDW11] = NUM(cdw11, 0, UINT32_MAX, 0),
+	[OPT_VALUE] = NUM(value, 0, UINT32_MAX, SET(value_set)),
+	[OPT_CDW12] = NUM(cdw12, 0, UINT32_MAX, 0),
+	[OPT_LBAF] = NUM(lbaf, 0, 15, 0),
+	[OPT_SES] = NUM(ses, 0, 2, 0),
+	[OPT_SLOT] = NUM(slot, 0, 7, SET(slot_set)),
+	[OPT_ACTION] = NUM(action, 0, 3, SET(action_set)),
+};
+
+static int
+store_num(struct cli_args *a, const struct opt_def *o, const char *val, char *err, size_t errlen)
+{
+	const struct num_spec *n = &g_num[o->id];
+	char *base = (char *)a;
+	uint64_t v;
+
+	if (nvp_strtou64(val, n->min, n->max, &v) != 0) {
+		return fail(err, errlen,
+			    "invalid value '%s' for --%s: expected a number %llu..%llu%s", val,
+			    o->lname, (unsigned long long)n->min, (unsigned long long)n->max,
+			    n->max > 9 ? " (or 0x hex)" : "");
+	}
+	if (n->size == sizeof(uint8_t)) {
+		uint8_t v8 = (uint8_t)v;
+
+		memcpy(base + n->off, &v8, sizeof(v8));
+	} else {
+		uint32_t v32 = (uint32_t)v;
+
+		memcpy(base + n->off, &v32, sizeof(v32));
+	}
+	if (n->set_off != 0) {
+		*(bool *)(base + n->set_off) = true;
 	}
 	return 0;
 }
@@ -201,21 +251,6 @@ parse_num(const struct opt_def *o, const char *val, uint64_t max, uint64_t *out,
 static int
 apply_opt(struct cli_args *a, const struct opt_def *o, const char *val, char *err, size_t errlen)
 {
-	uint64_t v = 0;
-	static const uint64_t max[] = {
-		[OPT_NSID] = UINT32_MAX,
-		[OPT_LOG_ENTRIES] = 256,
-		[OPT_FID] = 255,
-		[OPT_SEL] = 3,
-		[OPT_CDW11] = UINT32_MAX,
-		[OPT_VALUE] = UINT32_MAX,
-		[OPT_CDW12] = UINT32_MAX,
-		[OPT_LBAF] = 15,
-		[OPT_SES] = 2,
-		[OPT_SLOT] = 7,
-		[OPT_ACTION] = 3,
-	};
-
 	switch (o->id) {
 	case OPT_OUTPUT:
 		if (cli_output_parse(val, &a->output) != 0) {
@@ -240,63 +275,8 @@ apply_opt(struct cli_args *a, const struct opt_def *o, const char *val, char *er
 		a->fw_file = val;
 		return 0;
 	default:
-		break;
+		return store_num(a, o, val, err, errlen);
 	}
-	if (parse_num(o, val, max[o->id], &v, err, errlen) != 0) {
-		return -EINVAL;
-	}
-	switch (o->id) {
-	case OPT_NSID:
-		if (v == 0) {
-			return fail(err, errlen, "invalid namespace id 0: ids start at 1");
-		}
-		a->nsid_set = true;
-		a->nsid = (uint32_t)v;
-		break;
-	case OPT_LOG_ENTRIES:
-		if (v == 0) {
-			return fail(err, errlen, "--log-entries must be 1..256");
-		}
-		a->log_entries = (uint32_t)v;
-		break;
-	case OPT_FID:
-		if (v == 0) {
-			return fail(err, errlen, "feature id 0 is reserved: use 1..255");
-		}
-		a->fid_set = true;
-		a->fid = (uint8_t)v;
-		break;
-	case OPT_SEL:
-		a->sel = (uint8_t)v;
-		break;
-	case OPT_CDW11:
-		a->cdw11 = (uint32_t)v;
-		break;
-	case OPT_VALUE:
-		a->value_set = true;
-		a->value = (uint32_t)v;
-		break;
-	case OPT_CDW12:
-		a->cdw12 = (uint32_t)v;
-		break;
-	case OPT_LBAF:
-		a->lbaf = (uint8_t)v;
-		break;
-	case OPT_SES:
-		a->ses = (uint8_t)v;
-		break;
-	case OPT_SLOT:
-		a->slot_set = true;
-		a->slot = (uint8_t)v;
-		break;
-	case OPT_ACTION:
-		a->action_set = true;
-		a->action = (uint8_t)v;
-		break;
-	default:
-		break;
-	}
-	return 0;
 }
 
 /*

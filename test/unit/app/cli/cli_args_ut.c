@@ -142,14 +142,15 @@ test_errors(void)
 	expect_error(parse("id-ctrl", "emu:", "-o", "xml", NULL), "invalid output format 'xml'");
 	expect_error(parse("id-ns", "emu:", "-n", NULL), "needs a value");
 	expect_error(parse("id-ns", "emu:", "-n", "abc", NULL), "invalid value 'abc'");
-	expect_error(parse("id-ns", "emu:", "-n", "0", NULL), "namespace id 0");
+	expect_error(parse("id-ns", "emu:", "-n", "0", NULL),
+		     "invalid value '0' for --namespace-id");
 	expect_error(parse("id-ns", "emu:", "-n", "4294967296", NULL), "invalid value");
 	expect_error(parse("id-ns", "emu:", "-n", "-1", NULL), "invalid value '-1'");
 	expect_error(parse("id-ctrl", "emu:", "-H=1", NULL), "takes no value");
 	expect_error(parse("id-ctrl", "emu:", "--human-readable=yes", NULL), "takes no value");
 	expect_error(parse("id-ctrl", "emu:", "extra", NULL), "unexpected argument 'extra'");
 	expect_error(parse("get-feature", "emu:", NULL), "--feature-id is required");
-	expect_error(parse("get-feature", "emu:", "-f", "0", NULL), "feature id 0");
+	expect_error(parse("get-feature", "emu:", "-f", "0", NULL), "expected a number 1..255");
 	expect_error(parse("get-feature", "emu:", "-f", "256", NULL), "invalid value '256'");
 	expect_error(parse("get-feature", "emu:", "-f", "6", "-s", "4", NULL), "invalid value '4'");
 	expect_error(parse("set-feature", "emu:", "-f", "6", NULL), "--value is required");
@@ -159,7 +160,7 @@ test_errors(void)
 	expect_error(parse("fw-download", "emu:", NULL), "--fw FILE is required");
 	expect_error(parse("fw-commit", "emu:", "-a", "4", NULL), "invalid value '4'");
 	expect_error(parse("fw-commit", "emu:", "-s", "8", NULL), "invalid value '8'");
-	expect_error(parse("error-log", "emu:", "-e", "0", NULL), "--log-entries");
+	expect_error(parse("error-log", "emu:", "-e", "0", NULL), "for --log-entries");
 	expect_error(parse("error-log", "emu:", "-e", "257", NULL), "invalid value '257'");
 	expect_error(parse("list", "-o", "binary", NULL), "binary output");
 	expect_error(parse("help", "nope", NULL), "unknown command 'nope'");
