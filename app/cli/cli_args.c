@@ -19,7 +19,8 @@
 #define LOG_CMDS (CMD_BIT(CLI_CMD_SMART_LOG) | CMD_BIT(CLI_CMD_ERROR_LOG) | CMD_BIT(CLI_CMD_FW_LOG))
 #define OUT_CMDS                                                                     \
 	(CMD_BIT(CLI_CMD_LIST) | CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | \
-	 CMD_BIT(CLI_CMD_LIST_NS) | LOG_CMDS | CMD_BIT(CLI_CMD_GET_FEATURE))
+	 CMD_BIT(CLI_CMD_LIST_NS) | LOG_CMDS | CMD_BIT(CLI_CMD_GET_FEATURE) |        \
+	 CMD_BIT(CLI_CMD_SHOW_REGS))
 #define FEAT_CMDS (CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SET_FEATURE))
 
 enum opt_id {
@@ -55,7 +56,7 @@ static const struct opt_def g_opts[] = {
 	{ "output-format", 'o', true, OPT_OUTPUT, OUT_CMDS, "normal|json|binary (default normal)" },
 	{ "human-readable", 'H', false, OPT_HUMAN,
 	  CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) |
-		  CMD_BIT(CLI_CMD_GET_FEATURE),
+		  CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SHOW_REGS),
 	  "decode bitfields" },
 	{ "namespace-id", 'n', true, OPT_NSID,
 	  CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) | FEAT_CMDS | CMD_BIT(CLI_CMD_FORMAT),
@@ -103,6 +104,7 @@ static const struct cmd_def g_cmds[CLI_CMD_COUNT] = {
 	[CLI_CMD_FW_DOWNLOAD] = { "fw-download", true, "download a firmware image" },
 	[CLI_CMD_FW_COMMIT] = { "fw-commit", true, "commit / activate a firmware image" },
 	[CLI_CMD_RESET] = { "reset", true, "reset the controller" },
+	[CLI_CMD_SHOW_REGS] = { "show-regs", true, "controller registers CAP, VS, CSTS" },
 	[CLI_CMD_HELP] = { "help", false, "general or command help" },
 	[CLI_CMD_VERSION] = { "version", false, "print the version" },
 };
@@ -347,8 +349,9 @@ check_args(const struct cli_args *a, char *err, size_t errlen)
 	if (a->cmd == CLI_CMD_FW_DOWNLOAD && a->fw_file == NULL) {
 		return fail(err, errlen, "%s: --fw FILE is required", cmd);
 	}
-	if (a->cmd == CLI_CMD_LIST && a->output == CLI_OUT_BINARY) {
-		return fail(err, errlen, "%s: binary output is not defined for list", cmd);
+	if ((a->cmd == CLI_CMD_LIST || a->cmd == CLI_CMD_SHOW_REGS) &&
+	    a->output == CLI_OUT_BINARY) {
+		return fail(err, errlen, "%s: binary output is not defined for %s", cmd, cmd);
 	}
 	return 0;
 }

@@ -389,6 +389,20 @@ cmd_reset(struct nvp_nvme_ctrlr *ctrlr)
 	return CLI_EXIT_OK;
 }
 
+static int
+cmd_show_regs(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
+{
+	union nvme_cap_register cap = nvp_nvme_ctrlr_get_regs_cap(ctrlr);
+	union nvme_vs_register vs = nvp_nvme_ctrlr_get_regs_vs(ctrlr);
+	union nvme_csts_register csts = nvp_nvme_ctrlr_get_regs_csts(ctrlr);
+
+	if (a->output == CLI_OUT_JSON) {
+		return emit(a, cli_json_regs(cap, vs, csts), NULL, 0);
+	}
+	cli_print_regs(stdout, cap, vs, csts, a->human);
+	return CLI_EXIT_OK;
+}
+
 int
 cli_cmd_run(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 {
@@ -419,6 +433,8 @@ cli_cmd_run(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		return cmd_fw_commit(a, ctrlr);
 	case CLI_CMD_RESET:
 		return cmd_reset(ctrlr);
+	case CLI_CMD_SHOW_REGS:
+		return cmd_show_regs(a, ctrlr);
 	case CLI_CMD_HELP:
 		if (a->help_emu) {
 			nvp_emu_opts_usage(stdout);

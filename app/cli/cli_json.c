@@ -484,6 +484,18 @@ cli_json_feature(uint8_t fid, uint32_t result)
 	return o;
 }
 
+/* nvme-cli show-regs key names; only the registers the driver exposes. */
+struct json_object *
+cli_json_regs(union nvme_cap_register cap, union nvme_vs_register vs, union nvme_csts_register csts)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_u64(o, "cap", cap.raw);
+	add_u64(o, "vs", vs.raw);
+	add_u64(o, "csts", csts.raw);
+	return o;
+}
+
 void
 cli_json_print(FILE *f, struct json_object *obj)
 {

@@ -425,3 +425,55 @@ cli_print_list(FILE *f, const struct cli_list_entry *entries, uint32_t count)
 			usage, fmt, cli_strfield(fr, sizeof(fr), cd->fr, sizeof(cd->fr)));
 	}
 }
+
+/* CAP decoded (NVMe 1.4, section 3.1.1). */
+static void
+print_cap_human(FILE *f, union nvme_cap_register cap)
+{
+	fprintf(f, "\tMemory Page Size Maximum      (MPSMAX): %u bytes\n",
+		1u << (12 + cap.bits.mpsmax));
+	fprintf(f, "\tMemory Page Size Minimum      (MPSMIN): %u bytes\n",
+		1u << (12 + cap.bits.mpsmin));
+	fprintf(f, "\tCommand Sets Supported           (CSS): NVM command set is %ssupported\n",
+		cap.bits.css & NVME_CAP_CSS_NVM ? "" : "not ");
+	fprintf(f, "\tNVM Subsystem Reset Supported  (NSSRS): %s\n", cap.bits.nssrs ? "Yes" : "No");
+	fprintf(f, "\tDoorbell Stride                (DSTRD): %u bytes\n", 4u << cap.bits.dstrd);
+	fprintf(f, "\tTimeout                           (TO): %u ms\n", cap.bits.to * 500u);
+	fprintf(f, "\tArbitration Mechanism Supported  (AMS): Weighted Round Robin: %s\n",
+		cap.bits.ams & 1u ? "Supported" : "Not Supported");
+	fprintf(f, "\tContiguous Queues Required       (CQR): %s\n", cap.bits.cqr ? "Yes" : "No");
+	fprintf(f, "\tMaximum Queue Entries Supported (MQES): %u\n\n", cap.bits.mqes + 1u);
+}
+
+static void
+print_csts_human(FILE *f, union nvme_csts_register csts)
+{
+	static const char *const shst[] = { "Normal operation", "Shutdown processing occurring",
+					    "Shutdown processing complete", "Reserved" };
+
+	fprintf(f, "\tProcessing Paused               (PP): %s\n", csts.bits.pp ? "Yes" : "No");
+	fprintf(f, "\tNVM Subsystem Reset Occurred (NSSRO): %s\n", csts.bits.nssro ? "Yes" : "No");
+	fprintf(f, "\tShutdown Status               (SHST): %s\n", shst[csts.bits.shst]);
+	fprintf(f, "\tController Fatal Status        (CFS): %s\n",
+		csts.bits.cfs ? "True" : "False");
+	fprintf(f, "\tReady                          (RDY): %s\n\n", csts.bits.rdy ? "Yes" : "No");
+}
+
+void
+cli_print_regs(FILE *f, union nvme_cap_register cap, union nvme_vs_register vs,
+	       union nvme_csts_register csts, bool human)
+{
+	fprintf(f, "cap     : %" PRIx64 "\n", cap.raw);
+	if (human) {
+		print_cap_human(f, cap);
+	}
+	fprintf(f, "version : %x\n", vs.raw);
+	if (human) {
+		fprintf(f, "\tNVMe specification version %u.%u.%u\n\n", vs.bits.mjr, vs.bits.mnr,
+			vs.bits.ter);
+	}
+	fprintf(f, "csts    : %x\n", csts.raw);
+	if (human) {
+		print_csts_human(f, csts);
+	}
+}

@@ -48,6 +48,7 @@ enum cli_cmd_id {
 	CLI_CMD_FW_DOWNLOAD,
 	CLI_CMD_FW_COMMIT,
 	CLI_CMD_RESET,
+	CLI_CMD_SHOW_REGS,
 	CLI_CMD_HELP,
 	CLI_CMD_VERSION,
 	CLI_CMD_COUNT,
@@ -128,6 +129,8 @@ struct json_object *cli_json_fw_log(const struct nvme_firmware_page *fw, const c
 struct json_object *cli_json_list(const struct cli_list_entry *entries, uint32_t count);
 struct json_object *cli_json_list_ns(const uint32_t *nsids, uint32_t count);
 struct json_object *cli_json_feature(uint8_t fid, uint32_t result);
+struct json_object *cli_json_regs(union nvme_cap_register cap, union nvme_vs_register vs,
+				  union nvme_csts_register csts);
 
 /** Copy a space-padded identify string without the padding into @buf. */
 const char *cli_strfield(char *buf, size_t len, const char *field, size_t field_len);
@@ -158,6 +161,8 @@ void cli_print_error_log(FILE *f, const struct nvme_error_information_entry *e, 
 void cli_print_fw_log(FILE *f, const struct nvme_firmware_page *fw, const char *devname);
 void cli_print_feature(FILE *f, uint8_t fid, uint8_t sel, uint32_t result, bool human);
 void cli_print_list(FILE *f, const struct cli_list_entry *entries, uint32_t count);
+void cli_print_regs(FILE *f, union nvme_cap_register cap, union nvme_vs_register vs,
+		    union nvme_csts_register csts, bool human);
 /** Name of a feature id ("Volatile Write Cache"). */
 const char *cli_feature_name(uint8_t fid);
 

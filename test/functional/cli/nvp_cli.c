@@ -201,6 +201,16 @@ test_id_ctrl(void)
 	CU_ASSERT(json_object_array_length(jget(o, "psds")) == (size_t)jint(o, "npss") + 1);
 	json_object_put(o);
 
+	/* registers: CAP as the emu options set it */
+	o = run_json("show-regs emu:size=1M,mqes=63,dstrd=2,to=7 -o json");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(jint(o, "cap") & 0xffff, 63);
+	CU_ASSERT_EQUAL((jint(o, "cap") >> 24) & 0xff, 7);
+	CU_ASSERT_EQUAL((jint(o, "cap") >> 32) & 0xf, 2);
+	CU_ASSERT_EQUAL(jint(o, "vs"), 0x10400);
+	CU_ASSERT_EQUAL(jint(o, "csts") & 1, 1);
+	json_object_put(o);
+
 	/* normal and -H output, and binary: the 4096 bytes of the structure */
 	CU_ASSERT_EQUAL(run("id-ctrl emu:size=1M -H"), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.out, "mn        : " EMU_MODEL));
@@ -448,6 +458,8 @@ test_usage_errors(void)
 		"fw-commit emu: --action x",
 		"reset emu: -o json",
 		"list -o binary",
+		"show-regs emu: -o binary",
+		"show-regs",
 		"list emu: extra",
 		"help nope",
 		"version x",

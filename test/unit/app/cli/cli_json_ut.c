@@ -343,6 +343,41 @@ test_list_ns_and_feature(void)
 }
 
 static void
+test_regs(void)
+{
+	union nvme_cap_register cap = { .raw = 0 };
+	union nvme_vs_register vs = { .raw = NVME_VERSION(1, 4, 0) };
+	union nvme_csts_register csts = { .raw = 0 };
+	char buf[4096] = "";
+	struct json_object *o;
+	FILE *f;
+
+	cap.bits.mqes = 1023;
+	cap.bits.to = 20;
+	cap.bits.dstrd = 2;
+	cap.bits.css = NVME_CAP_CSS_NVM;
+	cap.bits.mpsmax = 4;
+	csts.bits.rdy = 1;
+	o = round_trip(cli_json_regs(cap, vs, csts));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(get_u64(o, "cap"), cap.raw);
+	CU_ASSERT_EQUAL(get_u64(o, "vs"), 0x10400);
+	CU_ASSERT_EQUAL(get_u64(o, "csts"), 1);
+	json_object_put(o);
+
+	f = fmemopen(buf, sizeof(buf) - 1, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	cli_print_regs(f, cap, vs, csts, true);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "(MQES): 1024"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "(TO): 10000 ms"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "(DSTRD): 16 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "(MPSMAX): 65536 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "NVMe specification version 1.4.0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "(RDY): Yes"));
+}
+
+static void
 test_helpers(void)
 {
 	uint64_t v[2];
@@ -415,6 +450,7 @@ main(void)
 		UT_TEST(test_fw_log),
 		UT_TEST(test_list),
 		UT_TEST(test_list_ns_and_feature),
+		UT_TEST(test_regs),
 		UT_TEST(test_helpers),
 		UT_TEST(test_print_smoke),
 	};
