@@ -12,12 +12,10 @@
 #include <unistd.h>
 
 #include "nvpoll/emu.h"
-#include "nvpoll/env.h"
 #include "nvpoll/util.h"
 
 #include "nvp_cli.h"
 
-#define MAX_LIST_CTRLRS 64
 #define MAX_FW_IMAGE (64u << 20)
 
 static const char *
