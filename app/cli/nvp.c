@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp: NVMe management from user space, in the style of nvme-cli, over nvpoll.
+ *
+ *   nvp list
+ *   nvp id-ctrl 0000:01:00.0 -o json
+ *   nvp id-ns "trtype:emu name:emu0 nn:2" -n 2 -H
+ *   nvp smart-log emu:backend=file:/tmp/disk -o json
+ *   nvp fw-download emu: --fw img.bin + fw-commit emu: -s 2 -a 1 + reset emu: + fw-log emu:
+ *
+ * Several commands may run in one invocation, separated by a lone "+"; commands naming
+ * the same device string share one attached controller. That is how a software
+ * controller ("emu:"), which lives only as long as the process, can be formatted and
+ * then identified, or given new firmware, reset and asked for its firmware log.
+ *
+ * Every command line is parsed before any device is touched: a usage error exits with 2
+ * and nothing is done.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nvpoll/env.h"
+
+#include "nvp_cli.h"
+
+#define MAX_CHAIN 32
+
+struct open_dev {
+	const char *name;
+	struct nvp_nvme_ctrlr *ctrlr;
+};
+
+struct run_state {
+	struct open_dev devs[MAX_CHAIN];
+	uint32_t ndevs;
+};
+
+static int
+usage_error(const char *msg)
+{
+	fprintf(stderr, "nvp: %s\ntry 'nvp help'\n", msg);
+	return CLI_EXIT_USAGE;
+}
+
+/* Split argv at "+" and parse each command. \return 0 or an exit status. */
+static int
+parse_chain(int argc, char **argv, struct cli_args *cmds, uint32_t *ncmds)
+{
+	struct nvp_nvme_transport_id trid;
+	char err[512];
+	int start = 1;
+
+	*ncmds = 0;
+	for (int i = 1; i <= argc; i++) {
+		if (i < argc && strcmp(argv[i], CLI_CHAIN_SEP) != 0) {
+			continue;
+		}
+		if (i == start) {
+			return usage_error("empty command (a '+' with nothing on one side)");
+		}
+		if (*ncmds == MAX_CHAIN) {
+			return usage_error("too many chained commands");
+		}
+		if (cli_args_parse(i - start, argv + start, &cmds[*ncmds], err, sizeof(err)) != 0) {
+			return usage_error(err);
+		}
+		if (cmds[*ncmds].device != NULL && !cmds[*ncmds].help &&
+		    cli_device_parse(cmds[*ncmds].device, &trid, err, sizeof(err)) != 0) {
+			return usage_error(err);
+		}
+		*ncmds += 1;
+		start = i + 1;
+	}
+	return 0;
+}
+
+/* The controller for @dev, attached on first use. \return 0 or an exit status. */
+static int
+get_ctrlr(struct run_state *st, const char *dev, struct nvp_nvme_ctrlr **ctrlr)
+{
+	int rc;
+
+	for (uint32_t i = 0; i < st->ndevs; i++) {
+		if (strcmp(st->devs[i].name, dev) == 0) {
+			*ctrlr = st->devs[i].ctrlr;
+			return 0;
+		}
+	}
+	rc = cli_device_open(dev, ctrlr);
+	if (rc != 0) {
+		return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+	}
+	st->devs[st->ndevs].name = dev;
+	st->devs[st->ndevs].ctrlr = *ctrlr;
+	st->ndevs++;
+	return 0;
+}
+
+static int
+run_one(struct run_state *st, const struct cli_args *a)
+{
+	struct nvp_nvme_ctrlr *ctrlr = NULL;
+	int rc;
+
+	if (a->help) {
+		cli_usage(stdout, a->cmd);
+		return CLI_EXIT_OK;
+	}
+	if (a->device != NULL) {
+		rc = get_ctrlr(st, a->device, &ctrlr);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	fflush(stdout);
+	rc = cli_cmd_run(a, ctrlr);
+	fflush(stdout);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct cli_args cmds[MAX_CHAIN];
+	struct run_state st = { .ndevs = 0 };
+	uint32_t ncmds = 0;
+	int rc;
+
+	if (argc < 2) {
+		cli_usage(stderr, CLI_CMD_COUNT);
+		return CLI_EXIT_USAGE;
+	}
+	rc = parse_chain(argc, argv, cmds, &ncmds);
+	if (rc != 0) {
+		return rc;
+	}
+	for (uint32_t i = 0; i < ncmds && rc == 0; i++) {
+		rc = run_one(&st, &cmds[i]);
+	}
+	for (uint32_t i = 0; i < st.ndevs; i++) {
+		nvp_nvme_detach(st.devs[i].ctrlr);
+	}
+	if (nvp_env_is_initialized()) {
+		nvp_env_fini();
+	}
+	return rc;
+}
