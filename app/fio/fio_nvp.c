@@ -55,12 +55,21 @@ fionvp_env_start(const struct fionvp_env_opts *opts)
 	return g_env_rc;
 }
 
-/* The registry key: the transport ID in its string form, without the namespace id. */
+/*
+ * The registry key: a named virtual device by its name (the options that made it count
+ * only the first time: "trtype=emu name=emu0 nn=2 ns=1" then "trtype=emu name=emu0 ns=2"
+ * is one controller), anything else by its transport ID without the namespace id.
+ */
 static int
 make_key(const struct nvp_nvme_transport_id *trid, char *key, size_t len)
 {
 	struct nvp_nvme_transport_id t = *trid;
+	int n;
 
+	if (t.trtype == NVP_NVME_TRANSPORT_VDEV && t.name[0] != '\0') {
+		n = snprintf(key, len, "vdev %s %s", t.trstring, t.name);
+		return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+	}
 	t.nsid = 0;
 	return nvp_nvme_transport_id_fmt(key, len, &t);
 }

@@ -56,14 +56,19 @@ struct engine_file {
 	struct nvp_nvme_qpair *qpair; /* made by the job thread at first open */
 	struct engine_thread *thread;
 	int doorbell_pending;
+	struct engine_file *next;
 };
 
-/* One job thread. */
+/*
+ * One job (td->io_ops_data), made by whichever of setup() and init() runs first. It keeps
+ * its own list of files: fio frees its fio_file objects before it calls cleanup().
+ */
 struct engine_thread {
 	struct io_u **done; /* completions found by the last getevents() */
 	unsigned int nr_done;
 	unsigned int max_done;
 	unsigned int io_queue_size;
+	struct engine_file *files;
 };
 
 static int g_abi_mismatch;
@@ -131,6 +136,31 @@ engine_env_start(struct thread_data *td)
 	return fionvp_env_start(&opts);
 }
 
+/* The job's state, made on first use (fio never has more than iodepth I/Os out). */
+static struct engine_thread *
+thread_get(struct thread_data *td)
+{
+	struct engine_thread *et = td->io_ops_data;
+
+	if (et != NULL) {
+		return et;
+	}
+	et = calloc(1, sizeof(*et));
+	if (et == NULL) {
+		return NULL;
+	}
+	et->max_done = td->o.iodepth;
+	et->done = calloc(et->max_done, sizeof(*et->done));
+	if (et->done == NULL) {
+		free(et);
+		return NULL;
+	}
+	/* One more entry than iodepth: an NVMe queue of N entries holds N - 1 commands. */
+	et->io_queue_size = td->o.iodepth + 1;
+	td->io_ops_data = et;
+	return et;
+}
+
 /*
  * Called once per job before its thread runs (in fio's main thread unless
  * create_serialize=0): attach the controllers the filenames name, and tell fio the sizes.
@@ -138,6 +168,7 @@ engine_env_start(struct thread_data *td)
 static int
 engine_setup(struct thread_data *td)
 {
+	struct engine_thread *et;
 	struct fio_file *f;
 	unsigned int i;
 	int rc;
@@ -152,7 +183,8 @@ engine_setup(struct thread_data *td)
 			td->o.name);
 		return 1;
 	}
-	if (engine_env_start(td) != 0) {
+	et = thread_get(td);
+	if (et == NULL || engine_env_start(td) != 0) {
 		return 1;
 	}
 	for_each_file(td, f, i)
@@ -175,6 +207,9 @@ engine_setup(struct thread_data *td)
 			free(ef);
 			return 1;
 		}
+		ef->thread = et;
+		ef->next = et->files;
+		et->files = ef;
 		FILE_SET_ENG_DATA(f, ef);
 		f->filetype = FIO_TYPE_BLOCK;
 		f->real_file_size = ef->target.size;
@@ -183,55 +218,34 @@ engine_setup(struct thread_data *td)
 	return 0;
 }
 
-/* Job thread start: per-thread completion array (fio never has more than iodepth out). */
+/* Job thread start. */
 static int
 engine_init(struct thread_data *td)
 {
-	struct engine_thread *et;
-
 	if (g_abi_mismatch || engine_env_start(td) != 0) {
 		return 1;
 	}
-	et = calloc(1, sizeof(*et));
-	if (et == NULL) {
-		return 1;
-	}
-	et->max_done = td->o.iodepth;
-	et->done = calloc(et->max_done, sizeof(*et->done));
-	if (et->done == NULL) {
-		free(et);
-		return 1;
-	}
-	/* One more entry than iodepth: an NVMe queue of N entries holds N - 1 commands. */
-	et->io_queue_size = td->o.iodepth + 1;
-	td->io_ops_data = et;
-	return 0;
+	return thread_get(td) != NULL ? 0 : 1;
 }
 
 static void
 engine_cleanup(struct thread_data *td)
 {
 	struct engine_thread *et = td->io_ops_data;
-	struct fio_file *f;
-	unsigned int i;
+	struct engine_file *ef;
 
-	for_each_file(td, f, i)
-	{
-		struct engine_file *ef = FILE_ENG_DATA(f);
-
-		if (ef == NULL) {
-			continue;
-		}
+	if (et == NULL) {
+		return;
+	}
+	while ((ef = et->files) != NULL) {
+		et->files = ef->next;
 		nvp_nvme_ctrlr_free_io_qpair(ef->qpair);
 		fionvp_target_close(&ef->target);
 		free(ef);
-		FILE_SET_ENG_DATA(f, NULL);
 	}
-	if (et != NULL) {
-		free(et->done);
-		free(et);
-		td->io_ops_data = NULL;
-	}
+	free(et->done);
+	free(et);
+	td->io_ops_data = NULL;
 }
 
 /* The job thread opens its files: make the qpair here, in the thread that will poll it. */
@@ -265,7 +279,6 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 			td->o.name, f->file_name, qopts.io_queue_size, strerror(-rc));
 		return -rc;
 	}
-	ef->thread = et;
 	return 0;
 }
 
@@ -413,14 +426,11 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 static int
 engine_commit(struct thread_data *td)
 {
-	struct fio_file *f;
-	unsigned int i;
+	struct engine_thread *et = td->io_ops_data;
+	struct engine_file *ef;
 
-	for_each_file(td, f, i)
-	{
-		struct engine_file *ef = FILE_ENG_DATA(f);
-
-		if (ef != NULL && ef->doorbell_pending) {
+	for (ef = et->files; ef != NULL; ef = ef->next) {
+		if (ef->doorbell_pending) {
 			nvp_nvme_qpair_ring_doorbell(ef->qpair);
 			ef->doorbell_pending = 0;
 		}
@@ -460,26 +470,22 @@ engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 {
 	struct engine_thread *et = td->io_ops_data;
 	uint64_t deadline = deadline_ns(t);
-	struct fio_file *f;
-	unsigned int i;
+	struct engine_file *ef;
+	int32_t rc;
 
 	et->nr_done = 0;
 	if (max > et->max_done) {
 		max = et->max_done;
 	}
 	for (;;) {
-		for_each_file(td, f, i)
-		{
-			struct engine_file *ef = FILE_ENG_DATA(f);
-			int32_t rc;
-
-			if (ef == NULL || ef->qpair == NULL || et->nr_done >= max) {
+		for (ef = et->files; ef != NULL && et->nr_done < max; ef = ef->next) {
+			if (ef->qpair == NULL) {
 				continue;
 			}
 			rc = nvp_nvme_qpair_process_completions(ef->qpair, max - et->nr_done);
 			if (rc < 0) {
-				fprintf(stderr, "nvpoll_fio: file '%s': polling failed: %s\n",
-					f->file_name, strerror(-rc));
+				fprintf(stderr, "nvpoll_fio: job '%s': polling failed: %s\n",
+					td->o.name, strerror(-rc));
 				return -EIO;
 			}
 		}
