@@ -103,7 +103,8 @@ check_file_fits(struct thread_data *td, struct fio_file *f, const struct fionvp_
 	int ddir;
 
 	for (ddir = 0; ddir < DDIR_RWDIR_CNT; ddir++) {
-		if (td->o.max_bs[ddir] > t->max_xfer) {
+		/* MDTS limits data transfers; a trim carries only its range list. */
+		if (ddir != DDIR_TRIM && td->o.max_bs[ddir] > t->max_xfer) {
 			fprintf(stderr,
 				"nvpoll_fio: job '%s', file '%s': block size %llu is above the "
 				"namespace's largest transfer (%u bytes); use bs<=%u\n",
