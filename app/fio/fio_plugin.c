@@ -85,13 +85,15 @@ static void __attribute__((constructor)) engine_abi_check(void)
 	}
 	fprintf(stderr,
 		"nvpoll_fio: this engine was built against %s (ioengine ABI FIO_IOOPS_VERSION %d) "
-		"but is loaded into %s. fio's job and I/O structures differ between versions, "
-		"so the engine refuses to run.\n"
+		"but is loaded into %s; fio's job and I/O structures differ between versions.\n"
+		"nvpoll_fio: %s\n"
 		"nvpoll_fio: fix: rebuild it against the source of the fio you run: "
 		"./configure --with-fio=/path/to/%s-source && make "
-		"(Debian's fio: scripts/get_fio_src.sh fetches its source)%s\n",
-		ENGINE_FIO_VERSION, ENGINE_IOOPS_VERSION, running, running,
-		ignore != NULL ? "; NVPOLL_FIO_IGNORE_VERSION is set: trying anyway" : ".");
+		"(Debian's fio: scripts/get_fio_src.sh fetches its source).\n",
+		ENGINE_FIO_VERSION, ENGINE_IOOPS_VERSION, running,
+		ignore != NULL ? "NVPOLL_FIO_IGNORE_VERSION is set: running anyway, at your risk" :
+				 "refusing to run (NVPOLL_FIO_IGNORE_VERSION=1 overrides)",
+		running);
 	g_abi_mismatch = ignore == NULL;
 }
 
@@ -175,6 +177,10 @@ engine_setup(struct thread_data *td)
 	int rc;
 
 	if (g_abi_mismatch) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s' not run: engine built for another fio "
+			"(message above)\n",
+			td->o.name);
 		return 1;
 	}
 	if (!td->o.use_thread) {
