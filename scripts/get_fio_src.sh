@@ -102,7 +102,10 @@ mkdir -p "$aptdir/download"
 (cd "$aptdir/download" && apt-get "${apt_opts[@]}" source --download-only "$pkg") ||
 	die "apt-get source $pkg failed"
 
-dsc=$(ls "$aptdir"/download/*.dsc 2>/dev/null | head -n 1)
+dsc=
+for f in "$aptdir"/download/*.dsc; do
+	[ -f "$f" ] && dsc=$f && break
+done
 [ -n "$dsc" ] || die "no .dsc downloaded in $aptdir/download"
 log "unpacking $(basename "$dsc") into $dest"
 rm -rf "$dest" "$dest.tmp"
