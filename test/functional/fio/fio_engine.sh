@@ -7,7 +7,8 @@
 # its own qpair and region), random reads, trim on a second namespace of the same
 # controller and two files in one job; fio's exit status and its JSON report (parsed, not
 # grepped) must show no error and I/O done. Then the failures people meet must be messages:
-# thread=0, and an engine built against another fio ABI. Skips (77) without fio or the
+# thread=0, and an engine built against another fio ABI; and verify of a fresh device must
+# fail (the check is not vacuous). Skips (77) without fio or the
 # engine, unless NVP_TEST_FIO_REQUIRED=1 (CI), where that is a failure.
 
 set -u
@@ -157,7 +158,7 @@ expect_refusal() {
 			fail "$name: the message lacks '$p'"
 		fi
 	done
-	echo "$name: refused (exit $rc): $(grep -m1 nvpoll_fio "$work/$name.out")"
+	echo "$name: refused (exit $rc): $(grep -m1 -e nvpoll_fio -e "$1" "$work/$name.out")"
 }
 
 # 3. Processes instead of threads: a message, not a hang or crash.
@@ -171,5 +172,12 @@ if [ -f "$skew" ]; then
 		"--filename=trtype=emu name=emu0" --rw=read --size=1M)
 	expect_refusal skew "$(fio --version)" "FIO_IOOPS_VERSION" "--with-fio="
 fi
+
+# 5. verify is not vacuous: checking a fresh controller (nothing written) must fail, so the
+# reads above really returned what the device stored.
+args=(--name=fresh "--ioengine=external:$engine" --thread=1
+	"--filename=trtype=emu name=emu0" --rw=randwrite --size=1M --verify=crc32c
+	--verify_only=1 --verify_state_save=0)
+expect_refusal fresh "verify: bad magic header"
 
 echo "PASS"
