@@ -18,6 +18,8 @@ PACKAGES=(
 	libjson-c-dev    # JSON output of tools
 	clang-format     # scripts/check_format.sh, make format
 	python3          # scripts
+	dpkg-dev         # dpkg-source: scripts/get_fio_src.sh unpacks fio's source package
+	fio              # the fio ioengine's test runs Debian's fio (app/fio)
 )
 
 if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvpoll's fio external ioengine:  ioengine=external:/path/to/nvpoll_fio.so
+ *
+ * Built against fio's own source tree (config-host.h and fio's headers), because an
+ * external engine shares fio's structures (thread_data, io_u, fio_file) whose layout
+ * changes between fio versions. fio checks ioengine_ops.version (FIO_IOOPS_VERSION) when
+ * it loads us; a constructor here also compares the fio version we were built against
+ * with the running fio's fio_version_string, so a mismatch is a message, not a crash.
+ *
+ * Model (as SPDK's plugin): thread=1; setup() resolves every filename to a namespace of a
+ * controller shared by all jobs; each job thread makes its own qpair per file the first
+ * time it opens it (the thread that polls a qpair must own it); queue() submits with the
+ * SQ doorbell delayed, commit() rings it once per qpair, getevents() polls.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fio.h"
+#include "ioengines.h"
+#include "optgroup.h"
+
+#include "fio_nvp.h"
+#include "nvpoll/env.h"
+#include "nvpoll/nvme.h"
+
+#ifndef NVPFIO_BUILT_FIO_VERSION
+#error "build with -DNVPFIO_BUILT_FIO_VERSION=\"fio-X.Y\" (app/fio/Makefile does)"
+#endif
+
+#ifdef NVPFIO_TEST_ABI_SKEW
+/* Test only: pretend to be built against another fio, to exercise the mismatch path. */
+#define ENGINE_IOOPS_VERSION (FIO_IOOPS_VERSION - 1)
+#define ENGINE_FIO_VERSION "fio-0.0-skew"
+#else
+#define ENGINE_IOOPS_VERSION FIO_IOOPS_VERSION
+#define ENGINE_FIO_VERSION NVPFIO_BUILT_FIO_VERSION
+#endif
+
+/* Options of the engine (fio's "eo" structure: the first member must be a pointer). */
+struct engine_opts {
+	void *pad;
+	unsigned int mem_size_mb;
+	unsigned int no_huge;
+};
+
+/* One fio file of one job thread. */
+struct engine_file {
+	struct fionvp_target target;
+	struct nvp_nvme_qpair *qpair; /* made by the job thread at first open */
+	struct engine_thread *thread;
+	int doorbell_pending;
+	struct engine_file *next;
+};
+
+/*
+ * One job (td->io_ops_data), made by whichever of setup() and init() runs first. It keeps
+ * its own list of files: fio frees its fio_file objects before it calls cleanup().
+ */
+struct engine_thread {
+	struct io_u **done; /* completions found by the last getevents() */
+	unsigned int nr_done;
+	unsigned int max_done;
+	unsigned int io_queue_size;
+	struct engine_file *files;
+};
+
+static int g_abi_mismatch;
+
+/* ---- ABI check ----------------------------------------------------------------------- */
+
+static void __attribute__((constructor)) engine_abi_check(void)
+{
+	const char *running = dlsym(RTLD_DEFAULT, "fio_version_string");
+	const char *ignore = getenv("NVPOLL_FIO_IGNORE_VERSION");
+
+	if (running == NULL || strcmp(running, ENGINE_FIO_VERSION) == 0) {
+		return; /* same fio, or not loaded by a fio that exports its version */
+	}
+	fprintf(stderr,
+		"nvpoll_fio: this engine was built against %s (ioengine ABI FIO_IOOPS_VERSION %d) "
+		"but is loaded into %s; fio's job and I/O structures differ between versions.\n"
+		"nvpoll_fio: %s\n"
+		"nvpoll_fio: fix: rebuild it against the source of the fio you run: "
+		"./configure --with-fio=/path/to/%s-source && make "
+		"(Debian's fio: scripts/get_fio_src.sh fetches its source).\n",
+		ENGINE_FIO_VERSION, ENGINE_IOOPS_VERSION, running,
+		ignore != NULL ? "NVPOLL_FIO_IGNORE_VERSION is set: running anyway, at your risk" :
+				 "refusing to run (NVPOLL_FIO_IGNORE_VERSION=1 overrides)",
+		running);
+	g_abi_mismatch = ignore == NULL;
+}
+
+/* ---- setup / teardown ----------------------------------------------------------------- */
+
+static int
+check_file_fits(struct thread_data *td, struct fio_file *f, const struct fionvp_target *t)
+{
+	int ddir;
+
+	for (ddir = 0; ddir < DDIR_RWDIR_CNT; ddir++) {
+		/* MDTS limits data transfers; a trim carries only its range list. */
+		if (ddir != DDIR_TRIM && td->o.max_bs[ddir] > t->max_xfer) {
+			fprintf(stderr,
+				"nvpoll_fio: job '%s', file '%s': block size %llu is above the "
+				"namespace's largest transfer (%u bytes); use bs<=%u\n",
+				td->o.name, f->file_name, (unsigned long long)td->o.max_bs[ddir],
+				t->max_xfer, t->max_xfer);
+			return -EINVAL;
+		}
+		if (td->o.min_bs[ddir] % t->sector_size != 0) {
+			fprintf(stderr,
+				"nvpoll_fio: job '%s', file '%s': block size %llu is not a multiple "
+				"of the %u-byte sector\n",
+				td->o.name, f->file_name, (unsigned long long)td->o.min_bs[ddir],
+				t->sector_size);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int
+engine_env_start(struct thread_data *td)
+{
+	struct engine_opts *eo = td->eo;
+	struct fionvp_env_opts opts = { 0 };
+
+	if (eo != NULL) {
+		opts.mem_size_mb = eo->mem_size_mb;
+		opts.no_huge = (int)eo->no_huge;
+	}
+	return fionvp_env_start(&opts);
+}
+
+/* The job's state, made on first use (fio never has more than iodepth I/Os out). */
+static struct engine_thread *
+thread_get(struct thread_data *td)
+{
+	struct engine_thread *et = td->io_ops_data;
+
+	if (et != NULL) {
+		return et;
+	}
+	et = calloc(1, sizeof(*et));
+	if (et == NULL) {
+		return NULL;
+	}
+	et->max_done = td->o.iodepth;
+	et->done = calloc(et->max_done, sizeof(*et->done));
+	if (et->done == NULL) {
+		free(et);
+		return NULL;
+	}
+	/* One more entry than iodepth: an NVMe queue of N entries holds N - 1 commands. */
+	et->io_queue_size = td->o.iodepth + 1;
+	td->io_ops_data = et;
+	return et;
+}
+
+/*
+ * Called once per job before its thread runs (in fio's main thread unless
+ * create_serialize=0): attach the controllers the filenames name, and tell fio the sizes.
+ */
+static int
+engine_setup(struct thread_data *td)
+{
+	struct engine_thread *et;
+	struct fio_file *f;
+	unsigned int i;
+	int rc;
+
+	if (g_abi_mismatch) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s' not run: engine built for another fio "
+			"(message above)\n",
+			td->o.name);
+		return 1;
+	}
+	if (!td->o.use_thread) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s': add thread=1 (the engine shares controllers "
+			"and DMA memory between jobs of one process; fork mode cannot)\n",
+			td->o.name);
+		return 1;
+	}
+	et = thread_get(td);
+	if (et == NULL || engine_env_start(td) != 0) {
+		return 1;
+	}
+	for_each_file(td, f, i)
+	{
+		struct engine_file *ef = FILE_ENG_DATA(f);
+
+		if (ef != NULL) {
+			continue; /* setup() again for the same job (verify phase) */
+		}
+		ef = calloc(1, sizeof(*ef));
+		if (ef == NULL) {
+			return 1;
+		}
+		rc = fionvp_target_open(f->file_name, &ef->target);
+		if (rc == 0) {
+			rc = check_file_fits(td, f, &ef->target);
+		}
+		if (rc != 0) {
+			fionvp_target_close(&ef->target);
+			free(ef);
+			return 1;
+		}
+		ef->thread = et;
+		ef->next = et->files;
+		et->files = ef;
+		FILE_SET_ENG_DATA(f, ef);
+		f->filetype = FIO_TYPE_BLOCK;
+		f->real_file_size = ef->target.size;
+		fio_file_set_size_known(f);
+	}
+	return 0;
+}
+
+/* Job thread start. */
+static int
+engine_init(struct thread_data *td)
+{
+	if (g_abi_mismatch || engine_env_start(td) != 0) {
+		return 1;
+	}
+	return thread_get(td) != NULL ? 0 : 1;
+}
+
+static void
+engine_cleanup(struct thread_data *td)
+{
+	struct engine_thread *et = td->io_ops_data;
+	struct engine_file *ef;
+
+	if (et == NULL) {
+		return;
+	}
+	while ((ef = et->files) != NULL) {
+		et->files = ef->next;
+		nvp_nvme_ctrlr_free_io_qpair(ef->qpair);
+		fionvp_target_close(&ef->target);
+		free(ef);
+	}
+	free(et->done);
+	free(et);
+	td->io_ops_data = NULL;
+}
+
+/* The job thread opens its files: make the qpair here, in the thread that will poll it. */
+static int
+engine_open_file(struct thread_data *td, struct fio_file *f)
+{
+	struct engine_thread *et = td->io_ops_data;
+	struct engine_file *ef = FILE_ENG_DATA(f);
+	struct nvp_nvme_io_qpair_opts qopts;
+	int rc;
+
+	if (ef == NULL || et == NULL) {
+		return EINVAL;
+	}
+	if (ef->qpair != NULL) {
+		return 0;
+	}
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(ef->target.ctrlr, &qopts, sizeof(qopts));
+	if (qopts.io_queue_size < et->io_queue_size) {
+		qopts.io_queue_size = et->io_queue_size; /* clamped by the driver's check */
+	}
+	if (qopts.io_queue_requests < qopts.io_queue_size) {
+		qopts.io_queue_requests = qopts.io_queue_size;
+	}
+	qopts.delay_doorbell = true;
+	rc = nvp_nvme_ctrlr_alloc_io_qpair(ef->target.ctrlr, &qopts, &ef->qpair);
+	if (rc != 0) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s', file '%s': cannot allocate an I/O qpair "
+			"of %u entries: %s\n",
+			td->o.name, f->file_name, qopts.io_queue_size, strerror(-rc));
+		return -rc;
+	}
+	return 0;
+}
+
+static int
+engine_close_file(struct thread_data *td, struct fio_file *f)
+{
+	(void)td;
+	(void)f;
+	return 0; /* the qpair lives until cleanup: fio closes and reopens files between phases */
+}
+
+/* No page cache between fio and the device: nothing to invalidate. */
+static int
+engine_invalidate(struct thread_data *td, struct fio_file *f)
+{
+	(void)td;
+	(void)f;
+	return 0;
+}
+
+static int
+engine_get_file_size(struct thread_data *td, struct fio_file *f)
+{
+	struct engine_file *ef = FILE_ENG_DATA(f);
+
+	(void)td;
+	if (ef == NULL) {
+		return EINVAL;
+	}
+	f->real_file_size = ef->target.size;
+	fio_file_set_size_known(f);
+	return 0;
+}
+
+/* ---- DMA memory for fio's I/O buffers ------------------------------------------------- */
+
+static int
+engine_iomem_alloc(struct thread_data *td, size_t total_mem)
+{
+	if (engine_env_start(td) != 0) {
+		return 1;
+	}
+	td->orig_buffer = nvp_env_dma_malloc(total_mem, 4096, NULL);
+	if (td->orig_buffer == NULL) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s': cannot allocate %zu bytes of DMA memory "
+			"for I/O buffers; raise mem_size_mb\n",
+			td->o.name, total_mem);
+		return 1;
+	}
+	return 0;
+}
+
+static void
+engine_iomem_free(struct thread_data *td)
+{
+	nvp_env_dma_free(td->orig_buffer);
+	td->orig_buffer = NULL;
+}
+
+/* ---- I/O path ------------------------------------------------------------------------- */
+
+static void
+io_complete(void *cb_arg, const struct nvme_cpl *cpl)
+{
+	struct io_u *io_u = cb_arg;
+	struct engine_file *ef = FILE_ENG_DATA(io_u->file);
+	struct engine_thread *et = ef->thread;
+
+	io_u->error = 0;
+	if (nvme_cpl_is_error(cpl)) {
+		char status[128];
+
+		fprintf(stderr, "nvpoll_fio: file '%s', offset %llu: %s\n", io_u->file->file_name,
+			(unsigned long long)io_u->offset,
+			nvp_nvme_cpl_fmt(status, sizeof(status), cpl));
+		io_u->error = EIO;
+	}
+	/* Cannot overflow: fio has at most iodepth I/Os out, and getevents() bounds the
+	 * completions it asks for by its max; keep the check for a misbehaving caller. */
+	if (et->nr_done < et->max_done) {
+		et->done[et->nr_done++] = io_u;
+	}
+}
+
+/* Submit one io_u; \return 0 or -errno (-ENOMEM: no request object free, retry later). */
+static int
+io_submit(struct engine_file *ef, struct io_u *io_u)
+{
+	struct nvp_nvme_ns *ns = ef->target.ns;
+	uint32_t ss = ef->target.sector_size;
+	uint64_t lba = io_u->offset / ss;
+	uint32_t nlb = (uint32_t)(io_u->xfer_buflen / ss);
+	struct nvme_dsm_range range;
+
+	if (ddir_sync(io_u->ddir)) {
+		return nvp_nvme_ns_cmd_flush(ns, ef->qpair, io_complete, io_u);
+	}
+	if (io_u->offset % ss != 0 || io_u->xfer_buflen % ss != 0 || nlb == 0) {
+		return -EINVAL;
+	}
+	switch (io_u->ddir) {
+	case DDIR_READ:
+		return nvp_nvme_ns_cmd_read(ns, ef->qpair, io_u->xfer_buf, lba, nlb, io_complete,
+					    io_u, 0);
+	case DDIR_WRITE:
+		return nvp_nvme_ns_cmd_write(ns, ef->qpair, io_u->xfer_buf, lba, nlb, io_complete,
+					     io_u, 0);
+	case DDIR_TRIM:
+		/* fio's trim is NVMe's deallocate (Dataset Management, NVMe 1.4 6.7) */
+		range.attributes = 0;
+		range.length = nlb;
+		range.starting_lba = lba;
+		return nvp_nvme_ns_cmd_dataset_management(ns, ef->qpair, NVME_DSM_ATTR_DEALLOCATE,
+							  &range, 1, io_complete, io_u);
+	default:
+		return -EINVAL;
+	}
+}
+
+static enum fio_q_status
+engine_queue(struct thread_data *td, struct io_u *io_u)
+{
+	struct engine_file *ef = FILE_ENG_DATA(io_u->file);
+	int rc;
+
+	(void)td;
+	if (ef == NULL || ef->qpair == NULL) {
+		io_u->error = EINVAL;
+		return FIO_Q_COMPLETED;
+	}
+	rc = io_submit(ef, io_u);
+	if (rc == -ENOMEM) {
+		return FIO_Q_BUSY; /* fio commits, reaps completions and retries */
+	}
+	if (rc != 0) {
+		io_u->error = -rc;
+		return FIO_Q_COMPLETED;
+	}
+	ef->doorbell_pending = 1;
+	return FIO_Q_QUEUED;
+}
+
+/* One SQ tail doorbell write per qpair for the whole batch fio queued. */
+static int
+engine_commit(struct thread_data *td)
+{
+	struct engine_thread *et = td->io_ops_data;
+	struct engine_file *ef;
+
+	for (ef = et->files; ef != NULL; ef = ef->next) {
+		if (ef->doorbell_pending) {
+			nvp_nvme_qpair_ring_doorbell(ef->qpair);
+			ef->doorbell_pending = 0;
+		}
+	}
+	return 0;
+}
+
+static uint64_t
+deadline_ns(const struct timespec *t)
+{
+	struct timespec now;
+
+	if (t == NULL) {
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec +
+	       (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+}
+
+static int
+timed_out(uint64_t deadline)
+{
+	struct timespec now;
+
+	if (deadline == 0) {
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec >= deadline;
+}
+
+/* Poll every qpair of the thread until @min completions are found (at most @max). */
+static int
+engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
+		 const struct timespec *t)
+{
+	struct engine_thread *et = td->io_ops_data;
+	uint64_t deadline = deadline_ns(t);
+	struct engine_file *ef;
+	int32_t rc;
+
+	et->nr_done = 0;
+	if (max > et->max_done) {
+		max = et->max_done;
+	}
+	for (;;) {
+		for (ef = et->files; ef != NULL && et->nr_done < max; ef = ef->next) {
+			if (ef->qpair == NULL) {
+				continue;
+			}
+			rc = nvp_nvme_qpair_process_completions(ef->qpair, max - et->nr_done);
+			if (rc < 0) {
+				fprintf(stderr, "nvpoll_fio: job '%s': polling failed: %s\n",
+					td->o.name, strerror(-rc));
+				return -EIO;
+			}
+		}
+		if (et->nr_done >= min || timed_out(deadline)) {
+			return (int)et->nr_done;
+		}
+	}
+}
+
+static struct io_u *
+engine_event(struct thread_data *td, int event)
+{
+	struct engine_thread *et = td->io_ops_data;
+
+	return (event >= 0 && (unsigned int)event < et->nr_done) ? et->done[event] : NULL;
+}
+
+/* ---- registration ---------------------------------------------------------------------- */
+
+static struct fio_option engine_options[] = {
+	{
+		.name = "mem_size_mb",
+		.lname = "nvpoll DMA memory (MiB)",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct engine_opts, mem_size_mb),
+		.def = "0",
+		.help = "DMA memory for the nvpoll environment in MiB (0: backend default)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "no_huge",
+		.lname = "nvpoll without hugepages",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct engine_opts, no_huge),
+		.def = "0",
+		.help = "use anonymous 4 KiB pages instead of hugepages for DMA memory",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = NULL,
+	},
+};
+
+/*
+ * fio looks up the symbol "ioengine". Spare room after the ops: a fio whose
+ * struct ioengine_ops is larger (another ABI) writes and reads inside our object, not past
+ * it, before its version check rejects us.
+ */
+struct engine_ops_padded {
+	struct ioengine_ops ops;
+	char spare[512];
+};
+
+struct engine_ops_padded ioengine = {
+	.ops =
+		{
+			.name = "nvpoll",
+			.version = ENGINE_IOOPS_VERSION,
+			.flags = FIO_RAWIO | FIO_NOEXTEND | FIO_NODISKUTIL | FIO_MEMALIGN,
+			.setup = engine_setup,
+			.init = engine_init,
+			.queue = engine_queue,
+			.commit = engine_commit,
+			.getevents = engine_getevents,
+			.event = engine_event,
+			.cleanup = engine_cleanup,
+			.open_file = engine_open_file,
+			.close_file = engine_close_file,
+			.invalidate = engine_invalidate,
+			.get_file_size = engine_get_file_size,
+			.iomem_alloc = engine_iomem_alloc,
+			.iomem_free = engine_iomem_free,
+			.option_struct_size = sizeof(struct engine_opts),
+			.options = engine_options,
+		},
+};

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The nvpoll authors
+#
+# The fio ioengine (build/fio/nvpoll_fio.so) in Debian's fio against the software
+# controller: random writes with verify=crc32c and verify_backlog from two threads (each
+# its own qpair and region), random reads, trim on a second namespace of the same
+# controller and two files in one job; fio's exit status and its JSON report (parsed, not
+# grepped) must show no error and I/O done. Then the failures people meet must be messages:
+# thread=0, and an engine built against another fio ABI; and verify of a fresh device must
+# fail (the check is not vacuous). Skips (77) without fio or the
+# engine, unless NVP_TEST_FIO_REQUIRED=1 (CI), where that is a failure.
+
+set -u
+
+rootdir=$(cd "$(dirname "$0")/../../.." && pwd)
+engine=$rootdir/build/fio/nvpoll_fio.so
+skew=$rootdir/build/fio/nvpoll_fio_skew.so
+work=$(mktemp -d "${TMPDIR:-/tmp}/nvp-fio-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+skip() {
+	if [ "${NVP_TEST_FIO_REQUIRED:-0}" = 1 ]; then
+		echo "FAIL: $* (NVP_TEST_FIO_REQUIRED=1)"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+command -v fio >/dev/null 2>&1 || skip "fio is not installed (sudo scripts/pkgdep.sh installs it)"
+command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
+[ -f "$engine" ] || skip "$engine was not built: ./configure --with-fio (or --with-fio=DIR), then make"
+
+# A sanitizer build's engine needs the sanitizer runtime loaded first into (uninstrumented)
+# fio; fio's own allocations are not ours to leak-check.
+if grep -q '^CONFIG_ASAN := y' "$rootdir/mk/config.mk" 2>/dev/null; then
+	cc=$(sed -n 's/^CC := //p' "$rootdir/mk/config.mk")
+	asan=$(${cc:-cc} -print-file-name=libasan.so)
+	[ -f "$asan" ] || skip "ASan build but no libasan.so to preload into fio"
+	export LD_PRELOAD=$asan
+	export ASAN_OPTIONS=detect_leaks=0:halt_on_error=1
+fi
+
+echo "fio: $(command -v fio) ($(fio --version)), engine: $engine"
+
+# run_fio NAME JOBFILE: run fio with JSON output, fail on a non-zero exit status.
+run_fio() {
+	local name=$1 job=$2 rc
+
+	timeout -k 5 120 fio --output-format=json --output="$work/$name.json" "$job" \
+		>"$work/$name.out" 2>"$work/$name.err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		cat "$work/$name.out" "$work/$name.err" "$work/$name.json" 2>/dev/null
+		fail "fio $name exited with $rc"
+	fi
+}
+
+# check_json NAME JOB=DIR,DIR ...: every job of the report has error 0, and the jobs named
+# did I/O (io_bytes > 0) in each direction listed.
+check_json() {
+	local name=$1
+	shift
+	python3 - "$work/$name.json" "$@" <<'PY' || fail "fio $name: report check failed"
+import json, sys
+path, specs = sys.argv[1], sys.argv[2:]
+want = {s.split("=")[0]: s.split("=")[1].split(",") for s in specs}
+with open(path) as f:
+    text = f.read()
+# fio may print notes before the JSON object: start at the first '{'.
+report = json.loads(text[text.index("{"):])
+jobs = report["jobs"]
+seen = set()
+for job in jobs:
+    name = job["jobname"]
+    if job["error"] != 0:
+        sys.exit("job %s: error %d" % (name, job["error"]))
+    for d in want.get(name, []):
+        io = job[d]["io_bytes"]
+        if io <= 0:
+            sys.exit("job %s: no %s I/O" % (name, d))
+        print("job %-10s %-5s %8d KiB %8.0f IOPS  errors 0" % (name, d, io // 1024,
+              job[d]["iops"]))
+    seen.add(name)
+missing = set(want) - seen
+if missing:
+    sys.exit("jobs missing from the report: %s" % sorted(missing))
+PY
+}
+
+common="ioengine=external:$engine
+thread=1
+bs=4k
+iodepth=16
+verify_state_save=0"
+
+# 1. Two threads, each its own 32 MiB region, random writes read back and checked as they go.
+cat >"$work/verify.fio" <<EOF
+[global]
+$common
+filename=trtype=emu name=emu0 nn=2 size=64M ns=1
+[verify]
+rw=randwrite
+size=32M
+offset_increment=32M
+numjobs=2
+iodepth_batch_submit=4
+iodepth_batch_complete_min=1
+verify=crc32c
+verify_backlog=64
+do_verify=1
+EOF
+run_fio verify "$work/verify.fio"
+check_json verify verify=write,read
+
+# 2. Random reads (2 threads), trim on namespace 2, and one job over two files (both
+# namespaces of the same controller: ':' separates fio's files).
+cat >"$work/mixed.fio" <<EOF
+[global]
+$common
+time_based=1
+runtime=2
+[randread]
+filename=trtype=emu name=emu0 nn=2 size=64M ns=1
+rw=randread
+numjobs=2
+[trim]
+filename=trtype=emu name=emu0 ns=2
+rw=randtrim
+bs=64k
+iodepth=4
+[twofiles]
+filename=trtype=emu name=emu0 ns=1:trtype=emu name=emu0 ns=2
+rw=randrw
+EOF
+run_fio mixed "$work/mixed.fio"
+check_json mixed randread=read trim=trim twofiles=read,write
+
+# expect_refusal NAME PATTERN... : fio (args in $args) must exit non-zero, not through a
+# signal or a timeout, and print every PATTERN.
+expect_refusal() {
+	local name=$1 rc p
+	shift
+	timeout -k 5 60 fio "${args[@]}" >"$work/$name.out" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then
+		cat "$work/$name.out"
+		fail "$name: fio exit status $rc, wanted a clean failure"
+	fi
+	for p in "$@"; do
+		if ! grep -qF -- "$p" "$work/$name.out"; then
+			cat "$work/$name.out"
+			fail "$name: the message lacks '$p'"
+		fi
+	done
+	echo "$name: refused (exit $rc): $(grep -m1 -e nvpoll_fio -e "$1" "$work/$name.out")"
+}
+
+# 3. Processes instead of threads: a message, not a hang or crash.
+args=(--name=nothread "--ioengine=external:$engine" --thread=0
+	"--filename=trtype=emu name=emu0" --rw=read --size=1M)
+expect_refusal nothread "thread=1"
+
+# 4. An engine built against another fio ABI: both versions and the fix are named.
+if [ -f "$skew" ]; then
+	args=(--name=skew "--ioengine=external:$skew" --thread=1
+		"--filename=trtype=emu name=emu0" --rw=read --size=1M)
+	expect_refusal skew "$(fio --version)" "FIO_IOOPS_VERSION" "--with-fio="
+fi
+
+# 5. verify is not vacuous: checking a fresh controller (nothing written) must fail, so the
+# reads above really returned what the device stored.
+args=(--name=fresh "--ioengine=external:$engine" --thread=1
+	"--filename=trtype=emu name=emu0" --rw=randwrite --size=1M --verify=crc32c
+	--verify_only=1 --verify_state_save=0)
+expect_refusal fresh "verify: bad magic header"
+
+echo "PASS"
