@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,6 +282,31 @@ env_start(const struct perf_opts *o)
 	return rc;
 }
 
+/*
+ * A software controller's thread is made by the attach and inherits the caller's CPU
+ * affinity: give it the cores the I/O threads do not use, when there are any, so the
+ * scheduler never puts it on a core where an I/O thread is spinning.
+ */
+static void
+keep_off_io_cores(uint64_t io_mask)
+{
+	cpu_set_t set, others;
+	uint32_t cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+		return;
+	}
+	CPU_ZERO(&others);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (CPU_ISSET(cpu, &set) && (cpu >= 64 || (io_mask & (1ull << cpu)) == 0)) {
+			CPU_SET(cpu, &others);
+		}
+	}
+	if (CPU_COUNT(&others) > 0) {
+		sched_setaffinity(0, sizeof(others), &others);
+	}
+}
+
 static int
 write_outputs(struct perf_run *run)
 {
@@ -317,6 +343,7 @@ main(int argc, char **argv)
 	}
 	run.ticks_hz = nvp_env_get_ticks_hz();
 	/* Attach before pinning: the software controller's thread inherits our affinity. */
+	keep_off_io_cores(run.opts.core_mask);
 	for (i = 0; i < run.opts.num_trids && status == 0; i++) {
 		status = attach_one(&run, run.opts.trids[i]);
 	}
