@@ -33,6 +33,10 @@ NVP_TEST_TIMEOUT=240
 for arg in $(cat /proc/cmdline); do
 	case $arg in nvp.timeout=*) NVP_TEST_TIMEOUT=${arg#nvp.timeout=} ;; esac
 done
+NVP_ONLY=
+for arg in $(cat /proc/cmdline); do
+	case $arg in nvp.only=*) NVP_ONLY=${arg#nvp.only=} ;; esac
+done
 
 echo "NVPBOOT $NVP_MACHINE kernel $(uname -r) at $(nvp_now)s, $(grep -c ^processor /proc/cpuinfo) CPUs," \
 	"$(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) MiB"
@@ -72,6 +76,7 @@ has_feature() {
 	bin:*) command -v "${1#bin:}" >/dev/null 2>&1 ;;
 	uio) [ "$NVP_UDRV" = uio_pci_generic ] ;;
 	vfio) [ "$NVP_UDRV" = vfio-pci ] ;;
+	canary) grep -qw nvp.canary /proc/cmdline ;;
 	*) return 1 ;;
 	esac
 }
@@ -101,6 +106,9 @@ run_test() {
 while read -r name machines needs cmd; do
 	case $name in '' | '#'*) continue ;; esac
 	case ",$machines," in *",all,"* | *",$NVP_MACHINE,"*) ;; *) continue ;; esac
+	# nvp.only=NAME (run.sh's canary boot) runs one test; canary tests run only there.
+	[ -n "$NVP_ONLY" ] && [ "$name" != "$NVP_ONLY" ] && continue
+	case ",$needs," in *,canary,*) has_feature canary || continue ;; esac
 	run_test "$name" "$needs" "$cmd"
 done </nvp/qemu/tests.run
 

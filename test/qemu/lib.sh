@@ -109,3 +109,36 @@ nvp_rw_check() {
 	rm -f "$pat" "$back"
 	return $rc
 }
+
+# nvp_dma_canary BDF: make the function do DMA the IOMMU must refuse, to prove that the judge
+# sees DMA faults. Unbinds BDF from every driver (so /dev/mem may touch BAR0 despite
+# IO_STRICT_DEVMEM), enables bus mastering in config space, programs an admin queue at an
+# IOVA nothing maps (256 MiB) and rings the admin SQ doorbell: the controller's command
+# fetch must fault in the vIOMMU ("DMAR: [DMA Read ...] fault addr 0x10000000").
+nvp_dma_canary() {
+	local bdf=$1 dev=/sys/bus/pci/devices/$1 bar i=0
+	[ -L "$dev/driver" ] && echo "$bdf" >"$dev/driver/unbind"
+	echo "(none)" >"$dev/driver_override"
+	bar=$(head -1 "$dev/resource" | cut -d' ' -f1)
+	printf '\006\000' | dd of="$dev/config" bs=1 seek=4 count=2 conv=notrunc 2>/dev/null
+	devmem $((bar + 0x14)) 32 0                        # CC.EN = 0
+	while [ $((0x$(devmem $((bar + 0x1c)) 32 | cut -c3-) & 1)) -ne 0 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	devmem $((bar + 0x24)) 32 0x000f000f               # AQA: 16-entry admin queues
+	devmem $((bar + 0x28)) 32 0x10000000               # ASQ (not mapped)
+	devmem $((bar + 0x2c)) 32 0
+	devmem $((bar + 0x30)) 32 0x10100000               # ACQ (not mapped)
+	devmem $((bar + 0x34)) 32 0
+	devmem $((bar + 0x14)) 32 0x00460001               # CC: IOCQES 4, IOSQES 6, EN
+	i=0
+	while [ $((0x$(devmem $((bar + 0x1c)) 32 | cut -c3-) & 1)) -eq 0 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "$bdf: CSTS $(devmem $((bar + 0x1c)) 32), ringing the admin SQ doorbell"
+	devmem $((bar + 0x1000)) 32 1
+	sleep 1
+	dmesg | grep -E 'DMAR' | tail -5
+}

@@ -13,6 +13,8 @@
 #   -m  machines to boot (default "pc q35", or $NVP_QEMU_MACHINES)
 #   -t  time limit per boot in seconds (default 480, or $NVP_QEMU_TIMEOUT); qemu is killed
 #   -k  keep going: boot every machine even after one failed
+#   -C  no canary boot (by default a third, short q35 boot checks that the judge catches a
+#       real vIOMMU DMA fault; $NVP_QEMU_CANARY=0 does the same)
 # Environment: NVP_QEMU_DIR (default build/qemu), NVP_QEMU_KERNEL_PKG (a package name
 # instead of the newest linux-image-6.1.0-*-amd64-unsigned), NVP_QEMU_TEST_TIMEOUT (per
 # guest test, default 240 s), NVP_QEMU_FILTER (run only tests whose name contains it).
@@ -29,6 +31,7 @@ boot_timeout=${NVP_QEMU_TIMEOUT:-480}
 test_timeout=${NVP_QEMU_TEST_TIMEOUT:-240}
 filter=${NVP_QEMU_FILTER:-}
 keep_going=0
+canary=${NVP_QEMU_CANARY:-1}
 
 # Kernel log lines that mean a device did DMA the IOMMU refused (Intel, AMD) or the
 # guest kernel itself broke.
@@ -120,8 +123,9 @@ if [ "${1:-}" = --judge ]; then
 	exit $?
 fi
 
-while getopts "m:t:kh" opt; do
+while getopts "m:t:kCh" opt; do
 	case $opt in
+	C) canary=0 ;;
 	m) machines=$OPTARG ;;
 	t) boot_timeout=$OPTARG ;;
 	k) keep_going=1 ;;
@@ -253,7 +257,8 @@ expand_tests() {
 	local name machines needs cmd prog
 	while read -r name machines needs cmd; do
 		case $name in '' | '#'*) continue ;; esac
-		if [ -n "$filter" ] && [ "$cmd" != @functional ] && [[ $name != *"$filter"* ]]; then
+		if [ -n "$filter" ] && [ "$cmd" != @functional ] && [[ $name != *"$filter"* ]] &&
+			[[ ",$needs," != *,canary,* ]]; then
 			continue
 		fi
 		if [ "$cmd" = @functional ]; then
@@ -303,10 +308,11 @@ build_initramfs() {
 
 # ------------------------------------------------------------------------------- boot --
 
-# boot MACHINE: fresh disk images, one QEMU run with a time limit, console to
-# $workdir/MACHINE.log.
+# boot MACHINE [TAG [APPEND]]: fresh disk images, one QEMU run with a time limit, console
+# to $workdir/MACHINE[-TAG].log, APPEND added to the kernel command line.
 boot() {
-	local m=$1 logf=$workdir/$1.log img mach_args append rc start
+	local m=$1 name=$1${2:+-$2} logf img mach_args append rc start
+	logf=$workdir/$name.log
 	local -a dev=()
 	for img in nvme0-ns1 nvme0-ns2 nvme1-ns1; do
 		rm -f "$workdir/$m-$img.img"
@@ -321,7 +327,7 @@ boot() {
 		-device nvme-ns,drive=d1,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096
 		-device nvme,serial=NVPQEMU1,id=nvme1,addr=05.0
 		-device nvme-ns,drive=d2,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096)
-	append="console=ttyS0 panic=-1 loglevel=4 mitigations=off nvp.machine=$m nvp.timeout=$test_timeout"
+	append="console=ttyS0 panic=-1 loglevel=4 mitigations=off nvp.machine=$m nvp.timeout=$test_timeout${3:+ $3}"
 	case $m in
 	pc) mach_args=(-machine pc) ;;
 	q35)
@@ -340,19 +346,39 @@ boot() {
 		grep --line-buffered -E '^(NVPBOOT|NVPTEST|NVPDONE|NVPDMESG)' | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
 	set -e
-	boot_secs[$m]=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+	boot_order+=("$name")
+	boot_secs[$name]=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "  qemu killed after ${boot_timeout}s" | tee -a "$logf"
 	elif [ "$rc" -ne 0 ]; then
 		echo "  qemu exited with status $rc" | tee -a "$logf"
 	fi
-	log "$m: ${boot_secs[$m]}s"
+	log "$name: ${boot_secs[$name]}s"
+}
+
+# canary: prove that the judge sees DMA faults. A q35 boot runs only tests.list's
+# dma_canary, which makes a controller fetch from an IOVA nothing maps; the judge must
+# fail that boot on the vIOMMU's "DMAR: [DMA Read" line, and only for that reason.
+canary() {
+	local logf=$workdir/q35-canary.log out
+	boot q35 canary "nvp.canary nvp.only=dma_canary"
+	out=$(judge q35 "$logf" || true)
+	if echo "$out" | grep -q 'FAIL: DMA fault' && ! echo "$out" | grep -qE 'FAIL: (a guest|no NVPDONE)' &&
+		tr -d '\r' <"$logf" | grep -q 'DMAR: \[DMA Read.*fault addr 0x10000000'; then
+		echo "  judge canary: PASS (the vIOMMU fault of a stray DMA was caught; $logf)"
+		return 0
+	fi
+	echo "$out"
+	echo "  judge canary: FAIL: a stray DMA in the q35 guest was not reported as a DMA fault ($logf)"
+	return 1
 }
 
 # ------------------------------------------------------------------------------- main --
 
 declare -A boot_secs
+boot_order=()
 total_start=$(date +%s)
+selftest >/dev/null || { selftest; die "the judge's selftest failed"; }
 deb=$(kernel_deb)
 prepare_kernel "$deb"
 log "kernel $kver ($(basename "$deb"))"
@@ -367,9 +393,13 @@ for m in $machines; do
 	fi
 done
 
+if [ $canary -eq 1 ] && { [ ${#failed[@]} -eq 0 ] || [ $keep_going -eq 1 ]; }; then
+	canary || failed+=(q35-canary)
+fi
+
 echo
-for m in $machines; do
-	[ -n "${boot_secs[$m]:-}" ] && echo "boot $m: ${boot_secs[$m]}s"
+for m in "${boot_order[@]}"; do
+	echo "boot $m: ${boot_secs[$m]}s"
 done
 echo "total: $(($(date +%s) - total_start))s"
 if [ ${#failed[@]} -gt 0 ]; then
