@@ -47,8 +47,14 @@ nvp_bind_kernel_nvme() {
 	for bdf in $NVP_BDFS; do nvp_bind "$bdf" nvme || return 1; done
 }
 
+# With nvpoll's PCI env in the guest, scripts/setup.sh config (an earlier test) binds: then
+# this only lets nvp_check_bound judge what setup.sh did, so a wrong choice is not papered over.
 nvp_bind_userspace() {
 	local bdf
+	if [ -e /nvp/qemu/feature.pcie ] && command -v setup.sh >/dev/null 2>&1; then
+		echo "setup.sh config did the binding; checking it, not redoing it"
+		return 0
+	fi
 	for bdf in $NVP_BDFS; do nvp_bind "$bdf" "$NVP_UDRV" || return 1; done
 }
 

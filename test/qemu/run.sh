@@ -17,7 +17,8 @@
 #       real vIOMMU DMA fault; $NVP_QEMU_CANARY=0 does the same)
 # Environment: NVP_QEMU_DIR (default build/qemu), NVP_QEMU_KERNEL_PKG (a package name
 # instead of the newest linux-image-6.1.0-*-amd64-unsigned), NVP_QEMU_TEST_TIMEOUT (per
-# guest test, default 240 s), NVP_QEMU_FILTER (run only tests whose name contains it).
+# guest test, default 240 s), NVP_QEMU_FILTER (an extended regex: run only the tests whose
+# name matches, e.g. 'bind|setup|pcie').
 # Exit status: 0 all passed (skips allowed), 1 a test failed or the judge found a problem,
 # 2 the harness could not run (missing tools, no kernel package).
 
@@ -257,7 +258,7 @@ expand_tests() {
 	local name machines needs cmd prog
 	while read -r name machines needs cmd; do
 		case $name in '' | '#'*) continue ;; esac
-		if [ -n "$filter" ] && [ "$cmd" != @functional ] && [[ $name != *"$filter"* ]] &&
+		if [ -n "$filter" ] && [ "$cmd" != @functional ] && ! [[ $name =~ $filter ]] &&
 			[[ ",$needs," != *,canary,* ]]; then
 			continue
 		fi
@@ -265,7 +266,7 @@ expand_tests() {
 			for prog in "$rootdir"/build/test/functional/*; do
 				[ -x "$prog" ] || continue
 				prog=$(basename "$prog")
-				[ -n "$filter" ] && [[ $name.$prog != *"$filter"* ]] && continue
+				[ -n "$filter" ] && ! [[ $name.$prog =~ $filter ]] && continue
 				echo "$name.$prog $machines $needs build/test/functional/$prog"
 			done
 		else
