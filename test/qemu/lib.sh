@@ -103,6 +103,27 @@ nvp_kernel_nvme_check() {
 	done
 }
 
+# nvp_blk SERIAL NSID: the kernel's block device name of that namespace (e.g. nvme0n2).
+nvp_blk() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' <"$c/serial")" = "$1" ] || continue
+		basename "$(ls -d "$c"/nvme*n"$2" 2>/dev/null | head -1)"
+		return 0
+	done
+	return 1
+}
+
+# nvp_kernel_reads SERIAL NSID TEXT: the kernel driver finds TEXT in LBA 0 of the namespace
+# (what nvpoll wrote there through the userspace driver reached the medium).
+nvp_kernel_reads() {
+	local blk
+	blk=$(nvp_blk "$1" "$2") || { nvp_fail "no namespace $2 on controller $1"; return 1; }
+	dd if="/dev/$blk" bs=4096 count=1 iflag=direct 2>/dev/null | grep -q "$3" ||
+		{ nvp_fail "/dev/$blk LBA 0 does not hold '$3'"; return 1; }
+	echo "/dev/$blk ($1 namespace $2) LBA 0 holds '$3'"
+}
+
 # nvp_rw_check DEV: write 64 KiB of a known pattern at 1 MiB with O_DIRECT, read it back.
 nvp_rw_check() {
 	local pat=/tmp/nvp_pat.$$ back=/tmp/nvp_back.$$ rc=0
