@@ -38,7 +38,7 @@ PREFIX ?= $(CONFIG_PREFIX)
 DESTDIR ?=
 
 .PHONY: all lib app examples tests test install uninstall clean distclean format \
-	check-format help
+	check-format help test-qemu
 
 all: lib app examples tests
 
@@ -59,6 +59,11 @@ tests: lib
 # contains "nvme"; NVP_TEST_TIMEOUT=<seconds> changes the per-program timeout.
 test: all
 	$(Q)$(NVP_ROOT_DIR)/test/run_tests.sh $(T)
+
+# Boot QEMU guests (pc + uio, q35 + vIOMMU + vfio) and run test/qemu/tests.list against QEMU's
+# NVMe controllers there: test/qemu/README.md.
+test-qemu: all
+	$(Q)$(NVP_ROOT_DIR)/test/qemu/run.sh
 
 INSTALL ?= install
 INST_BIN := $(DESTDIR)$(PREFIX)/bin
@@ -109,6 +114,7 @@ help:
 	@echo "  lib app examples tests   one part of all"
 	@echo "  test           build, then run every test (test/run_tests.sh)"
 	@echo "                 T=<substring> runs a subset, NVP_TEST_TIMEOUT=<s> per-program timeout"
+	@echo "  test-qemu      boot QEMU VMs and run test/qemu/tests.list in them (root, qemu, ~3 min)"
 	@echo "  install        install headers, libnvpoll, nvpoll.pc, apps (PREFIX=, DESTDIR=)"
 	@echo "  uninstall      remove what install put there"
 	@echo "  clean          remove build output (keeps the configuration)"
