@@ -33,6 +33,19 @@ int env_opts_copy(struct nvp_env_opts *dst, const struct nvp_env_opts *src);
 void env_opts_set(const struct nvp_env_opts *opts);
 const struct nvp_env_opts *env_opts_get(void);
 
+/* ---- backend hooks (lib/env_common/init.c calls them under its init lock) ---- */
+
+/*
+ * Check the backend's own options, start it (DPDK: the EAL; posix: the memory cap) and,
+ * unless opts->quiet, say what started. Called by nvp_env_init() after the common checks;
+ * on success nvp_env_init() records @opts (env_opts_get()) and calibrates the ticks.
+ * \return 0 or -errno (nvp_env_init() returns it).
+ */
+int env_backend_start(const struct nvp_env_opts *opts);
+
+/* Undo env_backend_start() (nvp_env_fini()). */
+void env_backend_stop(void);
+
 /* ---- PCI ---- */
 
 /*
