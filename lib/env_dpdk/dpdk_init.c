@@ -197,8 +197,9 @@ build_eal_args(const struct nvp_env_opts *opts, bool no_huge)
 	add_arg("--no-pci");
 	add_arg(no_huge ? "--no-shconf" : "--in-memory");
 	add_arg("--no-telemetry");
-	/* IOVA = VA: the software controller needs no more; real devices get an IOMMU. */
-	add_arg("--iova-mode=va");
+	/* IOVA = VA: the software controller needs no more, nor do vfio-pci functions behind
+	 * an IOMMU. Functions bound only to uio_pci_generic DMA to physical addresses. */
+	add_arg(env_dpdk_want_iova_pa(opts, no_huge) ? "--iova-mode=pa" : "--iova-mode=va");
 	/* The EAL's chatter only when asked for: NVP_LOG_LEVEL=info/debug or a debug build. */
 	if (nvp_log_get_level() >= NVP_LOG_DEBUG) {
 		add_arg("--log-level=lib.eal:debug");

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 
 #define NVP_LOG_COMPONENT "env"
 #include "env_posix_internal.h"
@@ -44,6 +45,29 @@ void
 env_backend_stop(void)
 {
 	env_posix_mem_fini();
+}
+
+/* ---- real devices: our own VFIO container; no physical addresses ---- */
+
+int
+env_backend_vfio_open(const char *bdf, int group, int *device_fd)
+{
+	return env_vfio_generic_open(bdf, group, device_fd);
+}
+
+void
+env_backend_vfio_close(const char *bdf, int group, int device_fd)
+{
+	env_vfio_generic_close(bdf, group, device_fd);
+}
+
+bool
+env_backend_iova_is_phys(char *why, size_t whylen)
+{
+	snprintf(why, whylen,
+		 "the posix environment (a build without DPDK) has only anonymous 4 KiB memory "
+		 "with no stable physical addresses; build with DPDK and reserve hugepages");
+	return false;
 }
 
 const char *
