@@ -61,7 +61,7 @@ bar 0000:02:00.0 16384
 
 # The kernel's namespace of 0000:01:00.0, held by a device-mapper device.
 mkdir -p "$root/block/nvme0n1/holders/dm-0" "$devs/0000:01:00.0/nvme/nvme0"
-ln -sfn "../../../bus/pci/devices/0000:01:00.0/nvme/nvme0" "$root/block/nvme0n1/device"
+ln -sfn "../../bus/pci/devices/0000:01:00.0/nvme/nvme0" "$root/block/nvme0n1/device"
 
 hp=$root/kernel/mm/hugepages/hugepages-2048kB
 mkdir -p "$hp"
