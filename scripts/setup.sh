@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 The nvpoll authors
 #
@@ -10,7 +10,9 @@
 # driver link, so config/status/reset can be tested on a machine without devices.
 # NVP_PROC_MOUNTS (default /proc/mounts) is the mount table consulted.
 
-set -euo pipefail
+# POSIX sh (not bash): it must run in minimal systems too, such as a busybox initramfs.
+# shellcheck disable=SC3043 # local: dash and busybox ash have it
+set -eu
 
 SYSFS=${NVP_SYSFS_ROOT:-/sys}
 MOUNTS=${NVP_PROC_MOUNTS:-/proc/mounts}
@@ -83,7 +85,7 @@ in_list() { # in_list BDF "list"
 
 # Why BDF must be left alone (prints the reason, returns 0), or returns 1 if it is free.
 in_use() {
-	local bdf=$1 blk name dev part
+	local bdf="$1" blk name dev part
 	for blk in "$SYSFS"/block/nvme*n*; do
 		[ -e "$blk" ] || continue
 		dev=$(readlink -f "$blk/device" 2>/dev/null || true)
@@ -124,7 +126,7 @@ load_module() {
 
 # Bind BDF to driver DRV ("" = let the kernel choose, i.e. back to nvme).
 bind() {
-	local bdf=$1 drv=$2 d=$SYSFS/bus/pci/devices/$1
+	local bdf="$1" drv="$2" d="$SYSFS/bus/pci/devices/$1"
 	if fake; then
 		mkdir -p "$SYSFS/bus/pci/drivers/${drv:-nvme}"
 		ln -sfn "../../drivers/${drv:-nvme}" "$d/driver"
@@ -138,7 +140,7 @@ bind() {
 }
 
 selected() {
-	local bdf=$1
+	local bdf="$1"
 	if [ -n "$PCI_ALLOWED" ] && ! in_list "$bdf" "$PCI_ALLOWED"; then
 		echo "  $bdf: skipped, not in PCI_ALLOWED"
 		return 1
@@ -151,7 +153,7 @@ selected() {
 }
 
 hugepages_set() { # number of 2 MiB pages
-	local want=$1 got
+	local want="$1" got
 	[ -d "$HP_DIR" ] || die "no 2 MiB hugepage support in this kernel ($HP_DIR missing)"
 	echo "$want" >"$HP_DIR/nr_hugepages"
 	got=$(rd "$HP_DIR/nr_hugepages" 0)
@@ -172,7 +174,9 @@ hugetlbfs_mount() {
 cmd_config() {
 	local drv bdf cur why
 	need_root config
-	[[ $HUGEMEM =~ ^[0-9]+$ ]] || die "HUGEMEM must be a number of MiB, got '$HUGEMEM'"
+	case $HUGEMEM in
+	'' | *[!0-9]*) die "HUGEMEM must be a number of MiB, got '$HUGEMEM'" ;;
+	esac
 	hugepages_set $((HUGEMEM / 2))
 	hugetlbfs_mount
 	drv=$(pick_driver)
