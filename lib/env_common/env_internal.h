@@ -53,8 +53,9 @@ void env_backend_stop(void);
  * without the registry lock held. Calls @cb for each real function of class @class_id
  * (0 = any) and stops on a non-zero return, which it passes back.
  *
- * In this version no real bus is scanned and it returns 0; the PCIe issue implements it
- * (libpciaccess + vfio-pci/uio_pci_generic) in lib/env_common/pci_real.c.
+ * lib/env_common/pci_real.c: rescans the bus (libpciaccess; $NVP_SYSFS_ROOT for a fake
+ * tree) unless env was started with no_pci, and offers the NVMe functions bound to vfio-pci
+ * or uio_pci_generic; the others are skipped with an info message saying why.
  */
 int env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
 			   void *ctx);
