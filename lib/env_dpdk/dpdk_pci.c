@@ -13,11 +13,13 @@
  * uio_pci_generic: no IOMMU, the device sees physical addresses, so the EAL must run with
  * --iova-mode=pa (hugepages, root). dpdk_init.c chooses it at start-up when the NVMe
  * functions on the bus are bound only to uio_pci_generic (see env_dpdk_want_iova_pa());
- * env_backend_iova_is_phys() tells pci_uio.c whether that happened.
+ * env_backend_iova_is_phys() tells pci_uio.c whether that happened. NVP_IOVA_MODE=pa or
+ * va in the environment overrides the choice (pa still needs hugepages and root).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -106,7 +108,16 @@ bool
 env_dpdk_want_iova_pa(const struct nvp_env_opts *opts, bool no_huge)
 {
 	struct drivers_seen seen = { 0, 0 };
+	const char *force = getenv("NVP_IOVA_MODE");
 
+	if (force != NULL && (strcmp(force, "pa") == 0 || strcmp(force, "va") == 0)) {
+		if (strcmp(force, "pa") == 0 && no_huge) {
+			NVP_WARNLOG(
+				"NVP_IOVA_MODE=pa needs hugepages; none are used, so IOVA = VA");
+			return false;
+		}
+		return strcmp(force, "pa") == 0;
+	}
 	if (opts->no_pci || no_huge) {
 		return false;
 	}
