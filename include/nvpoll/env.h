@@ -210,7 +210,10 @@ int nvp_env_pci_virtual_addr_alloc(struct nvp_pci_addr *addr);
 
 /**
  * Call @cb for every PCI function with class @class_id (0 = any) that env knows:
- * registered virtual functions, then real ones (when the backend enumerates a bus).
+ * registered virtual functions, then real NVMe functions found on the bus (unless env was
+ * started with no_pci) that a userspace driver can use - bound to vfio-pci or
+ * uio_pci_generic. nvp_env_pci_device_find() also finds the others (bound to the kernel
+ * nvme driver, or to none), so that attaching to one fails with a message saying why.
  * Stops early and returns @cb's value if it returns non-zero.
  * For virtual functions @cb runs with the registry lock held; the lock is recursive, so
  * @cb may call find/claim/release/register and unregister the function it was given,

@@ -33,6 +33,19 @@ int env_opts_copy(struct nvp_env_opts *dst, const struct nvp_env_opts *src);
 void env_opts_set(const struct nvp_env_opts *opts);
 const struct nvp_env_opts *env_opts_get(void);
 
+/* ---- backend hooks (lib/env_common/init.c calls them under its init lock) ---- */
+
+/*
+ * Check the backend's own options, start it (DPDK: the EAL; posix: the memory cap) and,
+ * unless opts->quiet, say what started. Called by nvp_env_init() after the common checks;
+ * on success nvp_env_init() records @opts (env_opts_get()) and calibrates the ticks.
+ * \return 0 or -errno (nvp_env_init() returns it).
+ */
+int env_backend_start(const struct nvp_env_opts *opts);
+
+/* Undo env_backend_start() (nvp_env_fini()). */
+void env_backend_stop(void);
+
 /* ---- PCI ---- */
 
 /*
@@ -40,11 +53,52 @@ const struct nvp_env_opts *env_opts_get(void);
  * without the registry lock held. Calls @cb for each real function of class @class_id
  * (0 = any) and stops on a non-zero return, which it passes back.
  *
- * In this version no real bus is scanned and it returns 0; the PCIe issue implements it
- * (libpciaccess + vfio-pci/uio_pci_generic) in lib/env_common/pci_real.c.
+ * lib/env_common/pci_real.c: rescans the bus (libpciaccess; $NVP_SYSFS_ROOT for a fake
+ * tree) unless env was started with no_pci, and offers the NVMe functions bound to vfio-pci
+ * or uio_pci_generic; the others are skipped with an info message saying why.
  */
 int env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
 			   void *ctx);
+
+/*
+ * Find a real function by address; nvp_env_pci_device_find() asks it when no virtual
+ * function has the address. \return the device (bound to any driver: attaching to one the
+ * kernel still owns fails with a message saying so) or NULL.
+ */
+struct nvp_pci_device *env_pci_device_find_real(const struct nvp_pci_addr *addr);
+
+/* ---- DMA for real devices: backend hooks and the generic VFIO container ---- */
+
+/*
+ * Open the vfio device fd of @bdf (IOMMU group @group) with the backend's DMA memory mapped
+ * into the same container. env_posix uses env_vfio_generic_open(); env_dpdk lets DPDK's
+ * default container hold the group (rte_vfio_setup_device()), where DPDK maps its memory.
+ * \return 0 or -errno (message logged).
+ */
+int env_backend_vfio_open(const char *bdf, int group, int *device_fd);
+void env_backend_vfio_close(const char *bdf, int group, int device_fd);
+
+/*
+ * True if nvp_env_vtophys() answers physical addresses, as a device without an IOMMU
+ * (uio_pci_generic) needs. If not, a sentence for people saying why goes into @why.
+ */
+bool env_backend_iova_is_phys(char *why, size_t whylen);
+
+/*
+ * A VFIO container of our own (/dev/vfio/vfio, type1 IOMMU) for backends whose memory
+ * DPDK does not manage: the group joins it, then every DMA region registered with
+ * env_dma_register() is mapped at IOVA = @iova. \return 0 or -errno (message logged).
+ */
+int env_vfio_generic_open(const char *bdf, int group, int *device_fd);
+void env_vfio_generic_close(const char *bdf, int group, int device_fd);
+
+/*
+ * A backend tells env about each DMA buffer (IOVA = @iova) so that a VFIO container opened
+ * now or later maps it (VFIO_IOMMU_MAP_DMA), and unmaps it on free.
+ * \return 0 or -errno (the container refused the mapping: memlock limit).
+ */
+int env_dma_register(void *vaddr, uint64_t iova, uint64_t len);
+void env_dma_unregister(void *vaddr);
 
 /* ---- time ---- */
 

@@ -178,6 +178,9 @@ nvp_env_pci_device_find(const struct nvp_pci_addr *addr)
 	pthread_mutex_lock(&g_pci_lock);
 	dev = find_locked(addr);
 	pthread_mutex_unlock(&g_pci_lock);
+	if (dev == NULL && addr->domain < VIRTUAL_DOMAIN_BASE) {
+		dev = env_pci_device_find_real(addr);
+	}
 	return dev;
 }
 

@@ -18,7 +18,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,8 +36,6 @@
 #define DEFAULT_NO_HUGE_MB 256
 #define MAX_EAL_ARGS 16
 
-static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_bool g_initialized;
 static bool g_eal_done;   /* rte_eal_init() ran once; DPDK cannot run it again */
 static bool g_eal_failed; /* ... and failed */
 
@@ -200,8 +197,9 @@ build_eal_args(const struct nvp_env_opts *opts, bool no_huge)
 	add_arg("--no-pci");
 	add_arg(no_huge ? "--no-shconf" : "--in-memory");
 	add_arg("--no-telemetry");
-	/* IOVA = VA: the software controller needs no more; real devices get an IOMMU. */
-	add_arg("--iova-mode=va");
+	/* IOVA = VA: the software controller needs no more, nor do vfio-pci functions behind
+	 * an IOMMU. Functions bound only to uio_pci_generic DMA to physical addresses. */
+	add_arg(env_dpdk_want_iova_pa(opts, no_huge) ? "--iova-mode=pa" : "--iova-mode=va");
 	/* The EAL's chatter only when asked for: NVP_LOG_LEVEL=info/debug or a debug build. */
 	if (nvp_log_get_level() >= NVP_LOG_DEBUG) {
 		add_arg("--log-level=lib.eal:debug");
@@ -226,13 +224,6 @@ build_eal_args(const struct nvp_env_opts *opts, bool no_huge)
 static int
 check_opts(const struct nvp_env_opts *opts)
 {
-	uint64_t mask;
-
-	if (nvp_strtou64(opts->core_mask, 1, UINT64_MAX, &mask) != 0) {
-		NVP_ERRLOG("core mask \"%s\" is not a non-zero number such as 0x1",
-			   opts->core_mask);
-		return -EINVAL;
-	}
 	if (opts->name[0] == '\0' || strlen(opts->name) > 64 || strchr(opts->name, '/')) {
 		NVP_ERRLOG("name \"%s\" cannot be a DPDK file prefix: use up to 64 characters, "
 			   "no '/'",
@@ -290,7 +281,7 @@ log_eal_args(enum nvp_log_level level)
 	nvp_log(level, NVP_LOG_COMPONENT, "DPDK EAL arguments: %s", line);
 }
 
-/* Start the EAL once for this process with @opts. Caller holds g_init_lock. */
+/* Start the EAL once for this process with @opts. Caller holds env's init lock. */
 static int
 start_env(const struct nvp_env_opts *opts)
 {
@@ -322,57 +313,26 @@ start_env(const struct nvp_env_opts *opts)
 }
 
 int
-nvp_env_init(const struct nvp_env_opts *user_opts)
+env_backend_start(const struct nvp_env_opts *opts)
 {
-	struct nvp_env_opts opts;
-	int rc;
+	int rc = check_opts(opts);
 
-	pthread_mutex_lock(&g_init_lock);
-	if (atomic_load(&g_initialized)) {
-		pthread_mutex_unlock(&g_init_lock);
-		return 0;
-	}
-	rc = env_opts_copy(&opts, user_opts);
-	if (rc != 0) {
-		NVP_ERRLOG("nvp_env_init: opts_size %zu is too small; call nvp_env_opts_init()",
-			   user_opts->opts_size);
-	} else {
-		rc = check_opts(&opts);
-	}
 	if (rc == 0) {
-		rc = start_env(&opts);
+		rc = start_env(opts);
 	}
-	if (rc == 0) {
-		env_opts_set(&opts);
-		/* Fix the tick rate now (rte_get_tsc_hz() is known from here on). */
-		(void)nvp_env_get_ticks_hz();
-		if (!opts.quiet) {
-			NVP_INFOLOG("DPDK environment started (%s, %" PRIu64 " ticks/s)",
-				    rte_eal_has_hugepages() ? "hugepages" : "no hugepages",
-				    nvp_env_get_ticks_hz());
-		}
-		atomic_store(&g_initialized, true);
+	if (rc == 0 && !opts->quiet) {
+		NVP_INFOLOG("DPDK environment started (%s, %" PRIu64 " ticks/s)",
+			    rte_eal_has_hugepages() ? "hugepages" : "no hugepages",
+			    nvp_env_get_ticks_hz());
 	}
-	pthread_mutex_unlock(&g_init_lock);
 	return rc;
 }
 
-bool
-nvp_env_is_initialized(void)
-{
-	return atomic_load_explicit(&g_initialized, memory_order_acquire);
-}
-
 void
-nvp_env_fini(void)
+env_backend_stop(void)
 {
-	pthread_mutex_lock(&g_init_lock);
-	if (atomic_load(&g_initialized)) {
-		atomic_store(&g_initialized, false);
-		env_dpdk_mem_fini();
-		rte_eal_cleanup();
-	}
-	pthread_mutex_unlock(&g_init_lock);
+	env_dpdk_mem_fini();
+	rte_eal_cleanup();
 }
 
 const char *

@@ -6,29 +6,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <inttypes.h>
-#include <stdatomic.h>
+#include <stdio.h>
 
 #define NVP_LOG_COMPONENT "env"
 #include "env_posix_internal.h"
 #include "nvpoll/log.h"
 #include "nvpoll/util.h"
 
-static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_bool g_initialized;
-
 static int
 check_opts(const struct nvp_env_opts *opts)
 {
-	uint64_t mask;
-
-	/* No cores to pin here, but reject what the DPDK backend would reject. */
-	if (nvp_strtou64(opts->core_mask, 1, UINT64_MAX, &mask) != 0) {
-		NVP_ERRLOG("core mask \"%s\" is not a non-zero number such as 0x1",
-			   opts->core_mask);
-		return -EINVAL;
-	}
 	if (opts->mem_size_mb > (UINT64_MAX >> 20)) {
 		NVP_ERRLOG("mem_size_mb %zu is too large", opts->mem_size_mb);
 		return -EINVAL;
@@ -37,54 +25,49 @@ check_opts(const struct nvp_env_opts *opts)
 }
 
 int
-nvp_env_init(const struct nvp_env_opts *user_opts)
+env_backend_start(const struct nvp_env_opts *opts)
 {
-	struct nvp_env_opts opts;
-	int rc;
+	int rc = check_opts(opts);
 
-	pthread_mutex_lock(&g_init_lock);
-	if (atomic_load(&g_initialized)) {
-		pthread_mutex_unlock(&g_init_lock);
-		return 0;
-	}
-	rc = env_opts_copy(&opts, user_opts);
 	if (rc != 0) {
-		NVP_ERRLOG("nvp_env_init: opts_size %zu is too small; call nvp_env_opts_init()",
-			   user_opts->opts_size);
-	} else {
-		rc = check_opts(&opts);
+		return rc;
 	}
-	if (rc == 0) {
-		env_posix_mem_set_limit((uint64_t)opts.mem_size_mb << 20);
-		env_opts_set(&opts);
-		/* Calibrate the tick rate now rather than on the first timed I/O. */
-		(void)nvp_env_get_ticks_hz();
-		if (!opts.quiet) {
-			NVP_INFOLOG("posix environment: anonymous DMA memory with IOVA = virtual "
-				    "address (software controller only), %" PRIu64 " ticks/s",
-				    nvp_env_get_ticks_hz());
-		}
-		atomic_store(&g_initialized, true);
+	env_posix_mem_set_limit((uint64_t)opts->mem_size_mb << 20);
+	if (!opts->quiet) {
+		NVP_INFOLOG("posix environment: anonymous DMA memory with IOVA = virtual "
+			    "address (software controller only), %" PRIu64 " ticks/s",
+			    nvp_env_get_ticks_hz());
 	}
-	pthread_mutex_unlock(&g_init_lock);
-	return rc;
-}
-
-bool
-nvp_env_is_initialized(void)
-{
-	return atomic_load_explicit(&g_initialized, memory_order_acquire);
+	return 0;
 }
 
 void
-nvp_env_fini(void)
+env_backend_stop(void)
 {
-	pthread_mutex_lock(&g_init_lock);
-	if (atomic_load(&g_initialized)) {
-		atomic_store(&g_initialized, false);
-		env_posix_mem_fini();
-	}
-	pthread_mutex_unlock(&g_init_lock);
+	env_posix_mem_fini();
+}
+
+/* ---- real devices: our own VFIO container; no physical addresses ---- */
+
+int
+env_backend_vfio_open(const char *bdf, int group, int *device_fd)
+{
+	return env_vfio_generic_open(bdf, group, device_fd);
+}
+
+void
+env_backend_vfio_close(const char *bdf, int group, int device_fd)
+{
+	env_vfio_generic_close(bdf, group, device_fd);
+}
+
+bool
+env_backend_iova_is_phys(char *why, size_t whylen)
+{
+	snprintf(why, whylen,
+		 "the posix environment (a build without DPDK) has only anonymous 4 KiB memory "
+		 "with no stable physical addresses; build with DPDK and reserve hugepages");
+	return false;
 }
 
 const char *

@@ -210,6 +210,14 @@ nvp_env_dma_malloc(size_t size, size_t align, uint64_t *iova)
 	pthread_rwlock_wrlock(&g_mem_lock);
 	rc = insert_locked((uintptr_t)buf, len);
 	pthread_rwlock_unlock(&g_mem_lock);
+	if (rc == 0) {
+		/* A vfio container (if a device is attached) maps it at IOVA = VA. */
+		rc = env_dma_register(buf, (uint64_t)(uintptr_t)buf, len);
+		if (rc != 0) {
+			nvp_env_dma_free(buf);
+			return NULL;
+		}
+	}
 	if (rc != 0) {
 		munmap(buf, len + ps);
 		return NULL;
@@ -254,6 +262,7 @@ nvp_env_dma_free(void *buf)
 			   buf);
 		return;
 	}
+	env_dma_unregister(buf);
 	munmap(buf, len + page_size());
 }
 
@@ -296,6 +305,7 @@ env_posix_mem_fini(void)
 	n = g_nregions;
 	bytes = g_bytes;
 	for (i = 0; i < g_nregions; i++) {
+		env_dma_unregister((void *)g_regions[i].start);
 		munmap((void *)g_regions[i].start, g_regions[i].len + page_size());
 	}
 	free(g_regions);

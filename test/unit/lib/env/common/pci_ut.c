@@ -30,6 +30,15 @@ env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_de
 	return 0;
 }
 
+struct nvp_pci_device *
+env_pci_device_find_real(const struct nvp_pci_addr *addr)
+{
+	if (g_offer_real && nvp_pci_addr_compare(addr, &g_real_dev.addr) == 0) {
+		return &g_real_dev;
+	}
+	return NULL;
+}
+
 /* ---- a fake virtual function with a RAM configuration space ---- */
 
 struct fake_fn {

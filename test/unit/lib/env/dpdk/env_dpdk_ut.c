@@ -19,6 +19,7 @@
 #include "env_dpdk/dpdk_init.c"
 #include "env_dpdk/dpdk_memory.c"
 #include "env_dpdk/dpdk_time.c"
+#include "env_dpdk/dpdk_pci.c"
 
 #include "../../util/ut_main.h"
 

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vfio-pci (Documentation/driver-api/vfio.rst): a function's IOMMU group joins a
+ * container with the type1 IOMMU; the device fd then exposes BAR0 and configuration space
+ * as regions (VFIO_DEVICE_GET_REGION_INFO) to mmap or pread/pwrite. Which container holds
+ * the group is the backend's choice (env_backend_vfio_open()): DMA memory must be mapped in
+ * the same one. For backends without one of their own, a generic container is here, with
+ * every registered DMA buffer mapped at IOVA = its registered IOVA.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/vfio.h>
+
+#define NVP_LOG_COMPONENT "env"
+#include "pci_real.h"
+#include "nvpoll/log.h"
+#include "nvpoll/util.h"
+
+/* ---- the device: regions, BAR0, config space ---- */
+
+static int
+region_info(struct real_dev *rd, uint32_t index, struct vfio_region_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->argsz = sizeof(*info);
+	info->index = index;
+	if (ioctl(rd->dev_fd, VFIO_DEVICE_GET_REGION_INFO, info) != 0) {
+		int rc = -errno;
+
+		NVP_ERRLOG("%s: VFIO_DEVICE_GET_REGION_INFO(%u) failed: %s", rd->bdf, index,
+			   strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+int
+env_vfio_dev_open(struct real_dev *rd)
+{
+	struct vfio_region_info cfg;
+	char why[256];
+	int rc;
+
+	if (rd->iommu_group < 0) {
+		NVP_ERRLOG("%s is bound to vfio-pci but has no IOMMU group: boot with the IOMMU "
+			   "on (intel_iommu=on or amd_iommu=on) or use uio_pci_generic",
+			   rd->bdf);
+		return -ENODEV;
+	}
+	rc = env_iommu_group_viable(rd->iommu_group, why, sizeof(why));
+	if (rc != 0) {
+		NVP_ERRLOG("%s: %s", rd->bdf, why);
+		return rc == -EPERM ? -EPERM : -ENODEV;
+	}
+	rc = env_backend_vfio_open(rd->bdf, rd->iommu_group, &rd->dev_fd);
+	if (rc != 0) {
+		rd->dev_fd = -1;
+		return rc;
+	}
+	rd->kind = REAL_VFIO;
+	rc = region_info(rd, VFIO_PCI_CONFIG_REGION_INDEX, &cfg);
+	if (rc != 0) {
+		env_vfio_dev_close(rd);
+		rd->kind = REAL_CLOSED;
+		return rc;
+	}
+	rd->cfg_offset = cfg.offset;
+	return 0;
+}
+
+int
+env_vfio_map_bar0(struct real_dev *rd)
+{
+	struct vfio_region_info bar;
+	void *addr;
+	int rc;
+
+	rc = region_info(rd, VFIO_PCI_BAR0_REGION_INDEX, &bar);
+	if (rc != 0) {
+		return rc;
+	}
+	if ((bar.flags & VFIO_REGION_INFO_FLAG_MMAP) == 0 || bar.size == 0) {
+		NVP_ERRLOG("%s: vfio says BAR0 (%" PRIu64 " bytes) cannot be mmapped", rd->bdf,
+			   (uint64_t)bar.size);
+		return -EIO;
+	}
+	addr = mmap(NULL, bar.size, PROT_READ | PROT_WRITE, MAP_SHARED, rd->dev_fd,
+		    (off_t)bar.offset);
+	if (addr == MAP_FAILED) {
+		rc = -errno;
+		NVP_ERRLOG("%s: mmap of BAR0 (%" PRIu64 " bytes) failed: %s", rd->bdf,
+			   (uint64_t)bar.size, strerror(-rc));
+		return rc;
+	}
+	rc = env_nvme_bar_check(rd, addr, bar.size);
+	if (rc != 0) {
+		munmap(addr, bar.size);
+		return rc;
+	}
+	rd->bar = addr;
+	rd->bar_len = bar.size;
+	rd->bar_phys = 0; /* not known through vfio, and not needed */
+	return 0;
+}
+
+int
+env_vfio_cfg_rw(struct real_dev *rd, void *value, uint32_t len, uint32_t offset, bool write)
+{
+	off_t off = (off_t)(rd->cfg_offset + offset);
+	ssize_t n;
+
+	n = write ? pwrite(rd->dev_fd, value, len, off) : pread(rd->dev_fd, value, len, off);
+	if (n != (ssize_t)len) {
+		int rc = n < 0 ? -errno : -EIO;
+
+		NVP_ERRLOG("%s: config space %s of %u bytes at 0x%x failed: %s", rd->bdf,
+			   write ? "write" : "read", len, offset, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+void
+env_vfio_dev_close(struct real_dev *rd)
+{
+	if (rd->dev_fd >= 0) {
+		env_backend_vfio_close(rd->bdf, rd->iommu_group, rd->dev_fd);
+	}
+	rd->dev_fd = -1;
+}

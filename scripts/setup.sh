@@ -1,0 +1,254 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The nvpoll authors
+#
+# Give NVMe functions to a userspace driver and reserve hugepages (the SPDK convention).
+# Run `scripts/setup.sh help` for the commands and variables.
+#
+# NVP_SYSFS_ROOT=DIR works on a fake sysfs tree (test/common/fake_sysfs.sh) instead of
+# /sys: no modules are loaded, nothing is mounted, and "binding" re-points the fake
+# driver link, so config/status/reset can be tested on a machine without devices.
+# NVP_PROC_MOUNTS (default /proc/mounts) is the mount table consulted.
+
+# POSIX sh (not bash): it must run in minimal systems too, such as a busybox initramfs.
+# shellcheck disable=SC3043 # local: dash and busybox ash have it
+set -eu
+
+SYSFS=${NVP_SYSFS_ROOT:-/sys}
+MOUNTS=${NVP_PROC_MOUNTS:-/proc/mounts}
+HUGEMEM=${HUGEMEM:-2048}
+DRIVER_OVERRIDE=${DRIVER_OVERRIDE:-}
+PCI_ALLOWED=${PCI_ALLOWED:-}
+PCI_BLOCKED=${PCI_BLOCKED:-}
+NVME_CLASS=0x010802
+HP_DIR=$SYSFS/kernel/mm/hugepages/hugepages-2048kB
+
+fake() { [ "$SYSFS" != /sys ]; }
+
+usage() {
+	cat <<EOF
+Usage: $(basename "$0") [config|status|reset|help]
+
+  config  reserve HUGEMEM MiB of 2 MiB hugepages (mounting hugetlbfs at /dev/hugepages if
+          nothing is mounted) and bind every NVMe function that is not in use to vfio-pci
+          when an IOMMU is on (/sys/kernel/iommu_groups is not empty), else to
+          uio_pci_generic. A function whose namespaces are mounted or held (LVM, md,
+          dm) is left to the kernel, with the reason printed.
+  status  print NVMe functions (BDF, vendor:device, driver, IOMMU group, NUMA node) and
+          hugepages per NUMA node.
+  reset   give the functions back to the kernel nvme driver and release the hugepages.
+  help    this text.
+
+Variables:
+  HUGEMEM=MiB           hugepage memory to reserve (default 2048)
+  DRIVER_OVERRIDE=name  bind to this driver instead (vfio-pci, uio_pci_generic, ...)
+  PCI_ALLOWED="BDF ..." only these functions (default: all NVMe functions)
+  PCI_BLOCKED="BDF ..." never these functions
+config and reset need root.
+EOF
+}
+
+die() {
+	echo "setup.sh: $*" >&2
+	exit 1
+}
+
+need_root() {
+	if ! fake && [ "$(id -u)" -ne 0 ]; then
+		die "'$1' changes driver bindings and hugepages and needs root: run sudo $0 $1"
+	fi
+}
+
+# Read a sysfs file, or print $2 (default "-") if it is missing.
+rd() { if [ -r "$1" ]; then cat "$1"; else echo "${2:--}"; fi; }
+
+link_base() { # the last component of a symlink, or $2
+	local t
+	if t=$(readlink "$1" 2>/dev/null); then basename "$t"; else echo "${2:-}"; fi
+}
+
+nvme_functions() {
+	local d
+	for d in "$SYSFS"/bus/pci/devices/*; do
+		[ -e "$d/class" ] || continue
+		if [ "$(rd "$d/class")" = "$NVME_CLASS" ]; then basename "$d"; fi
+	done
+}
+
+in_list() { # in_list BDF "list"
+	local x
+	for x in $2; do
+		if [ "$x" = "$1" ] || [ "0000:$x" = "$1" ]; then return 0; fi
+	done
+	return 1
+}
+
+# Why BDF must be left alone (prints the reason, returns 0), or returns 1 if it is free.
+in_use() {
+	local bdf="$1" blk name dev part
+	for blk in "$SYSFS"/block/nvme*n*; do
+		[ -e "$blk" ] || continue
+		dev=$(readlink -f "$blk/device" 2>/dev/null || true)
+		case "$dev/" in */"$bdf"/*) ;; *) continue ;; esac
+		name=$(basename "$blk")
+		for part in "$blk" "$blk/$name"p*; do
+			[ -d "$part" ] || continue
+			if [ -n "$(ls -A "$part/holders" 2>/dev/null)" ]; then
+				echo "$(basename "$part") is held by $(cd "$part/holders" && echo *) (LVM, md or dm): release it first"
+				return 0
+			fi
+			if grep -q "^/dev/$(basename "$part") " "$MOUNTS" 2>/dev/null; then
+				echo "/dev/$(basename "$part") is mounted: unmount it first"
+				return 0
+			fi
+		done
+	done
+	return 1
+}
+
+iommu_on() { [ -n "$(ls -A "$SYSFS/kernel/iommu_groups" 2>/dev/null)" ]; }
+
+pick_driver() {
+	if [ -n "$DRIVER_OVERRIDE" ]; then
+		echo "$DRIVER_OVERRIDE"
+	elif iommu_on; then
+		echo vfio-pci
+	else
+		echo uio_pci_generic
+	fi
+}
+
+load_module() {
+	fake && return 0
+	modprobe "$1" 2>/dev/null ||
+		die "cannot load module $1: is it built for this kernel ($(uname -r))? (apt-get install linux-modules-extra or pick another DRIVER_OVERRIDE)"
+}
+
+# Bind BDF to driver DRV ("" = let the kernel choose, i.e. back to nvme).
+bind() {
+	local bdf="$1" drv="$2" d="$SYSFS/bus/pci/devices/$1"
+	if fake; then
+		mkdir -p "$SYSFS/bus/pci/drivers/${drv:-nvme}"
+		ln -sfn "../../drivers/${drv:-nvme}" "$d/driver"
+		return 0
+	fi
+	if [ -e "$d/driver" ]; then echo "$bdf" >"$d/driver/unbind"; fi
+	if [ -n "$drv" ]; then echo "$drv" >"$d/driver_override"; else echo >"$d/driver_override"; fi
+	echo "$bdf" >"$SYSFS/bus/pci/drivers_probe" || true
+	[ "$(link_base "$d/driver")" = "${drv:-nvme}" ] ||
+		echo "  $bdf: bound to '$(link_base "$d/driver" none)' instead of ${drv:-nvme} - see dmesg" >&2
+}
+
+selected() {
+	local bdf="$1"
+	if [ -n "$PCI_ALLOWED" ] && ! in_list "$bdf" "$PCI_ALLOWED"; then
+		echo "  $bdf: skipped, not in PCI_ALLOWED"
+		return 1
+	fi
+	if in_list "$bdf" "$PCI_BLOCKED"; then
+		echo "  $bdf: skipped, in PCI_BLOCKED"
+		return 1
+	fi
+	return 0
+}
+
+hugepages_set() { # number of 2 MiB pages
+	local want="$1" got
+	[ -d "$HP_DIR" ] || die "no 2 MiB hugepage support in this kernel ($HP_DIR missing)"
+	echo "$want" >"$HP_DIR/nr_hugepages"
+	got=$(rd "$HP_DIR/nr_hugepages" 0)
+	if [ "$got" -lt "$want" ]; then
+		echo "hugepages: asked for $want 2 MiB pages, got $got: memory is fragmented or short; free some memory, lower HUGEMEM, or reserve at boot (hugepages=$want on the kernel command line)" >&2
+	fi
+}
+
+hugetlbfs_mount() {
+	fake && return 0
+	if ! grep -q " hugetlbfs " "$MOUNTS"; then
+		mkdir -p /dev/hugepages
+		mount -t hugetlbfs nodev /dev/hugepages ||
+			die "cannot mount hugetlbfs at /dev/hugepages"
+	fi
+}
+
+cmd_config() {
+	local drv bdf cur why
+	need_root config
+	case $HUGEMEM in
+	'' | *[!0-9]*) die "HUGEMEM must be a number of MiB, got '$HUGEMEM'" ;;
+	esac
+	hugepages_set $((HUGEMEM / 2))
+	hugetlbfs_mount
+	drv=$(pick_driver)
+	if [ -z "$DRIVER_OVERRIDE" ] && [ "$drv" = uio_pci_generic ]; then
+		echo "No IOMMU ($SYSFS/kernel/iommu_groups is empty): using uio_pci_generic, which needs hugepages and root for physical addresses. For vfio-pci boot with intel_iommu=on (or amd_iommu=on)."
+	fi
+	load_module "$drv"
+	for bdf in $(nvme_functions); do
+		selected "$bdf" || continue
+		cur=$(link_base "$SYSFS/bus/pci/devices/$bdf/driver")
+		if [ "$cur" = "$drv" ]; then
+			echo "  $bdf: already bound to $drv"
+			continue
+		fi
+		if [ "$cur" = nvme ] && why=$(in_use "$bdf"); then
+			echo "  $bdf: left to the kernel nvme driver: $why"
+			continue
+		fi
+		bind "$bdf" "$drv"
+		echo "  $bdf: ${cur:-no driver} -> $drv"
+	done
+}
+
+cmd_reset() {
+	local bdf cur
+	need_root reset
+	for bdf in $(nvme_functions); do
+		selected "$bdf" || continue
+		cur=$(link_base "$SYSFS/bus/pci/devices/$bdf/driver")
+		if [ "$cur" = nvme ]; then
+			echo "  $bdf: already bound to nvme"
+			continue
+		fi
+		fake || modprobe nvme 2>/dev/null || true
+		bind "$bdf" ""
+		echo "  $bdf: ${cur:-no driver} -> nvme"
+	done
+	if [ -d "$HP_DIR" ]; then
+		echo 0 >"$HP_DIR/nr_hugepages"
+		echo "hugepages released"
+	fi
+}
+
+cmd_status() {
+	local bdf d n h
+	printf '%-14s %-11s %-17s %-6s %s\n' BDF vendor:dev driver iommu numa
+	for bdf in $(nvme_functions); do
+		d=$SYSFS/bus/pci/devices/$bdf
+		printf '%-14s %-11s %-17s %-6s %s\n' "$bdf" \
+			"$(rd "$d/vendor" | sed 's/^0x//'):$(rd "$d/device" | sed 's/^0x//')" \
+			"$(link_base "$d/driver" -)" "$(link_base "$d/iommu_group" -)" "$(rd "$d/numa_node")"
+	done
+	echo
+	echo "IOMMU: $(if iommu_on; then echo on; else echo "off (vfio-pci unusable; uio_pci_generic needs root + hugepages)"; fi)"
+	printf '%-6s %-10s %-10s %s\n' node hugepages free size
+	for n in "$SYSFS"/devices/system/node/node*; do
+		[ -d "$n" ] || continue
+		for h in "$n"/hugepages/hugepages-*; do
+			[ -d "$h" ] || continue
+			printf '%-6s %-10s %-10s %s\n' "${n##*node}" "$(rd "$h/nr_hugepages" 0)" \
+				"$(rd "$h/free_hugepages" 0)" "${h##*hugepages-}"
+		done
+	done
+}
+
+case "${1:-status}" in
+config) cmd_config ;;
+status) cmd_status ;;
+reset) cmd_reset ;;
+help | -h | --help) usage ;;
+*)
+	usage >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# scripts/setup.sh (status, config, reset, refusals) and build/bin/nvp_doctor against the
+# fake sysfs tree of test/common/fake_sysfs.sh. Exit 0 pass, 1 fail, 77 skip.
+set -u
+
+rootdir=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+doctor=$rootdir/build/bin/nvp_doctor
+tmp=$(mktemp -d /tmp/nvp_setup_test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+check() { # check NAME COMMAND-OUTPUT PATTERN...
+	local name=$1 out=$2 pat
+	shift 2
+	for pat in "$@"; do
+		if ! grep -qE -- "$pat" <<<"$out"; then
+			echo "FAIL $name: no line matching '$pat' in:"
+			printf '    %s\n' "$out"
+			fails=$((fails + 1))
+			return
+		fi
+	done
+	echo "ok   $name"
+}
+
+fresh() {
+	rm -rf "$tmp/sys"
+	bash "$rootdir/test/common/fake_sysfs.sh" "$tmp/sys"
+}
+
+export NVP_SYSFS_ROOT=$tmp/sys NVP_PROC_MOUNTS=$tmp/mounts
+: >"$tmp/mounts"
+setup=$rootdir/scripts/setup.sh
+
+fresh
+out=$("$setup" status 2>&1)
+check "status table" "$out" \
+	'^BDF +vendor:dev +driver +iommu +numa' \
+	'^0000:01:00.0 +1b36:0010 +nvme +1 +0$' \
+	'^0000:03:00.0 +1b36:0010 +uio_pci_generic +3 +1$' \
+	'^0000:06:00.0 +1b36:0010 +- +6 +-1$' \
+	'^IOMMU: on' '^0 +512 +100 +2048kB' '^1 +0 +0 +2048kB'
+if grep -q 0000:00:02.0 <<<"$out"; then
+	echo "FAIL status lists the VGA function"
+	fails=$((fails + 1))
+fi
+
+out=$(HUGEMEM=1024 PCI_BLOCKED=0000:02:00.0 "$setup" config 2>&1)
+check "config binds free functions to vfio-pci, leaves the held one" "$out" \
+	'0000:01:00.0: left to the kernel nvme driver: nvme0n1 is held by dm-0' \
+	'0000:02:00.0: skipped, in PCI_BLOCKED' '0000:03:00.0: uio_pci_generic -> vfio-pci' \
+	'0000:06:00.0: no driver -> vfio-pci'
+check "config reserved HUGEMEM" "$(cat "$tmp/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages")" '^512$'
+
+fresh
+rm -r "$tmp/sys/block/nvme0n1/holders/dm-0"
+echo "/dev/nvme0n1p1 /mnt ext4 rw 0 0" >"$tmp/mounts"
+mkdir -p "$tmp/sys/block/nvme0n1/nvme0n1p1/holders"
+out=$("$setup" config 2>&1)
+check "config leaves a mounted namespace alone" "$out" '/dev/nvme0n1p1 is mounted: unmount it first'
+: >"$tmp/mounts"
+out=$(DRIVER_OVERRIDE=uio_pci_generic PCI_ALLOWED="01:00.0" "$setup" config 2>&1)
+check "DRIVER_OVERRIDE and PCI_ALLOWED" "$out" '0000:01:00.0: nvme -> uio_pci_generic' \
+	'0000:02:00.0: skipped, not in PCI_ALLOWED'
+out=$("$setup" reset 2>&1)
+check "reset" "$out" '0000:01:00.0: uio_pci_generic -> nvme' '0000:06:00.0: vfio-pci -> nvme' \
+	'hugepages released'
+
+rm -rf "$tmp/sys/kernel/iommu_groups"
+out=$(PCI_ALLOWED=06:00.0 "$setup" config 2>&1)
+check "no IOMMU: uio_pci_generic, and why" "$out" 'No IOMMU' '0000:06:00.0: nvme -> uio_pci_generic'
+
+out=$(HUGEMEM=lots "$setup" config 2>&1)
+check "bad HUGEMEM refused" "$out" "HUGEMEM must be a number of MiB, got 'lots'"
+"$setup" nonsense >/dev/null 2>&1
+check "unknown command exits 2" "$?" '^2$'
+check "help" "$("$setup" help)" '^Usage: setup.sh' 'PCI_BLOCKED'
+
+# ---- nvp_doctor ----
+if [ ! -x "$doctor" ]; then
+	echo "FAIL $doctor not built"
+	exit 1
+fi
+fresh
+out=$("$doctor" --queues 2 --depth 256 2>&1)
+rc=$?
+check "doctor: per-function verdicts" "$out" \
+	'hugepages: 200 MiB free of 1024 MiB reserved' 'need about [0-9]+ MiB for 2 queue\(s\) x depth 256' \
+	'IOMMU: on' 'RLIMIT_MEMLOCK' \
+	'0000:01:00.0 .*skipped: bound to nvme \(kernel driver\) and in use: nvme0n1 is held by dm-0' \
+	'0000:02:00.0 .*driver vfio-pci .*usable' \
+	'0000:04:00.0 .*skipped: BAR0 is 4096 bytes' \
+	'0000:05:00.0 .*skipped: IOMMU group 5 is not viable: 0000:05:00.1 .* bound to e1000e' \
+	'0000:06:00.0 .*skipped: 0000:06:00.0 is not bound to any driver: run scripts/setup.sh' \
+	'^Summary: [0-9] usable, [0-9] skipped'
+check "doctor exit 0 with a usable function" "$rc" '^0$'
+out=$("$doctor" --depth 65536 --queues 64 --io-size 131072 2>&1)
+check "doctor: hugepages short" "$out" '\[FAIL\] hugepages' 'HUGEMEM=[0-9]+ scripts/setup.sh config'
+"$doctor" --queues 0 >/dev/null 2>&1
+check "doctor: bad flag exits 2" "$?" '^2$'
+"$doctor" --bogus >/dev/null 2>&1
+check "doctor: unknown flag exits 2" "$?" '^2$'
+rm -rf "$tmp/sys/bus/pci/devices/"0000:0[2-6]*
+out=$("$doctor" 2>&1)
+rc=$?
+check "doctor: nothing usable" "$out" '^Summary: 0 usable, 1 skipped - nothing for nvpoll'
+check "doctor exit 1 with nothing usable" "$rc" '^1$'
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails check(s) failed"
+	exit 1
+fi
+echo "all checks passed"
