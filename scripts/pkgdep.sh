@@ -20,6 +20,12 @@ PACKAGES=(
 	python3          # scripts
 	dpkg-dev         # dpkg-source: scripts/get_fio_src.sh unpacks fio's source package
 	fio              # the fio ioengine's test runs Debian's fio (app/fio)
+	qemu-system-x86  # test/qemu: the QEMU judge boots guests with QEMU's NVMe device
+	busybox-static   # test/qemu: the guest's shell and tools
+	kmod             # test/qemu: depmod for the guest kernel's modules
+	cpio             # test/qemu: the guest's initramfs
+	xz-utils         # test/qemu: the kernel image is cut out at the xz magic
+	binutils         # test/qemu: strip for the guest's copies of the programs
 )
 
 if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then

@@ -328,7 +328,7 @@ boot() {
 		-device nvme-ns,drive=d1,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096
 		-device nvme,serial=NVPQEMU1,id=nvme1,addr=05.0
 		-device nvme-ns,drive=d2,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096)
-	append="console=ttyS0 panic=-1 loglevel=4 mitigations=off nvp.machine=$m nvp.timeout=$test_timeout${3:+ $3}"
+	append="console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check nvp.machine=$m nvp.timeout=$test_timeout${3:+ $3}"
 	case $m in
 	pc) mach_args=(-machine pc) ;;
 	q35)
@@ -388,6 +388,14 @@ build_initramfs
 failed=()
 for m in $machines; do
 	boot "$m"
+	# A guest kernel that dies before /init has run no test: that is the emulator, not the
+	# code under test (seen once in ~20 boots: "timer doesn't work through
+	# Interrupt-remapped IO-APIC" under TCG). Boot once more, and say so.
+	if ! tr -d '\r' <"$workdir/$m.log" | grep -q '^NVPBOOT'; then
+		log "$m: the guest kernel did not reach /init (console in $workdir/$m.log); booting once more"
+		cp "$workdir/$m.log" "$workdir/$m-noinit.log"
+		boot "$m"
+	fi
 	if ! judge "$m" "$workdir/$m.log"; then
 		failed+=("$m")
 		[ $keep_going -eq 1 ] || break
