@@ -244,7 +244,7 @@ copy_with_libs() {
 		mkdir -p "$root/$dest"
 		strip --strip-debug -o "$root/$dest/$(basename "$f")" "$f" 2>/dev/null ||
 			cp "$f" "$root/$dest/"
-		ldd "$f" 2>/dev/null | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}' |
+		{ ldd "$f" 2>/dev/null || true; } | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}' |
 			while read -r lib; do
 				[ -e "$root$lib" ] && continue
 				mkdir -p "$root$(dirname "$lib")"
@@ -265,7 +265,13 @@ expand_tests() {
 		if [ "$cmd" = @functional ]; then
 			for prog in "$rootdir"/build/test/functional/*; do
 				[ -x "$prog" ] || continue
+				# C programs only: the fio engine's test is a bash script that needs
+				# fio. The tools' tests (perf_cli, nvp_cli) test the tools against the
+				# software controller, which make test does on the host; under TCG
+				# they would double the guest's time.
+				[ "$(head -c 4 "$prog" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
 				prog=$(basename "$prog")
+				case $prog in perf_cli | nvp_cli) continue ;; esac
 				[ -n "$filter" ] && ! [[ $name.$prog =~ $filter ]] && continue
 				echo "$name.$prog $machines $needs build/test/functional/$prog"
 			done
@@ -391,7 +397,7 @@ for m in $machines; do
 	# A guest kernel that dies before /init has run no test: that is the emulator, not the
 	# code under test (seen once in ~20 boots: "timer doesn't work through
 	# Interrupt-remapped IO-APIC" under TCG). Boot once more, and say so.
-	if ! tr -d '\r' <"$workdir/$m.log" | grep -q '^NVPBOOT'; then
+	if ! tr -d '\r' <"$workdir/$m.log" | grep -q 'NVPBOOT '; then
 		log "$m: the guest kernel did not reach /init (console in $workdir/$m.log); booting once more"
 		cp "$workdir/$m.log" "$workdir/$m-noinit.log"
 		boot "$m"
