@@ -473,7 +473,8 @@ for m in $machines; do
 	# A guest kernel that dies before /init has run no test: that is the emulator, not the
 	# code under test (seen once in ~20 boots: "timer doesn't work through
 	# Interrupt-remapped IO-APIC" under TCG). Boot once more, and say so.
-	if ! tr -d '\r' <"$workdir/$m.log" | grep -q '^NVPBOOT'; then
+	# Not '^NVPBOOT': SeaBIOS's "Booting from ROM.." has no newline before it.
+	if ! tr -d '\r' <"$workdir/$m.log" | grep -q 'NVPBOOT '; then
 		log "$m: the guest kernel did not reach /init (console in $workdir/$m.log); booting once more"
 		cp "$workdir/$m.log" "$workdir/$m-noinit.log"
 		boot "$m"
