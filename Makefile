@@ -38,7 +38,7 @@ PREFIX ?= $(CONFIG_PREFIX)
 DESTDIR ?=
 
 .PHONY: all lib app examples tests test install uninstall clean distclean format \
-	check-format help test-qemu
+	check-format help test-qemu bench-qemu
 
 all: lib app examples tests
 
@@ -64,6 +64,11 @@ test: all
 # NVMe controllers there: test/qemu/README.md.
 test-qemu: all
 	$(Q)$(NVP_ROOT_DIR)/test/qemu/run.sh
+
+# One QEMU boot (q35 + vfio; M=pc for uio): 4 KiB random reads at QD1/QD32 through the
+# kernel's nvme driver (fio, io_uring, polled) and through nvpoll (nvp_perf). Not a test.
+bench-qemu: all
+	$(Q)$(NVP_ROOT_DIR)/test/qemu/run.sh --bench $(if $(M),-m $(M))
 
 INSTALL ?= install
 INST_BIN := $(DESTDIR)$(PREFIX)/bin
@@ -115,6 +120,7 @@ help:
 	@echo "  test           build, then run every test (test/run_tests.sh)"
 	@echo "                 T=<substring> runs a subset, NVP_TEST_TIMEOUT=<s> per-program timeout"
 	@echo "  test-qemu      boot QEMU VMs and run test/qemu/tests.list in them (root, qemu, ~3 min)"
+	@echo "  bench-qemu     one QEMU boot: kernel io_uring polled vs nvpoll, QD1/QD32 (M=pc: uio)"
 	@echo "  install        install headers, libnvpoll, nvpoll.pc, apps (PREFIX=, DESTDIR=)"
 	@echo "  uninstall      remove what install put there"
 	@echo "  clean          remove build output (keeps the configuration)"

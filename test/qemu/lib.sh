@@ -169,3 +169,71 @@ nvp_dma_canary() {
 	sleep 1
 	dmesg | grep -E 'DMAR' | tail -5
 }
+
+# ------------------------------------------------- benchmark mode (run.sh --bench) --
+
+# The function both sides of the benchmark drive, its kernel namespace, and the run time.
+NVP_BENCH_BDF=${NVP_BENCH_BDF:-0000:00:05.0}
+NVP_BENCH_SERIAL=${NVP_BENCH_SERIAL:-NVPQEMU1}
+NVP_BENCH_SECS=${NVP_BENCH_SECS:-10}
+
+# nvp_bench_kernel_poll N: reload the kernel's nvme driver with N polled queues (hipri
+# I/O needs them: without, io_uring's IOPOLL falls back to interrupts or fails).
+nvp_bench_kernel_poll() {
+	local blk i=0
+	nvp_bind_kernel_nvme || return 1
+	rmmod nvme || { nvp_fail "rmmod nvme"; return 1; }
+	modprobe nvme poll_queues="$1" || { nvp_fail "modprobe nvme poll_queues=$1"; return 1; }
+	echo "nvme poll_queues=$(cat /sys/module/nvme/parameters/poll_queues)"
+	blk=
+	while [ -z "$blk" ]; do
+		blk=$(nvp_blk "$NVP_BENCH_SERIAL" 1)
+		[ -n "$blk" ] && break
+		i=$((i + 1))
+		[ $i -ge 100 ] && { nvp_fail "no namespace 1 on $NVP_BENCH_SERIAL after reload"; return 1; }
+		sleep 0.1
+	done
+	echo "/dev/$blk io_poll=$(cat /sys/block/"$blk"/queue/io_poll)"
+	[ "$(cat /sys/block/"$blk"/queue/io_poll)" = 1 ] || { nvp_fail "/dev/$blk: no polled queues"; return 1; }
+}
+
+# nvp_bench_fio QD: fio 4 KiB random reads, io_uring polled (hipri), O_DIRECT, through the
+# kernel's driver. CPU per I/O = (usr_cpu + sys_cpu)% x job runtime / I/Os (fio's job
+# rusage: the polling in the kernel is sys time of the fio thread).
+nvp_bench_fio() {
+	local blk out=/tmp/fio-qd$1.json
+	blk=$(nvp_blk "$NVP_BENCH_SERIAL" 1) || { nvp_fail "no namespace 1 on $NVP_BENCH_SERIAL"; return 1; }
+	fio --name=bench --ioengine=io_uring --hipri=1 --direct=1 --rw=randread --bs=4k \
+		--iodepth="$1" --runtime="$NVP_BENCH_SECS" --time_based --filename=/dev/"$blk" \
+		--lat_percentiles=1 --output-format=json --output="$out" || { nvp_fail "fio exit $?"; return 1; }
+	echo "NVPBENCH kernel $1 $(jq -c '.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
+		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
+		cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios),
+		usr_cpu_pct: .usr_cpu, sys_cpu_pct: .sys_cpu, runtime_ms: .job_runtime, errors: .error}' "$out")"
+}
+
+# nvp_bench_fio_nvpoll QD: the same fio job through nvpoll's fio ioengine
+# (build/fio/nvpoll_fio.so, copied in by run.sh --bench): the same tool on both sides, so the
+# difference is the driver, not fio vs nvp_perf.
+nvp_bench_fio_nvpoll() {
+	local out=/tmp/fio-nvpoll-qd$1.json engine=/nvp/build/fio/nvpoll_fio.so
+	[ -f "$engine" ] || { echo "$engine not built (./configure --with-fio)"; return 77; }
+	fio --name=bench --ioengine=external:"$engine" --thread=1 --rw=randread --bs=4k \
+		--iodepth="$1" --runtime="$NVP_BENCH_SECS" --time_based \
+		--filename="trtype=PCIe traddr=$(echo "$NVP_BENCH_BDF" | tr : .) ns=1" \
+		--lat_percentiles=1 --output-format=json --output="$out" || { nvp_fail "fio exit $?"; cat "$out"; return 1; }
+	echo "NVPBENCH fio-nvpoll $1 $(jq -c '.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
+		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
+		cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios),
+		usr_cpu_pct: .usr_cpu, sys_cpu_pct: .sys_cpu, runtime_ms: .job_runtime, errors: .error}' "$out")"
+}
+
+# nvp_bench_perf QD: nvp_perf on the same function (bound to uio/vfio by setup.sh config).
+# CPU per I/O is nvp_perf's own: CPU time of its I/O threads / I/Os.
+nvp_bench_perf() {
+	local out=/tmp/perf-qd$1.json
+	nvp_perf -r "trtype:PCIe traddr:$NVP_BENCH_BDF" -q "$1" -o 4096 -w randread \
+		-t "$NVP_BENCH_SECS" --json "$out" || { nvp_fail "nvp_perf exit $?"; return 1; }
+	echo "NVPBENCH nvpoll $1 $(jq -c '.total | {iops: .iops, ios: .ios, mean_us: .latency_us.mean,
+		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors}' "$out")"
+}

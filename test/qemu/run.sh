@@ -8,6 +8,11 @@
 # in the guest and judges the serial console. See test/qemu/README.md.
 #
 # Usage: test/qemu/run.sh [-m "pc q35"] [-t SECONDS] [-k]
+#        test/qemu/run.sh --bench [-m pc|q35] [-t SECONDS]
+#                                                (benchmark mode, one boot, default q35:
+#                                                 kernel io_uring polled vs nvpoll, 4 KiB
+#                                                 random reads at QD1 and QD32; not a test)
+#        test/qemu/run.sh --bench-table LOG      (the benchmark table of a saved log only)
 #        test/qemu/run.sh --judge MACHINE LOG    (judge a saved console log only)
 #        test/qemu/run.sh --selftest             (the judge against made-up logs, no VM)
 #   -m  machines to boot (default "pc q35", or $NVP_QEMU_MACHINES)
@@ -33,6 +38,8 @@ test_timeout=${NVP_QEMU_TEST_TIMEOUT:-240}
 filter=${NVP_QEMU_FILTER:-}
 keep_going=0
 canary=${NVP_QEMU_CANARY:-1}
+bench=0
+test_list=$qdir/tests.list
 
 # Kernel log lines that mean a device did DMA the IOMMU refused (Intel, AMD) or the
 # guest kernel itself broke.
@@ -118,6 +125,57 @@ if [ "${1:-}" = --selftest ]; then
 	selftest
 	exit $?
 fi
+# bench_table LOG: the NVPBENCH lines of a benchmark boot as a table, with nvpoll/kernel
+# ratios (IOPS: higher is better for the larger; latency and CPU/IO: lower is better).
+bench_table() {
+	local logf=$1 lines
+	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(kernel\|nvpoll\|fio-nvpoll\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
+	[ -n "$lines" ] || { echo "no NVPBENCH lines in $logf"; return 1; }
+	echo
+	echo "Benchmark: 4 KiB random reads, $(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBOOT \([a-z0-9]*\) .*/\1/p' | head -1) guest under TCG ($logf)"
+	echo "$lines" | while read -r who qd json; do
+		echo "$json" | jq -r --arg who "$who" --arg qd "$qd" \
+			'[$who, $qd, .iops, .mean_us, .p99_us, .cpu_us_per_io, .ios] | @tsv'
+	done | awk -F'\t' '
+		{ k = $1 " " $2; iops[k] = $3; mean[k] = $4; p99[k] = $5; cpu[k] = $6; ios[k] = $7; qds[$2] = 1 }
+		END {
+			printf "  %-22s %4s %10s %10s %10s %12s %9s\n", "driver", "QD", "IOPS", "mean us", "p99 us", "CPU us/IO", "I/Os"
+			n = split("1 32", order, " ")
+			for (i = 1; i <= n; i++) {
+				q = order[i]
+				if (!(q in qds)) continue
+				split("kernel nvpoll fio-nvpoll", who, " ")
+				split("kernel io_uring hipri|nvpoll nvp_perf|nvpoll fio engine", label, "|")
+				for (w = 1; w <= 3; w++) {
+					k = who[w] " " q
+					if (k in iops)
+						printf "  %-22s %4s %10.0f %10.1f %10.1f %12.1f %9d\n", label[w], q, iops[k], mean[k], p99[k], cpu[k], ios[k]
+					else
+						printf "  %-22s %4s %10s\n", label[w], q, "(missing)"
+				}
+				kk = "kernel " q
+				for (w = 2; w <= 3; w++) {
+					kn = who[w] " " q
+					if ((kk in iops) && (kn in iops) && iops[kk] > 0 && mean[kk] > 0 && p99[kk] > 0 && cpu[kk] > 0)
+						printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %11.2fx\n", "ratio " (w == 2 ? "nvp_perf" : "fio eng") "/kernel", q,
+							iops[kn] / iops[kk], mean[kn] / mean[kk], p99[kn] / p99[kk], cpu[kn] / cpu[kk]
+				}
+			}
+		}'
+}
+
+if [ "${1:-}" = --bench-table ]; then
+	[ $# -eq 2 ] || die "usage: $0 --bench-table LOG"
+	bench_table "$2"
+	exit $?
+fi
+if [ "${1:-}" = --bench ]; then
+	shift
+	bench=1
+	canary=0
+	machines=${NVP_QEMU_BENCH_MACHINE:-q35}
+	test_list=$qdir/bench.list
+fi
 if [ "${1:-}" = --judge ]; then
 	[ $# -eq 3 ] || die "usage: $0 --judge MACHINE LOG"
 	judge "$2" "$3"
@@ -137,7 +195,8 @@ while getopts "m:t:kCh" opt; do
 	esac
 done
 
-for tool in qemu-system-x86_64 busybox depmod cpio xz apt-get dpkg-deb ldd strip; do
+[ $bench -eq 0 ] || [ "$(wc -w <<<"$machines")" -eq 1 ] || die "--bench boots one machine: -m pc or -m q35"
+for tool in qemu-system-x86_64 busybox depmod cpio xz apt-get dpkg-deb ldd strip $([ $bench -eq 1 ] && echo fio jq); do
 	command -v "$tool" >/dev/null ||
 		die "$tool not found: apt-get install qemu-system-x86 busybox-static kmod cpio xz-utils binutils"
 done
@@ -244,6 +303,7 @@ copy_with_libs() {
 		mkdir -p "$root/$dest"
 		strip --strip-debug -o "$root/$dest/$(basename "$f")" "$f" 2>/dev/null ||
 			cp "$f" "$root/$dest/"
+		# A script (build/test/functional/fio_engine) has no libraries: ldd exits 1.
 		{ ldd "$f" 2>/dev/null || true; } | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}' |
 			while read -r lib; do
 				[ -e "$root$lib" ] && continue
@@ -293,7 +353,7 @@ build_initramfs() {
 	cp -a "$kdir/modules/lib" "$root/"
 	cp "$qdir/init.sh" "$root/init"
 	cp "$qdir/lib.sh" "$root/nvp/qemu/lib.sh"
-	expand_tests "$qdir/tests.list" "$root/nvp/qemu/tests.run"
+	expand_tests "$test_list" "$root/nvp/qemu/tests.run"
 	detect_features "$root"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 	# nvpoll's programs, in the build tree's layout (tests run from the top directory).
@@ -308,6 +368,14 @@ build_initramfs() {
 	if [ -d "$rootdir/scripts" ]; then
 		mkdir -p "$root/nvp/scripts"
 		cp -a "$rootdir"/scripts/*.sh "$rootdir"/scripts/*.py "$root/nvp/scripts/" 2>/dev/null || true
+	fi
+	# Benchmark mode: Debian's fio (io_uring engine; its ldd libraries, ~80 MB: it links
+	# ceph, gluster, ...) and jq, which turns fio's and nvp_perf's JSON into one line.
+	if [ $bench -eq 1 ]; then
+		copy_with_libs "$root" bin "$(command -v fio)" "$(command -v jq)"
+		if [ -f "$rootdir/build/fio/nvpoll_fio.so" ]; then
+			copy_with_libs "$root" nvp/build/fio "$rootdir/build/fio/nvpoll_fio.so"
+		fi
 	fi
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$workdir/initramfs.cpio"
 	log "initramfs: $(du -h "$workdir/initramfs.cpio" | cut -f1), $(wc -l <"$root/nvp/qemu/tests.run") test lines"
@@ -392,11 +460,26 @@ log "kernel $kver ($(basename "$deb"))"
 build_initramfs
 
 failed=()
+if [ $bench -eq 1 ]; then
+	m=$machines
+	boot "$m" bench
+	judge "$m" "$workdir/$m-bench.log" || failed+=("$m-bench")
+	bench_table "$workdir/$m-bench.log" || failed+=("$m-bench-table")
+	echo "guest: $(tr -d '\r' <"$workdir/$m-bench.log" | sed -n 's/^.*NVPBOOT [a-z0-9]* //p' | head -1);" \
+		"host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (TCG: shared cores add noise)"
+	if [ ${#failed[@]} -gt 0 ]; then
+		echo "QEMU benchmark: FAILED (${failed[*]})"
+		exit 1
+	fi
+	echo "QEMU benchmark: done ($m, console in $workdir/$m-bench.log)"
+	exit 0
+fi
 for m in $machines; do
 	boot "$m"
 	# A guest kernel that dies before /init has run no test: that is the emulator, not the
 	# code under test (seen once in ~20 boots: "timer doesn't work through
 	# Interrupt-remapped IO-APIC" under TCG). Boot once more, and say so.
+	# Not '^NVPBOOT': SeaBIOS's "Booting from ROM.." has no newline before it.
 	if ! tr -d '\r' <"$workdir/$m.log" | grep -q 'NVPBOOT '; then
 		log "$m: the guest kernel did not reach /init (console in $workdir/$m.log); booting once more"
 		cp "$workdir/$m.log" "$workdir/$m-noinit.log"
