@@ -244,7 +244,7 @@ copy_with_libs() {
 		mkdir -p "$root/$dest"
 		strip --strip-debug -o "$root/$dest/$(basename "$f")" "$f" 2>/dev/null ||
 			cp "$f" "$root/$dest/"
-		ldd "$f" 2>/dev/null | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}' |
+		{ ldd "$f" 2>/dev/null || true; } | awk '/=>/ && $3 ~ /^\// {print $3} /^\t\/.*ld-linux/ {print $1}' |
 			while read -r lib; do
 				[ -e "$root$lib" ] && continue
 				mkdir -p "$root$(dirname "$lib")"
