@@ -336,7 +336,7 @@ qd_mixed(const char *emu_opts)
 	static struct qd_req reqs[QD_REQS];
 	struct fx_ctrlr fx;
 	unsigned int done = 0, i;
-	uint32_t bs;
+	uint32_t bs, max_count;
 	uint64_t lba = 0;
 	int rc;
 
@@ -345,8 +345,12 @@ qd_mixed(const char *emu_opts)
 		return;
 	}
 	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	/* Up to 200 blocks, within the transfer limit (4 KiB blocks on a real controller). */
+	max_count = nvp_nvme_ns_get_max_io_xfer_size(fx.ns) / bs;
+	max_count = max_count < 200 ? max_count : 200;
+	CU_ASSERT_FATAL(max_count >= 1);
 	for (i = 0; i < QD_REQS; i++) {
-		reqs[i].count = 1 + (i * 37) % 200;
+		reqs[i].count = 1 + (i * 37) % max_count;
 		reqs[i].off = g_offsets[i % NVP_COUNTOF(g_offsets)];
 		reqs[i].lba = lba;
 		lba += reqs[i].count + 3;
