@@ -66,7 +66,7 @@ judge() {
 		echo "  -> FAIL: a guest test failed (output in $logf)"
 		bad=1
 	fi
-	if ! tr -d '\r' <"$logf" | grep -q "^NVPDONE $machine "; then
+	if ! tr -d '\r' <"$logf" | grep "^NVPDONE $machine " >/dev/null; then
 		echo "  -> FAIL: no NVPDONE marker: the guest crashed, hung or was killed (see $logf)"
 		bad=1
 	else
@@ -379,7 +379,7 @@ canary() {
 	boot q35 canary "nvp.canary nvp.only=dma_canary"
 	out=$(judge q35 "$logf" || true)
 	if echo "$out" | grep -q 'FAIL: DMA fault' && ! echo "$out" | grep -qE 'FAIL: (a guest|no NVPDONE)' &&
-		tr -d '\r' <"$logf" | grep -q 'DMAR: \[DMA Read.*fault addr 0x10000000'; then
+		tr -d '\r' <"$logf" | grep 'DMAR: \[DMA Read.*fault addr 0x10000000' >/dev/null; then
 		echo "  judge canary: PASS (the vIOMMU fault of a stray DMA was caught; $logf)"
 		return 0
 	fi
@@ -405,7 +405,9 @@ for m in $machines; do
 	# A guest kernel that dies before /init has run no test: that is the emulator, not the
 	# code under test (seen once in ~20 boots: "timer doesn't work through
 	# Interrupt-remapped IO-APIC" under TCG). Boot once more, and say so.
-	if ! tr -d '\r' <"$workdir/$m.log" | grep -q 'NVPBOOT '; then
+	# (grep -a, no pipe: "grep -q" leaving early killed "tr" with SIGPIPE, and pipefail made
+	# that "not found".)
+	if ! grep -aq 'NVPBOOT ' "$workdir/$m.log"; then
 		log "$m: the guest kernel did not reach /init (console in $workdir/$m.log); booting once more"
 		cp "$workdir/$m.log" "$workdir/$m-noinit.log"
 		boot "$m"
