@@ -23,9 +23,9 @@
 /* How long a test waits for one completion before calling it lost. */
 #define FX_WAIT_MS 10000u
 
-/* A software controller and the driver's view of it. */
+/* A software controller (or a real one, see fx_real_trid()) and the driver's view of it. */
 struct fx_ctrlr {
-	struct nvp_emu_ctrlr *emu; /* NULL when made through "trtype:emu" */
+	struct nvp_emu_ctrlr *emu; /* NULL when made through "trtype:emu" or real */
 	struct nvp_nvme_ctrlr *ctrlr;
 	struct nvp_nvme_ns *ns;        /* first active namespace */
 	struct nvp_nvme_qpair *qpair;  /* an I/O qpair with default options */
@@ -52,6 +52,39 @@ int fx_emu_create(const char *emu_opts, struct nvp_emu_ctrlr **emu);
 /* "trtype:PCIe traddr:<emu's address>" into @buf. */
 void fx_pcie_trid_str(const struct nvp_emu_ctrlr *emu, char *buf, size_t len);
 
+/*
+ * Real-controller mode: when the environment variable NVP_TEST_TRID is set (e.g.
+ * "trtype:PCIe traddr:0000:00:04.0"), fx_open() attaches to that controller instead of
+ * creating a software one (fx->emu is NULL), takes namespace NVP_TEST_NSID (default: the
+ * first active one), and fx_main() lets env enumerate real PCI functions.
+ * \return the transport ID string, or NULL in the usual software-controller mode.
+ */
+const char *fx_real_trid(void);
+
+/* True if @fx drives a software controller (its emu is there to ask and to fault). */
+bool fx_is_emu(const struct fx_ctrlr *fx);
+
+/*
+ * For tests that need the software controller (fault injection, emu stats, emu options):
+ * in real-controller mode print "SKIP (needs the software controller): @reason" and return
+ * true (the test returns early); else false.
+ */
+bool fx_skip_real(const char *reason);
+
+#define FX_NEEDS_EMU(reason)                \
+	do {                                \
+		if (fx_skip_real(reason)) { \
+			return;             \
+		}                           \
+	} while (0)
+
+/*
+ * For a test written for one block size: in real-controller mode, when @fx's namespace
+ * has another, print "SKIP (...)" and return true (the caller closes @fx and returns).
+ * With a software controller always false (the test asked for the size it needs).
+ */
+bool fx_skip_unless_bs(const struct fx_ctrlr *fx, uint32_t block_size);
+
 /* Attach to @emu through the PCIe transport; @opts may be NULL. */
 int fx_connect_pcie(struct nvp_emu_ctrlr *emu, const struct nvp_nvme_ctrlr_opts *opts,
 		    struct nvp_nvme_ctrlr **ctrlr);
@@ -62,7 +95,8 @@ int fx_connect_str(const char *trid_str, const struct nvp_nvme_ctrlr_opts *opts,
 
 /*
  * Create a software controller with @emu_opts, attach through PCIe, take the first
- * namespace and allocate a default qpair. CUnit assertions record what fails.
+ * namespace and allocate a default qpair (real-controller mode: @emu_opts is ignored,
+ * see fx_real_trid()). CUnit assertions record what fails.
  * \return 0 or the first -errno.
  */
 int fx_open(struct fx_ctrlr *fx, const char *emu_opts);

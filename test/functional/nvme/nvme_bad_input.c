@@ -117,6 +117,40 @@ test_trid_parse_invalid(void)
 	free(huge);
 }
 
+/* The same refusals on a real controller (NVP_TEST_TRID). */
+static void
+connect_invalid_real(void)
+{
+	struct nvp_nvme_ctrlr *ctrlr = NULL, *second = NULL;
+	struct nvp_nvme_ctrlr_opts opts;
+	uint32_t nn;
+	int rc;
+
+	/* Attached already: -EBUSY, and the first attachment is unharmed. */
+	CU_ASSERT_EQUAL_FATAL(fx_connect_str(fx_real_trid(), NULL, &ctrlr), 0);
+	nn = nvp_nvme_ctrlr_get_num_ns(ctrlr);
+	CU_ASSERT_EQUAL(fx_connect_str(fx_real_trid(), NULL, &second), -EBUSY);
+	CU_ASSERT_PTR_NULL(second);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_num_ns(ctrlr), nn);
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(ctrlr));
+	CU_ASSERT_EQUAL(nvp_nvme_detach(ctrlr), 0);
+
+	/* Controller options the driver cannot honour: refused, the function stays free. */
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	opts.admin_queue_size = 1;
+	ctrlr = NULL;
+	rc = fx_connect_str(fx_real_trid(), &opts, &ctrlr);
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	if (rc == 0) {
+		nvp_nvme_detach(ctrlr);
+	}
+	ctrlr = NULL;
+	CU_ASSERT_EQUAL(fx_connect_str(fx_real_trid(), NULL, &ctrlr), 0);
+	if (ctrlr != NULL) {
+		CU_ASSERT_EQUAL(nvp_nvme_detach(ctrlr), 0);
+	}
+}
+
 static void
 test_connect_invalid(void)
 {
@@ -141,6 +175,11 @@ test_connect_invalid(void)
 	/* No function at that address. */
 	CU_ASSERT_EQUAL(fx_connect_str("trtype:PCIe traddr:10fff:00:1f.7", NULL, &ctrlr), -ENODEV);
 	CU_ASSERT_PTR_NULL(ctrlr);
+
+	if (fx_real_trid() != NULL) {
+		connect_invalid_real();
+		return;
+	}
 
 	/* Attached already: -EBUSY, and the first attachment is unharmed. */
 	CU_ASSERT_EQUAL_FATAL(fx_emu_create("name=busy0,size=4M", &emu), 0);
@@ -307,13 +346,20 @@ test_qpair_sizes(void)
 	struct nvp_nvme_io_qpair_opts o;
 	struct nvp_nvme_qpair *q = NULL;
 	struct fx_ctrlr fx;
-	static const uint32_t bad_sizes[] = { 0, 1, 65, 1000, 65537 };
+	uint32_t bad_sizes[] = { 0, 1, 65, 1000, 65537 };
+	uint32_t big = 64;
 	unsigned int i;
 
 	/* MQES 63: queues of 2..64 entries; the controller grants 4 queue pairs. */
 	if (fx_open(&fx, "size=4M,mqes=63,queues=4") != 0) {
 		fx_close(&fx);
 		return;
+	}
+	if (!fx_is_emu(&fx)) {
+		/* A real controller: its own MQES (QEMU: 2047). */
+		big = nvp_nvme_ctrlr_get_regs_cap(fx.ctrlr).bits.mqes + 1u;
+		bad_sizes[2] = big + 1;
+		bad_sizes[3] = big + 1000;
 	}
 	for (i = 0; i < NVP_COUNTOF(bad_sizes); i++) {
 		q = NULL;
@@ -328,7 +374,7 @@ test_qpair_sizes(void)
 	}
 	/* Fewer requests than entries. */
 	nvp_nvme_ctrlr_get_default_io_qpair_opts(fx.ctrlr, &o, sizeof(o));
-	CU_ASSERT(o.io_queue_size <= 64);
+	CU_ASSERT(o.io_queue_size <= big);
 	o.io_queue_size = 32;
 	o.io_queue_requests = 16;
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_alloc_io_qpair(fx.ctrlr, &o, &q), -EINVAL);
@@ -339,8 +385,9 @@ test_qpair_sizes(void)
 		struct nvp_nvme_qpair *ok[3] = { NULL };
 
 		CU_ASSERT_EQUAL(fx_qpair_alloc(fx.ctrlr, 2, 0, 0, false, &ok[0]), 0);
-		CU_ASSERT_EQUAL(fx_qpair_alloc(fx.ctrlr, 64, 0, 0, false, &ok[1]), 0);
-		CU_ASSERT_EQUAL(fx_qpair_alloc(fx.ctrlr, 64, 256, 0, false, &ok[2]), 0);
+		CU_ASSERT_EQUAL(fx_qpair_alloc(fx.ctrlr, big, 0, 0, false, &ok[1]), 0);
+		CU_ASSERT_EQUAL(
+			fx_qpair_alloc(fx.ctrlr, big, big > 256 ? big : 256, 0, false, &ok[2]), 0);
 		for (i = 0; i < 3; i++) {
 			if (ok[i] != NULL) {
 				CU_ASSERT_EQUAL(fx_io(fx.ns, ok[i], FX_FLUSH, NULL, 0, 0, 0, NULL),
@@ -361,27 +408,29 @@ test_smallest_queue(void)
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 	unsigned int i;
+	uint32_t bs;
 
 	if (fx_open(&fx, "size=4M") != 0) {
 		fx_close(&fx);
 		return;
 	}
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
 	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 2, 8, 0, false, &q), 0);
-	buf = fx_dma_alloc(8 * 512);
+	buf = fx_dma_alloc(8 * bs);
 	memset(c, 0, sizeof(c));
 	for (i = 0; i < 8; i++) {
-		fx_pattern_fill(buf + i * 512, i, 1, 512, 0xb1);
+		fx_pattern_fill(buf + i * bs, i, 1, bs, 0xb1);
 		CU_ASSERT_EQUAL(
-			nvp_nvme_ns_cmd_write(fx.ns, q, buf + i * 512, i, 1, fx_cpl_cb, &c[i], 0),
+			nvp_nvme_ns_cmd_write(fx.ns, q, buf + i * bs, i, 1, fx_cpl_cb, &c[i], 0),
 			0);
 	}
 	for (i = 0; i < 8; i++) {
 		CU_ASSERT_EQUAL(fx_poll_until(q, &c[i].calls, 1, FX_WAIT_MS), 0);
 		CU_ASSERT_FALSE(nvme_cpl_is_error(&c[i].cpl));
 	}
-	memset(buf, 0, 8 * 512);
+	memset(buf, 0, 8 * bs);
 	CU_ASSERT_EQUAL(fx_io(fx.ns, q, FX_READ, buf, 0, 8, 0, NULL), 0);
-	CU_ASSERT(fx_pattern_check(buf, 0, 8, 512, 0xb1) < 0);
+	CU_ASSERT(fx_pattern_check(buf, 0, 8, bs, 0xb1) < 0);
 	nvp_env_dma_free(buf);
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(q), 0);
 	fx_close(&fx);
@@ -394,7 +443,7 @@ test_request_params(void)
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 	uint64_t nsze;
-	uint32_t max_blocks;
+	uint32_t max_blocks, bs;
 	struct fx_sgl s;
 
 	if (fx_open(&fx, "size=4M,lba=512") != 0) {
@@ -402,9 +451,14 @@ test_request_params(void)
 		return;
 	}
 	nsze = nvp_nvme_ns_get_num_sectors(fx.ns);
-	max_blocks = nvp_nvme_ns_get_max_io_xfer_size(fx.ns) / 512;
-	buf = fx_dma_alloc((size_t)(max_blocks + 8) * 512);
-	nvp_emu_ctrlr_get_stats(fx.emu, &before);
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	max_blocks = nvp_nvme_ns_get_max_io_xfer_size(fx.ns) / bs;
+	buf = fx_dma_alloc((size_t)(max_blocks + 8) * bs);
+	memset(&before, 0, sizeof(before));
+	memset(&after, 0, sizeof(after));
+	if (fx_is_emu(&fx)) {
+		nvp_emu_ctrlr_get_stats(fx.emu, &before);
+	}
 
 	/* Zero blocks. */
 	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, 0, 0, 0, NULL), -EINVAL);
@@ -429,7 +483,9 @@ test_request_params(void)
 	CU_ASSERT_EQUAL(s.done.calls, 0);
 
 	/* Nothing reached the device; nothing is held. */
-	nvp_emu_ctrlr_get_stats(fx.emu, &after);
+	if (fx_is_emu(&fx)) {
+		nvp_emu_ctrlr_get_stats(fx.emu, &after);
+	}
 	CU_ASSERT_EQUAL(after.io_cmds, before.io_cmds);
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(fx.qpair), 0);
 	/* The largest legal request works. */

@@ -6,6 +6,7 @@
  * of them. An LBA format the namespace does not offer gets Invalid Format.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fixture.h"
@@ -72,6 +73,7 @@ test_format_512_to_4k_and_back(void)
 	uint8_t *buf;
 	uint64_t last;
 
+	FX_NEEDS_EMU("LBA formats 0 = 512 B and 1 = 4 KiB (format_real formats a real one)");
 	if (fx_open(&fx, "size=8M,lba=512") != 0) {
 		fx_close(&fx);
 		return;
@@ -121,35 +123,47 @@ test_format_invalid(void)
 	struct fx_ctrlr fx;
 	struct nvme_cpl cpl;
 	uint8_t *buf;
+	uint32_t nsid, lbaf, bs;
+	uint64_t size;
 
 	if (fx_open(&fx, "size=4M,lba=512") != 0) {
 		fx_close(&fx);
 		return;
 	}
+	/* Software controller: nsid 1, format 0, 512 B, 4 MiB; a real one: as it is now. */
+	nsid = nvp_nvme_ns_get_id(fx.ns);
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	size = nvp_nvme_ns_get_size(fx.ns);
 	buf = fx_dma_alloc(4096);
 	write_verify(fx.ns, fx.qpair, buf, 5, 1, 0x66);
 	nd = nvp_nvme_ns_get_data(fx.ns);
+	lbaf = nd->flbas & NVME_FLBAS_FORMAT_MASK;
 
 	/* An LBA format past NLBAF. */
 	memset(&cpl, 0, sizeof(cpl));
-	CU_ASSERT_EQUAL(format_ns(fx.ctrlr, 1, nd->nlbaf + 1u, 0, &cpl), -EIO);
+	CU_ASSERT_EQUAL(format_ns(fx.ctrlr, nsid, nd->nlbaf + 1u, 0, &cpl), -EIO);
 	FX_ASSERT_STATUS(&cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_INVALID_FORMAT);
 
-	/* Protection information is not offered (DPC 0). */
+	/* Protection information with a format that has no metadata for it (the software
+	 * controller offers no PI at all, DPC 0). */
 	f.raw = 0;
-	f.bits.lbaf = 0;
+	f.bits.lbaf = lbaf;
 	f.bits.pi = 1;
-	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(fx.ctrlr, 1, f, &cpl), -EIO);
+	CU_ASSERT_EQUAL(nd->lbaf[lbaf].ms, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(fx.ctrlr, nsid, f, &cpl), -EIO);
 
 	/* A namespace that does not exist. */
 	memset(&cpl, 0, sizeof(cpl));
-	CU_ASSERT_EQUAL(format_ns(fx.ctrlr, 9, 1, 0, &cpl) < 0, 1);
+	CU_ASSERT_EQUAL(format_ns(fx.ctrlr,
+				  fx_is_emu(&fx) ? 9 : nvp_nvme_ctrlr_get_data(fx.ctrlr)->nn + 1, 1,
+				  0, &cpl) < 0,
+			1);
 
 	/* Nothing changed: format and data are intact. */
-	check_format(fx.ctrlr, 1, 0, 512, 4u << 20);
-	memset(buf, 0, 512);
+	check_format(fx.ctrlr, nsid, lbaf, bs, size);
+	memset(buf, 0, bs);
 	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, 5, 1, 0, NULL), 0);
-	CU_ASSERT(fx_pattern_check(buf, 5, 1, 512, 0x66) < 0);
+	CU_ASSERT(fx_pattern_check(buf, 5, 1, bs, 0x66) < 0);
 
 	nvp_env_dma_free(buf);
 	fx_close(&fx);
@@ -162,6 +176,7 @@ test_format_one_of_two(void)
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 
+	FX_NEEDS_EMU("two namespaces to format one of, and all (format_real keeps the others)");
 	if (fx_open(&fx, "nn=2,size=4M,lba=512") != 0) {
 		fx_close(&fx);
 		return;
@@ -197,6 +212,90 @@ test_format_one_of_two(void)
 	fx_close(&fx);
 }
 
+/* The index of an LBA format of @bs bytes without metadata, or -1. */
+static int
+find_lbaf(const struct nvme_ns_data *nd, uint32_t bs)
+{
+	unsigned int i;
+
+	for (i = 0; i <= nd->nlbaf && i < NVME_MAX_LBAF; i++) {
+		if (nd->lbaf[i].ms == 0 && (1u << nd->lbaf[i].lbads) == bs) {
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/*
+ * A real controller (NVP_TEST_TRID): format the namespace to the other LBA size (512 B
+ * <-> 4 KiB), check geometry, erasure and I/O, and format it back (its data is gone, its
+ * shape is what it was, for the tests that run after).
+ */
+static void
+test_format_real(void)
+{
+	const struct nvme_ns_data *nd;
+	struct fx_ctrlr fx;
+	struct nvme_cpl cpl;
+	uint32_t nsid, bs, other_bs, lbaf;
+	int other;
+	uint64_t size, last;
+	uint8_t *buf;
+
+	if (fx_real_trid() == NULL) {
+		return; /* the tests above cover the software controller */
+	}
+	if (fx_open(&fx, NULL) != 0) {
+		fx_close(&fx);
+		return;
+	}
+	nsid = nvp_nvme_ns_get_id(fx.ns);
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	size = nvp_nvme_ns_get_size(fx.ns);
+	nd = nvp_nvme_ns_get_data(fx.ns);
+	lbaf = nd->flbas & NVME_FLBAS_FORMAT_MASK;
+	other_bs = bs == 512 ? 4096 : 512;
+	other = find_lbaf(nd, other_bs);
+	printf("  nsid %u: format %u (%u B) -> format %d (%u B), %u formats\n", nsid, lbaf, bs,
+	       other, other_bs, nd->nlbaf + 1u);
+	CU_ASSERT_FATAL(other >= 0);
+	CU_ASSERT(nvp_nvme_ctrlr_get_data(fx.ctrlr)->oacs & NVME_OACS_FORMAT);
+	buf = fx_dma_alloc(64 * 1024);
+	check_format(fx.ctrlr, nsid, lbaf, bs, size);
+	write_verify(fx.ns, fx.qpair, buf, 0, 16384 / bs, 0x81);
+	write_verify(fx.ns, fx.qpair, buf, size / bs - 1, 1, 0x82);
+
+	/* To the other size: new geometry, erased (QEMU writes zeroes), I/O works. */
+	memset(&cpl, 0, sizeof(cpl));
+	CU_ASSERT_EQUAL(format_ns(fx.ctrlr, nsid, (uint32_t)other, 0, &cpl), 0);
+	fx_print_cpl("format", &cpl);
+	check_format(fx.ctrlr, nsid, (uint32_t)other, other_bs, size);
+	fx.ns = nvp_nvme_ctrlr_get_ns(fx.ctrlr, nsid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fx.ns);
+	last = size / other_bs - 1;
+	memset(buf, 0xee, 64 * 1024);
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, 0, 16384 / other_bs, 0, NULL), 0);
+	CU_ASSERT(fx_is_zero(buf, 16384));
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, last, 1, 0, NULL), 0);
+	CU_ASSERT(fx_is_zero(buf, other_bs));
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, last + 1, 1, 0, NULL), -ERANGE);
+	write_verify(fx.ns, fx.qpair, buf, 0, 16384 / other_bs, 0x83);
+	write_verify(fx.ns, fx.qpair, buf, last, 1, 0x84);
+
+	/* And back. */
+	CU_ASSERT_EQUAL(format_ns(fx.ctrlr, nsid, lbaf, 0, &cpl), 0);
+	check_format(fx.ctrlr, nsid, lbaf, bs, size);
+	fx.ns = nvp_nvme_ctrlr_get_ns(fx.ctrlr, nsid);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fx.ns);
+	memset(buf, 0xee, 64 * 1024);
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, 0, 16384 / bs, 0, NULL), 0);
+	CU_ASSERT(fx_is_zero(buf, 16384));
+	write_verify(fx.ns, fx.qpair, buf, size / bs - 1, 1, 0x85);
+
+	nvp_env_dma_free(buf);
+	fx_close(&fx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -204,6 +303,7 @@ main(int argc, char **argv)
 		{ "format_512_to_4k_and_back", test_format_512_to_4k_and_back },
 		{ "format_invalid", test_format_invalid },
 		{ "format_one_of_two", test_format_one_of_two },
+		{ "format_real", test_format_real },
 	};
 
 	return fx_main(argc, argv, "nvme_format", tests, NVP_COUNTOF(tests));

@@ -7,6 +7,7 @@
  * address, and a "trtype:emu" transport ID.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,8 @@ test_identify_defaults(void)
 {
 	struct fx_ctrlr fx;
 
+	FX_NEEDS_EMU("the software controller's default identify values");
+
 	if (fx_open(&fx, "size=16M") != 0) {
 		fx_close(&fx);
 		return;
@@ -187,6 +190,8 @@ static void
 test_identify_options(void)
 {
 	struct fx_ctrlr fx;
+
+	FX_NEEDS_EMU("software controller options (nn, mqes, dstrd, mdts, fw_slots)");
 
 	/* Shaped controller: 3 namespaces of 4 KiB, small MQES, DSTRD 2, MDTS 3. */
 	if (fx_open(&fx, "nn=3,size=8M,lba=4096,mqes=63,to=7,dstrd=2,mdts=3,vwc=0,fw_slots=5") !=
@@ -232,6 +237,8 @@ test_identify_raw(void)
 	struct nvme_ns_list *list;
 	struct nvme_cpl cpl;
 	struct nvme_cmd cmd;
+
+	FX_NEEDS_EMU("a software controller with 4 namespaces (identify_real covers a real one)");
 
 	if (fx_open(&fx, "nn=4,size=4M") != 0) {
 		fx_close(&fx);
@@ -328,6 +335,8 @@ test_identify_emu_trid(void)
 	struct nvp_pci_device *dev;
 	int rc;
 
+	FX_NEEDS_EMU("a \"trtype:emu\" transport ID");
+
 	rc = fx_connect_str(trid, NULL, &ctrlr);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	emu = nvp_emu_ctrlr_find("idtrid");
@@ -395,6 +404,8 @@ test_probe(void)
 	struct probe_ctx ctx = { 0 };
 	int rc;
 
+	FX_NEEDS_EMU("a software controller to probe for (identify_real probes the real one)");
+
 	CU_ASSERT_EQUAL_FATAL(fx_emu_create("name=probe0,size=4M", &emu), 0);
 	ctx.want = nvp_emu_ctrlr_get_traddr(emu);
 	rc = nvp_nvme_probe(NULL, &ctx, probe_cb, attach_cb);
@@ -416,6 +427,170 @@ test_probe(void)
 	CU_ASSERT_EQUAL(ctx.attached, 0);
 }
 
+/* ---- a real controller (NVP_TEST_TRID, e.g. QEMU's NVMe device) ---- */
+
+/* Namespace @nsid as identify reports it: consistent sizes, 512 B and 4 KiB offered. */
+static void
+check_real_ns(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	struct nvp_nvme_ns *ns = nvp_nvme_ctrlr_get_ns(ctrlr, nsid);
+	const struct nvme_ns_data *nd;
+	struct nvme_ns_data *fresh;
+	unsigned int i, fmt;
+	bool has512 = false, has4k = false;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_id(ns), nsid);
+	CU_ASSERT_PTR_EQUAL(nvp_nvme_ns_get_ctrlr(ns), ctrlr);
+	nd = nvp_nvme_ns_get_data(ns);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nd);
+	fmt = nd->flbas & NVME_FLBAS_FORMAT_MASK;
+	CU_ASSERT(fmt <= nd->nlbaf);
+	printf("  nsid %u: nsze %" PRIu64 ", flbas %u, nlbaf %u, lbads %u, ms %u\n", nsid,
+	       (uint64_t)nd->nsze, nd->flbas, nd->nlbaf, nd->lbaf[fmt].lbads, nd->lbaf[fmt].ms);
+	CU_ASSERT(nd->nsze > 0);
+	CU_ASSERT(nd->ncap <= nd->nsze);
+	CU_ASSERT(nd->nuse <= nd->ncap);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_sector_size(ns), 1u << nd->lbaf[fmt].lbads);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_num_sectors(ns), nd->nsze);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_size(ns), nd->nsze << nd->lbaf[fmt].lbads);
+	CU_ASSERT(nvp_nvme_ns_get_max_io_xfer_size(ns) <= nvp_nvme_ctrlr_get_max_xfer_size(ctrlr));
+	for (i = 0; i <= nd->nlbaf && i < NVME_MAX_LBAF; i++) {
+		has512 |= nd->lbaf[i].lbads == 9 && nd->lbaf[i].ms == 0;
+		has4k |= nd->lbaf[i].lbads == 12 && nd->lbaf[i].ms == 0;
+	}
+	/* The format test needs both (QEMU offers 512 B and 4 KiB, with and without
+	 * metadata). */
+	CU_ASSERT(has512);
+	CU_ASSERT(has4k);
+
+	fresh = fx_dma_alloc(sizeof(*fresh));
+	CU_ASSERT_EQUAL(
+		nvp_nvme_ctrlr_identify(ctrlr, NVME_IDENTIFY_NS, nsid, fresh, sizeof(*fresh), NULL),
+		0);
+	CU_ASSERT_EQUAL(memcmp(fresh, nd, sizeof(*fresh)), 0);
+	nvp_env_dma_free(fresh);
+}
+
+static void
+check_real_ctrlr(struct fx_ctrlr *fx)
+{
+	const struct nvme_ctrlr_data *cd = nvp_nvme_ctrlr_get_data(fx->ctrlr);
+	const struct nvp_nvme_transport_id *t = nvp_nvme_ctrlr_get_transport_id(fx->ctrlr);
+	union nvme_cap_register cap = nvp_nvme_ctrlr_get_regs_cap(fx->ctrlr);
+	union nvme_vs_register vs = nvp_nvme_ctrlr_get_regs_vs(fx->ctrlr);
+	union nvme_csts_register csts = nvp_nvme_ctrlr_get_regs_csts(fx->ctrlr);
+	struct nvp_pci_device *dev;
+	struct nvp_pci_addr addr;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(t->trtype, NVP_NVME_TRANSPORT_PCIE);
+	CU_ASSERT_EQUAL_FATAL(nvp_pci_addr_parse(&addr, t->traddr), 0);
+	dev = nvp_env_pci_device_find(&addr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
+	CU_ASSERT_FALSE(dev->is_virtual);
+	CU_ASSERT(dev->claimed);
+	CU_ASSERT_EQUAL(dev->id.class_id, NVP_PCI_CLASS_NVME);
+	printf("  %s: vid 0x%04x ssvid 0x%04x mn '%.40s' ver 0x%08x mqes %u mdts %u nn %u "
+	       "oncs 0x%x oacs 0x%x vwc %u\n",
+	       t->traddr, cd->vid, cd->ssvid, cd->mn, cd->ver, cap.bits.mqes, cd->mdts, cd->nn,
+	       cd->oncs, cd->oacs, cd->vwc);
+	CU_ASSERT_NOT_EQUAL(cd->vid, 0);
+	CU_ASSERT_NOT_EQUAL(cd->vid, 0xffff);
+	CU_ASSERT_EQUAL(cd->vid, dev->id.vendor_id);
+	CU_ASSERT_EQUAL(cd->ssvid, dev->id.subvendor_id);
+	check_ascii_field("SN", cd->sn, sizeof(cd->sn));
+	check_ascii_field("MN", cd->mn, sizeof(cd->mn));
+	check_ascii_field("FR", cd->fr, sizeof(cd->fr));
+	CU_ASSERT_EQUAL(cd->sqes & 0xf, 6);
+	CU_ASSERT_EQUAL(cd->cqes & 0xf, 4);
+	CU_ASSERT(cd->nn >= 1);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_num_ns(fx->ctrlr), cd->nn);
+	/* What the suite drives: compare, DSM, write zeroes, format. */
+	CU_ASSERT(cd->oncs & NVME_ONCS_COMPARE);
+	CU_ASSERT(cd->oncs & NVME_ONCS_DSM);
+	CU_ASSERT(cd->oncs & NVME_ONCS_WRITE_ZEROES);
+	CU_ASSERT(cd->oacs & NVME_OACS_FORMAT);
+	CU_ASSERT(cd->cntlid != 0xffff);
+	/* VS and the identify version agree (NVMe 1.4 5.15.2.1: VER is VS when reported). */
+	CU_ASSERT(vs.bits.mjr >= 1);
+	if (cd->ver != 0) {
+		CU_ASSERT_EQUAL(cd->ver, vs.raw);
+	}
+	CU_ASSERT(cap.bits.css & NVME_CAP_CSS_NVM);
+	CU_ASSERT_EQUAL(csts.bits.rdy, 1);
+	CU_ASSERT_EQUAL(csts.bits.cfs, 0);
+	CU_ASSERT(nvp_nvme_qpair_get_size(fx->qpair) <= cap.bits.mqes + 1u);
+	if (cd->mdts != 0) {
+		CU_ASSERT(nvp_nvme_ctrlr_get_max_xfer_size(fx->ctrlr) <= (4096u << cd->mdts));
+	}
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(fx->ctrlr));
+}
+
+/* The active namespace list (CNS 02h) and the driver's iteration agree. */
+static void
+check_real_ns_list(struct fx_ctrlr *fx)
+{
+	struct nvme_ns_list *list = fx_dma_alloc(sizeof(*list));
+	uint32_t nsid, i = 0;
+	struct nvme_cpl cpl;
+	struct nvme_cmd cmd;
+
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_identify(fx->ctrlr, NVME_IDENTIFY_ACTIVE_NS_LIST, 0, list,
+						sizeof(*list), &cpl),
+			0);
+	for (nsid = nvp_nvme_ctrlr_get_first_active_ns(fx->ctrlr); nsid != 0;
+	     nsid = nvp_nvme_ctrlr_get_next_active_ns(fx->ctrlr, nsid)) {
+		CU_ASSERT_EQUAL(list->ns_list[i], nsid);
+		CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_active_ns(fx->ctrlr, nsid));
+		check_real_ns(fx->ctrlr, nsid);
+		i++;
+	}
+	CU_ASSERT(i >= 1);
+	CU_ASSERT_EQUAL(list->ns_list[i], 0);
+	CU_ASSERT_PTR_NULL(nvp_nvme_ctrlr_get_ns(fx->ctrlr, 0));
+	CU_ASSERT_PTR_NULL(nvp_nvme_ctrlr_get_ns(fx->ctrlr, NVME_GLOBAL_NS_TAG));
+
+	/* An unknown CNS: Invalid Field in Command. */
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opc = NVME_OPC_IDENTIFY;
+	cmd.cdw10 = 0x7f;
+	memset(&cpl, 0, sizeof(cpl));
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_cmd_admin_sync(fx->ctrlr, &cmd, list, sizeof(*list), &cpl),
+			-EIO);
+	FX_ASSERT_STATUS(&cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+	nvp_env_dma_free(list);
+}
+
+static void
+test_identify_real(void)
+{
+	struct probe_ctx ctx = { 0 };
+	struct fx_ctrlr fx;
+	char traddr[64];
+
+	if (fx_real_trid() == NULL) {
+		return; /* identify_defaults and the others cover the software controller */
+	}
+	if (fx_open(&fx, NULL) != 0) {
+		fx_close(&fx);
+		return;
+	}
+	check_real_ctrlr(&fx);
+	check_real_ns_list(&fx);
+	nvp_strlcpy(traddr, nvp_nvme_ctrlr_get_transport_id(fx.ctrlr)->traddr, sizeof(traddr));
+	fx_close(&fx);
+
+	/* Probe all finds the real function once it is free again, and attaches it. */
+	ctx.want = traddr;
+	CU_ASSERT_EQUAL(nvp_nvme_probe(NULL, &ctx, probe_cb, attach_cb), 0);
+	CU_ASSERT_EQUAL(ctx.attached, 1);
+	if (ctx.ctrlr != NULL) {
+		CU_ASSERT_EQUAL(nvp_nvme_detach(ctx.ctrlr), 0);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -425,6 +600,7 @@ main(int argc, char **argv)
 		{ "identify_raw", test_identify_raw },
 		{ "identify_emu_trid", test_identify_emu_trid },
 		{ "probe", test_probe },
+		{ "identify_real", test_identify_real },
 	};
 
 	return fx_main(argc, argv, "nvme_identify", tests, NVP_COUNTOF(tests));

@@ -228,6 +228,7 @@ test_two_threads_4k_slow_device(void)
 {
 	struct fx_ctrlr fx;
 
+	FX_NEEDS_EMU("service times and channels (read_us, write_us, channels)");
 	/* Service times make requests of both threads overlap inside the device. */
 	if (fx_open(&fx, "size=8M,lba=4096,read_us=20,write_us=30,channels=2") != 0) {
 		fx_close(&fx);

@@ -105,10 +105,12 @@ overflow(const char *emu_opts, bool delay_doorbell)
 		CU_ASSERT(fx_pattern_check(reqs[i].buf, i * 3, 2, bs, 0x0f) < 0);
 	}
 
-	nvp_emu_ctrlr_get_stats(fx.emu, &stats);
-	CU_ASSERT(stats.max_sq_depth_seen <= ENTRIES - 1);
-	CU_ASSERT(stats.write_cmds >= REQS);
-	CU_ASSERT(stats.read_cmds >= REQS);
+	if (fx_is_emu(&fx)) {
+		nvp_emu_ctrlr_get_stats(fx.emu, &stats);
+		CU_ASSERT(stats.max_sq_depth_seen <= ENTRIES - 1);
+		CU_ASSERT(stats.write_cmds >= REQS);
+		CU_ASSERT(stats.read_cmds >= REQS);
+	}
 
 	for (i = 0; i < REQS; i++) {
 		nvp_env_dma_free(reqs[i].buf);
@@ -132,6 +134,7 @@ test_overflow_delay_doorbell(void)
 static void
 test_overflow_slow_device(void)
 {
+	FX_NEEDS_EMU("service times and channels (read_us, write_us, channels)");
 	/* One command serviced at a time: the SQ really fills and stays full. */
 	overflow("size=4M,lba=4096,channels=1,write_us=100,read_us=50", false);
 }
@@ -139,6 +142,7 @@ test_overflow_slow_device(void)
 static void
 test_overflow_slow_device_delay_doorbell(void)
 {
+	FX_NEEDS_EMU("service times and channels (read_us, write_us, channels)");
 	overflow("size=4M,lba=4096,channels=1,write_us=100,read_us=50", true);
 }
 
@@ -154,6 +158,7 @@ test_delay_doorbell_semantics(void)
 	unsigned int i;
 	uint64_t deadline;
 
+	FX_NEEDS_EMU("the device's command counters (what it has seen before the doorbell)");
 	if (fx_open(&fx, "size=4M") != 0) {
 		fx_close(&fx);
 		return;
@@ -236,7 +241,7 @@ test_submit_from_callback(void)
 	memset(&ch, 0, sizeof(ch));
 	ch.fx = &fx;
 	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, ENTRIES, REQS, 0, false, &ch.qpair), 0);
-	ch.buf = fx_dma_alloc(512);
+	ch.buf = fx_dma_alloc(nvp_nvme_ns_get_sector_size(fx.ns));
 	ch.target = 2000;
 	/* Fill every request object, then let completions keep the pipe full. */
 	for (i = 0; i < REQS; i++) {
@@ -263,16 +268,18 @@ test_free_with_outstanding(void)
 	struct nvp_nvme_qpair *qpair = NULL;
 	struct fx_ctrlr fx;
 	unsigned int i, aborted = 0, ok = 0;
+	uint32_t bs;
 
 	if (fx_open(&fx, "size=4M,channels=1,write_us=2000") != 0) {
 		fx_close(&fx);
 		return;
 	}
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
 	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, ENTRIES, REQS, 0, false, &qpair), 0);
 	for (i = 0; i < REQS; i++) {
-		reqs[i].buf = fx_dma_alloc(1024);
+		reqs[i].buf = fx_dma_alloc(2 * bs);
 	}
-	CU_ASSERT_EQUAL(submit_all(&fx, qpair, reqs, true, 512, 1), 0);
+	CU_ASSERT_EQUAL(submit_all(&fx, qpair, reqs, true, bs, 1), 0);
 	nvp_nvme_qpair_process_completions(qpair, 0);
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);
 	/* Every callback ran exactly once, successfully or with ABORTED_SQ_DELETION. */
@@ -290,7 +297,13 @@ test_free_with_outstanding(void)
 		nvp_env_dma_free(reqs[i].buf);
 	}
 	CU_ASSERT_EQUAL(ok + aborted, REQS);
-	CU_ASSERT(aborted > 0);
+	/* A 2 ms write keeps requests in flight; a real device's timing is its own (it may
+	 * finish all of them before the SQ is deleted). */
+	if (fx_is_emu(&fx)) {
+		CU_ASSERT(aborted > 0);
+	} else {
+		printf("  %u completed, %u aborted by SQ deletion\n", ok, aborted);
+	}
 	fx_close(&fx);
 }
 
@@ -300,13 +313,15 @@ many_qpairs(const char *emu_opts)
 {
 	static struct nvp_nvme_qpair *q[64];
 	struct fx_ctrlr fx;
-	uint32_t n, i, allocated = 0;
+	uint32_t n, i, bs, allocated = 0;
 	uint8_t *buf;
 
 	if (fx_open(&fx, emu_opts) != 0) {
 		fx_close(&fx);
 		return;
 	}
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	CU_ASSERT_FATAL(bs <= 4096);
 	/* fx.qpair holds one id. */
 	n = nvp_nvme_ctrlr_get_num_io_queues(fx.ctrlr) - 1;
 	CU_ASSERT_FATAL(n <= 64);
@@ -322,7 +337,7 @@ many_qpairs(const char *emu_opts)
 		if (q[i] == NULL) {
 			continue;
 		}
-		fx_pattern_fill(buf + (size_t)i * 4096, i, 1, 512, 0x60);
+		fx_pattern_fill(buf + (size_t)i * 4096, i, 1, bs, 0x60);
 		CU_ASSERT_EQUAL(fx_io(fx.ns, q[i], FX_WRITE, buf + (size_t)i * 4096, i, 1, 0, NULL),
 				0);
 	}
@@ -333,10 +348,10 @@ many_qpairs(const char *emu_opts)
 		if (q[i] == NULL || rq == NULL) {
 			continue;
 		}
-		memset(buf + (size_t)i * 4096, 0, 512);
+		memset(buf + (size_t)i * 4096, 0, bs);
 		CU_ASSERT_EQUAL(fx_io(fx.ns, rq, FX_READ, buf + (size_t)i * 4096, i, 1, 0, NULL),
 				0);
-		CU_ASSERT(fx_pattern_check(buf + (size_t)i * 4096, i, 1, 512, 0x60) < 0);
+		CU_ASSERT(fx_pattern_check(buf + (size_t)i * 4096, i, 1, bs, 0x60) < 0);
 	}
 	for (i = 0; i < n; i++) {
 		if (q[i] != NULL) {
@@ -356,10 +371,12 @@ test_many_qpairs(void)
 static void
 test_many_qpairs_wide_stride(void)
 {
+	FX_NEEDS_EMU("a doorbell stride option (dstrd=4)");
 	many_qpairs("size=4M,queues=64,dstrd=4");
 }
 
-/* A deep queue: 4096 entries (QSIZE 4095), 8192 requests in flight, twice round. */
+/* A deep queue: 4096 entries (QSIZE 4095), 8192 requests in flight, twice round. A real
+ * controller: as deep as its MQES allows (QEMU: 2048 entries), twice as many requests. */
 static void
 test_large_queue(void)
 {
@@ -369,36 +386,51 @@ test_large_queue(void)
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 	unsigned int i, errors = 0, refused = 0;
+	uint32_t entries = 4096, nreq, bs, chunk;
 
 	if (fx_open(&fx, "size=8M,mqes=4095") != 0) {
 		fx_close(&fx);
 		return;
 	}
-	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 4096, 8192, 0, false, &qpair), 0);
-	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_size(qpair), 4096);
-	buf = fx_dma_alloc(8192 * 512);
+	if (!fx_is_emu(&fx)) {
+		uint32_t mqes = nvp_nvme_ctrlr_get_regs_cap(fx.ctrlr).bits.mqes;
+
+		entries = mqes + 1u < 4096 ? mqes + 1u : 4096;
+	}
+	nreq = 2 * entries;
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	chunk = nvp_nvme_ns_get_max_io_xfer_size(fx.ns) / bs;
+	chunk = chunk < 256 ? chunk : 256;
+	CU_ASSERT_FATAL(chunk >= 1);
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, entries, nreq, 0, false, &qpair), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_size(qpair), entries);
+	buf = fx_dma_alloc((size_t)nreq * bs);
 	memset(c, 0, sizeof(c));
-	for (i = 0; i < 8192; i++) {
-		fx_pattern_fill(buf + (size_t)i * 512, i, 1, 512, 0x62);
-		if (nvp_nvme_ns_cmd_write(fx.ns, qpair, buf + (size_t)i * 512, i, 1, fx_cpl_cb,
+	for (i = 0; i < nreq; i++) {
+		fx_pattern_fill(buf + (size_t)i * bs, i, 1, bs, 0x62);
+		if (nvp_nvme_ns_cmd_write(fx.ns, qpair, buf + (size_t)i * bs, i, 1, fx_cpl_cb,
 					  &c[i], 0) != 0) {
 			refused++;
 		}
 	}
 	CU_ASSERT_EQUAL(refused, 0);
-	for (i = 0; i < 8192; i++) {
+	for (i = 0; i < nreq; i++) {
 		CU_ASSERT_EQUAL(fx_poll_until(qpair, &c[i].calls, 1, FX_WAIT_MS), 0);
 		errors += nvme_cpl_is_error(&c[i].cpl) ? 1 : 0;
 	}
 	CU_ASSERT_EQUAL(errors, 0);
-	nvp_emu_ctrlr_get_stats(fx.emu, &stats);
-	CU_ASSERT(stats.max_sq_depth_seen <= 4095);
-	memset(buf, 0, 8192 * 512);
-	for (i = 0; i < 8192; i += 256) {
-		CU_ASSERT_EQUAL(
-			fx_io(fx.ns, qpair, FX_READ, buf + (size_t)i * 512, i, 256, 0, NULL), 0);
+	if (fx_is_emu(&fx)) {
+		nvp_emu_ctrlr_get_stats(fx.emu, &stats);
+		CU_ASSERT(stats.max_sq_depth_seen <= 4095);
 	}
-	CU_ASSERT(fx_pattern_check(buf, 0, 8192, 512, 0x62) < 0);
+	memset(buf, 0, (size_t)nreq * bs);
+	for (i = 0; i < nreq; i += chunk) {
+		uint32_t n = nreq - i < chunk ? nreq - i : chunk;
+
+		CU_ASSERT_EQUAL(fx_io(fx.ns, qpair, FX_READ, buf + (size_t)i * bs, i, n, 0, NULL),
+				0);
+	}
+	CU_ASSERT(fx_pattern_check(buf, 0, nreq, bs, 0x62) < 0);
 	nvp_env_dma_free(buf);
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);
 	fx_close(&fx);
@@ -411,21 +443,27 @@ test_reset_loop(void)
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 	unsigned int i;
+	uint32_t bs, queues;
 
 	if (fx_open(&fx, "size=4M") != 0) {
 		fx_close(&fx);
 		return;
 	}
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	queues = nvp_nvme_ctrlr_get_num_io_queues(fx.ctrlr);
 	buf = fx_dma_alloc(4096);
 	for (i = 0; i < 20; i++) {
-		fx_pattern_fill(buf, i, 1, 512, 0x61);
+		fx_pattern_fill(buf, i, 1, bs, 0x61);
 		CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_WRITE, buf, i, 1, 0, NULL), 0);
 		CU_ASSERT_EQUAL_FATAL(nvp_nvme_ctrlr_reset(fx.ctrlr), 0);
-		memset(buf, 0, 512);
+		memset(buf, 0, bs);
 		CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, i, 1, 0, NULL), 0);
-		CU_ASSERT(fx_pattern_check(buf, i, 1, 512, 0x61) < 0);
+		CU_ASSERT(fx_pattern_check(buf, i, 1, bs, 0x61) < 0);
 	}
-	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_num_io_queues(fx.ctrlr), 64);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_num_io_queues(fx.ctrlr), queues);
+	if (fx_is_emu(&fx)) {
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_num_io_queues(fx.ctrlr), 64);
+	}
 	nvp_env_dma_free(buf);
 	fx_close(&fx);
 }
