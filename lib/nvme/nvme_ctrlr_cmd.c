@@ -318,25 +318,16 @@ nvp_nvme_ctrlr_get_log_page(struct nvp_nvme_ctrlr *ctrlr, uint8_t lid, uint32_t 
 	return nvp_nvme_ctrlr_cmd_admin_sync(ctrlr, &cmd, buf, len, cpl);
 }
 
-int
-nvp_nvme_ctrlr_get_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint8_t sel, uint32_t cdw11,
-			   uint32_t nsid, uint32_t *result, void *buf, uint32_t len,
-			   struct nvme_cpl *cpl)
+/* Run @cmd synchronously; hand back completion DW0 on success and the completion. */
+static int
+admin_sync_dw0(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf, uint32_t len,
+	       uint32_t *result, struct nvme_cpl *cpl)
 {
-	struct nvme_cmd cmd;
 	struct nvme_cpl c;
 	int rc;
 
-	if (ctrlr == NULL) {
-		return -EINVAL;
-	}
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opc = NVME_OPC_GET_FEATURES;
-	cmd.nsid = nsid;
-	cmd.cdw10 = fid | ((uint32_t)(sel & 0x7u) << 8);
-	cmd.cdw11 = cdw11;
 	memset(&c, 0, sizeof(c));
-	rc = nvp_nvme_ctrlr_cmd_admin_sync(ctrlr, &cmd, buf, len, &c);
+	rc = nvp_nvme_ctrlr_cmd_admin_sync(ctrlr, cmd, buf, len, &c);
 	if (rc == 0 && result != NULL) {
 		*result = c.cdw0;
 	}
@@ -347,13 +338,29 @@ nvp_nvme_ctrlr_get_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint8_t se
 }
 
 int
+nvp_nvme_ctrlr_get_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint8_t sel, uint32_t cdw11,
+			   uint32_t nsid, uint32_t *result, void *buf, uint32_t len,
+			   struct nvme_cpl *cpl)
+{
+	struct nvme_cmd cmd;
+
+	if (ctrlr == NULL) {
+		return -EINVAL;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opc = NVME_OPC_GET_FEATURES;
+	cmd.nsid = nsid;
+	cmd.cdw10 = fid | ((uint32_t)(sel & 0x7u) << 8);
+	cmd.cdw11 = cdw11;
+	return admin_sync_dw0(ctrlr, &cmd, buf, len, result, cpl);
+}
+
+int
 nvp_nvme_ctrlr_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint32_t cdw11,
 			   uint32_t cdw12, uint32_t nsid, bool save, uint32_t *result, void *buf,
 			   uint32_t len, struct nvme_cpl *cpl)
 {
 	struct nvme_cmd cmd;
-	struct nvme_cpl c;
-	int rc;
 
 	if (ctrlr == NULL) {
 		return -EINVAL;
@@ -364,15 +371,7 @@ nvp_nvme_ctrlr_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint32_t c
 	cmd.cdw10 = fid | (save ? 1u << 31 : 0u);
 	cmd.cdw11 = cdw11;
 	cmd.cdw12 = cdw12;
-	memset(&c, 0, sizeof(c));
-	rc = nvp_nvme_ctrlr_cmd_admin_sync(ctrlr, &cmd, buf, len, &c);
-	if (rc == 0 && result != NULL) {
-		*result = c.cdw0;
-	}
-	if (cpl != NULL) {
-		*cpl = c;
-	}
-	return rc;
+	return admin_sync_dw0(ctrlr, &cmd, buf, len, result, cpl);
 }
 
 /* Identify Controller into ctrlr->cdata (init state IDENTIFY). */
