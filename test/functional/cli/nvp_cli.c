@@ -23,6 +23,7 @@
 #include <json-c/json.h>
 
 #include "fixture.h"
+#include "subproc.h"
 
 #define EMU_MODEL "nvpoll software NVMe controller"
 
@@ -40,21 +41,7 @@ static struct {
 static int
 find_program(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0) {
-		return -errno;
-	}
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL) {
-		return -EINVAL;
-	}
-	*slash = '\0';
-	snprintf(g_prog, sizeof(g_prog), "%.*s/../../bin/nvp", (int)(sizeof(g_prog) - 32), self);
-	return access(g_prog, X_OK) == 0 ? 0 : -errno;
+	return fx_find_program("../../bin/nvp", g_prog, sizeof(g_prog));
 }
 
 static char *

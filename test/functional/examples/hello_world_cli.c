@@ -16,62 +16,21 @@
 #include <CUnit/Basic.h>
 
 #include "nvpoll/util.h"
+#include "subproc.h"
 
 static char g_prog[PATH_MAX];
 
 static int
 find_program(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0) {
-		return -errno;
-	}
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL) {
-		return -EINVAL;
-	}
-	*slash = '\0';
-	if (snprintf(g_prog, sizeof(g_prog), "%.*s/../../examples/hello_world",
-		     (int)(sizeof(g_prog) - 64), self) >= (int)sizeof(g_prog)) {
-		return -ENAMETOOLONG;
-	}
-	return access(g_prog, X_OK) == 0 ? 0 : -errno;
+	return fx_find_program("../../examples/hello_world", g_prog, sizeof(g_prog));
 }
 
-/* Run hello_world with @args (already shell-quoted); its output (stdout and stderr) goes
- * to @out. \return its exit status, or -1. */
+/* Run hello_world with @args (already shell-quoted); stdout and stderr go to @out. */
 static int
 run(const char *args, char *out, size_t outlen)
 {
-	char cmd[PATH_MAX + 512];
-	size_t used = 0;
-	FILE *p;
-	int status;
-
-	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1 </dev/null", g_prog, args);
-	p = popen(cmd, "r");
-	if (p == NULL) {
-		return -1;
-	}
-	while (used + 1 < outlen) {
-		size_t n = fread(out + used, 1, outlen - 1 - used, p);
-
-		if (n == 0) {
-			break;
-		}
-		used += n;
-	}
-	out[used] = '\0';
-	status = pclose(p);
-	if (status == -1 || !WIFEXITED(status)) {
-		fprintf(stderr, "  hello_world %s: did not exit normally (%d)\n", args, status);
-		return -1;
-	}
-	return WEXITSTATUS(status);
+	return fx_run_capture(g_prog, args, out, outlen);
 }
 
 static char g_out[65536];

@@ -18,6 +18,8 @@
 #include <CUnit/Basic.h>
 #include <json.h>
 
+#include "subproc.h"
+
 static char g_prog[PATH_MAX];
 static char g_dir[PATH_MAX - 64];
 static char g_out[65536];
@@ -25,53 +27,14 @@ static char g_out[65536];
 static int
 find_program(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0) {
-		return -errno;
-	}
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL) {
-		return -EINVAL;
-	}
-	*slash = '\0';
-	snprintf(g_prog, sizeof(g_prog), "%.*s/../../bin/nvp_perf", (int)(sizeof(g_prog) - 64),
-		 self);
-	return access(g_prog, X_OK) == 0 ? 0 : -errno;
+	return fx_find_program("../../bin/nvp_perf", g_prog, sizeof(g_prog));
 }
 
 /* Run nvp_perf with @args (shell-quoted); stdout+stderr into g_out. \return exit status. */
 static int
 run(const char *args)
 {
-	char cmd[PATH_MAX + 1024];
-	size_t used = 0;
-	FILE *p;
-	int status;
-
-	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1 </dev/null", g_prog, args);
-	p = popen(cmd, "r");
-	if (p == NULL) {
-		return -1;
-	}
-	while (used + 1 < sizeof(g_out)) {
-		size_t n = fread(g_out + used, 1, sizeof(g_out) - 1 - used, p);
-
-		if (n == 0) {
-			break;
-		}
-		used += n;
-	}
-	g_out[used] = '\0';
-	status = pclose(p);
-	if (status == -1 || !WIFEXITED(status)) {
-		fprintf(stderr, "  nvp_perf %s: did not exit normally (%d)\n", args, status);
-		return -1;
-	}
-	return WEXITSTATUS(status);
+	return fx_run_capture(g_prog, args, g_out, sizeof(g_out));
 }
 
 static double
