@@ -26,6 +26,14 @@ PACKAGES=(
 	cpio             # test/qemu: the guest's initramfs
 	xz-utils         # test/qemu: the kernel image is cut out at the xz magic
 	binutils         # test/qemu: strip for the guest's copies of the programs
+	libaio-dev       # fio's headers may include libaio.h: the engine is built as users build it
+	liburing-dev     # the uring bdev module; fio's headers may include liburing.h too
+	libnuma-dev      # fio's headers may include numa.h
+	valgrind         # bench/: callgrind instruction counts
+	nvme-cli         # test/qemu: nvme-cli's JSON, compared key by key with nvp's
+	pandoc           # man pages from doc/man/*.md
+	clang-14         # make fuzz: libFuzzer harnesses
+	libclang-rt-14-dev # make fuzz: the libFuzzer and sanitizer runtimes for clang-14
 )
 
 if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then

@@ -373,7 +373,7 @@ io_complete(void *cb_arg, const struct nvme_cpl *cpl)
 
 /* Submit one io_u; \return 0 or -errno (-ENOMEM: no request object free, retry later). */
 static int
-io_submit(struct engine_file *ef, struct io_u *io_u)
+submit_one(struct engine_file *ef, struct io_u *io_u)
 {
 	struct nvp_nvme_ns *ns = ef->target.ns;
 	uint32_t ss = ef->target.sector_size;
@@ -417,7 +417,7 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 		io_u->error = EINVAL;
 		return FIO_Q_COMPLETED;
 	}
-	rc = io_submit(ef, io_u);
+	rc = submit_one(ef, io_u);
 	if (rc == -ENOMEM) {
 		return FIO_Q_BUSY; /* fio commits, reaps completions and retries */
 	}
