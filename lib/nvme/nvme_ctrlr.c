@@ -630,6 +630,7 @@ nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
 	d.io_queue_size = NVP_MAX(d.io_queue_size, NVME_MIN_QUEUE_ENTRIES);
 	d.io_queue_requests = NVP_MAX(ctrlr->opts.io_queue_requests, d.io_queue_size);
 	d.timeout_us = ctrlr->opts.io_timeout_us;
+	d.delay_doorbell = true; /* one SQ doorbell per poll: see nvme_qpair.c */
 	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
 }
 

@@ -195,10 +195,12 @@ struct nvp_nvme_qpair {
 	bool is_admin;
 	bool delay_doorbell;
 	bool sq_dirty; /* entries written since the last SQ doorbell */
-	bool in_batch; /* submitting the queued list: one doorbell at the end */
+	bool in_batch; /* inside a poll (callbacks) or submitting the queued list: the
+			* doorbell is rung once at the end */
 	bool failed;   /* the controller failed: everything completed, nothing accepted */
 	struct nvme_prp_page *prp_pool; /* free chained PRP list pages */
 	uint32_t prp_pool_free;
+	struct nvp_nvme_qpair_stats stats; /* a few adds per poll or I/O */
 
 	/* Cold: recovery, reset, bookkeeping. */
 	struct nvme_tracker_list recovery;      /* expired, aborting or quarantined */

@@ -403,6 +403,7 @@ pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 	 * fetches them (section 4.1: the host writes the entry, then the doorbell). */
 	nvp_wmb();
 	nvp_mmio_write4(pq->sq_tdbl, pq->sq_tail);
+	qpair->stats.sq_doorbell_writes++;
 }
 
 /*
@@ -441,6 +442,7 @@ pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 	 * volatile loads, which neither the compiler nor x86 moves after this store. */
 	if (n > 0) {
 		nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
+		qpair->stats.cq_doorbell_writes++;
 	}
 	return (int32_t)n;
 }

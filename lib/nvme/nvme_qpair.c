@@ -207,6 +207,7 @@ submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvm
 	tr->deadline = qpair->timeout_ticks ? nvme_ticks(qpair->ctrlr) + qpair->timeout_ticks : 0;
 	TAILQ_INSERT_TAIL(&qpair->outstanding, tr, link);
 	qpair->sq_dirty = true;
+	qpair->stats.submitted++;
 	return 0;
 }
 
@@ -251,7 +252,7 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 	return 0;
 }
 
-/* Move queued requests into free slots; one doorbell for the whole batch. */
+/* Move queued requests into free slots (the caller rings once for the whole batch). */
 static void
 submit_queued(struct nvp_nvme_qpair *qpair)
 {
@@ -259,7 +260,6 @@ submit_queued(struct nvp_nvme_qpair *qpair)
 	struct nvme_tracker *tr;
 	struct nvme_cpl cpl;
 
-	qpair->in_batch = true;
 	while (qpair->slots_used < qpair->num_slots &&
 	       (req = STAILQ_FIRST(&qpair->queued)) != NULL &&
 	       (tr = TAILQ_FIRST(&qpair->free_tr)) != NULL) {
@@ -279,7 +279,6 @@ submit_queued(struct nvp_nvme_qpair *qpair)
 			complete_request(qpair, req, &cpl);
 		}
 	}
-	qpair->in_batch = false;
 }
 
 /* A tracker in recovery goes back to the free list once nothing refers to it. */
@@ -595,20 +594,12 @@ fail_qpair(struct nvp_nvme_qpair *qpair)
 	}
 }
 
-/*
- * One poll: completions, deadlines, then queued requests into the freed slots and one
- * doorbell for everything written since the last. \return completions processed, or
- * -ENXIO once the controller failed.
- */
-int32_t
-nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+/* Completions, deadlines, then queued requests into the freed slots. */
+static int32_t
+process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 {
 	int32_t n;
 
-	if (nvp_unlikely(qpair->failed || nvme_ctrlr_is_failed(qpair->ctrlr))) {
-		fail_qpair(qpair);
-		return -ENXIO;
-	}
 	if (nvp_unlikely(!TAILQ_EMPTY(&qpair->reset_aborted))) {
 		nvme_qpair_abort_reset_requests(qpair);
 	}
@@ -626,6 +617,39 @@ nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 			reclaim_quarantined(qpair);
 			submit_queued(qpair);
 		}
+	}
+	return n;
+}
+
+/*
+ * One poll. Doorbells: whatever was submitted since the last poll goes to the device
+ * first (it has waited long enough); everything submitted during the poll — from
+ * completion callbacks, or queued requests moving into freed slots — is written into the
+ * SQ and announced with one doorbell write at the end, however many there are. So an
+ * application that resubmits from its callbacks costs one SQ doorbell per poll, not one
+ * per I/O: on real hardware an uncached PCIe write, under virtualization a trap.
+ * in_batch is saved and restored: an admin callback may poll the admin queue again.
+ * \return completions processed, or -ENXIO once the controller failed.
+ */
+int32_t
+nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+{
+	bool outer_batch = qpair->in_batch;
+	int32_t n;
+
+	if (nvp_unlikely(qpair->failed || nvme_ctrlr_is_failed(qpair->ctrlr))) {
+		fail_qpair(qpair);
+		return -ENXIO;
+	}
+	qpair->stats.polls++;
+	if (qpair->sq_dirty) {
+		ring_sq(qpair);
+	}
+	qpair->in_batch = true;
+	n = process_batch(qpair, max_completions);
+	qpair->in_batch = outer_batch;
+	if (nvp_unlikely(n < 0)) {
+		return n;
 	}
 	if (qpair->sq_dirty) {
 		ring_sq(qpair);
@@ -815,6 +839,17 @@ nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 	if (qpair->sq_dirty) {
 		ring_sq(qpair);
 	}
+}
+
+int
+nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme_qpair_stats *stats,
+			 size_t stats_size)
+{
+	if (qpair == NULL || stats == NULL) {
+		return -EINVAL;
+	}
+	memcpy(stats, &qpair->stats, NVP_MIN(stats_size, sizeof(qpair->stats)));
+	return 0;
 }
 
 uint16_t
