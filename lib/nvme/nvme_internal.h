@@ -111,6 +111,8 @@ struct nvme_request {
 	nvp_nvme_cmd_cb cb_fn;
 	void *cb_arg;
 	STAILQ_ENTRY(nvme_request) link;
+	bool dptr_built; /* the transport filled cmd.dptr when it checked the request (it
+			  * was queued): its submission does not walk the payload again */
 
 	/* Cold: only dataset management uses it. */
 	void *dma_page; /* a page of the qpair's DSM pool while the request holds one */

@@ -345,11 +345,55 @@ pcie_qpair_disconnect(struct nvp_nvme_qpair *qpair)
 	return rc != 0 ? rc : rc2;
 }
 
+/*
+ * The common payload: one contiguous buffer within two pages. PRP1 is its address, PRP2
+ * the second page if it reaches one (section 4.3): a lookup per page, no list, no walk.
+ * \return 0 (PRPs written into the command), 1 if the payload is not of this kind,
+ * -EINVAL (not dword aligned) or -EFAULT (not DMA memory).
+ */
+static inline int
+prp_fast(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	uintptr_t va = (uintptr_t)req->payload.buf;
+	uint32_t ps = qpair->ctrlr->page_size;
+	uint64_t end = (va & (ps - 1)) + req->payload.size;
+	uint64_t prp1, prp2 = 0;
+
+	if (nvp_unlikely(req->payload.type != NVME_PAYLOAD_CONTIG || end > 2ull * ps)) {
+		return 1;
+	}
+	prp1 = nvp_env_vtophys(req->payload.buf, NULL);
+	if (nvp_unlikely(prp1 == NVP_ENV_BAD_IOVA || (va & 3u) != 0)) {
+		return prp1 == NVP_ENV_BAD_IOVA ? -EFAULT : -EINVAL;
+	}
+	if (end > ps) {
+		prp2 = nvp_env_vtophys((const void *)((va & ~(uintptr_t)(ps - 1)) + ps), NULL);
+		if (nvp_unlikely(prp2 == NVP_ENV_BAD_IOVA)) {
+			return -EFAULT;
+		}
+	}
+	req->cmd.psdt = NVME_PSDT_PRP;
+	req->cmd.dptr.prp.prp1 = prp1;
+	req->cmd.dptr.prp.prp2 = prp2;
+	return 0;
+}
+
+/*
+ * A request that must wait for a slot is checked now, so the caller hears of a bad
+ * buffer. A payload of the common kind gets its PRPs here and keeps them (dptr_built):
+ * its submission from the queued list does not walk it again.
+ */
 static int
 pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	uint32_t extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size, req->payload.size);
+	uint32_t extra;
+	int rc = prp_fast(qpair, req);
 
+	if (rc <= 0) {
+		req->dptr_built = rc == 0;
+		return rc;
+	}
+	extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size, req->payload.size);
 	if (req->payload.type != NVME_PAYLOAD_NONE && extra > qpair->prp_pool_total) {
 		NVP_ERRLOG("qpair %u: a %u-byte payload needs %u chained PRP list pages, the "
 			   "qpair has %u",
@@ -369,6 +413,16 @@ pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct 
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
 	int rc;
 
+	if (nvp_likely(req->dptr_built)) {
+		goto write_entry;
+	}
+	rc = prp_fast(qpair, req);
+	if (nvp_likely(rc == 0)) {
+		goto write_entry;
+	}
+	if (nvp_unlikely(rc < 0)) {
+		return rc;
+	}
 	if (nvp_unlikely(req->payload.size > pq->max_unchained)) {
 		uint32_t extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size,
 							   req->payload.size);
@@ -386,6 +440,7 @@ pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct 
 		nvme_pcie_prp_release(qpair, tr);
 		return rc;
 	}
+write_entry:
 	req->cmd.cid = tr->cid;
 	pq->sq[pq->sq_tail] = req->cmd;
 	if (nvp_unlikely(++pq->sq_tail == qpair->num_entries)) {

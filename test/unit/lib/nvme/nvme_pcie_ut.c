@@ -485,6 +485,66 @@ test_sq_ring_wrap(void)
 	detach();
 }
 
+/*
+ * One contiguous buffer within two pages: PRP1/PRP2 straight from the IOVA map, no list;
+ * a request checked while queued keeps its PRPs (dptr_built) for its submission.
+ */
+static void
+test_prp_fast_path(void)
+{
+	struct nvme_request req;
+	struct nvp_nvme_qpair *q;
+	struct nvme_pcie_qpair *pq;
+	uint32_t on_stack[64];
+	uint8_t *buf;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(1, 4);
+	pq = to_pcie_qpair(q);
+	buf = nvp_env_dma_malloc(4 * 4096, 4096, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	/* 200 bytes across a page boundary: two entries, PRP2 is the second page. */
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, buf + 4000, 200);
+	CU_ASSERT_EQUAL(pcie_qpair_submit(q, &q->trackers[0], &req), 0);
+	CU_ASSERT_EQUAL(pq->sq[0].dptr.prp.prp1, nvp_env_vtophys(buf + 4000, NULL));
+	CU_ASSERT_EQUAL(pq->sq[0].dptr.prp.prp2, nvp_env_vtophys(buf + 4096, NULL));
+	/* One page: PRP2 is zero. */
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, buf + 8192, 4096);
+	CU_ASSERT_EQUAL(pcie_qpair_submit(q, &q->trackers[1], &req), 0);
+	CU_ASSERT_EQUAL(pq->sq[1].dptr.prp.prp1, nvp_env_vtophys(buf + 8192, NULL));
+	CU_ASSERT_EQUAL(pq->sq[1].dptr.prp.prp2, 0);
+	/* Checked while queued: PRPs built once and kept. */
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, buf + 512, 4096);
+	CU_ASSERT_EQUAL(pcie_qpair_check_request(q, &req), 0);
+	CU_ASSERT_TRUE(req.dptr_built);
+	CU_ASSERT_EQUAL(req.cmd.dptr.prp.prp1, nvp_env_vtophys(buf + 512, NULL));
+	req.payload.buf = NULL; /* a second walk would now fail */
+	CU_ASSERT_EQUAL(pcie_qpair_submit(q, &q->trackers[2], &req), 0);
+	CU_ASSERT_EQUAL(pq->sq[2].dptr.prp.prp2, nvp_env_vtophys(buf + 4096, NULL));
+	/* Not DMA memory, or not dword aligned: refused, nothing kept. */
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, on_stack, sizeof(on_stack));
+	CU_ASSERT_EQUAL(pcie_qpair_check_request(q, &req), -EFAULT);
+	CU_ASSERT_FALSE(req.dptr_built);
+	nvme_request_set_contig(&req, buf + 4094, 8);
+	CU_ASSERT_EQUAL(pcie_qpair_check_request(q, &req), -EINVAL);
+	/* A second page that is not DMA memory (the buffer's end) is caught too. */
+	nvme_request_set_contig(&req, buf + 3 * 4096 + 4000, 200);
+	CU_ASSERT_EQUAL(pcie_qpair_check_request(q, &req), -EFAULT);
+	/* Three pages take the list path. */
+	nvme_request_set_contig(&req, buf, 3 * 4096);
+	CU_ASSERT_EQUAL(pcie_qpair_check_request(q, &req), 0);
+	CU_ASSERT_FALSE(req.dptr_built);
+	CU_ASSERT_EQUAL(pq->sq_tail, 3);
+	nvp_env_dma_free(buf);
+	pcie_qpair_destroy(q);
+	detach();
+}
+
 /* The device posts a completion for @cid in CQ slot @slot with phase @p. */
 static void
 post_cpl(struct nvme_pcie_qpair *pq, uint32_t slot, uint16_t cid, uint8_t p)
@@ -596,6 +656,7 @@ main(void)
 	CU_ADD_TEST(s, test_doorbell_offsets);
 	CU_ADD_TEST(s, test_admin_queue_registers);
 	CU_ADD_TEST(s, test_sq_ring_wrap);
+	CU_ADD_TEST(s, test_prp_fast_path);
 	CU_ADD_TEST(s, test_cq_phase_wrap);
 	CU_ADD_TEST(s, test_connect_disconnect);
 	return ut_run();
