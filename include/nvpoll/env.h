@@ -115,6 +115,12 @@ void *nvp_env_iova_to_vaddr(uint64_t iova, uint64_t len);
 /** A monotonic tick counter (the TSC where available). Cheap; for the I/O path. */
 uint64_t nvp_env_get_ticks(void);
 
+/**
+ * True if nvp_env_get_ticks() is the CPU's time-stamp counter, so that a hot path may
+ * read it inline with nvp_tsc_read() (nvpoll/barrier.h) instead of calling it.
+ */
+bool nvp_env_get_ticks_is_tsc(void);
+
 /** Ticks per second of nvp_env_get_ticks(). */
 uint64_t nvp_env_get_ticks_hz(void);
 

@@ -94,29 +94,34 @@ enum nvme_payload_type {
 /* What a request transfers: enough to build the PRPs whenever it reaches a slot. */
 struct nvme_payload {
 	void *buf;
+	uint32_t size;
+	uint8_t type; /* enum nvme_payload_type */
+	/* Scattered payloads only. */
 	nvp_nvme_req_reset_sgl_cb reset_sgl_fn;
 	nvp_nvme_req_next_sge_cb next_sge_fn;
 	void *sgl_arg;
-	uint32_t size;
-	uint8_t type; /* enum nvme_payload_type */
 };
 
 /*
  * A request: one command as the caller asked for it. Preallocated per qpair; lives on the
  * qpair's free list, its queued list, or in a tracker while the device has it.
+ * Two cache lines for a submission: the command, then everything a contiguous payload's
+ * submission and completion touch (callback, list link, buffer).
  */
 struct nvme_request {
 	struct nvme_cmd cmd; /* built by the submit call; CID and PRPs filled at submission */
-	struct nvme_payload payload;
+
+	/* Hot: the second line. */
 	nvp_nvme_cmd_cb cb_fn;
 	void *cb_arg;
 	STAILQ_ENTRY(nvme_request) link;
 	bool dptr_built; /* the transport filled cmd.dptr when it checked the request (it
 			  * was queued): its submission does not walk the payload again */
+	struct nvme_payload payload;
 
 	/* Cold: only dataset management uses it. */
 	void *dma_page; /* a page of the qpair's DSM pool while the request holds one */
-};
+} __attribute__((aligned(64)));
 
 /* A chained PRP list page from a qpair's pool. */
 struct nvme_prp_page {
@@ -147,8 +152,7 @@ enum nvme_abort_result {
 
 /*
  * A tracker: a command identifier (CID = index) and, while the command may still sit in
- * the SQ, one of its slots. Preallocated per qpair, each with one PRP list page in DMA
- * memory.
+ * the SQ, one of its slots. Preallocated per qpair, one cache line each.
  */
 struct nvme_tracker {
 	struct nvme_request *req; /* NULL once the request has been completed */
@@ -165,7 +169,7 @@ struct nvme_tracker {
 	/* Cold: timeout recovery. */
 	_Atomic int abort_result; /* enum nvme_abort_result */
 	uint64_t abort_deadline;
-};
+} __attribute__((aligned(64)));
 
 /* ---------------------------------------------------------------------------------------
  * Queue pairs
@@ -317,15 +321,13 @@ struct nvp_nvme_ns {
 	struct nvme_ns_data data;
 };
 
-typedef uint64_t (*nvme_ticks_fn)(void);
-
 struct nvp_nvme_ctrlr {
 	/* Hot: read on the I/O path. */
 	const struct nvme_transport_ops *transport;
 	atomic_bool is_failed;
-	uint32_t page_size;      /* CC.MPS page size: PRP granularity */
-	uint32_t max_xfer_size;  /* MDTS, opts.max_io_size */
-	nvme_ticks_fn get_ticks; /* nvp_env_get_ticks, replaced by unit tests */
+	uint32_t page_size;     /* CC.MPS page size: PRP granularity */
+	uint32_t max_xfer_size; /* MDTS, opts.max_io_size */
+	bool ticks_tsc;         /* nvp_env_get_ticks() is the TSC: read it inline */
 	uint64_t ticks_hz;
 
 	/* Cold. */
@@ -367,11 +369,30 @@ struct nvp_nvme_ctrlr {
 	struct nvp_pci_addr vdev_addr;
 };
 
+/*
+ * The tick counter of deadlines, read inline where it is the TSC. Unit tests run the
+ * driver on a fake clock through the build: they define NVME_UT_TICKS to a static
+ * function of theirs before including the .c under test.
+ */
+#ifdef NVME_UT_TICKS
+static uint64_t NVME_UT_TICKS(void);
+
 static inline uint64_t
 nvme_ticks(const struct nvp_nvme_ctrlr *ctrlr)
 {
-	return ctrlr->get_ticks();
+	(void)ctrlr;
+	return NVME_UT_TICKS();
 }
+#else
+static inline uint64_t
+nvme_ticks(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	if (nvp_likely(ctrlr->ticks_tsc)) {
+		return nvp_tsc_read();
+	}
+	return nvp_env_get_ticks();
+}
+#endif
 
 static inline uint64_t
 nvme_ms_to_ticks(const struct nvp_nvme_ctrlr *ctrlr, uint64_t ms)
@@ -482,13 +503,21 @@ nvme_qpair_get_dsm_page(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 	return req->dma_page;
 }
 
-/* Fill a request's command and payload. */
+/*
+ * Start a request: a zeroed command (64 bytes: four vector stores), the callback, no
+ * payload. Not a memset of the whole object: the fields past these are set by whoever
+ * uses them (payload setters, the DSM page) or reset when the request is freed.
+ */
 static inline void
 nvme_request_init(struct nvme_request *req, nvp_nvme_cmd_cb cb, void *cb_arg)
 {
-	__builtin_memset(req, 0, sizeof(*req));
+	__builtin_memset(&req->cmd, 0, sizeof(req->cmd));
 	req->cb_fn = cb;
 	req->cb_arg = cb_arg;
+	req->payload.type = NVME_PAYLOAD_NONE;
+	req->payload.size = 0;
+	req->payload.buf = NULL;
+	req->dptr_built = false;
 }
 
 static inline void

@@ -454,9 +454,10 @@ pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 {
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
 
-	/* The entries must be globally visible before the device sees the new tail and
-	 * fetches them (section 4.1: the host writes the entry, then the doorbell). */
-	nvp_wmb();
+	/* The entries must be visible to the device before it sees the new tail and
+	 * fetches them (section 4.1: the host writes the entry, then the doorbell). The SQ
+	 * is write-back DMA memory: a compiler barrier on x86, dmb oshst on arm64. */
+	nvp_dma_wmb();
 	nvp_mmio_write4(pq->sq_tdbl, pq->sq_tail);
 	qpair->stats.sq_doorbell_writes++;
 }
@@ -482,20 +483,26 @@ pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 		if (entry->status.p != pq->phase) {
 			break;
 		}
-		/* Read the rest of the entry only after its phase tag: the device writes
-		 * the tag last, and the loads must not be satisfied earlier. */
-		nvp_rmb();
+		/* Read the rest of the entry only after its phase tag: the loads must not be
+		 * satisfied before the tag was seen (x86: a compiler barrier, loads are not
+		 * reordered with loads; arm64: dmb oshld). */
+		nvp_dma_rmb();
 		cpl = *(const struct nvme_cpl *)entry;
 		if (nvp_unlikely(++pq->cq_head == qpair->num_entries)) {
 			pq->cq_head = 0;
 			pq->phase ^= 1;
 		}
+		/* The next entry is where the next look goes: start fetching its line while
+		 * this one's callback runs. */
+		nvp_prefetch((const void *)&pq->cq[pq->cq_head]);
 		n++;
 		nvme_qpair_complete_cpl(qpair, &cpl);
 	}
-	/* One head doorbell for the batch. No barrier: the entries were read through
-	 * volatile loads, which neither the compiler nor x86 moves after this store. */
+	/* One head doorbell for the batch. It gives the slots back to the device, so every
+	 * read of the entries must be done first (x86: a compiler barrier, stores are not
+	 * reordered with older loads; arm64: dmb osh). */
 	if (n > 0) {
+		nvp_dma_rwmb();
 		nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
 		qpair->stats.cq_doorbell_writes++;
 	}

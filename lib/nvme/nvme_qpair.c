@@ -69,12 +69,25 @@ init_dsm_pool(struct nvp_nvme_qpair *qpair, uint32_t num_requests)
 	return 0;
 }
 
+/* Zeroed, cache line aligned (requests and trackers are laid out by cache line). */
+static void *
+aligned_calloc(size_t n, size_t size)
+{
+	void *p = NULL;
+
+	if (n > SIZE_MAX / size || posix_memalign(&p, 64, n * size) != 0) {
+		return NULL;
+	}
+	memset(p, 0, n * size);
+	return p;
+}
+
 static int
 init_requests(struct nvp_nvme_qpair *qpair, uint32_t num_requests, bool with_dma_pages)
 {
 	uint32_t i;
 
-	qpair->reqs = calloc(num_requests, sizeof(*qpair->reqs));
+	qpair->reqs = aligned_calloc(num_requests, sizeof(*qpair->reqs));
 	if (qpair->reqs == NULL) {
 		return -ENOMEM;
 	}
@@ -115,7 +128,7 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	if (num_entries < NVME_MIN_QUEUE_ENTRIES || num_requests == 0) {
 		return -EINVAL;
 	}
-	qpair->trackers = calloc(qpair->num_trackers, sizeof(*qpair->trackers));
+	qpair->trackers = aligned_calloc(qpair->num_trackers, sizeof(*qpair->trackers));
 	if (qpair->trackers == NULL) {
 		return -ENOMEM;
 	}
