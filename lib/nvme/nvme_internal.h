@@ -123,13 +123,6 @@ struct nvme_request {
 	void *dma_page; /* a page of the qpair's DSM pool while the request holds one */
 } __attribute__((aligned(64)));
 
-/* A chained PRP list page from a qpair's pool. */
-struct nvme_prp_page {
-	uint64_t *va;
-	uint64_t iova;
-	struct nvme_prp_page *next;
-};
-
 enum nvme_tracker_state {
 	NVME_TR_FREE = 0,
 	NVME_TR_ACTIVE,       /* on the outstanding list, deadline armed */
@@ -159,12 +152,11 @@ struct nvme_tracker {
 	uint64_t deadline;        /* ticks; 0 = none */
 	TAILQ_ENTRY(nvme_tracker) link;
 	uint16_t cid;
-	uint8_t state;      /* enum nvme_tracker_state */
-	bool cpl_pending;   /* the device owes a completion for this CID */
-	bool holds_slot;    /* counted in qpair->slots_used */
-	uint64_t *prp_list; /* this tracker's PRP list page */
-	uint64_t prp_list_iova;
-	struct nvme_prp_page *extra; /* chained list pages taken from the qpair's pool */
+	uint8_t state;    /* enum nvme_tracker_state */
+	bool cpl_pending; /* the device owes a completion for this CID */
+	bool holds_slot;  /* counted in qpair->slots_used */
+	bool xport_res;   /* the transport gave this submission resources of its own
+			     * (PCIe: chained PRP list pages): release_tracker on free */
 
 	/* Cold: timeout recovery. */
 	_Atomic int abort_result; /* enum nvme_abort_result */
@@ -204,15 +196,12 @@ struct nvp_nvme_qpair {
 	bool in_batch; /* inside a poll (callbacks) or submitting the queued list: the
 			* doorbell is rung once at the end */
 	bool failed;   /* the controller failed: everything completed, nothing accepted */
-	struct nvme_prp_page *prp_pool; /* free chained PRP list pages */
-	uint32_t prp_pool_free;
 	struct nvp_nvme_qpair_stats stats; /* a few adds per poll or I/O */
 
 	/* Cold: recovery, reset, bookkeeping. */
 	struct nvme_tracker_list recovery;      /* expired, aborting or quarantined */
 	struct nvme_tracker_list reset_aborted; /* outstanding at a controller reset */
 	uint64_t next_health_tick;              /* read CSTS if nothing completes by then */
-	uint32_t prp_pool_total;
 	pthread_t owner;
 	struct nvp_nvme_io_qpair_opts opts;
 	struct nvme_request *reqs;
@@ -230,7 +219,10 @@ struct nvp_nvme_qpair {
 
 /*
  * What a transport provides. Generic code never looks behind these: PCIe registers,
- * doorbells and PRPs live in nvme_pcie*.c; a TCP transport would implement the same.
+ * doorbells and PRPs live in nvme_pcie*.c (state in nvme_pcie_internal.h); a TCP
+ * transport implements the same and registers itself with nvme_transport_register().
+ * PCIe's submit, doorbell and completion entries are also called directly by the generic
+ * qpair code (nvme_qpair.c), as SPDK does: no indirect call on its I/O path.
  * Register offsets are those of the NVMe register file (NVME_REG_*).
  */
 struct nvme_transport_ops {
@@ -245,8 +237,6 @@ struct nvme_transport_ops {
 	void (*ctrlr_destruct)(struct nvp_nvme_ctrlr *ctrlr);
 	int (*ctrlr_get_reg_4)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t *value);
 	int (*ctrlr_set_reg_4)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t value);
-	int (*ctrlr_get_reg_8)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint64_t *value);
-	int (*ctrlr_set_reg_8)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint64_t value);
 	/* Reset the admin qpair's rings and tell the controller where they are (AQA/ASQ/ACQ). */
 	int (*ctrlr_enable_admin_queue)(struct nvp_nvme_ctrlr *ctrlr);
 	/* I/O queues the transport can address (PCIe: doorbells inside BAR0). */
@@ -278,7 +268,7 @@ struct nvme_transport_ops {
 	 * ring the CQ head doorbell once. \return completions consumed.
 	 */
 	int32_t (*qpair_process_completions)(struct nvp_nvme_qpair *qpair, uint32_t max);
-	/* Give back per-submission resources of @tr (chained PRP list pages). */
+	/* Give back per-submission resources of @tr (tr->xport_res: chained PRP pages). */
 	void (*qpair_release_tracker)(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
 };
 
@@ -458,7 +448,6 @@ int nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, 
 		    uint32_t num_entries, uint32_t num_requests, bool with_dma_pages);
 void nvme_qpair_fini(struct nvp_nvme_qpair *qpair);
 int nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
-void nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
 int32_t nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions);
 void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
 void nvme_qpair_prepare_reset(struct nvp_nvme_qpair *qpair);
@@ -501,6 +490,65 @@ nvme_qpair_get_dsm_page(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 	}
 	req->dma_page = qpair->dsm_free[--qpair->dsm_free_count];
 	return req->dma_page;
+}
+
+/* The hot completion path, inline so that a transport's CQ loop has no call per entry. */
+static inline void
+nvme_tracker_release_slot(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	if (tr->holds_slot) {
+		tr->holds_slot = false;
+		qpair->slots_used--;
+	}
+}
+
+static inline void
+nvme_tracker_free(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	nvme_tracker_release_slot(qpair, tr);
+	if (nvp_unlikely(tr->xport_res)) {
+		qpair->transport->qpair_release_tracker(qpair, tr);
+		tr->xport_res = false;
+	}
+	tr->req = NULL;
+	tr->state = NVME_TR_FREE;
+	TAILQ_INSERT_HEAD(&qpair->free_tr, tr, link);
+}
+
+/* Free the request, then call back: the callback may reuse the request object. */
+static inline void
+nvme_complete_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req,
+		      const struct nvme_cpl *cpl)
+{
+	nvp_nvme_cmd_cb cb = req->cb_fn;
+	void *cb_arg = req->cb_arg;
+
+	qpair->num_outstanding--;
+	nvme_qpair_free_request(qpair, req);
+	if (cb != NULL) {
+		cb(cb_arg, cpl);
+	}
+}
+
+void nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
+
+/* Called by the transport for each completion queue entry. */
+static inline void
+nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
+{
+	struct nvme_tracker *tr = &qpair->trackers[cpl->cid];
+	struct nvme_request *req;
+
+	if (nvp_unlikely(cpl->cid >= qpair->num_trackers || !tr->cpl_pending ||
+			 tr->state != NVME_TR_ACTIVE)) {
+		nvme_qpair_complete_slow(qpair, cpl);
+		return;
+	}
+	tr->cpl_pending = false;
+	req = tr->req;
+	TAILQ_REMOVE(&qpair->outstanding, tr, link);
+	nvme_tracker_free(qpair, tr);
+	nvme_complete_request(qpair, req, cpl);
 }
 
 /*
@@ -547,14 +595,5 @@ nvme_qpair_check_owner(const struct nvp_nvme_qpair *qpair)
 #endif
 	return 0;
 }
-
-/* nvme_pcie_prp.c */
-struct nvme_pcie_qpair;
-int nvme_pcie_prp_build(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
-			struct nvme_request *req);
-int nvme_pcie_prp_check(struct nvp_nvme_qpair *qpair, const struct nvme_request *req);
-uint32_t nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size);
-int nvme_pcie_prp_reserve(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint32_t n);
-void nvme_pcie_prp_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
 
 #endif /* NVP_NVME_INTERNAL_H */

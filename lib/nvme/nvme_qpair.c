@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvme_internal.h"
+#include "nvme_pcie_internal.h"
 
 void
 nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr)
@@ -160,53 +160,41 @@ nvme_qpair_fini(struct nvp_nvme_qpair *qpair)
  * Submission and completion
  * ------------------------------------------------------------------------------------- */
 
+/* PCIe directly (inline, no indirect call), other transports through their ops. */
 static inline void
 ring_sq(struct nvp_nvme_qpair *qpair)
 {
-	qpair->transport->qpair_ring_doorbell(qpair);
+	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
+		nvme_pcie_qpair_ring_doorbell(qpair);
+	} else {
+		qpair->transport->qpair_ring_doorbell(qpair);
+	}
 	qpair->sq_dirty = false;
 }
 
-static inline void
-release_slot(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+static inline int
+xport_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
 {
-	if (tr->holds_slot) {
-		tr->holds_slot = false;
-		qpair->slots_used--;
+	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
+		return nvme_pcie_qpair_submit(qpair, tr, req);
 	}
+	return qpair->transport->qpair_submit(qpair, tr, req);
 }
 
-static inline void
-tracker_free(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+static inline int32_t
+xport_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 {
-	release_slot(qpair, tr);
-	if (nvp_unlikely(tr->extra != NULL)) {
-		qpair->transport->qpair_release_tracker(qpair, tr);
+	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
+		return nvme_pcie_qpair_process_completions(qpair, max);
 	}
-	tr->req = NULL;
-	tr->state = NVME_TR_FREE;
-	TAILQ_INSERT_HEAD(&qpair->free_tr, tr, link);
-}
-
-/* Free the request, then call back: the callback may reuse the request object. */
-static inline void
-complete_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req, const struct nvme_cpl *cpl)
-{
-	nvp_nvme_cmd_cb cb = req->cb_fn;
-	void *cb_arg = req->cb_arg;
-
-	qpair->num_outstanding--;
-	nvme_qpair_free_request(qpair, req);
-	if (cb != NULL) {
-		cb(cb_arg, cpl);
-	}
+	return qpair->transport->qpair_process_completions(qpair, max);
 }
 
 /* Hand @req to the transport in slot @tr. \return 0, -EAGAIN, or -errno. */
 static inline int
 submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
 {
-	int rc = qpair->transport->qpair_submit(qpair, tr, req);
+	int rc = xport_submit(qpair, tr, req);
 
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
@@ -255,7 +243,8 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 			return rc;
 		}
 	}
-	rc = qpair->transport->qpair_check_request(qpair, req);
+	rc = nvme_qpair_is_pcie(qpair) ? nvme_pcie_qpair_check_request(qpair, req) :
+					 qpair->transport->qpair_check_request(qpair, req);
 	if (nvp_unlikely(rc != 0)) {
 		nvme_qpair_free_request(qpair, req);
 		return rc;
@@ -289,7 +278,7 @@ submit_queued(struct nvp_nvme_qpair *qpair)
 			cpl.sqid = qpair->id;
 			nvme_cpl_set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_DATA_TRANSFER_ERROR,
 					    true);
-			complete_request(qpair, req, &cpl);
+			nvme_complete_request(qpair, req, &cpl);
 		}
 	}
 }
@@ -304,7 +293,7 @@ recovery_try_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 	}
 	TAILQ_REMOVE(&qpair->recovery, tr, link);
 	atomic_store_explicit(&tr->abort_result, NVME_ABORT_NONE, memory_order_relaxed);
-	tracker_free(qpair, tr);
+	nvme_tracker_free(qpair, tr);
 	return true;
 }
 
@@ -324,7 +313,7 @@ complete_recovering(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 		/* Completed after all (perhaps ABORTED BY REQUEST): pass its status on. */
 		tr->req = NULL;
 		tr->state = NVME_TR_QUARANTINED;
-		complete_request(qpair, req, cpl);
+		nvme_complete_request(qpair, req, cpl);
 	} else {
 		NVP_NOTICELOG("qpair %u: late completion of CID %u, already completed by the "
 			      "driver after its timeout; swallowed",
@@ -333,15 +322,16 @@ complete_recovering(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 	recovery_try_release(qpair, tr);
 }
 
-/* Called by the transport for each completion queue entry. */
+/*
+ * A completion nvme_qpair_complete_cpl() does not handle inline: an unknown or idle CID
+ * (logged, ignored) or a tracker in recovery.
+ */
 void
-nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
+nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
 {
 	struct nvme_tracker *tr;
-	struct nvme_request *req;
 
-	if (nvp_unlikely(cpl->cid >= qpair->num_trackers ||
-			 !qpair->trackers[cpl->cid].cpl_pending)) {
+	if (cpl->cid >= qpair->num_trackers || !qpair->trackers[cpl->cid].cpl_pending) {
 		NVP_ERRLOG("qpair %u: completion for CID %u, which is not outstanding (sqhd %u, "
 			   "status 0x%04x); ignored",
 			   qpair->id, cpl->cid, cpl->sqhd, cpl->status_raw);
@@ -349,13 +339,6 @@ nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl
 	}
 	tr = &qpair->trackers[cpl->cid];
 	tr->cpl_pending = false;
-	if (nvp_likely(tr->state == NVME_TR_ACTIVE)) {
-		req = tr->req;
-		TAILQ_REMOVE(&qpair->outstanding, tr, link);
-		tracker_free(qpair, tr);
-		complete_request(qpair, req, cpl);
-		return;
-	}
 	complete_recovering(qpair, tr, cpl);
 }
 
@@ -421,9 +404,9 @@ complete_by_host(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, const ch
 	tr->req = NULL;
 	tr->state = NVME_TR_QUARANTINED;
 	if (fetched) {
-		release_slot(qpair, tr);
+		nvme_tracker_release_slot(qpair, tr);
 	}
-	complete_request(qpair, req, &cpl);
+	nvme_complete_request(qpair, req, &cpl);
 	recovery_try_release(qpair, tr);
 }
 
@@ -616,7 +599,7 @@ process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 	if (nvp_unlikely(!TAILQ_EMPTY(&qpair->reset_aborted))) {
 		nvme_qpair_abort_reset_requests(qpair);
 	}
-	n = qpair->transport->qpair_process_completions(qpair, max_completions);
+	n = xport_process_completions(qpair, max_completions);
 	if (!TAILQ_EMPTY(&qpair->outstanding) || nvp_unlikely(!TAILQ_EMPTY(&qpair->recovery))) {
 		check_deadlines(qpair, n);
 		if (nvp_unlikely(nvme_ctrlr_is_failed(qpair->ctrlr))) {
@@ -687,10 +670,10 @@ abort_tracker_list(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *list,
 		TAILQ_REMOVE(list, tr, link);
 		tr->cpl_pending = false;
 		atomic_store_explicit(&tr->abort_result, NVME_ABORT_NONE, memory_order_relaxed);
-		tracker_free(qpair, tr);
+		nvme_tracker_free(qpair, tr);
 		if (req != NULL) {
 			cpl->cid = tr->cid;
-			complete_request(qpair, req, cpl);
+			nvme_complete_request(qpair, req, cpl);
 		}
 	}
 }
@@ -714,7 +697,7 @@ nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
 	while ((req = STAILQ_FIRST(&qpair->queued)) != NULL) {
 		STAILQ_REMOVE_HEAD(&qpair->queued, link);
 		cpl.cid = 0xffff;
-		complete_request(qpair, req, &cpl);
+		nvme_complete_request(qpair, req, &cpl);
 	}
 }
 
