@@ -102,7 +102,7 @@ void env_dma_unregister(void *vaddr);
 
 /* ---- the IOVA map (iova_map.c): nvp_env_vtophys() reads it, lock-free ---- */
 
-#define ENV_IOVA_MAP_PAGE_SHIFT 12
+#define ENV_IOVA_MAP_PAGE_SHIFT NVP_ENV_IOVA_MAP_PAGE_SHIFT
 #define ENV_IOVA_MAP_PAGE_SIZE (1ull << ENV_IOVA_MAP_PAGE_SHIFT)
 
 /*

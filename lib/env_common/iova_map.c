@@ -13,11 +13,11 @@
  * Writers serialise on a mutex; readers never block. A level-2 table, once published,
  * lives until nvp_env_fini(), so a reader never follows a pointer to freed memory.
  * Entries are single 64-bit words, read and written atomically (relaxed: a reader racing
- * with the free of the very buffer it translates has a bug of its own).
+ * with the free of the very buffer it translates has a bug of its own). The layout is
+ * public (nvpoll/env.h) so that a hot path can translate inline.
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -26,27 +26,26 @@
 #include "nvpoll/log.h"
 #include "nvpoll/util.h"
 
-#define MAP_VA_BITS 48
-#define MAP_L2_SHIFT 30 /* a level-1 entry covers 1 GiB */
+#define MAP_VA_BITS NVP_ENV_IOVA_MAP_VA_BITS
+#define MAP_L2_SHIFT NVP_ENV_IOVA_MAP_L1_SHIFT /* a level-1 entry covers 1 GiB */
 #define MAP_L1_ENTRIES (1ull << (MAP_VA_BITS - MAP_L2_SHIFT))
 #define MAP_L2_ENTRIES (1ull << (MAP_L2_SHIFT - ENV_IOVA_MAP_PAGE_SHIFT))
-#define MAP_VALID 1ull
+#define MAP_VALID NVP_ENV_IOVA_MAP_VALID
 
-typedef _Atomic uint64_t map_entry;
-
-static _Atomic(map_entry *) g_l1[MAP_L1_ENTRIES];
+/* Accessed with __atomic builtins only (readers are lock-free, see nvpoll/env.h). */
+static uint64_t *g_l1[MAP_L1_ENTRIES];
 static pthread_mutex_t g_map_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline map_entry *
+static inline uint64_t *
 l2_of(uint64_t va)
 {
-	return atomic_load_explicit(&g_l1[va >> MAP_L2_SHIFT], memory_order_acquire);
+	return __atomic_load_n(&g_l1[va >> MAP_L2_SHIFT], __ATOMIC_ACQUIRE);
 }
 
 static inline uint64_t
 entry_of(uint64_t va)
 {
-	map_entry *l2;
+	uint64_t *l2;
 
 	if (nvp_unlikely(va >> MAP_VA_BITS)) {
 		return 0;
@@ -55,28 +54,34 @@ entry_of(uint64_t va)
 	if (nvp_unlikely(l2 == NULL)) {
 		return 0;
 	}
-	return atomic_load_explicit(&l2[(va >> ENV_IOVA_MAP_PAGE_SHIFT) & (MAP_L2_ENTRIES - 1)],
-				    memory_order_relaxed);
+	return __atomic_load_n(&l2[(va >> ENV_IOVA_MAP_PAGE_SHIFT) & (MAP_L2_ENTRIES - 1)],
+			       __ATOMIC_RELAXED);
+}
+
+uint64_t *const *
+nvp_env_iova_map(void)
+{
+	return g_l1;
 }
 
 /* The level-2 table for @va, made on first use. Caller holds g_map_lock. */
-static map_entry *
+static uint64_t *
 l2_get_locked(uint64_t va)
 {
-	map_entry *l2 = l2_of(va);
+	uint64_t *l2 = l2_of(va);
 	void *p;
 
 	if (l2 != NULL) {
 		return l2;
 	}
 	/* 2 MiB of zeroes that cost nothing until touched. */
-	p = mmap(NULL, MAP_L2_ENTRIES * sizeof(map_entry), PROT_READ | PROT_WRITE,
+	p = mmap(NULL, MAP_L2_ENTRIES * sizeof(uint64_t), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		return NULL;
 	}
 	l2 = p;
-	atomic_store_explicit(&g_l1[va >> MAP_L2_SHIFT], l2, memory_order_release);
+	__atomic_store_n(&g_l1[va >> MAP_L2_SHIFT], l2, __ATOMIC_RELEASE);
 	return l2;
 }
 
@@ -98,7 +103,7 @@ map_range(uint64_t va, uint64_t iova, uint64_t len, bool set)
 	pthread_mutex_lock(&g_map_lock);
 	for (off = 0; off < len; off += ps) {
 		uint64_t pva = va + off;
-		map_entry *l2 = set ? l2_get_locked(pva) : l2_of(pva);
+		uint64_t *l2 = set ? l2_get_locked(pva) : l2_of(pva);
 
 		if (l2 == NULL) {
 			if (set) {
@@ -107,8 +112,8 @@ map_range(uint64_t va, uint64_t iova, uint64_t len, bool set)
 			}
 			continue;
 		}
-		atomic_store_explicit(&l2[(pva >> ENV_IOVA_MAP_PAGE_SHIFT) & (MAP_L2_ENTRIES - 1)],
-				      set ? (iova + off) | MAP_VALID : 0, memory_order_relaxed);
+		__atomic_store_n(&l2[(pva >> ENV_IOVA_MAP_PAGE_SHIFT) & (MAP_L2_ENTRIES - 1)],
+				 set ? (iova + off) | MAP_VALID : 0, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&g_map_lock);
 	if (rc != 0) {
@@ -137,11 +142,11 @@ env_iova_map_fini(void)
 
 	pthread_mutex_lock(&g_map_lock);
 	for (i = 0; i < MAP_L1_ENTRIES; i++) {
-		map_entry *l2 = atomic_load_explicit(&g_l1[i], memory_order_relaxed);
+		uint64_t *l2 = __atomic_load_n(&g_l1[i], __ATOMIC_RELAXED);
 
 		if (l2 != NULL) {
-			atomic_store_explicit(&g_l1[i], NULL, memory_order_relaxed);
-			munmap((void *)l2, MAP_L2_ENTRIES * sizeof(map_entry));
+			__atomic_store_n(&g_l1[i], NULL, __ATOMIC_RELAXED);
+			munmap((void *)l2, MAP_L2_ENTRIES * sizeof(uint64_t));
 		}
 	}
 	pthread_mutex_unlock(&g_map_lock);
@@ -156,19 +161,14 @@ uint64_t
 nvp_env_vtophys(const void *vaddr, uint64_t *size)
 {
 	uint64_t va = (uint64_t)(uintptr_t)vaddr;
-	uint64_t e = entry_of(va);
-	uint64_t off = va & (ENV_IOVA_MAP_PAGE_SIZE - 1);
-	uint64_t iova, have, want;
+	uint64_t iova = nvp_env_iova_map_translate(g_l1, vaddr);
+	uint64_t have, want;
 
-	if (nvp_unlikely(!(e & MAP_VALID))) {
-		return NVP_ENV_BAD_IOVA;
-	}
-	iova = (e & ~(ENV_IOVA_MAP_PAGE_SIZE - 1)) + off;
-	if (size == NULL) {
+	if (iova == NVP_ENV_BAD_IOVA || size == NULL) {
 		return iova;
 	}
 	want = *size;
-	have = ENV_IOVA_MAP_PAGE_SIZE - off;
+	have = ENV_IOVA_MAP_PAGE_SIZE - (va & (ENV_IOVA_MAP_PAGE_SIZE - 1));
 	while (have < want) {
 		uint64_t next = entry_of(va + have);
 

@@ -148,9 +148,10 @@ enum nvme_abort_result {
  * the SQ, one of its slots. Preallocated per qpair, one cache line each.
  */
 struct nvme_tracker {
-	struct nvme_request *req; /* NULL once the request has been completed */
-	uint64_t deadline;        /* ticks; 0 = none */
-	TAILQ_ENTRY(nvme_tracker) link;
+	struct nvme_request *req;            /* NULL once the request has been completed */
+	uint64_t deadline;                   /* ticks; 0 = none */
+	TAILQ_ENTRY(nvme_tracker) link;      /* outstanding, recovery or reset lists */
+	SLIST_ENTRY(nvme_tracker) free_link; /* the free stack */
 	uint16_t cid;
 	uint8_t state;    /* enum nvme_tracker_state */
 	bool cpl_pending; /* the device owes a completion for this CID */
@@ -178,8 +179,8 @@ struct nvp_nvme_qpair {
 	/* Hot: every submission and completion. */
 	const struct nvme_transport_ops *transport;
 	struct nvp_nvme_ctrlr *ctrlr;
-	struct nvme_tracker *trackers; /* indexed by CID */
-	struct nvme_tracker_list free_tr;
+	struct nvme_tracker *trackers;        /* indexed by CID */
+	SLIST_HEAD(, nvme_tracker) free_tr;   /* a stack: the last freed is warm in cache */
 	struct nvme_tracker_list outstanding; /* submission order: the head expires first */
 	STAILQ_HEAD(, nvme_request) queued;   /* waiting for a slot (or PRP list pages) */
 	STAILQ_HEAD(, nvme_request) free_req;
@@ -197,6 +198,7 @@ struct nvp_nvme_qpair {
 			* doorbell is rung once at the end */
 	bool failed;   /* the controller failed: everything completed, nothing accepted */
 	struct nvp_nvme_qpair_stats stats; /* a few adds per poll or I/O */
+	uint64_t poll_ticks;               /* when the current (or last) poll started */
 
 	/* Cold: recovery, reset, bookkeeping. */
 	struct nvme_tracker_list recovery;      /* expired, aborting or quarantined */
@@ -502,17 +504,23 @@ nvme_tracker_release_slot(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 	}
 }
 
-static inline void
-nvme_tracker_free(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+static inline __attribute__((always_inline)) void
+tracker_put(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 {
-	nvme_tracker_release_slot(qpair, tr);
 	if (nvp_unlikely(tr->xport_res)) {
 		qpair->transport->qpair_release_tracker(qpair, tr);
 		tr->xport_res = false;
 	}
 	tr->req = NULL;
 	tr->state = NVME_TR_FREE;
-	TAILQ_INSERT_HEAD(&qpair->free_tr, tr, link);
+	SLIST_INSERT_HEAD(&qpair->free_tr, tr, free_link);
+}
+
+static inline void
+nvme_tracker_free(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	nvme_tracker_release_slot(qpair, tr);
+	tracker_put(qpair, tr);
 }
 
 /* Free the request, then call back: the callback may reuse the request object. */
@@ -539,15 +547,18 @@ nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl
 	struct nvme_tracker *tr = &qpair->trackers[cpl->cid];
 	struct nvme_request *req;
 
-	if (nvp_unlikely(cpl->cid >= qpair->num_trackers || !tr->cpl_pending ||
-			 tr->state != NVME_TR_ACTIVE)) {
+	/* ACTIVE implies a completion pending and a slot held (the other states clear or
+	 * keep them apart): one test for the common case. */
+	if (nvp_unlikely(cpl->cid >= qpair->num_trackers || tr->state != NVME_TR_ACTIVE)) {
 		nvme_qpair_complete_slow(qpair, cpl);
 		return;
 	}
 	tr->cpl_pending = false;
+	tr->holds_slot = false;
+	qpair->slots_used--;
 	req = tr->req;
 	TAILQ_REMOVE(&qpair->outstanding, tr, link);
-	nvme_tracker_free(qpair, tr);
+	tracker_put(qpair, tr);
 	nvme_complete_request(qpair, req, cpl);
 }
 

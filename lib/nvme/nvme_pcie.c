@@ -268,6 +268,7 @@ pcie_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 		return rc;
 	}
 	pq->qpair.transport = &g_nvme_pcie_transport;
+	pq->iova_map = nvp_env_iova_map();
 	pq->sq_tdbl = pcie_doorbell(pctrlr, qid, 0);
 	pq->cq_hdbl = pcie_doorbell(pctrlr, qid, 1);
 	pcie_qpair_reset(&pq->qpair);
@@ -317,7 +318,7 @@ nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request 
 {
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
 	uint32_t extra;
-	int rc = nvme_pcie_prp_fast(qpair, req);
+	int rc = nvme_pcie_prp_fast(pq, req);
 
 	if (rc <= 0) {
 		req->dptr_built = rc == 0;

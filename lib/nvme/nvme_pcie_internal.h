@@ -45,8 +45,9 @@ struct nvme_pcie_qpair {
 	volatile uint32_t *cq_hdbl; /* CQ head doorbell */
 	uint32_t sq_tail;
 	uint32_t cq_head;
-	uint32_t max_unchained; /* payloads up to this size never need chained list pages */
-	uint8_t phase;          /* the phase tag a new completion carries */
+	uint32_t max_unchained;    /* payloads up to this size never need chained list pages */
+	uint8_t phase;             /* the phase tag a new completion carries */
+	uint64_t *const *iova_map; /* env's IOVA map: translations inline */
 	struct nvme_pcie_tracker *ptrackers; /* indexed by CID */
 	struct nvme_prp_page *prp_pool;      /* free chained PRP list pages */
 	uint32_t prp_pool_free;
@@ -98,23 +99,24 @@ int32_t nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32
  * \return 0 (PRPs written into the command), 1 if the payload is not of this kind,
  * -EINVAL (not dword aligned) or -EFAULT (not DMA memory).
  */
-static inline int
-nvme_pcie_prp_fast(const struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+static inline __attribute__((always_inline)) int
+nvme_pcie_prp_fast(const struct nvme_pcie_qpair *pq, struct nvme_request *req)
 {
 	uintptr_t va = (uintptr_t)req->payload.buf;
-	uint32_t ps = qpair->ctrlr->page_size;
+	uint32_t ps = pq->qpair.ctrlr->page_size;
 	uint64_t end = (va & (ps - 1)) + req->payload.size;
 	uint64_t prp1, prp2 = 0;
 
 	if (nvp_unlikely(req->payload.type != NVME_PAYLOAD_CONTIG || end > 2ull * ps)) {
 		return 1;
 	}
-	prp1 = nvp_env_vtophys(req->payload.buf, NULL);
+	prp1 = nvp_env_iova_map_translate(pq->iova_map, req->payload.buf);
 	if (nvp_unlikely(prp1 == NVP_ENV_BAD_IOVA || (va & 3u) != 0)) {
 		return prp1 == NVP_ENV_BAD_IOVA ? -EFAULT : -EINVAL;
 	}
 	if (end > ps) {
-		prp2 = nvp_env_vtophys((const void *)((va & ~(uintptr_t)(ps - 1)) + ps), NULL);
+		prp2 = nvp_env_iova_map_translate(pq->iova_map,
+						  (const void *)((va & ~(uintptr_t)(ps - 1)) + ps));
 		if (nvp_unlikely(prp2 == NVP_ENV_BAD_IOVA)) {
 			return -EFAULT;
 		}
@@ -130,7 +132,7 @@ nvme_pcie_prp_fast(const struct nvp_nvme_qpair *qpair, struct nvme_request *req)
  * caller so that a batch of submissions costs one MMIO write. \return 0, -EAGAIN when
  * chained PRP list pages are short, or -errno for a bad payload.
  */
-static inline int
+static inline __attribute__((always_inline)) int
 nvme_pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 		       struct nvme_request *req)
 {
@@ -138,7 +140,7 @@ nvme_pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 	int rc;
 
 	if (!req->dptr_built) {
-		rc = nvme_pcie_prp_fast(qpair, req);
+		rc = nvme_pcie_prp_fast(pq, req);
 		if (nvp_unlikely(rc != 0)) {
 			rc = rc < 0 ? rc : nvme_pcie_qpair_build_list(pq, tr, req);
 			if (rc != 0) {

@@ -119,7 +119,7 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 			      NVP_MIN(NVP_MIN(qpair->num_slots, NVME_QUARANTINE_SPARE_CIDS),
 				      NVME_MAX_QUEUE_ENTRIES - qpair->num_slots);
 	qpair->owner = pthread_self();
-	TAILQ_INIT(&qpair->free_tr);
+	SLIST_INIT(&qpair->free_tr);
 	TAILQ_INIT(&qpair->outstanding);
 	TAILQ_INIT(&qpair->recovery);
 	TAILQ_INIT(&qpair->reset_aborted);
@@ -132,12 +132,12 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	if (qpair->trackers == NULL) {
 		return -ENOMEM;
 	}
-	for (i = 0; i < qpair->num_trackers; i++) {
+	for (i = qpair->num_trackers; i-- > 0;) { /* CID 0 on top */
 		struct nvme_tracker *tr = &qpair->trackers[i];
 
 		tr->cid = (uint16_t)i;
 		atomic_init(&tr->abort_result, NVME_ABORT_NONE);
-		TAILQ_INSERT_TAIL(&qpair->free_tr, tr, link);
+		SLIST_INSERT_HEAD(&qpair->free_tr, tr, free_link);
 	}
 	return init_requests(qpair, num_requests, with_dma_pages);
 }
@@ -172,7 +172,7 @@ ring_sq(struct nvp_nvme_qpair *qpair)
 	qpair->sq_dirty = false;
 }
 
-static inline int
+static inline __attribute__((always_inline)) int
 xport_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
 {
 	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
@@ -190,8 +190,9 @@ xport_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 	return qpair->transport->qpair_process_completions(qpair, max);
 }
 
-/* Hand @req to the transport in slot @tr. \return 0, -EAGAIN, or -errno. */
-static inline int
+/* Hand @req to the transport in slot @tr, the top of the free stack. \return 0, -EAGAIN,
+ * or -errno. */
+static inline __attribute__((always_inline)) int
 submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
 {
 	int rc = xport_submit(qpair, tr, req);
@@ -199,13 +200,19 @@ submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvm
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
 	}
-	TAILQ_REMOVE(&qpair->free_tr, tr, link);
+	SLIST_REMOVE_HEAD(&qpair->free_tr, free_link); /* @tr is its first */
 	qpair->slots_used++;
 	tr->holds_slot = true;
 	tr->req = req;
 	tr->cpl_pending = true;
 	tr->state = NVME_TR_ACTIVE;
-	tr->deadline = qpair->timeout_ticks ? nvme_ticks(qpair->ctrlr) + qpair->timeout_ticks : 0;
+	if (qpair->timeout_ticks != 0) {
+		/* Inside a poll (callbacks) the poll's own timestamp is fresh enough. */
+		tr->deadline = (qpair->in_batch ? qpair->poll_ticks : nvme_ticks(qpair->ctrlr)) +
+			       qpair->timeout_ticks;
+	} else {
+		tr->deadline = 0;
+	}
 	TAILQ_INSERT_TAIL(&qpair->outstanding, tr, link);
 	qpair->sq_dirty = true;
 	qpair->stats.submitted++;
@@ -221,7 +228,7 @@ submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvm
 int
 nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	struct nvme_tracker *tr = TAILQ_FIRST(&qpair->free_tr);
+	struct nvme_tracker *tr = SLIST_FIRST(&qpair->free_tr);
 	int rc;
 
 	if (nvp_unlikely(qpair->failed || qpair->deleting || nvme_ctrlr_is_failed(qpair->ctrlr))) {
@@ -264,7 +271,7 @@ submit_queued(struct nvp_nvme_qpair *qpair)
 
 	while (qpair->slots_used < qpair->num_slots &&
 	       (req = STAILQ_FIRST(&qpair->queued)) != NULL &&
-	       (tr = TAILQ_FIRST(&qpair->free_tr)) != NULL) {
+	       (tr = SLIST_FIRST(&qpair->free_tr)) != NULL) {
 		int rc = submit_tracker(qpair, tr, req);
 
 		if (rc == -EAGAIN) {
@@ -488,7 +495,7 @@ check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
 {
 	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
 	struct nvme_tracker *tr = TAILQ_FIRST(&qpair->outstanding);
-	uint64_t now = nvme_ticks(ctrlr);
+	uint64_t now = qpair->poll_ticks;
 
 	if (qpair->timeout_ticks != 0 && tr != NULL && now >= tr->deadline) {
 		handle_expired(qpair, now);
@@ -524,7 +531,7 @@ qpair_is_stuck(struct nvp_nvme_qpair *qpair)
 	    TAILQ_EMPTY(&qpair->recovery)) {
 		return false;
 	}
-	if (!TAILQ_EMPTY(&qpair->free_tr) && qpair->slots_used < qpair->num_slots) {
+	if (!SLIST_EMPTY(&qpair->free_tr) && qpair->slots_used < qpair->num_slots) {
 		return false;
 	}
 	TAILQ_FOREACH (tr, &qpair->recovery, link) {
@@ -641,6 +648,8 @@ nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 	if (qpair->sq_dirty) {
 		ring_sq(qpair);
 	}
+	/* One tick read per poll: deadlines of what completes and what is submitted. */
+	qpair->poll_ticks = nvme_ticks(qpair->ctrlr);
 	qpair->in_batch = true;
 	n = process_batch(qpair, max_completions);
 	qpair->in_batch = outer_batch;

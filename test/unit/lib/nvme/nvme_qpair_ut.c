@@ -331,7 +331,7 @@ count_free_trackers(void)
 	struct nvme_tracker *tr;
 	uint32_t n = 0;
 
-	TAILQ_FOREACH (tr, &g_qpair.free_tr, link) {
+	SLIST_FOREACH (tr, &g_qpair.free_tr, free_link) {
 		n++;
 	}
 	return n;
