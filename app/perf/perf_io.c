@@ -231,6 +231,13 @@ teardown_ns_worker(struct ns_worker *nw, uint32_t depth, uint32_t nqp)
 
 	if (nw->qpairs != NULL) {
 		for (i = 0; i < nqp; i++) {
+			struct nvp_nvme_qpair_stats qs;
+
+			if (nw->qpairs[i] != NULL &&
+			    nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs, sizeof(qs)) == 0) {
+				nw->stats->sq_doorbells += qs.sq_doorbell_writes;
+				nw->stats->submitted += qs.submitted;
+			}
 			if (nw->qpairs[i] != NULL) {
 				nvp_nvme_ctrlr_free_io_qpair(nw->qpairs[i]);
 			}

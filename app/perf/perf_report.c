@@ -4,6 +4,7 @@
  * (IOPS, MiB/s, average/min/max latency in us) and a total; -L adds percentiles per row,
  * -LL the histogram buckets with cumulative percentages; then the I/O threads' CPU time.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,7 +195,7 @@ print_latency_details(const struct perf_run *run, FILE *f)
 static void
 print_cpu(const struct perf_run *run, FILE *f)
 {
-	uint64_t cpu = 0, ios = 0;
+	uint64_t cpu = 0, ios = 0, dbs = 0, subs = 0;
 	uint32_t t, n;
 
 	for (t = 0; t < run->num_threads; t++) {
@@ -203,6 +204,8 @@ print_cpu(const struct perf_run *run, FILE *f)
 
 		for (n = 0; n < th->num_ns; n++) {
 			tios += th->ns_stats[n].ios;
+			dbs += th->ns_stats[n].sq_doorbells;
+			subs += th->ns_stats[n].submitted;
 		}
 		fprintf(f,
 			"CPU time of I/O thread on core %2u: %8.3f s of %8.3f s elapsed (%5.1f%%)\n",
@@ -217,6 +220,8 @@ print_cpu(const struct perf_run *run, FILE *f)
 	}
 	fprintf(f, "CPU time of I/O threads: %.3f s total, %.3f us per I/O\n", (double)cpu / 1e9,
 		ios ? (double)cpu / 1e3 / (double)ios : 0.0);
+	fprintf(f, "SQ doorbell writes: %" PRIu64 " for %" PRIu64 " commands, %.3f per I/O\n", dbs,
+		subs, subs ? (double)dbs / (double)subs : 0.0);
 }
 
 void

@@ -150,6 +150,21 @@ const char *nvp_emu_ctrlr_get_traddr(const struct nvp_emu_ctrlr *ctrlr);
 int nvp_emu_ctrlr_inject_fault(struct nvp_emu_ctrlr *ctrlr, enum nvp_emu_fault_type type,
 			       uint32_t count, uint32_t skip, uint32_t arg);
 
+/**
+ * Stop (@on) or restart the controller's own thread. While it is stopped the controller
+ * only runs when the caller calls nvp_emu_ctrlr_poll(): for benchmarks that count the
+ * driver's work alone on one thread. Attach with the thread running (the driver waits
+ * for the controller while it initialises it).
+ * \return 0, -EINVAL (NULL), or -errno if the thread cannot be restarted.
+ */
+int nvp_emu_ctrlr_set_inline(struct nvp_emu_ctrlr *ctrlr, bool on);
+
+/**
+ * Run the controller once (doorbells, commands, completions) from the calling thread.
+ * \return work done (0 = idle), or -EINVAL if its own thread is running.
+ */
+int nvp_emu_ctrlr_poll(struct nvp_emu_ctrlr *ctrlr);
+
 /** What the controller saw; counters only grow. */
 struct nvp_emu_stats {
 	uint64_t admin_cmds;

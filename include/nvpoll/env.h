@@ -93,6 +93,49 @@ void nvp_env_dma_free(void *buf);
  */
 uint64_t nvp_env_vtophys(const void *vaddr, uint64_t *size);
 
+/*
+ * The IOVA map behind nvp_env_vtophys(), for translating inline on an I/O path. A
+ * two-level table: level 1, indexed by address bits 30..47, points to level-2 tables
+ * indexed by bits 12..29, whose 64-bit entries hold the 4 KiB page's IOVA | 1 (0: not
+ * DMA memory). Both backends fill it when DMA memory appears and clear it when it goes.
+ * Tables live until nvp_env_fini() and entries are single words, so a reader needs no
+ * lock: cache nvp_env_iova_map() once, then nvp_env_iova_map_translate() is two loads.
+ */
+#define NVP_ENV_IOVA_MAP_VA_BITS 48
+#define NVP_ENV_IOVA_MAP_L1_SHIFT 30
+#define NVP_ENV_IOVA_MAP_PAGE_SHIFT 12
+#define NVP_ENV_IOVA_MAP_VALID 1ull
+
+/** The level-1 table of the IOVA map (the same pointer for the life of the process). */
+uint64_t *const *nvp_env_iova_map(void);
+
+/** The IOVA of @vaddr through @map, or NVP_ENV_BAD_IOVA. No size, no contiguity. */
+static inline uint64_t
+nvp_env_iova_map_translate(uint64_t *const *map, const void *vaddr)
+{
+	uint64_t va = (uint64_t)(uintptr_t)vaddr;
+	const uint64_t page_mask = (1ull << NVP_ENV_IOVA_MAP_PAGE_SHIFT) - 1;
+	const uint64_t *l2;
+	uint64_t e;
+
+	if (__builtin_expect(va >> NVP_ENV_IOVA_MAP_VA_BITS, 0)) {
+		return NVP_ENV_BAD_IOVA;
+	}
+	/* Acquire: a level-2 table is published after it was zeroed. */
+	l2 = __atomic_load_n(&map[va >> NVP_ENV_IOVA_MAP_L1_SHIFT], __ATOMIC_ACQUIRE);
+	if (__builtin_expect(l2 == NULL, 0)) {
+		return NVP_ENV_BAD_IOVA;
+	}
+	e = __atomic_load_n(
+		&l2[(va >> NVP_ENV_IOVA_MAP_PAGE_SHIFT) &
+		    ((1ull << (NVP_ENV_IOVA_MAP_L1_SHIFT - NVP_ENV_IOVA_MAP_PAGE_SHIFT)) - 1)],
+		__ATOMIC_RELAXED);
+	if (__builtin_expect(!(e & NVP_ENV_IOVA_MAP_VALID), 0)) {
+		return NVP_ENV_BAD_IOVA;
+	}
+	return (e & ~page_mask) + (va & page_mask);
+}
+
 /**
  * Translate a bus address back to a virtual address, checking that the whole range
  * [@iova, @iova + @len) is DMA memory and contiguous — what an IOMMU would check for a
@@ -114,6 +157,12 @@ void *nvp_env_iova_to_vaddr(uint64_t iova, uint64_t len);
 
 /** A monotonic tick counter (the TSC where available). Cheap; for the I/O path. */
 uint64_t nvp_env_get_ticks(void);
+
+/**
+ * True if nvp_env_get_ticks() is the CPU's time-stamp counter, so that a hot path may
+ * read it inline with nvp_tsc_read() (nvpoll/barrier.h) instead of calling it.
+ */
+bool nvp_env_get_ticks_is_tsc(void);
 
 /** Ticks per second of nvp_env_get_ticks(). */
 uint64_t nvp_env_get_ticks_hz(void);

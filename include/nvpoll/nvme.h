@@ -260,9 +260,13 @@ struct nvp_nvme_io_qpair_opts {
 	uint32_t io_queue_requests; /**< request objects; requests past the queue's free
 				     * slots wait on its queued list */
 	uint64_t timeout_us;        /**< per-request deadline, 0 = none */
-	bool delay_doorbell;        /**< ring the SQ doorbell once per
-				     * process_completions() or ring_doorbell() call rather
-				     * than per submission */
+	bool delay_doorbell;        /**< default true: submissions made between polls
+				     * reach the device at the next process_completions()
+				     * or ring_doorbell() call, one SQ doorbell write for
+				     * all of them; false: each submission made outside a
+				     * completion callback rings at once. Submissions made
+				     * from completion callbacks always ring once, at the
+				     * end of the poll. */
 	uint8_t qprio;              /**< weighted round robin priority class */
 };
 
@@ -298,8 +302,33 @@ int nvp_nvme_ctrlr_free_io_qpair(struct nvp_nvme_qpair *qpair);
  */
 int32_t nvp_nvme_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max_completions);
 
-/** Ring the SQ tail doorbell now if submissions are pending (delay_doorbell qpairs). */
+/**
+ * Make every submission accepted so far visible to the controller: one SQ tail doorbell
+ * write if anything was written since the last one, nothing otherwise. Submissions on a
+ * delay_doorbell qpair (the default) wait for this call or for the next
+ * nvp_nvme_qpair_process_completions(), which rings first thing; call it after a batch
+ * when the thread will not poll this qpair next (it sleeps, waits on another qpair, or
+ * hands control to an I/O framework, as fio's commit does). Owner thread only.
+ */
 void nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair);
+
+/** Counters of a qpair since it was created; they only grow. */
+struct nvp_nvme_qpair_stats {
+	uint64_t submitted;               /**< commands written into the SQ */
+	uint64_t polls;                   /**< process_completions() calls */
+	uint64_t sq_doorbell_writes;      /**< MMIO writes of the SQ tail doorbell */
+	uint64_t cq_doorbell_writes;      /**< MMIO writes of the CQ head doorbell */
+	uint64_t shadow_doorbell_updates; /**< doorbells written to shadow memory only
+					   * (Doorbell Buffer Config), no MMIO */
+};
+
+/**
+ * Copy @qpair's counters into @stats (@stats_size = sizeof(*stats) at the caller).
+ * Doorbell writes per I/O = sq_doorbell_writes / submitted. Owner thread only.
+ * \return 0, or -EINVAL for NULL arguments.
+ */
+int nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme_qpair_stats *stats,
+			     size_t stats_size);
 
 uint16_t nvp_nvme_qpair_get_id(const struct nvp_nvme_qpair *qpair);
 /** Requests submitted to the device or queued, not yet completed. */

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvpoll/barrier.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -69,65 +71,7 @@ int nvp_kv_parse(const char *str, int (*cb)(void *ctx, const char *key, const ch
  */
 uint32_t nvp_crc32c(uint32_t crc, const void *buf, size_t len);
 
-/* ---- memory ordering and MMIO (the only place barriers are spelled out) ---- */
-
-/** Compiler barrier: stops the compiler reordering, costs nothing at run time. */
-#define nvp_compiler_barrier() __asm__ volatile("" ::: "memory")
-
-/**
- * Store-store ordering before a doorbell: the submission entry must be globally visible
- * before the device sees the new tail. On x86 stores are not reordered with other
- * stores, so a compiler barrier suffices for ordinary memory; MMIO on write-combining
- * mappings would need sfence.
- */
-#if defined(__x86_64__) || defined(__i386__)
-#define nvp_wmb() __asm__ volatile("sfence" ::: "memory")
-#define nvp_rmb() __asm__ volatile("lfence" ::: "memory")
-#define nvp_mb() __asm__ volatile("mfence" ::: "memory")
-#define nvp_smp_wmb() nvp_compiler_barrier()
-#define nvp_smp_rmb() nvp_compiler_barrier()
-#define nvp_pause() __asm__ volatile("pause")
-#else
-#define nvp_wmb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define nvp_rmb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define nvp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define nvp_smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
-#define nvp_smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define nvp_pause() nvp_compiler_barrier()
-#endif
-
-static inline uint32_t
-nvp_mmio_read4(const volatile uint32_t *addr)
-{
-	return *addr;
-}
-
-static inline void
-nvp_mmio_write4(volatile uint32_t *addr, uint32_t val)
-{
-	*addr = val;
-}
-
-/* 64-bit registers (CAP, ASQ, ACQ) are accessed as two dwords, low first: some
- * controllers and bridges do not support 8-byte MMIO. */
-static inline uint64_t
-nvp_mmio_read8(const volatile uint64_t *addr)
-{
-	const volatile uint32_t *p = (const volatile uint32_t *)addr;
-	uint32_t lo = p[0];
-	uint32_t hi = p[1];
-
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline void
-nvp_mmio_write8(volatile uint64_t *addr, uint64_t val)
-{
-	volatile uint32_t *p = (volatile uint32_t *)addr;
-
-	p[0] = (uint32_t)val;
-	p[1] = (uint32_t)(val >> 32);
-}
+/* Memory ordering, MMIO and the inline tick read live in nvpoll/barrier.h. */
 
 #ifdef __cplusplus
 }

@@ -126,6 +126,45 @@ ctrlr_thread(void *arg)
 	return NULL;
 }
 
+static int start_thread(struct emu_ctrlr *c);
+static void stop_thread(struct emu_ctrlr *c);
+
+/*
+ * Run the controller from the caller's thread instead of its own (benchmarks that count
+ * the driver's instructions: the controller's work then happens at known points and can
+ * be left out of the count, and no poll of the driver finds nothing because the
+ * controller thread was late).
+ */
+int
+nvp_emu_ctrlr_set_inline(struct nvp_emu_ctrlr *ctrlr, bool on)
+{
+	struct emu_ctrlr *c = emu_ctrlr_from_pub(ctrlr);
+
+	if (c == NULL) {
+		return -EINVAL;
+	}
+	if (on) {
+		stop_thread(c);
+		return 0;
+	}
+	if (c->thread_started) {
+		return 0;
+	}
+	__atomic_store_n(&c->stop, false, __ATOMIC_RELEASE);
+	return start_thread(c);
+}
+
+int
+nvp_emu_ctrlr_poll(struct nvp_emu_ctrlr *ctrlr)
+{
+	struct emu_ctrlr *c = emu_ctrlr_from_pub(ctrlr);
+
+	if (c == NULL || c->thread_started) {
+		return -EINVAL;
+	}
+	return emu_ctrlr_poll(c);
+}
+
 /* ---- fault injection ---- */
 
 static enum emu_fault_cat

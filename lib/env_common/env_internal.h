@@ -100,6 +100,21 @@ void env_vfio_generic_close(const char *bdf, int group, int device_fd);
 int env_dma_register(void *vaddr, uint64_t iova, uint64_t len);
 void env_dma_unregister(void *vaddr);
 
+/* ---- the IOVA map (iova_map.c): nvp_env_vtophys() reads it, lock-free ---- */
+
+#define ENV_IOVA_MAP_PAGE_SHIFT NVP_ENV_IOVA_MAP_PAGE_SHIFT
+#define ENV_IOVA_MAP_PAGE_SIZE (1ull << ENV_IOVA_MAP_PAGE_SHIFT)
+
+/*
+ * Make [@va, @va + @len) DMA memory at IOVA @iova onwards (all three 4 KiB aligned), or
+ * forget it. Backends call these when DMA memory appears and goes away.
+ * \return 0, -EINVAL (misaligned, beyond 48-bit addresses) or -ENOMEM (nothing set).
+ */
+int env_iova_map_set(uint64_t va, uint64_t iova, uint64_t len);
+void env_iova_map_clear(uint64_t va, uint64_t len);
+/* Drop every translation and table (nvp_env_fini(), after the backend stopped). */
+void env_iova_map_fini(void);
+
 /* ---- time ---- */
 
 /* CLOCK_MONOTONIC in nanoseconds. */

@@ -76,6 +76,7 @@ nvp_env_fini(void)
 	if (atomic_load(&g_initialized)) {
 		atomic_store(&g_initialized, false);
 		env_backend_stop();
+		env_iova_map_fini();
 	}
 	pthread_mutex_unlock(&g_init_lock);
 }

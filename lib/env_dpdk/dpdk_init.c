@@ -320,6 +320,12 @@ env_backend_start(const struct nvp_env_opts *opts)
 	if (rc == 0) {
 		rc = start_env(opts);
 	}
+	if (rc == 0) {
+		rc = env_dpdk_mem_init();
+		if (rc != 0) {
+			rte_eal_cleanup();
+		}
+	}
 	if (rc == 0 && !opts->quiet) {
 		NVP_INFOLOG("DPDK environment started (%s, %" PRIu64 " ticks/s)",
 			    rte_eal_has_hugepages() ? "hugepages" : "no hugepages",

@@ -9,6 +9,10 @@
  * every segment (65536 of them for 256 MiB of --no-huge memory), far too slow for a
  * device model that translates each PRP, so it is used only when IOVA is not VA.
  *
+ * The driver's translation, nvp_env_vtophys(), does none of this: it reads env's lock-free
+ * IOVA map (lib/env_common/iova_map.c), which gets every memory segment at start and
+ * follows DPDK's memory events (heap growing or shrinking) afterwards.
+ *
  * A small sorted list of the buffers handed out lets nvp_env_dma_free() refuse pointers
  * rte_free() would corrupt the heap with (DPDK's own check exists only in debug builds).
  */
@@ -20,6 +24,7 @@
 #include <string.h>
 
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_fbarray.h>
 #include <rte_malloc.h>
 #include <rte_memory.h>
@@ -227,24 +232,74 @@ nvp_env_dma_free(void *buf)
 	rte_free(buf);
 }
 
-uint64_t
-nvp_env_vtophys(const void *vaddr, uint64_t *size)
-{
-	uint64_t iova = NVP_ENV_BAD_IOVA;
-	uint64_t want = size != NULL ? *size : 1;
-	uint64_t have;
+/* ---- the IOVA map: every in-use memory segment, kept current through memory events ---- */
 
-	if (!nvp_env_is_initialized()) {
-		return NVP_ENV_BAD_IOVA;
+#define MEM_EVENT_NAME "nvpoll-iova-map"
+
+/* A segment's pages into env's IOVA map (4 KiB pages of a hugepage follow its IOVA). */
+static int
+map_segment(const struct rte_memseg *ms)
+{
+	if (ms->addr == NULL || ms->iova == RTE_BAD_IOVA || ms->len == 0) {
+		return 0;
 	}
-	have = contig_len(vaddr, want, &iova);
-	if (have == 0) {
-		return NVP_ENV_BAD_IOVA;
+	return env_iova_map_set((uint64_t)(uintptr_t)ms->addr, ms->iova, ms->len);
+}
+
+static int
+walk_map_cb(const struct rte_memseg_list *msl, const struct rte_memseg *ms, void *arg)
+{
+	(void)msl;
+	(void)arg;
+	return map_segment(ms) != 0 ? -1 : 0;
+}
+
+/*
+ * DPDK grew or shrank its heap (dynamic memory mode): add or drop the segments of
+ * [@addr, @addr + @len). Runs under DPDK's memory hotplug lock, so the thread-unsafe
+ * lookups are the ones to use.
+ */
+static void
+mem_event_cb(enum rte_mem_event type, const void *addr, size_t len, void *arg)
+{
+	const char *va = addr;
+	const char *end = va + len;
+
+	(void)arg;
+	if (type == RTE_MEM_EVENT_FREE) {
+		env_iova_map_clear((uint64_t)(uintptr_t)addr, len);
+		return;
 	}
-	if (size != NULL && *size > have) {
-		*size = have;
+	while (va < end) {
+		const struct rte_memseg *ms = rte_mem_virt2memseg(va, rte_mem_virt2memseg_list(va));
+
+		if (ms == NULL || map_segment(ms) != 0) {
+			NVP_ERRLOG("IOVA map: cannot map new DPDK memory at %p; I/O from it will "
+				   "be refused (-EFAULT)",
+				   (const void *)va);
+			return;
+		}
+		va = (const char *)ms->addr + ms->len;
 	}
-	return iova;
+}
+
+int
+env_dpdk_mem_init(void)
+{
+	int rc;
+
+	if (rte_memseg_walk(walk_map_cb, NULL) != 0) {
+		NVP_ERRLOG("IOVA map: cannot record DPDK's memory segments (out of memory)");
+		return -ENOMEM;
+	}
+	rc = rte_mem_event_callback_register(MEM_EVENT_NAME, mem_event_cb, NULL);
+	if (rc != 0 && rte_errno != ENOTSUP) {
+		/* ENOTSUP: legacy memory, which never changes after start. */
+		NVP_ERRLOG("IOVA map: cannot follow DPDK's memory events: %s",
+			   rte_strerror(rte_errno));
+		return -EIO;
+	}
+	return 0;
 }
 
 void *
@@ -276,6 +331,7 @@ env_dpdk_mem_fini(void)
 {
 	size_t i, n;
 
+	(void)rte_mem_event_callback_unregister(MEM_EVENT_NAME, NULL);
 	pthread_mutex_lock(&g_buf_lock);
 	n = g_nbufs;
 	for (i = 0; i < g_nbufs; i++) {

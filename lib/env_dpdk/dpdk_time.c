@@ -21,6 +21,17 @@ nvp_env_get_ticks(void)
 	return rte_get_tsc_cycles();
 }
 
+bool
+nvp_env_get_ticks_is_tsc(void)
+{
+	/* rte_get_tsc_cycles() is rdtsc on x86 (another counter elsewhere). */
+#if defined(__x86_64__) || defined(__i386__)
+	return true;
+#else
+	return false;
+#endif
+}
+
 static void
 fix_hz(void)
 {

@@ -8,6 +8,8 @@
 #include "env_common/env_internal.h"
 
 /* Free every DMA buffer still allocated (before rte_eal_cleanup()), saying how many. */
+/* Fill env's IOVA map with DPDK's memory and follow its changes. \return 0 or -errno. */
+int env_dpdk_mem_init(void);
 void env_dpdk_mem_fini(void);
 
 /*

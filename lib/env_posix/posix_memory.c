@@ -4,7 +4,9 @@
  * page-aligned (or more), with IOVA = virtual address, followed by a PROT_NONE guard
  * page so an overrun by a device model faults instead of corrupting a neighbour.
  *
- * A registry of the live buffers, sorted by address, answers "is this DMA memory?".
+ * The driver's translation (nvp_env_vtophys()) reads env's lock-free IOVA map, filled
+ * here at each allocation. A registry of the live buffers, sorted by address, answers
+ * the device side's "is this DMA memory?" (nvp_env_iova_to_vaddr()).
  * The software controller asks it for every PRP, so lookups are the hot side: a
  * per-thread cache of the last buffer hit, validated by a generation counter that every
  * free bumps, answers most of them without touching shared cache lines; misses binary
@@ -211,8 +213,13 @@ nvp_env_dma_malloc(size_t size, size_t align, uint64_t *iova)
 	rc = insert_locked((uintptr_t)buf, len);
 	pthread_rwlock_unlock(&g_mem_lock);
 	if (rc == 0) {
-		/* A vfio container (if a device is attached) maps it at IOVA = VA. */
+		/* A vfio container (if a device is attached) maps it at IOVA = VA, and so
+		 * does the driver's translation. */
 		rc = env_dma_register(buf, (uint64_t)(uintptr_t)buf, len);
+		if (rc == 0) {
+			rc = env_iova_map_set((uint64_t)(uintptr_t)buf, (uint64_t)(uintptr_t)buf,
+					      len);
+		}
 		if (rc != 0) {
 			nvp_env_dma_free(buf);
 			return NULL;
@@ -262,23 +269,9 @@ nvp_env_dma_free(void *buf)
 			   buf);
 		return;
 	}
+	env_iova_map_clear((uint64_t)addr, len);
 	env_dma_unregister(buf);
 	munmap(buf, len + page_size());
-}
-
-uint64_t
-nvp_env_vtophys(const void *vaddr, uint64_t *size)
-{
-	uintptr_t addr = (uintptr_t)vaddr;
-	uintptr_t start, end;
-
-	if (!lookup(addr, &start, &end)) {
-		return NVP_ENV_BAD_IOVA;
-	}
-	if (size != NULL && *size > end - addr) {
-		*size = end - addr;
-	}
-	return (uint64_t)addr;
 }
 
 void *
@@ -305,6 +298,7 @@ env_posix_mem_fini(void)
 	n = g_nregions;
 	bytes = g_bytes;
 	for (i = 0; i < g_nregions; i++) {
+		env_iova_map_clear(g_regions[i].start, g_regions[i].len);
 		env_dma_unregister((void *)g_regions[i].start);
 		munmap((void *)g_regions[i].start, g_regions[i].len + page_size());
 	}

@@ -49,6 +49,13 @@ nvp_env_get_ticks(void)
 	return env_clock_ns();
 }
 
+bool
+nvp_env_get_ticks_is_tsc(void)
+{
+	pthread_once(&g_source_once, choose_source);
+	return atomic_load(&g_source) == TICKS_TSC;
+}
+
 static void
 calibrate(void)
 {

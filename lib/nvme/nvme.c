@@ -23,9 +23,8 @@
 
 #define NVME_MAX_TRANSPORTS 8
 
-static const struct nvme_transport_ops *g_transports[NVME_MAX_TRANSPORTS] = {
-	&g_nvme_pcie_transport,
-};
+/* Filled by nvme_transport_register(): PCIe registers itself when the library loads. */
+static const struct nvme_transport_ops *g_transports[NVME_MAX_TRANSPORTS];
 static pthread_mutex_t g_transport_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int

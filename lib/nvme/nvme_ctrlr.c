@@ -5,8 +5,8 @@
  *
  * The state machine advances one state per call of nvme_ctrlr_process_init(), reaching
  * the device only through the transport's register accessors and time only through
- * ctrlr->get_ticks, so a unit test can drive it step by step against a fake register
- * file. Every state has a name; a failure logs the state, CAP/VS/CC/CSTS and the likely
+ * nvme_ticks() (a fake clock in unit builds), so a unit test can drive it step by step
+ * against a fake register file. Every state has a name; a failure logs the state, CAP/VS/CC/CSTS and the likely
  * cause.
  */
 #include <errno.h>
@@ -59,7 +59,7 @@ nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transpo
 	ctrlr->transport = transport;
 	ctrlr->trid = *trid;
 	nvme_ctrlr_opts_copy(&ctrlr->opts, opts);
-	ctrlr->get_ticks = nvp_env_get_ticks;
+	ctrlr->ticks_tsc = nvp_env_get_ticks_is_tsc();
 	ctrlr->ticks_hz = nvp_env_get_ticks_hz();
 	ctrlr->state = NVME_CTRLR_STATE_DISABLE;
 	atomic_init(&ctrlr->is_failed, false);
@@ -630,6 +630,7 @@ nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
 	d.io_queue_size = NVP_MAX(d.io_queue_size, NVME_MIN_QUEUE_ENTRIES);
 	d.io_queue_requests = NVP_MAX(ctrlr->opts.io_queue_requests, d.io_queue_size);
 	d.timeout_us = ctrlr->opts.io_timeout_us;
+	d.delay_doorbell = true; /* one SQ doorbell per poll: see nvme_qpair.c */
 	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
 }
 

@@ -94,34 +94,34 @@ enum nvme_payload_type {
 /* What a request transfers: enough to build the PRPs whenever it reaches a slot. */
 struct nvme_payload {
 	void *buf;
+	uint32_t size;
+	uint8_t type; /* enum nvme_payload_type */
+	/* Scattered payloads only. */
 	nvp_nvme_req_reset_sgl_cb reset_sgl_fn;
 	nvp_nvme_req_next_sge_cb next_sge_fn;
 	void *sgl_arg;
-	uint32_t size;
-	uint8_t type; /* enum nvme_payload_type */
 };
 
 /*
  * A request: one command as the caller asked for it. Preallocated per qpair; lives on the
  * qpair's free list, its queued list, or in a tracker while the device has it.
+ * Two cache lines for a submission: the command, then everything a contiguous payload's
+ * submission and completion touch (callback, list link, buffer).
  */
 struct nvme_request {
 	struct nvme_cmd cmd; /* built by the submit call; CID and PRPs filled at submission */
-	struct nvme_payload payload;
+
+	/* Hot: the second line. */
 	nvp_nvme_cmd_cb cb_fn;
 	void *cb_arg;
 	STAILQ_ENTRY(nvme_request) link;
+	bool dptr_built; /* the transport filled cmd.dptr when it checked the request (it
+			  * was queued): its submission does not walk the payload again */
+	struct nvme_payload payload;
 
 	/* Cold: only dataset management uses it. */
 	void *dma_page; /* a page of the qpair's DSM pool while the request holds one */
-};
-
-/* A chained PRP list page from a qpair's pool. */
-struct nvme_prp_page {
-	uint64_t *va;
-	uint64_t iova;
-	struct nvme_prp_page *next;
-};
+} __attribute__((aligned(64)));
 
 enum nvme_tracker_state {
 	NVME_TR_FREE = 0,
@@ -145,25 +145,24 @@ enum nvme_abort_result {
 
 /*
  * A tracker: a command identifier (CID = index) and, while the command may still sit in
- * the SQ, one of its slots. Preallocated per qpair, each with one PRP list page in DMA
- * memory.
+ * the SQ, one of its slots. Preallocated per qpair, one cache line each.
  */
 struct nvme_tracker {
-	struct nvme_request *req; /* NULL once the request has been completed */
-	uint64_t deadline;        /* ticks; 0 = none */
-	TAILQ_ENTRY(nvme_tracker) link;
+	struct nvme_request *req;            /* NULL once the request has been completed */
+	uint64_t deadline;                   /* ticks; 0 = none */
+	TAILQ_ENTRY(nvme_tracker) link;      /* outstanding, recovery or reset lists */
+	SLIST_ENTRY(nvme_tracker) free_link; /* the free stack */
 	uint16_t cid;
-	uint8_t state;      /* enum nvme_tracker_state */
-	bool cpl_pending;   /* the device owes a completion for this CID */
-	bool holds_slot;    /* counted in qpair->slots_used */
-	uint64_t *prp_list; /* this tracker's PRP list page */
-	uint64_t prp_list_iova;
-	struct nvme_prp_page *extra; /* chained list pages taken from the qpair's pool */
+	uint8_t state;    /* enum nvme_tracker_state */
+	bool cpl_pending; /* the device owes a completion for this CID */
+	bool holds_slot;  /* counted in qpair->slots_used */
+	bool xport_res;   /* the transport gave this submission resources of its own
+			     * (PCIe: chained PRP list pages): release_tracker on free */
 
 	/* Cold: timeout recovery. */
 	_Atomic int abort_result; /* enum nvme_abort_result */
 	uint64_t abort_deadline;
-};
+} __attribute__((aligned(64)));
 
 /* ---------------------------------------------------------------------------------------
  * Queue pairs
@@ -180,8 +179,8 @@ struct nvp_nvme_qpair {
 	/* Hot: every submission and completion. */
 	const struct nvme_transport_ops *transport;
 	struct nvp_nvme_ctrlr *ctrlr;
-	struct nvme_tracker *trackers; /* indexed by CID */
-	struct nvme_tracker_list free_tr;
+	struct nvme_tracker *trackers;        /* indexed by CID */
+	SLIST_HEAD(, nvme_tracker) free_tr;   /* a stack: the last freed is warm in cache */
 	struct nvme_tracker_list outstanding; /* submission order: the head expires first */
 	STAILQ_HEAD(, nvme_request) queued;   /* waiting for a slot (or PRP list pages) */
 	STAILQ_HEAD(, nvme_request) free_req;
@@ -195,16 +194,16 @@ struct nvp_nvme_qpair {
 	bool is_admin;
 	bool delay_doorbell;
 	bool sq_dirty; /* entries written since the last SQ doorbell */
-	bool in_batch; /* submitting the queued list: one doorbell at the end */
+	bool in_batch; /* inside a poll (callbacks) or submitting the queued list: the
+			* doorbell is rung once at the end */
 	bool failed;   /* the controller failed: everything completed, nothing accepted */
-	struct nvme_prp_page *prp_pool; /* free chained PRP list pages */
-	uint32_t prp_pool_free;
+	struct nvp_nvme_qpair_stats stats; /* a few adds per poll or I/O */
+	uint64_t poll_ticks;               /* when the current (or last) poll started */
 
 	/* Cold: recovery, reset, bookkeeping. */
 	struct nvme_tracker_list recovery;      /* expired, aborting or quarantined */
 	struct nvme_tracker_list reset_aborted; /* outstanding at a controller reset */
 	uint64_t next_health_tick;              /* read CSTS if nothing completes by then */
-	uint32_t prp_pool_total;
 	pthread_t owner;
 	struct nvp_nvme_io_qpair_opts opts;
 	struct nvme_request *reqs;
@@ -222,7 +221,10 @@ struct nvp_nvme_qpair {
 
 /*
  * What a transport provides. Generic code never looks behind these: PCIe registers,
- * doorbells and PRPs live in nvme_pcie*.c; a TCP transport would implement the same.
+ * doorbells and PRPs live in nvme_pcie*.c (state in nvme_pcie_internal.h); a TCP
+ * transport implements the same and registers itself with nvme_transport_register().
+ * PCIe's submit, doorbell and completion entries are also called directly by the generic
+ * qpair code (nvme_qpair.c), as SPDK does: no indirect call on its I/O path.
  * Register offsets are those of the NVMe register file (NVME_REG_*).
  */
 struct nvme_transport_ops {
@@ -237,8 +239,6 @@ struct nvme_transport_ops {
 	void (*ctrlr_destruct)(struct nvp_nvme_ctrlr *ctrlr);
 	int (*ctrlr_get_reg_4)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t *value);
 	int (*ctrlr_set_reg_4)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t value);
-	int (*ctrlr_get_reg_8)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint64_t *value);
-	int (*ctrlr_set_reg_8)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint64_t value);
 	/* Reset the admin qpair's rings and tell the controller where they are (AQA/ASQ/ACQ). */
 	int (*ctrlr_enable_admin_queue)(struct nvp_nvme_ctrlr *ctrlr);
 	/* I/O queues the transport can address (PCIe: doorbells inside BAR0). */
@@ -270,7 +270,7 @@ struct nvme_transport_ops {
 	 * ring the CQ head doorbell once. \return completions consumed.
 	 */
 	int32_t (*qpair_process_completions)(struct nvp_nvme_qpair *qpair, uint32_t max);
-	/* Give back per-submission resources of @tr (chained PRP list pages). */
+	/* Give back per-submission resources of @tr (tr->xport_res: chained PRP pages). */
 	void (*qpair_release_tracker)(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
 };
 
@@ -313,15 +313,13 @@ struct nvp_nvme_ns {
 	struct nvme_ns_data data;
 };
 
-typedef uint64_t (*nvme_ticks_fn)(void);
-
 struct nvp_nvme_ctrlr {
 	/* Hot: read on the I/O path. */
 	const struct nvme_transport_ops *transport;
 	atomic_bool is_failed;
-	uint32_t page_size;      /* CC.MPS page size: PRP granularity */
-	uint32_t max_xfer_size;  /* MDTS, opts.max_io_size */
-	nvme_ticks_fn get_ticks; /* nvp_env_get_ticks, replaced by unit tests */
+	uint32_t page_size;     /* CC.MPS page size: PRP granularity */
+	uint32_t max_xfer_size; /* MDTS, opts.max_io_size */
+	bool ticks_tsc;         /* nvp_env_get_ticks() is the TSC: read it inline */
 	uint64_t ticks_hz;
 
 	/* Cold. */
@@ -363,11 +361,30 @@ struct nvp_nvme_ctrlr {
 	struct nvp_pci_addr vdev_addr;
 };
 
+/*
+ * The tick counter of deadlines, read inline where it is the TSC. Unit tests run the
+ * driver on a fake clock through the build: they define NVME_UT_TICKS to a static
+ * function of theirs before including the .c under test.
+ */
+#ifdef NVME_UT_TICKS
+static uint64_t NVME_UT_TICKS(void);
+
 static inline uint64_t
 nvme_ticks(const struct nvp_nvme_ctrlr *ctrlr)
 {
-	return ctrlr->get_ticks();
+	(void)ctrlr;
+	return NVME_UT_TICKS();
 }
+#else
+static inline uint64_t
+nvme_ticks(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	if (nvp_likely(ctrlr->ticks_tsc)) {
+		return nvp_tsc_read();
+	}
+	return nvp_env_get_ticks();
+}
+#endif
 
 static inline uint64_t
 nvme_ms_to_ticks(const struct nvp_nvme_ctrlr *ctrlr, uint64_t ms)
@@ -433,7 +450,6 @@ int nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, 
 		    uint32_t num_entries, uint32_t num_requests, bool with_dma_pages);
 void nvme_qpair_fini(struct nvp_nvme_qpair *qpair);
 int nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
-void nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
 int32_t nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions);
 void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
 void nvme_qpair_prepare_reset(struct nvp_nvme_qpair *qpair);
@@ -478,13 +494,89 @@ nvme_qpair_get_dsm_page(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 	return req->dma_page;
 }
 
-/* Fill a request's command and payload. */
+/* The hot completion path, inline so that a transport's CQ loop has no call per entry. */
+static inline void
+nvme_tracker_release_slot(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	if (tr->holds_slot) {
+		tr->holds_slot = false;
+		qpair->slots_used--;
+	}
+}
+
+static inline __attribute__((always_inline)) void
+tracker_put(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	if (nvp_unlikely(tr->xport_res)) {
+		qpair->transport->qpair_release_tracker(qpair, tr);
+		tr->xport_res = false;
+	}
+	tr->req = NULL;
+	tr->state = NVME_TR_FREE;
+	SLIST_INSERT_HEAD(&qpair->free_tr, tr, free_link);
+}
+
+static inline void
+nvme_tracker_free(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+{
+	nvme_tracker_release_slot(qpair, tr);
+	tracker_put(qpair, tr);
+}
+
+/* Free the request, then call back: the callback may reuse the request object. */
+static inline void
+nvme_complete_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req,
+		      const struct nvme_cpl *cpl)
+{
+	nvp_nvme_cmd_cb cb = req->cb_fn;
+	void *cb_arg = req->cb_arg;
+
+	qpair->num_outstanding--;
+	nvme_qpair_free_request(qpair, req);
+	if (cb != NULL) {
+		cb(cb_arg, cpl);
+	}
+}
+
+void nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
+
+/* Called by the transport for each completion queue entry. */
+static inline void
+nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
+{
+	struct nvme_tracker *tr = &qpair->trackers[cpl->cid];
+	struct nvme_request *req;
+
+	/* ACTIVE implies a completion pending and a slot held (the other states clear or
+	 * keep them apart): one test for the common case. */
+	if (nvp_unlikely(cpl->cid >= qpair->num_trackers || tr->state != NVME_TR_ACTIVE)) {
+		nvme_qpair_complete_slow(qpair, cpl);
+		return;
+	}
+	tr->cpl_pending = false;
+	tr->holds_slot = false;
+	qpair->slots_used--;
+	req = tr->req;
+	TAILQ_REMOVE(&qpair->outstanding, tr, link);
+	tracker_put(qpair, tr);
+	nvme_complete_request(qpair, req, cpl);
+}
+
+/*
+ * Start a request: a zeroed command (64 bytes: four vector stores), the callback, no
+ * payload. Not a memset of the whole object: the fields past these are set by whoever
+ * uses them (payload setters, the DSM page) or reset when the request is freed.
+ */
 static inline void
 nvme_request_init(struct nvme_request *req, nvp_nvme_cmd_cb cb, void *cb_arg)
 {
-	__builtin_memset(req, 0, sizeof(*req));
+	__builtin_memset(&req->cmd, 0, sizeof(req->cmd));
 	req->cb_fn = cb;
 	req->cb_arg = cb_arg;
+	req->payload.type = NVME_PAYLOAD_NONE;
+	req->payload.size = 0;
+	req->payload.buf = NULL;
+	req->dptr_built = false;
 }
 
 static inline void
@@ -514,14 +606,5 @@ nvme_qpair_check_owner(const struct nvp_nvme_qpair *qpair)
 #endif
 	return 0;
 }
-
-/* nvme_pcie_prp.c */
-struct nvme_pcie_qpair;
-int nvme_pcie_prp_build(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
-			struct nvme_request *req);
-int nvme_pcie_prp_check(struct nvp_nvme_qpair *qpair, const struct nvme_request *req);
-uint32_t nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size);
-int nvme_pcie_prp_reserve(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint32_t n);
-void nvme_pcie_prp_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
 
 #endif /* NVP_NVME_INTERNAL_H */

@@ -16,50 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nvme_internal.h"
-
-struct nvme_pcie_ctrlr {
-	struct nvp_nvme_ctrlr ctrlr; /* first: the generic code only sees this */
-	volatile uint8_t *bar;       /* BAR0 mapping */
-	uint64_t bar_size;
-	uint32_t doorbell_stride; /* bytes: 4 << CAP.DSTRD */
-	struct nvp_pci_device *dev;
-	bool bus_master; /* we turned it on: turn it off at detach */
-	char addr_str[NVP_PCI_ADDR_STRLEN];
-};
-
-struct nvme_pcie_qpair {
-	struct nvp_nvme_qpair qpair; /* first: the generic code only sees this */
-
-	/* Hot: ring state. */
-	struct nvme_cmd *sq;
-	volatile struct nvme_cpl *cq;
-	volatile uint32_t *sq_tdbl; /* SQ tail doorbell */
-	volatile uint32_t *cq_hdbl; /* CQ head doorbell */
-	uint32_t sq_tail;
-	uint32_t cq_head;
-	uint32_t max_unchained; /* payloads up to this size never need chained list pages */
-	uint8_t phase;          /* the phase tag a new completion carries */
-
-	/* Cold. */
-	uint64_t sq_iova;
-	uint64_t cq_iova;
-	void *prp_pages;                  /* one list page per tracker */
-	struct nvme_prp_page *pool_descs; /* chained list pages */
-	void *pool_mem;
-};
-
-static inline struct nvme_pcie_ctrlr *
-to_pcie_ctrlr(struct nvp_nvme_ctrlr *ctrlr)
-{
-	return (struct nvme_pcie_ctrlr *)ctrlr;
-}
-
-static inline struct nvme_pcie_qpair *
-to_pcie_qpair(struct nvp_nvme_qpair *qpair)
-{
-	return (struct nvme_pcie_qpair *)qpair;
-}
+#include "nvme_pcie_internal.h"
 
 /* ---------------------------------------------------------------------------------------
  * Registers
@@ -187,12 +144,16 @@ alloc_tracker_pages(struct nvme_pcie_qpair *pq)
 			   qpair->num_trackers);
 		return -ENOMEM;
 	}
+	pq->ptrackers = calloc(qpair->num_trackers, sizeof(*pq->ptrackers));
+	if (pq->ptrackers == NULL) {
+		return -ENOMEM;
+	}
 	for (i = 0; i < qpair->num_trackers; i++) {
-		struct nvme_tracker *tr = &qpair->trackers[i];
+		struct nvme_pcie_tracker *ptr = &pq->ptrackers[i];
 
-		tr->prp_list = (uint64_t *)((uint8_t *)pq->prp_pages + (size_t)i * ps);
-		tr->prp_list_iova = nvp_env_vtophys(tr->prp_list, NULL);
-		if (tr->prp_list_iova == NVP_ENV_BAD_IOVA) {
+		ptr->prp_list = (uint64_t *)((uint8_t *)pq->prp_pages + (size_t)i * ps);
+		ptr->prp_list_iova = nvp_env_vtophys(ptr->prp_list, NULL);
+		if (ptr->prp_list_iova == NVP_ENV_BAD_IOVA) {
 			return -EFAULT;
 		}
 	}
@@ -223,11 +184,11 @@ alloc_prp_pool(struct nvme_pcie_qpair *pq)
 
 		pg->va = (uint64_t *)((uint8_t *)pq->pool_mem + (size_t)i * ps);
 		pg->iova = nvp_env_vtophys(pg->va, NULL);
-		pg->next = qpair->prp_pool;
-		qpair->prp_pool = pg;
+		pg->next = pq->prp_pool;
+		pq->prp_pool = pg;
 	}
-	qpair->prp_pool_free = n;
-	qpair->prp_pool_total = n;
+	pq->prp_pool_free = n;
+	pq->prp_pool_total = n;
 	return 0;
 }
 
@@ -257,6 +218,7 @@ pcie_qpair_destroy(struct nvp_nvme_qpair *qpair)
 	nvp_env_dma_free(pq->prp_pages);
 	nvp_env_dma_free(pq->pool_mem);
 	free(pq->pool_descs);
+	free(pq->ptrackers);
 	nvme_qpair_fini(qpair);
 	free(pq);
 }
@@ -306,6 +268,7 @@ pcie_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 		return rc;
 	}
 	pq->qpair.transport = &g_nvme_pcie_transport;
+	pq->iova_map = nvp_env_iova_map();
 	pq->sq_tdbl = pcie_doorbell(pctrlr, qid, 0);
 	pq->cq_hdbl = pcie_doorbell(pctrlr, qid, 1);
 	pcie_qpair_reset(&pq->qpair);
@@ -345,64 +308,77 @@ pcie_qpair_disconnect(struct nvp_nvme_qpair *qpair)
 	return rc != 0 ? rc : rc2;
 }
 
-static int
-pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+/*
+ * A request that must wait for a slot is checked now, so the caller hears of a bad
+ * buffer. A payload of the common kind gets its PRPs here and keeps them (dptr_built):
+ * its submission from the queued list does not walk it again.
+ */
+int
+nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	uint32_t extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size, req->payload.size);
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	uint32_t extra;
+	int rc = nvme_pcie_prp_fast(pq, req);
 
-	if (req->payload.type != NVME_PAYLOAD_NONE && extra > qpair->prp_pool_total) {
+	if (rc <= 0) {
+		req->dptr_built = rc == 0;
+		return rc;
+	}
+	extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size, req->payload.size);
+	if (req->payload.type != NVME_PAYLOAD_NONE && extra > pq->prp_pool_total) {
 		NVP_ERRLOG("qpair %u: a %u-byte payload needs %u chained PRP list pages, the "
 			   "qpair has %u",
-			   qpair->id, req->payload.size, extra, qpair->prp_pool_total);
+			   qpair->id, req->payload.size, extra, pq->prp_pool_total);
 		return -EINVAL;
 	}
-	return nvme_pcie_prp_check(qpair, req);
+	return nvme_pcie_prp_check(pq, req);
 }
 
 /*
- * Write @req into the SQ slot at the tail. The doorbell is left to the caller so that a
- * batch of submissions costs one MMIO write.
+ * PRPs of any payload the fast path does not take: a list in the tracker's page, with
+ * chained pages from the pool for long ones (the tracker then holds transport
+ * resources, given back by pcie_qpair_release_tracker()). \return 0, -EAGAIN (pool
+ * short), or -errno for a bad payload.
  */
-static int
-pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
+int
+nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
+			   struct nvme_request *req)
 {
-	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	struct nvme_pcie_tracker *ptr = &pq->ptrackers[tr->cid];
 	int rc;
 
-	if (nvp_unlikely(req->payload.size > pq->max_unchained)) {
-		uint32_t extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size,
+	if (req->payload.size > pq->max_unchained && req->payload.type != NVME_PAYLOAD_NONE) {
+		uint32_t extra = nvme_pcie_prp_extra_pages(pq->qpair.ctrlr->page_size,
 							   req->payload.size);
 
-		if (extra > qpair->prp_pool_total) {
+		if (extra > pq->prp_pool_total) {
 			return -EINVAL;
 		}
-		rc = nvme_pcie_prp_reserve(qpair, tr, extra);
+		rc = nvme_pcie_prp_reserve(pq, ptr, extra);
 		if (rc != 0) {
 			return rc;
 		}
+		tr->xport_res = ptr->extra != NULL;
 	}
-	rc = nvme_pcie_prp_build(qpair, tr, req);
+	rc = nvme_pcie_prp_build(pq, ptr, req);
 	if (nvp_unlikely(rc != 0)) {
-		nvme_pcie_prp_release(qpair, tr);
-		return rc;
+		nvme_pcie_prp_release(pq, ptr);
+		tr->xport_res = false;
 	}
-	req->cmd.cid = tr->cid;
-	pq->sq[pq->sq_tail] = req->cmd;
-	if (nvp_unlikely(++pq->sq_tail == qpair->num_entries)) {
-		pq->sq_tail = 0;
-	}
-	return 0;
+	return rc;
+}
+
+/* The ops table's entries for the hot path (generic code calls the inline ones). */
+static int
+pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
+{
+	return nvme_pcie_qpair_submit(qpair, tr, req);
 }
 
 static void
 pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 {
-	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
-
-	/* The entries must be globally visible before the device sees the new tail and
-	 * fetches them (section 4.1: the host writes the entry, then the doorbell). */
-	nvp_wmb();
-	nvp_mmio_write4(pq->sq_tdbl, pq->sq_tail);
+	nvme_pcie_qpair_ring_doorbell(qpair);
 }
 
 /*
@@ -410,8 +386,8 @@ pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
  * @pq and is updated before each callback, so a callback that processes completions of
  * the same queue again (an admin callback issuing an admin command) stays consistent.
  */
-static int32_t
-pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
+int32_t
+nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 {
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
 	uint32_t n = 0;
@@ -426,21 +402,28 @@ pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 		if (entry->status.p != pq->phase) {
 			break;
 		}
-		/* Read the rest of the entry only after its phase tag: the device writes
-		 * the tag last, and the loads must not be satisfied earlier. */
-		nvp_rmb();
+		/* Read the rest of the entry only after its phase tag: the loads must not be
+		 * satisfied before the tag was seen (x86: a compiler barrier, loads are not
+		 * reordered with loads; arm64: dmb oshld). */
+		nvp_dma_rmb();
 		cpl = *(const struct nvme_cpl *)entry;
 		if (nvp_unlikely(++pq->cq_head == qpair->num_entries)) {
 			pq->cq_head = 0;
 			pq->phase ^= 1;
 		}
+		/* The next entry is where the next look goes: start fetching its line while
+		 * this one's callback runs. */
+		nvp_prefetch((const void *)&pq->cq[pq->cq_head]);
 		n++;
 		nvme_qpair_complete_cpl(qpair, &cpl);
 	}
-	/* One head doorbell for the batch. No barrier: the entries were read through
-	 * volatile loads, which neither the compiler nor x86 moves after this store. */
+	/* One head doorbell for the batch. It gives the slots back to the device, so every
+	 * read of the entries must be done first (x86: a compiler barrier, stores are not
+	 * reordered with older loads; arm64: dmb osh). */
 	if (n > 0) {
+		nvp_dma_rwmb();
 		nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
+		qpair->stats.cq_doorbell_writes++;
 	}
 	return (int32_t)n;
 }
@@ -448,9 +431,9 @@ pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 static void
 pcie_qpair_release_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 {
-	if (nvp_unlikely(tr->extra != NULL)) {
-		nvme_pcie_prp_release(qpair, tr);
-	}
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+
+	nvme_pcie_prp_release(pq, &pq->ptrackers[tr->cid]);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -649,8 +632,6 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.ctrlr_destruct = pcie_ctrlr_destruct,
 	.ctrlr_get_reg_4 = pcie_get_reg_4,
 	.ctrlr_set_reg_4 = pcie_set_reg_4,
-	.ctrlr_get_reg_8 = pcie_get_reg_8,
-	.ctrlr_set_reg_8 = pcie_set_reg_8,
 	.ctrlr_enable_admin_queue = pcie_ctrlr_enable_admin_queue,
 	.ctrlr_get_max_io_queues = pcie_get_max_io_queues,
 	.qpair_create = pcie_qpair_create,
@@ -658,9 +639,16 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.qpair_connect = pcie_qpair_connect,
 	.qpair_disconnect = pcie_qpair_disconnect,
 	.qpair_reset = pcie_qpair_reset,
-	.qpair_check_request = pcie_qpair_check_request,
+	.qpair_check_request = nvme_pcie_qpair_check_request,
 	.qpair_submit = pcie_qpair_submit,
 	.qpair_ring_doorbell = pcie_qpair_ring_doorbell,
-	.qpair_process_completions = pcie_qpair_process_completions,
+	.qpair_process_completions = nvme_pcie_qpair_process_completions,
 	.qpair_release_tracker = pcie_qpair_release_tracker,
 };
+
+/* The PCIe transport is always there: registered when the library loads. */
+__attribute__((constructor)) static void
+pcie_transport_register(void)
+{
+	(void)nvme_transport_register(&g_nvme_pcie_transport);
+}

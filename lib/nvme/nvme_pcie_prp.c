@@ -15,7 +15,7 @@
  */
 #include <errno.h>
 
-#include "nvme_internal.h"
+#include "nvme_pcie_internal.h"
 
 struct prp_builder {
 	uint64_t page_mask; /* page size - 1 */
@@ -183,7 +183,8 @@ walk_payload(struct prp_builder *b, const struct nvme_payload *payload)
  * -EFAULT (not DMA memory), or the next_sge callback's error.
  */
 int
-nvme_pcie_prp_build(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
+nvme_pcie_prp_build(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr,
+		    struct nvme_request *req)
 {
 	struct prp_builder b;
 	int rc;
@@ -192,7 +193,7 @@ nvme_pcie_prp_build(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struc
 	if (req->payload.type == NVME_PAYLOAD_NONE) {
 		return 0; /* the data pointer stays as built (queue creation: the ring) */
 	}
-	builder_init(&b, qpair->ctrlr->page_size, tr->prp_list, tr->extra);
+	builder_init(&b, pq->qpair.ctrlr->page_size, ptr->prp_list, ptr->extra);
 	rc = walk_payload(&b, &req->payload);
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
@@ -201,20 +202,20 @@ nvme_pcie_prp_build(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struc
 	if (b.num_entries <= 1) {
 		req->cmd.dptr.prp.prp2 = 0;
 	} else if (b.num_entries == 2) {
-		req->cmd.dptr.prp.prp2 = tr->prp_list[0]; /* the second page itself */
+		req->cmd.dptr.prp.prp2 = ptr->prp_list[0]; /* the second page itself */
 	} else {
-		req->cmd.dptr.prp.prp2 = tr->prp_list_iova; /* a PRP list */
+		req->cmd.dptr.prp.prp2 = ptr->prp_list_iova; /* a PRP list */
 	}
 	return 0;
 }
 
 /* Walk the payload as nvme_pcie_prp_build() would, writing nothing. */
 int
-nvme_pcie_prp_check(struct nvp_nvme_qpair *qpair, const struct nvme_request *req)
+nvme_pcie_prp_check(struct nvme_pcie_qpair *pq, const struct nvme_request *req)
 {
 	struct prp_builder b;
 
-	builder_init(&b, qpair->ctrlr->page_size, NULL, NULL);
+	builder_init(&b, pq->qpair.ctrlr->page_size, NULL, NULL);
 	return walk_payload(&b, &req->payload);
 }
 
@@ -236,36 +237,36 @@ nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size)
 	return (list_entries - slots + (slots - 2)) / (slots - 1);
 }
 
-/* Take @n chained list pages for @tr. \return 0, or -EAGAIN if the pool is short. */
+/* Take @n chained list pages for @ptr. \return 0, or -EAGAIN if the pool is short. */
 int
-nvme_pcie_prp_reserve(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint32_t n)
+nvme_pcie_prp_reserve(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr, uint32_t n)
 {
 	uint32_t i;
 
-	if (qpair->prp_pool_free < n) {
+	if (pq->prp_pool_free < n) {
 		return -EAGAIN;
 	}
 	for (i = 0; i < n; i++) {
-		struct nvme_prp_page *pg = qpair->prp_pool;
+		struct nvme_prp_page *pg = pq->prp_pool;
 
-		qpair->prp_pool = pg->next;
-		pg->next = tr->extra;
-		tr->extra = pg;
+		pq->prp_pool = pg->next;
+		pg->next = ptr->extra;
+		ptr->extra = pg;
 	}
-	qpair->prp_pool_free -= n;
+	pq->prp_pool_free -= n;
 	return 0;
 }
 
-/* Give @tr's chained list pages back to the pool. */
+/* Give @ptr's chained list pages back to the pool. */
 void
-nvme_pcie_prp_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+nvme_pcie_prp_release(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr)
 {
-	while (tr->extra != NULL) {
-		struct nvme_prp_page *pg = tr->extra;
+	while (ptr->extra != NULL) {
+		struct nvme_prp_page *pg = ptr->extra;
 
-		tr->extra = pg->next;
-		pg->next = qpair->prp_pool;
-		qpair->prp_pool = pg;
-		qpair->prp_pool_free++;
+		ptr->extra = pg->next;
+		pg->next = pq->prp_pool;
+		pq->prp_pool = pg;
+		pq->prp_pool_free++;
 	}
 }

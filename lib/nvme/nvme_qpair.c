@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nvme_internal.h"
+#include "nvme_pcie_internal.h"
 
 void
 nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr)
@@ -69,12 +69,25 @@ init_dsm_pool(struct nvp_nvme_qpair *qpair, uint32_t num_requests)
 	return 0;
 }
 
+/* Zeroed, cache line aligned (requests and trackers are laid out by cache line). */
+static void *
+aligned_calloc(size_t n, size_t size)
+{
+	void *p = NULL;
+
+	if (n > SIZE_MAX / size || posix_memalign(&p, 64, n * size) != 0) {
+		return NULL;
+	}
+	memset(p, 0, n * size);
+	return p;
+}
+
 static int
 init_requests(struct nvp_nvme_qpair *qpair, uint32_t num_requests, bool with_dma_pages)
 {
 	uint32_t i;
 
-	qpair->reqs = calloc(num_requests, sizeof(*qpair->reqs));
+	qpair->reqs = aligned_calloc(num_requests, sizeof(*qpair->reqs));
 	if (qpair->reqs == NULL) {
 		return -ENOMEM;
 	}
@@ -106,7 +119,7 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 			      NVP_MIN(NVP_MIN(qpair->num_slots, NVME_QUARANTINE_SPARE_CIDS),
 				      NVME_MAX_QUEUE_ENTRIES - qpair->num_slots);
 	qpair->owner = pthread_self();
-	TAILQ_INIT(&qpair->free_tr);
+	SLIST_INIT(&qpair->free_tr);
 	TAILQ_INIT(&qpair->outstanding);
 	TAILQ_INIT(&qpair->recovery);
 	TAILQ_INIT(&qpair->reset_aborted);
@@ -115,16 +128,16 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	if (num_entries < NVME_MIN_QUEUE_ENTRIES || num_requests == 0) {
 		return -EINVAL;
 	}
-	qpair->trackers = calloc(qpair->num_trackers, sizeof(*qpair->trackers));
+	qpair->trackers = aligned_calloc(qpair->num_trackers, sizeof(*qpair->trackers));
 	if (qpair->trackers == NULL) {
 		return -ENOMEM;
 	}
-	for (i = 0; i < qpair->num_trackers; i++) {
+	for (i = qpair->num_trackers; i-- > 0;) { /* CID 0 on top */
 		struct nvme_tracker *tr = &qpair->trackers[i];
 
 		tr->cid = (uint16_t)i;
 		atomic_init(&tr->abort_result, NVME_ABORT_NONE);
-		TAILQ_INSERT_TAIL(&qpair->free_tr, tr, link);
+		SLIST_INSERT_HEAD(&qpair->free_tr, tr, free_link);
 	}
 	return init_requests(qpair, num_requests, with_dma_pages);
 }
@@ -147,66 +160,62 @@ nvme_qpair_fini(struct nvp_nvme_qpair *qpair)
  * Submission and completion
  * ------------------------------------------------------------------------------------- */
 
+/* PCIe directly (inline, no indirect call), other transports through their ops. */
 static inline void
 ring_sq(struct nvp_nvme_qpair *qpair)
 {
-	qpair->transport->qpair_ring_doorbell(qpair);
+	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
+		nvme_pcie_qpair_ring_doorbell(qpair);
+	} else {
+		qpair->transport->qpair_ring_doorbell(qpair);
+	}
 	qpair->sq_dirty = false;
 }
 
-static inline void
-release_slot(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+static inline __attribute__((always_inline)) int
+xport_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
 {
-	if (tr->holds_slot) {
-		tr->holds_slot = false;
-		qpair->slots_used--;
+	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
+		return nvme_pcie_qpair_submit(qpair, tr, req);
 	}
+	return qpair->transport->qpair_submit(qpair, tr, req);
 }
 
-static inline void
-tracker_free(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+static inline int32_t
+xport_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 {
-	release_slot(qpair, tr);
-	if (nvp_unlikely(tr->extra != NULL)) {
-		qpair->transport->qpair_release_tracker(qpair, tr);
+	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
+		return nvme_pcie_qpair_process_completions(qpair, max);
 	}
-	tr->req = NULL;
-	tr->state = NVME_TR_FREE;
-	TAILQ_INSERT_HEAD(&qpair->free_tr, tr, link);
+	return qpair->transport->qpair_process_completions(qpair, max);
 }
 
-/* Free the request, then call back: the callback may reuse the request object. */
-static inline void
-complete_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req, const struct nvme_cpl *cpl)
-{
-	nvp_nvme_cmd_cb cb = req->cb_fn;
-	void *cb_arg = req->cb_arg;
-
-	qpair->num_outstanding--;
-	nvme_qpair_free_request(qpair, req);
-	if (cb != NULL) {
-		cb(cb_arg, cpl);
-	}
-}
-
-/* Hand @req to the transport in slot @tr. \return 0, -EAGAIN, or -errno. */
-static inline int
+/* Hand @req to the transport in slot @tr, the top of the free stack. \return 0, -EAGAIN,
+ * or -errno. */
+static inline __attribute__((always_inline)) int
 submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
 {
-	int rc = qpair->transport->qpair_submit(qpair, tr, req);
+	int rc = xport_submit(qpair, tr, req);
 
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
 	}
-	TAILQ_REMOVE(&qpair->free_tr, tr, link);
+	SLIST_REMOVE_HEAD(&qpair->free_tr, free_link); /* @tr is its first */
 	qpair->slots_used++;
 	tr->holds_slot = true;
 	tr->req = req;
 	tr->cpl_pending = true;
 	tr->state = NVME_TR_ACTIVE;
-	tr->deadline = qpair->timeout_ticks ? nvme_ticks(qpair->ctrlr) + qpair->timeout_ticks : 0;
+	if (qpair->timeout_ticks != 0) {
+		/* Inside a poll (callbacks) the poll's own timestamp is fresh enough. */
+		tr->deadline = (qpair->in_batch ? qpair->poll_ticks : nvme_ticks(qpair->ctrlr)) +
+			       qpair->timeout_ticks;
+	} else {
+		tr->deadline = 0;
+	}
 	TAILQ_INSERT_TAIL(&qpair->outstanding, tr, link);
 	qpair->sq_dirty = true;
+	qpair->stats.submitted++;
 	return 0;
 }
 
@@ -219,7 +228,7 @@ submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvm
 int
 nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	struct nvme_tracker *tr = TAILQ_FIRST(&qpair->free_tr);
+	struct nvme_tracker *tr = SLIST_FIRST(&qpair->free_tr);
 	int rc;
 
 	if (nvp_unlikely(qpair->failed || qpair->deleting || nvme_ctrlr_is_failed(qpair->ctrlr))) {
@@ -241,7 +250,8 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 			return rc;
 		}
 	}
-	rc = qpair->transport->qpair_check_request(qpair, req);
+	rc = nvme_qpair_is_pcie(qpair) ? nvme_pcie_qpair_check_request(qpair, req) :
+					 qpair->transport->qpair_check_request(qpair, req);
 	if (nvp_unlikely(rc != 0)) {
 		nvme_qpair_free_request(qpair, req);
 		return rc;
@@ -251,7 +261,7 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 	return 0;
 }
 
-/* Move queued requests into free slots; one doorbell for the whole batch. */
+/* Move queued requests into free slots (the caller rings once for the whole batch). */
 static void
 submit_queued(struct nvp_nvme_qpair *qpair)
 {
@@ -259,10 +269,9 @@ submit_queued(struct nvp_nvme_qpair *qpair)
 	struct nvme_tracker *tr;
 	struct nvme_cpl cpl;
 
-	qpair->in_batch = true;
 	while (qpair->slots_used < qpair->num_slots &&
 	       (req = STAILQ_FIRST(&qpair->queued)) != NULL &&
-	       (tr = TAILQ_FIRST(&qpair->free_tr)) != NULL) {
+	       (tr = SLIST_FIRST(&qpair->free_tr)) != NULL) {
 		int rc = submit_tracker(qpair, tr, req);
 
 		if (rc == -EAGAIN) {
@@ -276,10 +285,9 @@ submit_queued(struct nvp_nvme_qpair *qpair)
 			cpl.sqid = qpair->id;
 			nvme_cpl_set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_DATA_TRANSFER_ERROR,
 					    true);
-			complete_request(qpair, req, &cpl);
+			nvme_complete_request(qpair, req, &cpl);
 		}
 	}
-	qpair->in_batch = false;
 }
 
 /* A tracker in recovery goes back to the free list once nothing refers to it. */
@@ -292,7 +300,7 @@ recovery_try_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 	}
 	TAILQ_REMOVE(&qpair->recovery, tr, link);
 	atomic_store_explicit(&tr->abort_result, NVME_ABORT_NONE, memory_order_relaxed);
-	tracker_free(qpair, tr);
+	nvme_tracker_free(qpair, tr);
 	return true;
 }
 
@@ -312,7 +320,7 @@ complete_recovering(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 		/* Completed after all (perhaps ABORTED BY REQUEST): pass its status on. */
 		tr->req = NULL;
 		tr->state = NVME_TR_QUARANTINED;
-		complete_request(qpair, req, cpl);
+		nvme_complete_request(qpair, req, cpl);
 	} else {
 		NVP_NOTICELOG("qpair %u: late completion of CID %u, already completed by the "
 			      "driver after its timeout; swallowed",
@@ -321,15 +329,16 @@ complete_recovering(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 	recovery_try_release(qpair, tr);
 }
 
-/* Called by the transport for each completion queue entry. */
+/*
+ * A completion nvme_qpair_complete_cpl() does not handle inline: an unknown or idle CID
+ * (logged, ignored) or a tracker in recovery.
+ */
 void
-nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
+nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
 {
 	struct nvme_tracker *tr;
-	struct nvme_request *req;
 
-	if (nvp_unlikely(cpl->cid >= qpair->num_trackers ||
-			 !qpair->trackers[cpl->cid].cpl_pending)) {
+	if (cpl->cid >= qpair->num_trackers || !qpair->trackers[cpl->cid].cpl_pending) {
 		NVP_ERRLOG("qpair %u: completion for CID %u, which is not outstanding (sqhd %u, "
 			   "status 0x%04x); ignored",
 			   qpair->id, cpl->cid, cpl->sqhd, cpl->status_raw);
@@ -337,13 +346,6 @@ nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl
 	}
 	tr = &qpair->trackers[cpl->cid];
 	tr->cpl_pending = false;
-	if (nvp_likely(tr->state == NVME_TR_ACTIVE)) {
-		req = tr->req;
-		TAILQ_REMOVE(&qpair->outstanding, tr, link);
-		tracker_free(qpair, tr);
-		complete_request(qpair, req, cpl);
-		return;
-	}
 	complete_recovering(qpair, tr, cpl);
 }
 
@@ -409,9 +411,9 @@ complete_by_host(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, const ch
 	tr->req = NULL;
 	tr->state = NVME_TR_QUARANTINED;
 	if (fetched) {
-		release_slot(qpair, tr);
+		nvme_tracker_release_slot(qpair, tr);
 	}
-	complete_request(qpair, req, &cpl);
+	nvme_complete_request(qpair, req, &cpl);
 	recovery_try_release(qpair, tr);
 }
 
@@ -493,7 +495,7 @@ check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
 {
 	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
 	struct nvme_tracker *tr = TAILQ_FIRST(&qpair->outstanding);
-	uint64_t now = nvme_ticks(ctrlr);
+	uint64_t now = qpair->poll_ticks;
 
 	if (qpair->timeout_ticks != 0 && tr != NULL && now >= tr->deadline) {
 		handle_expired(qpair, now);
@@ -529,7 +531,7 @@ qpair_is_stuck(struct nvp_nvme_qpair *qpair)
 	    TAILQ_EMPTY(&qpair->recovery)) {
 		return false;
 	}
-	if (!TAILQ_EMPTY(&qpair->free_tr) && qpair->slots_used < qpair->num_slots) {
+	if (!SLIST_EMPTY(&qpair->free_tr) && qpair->slots_used < qpair->num_slots) {
 		return false;
 	}
 	TAILQ_FOREACH (tr, &qpair->recovery, link) {
@@ -595,24 +597,16 @@ fail_qpair(struct nvp_nvme_qpair *qpair)
 	}
 }
 
-/*
- * One poll: completions, deadlines, then queued requests into the freed slots and one
- * doorbell for everything written since the last. \return completions processed, or
- * -ENXIO once the controller failed.
- */
-int32_t
-nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+/* Completions, deadlines, then queued requests into the freed slots. */
+static int32_t
+process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 {
 	int32_t n;
 
-	if (nvp_unlikely(qpair->failed || nvme_ctrlr_is_failed(qpair->ctrlr))) {
-		fail_qpair(qpair);
-		return -ENXIO;
-	}
 	if (nvp_unlikely(!TAILQ_EMPTY(&qpair->reset_aborted))) {
 		nvme_qpair_abort_reset_requests(qpair);
 	}
-	n = qpair->transport->qpair_process_completions(qpair, max_completions);
+	n = xport_process_completions(qpair, max_completions);
 	if (!TAILQ_EMPTY(&qpair->outstanding) || nvp_unlikely(!TAILQ_EMPTY(&qpair->recovery))) {
 		check_deadlines(qpair, n);
 		if (nvp_unlikely(nvme_ctrlr_is_failed(qpair->ctrlr))) {
@@ -626,6 +620,41 @@ nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 			reclaim_quarantined(qpair);
 			submit_queued(qpair);
 		}
+	}
+	return n;
+}
+
+/*
+ * One poll. Doorbells: whatever was submitted since the last poll goes to the device
+ * first (it has waited long enough); everything submitted during the poll — from
+ * completion callbacks, or queued requests moving into freed slots — is written into the
+ * SQ and announced with one doorbell write at the end, however many there are. So an
+ * application that resubmits from its callbacks costs one SQ doorbell per poll, not one
+ * per I/O: on real hardware an uncached PCIe write, under virtualization a trap.
+ * in_batch is saved and restored: an admin callback may poll the admin queue again.
+ * \return completions processed, or -ENXIO once the controller failed.
+ */
+int32_t
+nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+{
+	bool outer_batch = qpair->in_batch;
+	int32_t n;
+
+	if (nvp_unlikely(qpair->failed || nvme_ctrlr_is_failed(qpair->ctrlr))) {
+		fail_qpair(qpair);
+		return -ENXIO;
+	}
+	qpair->stats.polls++;
+	if (qpair->sq_dirty) {
+		ring_sq(qpair);
+	}
+	/* One tick read per poll: deadlines of what completes and what is submitted. */
+	qpair->poll_ticks = nvme_ticks(qpair->ctrlr);
+	qpair->in_batch = true;
+	n = process_batch(qpair, max_completions);
+	qpair->in_batch = outer_batch;
+	if (nvp_unlikely(n < 0)) {
+		return n;
 	}
 	if (qpair->sq_dirty) {
 		ring_sq(qpair);
@@ -650,10 +679,10 @@ abort_tracker_list(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *list,
 		TAILQ_REMOVE(list, tr, link);
 		tr->cpl_pending = false;
 		atomic_store_explicit(&tr->abort_result, NVME_ABORT_NONE, memory_order_relaxed);
-		tracker_free(qpair, tr);
+		nvme_tracker_free(qpair, tr);
 		if (req != NULL) {
 			cpl->cid = tr->cid;
-			complete_request(qpair, req, cpl);
+			nvme_complete_request(qpair, req, cpl);
 		}
 	}
 }
@@ -677,7 +706,7 @@ nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
 	while ((req = STAILQ_FIRST(&qpair->queued)) != NULL) {
 		STAILQ_REMOVE_HEAD(&qpair->queued, link);
 		cpl.cid = 0xffff;
-		complete_request(qpair, req, &cpl);
+		nvme_complete_request(qpair, req, &cpl);
 	}
 }
 
@@ -815,6 +844,17 @@ nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 	if (qpair->sq_dirty) {
 		ring_sq(qpair);
 	}
+}
+
+int
+nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme_qpair_stats *stats,
+			 size_t stats_size)
+{
+	if (qpair == NULL || stats == NULL) {
+		return -EINVAL;
+	}
+	memcpy(stats, &qpair->stats, NVP_MIN(stats_size, sizeof(qpair->stats)));
+	return 0;
 }
 
 uint16_t

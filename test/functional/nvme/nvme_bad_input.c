@@ -566,7 +566,7 @@ test_opts_abi(void)
 		CU_ASSERT_EQUAL(qo.io_queue_size, 256);
 		CU_ASSERT_EQUAL(qo.io_queue_requests, 1024);
 		CU_ASSERT_EQUAL(qo.timeout_us, 30u * 1000 * 1000);
-		CU_ASSERT_FALSE(qo.delay_doorbell);
+		CU_ASSERT_TRUE(qo.delay_doorbell); /* batched by default (issue 10) */
 		memset(&q, 0xab, sizeof(q));
 		nvp_nvme_ctrlr_get_default_io_qpair_opts(fx.ctrlr, &q.o, small);
 		CU_ASSERT_EQUAL(q.o.io_queue_size, 256);

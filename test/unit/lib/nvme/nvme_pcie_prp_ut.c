@@ -11,8 +11,8 @@
 #define PS 4096u
 
 static struct nvp_nvme_ctrlr g_ctrlr;
-static struct nvp_nvme_qpair g_qpair;
-static struct nvme_tracker g_tr;
+static struct nvme_pcie_qpair g_qpair;
+static struct nvme_pcie_tracker g_tr;
 static struct nvme_prp_page g_pool[4];
 static uint8_t *g_buf; /* 520 pages of DMA memory, page aligned */
 static uint8_t *g_pool_mem;
@@ -33,7 +33,7 @@ suite_init(void)
 		return -1;
 	}
 	g_ctrlr.page_size = PS;
-	g_qpair.ctrlr = &g_ctrlr;
+	g_qpair.qpair.ctrlr = &g_ctrlr;
 	g_buf = nvp_env_dma_zmalloc((size_t)BUF_PAGES * PS, PS, NULL);
 	g_tr.prp_list = nvp_env_dma_zmalloc(PS, PS, NULL);
 	g_pool_mem = nvp_env_dma_zmalloc(NVP_COUNTOF(g_pool) * PS, PS, NULL);

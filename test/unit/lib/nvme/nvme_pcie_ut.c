@@ -101,11 +101,25 @@ bar_reset(uint64_t size, uint32_t dstrd)
 static struct nvme_cpl g_cpls[64];
 static uint32_t g_num_cpls;
 
+/*
+ * The generic completion path: this test's trackers never have a completion pending,
+ * so the inline nvme_qpair_complete_cpl() hands every entry to its slow path, which
+ * records it here.
+ */
 void
-nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
+nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
 {
 	(void)qpair;
 	g_cpls[g_num_cpls++ % 64] = *cpl;
+}
+
+static const struct nvme_transport_ops *g_registered;
+
+int
+nvme_transport_register(const struct nvme_transport_ops *ops)
+{
+	g_registered = ops;
+	return 0;
 }
 
 int
@@ -209,18 +223,19 @@ nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16
 
 /* PRPs are tested in nvme_pcie_prp_ut: here a payload is just PRP1 = its address. */
 int
-nvme_pcie_prp_build(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
+nvme_pcie_prp_build(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr,
+		    struct nvme_request *req)
 {
-	(void)qpair;
-	(void)tr;
+	(void)pq;
+	(void)ptr;
 	req->cmd.dptr.prp.prp1 = (uint64_t)(uintptr_t)req->payload.buf;
 	return 0;
 }
 
 int
-nvme_pcie_prp_check(struct nvp_nvme_qpair *qpair, const struct nvme_request *req)
+nvme_pcie_prp_check(struct nvme_pcie_qpair *pq, const struct nvme_request *req)
 {
-	(void)qpair;
+	(void)pq;
 	(void)req;
 	return 0;
 }
@@ -232,17 +247,17 @@ nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size)
 }
 
 int
-nvme_pcie_prp_reserve(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint32_t n)
+nvme_pcie_prp_reserve(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr, uint32_t n)
 {
-	(void)tr;
-	return qpair->prp_pool_free >= n ? 0 : -EAGAIN;
+	(void)ptr;
+	return pq->prp_pool_free >= n ? 0 : -EAGAIN;
 }
 
 void
-nvme_pcie_prp_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
+nvme_pcie_prp_release(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr)
 {
-	(void)qpair;
-	tr->extra = NULL;
+	(void)pq;
+	ptr->extra = NULL;
 }
 
 /* ---- fixture ---- */
@@ -304,6 +319,8 @@ test_attach(void)
 {
 	uint16_t cmd;
 
+	/* The transport registered itself by name when the program started. */
+	CU_ASSERT_PTR_EQUAL(g_registered, &g_nvme_pcie_transport);
 	bar_reset(0x2000, 0);
 	CU_ASSERT_EQUAL_FATAL(attach(), 0);
 	CU_ASSERT_TRUE(g_dev.claimed);
@@ -475,12 +492,72 @@ test_sq_ring_wrap(void)
 	pcie_qpair_ring_doorbell(q);
 	CU_ASSERT_EQUAL(*pq->sq_tdbl, 1);
 	/* Chained PRP pages short: -EAGAIN, nothing written. */
-	q->prp_pool_total = 1;
-	q->prp_pool_free = 0;
+	pq->prp_pool_total = 1;
+	pq->prp_pool_free = 0;
 	memset(&req, 0, sizeof(req));
 	nvme_request_set_contig(&req, (void *)0x100000, 1024 * 4096);
 	CU_ASSERT_EQUAL(pcie_qpair_submit(q, &q->trackers[0], &req), -EAGAIN);
 	CU_ASSERT_EQUAL(pq->sq_tail, 1);
+	pcie_qpair_destroy(q);
+	detach();
+}
+
+/*
+ * One contiguous buffer within two pages: PRP1/PRP2 straight from the IOVA map, no list;
+ * a request checked while queued keeps its PRPs (dptr_built) for its submission.
+ */
+static void
+test_prp_fast_path(void)
+{
+	struct nvme_request req;
+	struct nvp_nvme_qpair *q;
+	struct nvme_pcie_qpair *pq;
+	uint32_t on_stack[64];
+	uint8_t *buf;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(1, 4);
+	pq = to_pcie_qpair(q);
+	buf = nvp_env_dma_malloc(4 * 4096, 4096, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	/* 200 bytes across a page boundary: two entries, PRP2 is the second page. */
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, buf + 4000, 200);
+	CU_ASSERT_EQUAL(pcie_qpair_submit(q, &q->trackers[0], &req), 0);
+	CU_ASSERT_EQUAL(pq->sq[0].dptr.prp.prp1, nvp_env_vtophys(buf + 4000, NULL));
+	CU_ASSERT_EQUAL(pq->sq[0].dptr.prp.prp2, nvp_env_vtophys(buf + 4096, NULL));
+	/* One page: PRP2 is zero. */
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, buf + 8192, 4096);
+	CU_ASSERT_EQUAL(pcie_qpair_submit(q, &q->trackers[1], &req), 0);
+	CU_ASSERT_EQUAL(pq->sq[1].dptr.prp.prp1, nvp_env_vtophys(buf + 8192, NULL));
+	CU_ASSERT_EQUAL(pq->sq[1].dptr.prp.prp2, 0);
+	/* Checked while queued: PRPs built once and kept. */
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, buf + 512, 4096);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_check_request(q, &req), 0);
+	CU_ASSERT_TRUE(req.dptr_built);
+	CU_ASSERT_EQUAL(req.cmd.dptr.prp.prp1, nvp_env_vtophys(buf + 512, NULL));
+	req.payload.buf = NULL; /* a second walk would now fail */
+	CU_ASSERT_EQUAL(pcie_qpair_submit(q, &q->trackers[2], &req), 0);
+	CU_ASSERT_EQUAL(pq->sq[2].dptr.prp.prp2, nvp_env_vtophys(buf + 4096, NULL));
+	/* Not DMA memory, or not dword aligned: refused, nothing kept. */
+	memset(&req, 0, sizeof(req));
+	nvme_request_set_contig(&req, on_stack, sizeof(on_stack));
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_check_request(q, &req), -EFAULT);
+	CU_ASSERT_FALSE(req.dptr_built);
+	nvme_request_set_contig(&req, buf + 4094, 8);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_check_request(q, &req), -EINVAL);
+	/* A second page that is not DMA memory (the buffer's end) is caught too. */
+	nvme_request_set_contig(&req, buf + 3 * 4096 + 4000, 200);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_check_request(q, &req), -EFAULT);
+	/* Three pages take the list path. */
+	nvme_request_set_contig(&req, buf, 3 * 4096);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_check_request(q, &req), 0);
+	CU_ASSERT_FALSE(req.dptr_built);
+	CU_ASSERT_EQUAL(pq->sq_tail, 3);
+	nvp_env_dma_free(buf);
 	pcie_qpair_destroy(q);
 	detach();
 }
@@ -512,47 +589,47 @@ test_cq_phase_wrap(void)
 	pq = to_pcie_qpair(q);
 	g_num_cpls = 0;
 	/* Empty queue: nothing, no doorbell. */
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 0);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 0);
 	*pq->cq_hdbl = 0xdead;
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 0);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 0);
 	CU_ASSERT_EQUAL(*pq->cq_hdbl, 0xdead);
 	/* First pass: phase 1. */
 	post_cpl(pq, 0, 0, 1);
 	post_cpl(pq, 1, 1, 1);
 	post_cpl(pq, 2, 2, 1);
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 3);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 3);
 	CU_ASSERT_EQUAL(g_num_cpls, 3);
 	CU_ASSERT_EQUAL(g_cpls[2].cdw0, 0xc0de0002u);
 	CU_ASSERT_EQUAL(pq->cq_head, 3);
 	CU_ASSERT_EQUAL(*pq->cq_hdbl, 3); /* once, after the batch */
 	/* The last slot of the first pass, then the wrap: phase flips to 0. */
 	post_cpl(pq, 3, 0, 1);
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 1);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 1);
 	CU_ASSERT_EQUAL(pq->cq_head, 0);
 	CU_ASSERT_EQUAL(pq->phase, 0);
 	CU_ASSERT_EQUAL(*pq->cq_hdbl, 0);
 	/* Slot 0 still holds its old phase-1 entry: not new. */
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 0);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 0);
 	CU_ASSERT_EQUAL(g_num_cpls, 4);
 	/* Second pass: phase 0 entries, processed one per call with max 1. */
 	post_cpl(pq, 0, 1, 0);
 	post_cpl(pq, 1, 2, 0);
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 1), 1);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 1), 1);
 	CU_ASSERT_EQUAL(*pq->cq_hdbl, 1);
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 1), 1);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 1), 1);
 	CU_ASSERT_EQUAL(*pq->cq_hdbl, 2);
 	CU_ASSERT_EQUAL(g_cpls[5].cid, 2);
 	/* Around again: phase goes back to 1. */
 	for (i = 2; i < 4; i++) {
 		post_cpl(pq, i, 0, 0);
 	}
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 2);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 2);
 	CU_ASSERT_EQUAL(pq->phase, 1);
 	CU_ASSERT_EQUAL(pq->cq_head, 0);
 	/* A reset rewinds and clears the CQ. */
 	post_cpl(pq, 0, 0, 1);
 	pcie_qpair_reset(q);
-	CU_ASSERT_EQUAL(pcie_qpair_process_completions(q, 0), 0);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 0);
 	pcie_qpair_destroy(q);
 	detach();
 }
@@ -596,6 +673,7 @@ main(void)
 	CU_ADD_TEST(s, test_doorbell_offsets);
 	CU_ADD_TEST(s, test_admin_queue_registers);
 	CU_ADD_TEST(s, test_sq_ring_wrap);
+	CU_ADD_TEST(s, test_prp_fast_path);
 	CU_ADD_TEST(s, test_cq_phase_wrap);
 	CU_ADD_TEST(s, test_connect_disconnect);
 	return ut_run();

@@ -10,6 +10,8 @@
 #undef NVP_CONFIG_DEBUG
 #define NVP_CONFIG_DEBUG 1
 
+/* The driver runs on this test's clock (see nvme_ticks()). */
+#define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_qpair.c"
 
 #include "ut_nvme.h"
@@ -86,7 +88,40 @@ static void
 fake_release(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 {
 	(void)qpair;
-	tr->extra = NULL;
+	(void)tr;
+}
+
+/* The PCIe transport the generic code dispatches to directly: never used here (the
+ * qpairs of this test have the fake transport). */
+const struct nvme_transport_ops g_nvme_pcie_transport = { .name = "PCIe" };
+
+int
+nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
+			   struct nvme_request *req)
+{
+	(void)pq;
+	(void)tr;
+	(void)req;
+	CU_FAIL("PCIe transport called");
+	return -ENOSYS;
+}
+
+int
+nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	(void)qpair;
+	(void)req;
+	CU_FAIL("PCIe transport called");
+	return -ENOSYS;
+}
+
+int32_t
+nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
+{
+	(void)qpair;
+	(void)max;
+	CU_FAIL("PCIe transport called");
+	return -ENOSYS;
 }
 
 static void
@@ -256,7 +291,6 @@ setup(uint32_t entries, uint32_t requests, uint64_t timeout_ticks)
 	g_seq = 0;
 	memset(&g_ctrlr, 0, sizeof(g_ctrlr));
 	g_ctrlr.transport = &g_fake_ops;
-	g_ctrlr.get_ticks = ut_ticks;
 	g_ctrlr.ticks_hz = 1000000; /* 1 tick = 1 us */
 	g_ctrlr.opts.admin_timeout_ms = 10;
 	g_ctrlr.timeout_cb = ut_timeout_cb;
@@ -297,7 +331,7 @@ count_free_trackers(void)
 	struct nvme_tracker *tr;
 	uint32_t n = 0;
 
-	TAILQ_FOREACH (tr, &g_qpair.free_tr, link) {
+	SLIST_FOREACH (tr, &g_qpair.free_tr, free_link) {
 		n++;
 	}
 	return n;
@@ -456,6 +490,67 @@ test_delay_doorbell(void)
 	submit(&c[0], 3);
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
 	CU_ASSERT_EQUAL(g_fake.doorbells, 2); /* process_completions rings it */
+	teardown();
+}
+
+/* A completion callback that resubmits, as an application at a fixed depth does. */
+static struct ut_cpl g_resub[4];
+static uint32_t g_resub_doorbells_seen; /* doorbells when the last resubmit returned */
+
+static void
+resubmit_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	ut_cb(arg, cpl);
+	CU_ASSERT_EQUAL(submit(&g_resub[3], 100), 0);
+	g_resub_doorbells_seen = g_fake.doorbells;
+}
+
+/*
+ * Even on a qpair that rings per submission, submissions from completion callbacks are
+ * announced once, at the end of the poll; a poll first rings for what was submitted
+ * before it; the counters say how many doorbells there were.
+ */
+static void
+test_doorbell_batch_in_callbacks(void)
+{
+	struct nvp_nvme_qpair_stats st;
+	struct nvme_request *req;
+	uint32_t i;
+
+	memset(g_resub, 0, sizeof(g_resub));
+	setup(16, 32, 0);
+	CU_ASSERT_FALSE(g_qpair.delay_doorbell);
+	for (i = 0; i < 3; i++) {
+		req = nvme_qpair_alloc_request(&g_qpair);
+		if (req == NULL) {
+			CU_FAIL("no request object");
+			break;
+		}
+		nvme_request_init(req, resubmit_cb, &g_resub[i]);
+		req->cmd.opc = NVME_OPC_READ;
+		CU_ASSERT_EQUAL(nvme_qpair_submit_request(&g_qpair, req), 0);
+	}
+	CU_ASSERT_EQUAL(g_fake.doorbells, 3); /* not delayed: one per submission */
+	for (i = 0; i < 3; i++) {
+		device_complete((uint16_t)i, 0, 0);
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 3);
+	CU_ASSERT_EQUAL(g_resub_doorbells_seen, 3); /* nothing rung inside the callbacks */
+	CU_ASSERT_EQUAL(g_fake.doorbells, 4);       /* one for all three resubmissions */
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 6);
+	/* A delayed submission is rung by the next poll even when nothing completes. */
+	g_qpair.delay_doorbell = true;
+	CU_ASSERT_EQUAL(submit(&g_resub[3], 200), 0);
+	CU_ASSERT_EQUAL(g_fake.doorbells, 4);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_fake.doorbells, 5);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_fake.doorbells, 5); /* nothing new: no doorbell */
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(&g_qpair, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(st.submitted, 7);
+	CU_ASSERT_EQUAL(st.polls, 3);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(NULL, &st, sizeof(st)), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(&g_qpair, NULL, sizeof(st)), -EINVAL);
 	teardown();
 }
 
@@ -1084,6 +1179,7 @@ main(void)
 	CU_ADD_TEST(s, test_queue_full_queued_submitted);
 	CU_ADD_TEST(s, test_max_completions);
 	CU_ADD_TEST(s, test_delay_doorbell);
+	CU_ADD_TEST(s, test_doorbell_batch_in_callbacks);
 	CU_ADD_TEST(s, test_submit_errors);
 	CU_ADD_TEST(s, test_resubmit_from_callback);
 	CU_ADD_TEST(s, test_timeout_not_aborted);

@@ -628,6 +628,11 @@ main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
+	/* What the real PCIe transport does when the library loads. */
+	if (nvme_transport_register(&g_nvme_pcie_transport) != 0 ||
+	    nvme_transport_register(&g_nvme_pcie_transport) != -EEXIST) {
+		return 1;
+	}
 	s = CU_add_suite("nvme", suite_init, suite_fini);
 	CU_ADD_TEST(s, test_trid_parse_good);
 	CU_ADD_TEST(s, test_trid_parse_bad);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PCIe transport's own state, kept out of the generic structs: BAR0 and doorbells,
+ * the SQ/CQ rings, PRP list pages per tracker and the pool of chained list pages. Shared
+ * by nvme_pcie.c, nvme_pcie_prp.c and the generic qpair code, which dispatches the PCIe
+ * hot path (submit, doorbell, completions) directly instead of through the ops table:
+ * no indirect call per I/O, and the compiler can inline the submission into it.
+ */
+#ifndef NVP_NVME_PCIE_INTERNAL_H
+#define NVP_NVME_PCIE_INTERNAL_H
+
+#include "nvme_internal.h"
+
+struct nvme_pcie_ctrlr {
+	struct nvp_nvme_ctrlr ctrlr; /* first: the generic code only sees this */
+	volatile uint8_t *bar;       /* BAR0 mapping */
+	uint64_t bar_size;
+	uint32_t doorbell_stride; /* bytes: 4 << CAP.DSTRD */
+	struct nvp_pci_device *dev;
+	bool bus_master; /* we turned it on: turn it off at detach */
+	char addr_str[NVP_PCI_ADDR_STRLEN];
+};
+
+/* A chained PRP list page from a qpair's pool. */
+struct nvme_prp_page {
+	uint64_t *va;
+	uint64_t iova;
+	struct nvme_prp_page *next;
+};
+
+/* What PCIe keeps per tracker (same index as the generic tracker: the CID). */
+struct nvme_pcie_tracker {
+	uint64_t *prp_list; /* this tracker's PRP list page */
+	uint64_t prp_list_iova;
+	struct nvme_prp_page *extra; /* chained list pages taken from the pool */
+};
+
+struct nvme_pcie_qpair {
+	struct nvp_nvme_qpair qpair; /* first: the generic code only sees this */
+
+	/* Hot: ring state. */
+	struct nvme_cmd *sq;
+	volatile struct nvme_cpl *cq;
+	volatile uint32_t *sq_tdbl; /* SQ tail doorbell */
+	volatile uint32_t *cq_hdbl; /* CQ head doorbell */
+	uint32_t sq_tail;
+	uint32_t cq_head;
+	uint32_t max_unchained;    /* payloads up to this size never need chained list pages */
+	uint8_t phase;             /* the phase tag a new completion carries */
+	uint64_t *const *iova_map; /* env's IOVA map: translations inline */
+	struct nvme_pcie_tracker *ptrackers; /* indexed by CID */
+	struct nvme_prp_page *prp_pool;      /* free chained PRP list pages */
+	uint32_t prp_pool_free;
+
+	/* Cold. */
+	uint32_t prp_pool_total;
+	uint64_t sq_iova;
+	uint64_t cq_iova;
+	void *prp_pages;                  /* one list page per tracker */
+	struct nvme_prp_page *pool_descs; /* chained list pages */
+	void *pool_mem;
+};
+
+static inline struct nvme_pcie_ctrlr *
+to_pcie_ctrlr(struct nvp_nvme_ctrlr *ctrlr)
+{
+	return (struct nvme_pcie_ctrlr *)ctrlr;
+}
+
+static inline struct nvme_pcie_qpair *
+to_pcie_qpair(struct nvp_nvme_qpair *qpair)
+{
+	return (struct nvme_pcie_qpair *)qpair;
+}
+
+static inline bool
+nvme_qpair_is_pcie(const struct nvp_nvme_qpair *qpair)
+{
+	return qpair->transport == &g_nvme_pcie_transport;
+}
+
+/* nvme_pcie_prp.c */
+int nvme_pcie_prp_build(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr,
+			struct nvme_request *req);
+int nvme_pcie_prp_check(struct nvme_pcie_qpair *pq, const struct nvme_request *req);
+uint32_t nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size);
+int nvme_pcie_prp_reserve(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr, uint32_t n);
+void nvme_pcie_prp_release(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr);
+
+/* nvme_pcie.c: the parts of the hot path that are not inline */
+int nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
+			       struct nvme_request *req);
+int nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
+int32_t nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max);
+
+/*
+ * The common payload: one contiguous buffer within two pages. PRP1 is its address, PRP2
+ * the second page if it reaches one (section 4.3): a lookup per page, no list, no walk.
+ * \return 0 (PRPs written into the command), 1 if the payload is not of this kind,
+ * -EINVAL (not dword aligned) or -EFAULT (not DMA memory).
+ */
+static inline __attribute__((always_inline)) int
+nvme_pcie_prp_fast(const struct nvme_pcie_qpair *pq, struct nvme_request *req)
+{
+	uintptr_t va = (uintptr_t)req->payload.buf;
+	uint32_t ps = pq->qpair.ctrlr->page_size;
+	uint64_t end = (va & (ps - 1)) + req->payload.size;
+	uint64_t prp1, prp2 = 0;
+
+	if (nvp_unlikely(req->payload.type != NVME_PAYLOAD_CONTIG || end > 2ull * ps)) {
+		return 1;
+	}
+	prp1 = nvp_env_iova_map_translate(pq->iova_map, req->payload.buf);
+	if (nvp_unlikely(prp1 == NVP_ENV_BAD_IOVA || (va & 3u) != 0)) {
+		return prp1 == NVP_ENV_BAD_IOVA ? -EFAULT : -EINVAL;
+	}
+	if (end > ps) {
+		prp2 = nvp_env_iova_map_translate(pq->iova_map,
+						  (const void *)((va & ~(uintptr_t)(ps - 1)) + ps));
+		if (nvp_unlikely(prp2 == NVP_ENV_BAD_IOVA)) {
+			return -EFAULT;
+		}
+	}
+	req->cmd.psdt = NVME_PSDT_PRP;
+	req->cmd.dptr.prp.prp1 = prp1;
+	req->cmd.dptr.prp.prp2 = prp2;
+	return 0;
+}
+
+/*
+ * Write @req into the SQ slot at the tail, in slot @tr (CID). The doorbell is left to the
+ * caller so that a batch of submissions costs one MMIO write. \return 0, -EAGAIN when
+ * chained PRP list pages are short, or -errno for a bad payload.
+ */
+static inline __attribute__((always_inline)) int
+nvme_pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
+		       struct nvme_request *req)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	int rc;
+
+	if (!req->dptr_built) {
+		rc = nvme_pcie_prp_fast(pq, req);
+		if (nvp_unlikely(rc != 0)) {
+			rc = rc < 0 ? rc : nvme_pcie_qpair_build_list(pq, tr, req);
+			if (rc != 0) {
+				return rc;
+			}
+		}
+	}
+	req->cmd.cid = tr->cid;
+	pq->sq[pq->sq_tail] = req->cmd;
+	if (nvp_unlikely(++pq->sq_tail == qpair->num_entries)) {
+		pq->sq_tail = 0;
+	}
+	return 0;
+}
+
+/* Tell the device about the entries written since the last doorbell. */
+static inline void
+nvme_pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+
+	/* The entries must be visible to the device before it sees the new tail and
+	 * fetches them (section 4.1: the host writes the entry, then the doorbell). The SQ
+	 * is write-back DMA memory: a compiler barrier on x86, dmb oshst on arm64. */
+	nvp_dma_wmb();
+	nvp_mmio_write4(pq->sq_tdbl, pq->sq_tail);
+	qpair->stats.sq_doorbell_writes++;
+}
+
+#endif /* NVP_NVME_PCIE_INTERNAL_H */
