@@ -21,6 +21,7 @@ enum opt_kind {
 	OPT_NAME,
 	OPT_LBA,
 	OPT_BACKEND,
+	OPT_FILE,
 	OPT_FAULT,
 };
 
@@ -48,6 +49,7 @@ static const struct opt_desc g_opts[] = {
 	  "LBA data size 512 or 4096; '/'-separated list gives one per namespace" },
 	{ "backend", OPT_BACKEND, 0, 0, 0, "ram",
 	  "ram | null | file:PATH (one file per namespace, PATH.nsN)" },
+	{ "file", OPT_FILE, 0, 0, 0, "", "PATH: the same as backend=file:PATH, without a ':'" },
 	U32("mqes", mqes, 1, 65535, "1023", "CAP.MQES, 0's based max queue entries"),
 	U32("dstrd", dstrd, 0, 15, "0", "CAP.DSTRD doorbell stride"),
 	U32("to", to, 1, 255, "20", "CAP.TO, ready timeout in 500 ms units"),
@@ -174,6 +176,21 @@ parse_lba_list(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen
 }
 
 static int
+set_file_backend(struct nvp_emu_opts *o, const char *key, const char *val, const char *path,
+		 char *err, size_t errlen)
+{
+	if (path[0] == '\0') {
+		return opt_error(err, errlen, key, val, "expected a file path");
+	}
+	if (strlen(path) >= sizeof(o->backend_path) - 8) {
+		return opt_error(err, errlen, key, val, "file path too long");
+	}
+	o->backend = NVP_EMU_BACKEND_FILE;
+	nvp_strlcpy(o->backend_path, path, sizeof(o->backend_path));
+	return 0;
+}
+
+static int
 parse_backend(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 {
 	if (strcasecmp(val, "ram") == 0) {
@@ -181,11 +198,7 @@ parse_backend(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 	} else if (strcasecmp(val, "null") == 0) {
 		o->backend = NVP_EMU_BACKEND_NULL;
 	} else if (strncasecmp(val, "file:", 5) == 0 && val[5] != '\0') {
-		if (strlen(val + 5) >= sizeof(o->backend_path) - 8) {
-			return opt_error(err, errlen, "backend", val, "file path too long");
-		}
-		o->backend = NVP_EMU_BACKEND_FILE;
-		nvp_strlcpy(o->backend_path, val + 5, sizeof(o->backend_path));
+		return set_file_backend(o, "backend", val, val + 5, err, errlen);
 	} else {
 		return opt_error(err, errlen, "backend", val, "expected ram, null or file:PATH");
 	}
@@ -255,6 +268,8 @@ parse_one(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, cha
 		return parse_lba_list(o, val, err, errlen);
 	case OPT_BACKEND:
 		return parse_backend(o, val, err, errlen);
+	case OPT_FILE:
+		return set_file_backend(o, d->key, val, val, err, errlen);
 	case OPT_FAULT:
 		return parse_fault(o, val, err, errlen);
 	}
@@ -279,7 +294,9 @@ parse_kv(void *arg, const char *key, const char *val)
 	}
 	if (ctx->err != NULL && ctx->errlen > 0) {
 		snprintf(ctx->err, ctx->errlen,
-			 "emu: unknown option '%s' (see nvp_emu_opts_usage / --help)", key);
+			 "emu: unknown option '%s' (the software controller's options are listed "
+			 "by 'nvp help emu' and 'nvp_perf --help')",
+			 key);
 	}
 	return -EINVAL;
 }
@@ -378,8 +395,14 @@ emu_opts_validate(const struct nvp_emu_opts *o, char *err, size_t errlen)
 		return opt_error(err, errlen, "fault", "?", "unknown fault type");
 	}
 	if (o->fault == NVP_EMU_FAULT_ERROR && (o->fault_arg == 0 || o->fault_arg > 0x7ff)) {
-		return opt_error(err, errlen, "fault_arg", "(for fault=error)",
-				 "an error status sct << 8 | sc, 0x001..0x7ff");
+		if (err != NULL && errlen > 0) {
+			snprintf(
+				err, errlen,
+				"emu option 'fault=error' needs fault_arg=STATUS, the status to "
+				"complete with (sct << 8 | sc, 0x001..0x7ff, e.g. fault_arg=0x281)%s",
+				o->fault_arg == 0 ? "" : ": the one given is above 0x7ff");
+		}
+		return -EINVAL;
 	}
 	return 0;
 }
