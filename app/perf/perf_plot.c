@@ -233,31 +233,19 @@ header(FILE *f, const struct perf_run *run)
 }
 
 int
-perf_plot_write(const struct perf_run *run, const char *path)
+perf_plot_write(const struct perf_run *run)
 {
 	struct nvp_histogram *h = malloc(sizeof(*h));
-	FILE *f;
-	int rc = 0;
+	FILE *f = run->plot_f;
 
 	if (h == NULL) {
 		return -ENOMEM;
-	}
-	f = fopen(path, "w");
-	if (f == NULL) {
-		rc = -errno;
-		fprintf(stderr, "--plot %s: cannot create: %s\n", path, strerror(-rc));
-		free(h);
-		return rc;
 	}
 	perf_total_histogram(run, h);
 	header(f, run);
 	plot_cdf(f, run, h);
 	plot_iops(f, run);
 	fprintf(f, "</svg>\n");
-	if (fclose(f) != 0) {
-		fprintf(stderr, "--plot %s: write failed: %s\n", path, strerror(errno));
-		rc = -EIO;
-	}
 	free(h);
-	return rc;
+	return 0;
 }

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,157 @@ test_help(void)
 	CU_ASSERT_EQUAL(run("-h"), 0);
 	CU_ASSERT(strstr(g_out, "Usage:") != NULL);
 	CU_ASSERT(strstr(g_out, "--json") != NULL);
+	/* the software controller's options, for -r "trtype:emu ..." */
+	CU_ASSERT(strstr(g_out, "fault_arg=") != NULL);
+	CU_ASSERT(strstr(g_out, "read_us=") != NULL);
+}
+
+static bool
+file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * A run that cannot start (-P 64 queues of 65536 entries: no DMA memory) prints no table of
+ * zeros, writes a JSON that says it failed and why, and leaves no plot.
+ */
+static void
+test_failed_start(void)
+{
+	char args[PATH_MAX * 2 + 128], json_path[PATH_MAX], svg_path[PATH_MAX];
+	json_object *root, *v;
+
+	snprintf(json_path, sizeof(json_path), "%s/failed.json", g_dir);
+	snprintf(svg_path, sizeof(svg_path), "%s/failed.svg", g_dir);
+	snprintf(args, sizeof(args), "-q 65536 -P 64 -t 1 --json '%s' --plot '%s'", json_path,
+		 svg_path);
+	CU_ASSERT_EQUAL(run(args), 1);
+	CU_ASSERT(strstr(g_out, "the run failed") != NULL);
+	CU_ASSERT(strstr(g_out, "Total") == NULL);
+	CU_ASSERT(strstr(g_out, "IOPS") == NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "failed");
+	CU_ASSERT(strlen(json_object_get_string(obj(root, "error"))) > 0);
+	CU_ASSERT(!json_object_object_get_ex(root, "total", &v));
+	CU_ASSERT(!json_object_object_get_ex(root, "results", &v));
+	json_object_put(root);
+	CU_ASSERT(!file_exists(svg_path));
+	unlink(json_path);
+}
+
+/* --json and --plot paths are checked before the run: exit 2 at once, nothing run. */
+static void
+test_bad_output_paths(void)
+{
+	char args[PATH_MAX + 128];
+
+	snprintf(args, sizeof(args), "-t 30 --json '%s/no/such/dir/x.json'", g_dir);
+	CU_ASSERT_EQUAL(run(args), 2);
+	CU_ASSERT(strstr(g_out, "cannot create") != NULL);
+	CU_ASSERT(strstr(g_out, "Launching workers") == NULL);
+	snprintf(args, sizeof(args), "-t 30 --plot '%s/no/such/dir/x.svg'", g_dir);
+	CU_ASSERT_EQUAL(run(args), 2);
+	CU_ASSERT(strstr(g_out, "cannot create") != NULL);
+	CU_ASSERT(strstr(g_out, "Launching workers") == NULL);
+}
+
+/* --json -: standard output is the JSON alone (the report goes to standard error). */
+static void
+test_json_stdout(void)
+{
+	static char json[4 << 20]; /* the whole report, histogram included */
+	char args[PATH_MAX + 128];
+	json_object *root;
+
+	snprintf(args, sizeof(args), "-c '\"$0\" -q 4 -t 1 --json - 2>/dev/null' '%s'", g_prog);
+	CU_ASSERT_EQUAL_FATAL(fx_run_capture("/bin/sh", args, json, sizeof(json)), 0);
+	root = json_tokener_parse(json);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "ok");
+	CU_ASSERT(num(obj(root, "total"), "iops") > 0);
+	json_object_put(root);
+}
+
+/* SIGINT ends a 30 s run early; the summary and JSON cover the time that ran. */
+static void
+test_sigint(void)
+{
+	char args[PATH_MAX * 2 + 128], json_path[PATH_MAX];
+	json_object *root, *row;
+
+	snprintf(json_path, sizeof(json_path), "%s/int.json", g_dir);
+	snprintf(args, sizeof(args), "--preserve-status -s INT -k 20 2 '%s' -q 4 -t 30 --json '%s'",
+		 g_prog, json_path);
+	CU_ASSERT_EQUAL(fx_run_capture("timeout", args, g_out, sizeof(g_out)), 0);
+	CU_ASSERT(strstr(g_out, "Interrupted") != NULL);
+	CU_ASSERT(strstr(g_out, "Total") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "interrupted");
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	CU_ASSERT(num(row, "elapsed_s") > 0 && num(row, "elapsed_s") < 25);
+	CU_ASSERT(num(row, "ios") > 0);
+	json_object_put(root);
+	unlink(json_path);
+}
+
+/*
+ * A completion that never arrives: perf says I/O is outstanding and what the driver does,
+ * the request timeout (--io-timeout) ends it, and IOPS are over the 1 s window, not the
+ * drain.
+ */
+static void
+test_lost_completion(void)
+{
+	char args[PATH_MAX + 256], json_path[PATH_MAX];
+	json_object *root, *row, *total;
+
+	snprintf(json_path, sizeof(json_path), "%s/drop.json", g_dir);
+	snprintf(args, sizeof(args),
+		 "-q 4 -t 1 --io-timeout 2000 -r 'trtype:emu name:emu0 fault:drop_cpl' "
+		 "--json '%s'",
+		 json_path);
+	CU_ASSERT_EQUAL(run(args), 1); /* the lost request completes as an error */
+	CU_ASSERT(strstr(g_out, "still outstanding") != NULL);
+	CU_ASSERT(strstr(g_out, "--io-timeout") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	total = obj(root, "total");
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	CU_ASSERT_EQUAL(num(total, "errors"), 1);
+	CU_ASSERT(num(row, "elapsed_s") >= 1.0 && num(row, "elapsed_s") < 1.9);
+	CU_ASSERT(num(total, "iops") * num(row, "elapsed_s") <= num(total, "ios") + 1);
+	json_object_put(root);
+	unlink(json_path);
+}
+
+/* -a: a warm-up before the measured window, announced, and not in the results. */
+static void
+test_warmup(void)
+{
+	char args[PATH_MAX + 128], json_path[PATH_MAX];
+	json_object *root, *row;
+
+	snprintf(json_path, sizeof(json_path), "%s/warm.json", g_dir);
+	snprintf(args, sizeof(args), "-q 4 -a 1 -t 1 --json '%s'", json_path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT(strstr(g_out, "Warming up for 1 s") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_EQUAL(num(obj(root, "config"), "warmup_s"), 1);
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	/* the window is -t long; the warm-up's I/Os are not counted */
+	CU_ASSERT(num(row, "elapsed_s") >= 1.0 && num(row, "elapsed_s") < 1.9);
+	CU_ASSERT(fabs(num(row, "ios") - num(row, "iops") * num(row, "elapsed_s")) <=
+		  0.01 * num(row, "ios") + 8);
+	CU_ASSERT(num(obj(root, "total"), "ios") == num(row, "ios"));
+	json_object_put(root);
+	unlink(json_path);
 }
 
 static void
@@ -299,6 +451,12 @@ main(void)
 	CU_add_test(suite, "help", test_help);
 	CU_add_test(suite, "bad flags exit 2", test_bad_flags);
 	CU_add_test(suite, "attach failure exit 1", test_attach_failure);
+	CU_add_test(suite, "failed start: no zero results", test_failed_start);
+	CU_add_test(suite, "bad --json/--plot paths exit 2 first", test_bad_output_paths);
+	CU_add_test(suite, "--json - is stdout", test_json_stdout);
+	CU_add_test(suite, "SIGINT reports the time that ran", test_sigint);
+	CU_add_test(suite, "lost completion: not silent, bounded", test_lost_completion);
+	CU_add_test(suite, "-a warm-up", test_warmup);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
