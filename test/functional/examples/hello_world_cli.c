@@ -87,6 +87,23 @@ test_attach_failure(void)
 	CU_ASSERT_PTR_NULL(strstr(g_out, "Hello world test passed"));
 }
 
+/*
+ * A completion that never arrives: hello_world waits for the driver's 30 s request
+ * timeout, but says so within a few seconds instead of sitting silent (stopped at 4 s).
+ */
+static void
+test_lost_completion_not_silent(void)
+{
+	char args[PATH_MAX + 128];
+	int rc;
+
+	snprintf(args, sizeof(args), "-k 2 4 '%s' -r 'trtype:emu name:hw5 fault:drop_cpl'", g_prog);
+	rc = fx_run_capture("timeout", args, g_out, sizeof(g_out));
+	CU_ASSERT_EQUAL(rc, 124); /* still waiting when stopped: timeout(1)'s status */
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "write: no completion after"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "the driver aborts the request"));
+}
+
 int
 main(void)
 {
@@ -99,6 +116,7 @@ main(void)
 		{ "help", test_help },
 		{ "usage_errors", test_usage_errors },
 		{ "attach_failure", test_attach_failure },
+		{ "lost_completion_not_silent", test_lost_completion_not_silent },
 	};
 	CU_pSuite suite;
 	unsigned int failures;
