@@ -43,6 +43,7 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(g_o.fault_count, 1);
 	CU_ASSERT_EQUAL(g_o.fault_skip, 0);
 	CU_ASSERT_EQUAL(g_o.fault_arg, 0);
+	CU_ASSERT(g_o.prefault);
 	CU_ASSERT_EQUAL(emu_opts_validate(&g_o, g_err, sizeof(g_err)), 0);
 	/* a smaller caller struct is filled only up to its size */
 	{
@@ -105,6 +106,12 @@ test_separators_and_lists(void)
 	CU_ASSERT_EQUAL(parse("nn=1 file=/tmp/img"), 0);
 	CU_ASSERT_EQUAL(g_o.backend, NVP_EMU_BACKEND_FILE);
 	CU_ASSERT_STRING_EQUAL(g_o.backend_path, "/tmp/img");
+	CU_ASSERT_EQUAL(parse("prefault=0 vwc=1"), 0);
+	CU_ASSERT(!g_o.prefault);
+	CU_ASSERT(g_o.vwc);
+	CU_ASSERT_EQUAL(parse("prefault=on vwc=0"), 0);
+	CU_ASSERT(g_o.prefault);
+	CU_ASSERT(!g_o.vwc);
 	CU_ASSERT_EQUAL(parse("backend=RAM size=64k"), 0);
 	CU_ASSERT_EQUAL(g_o.backend, NVP_EMU_BACKEND_RAM);
 	CU_ASSERT_EQUAL(g_o.ns_size, 65536);
@@ -224,7 +231,7 @@ test_usage(void)
 		"name=",        "nn=",         "size=",      "lba=",          "backend=",  "mqes=",
 		"dstrd=",       "to=",         "mpsmax=",    "rdy_delay_ms=", "queues=",   "mdts=",
 		"read_us=",     "write_us=",   "channels=",  "vwc=",          "fw_slots=", "fault=",
-		"fault_count=", "fault_skip=", "fault_arg=", "file=",
+		"fault_count=", "fault_skip=", "fault_arg=", "file=",         "prefault=",
 	};
 	char *text = NULL;
 	size_t len = 0;
