@@ -155,7 +155,8 @@ test_randread_json(void)
 	CU_ASSERT(num(obj(total, "latency_us"), "mean") * 1e-6 * iops > 8);
 	CU_ASSERT(num(obj(total, "latency_us"), "mean") * 1e-6 * iops < 17);
 	check_histogram(obj(root, "histogram"), ios);
-	CU_ASSERT(json_object_array_length(obj(root, "samples")) >= 1);
+	/* IOPS samples every 100 ms over the 2 s window */
+	CU_ASSERT(json_object_array_length(obj(root, "samples")) >= 15);
 	cpu = obj(total, "cpu");
 	CU_ASSERT(num(cpu, "total_s") > 0 && num(cpu, "total_s") < 2 * elapsed + 1);
 	CU_ASSERT(num(cpu, "per_io_us") > 0);
@@ -171,20 +172,59 @@ test_randread_json(void)
 	unlink(svg_path);
 }
 
+static char *
+read_file(const char *path)
+{
+	static char buf[1 << 20];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL) {
+		return NULL;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The plot: the title is what the user typed (not defaults such as -M 100) and the
+ * targets; one labelled latency curve per device and core plus the total; the x axis in
+ * nines.
+ */
+static void
+check_plot(const char *svg_path)
+{
+	char *svg = read_file(svg_path);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+	CU_ASSERT(strstr(svg, ">nvp_perf -q 8 -o 8192 -w randrw -M 70 -P 2 -t 1 -LL</text>") !=
+		  NULL);
+	CU_ASSERT(strstr(svg, "target: trtype:emu name:emu1 nn:2") != NULL);
+	CU_ASSERT(strstr(svg, "EMU (emu1) NSID 1, core 0: p50") != NULL);
+	CU_ASSERT(strstr(svg, "EMU (emu1) NSID 2, core 0: p50") != NULL);
+	CU_ASSERT(strstr(svg, ">total: p50") != NULL);
+	CU_ASSERT(strstr(svg, ">90%<") != NULL);
+	CU_ASSERT(strstr(svg, ">99.9%<") != NULL);
+	CU_ASSERT(strstr(svg, "100 ms steps") != NULL);
+}
+
 /* A 70/30 read/write mix on a device with two namespaces and two qpairs each. */
 static void
 test_randrw_two_ns(void)
 {
-	char args[PATH_MAX + 256], json_path[PATH_MAX];
+	char args[PATH_MAX * 2 + 256], json_path[PATH_MAX], svg_path[PATH_MAX];
 	json_object *root, *rows;
 	double reads = 0, writes = 0;
 	size_t i;
 
 	snprintf(json_path, sizeof(json_path), "%s/perf_rw.json", g_dir);
+	snprintf(svg_path, sizeof(svg_path), "%s/perf_rw.svg", g_dir);
 	snprintf(args, sizeof(args),
-		 "-q 8 -o 8192 -w randrw -M 70 -P 2 -t 1 -LL -r 'trtype:emu name:emu0 nn:2' "
-		 "--json '%s'",
-		 json_path);
+		 "-q 8 -o 8192 -w randrw -M 70 -P 2 -t 1 -LL -r 'trtype:emu name:emu1 nn:2' "
+		 "--json '%s' --plot '%s'",
+		 json_path, svg_path);
 	CU_ASSERT_EQUAL_FATAL(run(args), 0);
 	CU_ASSERT(strstr(g_out, "Latency histogram for") != NULL);
 	root = load_json(json_path);
@@ -204,7 +244,9 @@ test_randrw_two_ns(void)
 	CU_ASSERT(reads + writes > 0);
 	CU_ASSERT(fabs(reads / (reads + writes) - 0.7) < 4 * sqrt(0.21 / (reads + writes)) + 0.01);
 	json_object_put(root);
+	check_plot(svg_path);
 	unlink(json_path);
+	unlink(svg_path);
 }
 
 /* I/O errors are counted and make the exit status 1. */
