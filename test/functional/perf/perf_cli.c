@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,13 +343,17 @@ test_json_stdout(void)
 static void
 test_sigint(void)
 {
-	char args[PATH_MAX * 2 + 128], json_path[PATH_MAX];
+	char json_path[PATH_MAX];
 	json_object *root, *row;
 
 	snprintf(json_path, sizeof(json_path), "%s/int.json", g_dir);
-	snprintf(args, sizeof(args), "--preserve-status -s INT -k 20 2 '%s' -q 4 -t 30 --json '%s'",
-		 g_prog, json_path);
-	CU_ASSERT_EQUAL(fx_run_capture("timeout", args, g_out, sizeof(g_out)), 0);
+	{
+		char *const argv[] = {
+			"nvp_perf", "-q", "4", "-t", "30", "--json", json_path, NULL
+		};
+
+		CU_ASSERT_EQUAL(fx_run_signal(g_prog, argv, 2, SIGINT, g_out, sizeof(g_out)), 0);
+	}
 	CU_ASSERT(strstr(g_out, "Interrupted") != NULL);
 	CU_ASSERT(strstr(g_out, "Total") != NULL);
 	root = load_json(json_path);
