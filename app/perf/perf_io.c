@@ -180,8 +180,11 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 	for (i = 0; i < count; i++) {
 		rc = nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &qo, &nw->qpairs[i]);
 		if (rc != 0) {
-			fprintf(stderr, "core %u: cannot allocate I/O qpair %u for %s: %s\n",
-				nw->thread->core, i, nw->stats->ns->name, strerror(-rc));
+			fprintf(stderr, "core %u: cannot allocate I/O qpair %u for %s: %s%s\n",
+				nw->thread->core, i, nw->stats->ns->name, strerror(-rc),
+				rc == -ENOMEM ?
+					" (DMA memory: pass a larger -s, or lower -q or -P)" :
+					"");
 			return rc;
 		}
 	}
