@@ -525,7 +525,10 @@ main(int argc, char **argv)
 	run->out = run->opts.json_path != NULL && strcmp(run->opts.json_path, "-") == 0 ? stderr :
 											  stdout;
 	if (open_outputs(run) != 0) {
-		close_output(&run->json_f, "--json", run->opts.json_path);
+		if (run->json_f != NULL && run->json_f != stdout) {
+			fclose(run->json_f); /* made a moment ago: leave nothing behind */
+			unlink(run->opts.json_path);
+		}
 		return PERF_EXIT_USAGE;
 	}
 	run->num_threads = (uint32_t)__builtin_popcountll(run->opts.core_mask);

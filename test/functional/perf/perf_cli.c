@@ -310,16 +310,20 @@ test_failed_start(void)
 static void
 test_bad_output_paths(void)
 {
-	char args[PATH_MAX + 128];
+	char args[PATH_MAX * 2 + 128];
 
 	snprintf(args, sizeof(args), "-t 30 --json '%s/no/such/dir/x.json'", g_dir);
 	CU_ASSERT_EQUAL(run(args), 2);
 	CU_ASSERT(strstr(g_out, "cannot create") != NULL);
 	CU_ASSERT(strstr(g_out, "Launching workers") == NULL);
-	snprintf(args, sizeof(args), "-t 30 --plot '%s/no/such/dir/x.svg'", g_dir);
+	snprintf(args, sizeof(args), "-t 30 --json '%s/ok.json' --plot '%s/no/such/dir/x.svg'",
+		 g_dir, g_dir);
 	CU_ASSERT_EQUAL(run(args), 2);
 	CU_ASSERT(strstr(g_out, "cannot create") != NULL);
 	CU_ASSERT(strstr(g_out, "Launching workers") == NULL);
+	/* the --json file made before the --plot check failed is not left behind */
+	snprintf(args, sizeof(args), "%s/ok.json", g_dir);
+	CU_ASSERT(!file_exists(args));
 }
 
 /* --json -: standard output is the JSON alone (the report goes to standard error). */
