@@ -27,8 +27,32 @@ die() {
 	exit 1
 }
 
+# stale_config DIR: print the optional libraries whose headers are installed now but which
+# DIR's fio configuration lacks (it was configured before they were installed). fio's
+# headers include libaio.h and numa.h when configured with them, as Debian's fio is.
+stale_config() {
+	local lib hdr
+	for lib in libaio:CONFIG_LIBAIO numa:CONFIG_LIBNUMA; do
+		hdr=${lib%%:*}.h
+		if echo "#include <$hdr>" | ${CC:-cc} -E -x c - >/dev/null 2>&1 &&
+			! grep -q "define ${lib#*:}\$" "$1/config-host.h"; then
+			printf ' %s' "${lib#*:}"
+		fi
+	done
+}
+
 if [ -f "$dest/config-host.h" ] && [ -f "$dest/ioengines.h" ]; then
-	log "$dest is already configured; not fetching again (remove it to refetch)"
+	stale=$(stale_config "$dest")
+	if [ -z "$stale" ]; then
+		log "$dest is already configured; not fetching again (remove it to refetch)"
+		exit 0
+	fi
+	log "$dest was configured without$stale although the headers are installed now: reconfiguring it"
+	(cd "$dest" && ./configure >configure.log 2>&1) ||
+		die "fio's ./configure failed: see $dest/configure.log"
+	stale=$(stale_config "$dest")
+	[ -z "$stale" ] || die "$dest: fio's ./configure still lacks$stale: see $dest/configure.log"
+	log "fio source ready: $dest (reconfigured)"
 	exit 0
 fi
 

@@ -305,6 +305,11 @@ read_image(const char *path, void **image, size_t *size)
 		fprintf(stderr, "fw-download: cannot open '%s': %s\n", path, strerror(errno));
 		goto fail;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "fw-download: '%s' is %s, not a firmware image file\n", path,
+			S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+		goto fail;
+	}
 	if (st.st_size <= 0 || st.st_size > MAX_FW_IMAGE || st.st_size % 4 != 0) {
 		fprintf(stderr,
 			"fw-download: '%s' is %lld bytes: an image must be a non-zero multiple of "
@@ -316,7 +321,10 @@ read_image(const char *path, void **image, size_t *size)
 	*image = malloc(*size);
 	n = *image ? fread(*image, 1, *size, fp) : 0;
 	if (n != *size) {
-		fprintf(stderr, "fw-download: cannot read '%s'\n", path);
+		fprintf(stderr, "fw-download: cannot read '%s': %s\n", path,
+			*image == NULL ? strerror(ENOMEM) :
+			ferror(fp)     ? strerror(errno) :
+					 "the file shrank while being read");
 		free(*image);
 		goto fail;
 	}

@@ -52,7 +52,8 @@ usage(FILE *f)
 		   "Check hugepages, IOMMU, memlock limit and NVMe functions for nvpoll.\n"
 		   "  --queues N       I/O queue pairs you will create (default 1)\n"
 		   "  --depth N        entries per queue (default 128)\n"
-		   "  --io-size BYTES  data buffer per outstanding request (default 4096)\n"
+		   "  --io-size SIZE   data buffer per outstanding request, bytes with an\n"
+		   "                   optional k/M suffix as nvp_perf -o takes (default 4096)\n"
 		   "Exit 0 if at least one NVMe function is usable, 1 if none, 2 on bad flags.\n"
 		   "NVP_SYSFS_ROOT=DIR reads a fake sysfs tree instead of /sys.\n");
 }
@@ -305,6 +306,23 @@ parse_u32(const char *opt, const char *arg, uint32_t min, uint32_t max, uint32_t
 	return 0;
 }
 
+/* A size as nvp_perf -o takes it: bytes, or with a k/M suffix (128k). */
+static int
+parse_size_u32(const char *opt, const char *arg, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+
+	if (nvp_parse_size(arg, &v) != 0 || v < min || v > max) {
+		fprintf(stderr,
+			"nvp_doctor: %s wants a size from %u to %u bytes (k/M suffixes, e.g. 128k), "
+			"got '%s'\n",
+			opt, min, max, arg);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 static int
 parse_args(struct doctor *d, int argc, char **argv)
 {
@@ -326,7 +344,7 @@ parse_args(struct doctor *d, int argc, char **argv)
 			rc = parse_u32("--depth", optarg, 2, 65536, &d->depth);
 			break;
 		case 's':
-			rc = parse_u32("--io-size", optarg, 512, 1u << 24, &d->io_size);
+			rc = parse_size_u32("--io-size", optarg, 512, 1u << 24, &d->io_size);
 			break;
 		case 'h':
 			usage(stdout);

@@ -43,6 +43,9 @@
 #define ENGINE_FIO_VERSION NVPFIO_BUILT_FIO_VERSION
 #endif
 
+/* Largest mem_size_mb accepted: 1 TiB of DMA memory. */
+#define ENGINE_MEM_MB_MAX (1u << 20)
+
 /* Options of the engine (fio's "eo" structure: the first member must be a pointer). */
 struct engine_opts {
 	void *pad;
@@ -72,6 +75,17 @@ struct engine_thread {
 };
 
 static int g_abi_mismatch;
+
+/*
+ * A setup failure is the job's error, as fio's own engines report theirs: without it fio
+ * skips the job, prints no stats and exits 0 with "error":0 in its JSON. \return 1.
+ */
+static int
+job_failed(struct thread_data *td, int err, const char *func)
+{
+	td_verror(td, err > 0 ? err : EIO, func);
+	return 1;
+}
 
 /* ---- ABI check ----------------------------------------------------------------------- */
 
@@ -132,6 +146,14 @@ engine_env_start(struct thread_data *td)
 	struct engine_opts *eo = td->eo;
 	struct fionvp_env_opts opts = { 0 };
 
+	/* fio stores "-1" in an unsigned option as 4294967295: refuse it here, by name. */
+	if (eo != NULL && eo->mem_size_mb > ENGINE_MEM_MB_MAX) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s': mem_size_mb=%d is out of range: expected "
+			"0..%u MiB (0: the environment's default)\n",
+			td->o.name, (int)eo->mem_size_mb, ENGINE_MEM_MB_MAX);
+		return -EINVAL;
+	}
 	if (eo != NULL) {
 		opts.mem_size_mb = eo->mem_size_mb;
 		opts.no_huge = (int)eo->no_huge;
@@ -181,18 +203,22 @@ engine_setup(struct thread_data *td)
 			"nvpoll_fio: job '%s' not run: engine built for another fio "
 			"(message above)\n",
 			td->o.name);
-		return 1;
+		return job_failed(td, EINVAL, "setup");
 	}
 	if (!td->o.use_thread) {
 		fprintf(stderr,
 			"nvpoll_fio: job '%s': add thread=1 (the engine shares controllers "
 			"and DMA memory between jobs of one process; fork mode cannot)\n",
 			td->o.name);
-		return 1;
+		return job_failed(td, EINVAL, "setup");
 	}
 	et = thread_get(td);
-	if (et == NULL || engine_env_start(td) != 0) {
-		return 1;
+	if (et == NULL) {
+		return job_failed(td, ENOMEM, "setup");
+	}
+	rc = engine_env_start(td);
+	if (rc != 0) {
+		return job_failed(td, -rc, "setup");
 	}
 	for_each_file(td, f, i)
 	{
@@ -203,7 +229,7 @@ engine_setup(struct thread_data *td)
 		}
 		ef = calloc(1, sizeof(*ef));
 		if (ef == NULL) {
-			return 1;
+			return job_failed(td, ENOMEM, "setup");
 		}
 		rc = fionvp_target_open(f->file_name, &ef->target);
 		if (rc == 0) {
@@ -212,7 +238,7 @@ engine_setup(struct thread_data *td)
 		if (rc != 0) {
 			fionvp_target_close(&ef->target);
 			free(ef);
-			return 1;
+			return job_failed(td, -rc, "setup");
 		}
 		ef->thread = et;
 		ef->next = et->files;
@@ -229,10 +255,16 @@ engine_setup(struct thread_data *td)
 static int
 engine_init(struct thread_data *td)
 {
-	if (g_abi_mismatch || engine_env_start(td) != 0) {
-		return 1;
+	int rc;
+
+	if (g_abi_mismatch) {
+		return job_failed(td, EINVAL, "init");
 	}
-	return thread_get(td) != NULL ? 0 : 1;
+	rc = engine_env_start(td);
+	if (rc != 0) {
+		return job_failed(td, -rc, "init");
+	}
+	return thread_get(td) != NULL ? 0 : job_failed(td, ENOMEM, "init");
 }
 
 static void
@@ -265,7 +297,7 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 	int rc;
 
 	if (ef == NULL || et == NULL) {
-		return EINVAL;
+		return job_failed(td, EINVAL, "open_file");
 	}
 	if (ef->qpair != NULL) {
 		return 0;
@@ -284,7 +316,7 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 			"nvpoll_fio: job '%s', file '%s': cannot allocate an I/O qpair "
 			"of %u entries: %s\n",
 			td->o.name, f->file_name, qopts.io_queue_size, strerror(-rc));
-		return -rc;
+		return job_failed(td, -rc, "open_file");
 	}
 	return 0;
 }
@@ -325,8 +357,10 @@ engine_get_file_size(struct thread_data *td, struct fio_file *f)
 static int
 engine_iomem_alloc(struct thread_data *td, size_t total_mem)
 {
-	if (engine_env_start(td) != 0) {
-		return 1;
+	int rc = engine_env_start(td);
+
+	if (rc != 0) {
+		return job_failed(td, -rc, "iomem_alloc");
 	}
 	td->orig_buffer = nvp_env_dma_malloc(total_mem, 4096, NULL);
 	if (td->orig_buffer == NULL) {
@@ -334,7 +368,7 @@ engine_iomem_alloc(struct thread_data *td, size_t total_mem)
 			"nvpoll_fio: job '%s': cannot allocate %zu bytes of DMA memory "
 			"for I/O buffers; raise mem_size_mb\n",
 			td->o.name, total_mem);
-		return 1;
+		return job_failed(td, ENOMEM, "iomem_alloc");
 	}
 	return 0;
 }
@@ -519,6 +553,7 @@ static struct fio_option engine_options[] = {
 		.type = FIO_OPT_INT,
 		.off1 = offsetof(struct engine_opts, mem_size_mb),
 		.def = "0",
+		.maxval = ENGINE_MEM_MB_MAX,
 		.help = "DMA memory for the nvpoll environment in MiB (0: backend default)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
@@ -553,7 +588,10 @@ struct engine_ops_padded ioengine = {
 		{
 			.name = "nvpoll",
 			.version = ENGINE_IOOPS_VERSION,
-			.flags = FIO_RAWIO | FIO_NOEXTEND | FIO_NODISKUTIL | FIO_MEMALIGN,
+			/* DISKLESSIO: a filename is a transport ID, not a path; fio must not
+			 * make directories for the '/' in "file=/path/img". */
+			.flags = FIO_RAWIO | FIO_NOEXTEND | FIO_NODISKUTIL | FIO_MEMALIGN |
+				 FIO_DISKLESSIO,
 			.setup = engine_setup,
 			.init = engine_init,
 			.queue = engine_queue,

@@ -15,8 +15,11 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nvpoll/env.h"
 #include "nvpoll/util.h"
@@ -307,16 +310,100 @@ keep_off_io_cores(uint64_t io_mask)
 	}
 }
 
+/* The run failed: remember why for the JSON (the details were printed where they arose). */
+static void __attribute__((format(printf, 2, 3)))
+fail_run(struct perf_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (run->status == PERF_STATUS_FAILED) {
+		return; /* the first reason is the one */
+	}
+	run->status = PERF_STATUS_FAILED;
+	va_start(ap, fmt);
+	vsnprintf(run->error, sizeof(run->error), fmt, ap);
+	va_end(ap);
+}
+
+/* Create the --json and --plot files before anything runs. \return 0 or PERF_EXIT_USAGE. */
+static int
+open_outputs(struct perf_run *run)
+{
+	const struct perf_opts *o = &run->opts;
+
+	if (o->json_path != NULL) {
+		run->json_f = strcmp(o->json_path, "-") == 0 ? stdout : fopen(o->json_path, "w");
+		if (run->json_f == NULL) {
+			fprintf(stderr, "--json %s: cannot create: %s\n", o->json_path,
+				strerror(errno));
+			return PERF_EXIT_USAGE;
+		}
+	}
+	if (o->plot_path != NULL) {
+		run->plot_f = fopen(o->plot_path, "w");
+		if (run->plot_f == NULL) {
+			fprintf(stderr, "--plot %s: cannot create: %s\n", o->plot_path,
+				strerror(errno));
+			return PERF_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Close an output; \return 0 or PERF_EXIT_FAIL (message printed). */
+static int
+close_output(FILE **f, const char *flag, const char *path)
+{
+	int rc = 0;
+
+	if (*f == NULL) {
+		return 0;
+	}
+	if (*f == stdout ? fflush(*f) != 0 : fclose(*f) != 0) {
+		fprintf(stderr, "%s %s: write failed: %s\n", flag, path, strerror(errno));
+		rc = PERF_EXIT_FAIL;
+	}
+	*f = NULL;
+	return rc;
+}
+
+/*
+ * A failed run prints no table and writes no numbers: the JSON says "status": "failed"
+ * and why, and the plot file made at the start is removed.
+ */
 static int
 write_outputs(struct perf_run *run)
 {
 	int status = 0;
 
-	perf_report_print(run, stdout);
-	if (run->opts.json_path != NULL && perf_json_write(run, run->opts.json_path) != 0) {
+	if (run->status == PERF_STATUS_FAILED) {
+		fprintf(stderr, "nvp_perf: the run failed: %s\n", run->error);
+		if (run->json_f != NULL && perf_json_write(run) != 0) {
+			status = PERF_EXIT_FAIL;
+		}
+		if (run->plot_f != NULL) {
+			fclose(run->plot_f);
+			run->plot_f = NULL;
+			unlink(run->opts.plot_path);
+		}
+		close_output(&run->json_f, "--json", run->opts.json_path);
+		return PERF_EXIT_FAIL;
+	}
+	if (run->status == PERF_STATUS_INTERRUPTED) {
+		fprintf(run->out, "\nInterrupted: the results cover the %.1f s that ran.\n",
+			run->num_threads ?
+				(double)run->threads[0].elapsed_ticks / (double)run->ticks_hz :
+				0.0);
+	}
+	perf_report_print(run, run->out);
+	if (run->json_f != NULL && perf_json_write(run) != 0) {
 		status = PERF_EXIT_FAIL;
 	}
-	if (run->opts.plot_path != NULL && perf_plot_write(run, run->opts.plot_path) != 0) {
+	if (run->plot_f != NULL && perf_plot_write(run) != 0) {
+		status = PERF_EXIT_FAIL;
+	}
+	if (close_output(&run->json_f, "--json", run->opts.json_path) != 0 ||
+	    close_output(&run->plot_f, "--plot", run->opts.plot_path) != 0) {
 		status = PERF_EXIT_FAIL;
 	}
 	if (perf_total_errors(run) != 0) {
@@ -326,48 +413,139 @@ write_outputs(struct perf_run *run)
 	return status;
 }
 
+static struct perf_run g_run;
+
+/* SIGINT/SIGTERM: end the run as if its time were up. A second one kills (SA_RESETHAND). */
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	atomic_store_explicit(&g_run.stop, true, memory_order_relaxed);
+}
+
+static void
+catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* IOPS samples every 100 ms, fewer for runs longer than PERF_MAX_SAMPLES of them. */
+static uint64_t
+sample_period(const struct perf_run *run)
+{
+	uint64_t step = run->ticks_hz * PERF_SAMPLE_MS / 1000;
+	uint64_t need = (run->ticks_hz * run->opts.time_s + PERF_MAX_SAMPLES - 2) /
+			(PERF_MAX_SAMPLES - 1);
+
+	return step > need ? step : need;
+}
+
+/* Attach every -r target and make the threads. \return 0, PERF_EXIT_USAGE or _FAIL. */
+static int
+prepare(struct perf_run *run)
+{
+	int status = 0;
+	uint32_t i;
+
+	/* Attach before pinning: the software controller's thread inherits our affinity. */
+	keep_off_io_cores(run->opts.core_mask);
+	for (i = 0; i < run->opts.num_trids && status == 0; i++) {
+		status = attach_one(run, run->opts.trids[i]);
+		if (status != 0) {
+			fail_run(run, "cannot use \"%s\" (message above)", run->opts.trids[i]);
+		}
+	}
+	if (status == 0 && run->num_ns == 0) {
+		fprintf(stderr, "no active namespace on the controllers given\n");
+		fail_run(run, "no active namespace on the controllers given");
+		status = PERF_EXIT_FAIL;
+	}
+	if (status == 0 && make_threads(run) != 0) {
+		fprintf(stderr, "out of memory\n");
+		fail_run(run, "out of memory");
+		status = PERF_EXIT_FAIL;
+	}
+	return status;
+}
+
+/* Did the I/O threads start? \return 0, or -errno of the first that could not. */
+static int
+setup_result(const struct perf_run *run)
+{
+	uint32_t i;
+
+	for (i = 0; i < run->num_threads; i++) {
+		if (run->threads[i].setup_rc != 0) {
+			return run->threads[i].setup_rc;
+		}
+	}
+	return 0;
+}
+
+static int
+run_and_report(struct perf_run *run)
+{
+	int status = 0, rc;
+
+	fprintf(run->out, "Initialization complete. Launching workers.\n");
+	if (run->opts.warmup_s > 0) {
+		fprintf(run->out, "Warming up for %u s (not measured).\n", run->opts.warmup_s);
+	}
+	fflush(run->out);
+	rc = run_threads(run);
+	if (setup_result(run) != 0) {
+		fail_run(run, "the I/O threads could not start: %s", strerror(-setup_result(run)));
+	} else if (rc != 0) {
+		fprintf(stderr, "the run failed: %s\n", strerror(-rc));
+		status = PERF_EXIT_FAIL; /* results up to the failure are still reported */
+	} else if (atomic_load(&run->stop)) {
+		run->status = PERF_STATUS_INTERRUPTED;
+	}
+	rc = write_outputs(run);
+	return status != 0 ? status : rc;
+}
+
 int
 main(int argc, char **argv)
 {
-	static struct perf_run run;
-	int status = 0, rc;
-	uint32_t i;
+	struct perf_run *run = &g_run;
+	int status, rc;
 
-	rc = perf_opts_parse(&run.opts, argc, argv);
+	rc = perf_opts_parse(&run->opts, argc, argv);
 	if (rc != 0) {
 		return rc > 0 ? 0 : PERF_EXIT_USAGE;
 	}
-	run.num_threads = (uint32_t)__builtin_popcountll(run.opts.core_mask);
-	if (env_start(&run.opts) != 0) {
+	run->out = run->opts.json_path != NULL && strcmp(run->opts.json_path, "-") == 0 ? stderr :
+											  stdout;
+	if (open_outputs(run) != 0) {
+		if (run->json_f != NULL && run->json_f != stdout) {
+			fclose(run->json_f); /* made a moment ago: leave nothing behind */
+			unlink(run->opts.json_path);
+		}
+		return PERF_EXIT_USAGE;
+	}
+	run->num_threads = (uint32_t)__builtin_popcountll(run->opts.core_mask);
+	if (env_start(&run->opts) != 0) {
+		fail_run(run, "cannot initialise the environment");
+		write_outputs(run);
 		return PERF_EXIT_FAIL;
 	}
-	run.ticks_hz = nvp_env_get_ticks_hz();
-	/* Attach before pinning: the software controller's thread inherits our affinity. */
-	keep_off_io_cores(run.opts.core_mask);
-	for (i = 0; i < run.opts.num_trids && status == 0; i++) {
-		status = attach_one(&run, run.opts.trids[i]);
-	}
-	if (status == 0 && run.num_ns == 0) {
-		fprintf(stderr, "no active namespace on the controllers given\n");
-		status = PERF_EXIT_FAIL;
-	}
-	if (status == 0 && make_threads(&run) != 0) {
-		fprintf(stderr, "out of memory\n");
-		status = PERF_EXIT_FAIL;
-	}
+	catch_signals();
+	run->ticks_hz = nvp_env_get_ticks_hz();
+	run->sample_ticks = sample_period(run);
+	status = prepare(run);
 	if (status == 0) {
-		printf("Initialization complete. Launching workers.\n");
-		fflush(stdout);
-		rc = run_threads(&run);
-		if (rc != 0) {
-			fprintf(stderr, "the run failed: %s\n", strerror(-rc));
-			status = PERF_EXIT_FAIL;
-		}
-		rc = write_outputs(&run);
-		if (status == 0) {
-			status = rc;
-		}
+		status = run_and_report(run);
+	} else {
+		write_outputs(run);
 	}
-	cleanup(&run);
+	cleanup(run);
 	return status;
 }

@@ -20,27 +20,33 @@
 #define PERF_MAX_TRIDS 16
 #define PERF_MAX_CORES 64
 #define PERF_MAX_SAMPLES 3600
+#define PERF_SAMPLE_MS 100 /* IOPS over time: one sample per 100 ms (longer for long runs) */
+#define PERF_DEFAULT_IO_TIMEOUT_MS 10000
 
 /* Exit statuses: 1 = the run failed (attach, I/O errors), 2 = the command line was wrong. */
 #define PERF_EXIT_FAIL 1
 #define PERF_EXIT_USAGE 2
 
 struct perf_opts {
-	uint32_t queue_depth; /* -q: outstanding per namespace per I/O thread */
-	uint32_t io_size;     /* -o: bytes */
-	const char *workload; /* -w as given */
-	bool random;          /* rand* workloads */
-	uint32_t read_pct;    /* 100 read, 0 write, -M for the mixes */
-	uint32_t time_s;      /* -t */
-	uint64_t core_mask;   /* -c */
+	uint32_t queue_depth;   /* -q: outstanding per namespace per I/O thread */
+	uint32_t io_size;       /* -o: bytes */
+	const char *workload;   /* -w as given */
+	bool random;            /* rand* workloads */
+	uint32_t read_pct;      /* 100 read, 0 write, -M for the mixes */
+	uint32_t time_s;        /* -t */
+	uint32_t warmup_s;      /* -a: run this long first, then discard and measure */
+	uint32_t io_timeout_ms; /* --io-timeout: per-request deadline, bounds the drain */
+	uint64_t core_mask;     /* -c */
 	const char *trids[PERF_MAX_TRIDS];
 	uint32_t num_trids;
 	uint32_t qpairs_per_ns; /* -P */
 	uint32_t latency_level; /* -L count */
 	uint64_t mem_mb;        /* -s */
 	bool no_huge;
-	const char *json_path;
+	const char *json_path; /* "-": standard output (the report then goes to stderr) */
 	const char *plot_path;
+	/* What the user typed, for the plot's title: flags only, in order, without -r. */
+	char cmdline[512];
 };
 
 /*
@@ -63,7 +69,8 @@ struct perf_ns {
 /* What one I/O thread did with one namespace; written only by that thread. */
 struct perf_ns_stats {
 	const struct perf_ns *ns;
-	uint64_t ios;
+	uint64_t ios;        /* completed, including those drained after the window */
+	uint64_t window_ios; /* completed inside the measured window: IOPS counts these */
 	uint64_t reads;
 	uint64_t writes;
 	uint64_t errors;        /* error completions and failed submissions */
@@ -85,9 +92,10 @@ struct perf_thread {
 	_Atomic uint64_t live_ios;
 	_Atomic uint64_t live_lat_ticks;
 	/* Results, set when the thread ends. */
-	uint64_t elapsed_ticks;
+	uint64_t elapsed_ticks; /* the measured window (warm-up and drain excluded) */
 	uint64_t cpu_ns;
-	int rc; /* 0, or -errno if setup failed or the controller failed */
+	int setup_rc; /* -errno if the thread could not start its I/O */
+	int rc;       /* 0, or -errno if setup failed or the controller failed */
 };
 
 struct perf_sample {
@@ -97,9 +105,21 @@ struct perf_sample {
 	double mean_us;
 };
 
+enum perf_status {
+	PERF_STATUS_OK,
+	PERF_STATUS_INTERRUPTED, /* SIGINT/SIGTERM: results cover the time that ran */
+	PERF_STATUS_FAILED,      /* the run did not start or the controller failed */
+};
+
 /* The whole run. */
 struct perf_run {
 	struct perf_opts opts;
+	FILE *out;    /* the human report: stdout, or stderr with --json - */
+	FILE *json_f; /* opened before the run, so a bad path fails first */
+	FILE *plot_f;
+	enum perf_status status;
+	char error[256];   /* why the run failed (status FAILED) */
+	_Atomic bool stop; /* set by SIGINT/SIGTERM */
 	struct perf_ns *ns;
 	uint32_t num_ns;
 	struct nvp_nvme_ctrlr *ctrlrs[PERF_MAX_TRIDS];
@@ -108,7 +128,9 @@ struct perf_run {
 	uint32_t num_threads;
 	uint64_t ticks_hz;
 	pthread_barrier_t start_barrier;
-	uint64_t start_ticks; /* set by thread 0 after the barrier */
+	uint64_t io_start_ticks; /* set by thread 0 after the barrier: I/O (warm-up) starts */
+	uint64_t start_ticks;    /* the measured window starts: io_start + warm-up */
+	uint64_t sample_ticks;   /* IOPS sample period */
 	struct perf_sample samples[PERF_MAX_SAMPLES];
 	uint32_t num_samples;
 };
@@ -131,11 +153,16 @@ double perf_ticks_to_us(const struct perf_run *run, uint64_t ticks);
 void perf_total_histogram(const struct perf_run *run, struct nvp_histogram *total);
 void perf_report_print(const struct perf_run *run, FILE *f);
 uint64_t perf_total_errors(const struct perf_run *run);
+/* IOPS of one row over the measured window. */
+double perf_row_iops(const struct perf_run *run, const struct perf_thread *th,
+		     const struct perf_ns_stats *st);
 
-/* perf_json.c: \return 0 or -errno (message printed). */
-int perf_json_write(const struct perf_run *run, const char *path);
+/* perf_json.c: write to run->json_f. \return 0 or -errno (message printed). */
+int perf_json_write(const struct perf_run *run);
 
-/* perf_plot.c: \return 0 or -errno (message printed). */
-int perf_plot_write(const struct perf_run *run, const char *path);
+/* perf_plot.c: write to run->plot_f. \return 0 or -errno (message printed). */
+int perf_plot_write(const struct perf_run *run);
+/* The plot's title: "nvp_perf FLAGS -> TARGETS" (@len bytes). */
+void perf_plot_title(const struct perf_run *run, char *buf, size_t len);
 
 #endif /* NVP_PERF_H */

@@ -46,6 +46,7 @@ struct io_ctx {
 	struct perf_thread *thread;
 	struct ns_worker *nws;
 	uint64_t rng;
+	bool measuring; /* past the warm-up: statistics count */
 	bool draining;
 	uint64_t ios; /* mirrors of the live counters, stored relaxed */
 	uint64_t lat_ticks;
@@ -168,6 +169,7 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 	int rc;
 
 	nvp_nvme_ctrlr_get_default_io_qpair_opts(ctrlr, &qo, sizeof(qo));
+	qo.timeout_us = (uint64_t)g_run->opts.io_timeout_ms * 1000;
 	/* one slot more than the requests, so the SQ never looks full */
 	if (qo.io_queue_size < per_qp + 1) {
 		qo.io_queue_size = NVP_MIN(per_qp + 1, max_entries);
@@ -178,8 +180,11 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 	for (i = 0; i < count; i++) {
 		rc = nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &qo, &nw->qpairs[i]);
 		if (rc != 0) {
-			fprintf(stderr, "core %u: cannot allocate I/O qpair %u for %s: %s\n",
-				nw->thread->core, i, nw->stats->ns->name, strerror(-rc));
+			fprintf(stderr, "core %u: cannot allocate I/O qpair %u for %s: %s%s\n",
+				nw->thread->core, i, nw->stats->ns->name, strerror(-rc),
+				rc == -ENOMEM ?
+					" (DMA memory: pass a larger -s, or lower -q or -P)" :
+					"");
 			return rc;
 		}
 	}
@@ -285,38 +290,72 @@ outstanding(const struct io_ctx *ctx)
 	return sum;
 }
 
-/* Thread 0 samples every thread's live counters once a second and prints progress. */
+/* Thread 0's view of every thread's live counters, for samples and progress lines. */
+struct progress {
+	uint64_t next_sample, next_print;
+	uint64_t sample_ios, sample_lat; /* at the last sample */
+	uint64_t print_ios, print_lat;   /* at the last progress line */
+	uint64_t print_ticks;
+};
+
 static void
-take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat)
+live_totals(const struct perf_run *run, uint64_t *ios, uint64_t *lat)
 {
-	uint64_t ios = 0, lat = 0, d_ios, d_lat;
-	struct perf_sample *s;
-	double dt;
 	uint32_t i;
 
+	*ios = 0;
+	*lat = 0;
 	for (i = 0; i < run->num_threads; i++) {
-		ios += atomic_load_explicit(&run->threads[i].live_ios, memory_order_relaxed);
-		lat += atomic_load_explicit(&run->threads[i].live_lat_ticks, memory_order_relaxed);
+		*ios += atomic_load_explicit(&run->threads[i].live_ios, memory_order_relaxed);
+		*lat += atomic_load_explicit(&run->threads[i].live_lat_ticks, memory_order_relaxed);
 	}
+}
+
+/* One IOPS sample (every run->sample_ticks) of the measured window. */
+static void
+take_sample(struct perf_run *run, struct progress *p, uint64_t now)
+{
+	uint64_t ios, lat, d_ios;
+	struct perf_sample *s;
+	double dt;
+
+	live_totals(run, &ios, &lat);
 	if (run->num_samples >= PERF_MAX_SAMPLES) {
 		return;
 	}
 	s = &run->samples[run->num_samples];
-	d_ios = ios - *prev_ios;
-	d_lat = lat - *prev_lat;
+	d_ios = ios - p->sample_ios;
 	s->t_s = (double)(now - run->start_ticks) / (double)run->ticks_hz;
 	dt = s->t_s - (run->num_samples > 0 ? run->samples[run->num_samples - 1].t_s : 0.0);
 	s->iops = dt > 0 ? (double)d_ios / dt : 0.0;
 	s->mib_s = s->iops * run->opts.io_size / (1024.0 * 1024.0);
-	s->mean_us = d_ios ? perf_ticks_to_us(run, d_lat) / (double)d_ios : 0.0;
+	s->mean_us = d_ios ? perf_ticks_to_us(run, lat - p->sample_lat) / (double)d_ios : 0.0;
 	run->num_samples++;
-	*prev_ios = ios;
-	*prev_lat = lat;
-	if (run->opts.time_s > 1) {
-		printf("[%3.0fs] %10.0f IOPS %10.2f MiB/s  mean %8.1f us\n", s->t_s, s->iops,
-		       s->mib_s, s->mean_us);
-		fflush(stdout);
+	p->sample_ios = ios;
+	p->sample_lat = lat;
+}
+
+/* The once-a-second progress line (warm-up seconds are marked). */
+static void
+print_progress(struct perf_run *run, struct progress *p, uint64_t now)
+{
+	uint64_t ios, lat, d_ios;
+	double dt = (double)(now - p->print_ticks) / (double)run->ticks_hz, iops;
+
+	live_totals(run, &ios, &lat);
+	d_ios = ios - p->print_ios;
+	iops = dt > 0 ? (double)d_ios / dt : 0.0;
+	if (run->opts.time_s + run->opts.warmup_s > 1) {
+		fprintf(run->out, "[%3.0fs%s] %10.0f IOPS %10.2f MiB/s  mean %8.1f us\n",
+			(double)(now - run->io_start_ticks) / (double)run->ticks_hz,
+			now <= run->start_ticks + run->ticks_hz / 100 ? " warm-up" : "", iops,
+			iops * run->opts.io_size / (1024.0 * 1024.0),
+			d_ios ? perf_ticks_to_us(run, lat - p->print_lat) / (double)d_ios : 0.0);
+		fflush(run->out);
 	}
+	p->print_ios = ios;
+	p->print_lat = lat;
+	p->print_ticks = now;
 }
 
 static int
@@ -332,35 +371,145 @@ start_all(struct io_ctx *ctx)
 	return outstanding(ctx) > 0 ? 0 : -EIO;
 }
 
+/* The warm-up is over: what this thread counted so far is discarded. */
+static void
+start_measuring(struct io_ctx *ctx, struct progress *p)
+{
+	uint32_t n;
+
+	for (n = 0; n < ctx->thread->num_ns; n++) {
+		struct perf_ns_stats *st = ctx->nws[n].stats;
+
+		nvp_histogram_init(st->hist);
+		st->ios = st->reads = st->writes = st->errors = st->submit_errors = 0;
+	}
+	ctx->measuring = true;
+	if (ctx->thread->index == 0) {
+		live_totals(ctx->run, &p->sample_ios, &p->sample_lat);
+		p->next_sample = ctx->run->start_ticks + ctx->run->sample_ticks;
+	}
+}
+
+/* Thread 0's bookkeeping: samples of the window, progress lines. */
+static void
+thread0_tick(struct io_ctx *ctx, struct progress *p, uint64_t now)
+{
+	struct perf_run *run = ctx->run;
+
+	if (ctx->measuring && now >= p->next_sample) {
+		take_sample(run, p, now);
+		p->next_sample += run->sample_ticks;
+	}
+	if (now >= p->next_print) {
+		print_progress(run, p, now);
+		p->next_print += run->ticks_hz;
+	}
+}
+
+/* Keep -q requests in flight until the window ends or a signal stops the run. */
+static int
+io_loop(struct io_ctx *ctx, struct progress *p)
+{
+	struct perf_run *run = ctx->run;
+	uint64_t end = run->start_ticks + run->ticks_hz * run->opts.time_s, now;
+	int rc = start_all(ctx);
+
+	now = nvp_env_get_ticks();
+	while (rc == 0 && now < end) {
+		if (!ctx->measuring && now >= run->start_ticks) {
+			start_measuring(ctx, p);
+		}
+		rc = poll_all(ctx);
+		now = nvp_env_get_ticks();
+		if (ctx->thread->index == 0) {
+			thread0_tick(ctx, p, now);
+		}
+		if (outstanding(ctx) == 0) {
+			rc = -EIO; /* every submission failed: nothing left to wait for */
+		}
+		if (atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+			break;
+		}
+	}
+	if (!ctx->measuring) {
+		start_measuring(ctx, p); /* stopped during the warm-up: an empty window */
+	}
+	if (ctx->thread->index == 0 && (now >= end || run->num_samples == 0) &&
+	    now > run->start_ticks) {
+		take_sample(run, p, now); /* the last part of the window */
+	}
+	return rc;
+}
+
+/*
+ * The window is over: wait for the requests still out, saying so when they do not come
+ * back at once. A lost completion ends with the driver's request timeout (an Abort, and
+ * the request completed as aborted); the wait is bounded by that timeout, the Abort's
+ * own admin timeout and a second, after which the qpair's deletion completes the rest.
+ */
+static void
+drain(struct io_ctx *ctx)
+{
+	struct perf_run *run = ctx->run;
+	uint64_t hz = run->ticks_hz, t0 = nvp_env_get_ticks(), now = t0, next_note = t0 + hz / 2;
+	struct nvp_nvme_ctrlr_opts copts;
+	uint64_t limit;
+
+	nvp_nvme_ctrlr_opts_init(&copts, sizeof(copts)); /* the Abort's timeout: admin's */
+	limit = t0 +
+		hz * ((uint64_t)run->opts.io_timeout_ms + copts.admin_timeout_ms + 1000) / 1000;
+	ctx->draining = true;
+	while (outstanding(ctx) > 0 && poll_all(ctx) == 0) {
+		now = nvp_env_get_ticks();
+		if (now >= next_note) {
+			fprintf(run->out,
+				"core %u: %u I/O%s still outstanding %.1f s after the run ended; "
+				"the driver aborts a request once it is %u ms old (--io-timeout) and "
+				"completes it as aborted if the controller does not\n",
+				ctx->thread->core, outstanding(ctx),
+				outstanding(ctx) == 1 ? "" : "s", (double)(now - t0) / (double)hz,
+				run->opts.io_timeout_ms);
+			fflush(run->out);
+			next_note = now + 5 * hz;
+		}
+		if (now >= limit) {
+			fprintf(run->out,
+				"core %u: giving up on %u I/O%s after %.1f s; deleting the queue "
+				"completes them as aborted\n",
+				ctx->thread->core, outstanding(ctx),
+				outstanding(ctx) == 1 ? "" : "s", (double)(now - t0) / (double)hz);
+			break;
+		}
+	}
+}
+
+static void
+end_window(struct io_ctx *ctx)
+{
+	uint64_t now = nvp_env_get_ticks();
+	uint32_t n;
+
+	for (n = 0; n < ctx->thread->num_ns; n++) {
+		ctx->nws[n].stats->window_ios = ctx->nws[n].stats->ios;
+	}
+
+	ctx->thread->elapsed_ticks = now > ctx->run->start_ticks ? now - ctx->run->start_ticks : 0;
+}
+
 /* Submit, poll until the time is up, then drain. */
 static int
 run_loop(struct io_ctx *ctx)
 {
 	struct perf_run *run = ctx->run;
-	uint64_t hz = run->ticks_hz, end, next_sample, now, prev_ios = 0, prev_lat = 0;
+	struct progress p = { 0 };
 	int rc;
 
-	rc = start_all(ctx);
-	end = run->start_ticks + hz * run->opts.time_s;
-	next_sample = run->start_ticks + hz;
-	now = nvp_env_get_ticks();
-	while (rc == 0 && now < end) {
-		rc = poll_all(ctx);
-		now = nvp_env_get_ticks();
-		if (ctx->thread->index == 0 && now >= next_sample) {
-			take_sample(run, now, &prev_ios, &prev_lat);
-			next_sample += hz;
-		}
-		if (outstanding(ctx) == 0) {
-			rc = -EIO; /* every submission failed: nothing left to wait for */
-		}
-	}
-	ctx->draining = true;
-	while (outstanding(ctx) > 0 && poll_all(ctx) == 0) {
-	}
-	if (ctx->thread->index == 0 && now >= end && run->num_samples < run->opts.time_s) {
-		take_sample(run, nvp_env_get_ticks(), &prev_ios, &prev_lat);
-	}
+	p.next_print = run->io_start_ticks + run->ticks_hz;
+	p.print_ticks = run->io_start_ticks;
+	p.next_sample = run->start_ticks + run->sample_ticks;
+	rc = io_loop(ctx, &p);
+	end_window(ctx);
+	drain(ctx);
 	return rc;
 }
 
@@ -390,34 +539,49 @@ thread_setup(struct io_ctx *ctx)
 	return 0;
 }
 
+static bool
+any_setup_failed(const struct perf_run *run)
+{
+	uint32_t i;
+
+	for (i = 0; i < run->num_threads; i++) {
+		if (run->threads[i].setup_rc != 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void *
 perf_thread_main(void *arg)
 {
 	struct perf_thread *th = arg;
 	struct perf_run *run = g_run;
 	struct io_ctx ctx = { .run = run, .thread = th };
-	uint64_t start, cpu0;
+	uint64_t cpu0;
 	int setup_rc;
 	uint32_t n;
 
 	t_ctx = &ctx;
+	ctx.measuring = run->opts.warmup_s == 0;
 	ctx.rng = 0x9E3779B97F4A7C15ull * (th->core + 1) ^ nvp_env_get_ticks();
 	if (ctx.rng == 0) {
 		ctx.rng = 1;
 	}
 	setup_rc = thread_setup(&ctx);
+	th->setup_rc = setup_rc;
 	/* Everybody waits here, set up or not, so nobody waits forever. */
 	pthread_barrier_wait(&run->start_barrier);
 	if (th->index == 0) {
-		run->start_ticks = nvp_env_get_ticks();
+		run->io_start_ticks = nvp_env_get_ticks();
+		run->start_ticks = run->io_start_ticks + run->ticks_hz * run->opts.warmup_s;
 	}
 	pthread_barrier_wait(&run->start_barrier);
 	th->rc = setup_rc;
-	if (setup_rc == 0) {
+	/* The barrier published every thread's setup_rc: if one cannot run, none does. */
+	if (!any_setup_failed(run)) {
 		cpu0 = nvp_env_thread_cpu_ns();
-		start = run->start_ticks;
 		th->rc = run_loop(&ctx);
-		th->elapsed_ticks = nvp_env_get_ticks() - start;
 		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
 	}
 	if (ctx.nws != NULL) {

@@ -3,6 +3,8 @@
  * nvp_perf --json FILE: the whole report, machine-readable (json-c).
  *
  * {
+ *   "status":  "ok" | "interrupted" (SIGINT/SIGTERM: the time that ran) | "failed",
+ *   "error":   why (only when failed; a failed run has no results, total, histogram),
  *   "config":  { queue_depth, io_size, workload, read_percent, time_s, core_mask,
  *                qpairs_per_ns, trids: [..] },
  *   "results": [ { device, nsid, core, ios, reads, writes, errors, elapsed_s, iops, mib_s,
@@ -10,7 +12,7 @@
  *   "total":   { ios, errors, iops, mib_s, latency_us: {..}, cpu: { total_s,
  *                per_io_us, threads: [ { core, cpu_s, elapsed_s } ] } },
  *   "histogram": [ { low_us, high_us, count, cumulative_pct } ],   (all rows merged)
- *   "samples":   [ { t_s, iops, mib_s, mean_us } ]                 (one per second)
+ *   "samples":   [ { t_s, iops, mib_s, mean_us } ]                 (every 100 ms)
  * }
  */
 #include <errno.h>
@@ -53,6 +55,8 @@ config_obj(const struct perf_run *run)
 	json_object_object_add(o, "workload", json_object_new_string(op->workload));
 	json_object_object_add(o, "read_percent", json_object_new_int64(op->read_pct));
 	json_object_object_add(o, "time_s", json_object_new_int64(op->time_s));
+	json_object_object_add(o, "warmup_s", json_object_new_int64(op->warmup_s));
+	json_object_object_add(o, "io_timeout_ms", json_object_new_int64(op->io_timeout_ms));
 	json_object_object_add(o, "core_mask", json_object_new_string(mask));
 	json_object_object_add(o, "qpairs_per_ns", json_object_new_int64(op->qpairs_per_ns));
 	for (i = 0; i < op->num_trids; i++) {
@@ -67,7 +71,7 @@ row_obj(const struct perf_run *run, const struct perf_thread *th, const struct p
 {
 	json_object *o = json_object_new_object();
 	double secs = (double)th->elapsed_ticks / (double)run->ticks_hz;
-	double iops = secs > 0 ? (double)st->ios / secs : 0.0;
+	double iops = perf_row_iops(run, th, st);
 
 	json_object_object_add(o, "device", json_object_new_string(st->ns->name));
 	json_object_object_add(o, "nsid", json_object_new_int64(st->ns->nsid));
@@ -121,13 +125,12 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 
 	for (t = 0; t < run->num_threads; t++) {
 		const struct perf_thread *th = &run->threads[t];
-		double secs = (double)th->elapsed_ticks / (double)run->ticks_hz;
 
 		for (n = 0; n < th->num_ns; n++) {
 			const struct perf_ns_stats *st = &th->ns_stats[n];
 
 			json_object_array_add(rows, row_obj(run, th, st));
-			iops += secs > 0 ? (double)st->ios / secs : 0.0;
+			iops += perf_row_iops(run, th, st);
 			ios += st->ios;
 			errors += st->errors;
 		}
@@ -182,20 +185,59 @@ samples_arr(const struct perf_run *run)
 	return arr;
 }
 
-int
-perf_json_write(const struct perf_run *run, const char *path)
+static const char *
+status_name(enum perf_status s)
 {
-	struct nvp_histogram *h = malloc(sizeof(*h));
+	return s == PERF_STATUS_OK ? "ok" : s == PERF_STATUS_INTERRUPTED ? "interrupted" : "failed";
+}
+
+static int
+put(const struct perf_run *run, json_object *root)
+{
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
+
+	if (fputs(text, run->json_f) == EOF || fputc('\n', run->json_f) == EOF) {
+		fprintf(stderr, "--json %s: cannot write: %s\n", run->opts.json_path,
+			strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* No numbers that could be taken for results: the status, why, and what was asked. */
+static int
+write_failed(const struct perf_run *run)
+{
+	json_object *root = json_object_new_object();
+	int rc;
+
+	json_object_object_add(root, "status", json_object_new_string("failed"));
+	json_object_object_add(root, "error", json_object_new_string(run->error));
+	json_object_object_add(root, "config", config_obj(run));
+	rc = put(run, root);
+	json_object_put(root);
+	return rc;
+}
+
+int
+perf_json_write(const struct perf_run *run)
+{
+	struct nvp_histogram *h;
 	json_object *root, *total, *hist;
 	void *args[3];
 	int rc = 0;
 
+	if (run->status == PERF_STATUS_FAILED) {
+		return write_failed(run);
+	}
+	h = malloc(sizeof(*h));
 	if (h == NULL) {
 		return -ENOMEM;
 	}
 	perf_total_histogram(run, h);
 	root = json_object_new_object();
 	hist = json_object_new_array();
+	json_object_object_add(root, "status", json_object_new_string(status_name(run->status)));
 	json_object_object_add(root, "config", config_obj(run));
 	json_object_object_add(root, "results", results_and_total(run, h, &total));
 	json_object_object_add(root, "total", total);
@@ -205,10 +247,7 @@ perf_json_write(const struct perf_run *run, const char *path)
 	nvp_histogram_iterate(h, hist_bucket, args);
 	json_object_object_add(root, "histogram", hist);
 	json_object_object_add(root, "samples", samples_arr(run));
-	if (json_object_to_file_ext(path, root, JSON_C_TO_STRING_PRETTY) != 0) {
-		fprintf(stderr, "--json %s: cannot write: %s\n", path, strerror(errno));
-		rc = -EIO;
-	}
+	rc = put(run, root);
 	json_object_put(root);
 	free(h);
 	return rc;

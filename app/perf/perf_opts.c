@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nvpoll/emu.h"
 #include "nvpoll/util.h"
 
 #include "perf.h"
@@ -16,12 +17,14 @@ enum {
 	OPT_NO_HUGE = 256,
 	OPT_JSON,
 	OPT_PLOT,
+	OPT_IO_TIMEOUT,
 };
 
 static const struct option g_long_opts[] = {
 	{ "no-huge", no_argument, NULL, OPT_NO_HUGE },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "io-timeout", required_argument, NULL, OPT_IO_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -39,6 +42,7 @@ usage(FILE *f, const char *prog)
 		"  -w PATTERN   read, write, randread, randwrite, rw, randrw (default randread)\n"
 		"  -M PERCENT   reads in a rw/randrw mix, 0..100 (default 50)\n"
 		"  -t SECONDS   run time, 1..86400 (default 5)\n"
+		"  -a SECONDS   warm-up: run this long first and discard it, 0..3600 (default 0)\n"
 		"  -c MASK      core mask: one pinned I/O thread per core, each with its own\n"
 		"               queue pairs (default 0x1; the main thread is the first core's)\n"
 		"  -r TRID      controller to attach, repeatable (default \"%s\"), e.g.\n"
@@ -48,11 +52,22 @@ usage(FILE *f, const char *prog)
 		"  -L           latency percentiles per device; -LL adds the histogram\n"
 		"  -s MB        DMA memory to reserve, MiB (default: the environment's)\n"
 		"  --no-huge    DMA memory from ordinary pages, not hugepages\n"
-		"  --json FILE  write the results as JSON\n"
-		"  --plot FILE  write an SVG: latency distribution and IOPS over time\n"
+		"  --io-timeout MS  per-request timeout, 1..3600000 (default %u): an I/O\n"
+		"               older than this is aborted by the driver (then the controller\n"
+		"               reset); it also bounds the wait for I/O still out at the end\n"
+		"  --json FILE  write the results as JSON (\"-\": to standard output, the report\n"
+		"               then goes to standard error); a failed run writes\n"
+		"               {\"status\": \"failed\", \"error\": ...}\n"
+		"  --plot FILE  write an SVG: latency percentiles per device and core, IOPS over\n"
+		"               time\n"
 		"  -h, --help   this help\n\n"
-		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n",
-		prog, PERF_DEFAULT_TRID, PERF_DEFAULT_TRID);
+		"Ctrl-C (SIGINT) or SIGTERM ends the run early; the results cover the time that\n"
+		"ran (\"status\": \"interrupted\" in the JSON).\n"
+		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n\n",
+		prog, PERF_DEFAULT_TRID, PERF_DEFAULT_TRID, PERF_DEFAULT_IO_TIMEOUT_MS);
+	fprintf(f, "-r \"trtype:emu ...\" takes the software controller's options as key:value\n"
+		   "or key=value. ");
+	nvp_emu_opts_usage(f);
 }
 
 static int
@@ -157,6 +172,7 @@ opts_defaults(struct perf_opts *o)
 	o->time_s = 5;
 	o->core_mask = 0x1;
 	o->qpairs_per_ns = 1;
+	o->io_timeout_ms = PERF_DEFAULT_IO_TIMEOUT_MS;
 }
 
 /* One option; \return 0, 1 (help printed) or -EINVAL. */
@@ -182,6 +198,11 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		return parse_u32(prog, "-M read percent", arg, 0, 100, &o->read_pct);
 	case 't':
 		return parse_u32(prog, "-t seconds", arg, 1, 86400, &o->time_s);
+	case 'a':
+		return parse_u32(prog, "-a warm-up seconds", arg, 0, 3600, &o->warmup_s);
+	case OPT_IO_TIMEOUT:
+		return parse_u32(prog, "--io-timeout milliseconds", arg, 1, 3600000,
+				 &o->io_timeout_ms);
 	case 'c':
 		return parse_core_mask(o, prog, arg);
 	case 'r':
@@ -213,6 +234,10 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		o->json_path = arg;
 		return 0;
 	case OPT_PLOT:
+		if (strcmp(arg, "-") == 0) {
+			return bad(prog, "--plot '%s': give a file name", arg,
+				   "an SVG file; standard output is for --json -");
+		}
 		o->plot_path = arg;
 		return 0;
 	case 'h':
@@ -222,6 +247,29 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		/* getopt printed what was wrong */
 		fprintf(stderr, "Try '%s --help' for more information.\n", prog);
 		return -EINVAL;
+	}
+}
+
+/* The flags as typed, for the plot's title; -r and output paths are left out. */
+static void
+record_cmdline(struct perf_opts *o, int argc, char **argv)
+{
+	size_t len = 0;
+	int i;
+
+	o->cmdline[0] = '\0';
+	for (i = 1; i < argc && len < sizeof(o->cmdline); i++) {
+		const char *a = argv[i];
+		bool takes_path = strcmp(a, "-r") == 0 || strcmp(a, "--json") == 0 ||
+				  strcmp(a, "--plot") == 0;
+
+		if (takes_path || strncmp(a, "-r", 2) == 0 || strncmp(a, "--json=", 7) == 0 ||
+		    strncmp(a, "--plot=", 7) == 0) {
+			i += takes_path; /* skip the value too */
+			continue;
+		}
+		len += (size_t)snprintf(o->cmdline + len, sizeof(o->cmdline) - len, "%s%s",
+					len ? " " : "", a);
 	}
 }
 
@@ -235,7 +283,7 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 
 	opts_defaults(o);
 	optind = 0; /* glibc: full re-initialisation, so it can parse twice */
-	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:c:r:P:Ls:h", g_long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:a:c:r:P:Ls:h", g_long_opts, NULL)) != -1) {
 		rc = parse_one(o, prog, opt, optarg, &mix, &m_given);
 		if (rc != 0) {
 			return rc;
@@ -257,5 +305,6 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 	if (o->num_trids == 0) {
 		o->trids[o->num_trids++] = PERF_DEFAULT_TRID;
 	}
+	record_cmdline(o, argc, argv);
 	return 0;
 }

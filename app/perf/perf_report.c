@@ -65,12 +65,14 @@ row_label(char *buf, size_t len, const struct perf_thread *th, const struct perf
 	snprintf(buf, len, "%s from core %2u", st->ns->name, th->core);
 }
 
-static double
-row_iops(const struct perf_run *run, const struct perf_thread *th, const struct perf_ns_stats *st)
+double
+perf_row_iops(const struct perf_run *run, const struct perf_thread *th,
+	      const struct perf_ns_stats *st)
 {
 	double secs = (double)th->elapsed_ticks / (double)run->ticks_hz;
 
-	return secs > 0 ? (double)st->ios / secs : 0.0;
+	/* over the measured window only: not the warm-up, not the drain after it */
+	return secs > 0 ? (double)st->window_ios / secs : 0.0;
 }
 
 static void
@@ -91,7 +93,7 @@ print_table(const struct perf_run *run, FILE *f)
 		for (n = 0; n < th->num_ns; n++) {
 			const struct perf_ns_stats *st = &th->ns_stats[n];
 			struct perf_lat_summary s;
-			double iops = row_iops(run, th, st);
+			double iops = perf_row_iops(run, th, st);
 			double mibs = iops * run->opts.io_size / (1024.0 * 1024.0);
 
 			perf_lat_summary_get(run, st->hist, &s);

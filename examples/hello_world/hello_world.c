@@ -46,19 +46,33 @@ io_done(void *cb_arg, const struct nvme_cpl *cpl)
 
 /*
  * Poll the qpair until the request completes. There are no interrupts in nvpoll: the
- * thread that owns a qpair finds its completions by calling process_completions().
+ * thread that owns a qpair finds its completions by calling process_completions(). A
+ * completion that does not come is ended by the driver's request timeout (an Abort, then
+ * the request completed as aborted); until then, say once a few seconds what we wait for.
  */
 static int
 wait_for_completion(struct nvp_nvme_qpair *qpair, struct io_wait *wait, const char *what)
 {
+	uint64_t hz = nvp_env_get_ticks_hz(), t0 = nvp_env_get_ticks(), next_note = t0 + hz;
+	struct nvp_nvme_ctrlr_opts copts;
 	char status[128];
 
+	nvp_nvme_ctrlr_opts_init(&copts, sizeof(copts));
 	while (!wait->done) {
 		int32_t rc = nvp_nvme_qpair_process_completions(qpair, 0);
+		uint64_t now = nvp_env_get_ticks();
 
 		if (rc < 0) {
 			fprintf(stderr, "%s: controller failed (%s)\n", what, strerror(-rc));
 			return rc;
+		}
+		if (now >= next_note) {
+			fprintf(stderr,
+				"%s: no completion after %.0f s; still waiting: the driver aborts "
+				"the request when its %.0f s timeout passes\n",
+				what, (double)(now - t0) / (double)hz,
+				(double)copts.io_timeout_us / 1e6);
+			next_note = now + 5 * hz;
 		}
 	}
 	if (nvme_cpl_is_error(&wait->cpl)) {

@@ -41,6 +41,11 @@
  *   fault_count=1      commands the fault applies to (command faults)
  *   fault_skip=0       I/O commands to let pass before the fault applies
  *   fault_arg=0        error: status (sct << 8 | sc); slow: extra µs
+ *   file=PATH          the same as backend=file:PATH, spelled without a ':'
+ *   prefault=1         ram backend: fault the memory in at creation (with transparent
+ *                      huge pages where allowed), so a benchmark's first pass does not
+ *                      run at page-fault speed; a namespace larger than a quarter of
+ *                      the available memory stays sparse. 0: always sparse
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -100,6 +105,7 @@ struct nvp_emu_opts {
 	uint32_t fault_count;
 	uint32_t fault_skip;
 	uint32_t fault_arg;
+	bool prefault; /**< ram: populate the backing memory at creation; default true */
 };
 
 /** Fill @opts with the defaults listed above. */

@@ -24,6 +24,64 @@
 
 /* ---- ram ---- */
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* Available memory in bytes (/proc/meminfo MemAvailable), 0 if unknown. */
+static uint64_t
+mem_available(void)
+{
+	unsigned long long kib = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f == NULL) {
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	return (uint64_t)kib * 1024;
+}
+
+/*
+ * Fault the whole namespace in now. Left sparse, every first touch of a page during a
+ * benchmark is a page fault on the controller's thread: measured with nvp_perf -q 32
+ * randread on size=1G, 265,000 minor faults in a 4 s run and a first second at a third
+ * to a half of the later IOPS. Transparent huge pages, where the kernel allows them on
+ * request, make the mapping 512 times fewer pages to fault and to miss in the TLB.
+ * A namespace larger than a quarter of the available memory stays sparse (say so).
+ */
+static void
+ram_prefault(struct emu_ctrlr *c, struct emu_ns *ns)
+{
+	uint64_t avail;
+
+	if (!c->opts.prefault) {
+		return;
+	}
+	avail = mem_available();
+	(void)madvise(ns->mem, ns->size, MADV_HUGEPAGE); /* a hint: fine if refused */
+	if (avail == 0 || ns->size > avail / 4) {
+		NVP_NOTICELOG("emu %s: namespace %u (%llu MiB) is not pre-faulted (more than a "
+			      "quarter of the %llu MiB available): the first pass over it runs "
+			      "slower (page faults)",
+			      c->opts.name, ns->nsid, (unsigned long long)(ns->size >> 20),
+			      (unsigned long long)(avail >> 20));
+		return;
+	}
+	if (madvise(ns->mem, ns->size, MADV_POPULATE_WRITE) == 0) {
+		return;
+	}
+	for (uint64_t off = 0; off < ns->size; off += PAGE_4K) {
+		((volatile uint8_t *)ns->mem)[off] = 0; /* kernels before 5.14 */
+	}
+}
+
 static int
 ram_open(struct emu_ctrlr *c, struct emu_ns *ns)
 {
@@ -36,6 +94,7 @@ ram_open(struct emu_ctrlr *c, struct emu_ns *ns)
 		return -ENOMEM;
 	}
 	ns->mem = p;
+	ram_prefault(c, ns);
 	return 0;
 }
 

@@ -21,6 +21,7 @@ enum opt_kind {
 	OPT_NAME,
 	OPT_LBA,
 	OPT_BACKEND,
+	OPT_FILE,
 	OPT_FAULT,
 };
 
@@ -48,6 +49,7 @@ static const struct opt_desc g_opts[] = {
 	  "LBA data size 512 or 4096; '/'-separated list gives one per namespace" },
 	{ "backend", OPT_BACKEND, 0, 0, 0, "ram",
 	  "ram | null | file:PATH (one file per namespace, PATH.nsN)" },
+	{ "file", OPT_FILE, 0, 0, 0, "", "PATH: the same as backend=file:PATH, without a ':'" },
 	U32("mqes", mqes, 1, 65535, "1023", "CAP.MQES, 0's based max queue entries"),
 	U32("dstrd", dstrd, 0, 15, "0", "CAP.DSTRD doorbell stride"),
 	U32("to", to, 1, 255, "20", "CAP.TO, ready timeout in 500 ms units"),
@@ -61,6 +63,8 @@ static const struct opt_desc g_opts[] = {
 	U32("channels", channels, 1, 256, "4", "commands serviced at once"),
 	{ "vwc", OPT_BOOL, offsetof(struct nvp_emu_opts, vwc), 0, 1, "1",
 	  "volatile write cache present" },
+	{ "prefault", OPT_BOOL, offsetof(struct nvp_emu_opts, prefault), 0, 1, "1",
+	  "ram: fault the memory in at creation (0: sparse, first touches fault)" },
 	U32("fw_slots", fw_slots, 1, 7, "3", "firmware slots; slot 1 is read-only"),
 	{ "fault", OPT_FAULT, 0, 0, 0, "none", "drop_cpl, error, slow, cfs, all_ones, rdy_never" },
 	U32("fault_count", fault_count, 0, UINT32_MAX, "1",
@@ -112,6 +116,7 @@ nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size)
 	d.vwc = true;
 	d.fw_slots = 3;
 	d.fault_count = 1;
+	d.prefault = true;
 	if (opts != NULL) {
 		memcpy(opts, &d, d.opts_size);
 	}
@@ -174,6 +179,21 @@ parse_lba_list(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen
 }
 
 static int
+set_file_backend(struct nvp_emu_opts *o, const char *key, const char *val, const char *path,
+		 char *err, size_t errlen)
+{
+	if (path[0] == '\0') {
+		return opt_error(err, errlen, key, val, "expected a file path");
+	}
+	if (strlen(path) >= sizeof(o->backend_path) - 8) {
+		return opt_error(err, errlen, key, val, "file path too long");
+	}
+	o->backend = NVP_EMU_BACKEND_FILE;
+	nvp_strlcpy(o->backend_path, path, sizeof(o->backend_path));
+	return 0;
+}
+
+static int
 parse_backend(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 {
 	if (strcasecmp(val, "ram") == 0) {
@@ -181,11 +201,7 @@ parse_backend(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 	} else if (strcasecmp(val, "null") == 0) {
 		o->backend = NVP_EMU_BACKEND_NULL;
 	} else if (strncasecmp(val, "file:", 5) == 0 && val[5] != '\0') {
-		if (strlen(val + 5) >= sizeof(o->backend_path) - 8) {
-			return opt_error(err, errlen, "backend", val, "file path too long");
-		}
-		o->backend = NVP_EMU_BACKEND_FILE;
-		nvp_strlcpy(o->backend_path, val + 5, sizeof(o->backend_path));
+		return set_file_backend(o, "backend", val, val + 5, err, errlen);
 	} else {
 		return opt_error(err, errlen, "backend", val, "expected ram, null or file:PATH");
 	}
@@ -235,7 +251,7 @@ parse_one(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, cha
 		if (nvp_parse_bool(val, &b) != 0) {
 			return opt_error(err, errlen, d->key, val, "expected 0/1, yes/no, on/off");
 		}
-		o->vwc = b;
+		*(bool *)(void *)((uint8_t *)o + d->off) = b;
 		return 0;
 	case OPT_SIZE:
 		if (nvp_parse_size(val, &v) != 0 || v < d->min || v > d->max || (v & 4095u)) {
@@ -255,6 +271,8 @@ parse_one(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, cha
 		return parse_lba_list(o, val, err, errlen);
 	case OPT_BACKEND:
 		return parse_backend(o, val, err, errlen);
+	case OPT_FILE:
+		return set_file_backend(o, d->key, val, val, err, errlen);
 	case OPT_FAULT:
 		return parse_fault(o, val, err, errlen);
 	}
@@ -279,7 +297,9 @@ parse_kv(void *arg, const char *key, const char *val)
 	}
 	if (ctx->err != NULL && ctx->errlen > 0) {
 		snprintf(ctx->err, ctx->errlen,
-			 "emu: unknown option '%s' (see nvp_emu_opts_usage / --help)", key);
+			 "emu: unknown option '%s' (the software controller's options are listed "
+			 "by 'nvp help emu' and 'nvp_perf --help')",
+			 key);
 	}
 	return -EINVAL;
 }
@@ -378,8 +398,14 @@ emu_opts_validate(const struct nvp_emu_opts *o, char *err, size_t errlen)
 		return opt_error(err, errlen, "fault", "?", "unknown fault type");
 	}
 	if (o->fault == NVP_EMU_FAULT_ERROR && (o->fault_arg == 0 || o->fault_arg > 0x7ff)) {
-		return opt_error(err, errlen, "fault_arg", "(for fault=error)",
-				 "an error status sct << 8 | sc, 0x001..0x7ff");
+		if (err != NULL && errlen > 0) {
+			snprintf(
+				err, errlen,
+				"emu option 'fault=error' needs fault_arg=STATUS, the status to "
+				"complete with (sct << 8 | sc, 0x001..0x7ff, e.g. fault_arg=0x281)%s",
+				o->fault_arg == 0 ? "" : ": the one given is above 0x7ff");
+		}
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -125,6 +125,37 @@ free_hugepages_2m(void)
 }
 
 /*
+ * Running without hugepages matters only to real NVMe functions (bound to vfio-pci or
+ * uio_pci_generic, which this process may then drive); the software controller needs no
+ * more than anonymous memory. So: a warning when such a function exists, else an info
+ * line nobody sees by default. Called once per process (nvp_env_init runs once).
+ */
+static void
+no_huge_notice(const struct nvp_env_opts *opts, uint64_t free_mb)
+{
+	int users = opts->no_pci ? 0 : env_dpdk_count_user_nvme();
+	char why[96];
+
+	if (free_mb == 0) {
+		snprintf(why, sizeof(why), "no free hugepages");
+	} else {
+		snprintf(why, sizeof(why), "hugepages: need %zu MiB, %" PRIu64 " MiB free",
+			 opts->mem_size_mb, free_mb);
+	}
+	if (users == 0) {
+		NVP_INFOLOG("%s; DMA memory is anonymous 4 KiB pages (--no-huge), all the "
+			    "software controller needs",
+			    why);
+		return;
+	}
+	NVP_WARNLOG("%s; DMA memory is anonymous 4 KiB pages (--no-huge), which the %d NVMe "
+		    "function(s) bound to vfio-pci/uio_pci_generic here cannot use well - reserve "
+		    "hugepages: echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages "
+		    "(or scripts/setup.sh)%s",
+		    why, users, free_mb == 0 ? "" : ", or lower mem_size_mb");
+}
+
+/*
  * Decide between hugepages and --no-huge. \return true for --no-huge. Says why once.
  */
 static bool
@@ -138,18 +169,8 @@ choose_no_huge(const struct nvp_env_opts *opts)
 		}
 		return true;
 	}
-	if (free_mb == 0) {
-		NVP_WARNLOG("no free hugepages; using anonymous 4 KiB memory (--no-huge), fine for "
-			    "the software controller, not for real devices - reserve some with: "
-			    "echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages");
-		return true;
-	}
-	if (opts->mem_size_mb > free_mb) {
-		NVP_WARNLOG("hugepages: need %zu MiB, %" PRIu64 " MiB free; using anonymous 4 KiB "
-			    "memory (--no-huge) - reserve more in "
-			    "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages or lower "
-			    "mem_size_mb",
-			    opts->mem_size_mb, free_mb);
+	if (free_mb == 0 || opts->mem_size_mb > free_mb) {
+		no_huge_notice(opts, free_mb);
 		return true;
 	}
 	return false;

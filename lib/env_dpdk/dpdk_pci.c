@@ -104,6 +104,15 @@ count_driver(void *ctx, const struct env_pci_info *info)
 	return 0;
 }
 
+int
+env_dpdk_count_user_nvme(void)
+{
+	struct drivers_seen seen = { 0, 0 };
+
+	(void)env_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
+	return seen.uio + seen.vfio;
+}
+
 bool
 env_dpdk_want_iova_pa(const struct nvp_env_opts *opts, bool no_huge)
 {

@@ -19,5 +19,7 @@ void env_dpdk_mem_fini(void);
  * uio functions are present but cannot be served.
  */
 bool env_dpdk_want_iova_pa(const struct nvp_env_opts *opts, bool no_huge);
+/* NVMe functions bound to vfio-pci or uio_pci_generic (user-space drivers) on this host. */
+int env_dpdk_count_user_nvme(void);
 
 #endif /* NVP_ENV_DPDK_INTERNAL_H */

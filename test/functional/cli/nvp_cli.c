@@ -400,6 +400,9 @@ test_firmware(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.err, "NVMe status: Invalid Firmware Image (0x107)"));
 	CU_ASSERT_EQUAL(run("fw-download emu:size=1M --fw /nonexistent/fw.bin"), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.err, "/nonexistent/fw.bin"));
+	/* a directory: say so, not just "cannot read" */
+	CU_ASSERT_EQUAL(run("fw-download emu:size=1M --fw /"), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.err, "'/' is a directory"));
 }
 
 /* Every bad flag or value: exit 2, a message and the hint, nothing on stdout. */

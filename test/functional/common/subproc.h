@@ -21,4 +21,12 @@ int fx_find_program(const char *rel, char *path, size_t len);
  */
 int fx_run_capture(const char *prog, const char *args, char *out, size_t outlen);
 
+/*
+ * Run @prog with @argv (argv[0] first, NULL last), stdin from /dev/null, stdout and stderr
+ * together into @out; after @after_s seconds send it @sig (SIGKILL 30 s later if it still
+ * runs). \return its exit status, or -1 if it could not run or ended by a signal.
+ */
+int fx_run_signal(const char *prog, char *const argv[], unsigned int after_s, int sig, char *out,
+		  size_t outlen);
+
 #endif /* NVP_TEST_SUBPROC_H */

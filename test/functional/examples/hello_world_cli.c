@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,20 @@ test_attach_failure(void)
 	CU_ASSERT_PTR_NULL(strstr(g_out, "Hello world test passed"));
 }
 
+/*
+ * A completion that never arrives: hello_world waits for the driver's 30 s request
+ * timeout, but says so within a few seconds instead of sitting silent (killed at 6 s).
+ */
+static void
+test_lost_completion_not_silent(void)
+{
+	char *const argv[] = { "hello_world", "-r", "trtype:emu name:hw5 fault:drop_cpl", NULL };
+
+	CU_ASSERT_EQUAL(fx_run_signal(g_prog, argv, 6, SIGKILL, g_out, sizeof(g_out)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "write: no completion after"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "the driver aborts the request"));
+}
+
 int
 main(void)
 {
@@ -99,6 +114,7 @@ main(void)
 		{ "help", test_help },
 		{ "usage_errors", test_usage_errors },
 		{ "attach_failure", test_attach_failure },
+		{ "lost_completion_not_silent", test_lost_completion_not_silent },
 	};
 	CU_pSuite suite;
 	unsigned int failures;

@@ -180,4 +180,56 @@ args=(--name=fresh "--ioengine=external:$engine" --thread=1
 	--verify_only=1 --verify_state_save=0)
 expect_refusal fresh "verify: bad magic header"
 
+# 6. Setup failures are fio failures: no DMA memory for the qpair (mem_size_mb=1) must make
+# fio exit non-zero with the job's error set in its JSON, as fio's own engines do.
+args=(--name=nomem "--ioengine=external:$engine" --thread=1 "--filename=trtype=emu name=emu0"
+	--rw=randread --size=1M --mem_size_mb=1 --output-format=json)
+expect_refusal nomem "cannot allocate an I/O qpair"
+python3 - "$work/nomem.out" <<'PY' || fail "nomem: the JSON report does not carry the job's error"
+import json, sys
+text = open(sys.argv[1]).read()
+job = json.loads(text[text.index("{"):])["jobs"][0]
+if job["error"] == 0:
+    sys.exit("job error is 0")
+print("nomem: job error %d in the JSON report" % job["error"])
+PY
+args=(--name=negmem "--ioengine=external:$engine" --thread=1 "--filename=trtype=emu name=emu0"
+	--rw=randread --size=1M --mem_size_mb=-1)
+expect_refusal negmem "mem_size_mb=-1 is out of range"
+
+# 7. A file-backed software controller, spelled without escapes (file=PATH), keeps its image
+# where PATH says and leaves no directory named after the filename in fio's working directory.
+mkdir -p "$work/cwd"
+cat >"$work/file.fio" <<EOF
+[global]
+$common
+[file]
+filename=trtype=emu name=emu0 size=8M file=$work/img
+rw=randwrite
+size=4M
+verify=crc32c
+EOF
+(cd "$work/cwd" && run_fio file "$work/file.fio") || exit 1
+check_json file file=write,read
+[ -f "$work/img.ns1" ] || fail "file=: no image $work/img.ns1"
+stray=$(find "$work/cwd" -mindepth 1 -type d | head -n 3)
+[ -z "$stray" ] || fail "fio left directories in its working directory: $stray"
+echo "file: image $work/img.ns1, no stray directories"
+
+# 8. The engine was built the way users build it: against a fio tree configured with the
+# optional libraries installed here (libaio, libnuma), as Debian's fio is. A tree configured
+# before they were installed lacks their CONFIG_ lines and never compiles their headers.
+fio_tree=$(sed -n 's/^FIO_SRC_DIR := //p' "$rootdir/mk/config.mk" 2>/dev/null)
+if [ -n "$fio_tree" ] && [ -f "$fio_tree/config-host.h" ]; then
+	for lib in libaio:CONFIG_LIBAIO numa:CONFIG_LIBNUMA; do
+		hdr=${lib%%:*}.h
+		if echo "#include <$hdr>" | ${CC:-cc} -E -x c - >/dev/null 2>&1 &&
+			! grep -q "define ${lib#*:}\$" "$fio_tree/config-host.h"; then
+			msg="$fio_tree was configured without ${lib#*:} although $hdr is installed; run scripts/get_fio_src.sh $fio_tree (it reconfigures a stale tree), then make"
+			[ "${NVP_TEST_FIO_REQUIRED:-0}" = 1 ] && fail "$msg"
+			echo "WARNING: $msg"
+		fi
+	done
+fi
+
 echo "PASS"

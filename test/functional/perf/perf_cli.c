@@ -8,7 +8,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +156,8 @@ test_randread_json(void)
 	CU_ASSERT(num(obj(total, "latency_us"), "mean") * 1e-6 * iops > 8);
 	CU_ASSERT(num(obj(total, "latency_us"), "mean") * 1e-6 * iops < 17);
 	check_histogram(obj(root, "histogram"), ios);
-	CU_ASSERT(json_object_array_length(obj(root, "samples")) >= 1);
+	/* IOPS samples every 100 ms over the 2 s window */
+	CU_ASSERT(json_object_array_length(obj(root, "samples")) >= 15);
 	cpu = obj(total, "cpu");
 	CU_ASSERT(num(cpu, "total_s") > 0 && num(cpu, "total_s") < 2 * elapsed + 1);
 	CU_ASSERT(num(cpu, "per_io_us") > 0);
@@ -170,20 +173,59 @@ test_randread_json(void)
 	unlink(svg_path);
 }
 
+static char *
+read_file(const char *path)
+{
+	static char buf[1 << 20];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL) {
+		return NULL;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The plot: the title is what the user typed (not defaults such as -M 100) and the
+ * targets; one labelled latency curve per device and core plus the total; the x axis in
+ * nines.
+ */
+static void
+check_plot(const char *svg_path)
+{
+	char *svg = read_file(svg_path);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+	CU_ASSERT(strstr(svg, ">nvp_perf -q 8 -o 8192 -w randrw -M 70 -P 2 -t 1 -LL</text>") !=
+		  NULL);
+	CU_ASSERT(strstr(svg, "target: trtype:emu name:emu1 nn:2") != NULL);
+	CU_ASSERT(strstr(svg, "EMU (emu1) NSID 1, core 0: p50") != NULL);
+	CU_ASSERT(strstr(svg, "EMU (emu1) NSID 2, core 0: p50") != NULL);
+	CU_ASSERT(strstr(svg, ">total: p50") != NULL);
+	CU_ASSERT(strstr(svg, ">90%<") != NULL);
+	CU_ASSERT(strstr(svg, ">99.9%<") != NULL);
+	CU_ASSERT(strstr(svg, "100 ms steps") != NULL);
+}
+
 /* A 70/30 read/write mix on a device with two namespaces and two qpairs each. */
 static void
 test_randrw_two_ns(void)
 {
-	char args[PATH_MAX + 256], json_path[PATH_MAX];
+	char args[PATH_MAX * 2 + 256], json_path[PATH_MAX], svg_path[PATH_MAX];
 	json_object *root, *rows;
 	double reads = 0, writes = 0;
 	size_t i;
 
 	snprintf(json_path, sizeof(json_path), "%s/perf_rw.json", g_dir);
+	snprintf(svg_path, sizeof(svg_path), "%s/perf_rw.svg", g_dir);
 	snprintf(args, sizeof(args),
-		 "-q 8 -o 8192 -w randrw -M 70 -P 2 -t 1 -LL -r 'trtype:emu name:emu0 nn:2' "
-		 "--json '%s'",
-		 json_path);
+		 "-q 8 -o 8192 -w randrw -M 70 -P 2 -t 1 -LL -r 'trtype:emu name:emu1 nn:2' "
+		 "--json '%s' --plot '%s'",
+		 json_path, svg_path);
 	CU_ASSERT_EQUAL_FATAL(run(args), 0);
 	CU_ASSERT(strstr(g_out, "Latency histogram for") != NULL);
 	root = load_json(json_path);
@@ -203,7 +245,9 @@ test_randrw_two_ns(void)
 	CU_ASSERT(reads + writes > 0);
 	CU_ASSERT(fabs(reads / (reads + writes) - 0.7) < 4 * sqrt(0.21 / (reads + writes)) + 0.01);
 	json_object_put(root);
+	check_plot(svg_path);
 	unlink(json_path);
+	unlink(svg_path);
 }
 
 /* I/O errors are counted and make the exit status 1. */
@@ -222,6 +266,165 @@ test_help(void)
 	CU_ASSERT_EQUAL(run("-h"), 0);
 	CU_ASSERT(strstr(g_out, "Usage:") != NULL);
 	CU_ASSERT(strstr(g_out, "--json") != NULL);
+	/* the software controller's options, for -r "trtype:emu ..." */
+	CU_ASSERT(strstr(g_out, "fault_arg=") != NULL);
+	CU_ASSERT(strstr(g_out, "read_us=") != NULL);
+}
+
+static bool
+file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * A run that cannot start (-P 64 queues of 65536 entries: no DMA memory) prints no table of
+ * zeros, writes a JSON that says it failed and why, and leaves no plot.
+ */
+static void
+test_failed_start(void)
+{
+	char args[PATH_MAX * 2 + 128], json_path[PATH_MAX], svg_path[PATH_MAX];
+	json_object *root, *v;
+
+	snprintf(json_path, sizeof(json_path), "%s/failed.json", g_dir);
+	snprintf(svg_path, sizeof(svg_path), "%s/failed.svg", g_dir);
+	snprintf(args, sizeof(args), "-q 65536 -P 64 -t 1 --json '%s' --plot '%s'", json_path,
+		 svg_path);
+	CU_ASSERT_EQUAL(run(args), 1);
+	CU_ASSERT(strstr(g_out, "the run failed") != NULL);
+	CU_ASSERT(strstr(g_out, "Total") == NULL);
+	CU_ASSERT(strstr(g_out, "IOPS") == NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "failed");
+	CU_ASSERT(strlen(json_object_get_string(obj(root, "error"))) > 0);
+	CU_ASSERT(!json_object_object_get_ex(root, "total", &v));
+	CU_ASSERT(!json_object_object_get_ex(root, "results", &v));
+	json_object_put(root);
+	CU_ASSERT(!file_exists(svg_path));
+	unlink(json_path);
+}
+
+/* --json and --plot paths are checked before the run: exit 2 at once, nothing run. */
+static void
+test_bad_output_paths(void)
+{
+	char args[PATH_MAX * 2 + 128];
+
+	snprintf(args, sizeof(args), "-t 30 --json '%s/no/such/dir/x.json'", g_dir);
+	CU_ASSERT_EQUAL(run(args), 2);
+	CU_ASSERT(strstr(g_out, "cannot create") != NULL);
+	CU_ASSERT(strstr(g_out, "Launching workers") == NULL);
+	snprintf(args, sizeof(args), "-t 30 --json '%s/ok.json' --plot '%s/no/such/dir/x.svg'",
+		 g_dir, g_dir);
+	CU_ASSERT_EQUAL(run(args), 2);
+	CU_ASSERT(strstr(g_out, "cannot create") != NULL);
+	CU_ASSERT(strstr(g_out, "Launching workers") == NULL);
+	/* the --json file made before the --plot check failed is not left behind */
+	snprintf(args, sizeof(args), "%s/ok.json", g_dir);
+	CU_ASSERT(!file_exists(args));
+}
+
+/* --json -: standard output is the JSON alone (the report goes to standard error). */
+static void
+test_json_stdout(void)
+{
+	static char json[4 << 20]; /* the whole report, histogram included */
+	char args[PATH_MAX + 128];
+	json_object *root;
+
+	snprintf(args, sizeof(args), "-c '\"$0\" -q 4 -t 1 --json - 2>/dev/null' '%s'", g_prog);
+	CU_ASSERT_EQUAL_FATAL(fx_run_capture("/bin/sh", args, json, sizeof(json)), 0);
+	root = json_tokener_parse(json);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "ok");
+	CU_ASSERT(num(obj(root, "total"), "iops") > 0);
+	json_object_put(root);
+}
+
+/* SIGINT ends a 30 s run early; the summary and JSON cover the time that ran. */
+static void
+test_sigint(void)
+{
+	char json_path[PATH_MAX];
+	json_object *root, *row;
+
+	snprintf(json_path, sizeof(json_path), "%s/int.json", g_dir);
+	{
+		char *const argv[] = {
+			"nvp_perf", "-q", "4", "-t", "30", "--json", json_path, NULL
+		};
+
+		CU_ASSERT_EQUAL(fx_run_signal(g_prog, argv, 2, SIGINT, g_out, sizeof(g_out)), 0);
+	}
+	CU_ASSERT(strstr(g_out, "Interrupted") != NULL);
+	CU_ASSERT(strstr(g_out, "Total") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "interrupted");
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	CU_ASSERT(num(row, "elapsed_s") > 0 && num(row, "elapsed_s") < 25);
+	CU_ASSERT(num(row, "ios") > 0);
+	json_object_put(root);
+	unlink(json_path);
+}
+
+/*
+ * A completion that never arrives: perf says I/O is outstanding and what the driver does,
+ * the request timeout (--io-timeout) ends it, and IOPS are over the 1 s window, not the
+ * drain.
+ */
+static void
+test_lost_completion(void)
+{
+	char args[PATH_MAX + 256], json_path[PATH_MAX];
+	json_object *root, *row, *total;
+
+	snprintf(json_path, sizeof(json_path), "%s/drop.json", g_dir);
+	snprintf(args, sizeof(args),
+		 "-q 4 -t 1 --io-timeout 2000 -r 'trtype:emu name:emu0 fault:drop_cpl' "
+		 "--json '%s'",
+		 json_path);
+	CU_ASSERT_EQUAL(run(args), 1); /* the lost request completes as an error */
+	CU_ASSERT(strstr(g_out, "still outstanding") != NULL);
+	CU_ASSERT(strstr(g_out, "--io-timeout") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	total = obj(root, "total");
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	CU_ASSERT_EQUAL(num(total, "errors"), 1);
+	CU_ASSERT(num(row, "elapsed_s") >= 1.0 && num(row, "elapsed_s") < 1.9);
+	CU_ASSERT(num(total, "iops") * num(row, "elapsed_s") <= num(total, "ios") + 1);
+	json_object_put(root);
+	unlink(json_path);
+}
+
+/* -a: a warm-up before the measured window, announced, and not in the results. */
+static void
+test_warmup(void)
+{
+	char args[PATH_MAX + 128], json_path[PATH_MAX];
+	json_object *root, *row;
+
+	snprintf(json_path, sizeof(json_path), "%s/warm.json", g_dir);
+	snprintf(args, sizeof(args), "-q 4 -a 1 -t 1 --json '%s'", json_path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT(strstr(g_out, "Warming up for 1 s") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_EQUAL(num(obj(root, "config"), "warmup_s"), 1);
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	/* the window is -t long; the warm-up's I/Os are not counted */
+	CU_ASSERT(num(row, "elapsed_s") >= 1.0 && num(row, "elapsed_s") < 1.9);
+	CU_ASSERT(fabs(num(row, "ios") - num(row, "iops") * num(row, "elapsed_s")) <=
+		  0.01 * num(row, "ios") + 8);
+	CU_ASSERT(num(obj(root, "total"), "ios") == num(row, "ios"));
+	json_object_put(root);
+	unlink(json_path);
 }
 
 static void
@@ -299,6 +502,12 @@ main(void)
 	CU_add_test(suite, "help", test_help);
 	CU_add_test(suite, "bad flags exit 2", test_bad_flags);
 	CU_add_test(suite, "attach failure exit 1", test_attach_failure);
+	CU_add_test(suite, "failed start: no zero results", test_failed_start);
+	CU_add_test(suite, "bad --json/--plot paths exit 2 first", test_bad_output_paths);
+	CU_add_test(suite, "--json - is stdout", test_json_stdout);
+	CU_add_test(suite, "SIGINT reports the time that ran", test_sigint);
+	CU_add_test(suite, "lost completion: not silent, bounded", test_lost_completion);
+	CU_add_test(suite, "-a warm-up", test_warmup);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -98,6 +98,13 @@ check "doctor: per-function verdicts" "$out" \
 check "doctor exit 0 with a usable function" "$rc" '^0$'
 out=$("$doctor" --depth 65536 --queues 64 --io-size 131072 2>&1)
 check "doctor: hugepages short" "$out" '\[FAIL\] hugepages' 'HUGEMEM=[0-9]+ scripts/setup.sh config'
+# --io-size takes the k/M suffixes nvp_perf -o takes: 128k is 131072
+out2=$("$doctor" --depth 65536 --queues 64 --io-size 128k 2>&1)
+check "doctor: --io-size 128k = 131072" "$(echo "$out2" | grep -c '\[FAIL\] hugepages')" '^1$'
+[ "$(echo "$out" | grep hugepages)" = "$(echo "$out2" | grep hugepages)" ]
+check "doctor: --io-size 128k gives the same verdict as 131072" "$?" '^0$'
+"$doctor" --io-size 128q >/dev/null 2>&1
+check "doctor: bad --io-size exits 2" "$?" '^2$'
 "$doctor" --queues 0 >/dev/null 2>&1
 check "doctor: bad flag exits 2" "$?" '^2$'
 "$doctor" --bogus >/dev/null 2>&1

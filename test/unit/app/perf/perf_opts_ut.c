@@ -16,6 +16,16 @@ nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 	return strncmp(str, "trtype:", 7) == 0 ? 0 : -EINVAL;
 }
 
+/* lib/emu's table of options: --help prints it after perf's own flags. */
+static int g_emu_usage_calls;
+
+void
+nvp_emu_opts_usage(FILE *f)
+{
+	(void)f;
+	g_emu_usage_calls++;
+}
+
 static struct perf_opts g_o;
 
 /* Parse a space-separated command line (no quoting). */
@@ -57,6 +67,9 @@ test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(g_o.trids[0], PERF_DEFAULT_TRID);
 	CU_ASSERT_PTR_NULL(g_o.json_path);
 	CU_ASSERT_PTR_NULL(g_o.plot_path);
+	CU_ASSERT_EQUAL(g_o.warmup_s, 0);
+	CU_ASSERT_EQUAL(g_o.io_timeout_ms, PERF_DEFAULT_IO_TIMEOUT_MS);
+	CU_ASSERT_STRING_EQUAL(g_o.cmdline, "");
 }
 
 static void
@@ -79,8 +92,17 @@ test_all_flags(void)
 	CU_ASSERT_STRING_EQUAL(g_o.plot_path, "b.svg");
 	CU_ASSERT_EQUAL(g_o.num_trids, 2);
 	CU_ASSERT_STRING_EQUAL(g_o.trids[1], "trtype:PCIe");
+	/* the plot's title: flags as typed, without -r and output paths */
+	CU_ASSERT_STRING_EQUAL(g_o.cmdline, "-q 7 -o 128k -w write -t 3 -c 0x1 -P 4 -LL -s 512 "
+					    "--no-huge");
 	CU_ASSERT_EQUAL(parse("-o 1M"), 0);
 	CU_ASSERT_EQUAL(g_o.io_size, 1024 * 1024);
+	CU_ASSERT_EQUAL(parse("-a 3 --io-timeout 250 -t 2"), 0);
+	CU_ASSERT_EQUAL(g_o.warmup_s, 3);
+	CU_ASSERT_EQUAL(g_o.io_timeout_ms, 250);
+	CU_ASSERT_STRING_EQUAL(g_o.cmdline, "-a 3 --io-timeout 250 -t 2");
+	CU_ASSERT_EQUAL(parse("--json -"), 0);
+	CU_ASSERT_STRING_EQUAL(g_o.json_path, "-");
 }
 
 static void
@@ -106,18 +128,28 @@ test_mix(void)
 static void
 test_help(void)
 {
+	g_emu_usage_calls = 0;
 	CU_ASSERT_EQUAL(parse("-h"), 1);
 	CU_ASSERT_EQUAL(parse("--help"), 1);
+	/* the software controller's options are listed too */
+	CU_ASSERT_EQUAL(g_emu_usage_calls, 2);
 }
 
 static void
 test_bad_values(void)
 {
 	static const char *const bad[] = {
-		"-q 0",     "-q 65537",     "-q -1", "-q 1x",  "-o 0",  "-o 1000", "-o 4096x",
-		"-o 2G",    "-w readwrite", "-w",    "-M 101", "-M x",  "-t 0",    "-t 86401",
-		"-c 0",     "-c 0x",        "-c 1x", "-P 0",   "-P 65", "-s 0",    "-s x",
-		"-r bogus", "--bogus",      "-Z",    "stray",
+		"-q 0",     "-q 65537",       "-q -1",
+		"-q 1x",    "-o 0",           "-o 1000",
+		"-o 4096x", "-o 2G",          "-w readwrite",
+		"-w",       "-M 101",         "-M x",
+		"-t 0",     "-t 86401",       "-c 0",
+		"-c 0x",    "-c 1x",          "-P 0",
+		"-P 65",    "-s 0",           "-s x",
+		"-r bogus", "--bogus",        "-Z",
+		"stray",    "-a -1",          "-a 3601",
+		"-a x",     "--io-timeout 0", "--io-timeout x",
+		"--plot -",
 	};
 	size_t i;
 

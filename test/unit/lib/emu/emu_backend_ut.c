@@ -6,6 +6,7 @@
  */
 #include "emu_ut_helpers.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,6 +114,41 @@ test_ram(void)
 	CU_ASSERT_PTR_NULL(ns.ops);
 }
 
+/* Pages of [p, p + len) resident in memory (mincore). */
+static uint64_t
+resident_pages(const void *p, uint64_t len)
+{
+	static unsigned char vec[(16u << 20) / 4096];
+	uint64_t n = len / 4096, count = 0;
+
+	CU_ASSERT_FATAL(n <= sizeof(vec));
+	CU_ASSERT_EQUAL_FATAL(mincore((void *)p, len, vec), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		count += vec[i] & 1;
+	}
+	return count;
+}
+
+/*
+ * The ram backend is faulted in at creation (the first pass of a benchmark must not run at
+ * page-fault speed), unless prefault=0 keeps it sparse.
+ */
+static void
+test_ram_prefault(void)
+{
+	struct emu_ns ns;
+
+	ctrlr_opts(NVP_EMU_BACKEND_RAM, NULL, 16u << 20);
+	CU_ASSERT_EQUAL_FATAL(emu_ns_init(&g_c, &ns, 1, 512), 0);
+	CU_ASSERT_EQUAL(resident_pages(ns.mem, 16u << 20), (16u << 20) / 4096);
+	emu_ns_fini(&ns);
+	ctrlr_opts(NVP_EMU_BACKEND_RAM, NULL, 16u << 20);
+	g_c.opts.prefault = false;
+	CU_ASSERT_EQUAL_FATAL(emu_ns_init(&g_c, &ns, 1, 512), 0);
+	CU_ASSERT(resident_pages(ns.mem, 16u << 20) < 16);
+	emu_ns_fini(&ns);
+}
+
 static void
 test_null(void)
 {
@@ -212,10 +248,8 @@ int
 main(void)
 {
 	static const struct ut_test tests[] = {
-		UT_TEST(test_ram),
-		UT_TEST(test_null),
-		UT_TEST(test_file),
-		UT_TEST(test_formats_and_ids),
+		UT_TEST(test_ram),  UT_TEST(test_ram_prefault),    UT_TEST(test_null),
+		UT_TEST(test_file), UT_TEST(test_formats_and_ids),
 	};
 
 	return ut_run("emu_backend", tests, NVP_COUNTOF(tests));

@@ -43,6 +43,7 @@ test_defaults(void)
 	CU_ASSERT_EQUAL(g_o.fault_count, 1);
 	CU_ASSERT_EQUAL(g_o.fault_skip, 0);
 	CU_ASSERT_EQUAL(g_o.fault_arg, 0);
+	CU_ASSERT(g_o.prefault);
 	CU_ASSERT_EQUAL(emu_opts_validate(&g_o, g_err, sizeof(g_err)), 0);
 	/* a smaller caller struct is filled only up to its size */
 	{
@@ -101,6 +102,16 @@ test_separators_and_lists(void)
 	CU_ASSERT_EQUAL(g_o.lba_size[3], 4096); /* the last one repeats */
 	CU_ASSERT_EQUAL(g_o.backend, NVP_EMU_BACKEND_FILE);
 	CU_ASSERT_STRING_EQUAL(g_o.backend_path, "/tmp/x");
+	/* file=PATH: the file backend without a ':' (fio splits its filenames at ':') */
+	CU_ASSERT_EQUAL(parse("nn=1 file=/tmp/img"), 0);
+	CU_ASSERT_EQUAL(g_o.backend, NVP_EMU_BACKEND_FILE);
+	CU_ASSERT_STRING_EQUAL(g_o.backend_path, "/tmp/img");
+	CU_ASSERT_EQUAL(parse("prefault=0 vwc=1"), 0);
+	CU_ASSERT(!g_o.prefault);
+	CU_ASSERT(g_o.vwc);
+	CU_ASSERT_EQUAL(parse("prefault=on vwc=0"), 0);
+	CU_ASSERT(g_o.prefault);
+	CU_ASSERT(!g_o.vwc);
 	CU_ASSERT_EQUAL(parse("backend=RAM size=64k"), 0);
 	CU_ASSERT_EQUAL(g_o.backend, NVP_EMU_BACKEND_RAM);
 	CU_ASSERT_EQUAL(g_o.ns_size, 65536);
@@ -149,6 +160,10 @@ test_bad_values(void)
 	expect_bad("lba=", "lba");
 	expect_bad("backend=tape", "backend");
 	expect_bad("backend=file:", "backend");
+	expect_bad("file=", "file");
+	/* an unknown key names the key and where users find the list, not a C function */
+	expect_bad("bogus=1", "'nvp help emu'");
+	CU_ASSERT(strstr(g_err, "nvp_emu_opts_usage") == NULL);
 	expect_bad("mqes=0", "mqes");
 	expect_bad("mqes=65536", "mqes");
 	expect_bad("dstrd=16", "dstrd");
@@ -197,6 +212,10 @@ test_validate(void)
 	g_o.fault = NVP_EMU_FAULT_ERROR;
 	CU_ASSERT_EQUAL(emu_opts_validate(&g_o, g_err, sizeof(g_err)), -EINVAL);
 	CU_ASSERT(strstr(g_err, "fault_arg") != NULL);
+	/* says what is missing and gives an example, not "bad value '(for fault=error)'" */
+	CU_ASSERT(strstr(g_err, "needs fault_arg") != NULL);
+	CU_ASSERT(strstr(g_err, "e.g. fault_arg=0x281") != NULL);
+	CU_ASSERT(strstr(g_err, "bad value") == NULL);
 	g_o.fault_arg = 0x281;
 	CU_ASSERT_EQUAL(emu_opts_validate(&g_o, g_err, sizeof(g_err)), 0);
 	nvp_emu_opts_init(&g_o, sizeof(g_o));
@@ -212,7 +231,7 @@ test_usage(void)
 		"name=",        "nn=",         "size=",      "lba=",          "backend=",  "mqes=",
 		"dstrd=",       "to=",         "mpsmax=",    "rdy_delay_ms=", "queues=",   "mdts=",
 		"read_us=",     "write_us=",   "channels=",  "vwc=",          "fw_slots=", "fault=",
-		"fault_count=", "fault_skip=", "fault_arg=",
+		"fault_count=", "fault_skip=", "fault_arg=", "file=",         "prefault=",
 	};
 	char *text = NULL;
 	size_t len = 0;

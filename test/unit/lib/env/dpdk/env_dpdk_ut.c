@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -297,6 +298,76 @@ test_non_eal_thread(void)
 	CU_ASSERT_EQUAL((long)ok, 1);
 }
 
+static void
+put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A fake sysfs with one NVMe function at 0000:02:00.0 bound to @driver. */
+static void
+fake_nvme_fn(const char *root, const char *driver)
+{
+	char dev[512], drv[512];
+
+	snprintf(dev, sizeof(dev), "%s/bus/pci/devices/0000:02:00.0", root);
+	snprintf(drv, sizeof(drv), "%s/bus/pci/drivers/%s", root, driver);
+	CU_ASSERT_EQUAL_FATAL(mkdir(dev, 0755) == 0 || errno == EEXIST, 1);
+	CU_ASSERT_EQUAL_FATAL(mkdir(drv, 0755) == 0 || errno == EEXIST, 1);
+	put_file(dev, "class", "0x010802\n");
+	put_file(dev, "vendor", "0x1b36\n");
+	put_file(dev, "device", "0x0010\n");
+	put_file(dev, "subsystem_vendor", "0x1af4\n");
+	put_file(dev, "subsystem_device", "0x1100\n");
+	put_file(dev, "numa_node", "0\n");
+	snprintf(drv, sizeof(drv), "../../drivers/%s", driver);
+	snprintf(dev + strlen(dev), sizeof(dev) - strlen(dev), "/driver");
+	unlink(dev);
+	CU_ASSERT_EQUAL_FATAL(symlink(drv, dev), 0);
+}
+
+/*
+ * No hugepages warns only when it matters: with an NVMe function bound to a user-space
+ * driver on the host; with none (the software controller's case), an info line.
+ */
+static void
+test_no_huge_notice(void)
+{
+	char root[] = "/tmp/nvp_env_dpdk_ut.XXXXXX", cmd[1200], path[512];
+	struct nvp_env_opts opts;
+	int before;
+
+	nvp_env_opts_init(&opts, sizeof(opts));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/bus/pci/devices", root);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' '%s/bus/pci/drivers'", path, root);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	setenv("NVP_SYSFS_ROOT", root, 1);
+	before = g_errors_logged;
+	no_huge_notice(&opts, 0);
+	CU_ASSERT_EQUAL(g_errors_logged, before); /* no NVMe function: info only */
+	fake_nvme_fn(root, "nvme");
+	no_huge_notice(&opts, 0);
+	CU_ASSERT_EQUAL(g_errors_logged, before); /* the kernel's: not ours to drive */
+	fake_nvme_fn(root, "vfio-pci");
+	no_huge_notice(&opts, 0);
+	CU_ASSERT_EQUAL(g_errors_logged, before + 1);
+	opts.no_pci = true; /* this process will not drive it */
+	no_huge_notice(&opts, 0);
+	CU_ASSERT_EQUAL(g_errors_logged, before + 1);
+	g_errors_logged = before; /* expected warnings: not the test's errors */
+	unsetenv("NVP_SYSFS_ROOT");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 /* A second process starts its own EAL while this one runs (no shared files). */
 static void
 test_second_process(void)
@@ -359,17 +430,12 @@ int
 main(int argc, char **argv)
 {
 	static const struct ut_test tests[] = {
-		UT_TEST(test_eal_args),
-		UT_TEST(test_state),
-		UT_TEST(test_alignment),
-		UT_TEST(test_zmalloc),
-		UT_TEST(test_vtophys_not_dma),
-		UT_TEST(test_size_clamp_and_range_end),
-		UT_TEST(test_free_bad_pointers),
-		UT_TEST(test_concurrent_lookups),
-		UT_TEST(test_non_eal_thread),
-		UT_TEST(test_second_process),
-		UT_TEST(test_fini_and_no_restart),
+		UT_TEST(test_eal_args),          UT_TEST(test_state),
+		UT_TEST(test_alignment),         UT_TEST(test_zmalloc),
+		UT_TEST(test_vtophys_not_dma),   UT_TEST(test_size_clamp_and_range_end),
+		UT_TEST(test_free_bad_pointers), UT_TEST(test_concurrent_lookups),
+		UT_TEST(test_non_eal_thread),    UT_TEST(test_second_process),
+		UT_TEST(test_no_huge_notice),    UT_TEST(test_fini_and_no_restart),
 	};
 	struct nvp_env_opts opts;
 	uint64_t t0;
