@@ -394,8 +394,9 @@ cli_print_feature(FILE *f, uint8_t fid, uint8_t sel, uint32_t result, bool human
 {
 	static const char *const sel_name[] = { "Current", "Default", "Saved", "Supported" };
 
-	fprintf(f, "get-feature:0x%02x (%s), %s value:0x%08x\n", fid, cli_feature_name(fid),
-		sel_name[sel & 3u], result);
+	/* nvme-cli 2.3: "%#0*x" (so a zero value prints without 0x, as 00000000) */
+	fprintf(f, "get-feature:%#0*x (%s), %s value:%#0*x\n", fid ? 4 : 2, fid,
+		cli_feature_name(fid), sel_name[sel & 3u], result ? 10 : 8, result);
 	if (human && sel != NVME_FEAT_SEL_SUPPORTED) {
 		print_feature_human(f, fid, result);
 	}
