@@ -494,7 +494,7 @@ cli_cmd_run(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		}
 		return CLI_EXIT_OK;
 	case CLI_CMD_VERSION:
-		printf("nvp version %s (nvpoll)\n", NVP_CLI_VERSION);
+		printf("nvp version %s (nvpoll)\n", NVP_VERSION_STRING);
 		return CLI_EXIT_OK;
 	default:
 		return CLI_EXIT_USAGE;

@@ -24,7 +24,8 @@
 
 #include "nvpoll/nvme.h"
 
-#define NVP_CLI_VERSION "0.1"
+/* NVP_VERSION_STRING: ./configure's NVP_VERSION, the one place the version is written. */
+#include "nvp_config.h"
 
 /* Exit statuses, as nvme-cli: 0 success, 1 the device or the system said no, 2 usage. */
 #define CLI_EXIT_OK 0

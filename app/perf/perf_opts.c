@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nvp_config.h"
 #include "nvpoll/util.h"
 
 #include "perf.h"
@@ -16,6 +17,7 @@ enum {
 	OPT_NO_HUGE = 256,
 	OPT_JSON,
 	OPT_PLOT,
+	OPT_VERSION,
 };
 
 static const struct option g_long_opts[] = {
@@ -23,6 +25,7 @@ static const struct option g_long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -50,7 +53,8 @@ usage(FILE *f, const char *prog)
 		"  --no-huge    DMA memory from ordinary pages, not hugepages\n"
 		"  --json FILE  write the results as JSON\n"
 		"  --plot FILE  write an SVG: latency distribution and IOPS over time\n"
-		"  -h, --help   this help\n\n"
+		"  -h, --help   this help\n"
+		"  --version    print the version\n\n"
 		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n",
 		prog, PERF_DEFAULT_TRID, PERF_DEFAULT_TRID);
 }
@@ -217,6 +221,9 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		return 0;
 	case 'h':
 		usage(stdout, prog);
+		return 1;
+	case OPT_VERSION:
+		printf("nvp_perf (nvpoll) %s\n", NVP_VERSION_STRING);
 		return 1;
 	default:
 		/* getopt printed what was wrong */
