@@ -199,12 +199,15 @@ cmd_fw_log(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		    sizeof(fw));
 }
 
-/* One feature: 0, or -EIO with the status in *@cpl, or another -errno. */
+/*
+ * One feature: 0, or -EIO with the status in *@cpl, or another -errno. Without -n the
+ * namespace id is 0xffffffff, as nvme-cli uses on a controller device.
+ */
 static int
 get_one_feature(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr, uint8_t fid,
 		uint32_t *result, struct nvme_cpl *cpl)
 {
-	uint32_t nsid = a->nsid_set ? a->nsid : 0;
+	uint32_t nsid = a->nsid_set ? a->nsid : NVME_GLOBAL_NS_TAG;
 	/* Features with a data structure (LBA range, APST, timestamp...) fill at most 4 KiB. */
 	static uint8_t data[4096];
 
@@ -215,9 +218,10 @@ get_one_feature(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr, uint8_t 
 }
 
 /*
- * get-feature without -f, as nvme-cli: every feature id 1..255 in turn; the ones the
- * controller does not support (Invalid Field in Command) are skipped silently, any
- * other error is reported and ends the walk.
+ * get-feature without -f: every feature id 1..255 in turn. The ones the controller does
+ * not support (Invalid Field in Command) are skipped silently; another NVMe status (a
+ * per-namespace feature asked without -n, say) is reported on stderr and the walk goes
+ * on; a failure of the host or the controller (not an NVMe status) ends it.
  */
 static int
 get_all_features(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
@@ -225,6 +229,7 @@ get_all_features(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 	struct json_object *arr = json_object_new_array();
 	struct nvme_cpl cpl;
 	uint32_t result;
+	char what[48];
 
 	for (unsigned int fid = 1; fid <= 0xff; fid++) {
 		int rc = get_one_feature(a, ctrlr, (uint8_t)fid, &result, &cpl);
@@ -234,7 +239,11 @@ get_all_features(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 			continue;
 		}
 		if (rc != 0) {
-			cli_report_error("get-feature", rc, &cpl);
+			snprintf(what, sizeof(what), "get-feature:%#04x", fid);
+			cli_report_error(what, rc, &cpl);
+			if (rc == -EIO) {
+				continue;
+			}
 			json_object_put(arr);
 			return CLI_EXIT_FAIL;
 		}

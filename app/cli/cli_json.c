@@ -2,9 +2,10 @@
 /*
  * JSON output with nvme-cli's key names and layout (nvme-print.c: json_nvme_id_ctrl,
  * json_nvme_id_ns, json_smart_log, json_error_log, json_fw_log, json_print_list_items)
- * so scripts written against `nvme ... -o json` keep working. Integers are JSON numbers;
- * 128-bit counters are numbers too, exact when they fit in 64 bits and otherwise written
- * with their exact decimal digits.
+ * of nvme-cli 2.3 (Debian 12), so scripts written against `nvme ... -o json` keep working:
+ * the same keys in the same order, integers as JSON numbers, 128-bit values (capacities,
+ * SMART counters) as strings of their exact decimal value. test/qemu/nvme_cli_compare.sh
+ * checks it field by field against nvme-cli itself on QEMU's controller.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -75,19 +76,13 @@ cli_u128_str(char *buf, size_t len, const uint64_t v[2])
 	return buf;
 }
 
+/* nvme-cli 2.3 prints 128-bit values as strings holding the exact decimal value. */
 static void
 add_u128(struct json_object *o, const char *key, const uint64_t v[2])
 {
 	char s[48];
 
-	if (v[1] == 0) {
-		add_u64(o, key, v[0]);
-		return;
-	}
-	cli_u128_str(s, sizeof(s), v);
-	json_object_object_add(
-		o, key,
-		json_object_new_double_s((double)v[1] * 18446744073709551616.0 + (double)v[0], s));
+	add_str(o, key, cli_u128_str(s, sizeof(s), v));
 }
 
 /*
@@ -144,17 +139,13 @@ get_le(const uint8_t *p, size_t n)
 	return v;
 }
 
-/*
- * nvme-cli prints 128-bit values (tnvmcap, unvmcap, megcap, maxdna, nvmcap) as JSON
- * strings holding the exact decimal value.
- */
+/* A 128-bit value read from identify data (tnvmcap, unvmcap, megcap, maxdna, nvmcap). */
 static void
 add_u128_str(struct json_object *o, const char *key, const uint8_t *p)
 {
 	uint64_t v[2] = { get_le(p, 8), get_le(p + 8, 8) };
-	char s[48];
 
-	add_str(o, key, cli_u128_str(s, sizeof(s), v));
+	add_u128(o, key, v);
 }
 
 /*
@@ -585,7 +576,7 @@ json_list_entry(const struct cli_list_entry *e)
 	return o;
 }
 
-/* A namespace of list -v: its name, generic name, id and sizes (nvme-cli 2.3). */
+/* A namespace of list -v: its name, id and sizes (nvme-cli 2.3). */
 static struct json_object *
 json_detail_ns(const struct cli_list_entry *e)
 {
@@ -593,7 +584,6 @@ json_detail_ns(const struct cli_list_entry *e)
 	uint64_t sector = entry_sector(e);
 
 	add_str(o, "NameSpace", e->device_path);
-	add_str(o, "Generic", e->device_path);
 	add_u64(o, "NSID", e->nsid);
 	add_u64(o, "UsedBytes", e->nsdata->nuse * sector);
 	add_u64(o, "MaximumLBA", e->nsdata->nsze);

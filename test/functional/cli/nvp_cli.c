@@ -12,6 +12,7 @@
  * kept.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,41 @@ test_list(void)
 }
 
 /* Write through the driver with a file backend, then read the counters with nvp. */
+/*
+ * nvp list on a machine whose NVMe functions cannot all be taken (the fake sysfs of
+ * test/common/fake_sysfs.sh: one bound to nvme, one in a non-viable IOMMU group, one with
+ * no driver): each is named with its reason on stderr and under "Skipped" in JSON.
+ */
+static void
+test_list_skipped(void)
+{
+	char src[PATH_MAX], root[sizeof(g_dir) + 8], cmd[2 * PATH_MAX];
+	struct json_object *o, *sk;
+
+	snprintf(src, sizeof(src), "%s", __FILE__);
+	snprintf(root, sizeof(root), "%s/sys", g_dir);
+	snprintf(cmd, sizeof(cmd), "bash '%s/../../common/fake_sysfs.sh' '%s'", dirname(src), root);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	setenv("NVP_SYSFS_ROOT", root, 1);
+	o = run_json("list -o json");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(o, "Skipped", &sk));
+	CU_ASSERT_EQUAL(json_object_array_length(sk), 3);
+	CU_ASSERT_STRING_EQUAL(jstr(json_object_array_get_idx(sk, 0), "Address"), "0000:01:00.0");
+	CU_ASSERT_STRING_EQUAL(jstr(json_object_array_get_idx(sk, 0), "Reason"),
+			       "bound to nvme (kernel driver): run scripts/setup.sh config");
+	json_object_put(o);
+	CU_ASSERT_EQUAL(run("list"), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+		g_run.err,
+		"0000:01:00.0: bound to nvme (kernel driver): run scripts/setup.sh config\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.err, "0000:05:00.0: IOMMU group 5 is not viable"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.err, "0000:06:00.0: no driver bound"));
+	unsetenv("NVP_SYSFS_ROOT");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+}
+
 static void
 test_smart_log(void)
 {
@@ -518,6 +554,7 @@ main(int argc, char **argv)
 		{ "id_ctrl", test_id_ctrl },
 		{ "id_ns", test_id_ns },
 		{ "list", test_list },
+		{ "list_skipped", test_list_skipped },
 		{ "smart_log", test_smart_log },
 		{ "error_log_and_features", test_error_log_and_features },
 		{ "format", test_format },
