@@ -12,6 +12,7 @@
 #   4. setup.sh reset BDF gives it back to the kernel.
 # The differences that are legitimate are named here, each with its reason (EXCEPT_*):
 # anything else is a failure. Exit 0 pass, 1 fail.
+# shellcheck disable=SC3043 # local: busybox ash has it
 set -u
 
 bdf=${1:?usage: nvme_cli_compare.sh BDF SERIAL}
@@ -46,7 +47,7 @@ flatten() {
 
 # compare NAME NVME_FILE NVP_FILE FILTER_NVME FILTER_NVP [EXCEPT_REGEX]
 compare() {
-	local name=$1 a=$2 b=$3 fa=$4 fb=$5 ex=${6:-'^$'}
+	local name="$1" a="$2" b="$3" fa="$4" fb="$5" ex="${6:-^\$}"
 	if ! flatten "$a" "$fa" >"$out/$name.nvme.flat" 2>"$out/$name.err" ||
 		! flatten "$b" "$fb" >"$out/$name.nvp.flat" 2>>"$out/$name.err"; then
 		echo "FAIL $name: output is not the JSON expected: $(cat "$out/$name.err")"
@@ -72,10 +73,10 @@ compare() {
 	fi
 }
 
-ctrl=$(ls "/sys/bus/pci/devices/$bdf/nvme" 2>/dev/null | head -1)
-[ -n "$ctrl" ] || { echo "FAIL $bdf is not bound to the kernel's nvme driver"; exit 1; }
+ctrl=$(cd "/sys/bus/pci/devices/$bdf/nvme" 2>/dev/null && for c in nvme*; do echo "$c"; done | head -1)
+[ -e "/sys/bus/pci/devices/$bdf/nvme/$ctrl" ] || { echo "FAIL $bdf is not bound to the kernel's nvme driver"; exit 1; }
 nsids=$(for n in "/sys/bus/pci/devices/$bdf/nvme/$ctrl/$ctrl"n*; do cat "$n/nsid"; done | sort -n)
-echo "$bdf is /dev/$ctrl, namespaces: $(echo $nsids)"
+echo "$bdf is /dev/$ctrl, namespaces: $(echo "$nsids" | tr '\n' ' ')"
 
 # 1. nvme-cli, through the kernel driver
 nvme version
@@ -91,7 +92,7 @@ nvme fw-log "/dev/$ctrl" -o json >"$out/fw-log.nvme"
 # feature - the ids NVMe 2.0 defines (0x01-0x1f, 0x78-0x84; one nvme run each costs ~0.4 s
 # under TCG) - and nvp's walk of 1..255 without -f must print the same lines, no more.
 for fid in $(seq 1 31) $(seq 120 132); do
-	nvme get-feature "/dev/$ctrl" -f $fid 2>/dev/null | grep '^get-feature:'
+	nvme get-feature "/dev/$ctrl" -f "$fid" 2>/dev/null | grep '^get-feature:'
 done >"$out/gf.nvme"
 
 # 2. nvp, through nvpoll
