@@ -79,11 +79,37 @@ INST_BIN := $(DESTDIR)$(PREFIX)/bin
 INST_LIB := $(DESTDIR)$(PREFIX)/lib
 INST_INC := $(DESTDIR)$(PREFIX)/include/nvpoll
 INST_PC := $(INST_LIB)/pkgconfig
+INST_FIO := $(INST_LIB)/nvpoll
+INST_MAN := $(DESTDIR)$(PREFIX)/share/man
+INST_BASHCOMP := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 NVP_SO_FILE := libnvpoll.so.$(NVP_SO_MAJOR).$(NVP_SO_MINOR)
+NVP_FIO_ENGINE := $(NVP_BUILD_DIR)/fio/nvpoll_fio.so
 
-install: all
+# Man pages: doc/man/NAME.SECTION.md -> build/man/NAME.SECTION with pandoc.
+NVP_MAN_SRC := $(wildcard $(NVP_ROOT_DIR)/doc/man/*.md)
+NVP_MAN := $(patsubst $(NVP_ROOT_DIR)/doc/man/%.md,$(NVP_BUILD_DIR)/man/%,$(NVP_MAN_SRC))
+PANDOC := $(shell command -v pandoc 2>/dev/null)
+
+.PHONY: man
+ifneq ($(PANDOC),)
+man: $(NVP_MAN)
+$(NVP_BUILD_DIR)/man/%: $(NVP_ROOT_DIR)/doc/man/%.md $(NVP_CONFIG_MK)
+	$(call quiet,PANDOC,$(call nvp_rel,$@))
+	$(Q)mkdir -p $(@D)
+	$(Q)$(PANDOC) -s -f markdown-smart -t man -M footer="nvpoll $(NVP_VERSION)" \
+		-M date="" $< -o $@
+else
+man:
+	@echo "  SKIP   man pages: pandoc not found (apt-get install pandoc)"
+endif
+
+# Everything a user runs: the library, headers and nvpoll.pc; nvp, nvp_perf, nvp_doctor;
+# scripts/setup.sh as nvp-setup (its version filled in); the fio engine, when built, in
+# $(PREFIX)/lib/nvpoll (pkg-config --variable=fioenginedir nvpoll); man pages; nvp's bash
+# completion.
+install: all man
 	$(call quiet,INSTALL,$(DESTDIR)$(PREFIX))
-	$(Q)$(INSTALL) -d $(INST_INC) $(INST_LIB) $(INST_PC) $(INST_BIN)
+	$(Q)$(INSTALL) -d $(INST_INC) $(INST_LIB) $(INST_PC) $(INST_BIN) $(INST_BASHCOMP)
 	$(Q)$(INSTALL) -m 644 include/nvpoll/*.h $(INST_INC)/
 	$(Q)$(INSTALL) -m 644 $(NVP_LIBNVPOLL_A) $(INST_LIB)/
 	$(Q)$(INSTALL) -m 755 $(NVP_LIB_DIR)/$(NVP_SO_FILE) $(INST_LIB)/
@@ -94,13 +120,23 @@ install: all
 	$(Q)chmod 644 $(INST_PC)/nvpoll.pc
 	$(Q)for f in $(wildcard $(NVP_BIN_DIR)/*); do \
 		$(INSTALL) -m 755 $$f $(INST_BIN)/ || exit 1; done
+	$(Q)sed 's|@NVP_VERSION@|$(NVP_VERSION)|' scripts/setup.sh >$(INST_BIN)/nvp-setup
+	$(Q)chmod 755 $(INST_BIN)/nvp-setup
+	$(Q)$(INSTALL) -m 644 app/cli/nvp.bash-completion $(INST_BASHCOMP)/nvp
+	$(Q)if [ -f $(NVP_FIO_ENGINE) ]; then $(INSTALL) -d $(INST_FIO) && \
+		$(INSTALL) -m 755 $(NVP_FIO_ENGINE) $(INST_FIO)/; fi
+	$(Q)for m in $(wildcard $(NVP_MAN)); do s=$${m##*.}; \
+		$(INSTALL) -d $(INST_MAN)/man$$s && \
+		$(INSTALL) -m 644 $$m $(INST_MAN)/man$$s/ || exit 1; done
 
 uninstall:
 	$(call quiet,UNINST,$(DESTDIR)$(PREFIX))
-	$(Q)rm -rf $(INST_INC)
+	$(Q)rm -rf $(INST_INC) $(INST_FIO)
 	$(Q)rm -f $(INST_LIB)/libnvpoll.a $(INST_LIB)/$(NVP_SO_FILE) \
 		$(INST_LIB)/libnvpoll.so.$(NVP_SO_MAJOR) $(INST_LIB)/libnvpoll.so $(INST_PC)/nvpoll.pc
-	$(Q)for f in $(notdir $(wildcard $(NVP_BIN_DIR)/*)); do rm -f $(INST_BIN)/$$f; done
+	$(Q)for f in $(notdir $(wildcard $(NVP_BIN_DIR)/*)) nvp-setup; do rm -f $(INST_BIN)/$$f; done
+	$(Q)rm -f $(INST_BASHCOMP)/nvp
+	$(Q)for m in $(notdir $(NVP_MAN)); do rm -f $(INST_MAN)/man$${m##*.}/$$m; done
 
 clean:
 	$(call quiet,CLEAN,build)
@@ -125,7 +161,9 @@ help:
 	@echo "                 T=<substring> runs a subset, NVP_TEST_TIMEOUT=<s> per-program timeout"
 	@echo "  test-qemu      boot QEMU VMs and run test/qemu/tests.list in them (root, qemu, ~3 min)"
 	@echo "  bench-qemu     one QEMU boot: kernel io_uring polled vs nvpoll, QD1/QD32 (M=pc: uio)"
-	@echo "  install        install headers, libnvpoll, nvpoll.pc, apps (PREFIX=, DESTDIR=)"
+	@echo "  install        headers, libnvpoll, nvpoll.pc, apps, nvp-setup, fio engine, man"
+	@echo "                 pages, bash completion (PREFIX=, DESTDIR=)"
+	@echo "  man            man pages from doc/man/*.md (pandoc) into build/man"
 	@echo "  uninstall      remove what install put there"
 	@echo "  clean          remove build output (keeps the configuration)"
 	@echo "  distclean      remove build/ and mk/config.mk"

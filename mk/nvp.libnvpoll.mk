@@ -60,6 +60,15 @@ $(LIBNVPOLL_SO): $(LIBNVPOLL_COMPONENTS) $(LIBNVPOLL_MAP)
 $(LIBNVPOLL_SO_LINKS): $(LIBNVPOLL_SO)
 	$(Q)ln -sf $(notdir $(LIBNVPOLL_SO)) $@
 
+# nvpoll.pc. The public headers need no DPDK or libpciaccess flags, so nothing of theirs goes
+# in Cflags, and they are not Requires.private either: pkg-config would add their Cflags
+# (-include rte_config.h -march=...) to every user's build and, under
+# PKG_CONFIG_SYSROOT_DIR, rewrite their system paths into the sysroot. Libs.private holds
+# what linking libnvpoll.a needs (`pkg-config --static --libs nvpoll`), the same libraries
+# libnvpoll.so is linked with; sanitizer builds add their runtime.
+LIBNVPOLL_PC_PRIVATE = $(strip $(if $(filter y,$(CONFIG_DPDK)),$(DPDK_LIBS)) $(PCIACCESS_LIBS) \
+	$(SYS_LIBS) $(SAN_FLAGS))
+
 $(LIBNVPOLL_PC): $(NVP_CONFIG_MK) $(NVP_ROOT_DIR)/mk/nvp.libnvpoll.mk
 	$(call quiet,GEN,$(call nvp_rel,$@))
 	$(Q)mkdir -p $(@D)
@@ -68,13 +77,13 @@ $(LIBNVPOLL_PC): $(NVP_CONFIG_MK) $(NVP_ROOT_DIR)/mk/nvp.libnvpoll.mk
 		echo 'exec_prefix=$${prefix}'; \
 		echo 'libdir=$${exec_prefix}/lib'; \
 		echo 'includedir=$${prefix}/include'; \
+		echo 'fioenginedir=$${libdir}/nvpoll'; \
 		echo; \
 		echo 'Name: nvpoll'; \
 		echo 'Description: userspace polled-mode NVMe driver library'; \
 		echo 'Version: $(NVP_VERSION)'; \
-		echo 'Requires.private: $(if $(filter y,$(CONFIG_DPDK)),libdpdk )pciaccess'; \
 		echo 'Libs: -L$${libdir} -lnvpoll'; \
-		echo 'Libs.private: -lpthread -lm'; \
+		echo 'Libs.private: $(LIBNVPOLL_PC_PRIVATE)'; \
 		echo 'Cflags: -I$${includedir}'; \
 	} >$@.tmp
 	$(Q)mv -f $@.tmp $@

@@ -31,6 +31,7 @@ PACKAGES=(
 	libnuma-dev      # fio's headers may include numa.h
 	valgrind         # bench/: callgrind instruction counts
 	nvme-cli         # test/qemu: nvme-cli's JSON, compared key by key with nvp's
+	jq               # test/qemu: flattens nvme-cli's and nvp's JSON for that comparison
 	pandoc           # man pages from doc/man/*.md
 	clang-14         # make fuzz: libFuzzer harnesses
 	libclang-rt-14-dev # make fuzz: the libFuzzer and sanitizer runtimes for clang-14

@@ -8,7 +8,8 @@
 # NVP_SYSFS_ROOT=DIR works on a fake sysfs tree (test/common/fake_sysfs.sh) instead of
 # /sys: no modules are loaded, nothing is mounted, and "binding" re-points the fake
 # driver link, so config/status/reset can be tested on a machine without devices.
-# NVP_PROC_MOUNTS (default /proc/mounts) is the mount table consulted.
+# NVP_PROC_MOUNTS (default /proc/mounts), NVP_PROC_SWAPS (/proc/swaps) and
+# NVP_PROC_MEMINFO (/proc/meminfo) are the tables consulted.
 
 # POSIX sh (not bash): it must run in minimal systems too, such as a busybox initramfs.
 # shellcheck disable=SC3043 # local: dash and busybox ash have it
@@ -16,6 +17,10 @@ set -eu
 
 SYSFS=${NVP_SYSFS_ROOT:-/sys}
 MOUNTS=${NVP_PROC_MOUNTS:-/proc/mounts}
+SWAPS=${NVP_PROC_SWAPS:-/proc/swaps}
+MEMINFO=${NVP_PROC_MEMINFO:-/proc/meminfo}
+DRY_RUN=0
+FUNCS=""
 HUGEMEM=${HUGEMEM:-2048}
 DRIVER_OVERRIDE=${DRIVER_OVERRIDE:-}
 PCI_ALLOWED=${PCI_ALLOWED:-}
@@ -27,7 +32,7 @@ fake() { [ "$SYSFS" != /sys ]; }
 
 usage() {
 	cat <<EOF
-Usage: $(basename "$0") [config|status|reset|help]
+Usage: $(basename "$0") [config|status|reset|help] [--dry-run] [BDF ...]
 
   config  reserve HUGEMEM MiB of 2 MiB hugepages (mounting hugetlbfs at /dev/hugepages if
           nothing is mounted) and bind every NVMe function that is not in use to vfio-pci
@@ -38,6 +43,10 @@ Usage: $(basename "$0") [config|status|reset|help]
           hugepages per NUMA node.
   reset   give the functions back to the kernel nvme driver and release the hugepages.
   help    this text.
+
+  --dry-run, -n  print what config/reset would bind, unbind and reserve; change nothing
+  BDF ...        only these functions (0000:01:00.0 or 01:00.0), as PCI_ALLOWED
+  --version      print the version
 
 Variables:
   HUGEMEM=MiB           hugepage memory to reserve (default 2048)
@@ -51,6 +60,33 @@ EOF
 die() {
 	echo "setup.sh: $*" >&2
 	exit 1
+}
+
+usage_error() {
+	echo "setup.sh: $*" >&2
+	echo "try '$(basename "$0") help'" >&2
+	exit 2
+}
+
+# A PCI address: DDDD:BB:DD.F or BB:DD.F, hex digits.
+is_bdf() {
+	echo "$1" | grep -qiE '^([0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$'
+}
+
+check_bdf_list() { # check_bdf_list NAME "list"
+	local x
+	for x in $2; do
+		is_bdf "$x" ||
+			usage_error "$1: '$x' is not a PCI address (expected DDDD:BB:DD.F or BB:DD.F, e.g. 0000:01:00.0)"
+	done
+}
+
+# Print, or with --dry-run print what would be done and skip it.
+run() {
+	if [ "$DRY_RUN" = 1 ]; then
+		return 0
+	fi
+	"$@"
 }
 
 need_root() {
@@ -101,6 +137,10 @@ in_use() {
 				echo "/dev/$(basename "$part") is mounted: unmount it first"
 				return 0
 			fi
+			if grep -q "^/dev/$(basename "$part")[[:space:]]" "$SWAPS" 2>/dev/null; then
+				echo "/dev/$(basename "$part") is in use as swap: swapoff it first"
+				return 0
+			fi
 		done
 	done
 	return 1
@@ -141,6 +181,9 @@ bind() {
 
 selected() {
 	local bdf="$1"
+	if [ -n "$FUNCS" ] && ! in_list "$bdf" "$FUNCS"; then
+		return 1
+	fi
 	if [ -n "$PCI_ALLOWED" ] && ! in_list "$bdf" "$PCI_ALLOWED"; then
 		echo "  $bdf: skipped, not in PCI_ALLOWED"
 		return 1
@@ -171,19 +214,40 @@ hugetlbfs_mount() {
 	fi
 }
 
-cmd_config() {
-	local drv bdf cur why
-	need_root config
+# HUGEMEM: a number of MiB, at least one 2 MiB page, below the machine's memory.
+check_hugemem() {
+	local total
 	case $HUGEMEM in
 	'' | *[!0-9]*) die "HUGEMEM must be a number of MiB, got '$HUGEMEM'" ;;
 	esac
-	hugepages_set $((HUGEMEM / 2))
-	hugetlbfs_mount
+	if [ "${#HUGEMEM}" -gt 9 ]; then
+		die "HUGEMEM=$HUGEMEM MiB is absurd: give the MiB of hugepage memory to reserve, e.g. HUGEMEM=2048"
+	fi
+	HUGEMEM=$(echo "$HUGEMEM" | sed 's/^0*//;s/^$/0/')
+	if [ "$HUGEMEM" -lt 2 ]; then
+		die "HUGEMEM=$HUGEMEM MiB is less than one 2 MiB hugepage"
+	fi
+	total=$(awk '/^MemTotal:/ { print int($2 / 1024) }' "$MEMINFO" 2>/dev/null || true)
+	if [ -n "$total" ] && [ "$HUGEMEM" -ge "$total" ]; then
+		die "HUGEMEM=$HUGEMEM MiB is not below this machine's memory ($total MiB): reserve less"
+	fi
+}
+
+cmd_config() {
+	local drv bdf cur why
+	[ "$DRY_RUN" = 1 ] || need_root config
+	check_hugemem
+	if [ "$DRY_RUN" = 1 ]; then
+		echo "would reserve $((HUGEMEM / 2)) hugepages of 2 MiB (HUGEMEM=$HUGEMEM)"
+	else
+		hugepages_set $((HUGEMEM / 2))
+		hugetlbfs_mount
+	fi
 	drv=$(pick_driver)
 	if [ -z "$DRIVER_OVERRIDE" ] && [ "$drv" = uio_pci_generic ]; then
 		echo "No IOMMU ($SYSFS/kernel/iommu_groups is empty): using uio_pci_generic, which needs hugepages and root for physical addresses. For vfio-pci boot with intel_iommu=on (or amd_iommu=on)."
 	fi
-	load_module "$drv"
+	run load_module "$drv"
 	for bdf in $(nvme_functions); do
 		selected "$bdf" || continue
 		cur=$(link_base "$SYSFS/bus/pci/devices/$bdf/driver")
@@ -195,14 +259,16 @@ cmd_config() {
 			echo "  $bdf: left to the kernel nvme driver: $why"
 			continue
 		fi
-		bind "$bdf" "$drv"
-		echo "  $bdf: ${cur:-no driver} -> $drv"
+		run bind "$bdf" "$drv"
+		echo "  $bdf: ${cur:-no driver} -> $drv$(dry_note)"
 	done
 }
 
+dry_note() { if [ "$DRY_RUN" = 1 ]; then echo " (dry run: not done)"; fi; }
+
 cmd_reset() {
 	local bdf cur
-	need_root reset
+	[ "$DRY_RUN" = 1 ] || need_root reset
 	for bdf in $(nvme_functions); do
 		selected "$bdf" || continue
 		cur=$(link_base "$SYSFS/bus/pci/devices/$bdf/driver")
@@ -210,11 +276,13 @@ cmd_reset() {
 			echo "  $bdf: already bound to nvme"
 			continue
 		fi
-		fake || modprobe nvme 2>/dev/null || true
-		bind "$bdf" ""
-		echo "  $bdf: ${cur:-no driver} -> nvme"
+		if ! fake && [ "$DRY_RUN" = 0 ]; then modprobe nvme 2>/dev/null || true; fi
+		run bind "$bdf" ""
+		echo "  $bdf: ${cur:-no driver} -> nvme$(dry_note)"
 	done
-	if [ -d "$HP_DIR" ]; then
+	if [ "$DRY_RUN" = 1 ]; then
+		echo "would release the hugepages"
+	elif [ -d "$HP_DIR" ]; then
 		echo 0 >"$HP_DIR/nr_hugepages"
 		echo "hugepages released"
 	fi
@@ -242,13 +310,51 @@ cmd_status() {
 	done
 }
 
-case "${1:-status}" in
+# The version of the tree this script came with: NVP_VERSION of ./configure, the one
+# place it is written (make install substitutes it into the installed copy).
+version() {
+	local v="@NVP_VERSION@"
+	case $v in
+	@*) v=$(sed -n 's/^NVP_VERSION=//p' "$(dirname "$0")/../configure" 2>/dev/null) ;;
+	esac
+	echo "$(basename "$0") (nvpoll) ${v:-unknown}"
+}
+
+CMD=status
+case "${1:-}" in
+config | status | reset)
+	CMD=$1
+	shift
+	;;
+help | -h | --help)
+	usage
+	exit 0
+	;;
+--version)
+	version
+	exit 0
+	;;
+-*) ;;
+"") ;;
+*) usage_error "unknown command '$1'" ;;
+esac
+for arg in "$@"; do
+	case $arg in
+	--dry-run | -n) DRY_RUN=1 ;;
+	-*) usage_error "unknown option '$arg'" ;;
+	*)
+		is_bdf "$arg" || usage_error "'$arg' is neither an option nor a PCI address (e.g. 0000:01:00.0)"
+		case $arg in ????:*) ;; *) arg=0000:$arg ;; esac
+		[ "$(rd "$SYSFS/bus/pci/devices/$arg/class")" = "$NVME_CLASS" ] ||
+			usage_error "$arg is not an NVMe function on this machine (see '$(basename "$0") status')"
+		FUNCS="$FUNCS $arg"
+		;;
+	esac
+done
+check_bdf_list PCI_ALLOWED "$PCI_ALLOWED"
+check_bdf_list PCI_BLOCKED "$PCI_BLOCKED"
+case $CMD in
 config) cmd_config ;;
 status) cmd_status ;;
 reset) cmd_reset ;;
-help | -h | --help) usage ;;
-*)
-	usage >&2
-	exit 2
-	;;
 esac

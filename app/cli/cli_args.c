@@ -40,6 +40,8 @@ enum opt_id {
 	OPT_FW,
 	OPT_SLOT,
 	OPT_ACTION,
+	OPT_RAW,
+	OPT_VERBOSE,
 	OPT_HELP,
 };
 
@@ -56,14 +58,16 @@ static const struct opt_def g_opts[] = {
 	{ "output-format", 'o', true, OPT_OUTPUT, OUT_CMDS, "normal|json|binary (default normal)" },
 	{ "human-readable", 'H', false, OPT_HUMAN,
 	  CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) |
-		  CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SHOW_REGS),
+		  CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SHOW_REGS) |
+		  CMD_BIT(CLI_CMD_LIST_NS),
 	  "decode bitfields" },
 	{ "namespace-id", 'n', true, OPT_NSID,
 	  CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) | FEAT_CMDS | CMD_BIT(CLI_CMD_FORMAT),
-	  "namespace id (default: the first active one; smart-log: 0xffffffff)" },
+	  "namespace id (default: the first active one; smart-log, get-feature: 0xffffffff)" },
 	{ "log-entries", 'e', true, OPT_LOG_ENTRIES, CMD_BIT(CLI_CMD_ERROR_LOG),
 	  "entries to read (default: ELPE + 1 of id-ctrl)" },
-	{ "feature-id", 'f', true, OPT_FID, FEAT_CMDS, "feature id, 1..255 (required)" },
+	{ "feature-id", 'f', true, OPT_FID, FEAT_CMDS,
+	  "feature id, 1..255 (set-feature: required; get-feature: default every feature)" },
 	{ "sel", 's', true, OPT_SEL, CMD_BIT(CLI_CMD_GET_FEATURE),
 	  "0 current, 1 default, 2 saved, 3 supported capabilities" },
 	{ "cdw11", 'c', true, OPT_CDW11, CMD_BIT(CLI_CMD_GET_FEATURE), "command dword 11" },
@@ -81,6 +85,13 @@ static const struct opt_def g_opts[] = {
 	  "firmware slot 0..7 (0: the controller chooses)" },
 	{ "action", 'a', true, OPT_ACTION, CMD_BIT(CLI_CMD_FW_COMMIT),
 	  "0 replace, 1 replace and activate at reset, 2 activate at reset, 3 activate now" },
+	/* nvme-cli's -b: the raw structure, as -o binary */
+	{ "raw-binary", 'b', false, OPT_RAW,
+	  CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | LOG_CMDS |
+		  CMD_BIT(CLI_CMD_GET_FEATURE),
+	  "output the raw structure (as -o binary)" },
+	{ "verbose", 'v', false, OPT_VERBOSE, CMD_BIT(CLI_CMD_LIST),
+	  "list: the host / subsystem / controller / namespace tree" },
 	{ "help", 'h', false, OPT_HELP, 0xffffffffu, "this help" },
 };
 
@@ -273,6 +284,12 @@ apply_opt(struct cli_args *a, const struct opt_def *o, const char *val, char *er
 	case OPT_HELP:
 		a->help = true;
 		return 0;
+	case OPT_RAW:
+		a->output = CLI_OUT_BINARY;
+		return 0;
+	case OPT_VERBOSE:
+		a->verbose = true;
+		return 0;
 	case OPT_FW:
 		a->fw_file = val;
 		return 0;
@@ -340,8 +357,11 @@ check_args(const struct cli_args *a, char *err, size_t errlen)
 		return fail(err, errlen,
 			    "%s: missing device (a PCI address, a transport ID or emu:)", cmd);
 	}
-	if ((a->cmd == CLI_CMD_GET_FEATURE || a->cmd == CLI_CMD_SET_FEATURE) && !a->fid_set) {
+	if (a->cmd == CLI_CMD_SET_FEATURE && !a->fid_set) {
 		return fail(err, errlen, "%s: --feature-id is required", cmd);
+	}
+	if (a->cmd == CLI_CMD_GET_FEATURE && !a->fid_set && a->output == CLI_OUT_BINARY) {
+		return fail(err, errlen, "%s: binary output needs one --feature-id", cmd);
 	}
 	if (a->cmd == CLI_CMD_SET_FEATURE && !a->value_set) {
 		return fail(err, errlen, "%s: --value is required", cmd);

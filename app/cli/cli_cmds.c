@@ -199,16 +199,78 @@ cmd_fw_log(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		    sizeof(fw));
 }
 
+/*
+ * One feature: 0, or -EIO with the status in *@cpl, or another -errno. Without -n the
+ * namespace id is 0xffffffff, as nvme-cli uses on a controller device.
+ */
+static int
+get_one_feature(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr, uint8_t fid,
+		uint32_t *result, struct nvme_cpl *cpl)
+{
+	uint32_t nsid = a->nsid_set ? a->nsid : NVME_GLOBAL_NS_TAG;
+	/* Features with a data structure (LBA range, APST, timestamp...) fill at most 4 KiB. */
+	static uint8_t data[4096];
+
+	*result = 0;
+	memset(cpl, 0, sizeof(*cpl));
+	return nvp_nvme_ctrlr_get_feature(ctrlr, fid, a->sel, a->cdw11, nsid, result, data,
+					  sizeof(data), cpl);
+}
+
+/*
+ * get-feature without -f: every feature id 1..255 in turn. The ones the controller does
+ * not support (Invalid Field in Command) are skipped silently; another NVMe status (a
+ * per-namespace feature asked without -n, say) is reported on stderr and the walk goes
+ * on; a failure of the host or the controller (not an NVMe status) ends it.
+ */
+static int
+get_all_features(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
+{
+	struct json_object *arr = json_object_new_array();
+	struct nvme_cpl cpl;
+	uint32_t result;
+	char what[48];
+
+	for (unsigned int fid = 1; fid <= 0xff; fid++) {
+		int rc = get_one_feature(a, ctrlr, (uint8_t)fid, &result, &cpl);
+
+		if (rc == -EIO && cpl.status.sct == NVME_SCT_GENERIC &&
+		    cpl.status.sc == NVME_SC_INVALID_FIELD) {
+			continue;
+		}
+		if (rc != 0) {
+			snprintf(what, sizeof(what), "get-feature:%#04x", fid);
+			cli_report_error(what, rc, &cpl);
+			if (rc == -EIO) {
+				continue;
+			}
+			json_object_put(arr);
+			return CLI_EXIT_FAIL;
+		}
+		if (a->output == CLI_OUT_NORMAL) {
+			cli_print_feature(stdout, (uint8_t)fid, a->sel, result, a->human);
+		} else {
+			json_object_array_add(arr, cli_json_feature((uint8_t)fid, result));
+		}
+	}
+	if (a->output == CLI_OUT_NORMAL) {
+		json_object_put(arr);
+		return CLI_EXIT_OK;
+	}
+	return emit(a, arr, NULL, 0);
+}
+
 static int
 cmd_get_feature(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 {
-	uint32_t nsid = a->nsid_set ? a->nsid : 0;
 	struct nvme_cpl cpl;
 	uint32_t result = 0;
 	int rc;
 
-	rc = nvp_nvme_ctrlr_get_feature(ctrlr, a->fid, a->sel, a->cdw11, nsid, &result, NULL, 0,
-					&cpl);
+	if (!a->fid_set) {
+		return get_all_features(a, ctrlr);
+	}
+	rc = get_one_feature(a, ctrlr, a->fid, &result, &cpl);
 	if (rc != 0) {
 		cli_report_error("get-feature", rc, &cpl);
 		return CLI_EXIT_FAIL;
@@ -449,7 +511,7 @@ cli_cmd_run(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		}
 		return CLI_EXIT_OK;
 	case CLI_CMD_VERSION:
-		printf("nvp version %s (nvpoll)\n", NVP_CLI_VERSION);
+		printf("nvp version %s (nvpoll)\n", NVP_VERSION_STRING);
 		return CLI_EXIT_OK;
 	default:
 		return CLI_EXIT_USAGE;

@@ -23,11 +23,20 @@ struct list_ctx {
 	uint32_t count;
 };
 
+#define MAX_SKIPPED 64
+
 struct list_rows {
 	struct cli_list_entry rows[MAX_ROWS];
 	struct nvme_ns_data nsdata[MAX_ROWS];
 	char paths[MAX_ROWS][NVP_NVME_TRARGS_MAX + 64];
+	char addrs[MAX_CTRLRS][NVP_NVME_TRARGS_MAX + 32];
+	char names[MAX_CTRLRS][16];
 	uint32_t count;
+	uint32_t nctrlrs;
+	/* NVMe functions env found but could not offer, and why */
+	char skipped[MAX_SKIPPED][NVP_PCI_ADDR_STRLEN];
+	char skipped_why[MAX_SKIPPED][384];
+	uint32_t nskipped;
 };
 
 static void
@@ -50,13 +59,21 @@ static void
 add_rows(struct list_rows *r, struct nvp_nvme_ctrlr *ctrlr)
 {
 	const struct nvp_nvme_transport_id *trid = nvp_nvme_ctrlr_get_transport_id(ctrlr);
-	char base[NVP_NVME_TRARGS_MAX + 32];
+	char *base = r->addrs[r->nctrlrs];
+	char *name = r->names[r->nctrlrs];
+	char trid_addr[sizeof(r->addrs[0])];
 
-	if (trid->traddr[0] != '\0') {
-		nvp_strlcpy(base, trid->traddr, sizeof(base));
-	} else if (nvp_nvme_transport_id_fmt(base, sizeof(base), trid) != 0) {
-		nvp_strlcpy(base, "?", sizeof(base));
+	if (r->nctrlrs >= MAX_CTRLRS) {
+		return;
 	}
+	if (trid->traddr[0] != '\0') {
+		nvp_strlcpy(base, trid->traddr, sizeof(r->addrs[0]));
+	} else if (nvp_nvme_transport_id_fmt(base, sizeof(r->addrs[0]), trid) != 0) {
+		nvp_strlcpy(base, "?", sizeof(r->addrs[0]));
+	}
+	snprintf(name, sizeof(r->names[0]), "nvp%u", r->nctrlrs);
+	r->nctrlrs++;
+	nvp_strlcpy(trid_addr, base, sizeof(trid_addr));
 	for (uint32_t nsid = nvp_nvme_ctrlr_get_first_active_ns(ctrlr);
 	     nsid != 0 && r->count < MAX_ROWS;
 	     nsid = nvp_nvme_ctrlr_get_next_active_ns(ctrlr, nsid)) {
@@ -67,9 +84,12 @@ add_rows(struct list_rows *r, struct nvp_nvme_ctrlr *ctrlr)
 					    sizeof(r->nsdata[0]), NULL) != 0) {
 			continue;
 		}
-		snprintf(r->paths[r->count], sizeof(r->paths[0]), "%s/ns%u", base, nsid);
+		snprintf(r->paths[r->count], sizeof(r->paths[0]), "%s/ns%u", trid_addr, nsid);
 		e->nsid = nsid;
 		e->device_path = r->paths[r->count];
+		e->ctrl_name = name;
+		e->address = base;
+		e->transport = trid->trtype == NVP_NVME_TRANSPORT_VDEV ? "emu" : "pcie";
 		e->cdata = nvp_nvme_ctrlr_get_data(ctrlr);
 		e->nsdata = &r->nsdata[r->count];
 		r->count++;
@@ -86,17 +106,50 @@ print_rows(const struct cli_args *a, struct list_rows *r)
 			"list: binary output is not defined for list; use normal or json\n");
 		return CLI_EXIT_USAGE;
 	}
+	/* What was not taken, one line each, on stderr: stdout stays nvme-cli's table. */
+	for (uint32_t i = 0; i < r->nskipped; i++) {
+		fprintf(stderr, "%s: %s\n", r->skipped[i], r->skipped_why[i]);
+	}
 	if (a->output == CLI_OUT_NORMAL) {
 		cli_print_list(stdout, r->rows, r->count);
 		return CLI_EXIT_OK;
 	}
-	obj = cli_json_list(r->rows, r->count);
+	obj = cli_json_list(r->rows, r->count, a->verbose);
 	if (obj == NULL) {
 		return CLI_EXIT_FAIL;
+	}
+	/* nvpoll's addition to nvme-cli's keys, present only when something was skipped */
+	if (r->nskipped > 0) {
+		struct json_object *arr = json_object_new_array();
+
+		for (uint32_t i = 0; i < r->nskipped; i++) {
+			struct json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "Address", json_object_new_string(r->skipped[i]));
+			json_object_object_add(e, "Reason",
+					       json_object_new_string(r->skipped_why[i]));
+			json_object_array_add(arr, e);
+		}
+		json_object_object_add(obj, "Skipped", arr);
 	}
 	cli_json_print(stdout, obj);
 	json_object_put(obj);
 	return CLI_EXIT_OK;
+}
+
+static void
+skipped_cb(void *ctx, const struct nvp_pci_addr *addr, const char *reason)
+{
+	struct list_rows *r = ctx;
+
+	if (r->nskipped >= MAX_SKIPPED) {
+		return;
+	}
+	if (nvp_pci_addr_fmt(r->skipped[r->nskipped], sizeof(r->skipped[0]), addr) != 0) {
+		nvp_strlcpy(r->skipped[r->nskipped], "?", sizeof(r->skipped[0]));
+	}
+	nvp_strlcpy(r->skipped_why[r->nskipped], reason, sizeof(r->skipped_why[0]));
+	r->nskipped++;
 }
 
 int
@@ -126,6 +179,7 @@ cli_cmd_list(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		for (uint32_t i = 0; i < ctx.count; i++) {
 			add_rows(r, ctx.ctrlrs[i]);
 		}
+		(void)nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_cb, r);
 	}
 	rc = print_rows(a, r);
 	for (uint32_t i = 0; i < ctx.count; i++) {

@@ -323,43 +323,49 @@ cli_print_fw_log(FILE *f, const struct nvme_firmware_page *fw, const char *devna
 	}
 }
 
+/* Feature names as nvme-cli 2.3 prints them (nvme_feature_to_string). */
+static const char *const g_feature_names[256] = {
+	[0x01] = "Arbitration",
+	[0x02] = "Power Management",
+	[0x03] = "LBA Range Type",
+	[0x04] = "Temperature Threshold",
+	[0x05] = "Error Recovery",
+	[0x06] = "Volatile Write Cache",
+	[0x07] = "Number of Queues",
+	[0x08] = "Interrupt Coalescing",
+	[0x09] = "Interrupt Vector Configuration",
+	[0x0a] = "Write Atomicity Normal",
+	[0x0b] = "Async Event Configuration",
+	[0x0c] = "Autonomous Power State Transition",
+	[0x0d] = "Host Memory Buffer",
+	[0x0e] = "Timestamp",
+	[0x0f] = "Keep Alive Timer",
+	[0x10] = "Host Controlled Thermal Management",
+	[0x11] = "Non-Operational Power State Config",
+	[0x12] = "Read Recovery Level",
+	[0x13] = "Predictable Latency Mode Config",
+	[0x14] = "Predictable Latency Mode Window",
+	[0x15] = "LBA Status Interval",
+	[0x16] = "Host Behavior",
+	[0x17] = "Sanitize",
+	[0x18] = "Endurance Event Group Configuration",
+	[0x19] = "I/O Command Set Profile",
+	[0x1a] = "Spinup Control",
+	[0x1d] = "Flexible Direct Placement",
+	[0x7d] = "Enhanced Controller Metadata",
+	[0x7e] = "Controller Metadata",
+	[0x7f] = "Namespace Metadata",
+	[0x80] = "Software Progress",
+	[0x81] = "Host Identifier",
+	[0x82] = "Reservation Notification Mask",
+	[0x83] = "Reservation Persistence",
+	[0x84] = "Namespace Write Protect",
+};
+
 const char *
 cli_feature_name(uint8_t fid)
 {
-	switch (fid) {
-	case NVME_FEAT_ARBITRATION:
-		return "Arbitration";
-	case NVME_FEAT_POWER_MANAGEMENT:
-		return "Power Management";
-	case NVME_FEAT_LBA_RANGE_TYPE:
-		return "LBA Range Type";
-	case NVME_FEAT_TEMPERATURE_THRESHOLD:
-		return "Temperature Threshold";
-	case NVME_FEAT_ERROR_RECOVERY:
-		return "Error Recovery";
-	case NVME_FEAT_VOLATILE_WRITE_CACHE:
-		return "Volatile Write Cache";
-	case NVME_FEAT_NUMBER_OF_QUEUES:
-		return "Number of Queues";
-	case NVME_FEAT_INTERRUPT_COALESCING:
-		return "Interrupt Coalescing";
-	case NVME_FEAT_INTERRUPT_VECTOR_CONFIGURATION:
-		return "Interrupt Vector Configuration";
-	case NVME_FEAT_WRITE_ATOMICITY:
-		return "Write Atomicity Normal";
-	case NVME_FEAT_ASYNC_EVENT_CONFIGURATION:
-		return "Async Event Configuration";
-	case NVME_FEAT_AUTONOMOUS_POWER_STATE_TRANSITION:
-		return "Autonomous Power State Transition";
-	case NVME_FEAT_HOST_MEM_BUFFER:
-		return "Host Memory Buffer";
-	case NVME_FEAT_TIMESTAMP:
-		return "Timestamp";
-	case NVME_FEAT_KEEP_ALIVE_TIMER:
-		return "Keep Alive Timer";
-	default:
-		return "Unknown";
-	}
+	return g_feature_names[fid] != NULL ? g_feature_names[fid] : "Unknown";
 }
 
 static void
@@ -394,8 +400,9 @@ cli_print_feature(FILE *f, uint8_t fid, uint8_t sel, uint32_t result, bool human
 {
 	static const char *const sel_name[] = { "Current", "Default", "Saved", "Supported" };
 
-	fprintf(f, "get-feature:0x%02x (%s), %s value:0x%08x\n", fid, cli_feature_name(fid),
-		sel_name[sel & 3u], result);
+	/* nvme-cli 2.3: "%#0*x" (so a zero value prints without 0x, as 00000000) */
+	fprintf(f, "get-feature:%#0*x (%s), %s value:%#0*x\n", fid ? 4 : 2, fid,
+		cli_feature_name(fid), sel_name[sel & 3u], result ? 10 : 8, result);
 	if (human && sel != NVME_FEAT_SEL_SUPPORTED) {
 		print_feature_human(f, fid, result);
 	}

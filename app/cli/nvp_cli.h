@@ -24,7 +24,8 @@
 
 #include "nvpoll/nvme.h"
 
-#define NVP_CLI_VERSION "0.1"
+/* NVP_VERSION_STRING: ./configure's NVP_VERSION, the one place the version is written. */
+#include "nvp_config.h"
 
 /* Exit statuses, as nvme-cli: 0 success, 1 the device or the system said no, 2 usage. */
 #define CLI_EXIT_OK 0
@@ -66,6 +67,7 @@ struct cli_args {
 	const char *device; /**< device argument, NULL if none was given */
 	enum cli_output output;
 	bool human;    /**< -H */
+	bool verbose;  /**< list -v */
 	bool help;     /**< CMD --help: print the command's usage and exit 0 */
 	bool nsid_set; /**< -n given */
 	uint32_t nsid;
@@ -115,7 +117,10 @@ void cli_usage(FILE *f, enum cli_cmd_id cmd);
 
 struct cli_list_entry {
 	uint32_t nsid;
-	const char *device_path;
+	const char *device_path; /**< "<address>/ns<nsid>" */
+	const char *ctrl_name;   /**< "nvp<N>", N counting controllers in list order */
+	const char *address;     /**< PCI address or transport ID */
+	const char *transport;   /**< "pcie" or "emu" */
 	const struct nvme_ctrlr_data *cdata;
 	const struct nvme_ns_data *nsdata;
 };
@@ -126,12 +131,16 @@ struct json_object *cli_json_smart_log(const struct nvme_health_information_page
 struct json_object *cli_json_error_log(const struct nvme_error_information_entry *entries,
 				       uint32_t count);
 struct json_object *cli_json_fw_log(const struct nvme_firmware_page *fw, const char *devname);
-struct json_object *cli_json_list(const struct cli_list_entry *entries, uint32_t count);
+/** list (simple) or list -v (@verbose: host / subsystem / controller tree). */
+struct json_object *cli_json_list(const struct cli_list_entry *entries, uint32_t count,
+				  bool verbose);
 struct json_object *cli_json_list_ns(const uint32_t *nsids, uint32_t count);
 struct json_object *cli_json_feature(uint8_t fid, uint32_t result);
 struct json_object *cli_json_regs(union nvme_cap_register cap, union nvme_vs_register vs,
 				  union nvme_csts_register csts);
 
+/** A 16-byte identifier as a dashed UUID string (8-4-4-4-12). */
+const char *cli_uuid_str(char *buf, size_t len, const uint8_t b[16]);
 /** Copy a space-padded identify string without the padding into @buf. */
 const char *cli_strfield(char *buf, size_t len, const char *field, size_t field_len);
 /** A 128-bit little-endian counter as a decimal string (exact). */

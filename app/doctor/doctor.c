@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <libgen.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "env_common/pci_sysfs.h"
+#include "nvp_config.h"
 #include "nvpoll/env.h"
 #include "nvpoll/util.h"
 
@@ -54,8 +56,35 @@ usage(FILE *f)
 		   "  --depth N        entries per queue (default 128)\n"
 		   "  --io-size SIZE   data buffer per outstanding request, bytes with an\n"
 		   "                   optional k/M suffix as nvp_perf -o takes (default 4096)\n"
+		   "  --version        print the version\n"
 		   "Exit 0 if at least one NVMe function is usable, 1 if none, 2 on bad flags.\n"
 		   "NVP_SYSFS_ROOT=DIR reads a fake sysfs tree instead of /sys.\n");
+}
+
+/*
+ * How to run setup.sh here: "nvp-setup" when it is installed beside this program (make
+ * install), else the source tree's scripts/setup.sh.
+ */
+static const char *
+setup_cmd(void)
+{
+	static char cmd[32];
+	char exe[PATH_MAX], path[PATH_MAX + 16];
+	ssize_t n;
+
+	if (cmd[0] != '\0') {
+		return cmd;
+	}
+	snprintf(cmd, sizeof(cmd), "scripts/setup.sh");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(path, sizeof(path), "%s/nvp-setup", dirname(exe));
+		if (access(path, X_OK) == 0) {
+			snprintf(cmd, sizeof(cmd), "nvp-setup");
+		}
+	}
+	return cmd;
 }
 
 static uint64_t
@@ -116,9 +145,9 @@ check_hugepages(struct doctor *d)
 	       free_b >= need ? "[ok]  " : "[FAIL]", free_b / MIB, d->hp_total * 2, need / MIB,
 	       d->queues, d->depth, d->io_size, per_qpair_bytes(d->depth) / 1024);
 	if (free_b < need) {
-		printf("       -> reserve more: sudo HUGEMEM=%" PRIu64 " scripts/setup.sh config "
+		printf("       -> reserve more: sudo HUGEMEM=%" PRIu64 " %s config "
 		       "(DPDK's own heap needs some on top; 2048 MiB is the usual choice)\n",
-		       NVP_MAX(need / MIB + 64, (uint64_t)256));
+		       NVP_MAX(need / MIB + 64, (uint64_t)256), setup_cmd());
 	}
 	return free_b >= need;
 }
@@ -233,9 +262,9 @@ check_function(const struct doctor *d, const struct env_pci_info *info, char *wh
 			in_use(info->bdf, use, sizeof(use));
 			if (use[0] != '\0') {
 				snprintf(why, len,
-					 "bound to nvme (kernel driver) and in use: %s - setup.sh "
+					 "bound to nvme (kernel driver) and in use: %s - %s "
 					 "leaves it alone; release it first if it is really free",
-					 use);
+					 use, setup_cmd());
 			}
 		}
 		return false;
@@ -266,8 +295,10 @@ check_function(const struct doctor *d, const struct env_pci_info *info, char *wh
 		return false;
 	}
 	if (geteuid() != 0 || d->hp_free == 0) {
-		snprintf(why, len, "bound to uio_pci_generic, which needs physical addresses: %s",
-			 geteuid() != 0 ? "run as root" : "reserve hugepages (scripts/setup.sh)");
+		snprintf(why, len,
+			 "bound to uio_pci_generic, which needs physical addresses: %s%s%s",
+			 geteuid() != 0 ? "run as root" : "reserve hugepages (",
+			 geteuid() != 0 ? "" : setup_cmd(), geteuid() != 0 ? "" : ")");
 		return false;
 	}
 	return true;
@@ -331,6 +362,7 @@ parse_args(struct doctor *d, int argc, char **argv)
 		{ "depth", required_argument, NULL, 'd' },
 		{ "io-size", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
@@ -348,6 +380,9 @@ parse_args(struct doctor *d, int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 1;
+		case 'V':
+			printf("nvp_doctor (nvpoll) %s\n", NVP_VERSION_STRING);
 			return 1;
 		default:
 			rc = -EINVAL;

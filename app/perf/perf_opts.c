@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "nvpoll/emu.h"
+#include "nvp_config.h"
 #include "nvpoll/util.h"
 
 #include "perf.h"
@@ -18,6 +19,7 @@ enum {
 	OPT_JSON,
 	OPT_PLOT,
 	OPT_IO_TIMEOUT,
+	OPT_VERSION,
 };
 
 static const struct option g_long_opts[] = {
@@ -26,6 +28,7 @@ static const struct option g_long_opts[] = {
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "io-timeout", required_argument, NULL, OPT_IO_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -60,7 +63,8 @@ usage(FILE *f, const char *prog)
 		"               {\"status\": \"failed\", \"error\": ...}\n"
 		"  --plot FILE  write an SVG: latency percentiles per device and core, IOPS over\n"
 		"               time\n"
-		"  -h, --help   this help\n\n"
+		"  -h, --help   this help\n"
+		"  --version    print the version\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM ends the run early; the results cover the time that\n"
 		"ran (\"status\": \"interrupted\" in the JSON).\n"
 		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n\n",
@@ -242,6 +246,9 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		return 0;
 	case 'h':
 		usage(stdout, prog);
+		return 1;
+	case OPT_VERSION:
+		printf("nvp_perf (nvpoll) %s\n", NVP_VERSION_STRING);
 		return 1;
 	default:
 		/* getopt printed what was wrong */

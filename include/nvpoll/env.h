@@ -272,6 +272,18 @@ int nvp_env_pci_virtual_addr_alloc(struct nvp_pci_addr *addr);
 int nvp_env_pci_enumerate(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
 			  void *ctx);
 
+/**
+ * Call @cb once for every real PCI function with class @class_id (0 = any; only NVMe
+ * functions are scanned) that nvp_env_pci_enumerate() does not offer, with a one-line
+ * reason for people that ends with what to do ("bound to nvme (kernel driver): run
+ * scripts/setup.sh config", "no driver bound: ...", "IOMMU group 5 is not viable: ...").
+ * Functions this process has open are not reported. Nothing when env runs with no_pci.
+ * \return the number of functions reported, or -EINVAL if @cb is NULL.
+ */
+int nvp_env_pci_skipped(uint32_t class_id,
+			void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
+			void *ctx);
+
 /** Find a function by address. \return the device or NULL. */
 struct nvp_pci_device *nvp_env_pci_device_find(const struct nvp_pci_addr *addr);
 

@@ -57,6 +57,10 @@ void env_backend_stop(void);
  * tree) unless env was started with no_pci, and offers the NVMe functions bound to vfio-pci
  * or uio_pci_generic; the others are skipped with an info message saying why.
  */
+/* Real NVMe functions found but not offered, with the reason (pci_real.c). \return count. */
+int env_pci_skipped_real(uint32_t class_id,
+			 void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
+			 void *ctx);
 int env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
 			   void *ctx);
 

@@ -139,6 +139,17 @@ nvp_env_pci_virtual_addr_alloc(struct nvp_pci_addr *addr)
 }
 
 int
+nvp_env_pci_skipped(uint32_t class_id,
+		    void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
+		    void *ctx)
+{
+	if (cb == NULL) {
+		return -EINVAL;
+	}
+	return env_pci_skipped_real(class_id, cb, ctx);
+}
+
+int
 nvp_env_pci_enumerate(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
 		      void *ctx)
 {

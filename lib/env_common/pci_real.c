@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -136,6 +137,59 @@ env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_de
 	}
 	pthread_mutex_unlock(&g_real_lock);
 	return rc;
+}
+
+/*
+ * Why a function found on the bus is not offered, in one line for people: the driver it
+ * is bound to (or none), or an IOMMU group vfio cannot use. Empty if it is usable.
+ */
+static void
+real_skip_reason(const struct real_dev *rd, char *why, size_t len)
+{
+	const char *drv = rd->pub.driver;
+
+	why[0] = '\0';
+	if (drv[0] == '\0') {
+		snprintf(why, len, "no driver bound: run scripts/setup.sh config");
+	} else if (strcmp(drv, "nvme") == 0) {
+		snprintf(why, len, "bound to nvme (kernel driver): run scripts/setup.sh config");
+	} else if (strcmp(drv, "vfio-pci") == 0 && rd->iommu_group >= 0 &&
+		   env_iommu_group_viable(rd->iommu_group, why, len) != 0) {
+		return; /* @why says which function of the group is in the way */
+	} else if (strcmp(drv, "vfio-pci") != 0 && strcmp(drv, "uio_pci_generic") != 0) {
+		snprintf(why, len,
+			 "bound to %s (not vfio-pci or uio_pci_generic): run scripts/setup.sh "
+			 "config",
+			 drv);
+	}
+}
+
+int
+env_pci_skipped_real(uint32_t class_id,
+		     void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
+		     void *ctx)
+{
+	struct real_dev *rd;
+	char why[384];
+	int n = 0;
+
+	if (class_id != 0 && class_id != NVP_PCI_CLASS_NVME) {
+		return 0;
+	}
+	pthread_mutex_lock(&g_real_lock);
+	(void)real_rescan_locked();
+	TAILQ_FOREACH (rd, &g_real, link) {
+		if (rd->vanished || rd->kind != REAL_CLOSED) {
+			continue; /* gone, or open: in use by this process */
+		}
+		real_skip_reason(rd, why, sizeof(why));
+		if (why[0] != '\0') {
+			cb(ctx, &rd->pub.addr, why);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&g_real_lock);
+	return n;
 }
 
 struct nvp_pci_device *

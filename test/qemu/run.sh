@@ -367,6 +367,12 @@ build_initramfs() {
 	cp -a "$kdir/modules/lib" "$root/"
 	cp "$qdir/init.sh" "$root/init"
 	cp "$qdir/lib.sh" "$root/nvp/qemu/lib.sh"
+	cp "$qdir/nvme_cli_compare.sh" "$root/nvp/qemu/"
+	# Debian's nvme-cli and jq, when the host has them (scripts/pkgdep.sh installs both):
+	# the nvme_cli_json test compares nvp's output with nvme-cli's on the same controller.
+	for a in nvme jq; do
+		if command -v "$a" >/dev/null 2>&1; then copy_with_libs "$root" bin "$(command -v "$a")"; fi
+	done
 	expand_tests "$test_list" "$root/nvp/qemu/tests.run"
 	detect_features "$root"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"

@@ -76,6 +76,56 @@ out=$(HUGEMEM=lots "$setup" config 2>&1)
 check "bad HUGEMEM refused" "$out" "HUGEMEM must be a number of MiB, got 'lots'"
 "$setup" nonsense >/dev/null 2>&1
 check "unknown command exits 2" "$?" '^2$'
+
+# Arguments: nothing is silently ignored.
+fresh
+out=$("$setup" config --frobnicate 2>&1)
+check "unknown option exits 2" "$?:$out" "^2:setup.sh: unknown option '--frobnicate'"
+out=$("$setup" config 0000:09:00.0 2>&1)
+check "a function that is not NVMe exits 2" "$?:$out" '^2:.*0000:09:00.0 is not an NVMe function'
+out=$("$setup" config nvme0 2>&1)
+check "a word that is no PCI address exits 2" "$?:$out" "^2:.*'nvme0' is neither an option nor a PCI address"
+out=$(PCI_ALLOWED="0000:03:00.0 nvme0" "$setup" config 2>&1)
+check "PCI_ALLOWED entries are validated" "$?:$out" "^2:setup.sh: PCI_ALLOWED: 'nvme0' is not a PCI address"
+out=$(PCI_BLOCKED="03:00" "$setup" config 2>&1)
+check "PCI_BLOCKED entries are validated" "$?:$out" "^2:setup.sh: PCI_BLOCKED: '03:00' is not a PCI address"
+for bad in 0 1 99999999999 12abc; do
+	out=$(HUGEMEM=$bad "$setup" config 2>&1)
+	check "HUGEMEM=$bad refused" "$?:$out" '^1:setup.sh: HUGEMEM'
+done
+echo "MemTotal:        4096000 kB" >"$tmp/meminfo"
+out=$(NVP_PROC_MEMINFO=$tmp/meminfo HUGEMEM=8192 "$setup" config 2>&1)
+check "HUGEMEM above the machine's memory refused" "$?:$out" "^1:.*not below this machine's memory \(4000 MiB\)"
+
+# --dry-run: says what it would do, changes nothing.
+fresh
+before=$(cd "$tmp/sys" && find . -type l -printf '%p %l\n' | sort; cat kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)
+out=$(HUGEMEM=64 "$setup" config --dry-run 2>&1)
+check "config --dry-run prints the plan" "$out" 'would reserve 32 hugepages' 	'0000:03:00.0: uio_pci_generic -> vfio-pci \(dry run: not done\)' 	'0000:01:00.0: left to the kernel nvme driver: nvme0n1 is held by dm-0'
+out=$("$setup" reset -n 2>&1)
+check "reset -n prints the plan" "$out" '0000:02:00.0: vfio-pci -> nvme \(dry run' 'would release'
+after=$(cd "$tmp/sys" && find . -type l -printf '%p %l\n' | sort; cat kernel/mm/hugepages/hugepages-2048kB/nr_hugepages)
+if [ "$before" = "$after" ]; then echo "ok   --dry-run changed nothing"; else
+	echo "FAIL --dry-run changed the tree"
+	fails=$((fails + 1))
+fi
+
+# Functions named on the command line: only those.
+out=$("$setup" config 06:00.0 2>&1)
+check "config BDF binds only that function" "$out" '0000:06:00.0: no driver -> vfio-pci'
+if grep -q '0000:03:00.0' <<<"$out"; then
+	echo "FAIL config 06:00.0 touched 0000:03:00.0"
+	fails=$((fails + 1))
+fi
+
+# A namespace used as swap is never unbound.
+fresh
+rm -r "$tmp/sys/block/nvme0n1/holders/dm-0"
+printf 'Filename\tType\tSize\tUsed\tPriority\n/dev/nvme0n1 partition 1024 0 -2\n' >"$tmp/swaps"
+out=$(NVP_PROC_SWAPS=$tmp/swaps "$setup" config 2>&1)
+check "config leaves a swap namespace alone" "$out" \
+	'0000:01:00.0: left to the kernel nvme driver: /dev/nvme0n1 is in use as swap'
+check "version" "$("$setup" --version)" '^setup.sh \(nvpoll\) [0-9]+\.[0-9]+'
 check "help" "$("$setup" help)" '^Usage: setup.sh' 'PCI_BLOCKED'
 
 # ---- nvp_doctor ----

@@ -149,7 +149,8 @@ test_errors(void)
 	expect_error(parse("id-ctrl", "emu:", "-H=1", NULL), "takes no value");
 	expect_error(parse("id-ctrl", "emu:", "--human-readable=yes", NULL), "takes no value");
 	expect_error(parse("id-ctrl", "emu:", "extra", NULL), "unexpected argument 'extra'");
-	expect_error(parse("get-feature", "emu:", NULL), "--feature-id is required");
+	expect_error(parse("set-feature", "emu:", "-v", "1", NULL), "--feature-id is required");
+	expect_error(parse("get-feature", "emu:", "-b", NULL), "needs one --feature-id");
 	expect_error(parse("get-feature", "emu:", "-f", "0", NULL), "expected a number 1..255");
 	expect_error(parse("get-feature", "emu:", "-f", "256", NULL), "invalid value '256'");
 	expect_error(parse("get-feature", "emu:", "-f", "6", "-s", "4", NULL), "invalid value '4'");

@@ -91,39 +91,90 @@ fill_ctrlr(struct nvme_ctrlr_data *cd)
 	cd->psd[1].nops = 1;
 }
 
+/* The keys of @o, in order, must be exactly @keys (nvme-cli 2.3's key set and order). */
+static void
+check_keys(struct json_object *o, const char *const *keys, size_t n)
+{
+	size_t i = 0;
+
+	json_object_object_foreach(o, key, val)
+	{
+		(void)val;
+		if (i >= n || strcmp(key, keys[i]) != 0) {
+			fprintf(stderr, "  key %zu: got '%s', want '%s'\n", i, key,
+				i < n ? keys[i] : "(end)");
+			CU_FAIL("key order");
+			return;
+		}
+		i++;
+	}
+	CU_ASSERT_EQUAL(i, n);
+}
+
+/* nvme-cli 2.3 (Debian 12) json_nvme_id_ctrl, in order. */
+static const char *const g_id_ctrl_keys[] = {
+	"vid",       "ssvid",  "sn",        "mn",        "fr",      "rab",    "ieee",
+	"cmic",      "mdts",   "cntlid",    "ver",       "rtd3r",   "rtd3e",  "oaes",
+	"ctratt",    "rrls",   "cntrltype", "fguid",     "crdt1",   "crdt2",  "crdt3",
+	"nvmsr",     "vwci",   "mec",       "oacs",      "acl",     "aerl",   "frmw",
+	"lpa",       "elpe",   "npss",      "avscc",     "apsta",   "wctemp", "cctemp",
+	"mtfa",      "hmpre",  "hmmin",     "tnvmcap",   "unvmcap", "rpmbs",  "edstt",
+	"dsto",      "fwug",   "kas",       "hctma",     "mntmt",   "mxtmt",  "sanicap",
+	"hmminds",   "hmmaxd", "nsetidmax", "endgidmax", "anatt",   "anacap", "anagrpmax",
+	"nanagrpid", "pels",   "domainid",  "megcap",    "sqes",    "cqes",   "maxcmd",
+	"nn",        "oncs",   "fuses",     "fna",       "vwc",     "awun",   "awupf",
+	"icsvscc",   "nwpc",   "acwu",      "ocfs",      "sgls",    "mnan",   "maxdna",
+	"maxcna",    "subnqn", "ioccsz",    "iorcsz",    "icdoff",  "fcatt",  "msdbd",
+	"ofcs",      "psds",
+};
+
 static void
 test_id_ctrl(void)
 {
-	static const char *const keys[] = {
-		"vid",    "ssvid",  "sn",     "mn",      "fr",      "rab",  "ieee",   "cmic",
-		"mdts",   "cntlid", "ver",    "rtd3r",   "rtd3e",   "oaes", "ctratt", "oacs",
-		"acl",    "aerl",   "frmw",   "lpa",     "elpe",    "npss", "avscc",  "apsta",
-		"wctemp", "cctemp", "mtfa",   "tnvmcap", "unvmcap", "sqes", "cqes",   "maxcmd",
-		"nn",     "oncs",   "fuses",  "fna",     "vwc",     "awun", "awupf",  "nvscc",
-		"acwu",   "sgls",   "subnqn", "psds",
+	static const char *const psd_keys[] = {
+		"max_power",    "flags",      "entry_lat",    "exit_lat",
+		"read_tput",    "read_lat",   "write_tput",   "write_lat",
+		"idle_power",   "idle_scale", "active_power", "active_power_work",
+		"active_scale",
 	};
 	struct nvme_ctrlr_data cd;
+	uint8_t *raw = (uint8_t *)&cd;
 	struct json_object *o, *psds, *ps;
+	const char *text;
 
 	fill_ctrlr(&cd);
-	o = round_trip(cli_json_id_ctrl(&cd));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-	for (size_t i = 0; i < NVP_COUNTOF(keys); i++) {
-		CU_ASSERT_TRUE(json_object_object_get_ex(o, keys[i], NULL));
+	for (int i = 0; i < 16; i++) {
+		cd.fguid[i] = (uint8_t)(0xa0 + i);
 	}
+	raw[254] = 0x81;   /* vwci */
+	raw[1792] = 4;     /* ioccsz */
+	cd.tnvmcap[1] = 1; /* 2^64 + 64 MiB: exact, as a string */
+	cd.psd[1].ips = 2;
+	cd.psd[1].apw = 5;
+	o = cli_json_id_ctrl(&cd);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"tnvmcap\":\"18446744073776660480\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"unvmcap\":\"0\""));
+	o = round_trip(o);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	check_keys(o, g_id_ctrl_keys, NVP_COUNTOF(g_id_ctrl_keys));
 	CU_ASSERT_EQUAL(get_u64(o, "vid"), 0x1b36);
 	CU_ASSERT_EQUAL(get_u64(o, "ssvid"), 0x1af4);
-	CU_ASSERT_STRING_EQUAL(get_str(o, "sn"), "SN1234");
-	CU_ASSERT_STRING_EQUAL(get_str(o, "mn"), "nvpoll software NVMe controller");
-	CU_ASSERT_STRING_EQUAL(get_str(o, "fr"), "1.0");
+	/* the spec's space padding kept, as nvme-cli prints it */
+	CU_ASSERT_STRING_EQUAL(get_str(o, "sn"), "SN1234              ");
+	CU_ASSERT_STRING_EQUAL(get_str(o, "mn"), "nvpoll software NVMe controller         ");
+	CU_ASSERT_STRING_EQUAL(get_str(o, "fr"), "1.0     ");
+	CU_ASSERT_STRING_EQUAL(get_str(o, "fguid"), "a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf");
 	CU_ASSERT_EQUAL(get_u64(o, "ieee"), 0x525400);
 	CU_ASSERT_EQUAL(get_u64(o, "mdts"), 5);
 	CU_ASSERT_EQUAL(get_u64(o, "cntlid"), 7);
 	CU_ASSERT_EQUAL(get_u64(o, "ver"), 0x10400);
+	CU_ASSERT_EQUAL(get_u64(o, "vwci"), 0x81);
+	CU_ASSERT_EQUAL(get_u64(o, "ioccsz"), 4);
 	CU_ASSERT_EQUAL(get_u64(o, "oacs"), 6);
 	CU_ASSERT_EQUAL(get_u64(o, "elpe"), 63);
 	CU_ASSERT_EQUAL(get_u64(o, "wctemp"), 343);
-	CU_ASSERT_EQUAL(get_u64(o, "tnvmcap"), 64ull << 20);
 	CU_ASSERT_EQUAL(get_u64(o, "sqes"), 0x66);
 	CU_ASSERT_EQUAL(get_u64(o, "nn"), 4);
 	CU_ASSERT_EQUAL(get_u64(o, "oncs"), 0xd);
@@ -131,10 +182,35 @@ test_id_ctrl(void)
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(o, "psds", &psds));
 	CU_ASSERT_EQUAL_FATAL(json_object_array_length(psds), 2); /* npss is 0's based */
 	ps = json_object_array_get_idx(psds, 1);
+	check_keys(ps, psd_keys, NVP_COUNTOF(psd_keys));
 	CU_ASSERT_EQUAL(get_u64(ps, "max_power"), 800);
 	CU_ASSERT_EQUAL(get_u64(ps, "flags"), 2);
+	CU_ASSERT_EQUAL(get_u64(ps, "idle_scale"), 2);
+	CU_ASSERT_EQUAL(get_u64(ps, "active_power_work"), 5);
+	json_object_put(o);
+
+	/* An empty subnqn is left out, as nvme-cli does. */
+	memset(cd.subnqn, 0, sizeof(cd.subnqn));
+	o = cli_json_id_ctrl(&cd);
+	CU_ASSERT_FALSE(json_object_object_get_ex(o, "subnqn", NULL));
 	json_object_put(o);
 }
+
+/* nvme-cli 2.3 json_nvme_id_ns, in order; npwg..nows only with NSFEAT bit 4. */
+static const char *const ns_keys_perf[] = {
+	"nsze",     "ncap",   "nuse",   "nsfeat", "nlbaf",  "flbas",  "mc",       "dpc",
+	"dps",      "nmic",   "rescap", "fpi",    "dlfeat", "nawun",  "nawupf",   "nacwu",
+	"nabsn",    "nabo",   "nabspf", "noiob",  "nvmcap", "nsattr", "nvmsetid", "npwg",
+	"npwa",     "npdg",   "npda",   "nows",   "mssrl",  "mcl",    "msrc",     "nulbaf",
+	"anagrpid", "endgid", "eui64",  "nguid",  "lbafs",
+};
+static const char *const ns_keys[] = {
+	"nsze",  "ncap", "nuse",   "nsfeat",   "nlbaf",  "flbas",  "mc",       "dpc",
+	"dps",   "nmic", "rescap", "fpi",      "dlfeat", "nawun",  "nawupf",   "nacwu",
+	"nabsn", "nabo", "nabspf", "noiob",    "nvmcap", "nsattr", "nvmsetid", "mssrl",
+	"mcl",   "msrc", "nulbaf", "anagrpid", "endgid", "eui64",  "nguid",    "lbafs",
+	"",      "",     "",       "",         "",
+};
 
 static void
 test_id_ns(void)
@@ -158,6 +234,8 @@ test_id_ns(void)
 	nd.eui64[7] = 0xff;
 	o = round_trip(cli_json_id_ns(&nd));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	check_keys(o, ns_keys, NVP_COUNTOF(ns_keys) - 5);
+	CU_ASSERT_STRING_EQUAL(get_str(o, "nvmcap"), "0");
 	CU_ASSERT_EQUAL(get_u64(o, "nsze"), 131072);
 	CU_ASSERT_EQUAL(get_u64(o, "ncap"), 131072);
 	CU_ASSERT_EQUAL(get_u64(o, "nuse"), 100);
@@ -172,6 +250,14 @@ test_id_ns(void)
 	CU_ASSERT_EQUAL(get_u64(l, "ds"), 12);
 	CU_ASSERT_EQUAL(get_u64(l, "ms"), 8);
 	CU_ASSERT_EQUAL(get_u64(l, "rp"), 0);
+	json_object_put(o);
+
+	/* NSFEAT bit 4: npwg..nows are valid and printed */
+	nd.nsfeat = NVME_NSFEAT_OPTIMAL_PERF;
+	nd.npwg = 7;
+	o = round_trip(cli_json_id_ns(&nd));
+	check_keys(o, ns_keys_perf, NVP_COUNTOF(ns_keys_perf));
+	CU_ASSERT_EQUAL(get_u64(o, "npwg"), 7);
 	json_object_put(o);
 }
 
@@ -198,9 +284,11 @@ test_smart_log(void)
 	sl.temp_sensor[1] = 300;
 	o = cli_json_smart_log(&sl);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
-	/* A 128-bit counter keeps every digit in the text a script parses. */
+	/* nvme-cli 2.3: 128-bit counters are strings with every digit, even small ones */
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"data_units_read\":18446744073709551621"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"data_units_read\":\"18446744073709551621\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"host_write_commands\":\"42\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"temperature\":313,"));
 	o = round_trip(o);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_EQUAL(get_u64(o, "critical_warning"), 2);
@@ -270,13 +358,13 @@ test_fw_log(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(o, "emu0", &slots));
 	CU_ASSERT_EQUAL(get_u64(slots, "Active Firmware Slot (afi)"), 0x21);
-	CU_ASSERT_EQUAL(get_u64(slots, "afi"), 0x21);
-	CU_ASSERT_STRING_EQUAL(get_str(slots, "frs1"), "1.0");
-	CU_ASSERT_STRING_EQUAL(get_str(slots, "frs2"), "NEWFW2.5");
 	/* nvme-cli: the revision's 8 bytes as a little-endian u64, then the text */
 	CU_ASSERT_STRING_EQUAL(get_str(slots, "Firmware Rev Slot 2"),
 			       "3832055683362538830 (NEWFW2.5)");
-	CU_ASSERT_FALSE(json_object_object_get_ex(slots, "frs3", NULL));
+	/* padding and other bytes outside '!'..'~' shown as '.' */
+	CU_ASSERT_STRING_EQUAL(get_str(slots, "Firmware Rev Slot 1"),
+			       "2314885530819505713 (1.0.....)");
+	CU_ASSERT_EQUAL(json_object_object_length(slots), 3); /* afi and the two slots */
 	json_object_put(o);
 }
 
@@ -285,7 +373,20 @@ test_list(void)
 {
 	struct nvme_ctrlr_data cd;
 	struct nvme_ns_data nd;
-	struct cli_list_entry e = { .nsid = 1, .device_path = "0000:01:00.0/ns1" };
+	struct cli_list_entry e = { .nsid = 1,
+				    .device_path = "0000:01:00.0/ns1",
+				    .ctrl_name = "nvp0",
+				    .address = "0000:01:00.0",
+				    .transport = "pcie" };
+	static const char *const list_keys[] = {
+		"NameSpace", "DevicePath", "Firmware",     "ModelNumber", "SerialNumber",
+		"UsedBytes", "MaximumLBA", "PhysicalSize", "SectorSize",
+	};
+	static const char *const ctrl_keys[] = {
+		"Controller", "SerialNumber", "ModelNumber", "Firmware",
+		"Transport",  "Address",      "Namespaces",  "Paths",
+	};
+	struct json_object *ss, *c, *ns;
 	struct json_object *o, *devs, *d;
 
 	fill_ctrlr(&cd);
@@ -298,11 +399,12 @@ test_list(void)
 	nd.lbaf[1].lbads = 12;
 	e.cdata = &cd;
 	e.nsdata = &nd;
-	o = round_trip(cli_json_list(&e, 1));
+	o = round_trip(cli_json_list(&e, 1, false));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(o, "Devices", &devs));
 	CU_ASSERT_EQUAL_FATAL(json_object_array_length(devs), 1);
 	d = json_object_array_get_idx(devs, 0);
+	check_keys(d, list_keys, NVP_COUNTOF(list_keys));
 	CU_ASSERT_EQUAL(get_u64(d, "NameSpace"), 1);
 	CU_ASSERT_STRING_EQUAL(get_str(d, "DevicePath"), "0000:01:00.0/ns1");
 	CU_ASSERT_STRING_EQUAL(get_str(d, "Firmware"), "1.0");
@@ -314,7 +416,26 @@ test_list(void)
 	CU_ASSERT_EQUAL(get_u64(d, "SectorSize"), 4096);
 	json_object_put(o);
 
-	o = round_trip(cli_json_list(NULL, 0));
+	/* list -v: Devices[0].Subsystems[0].Controllers[0].Namespaces[0] */
+	o = round_trip(cli_json_list(&e, 1, true));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(o, "Devices", &devs));
+	d = json_object_array_get_idx(devs, 0);
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(d, "Subsystems", &ss));
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(ss), 1);
+	ss = json_object_array_get_idx(ss, 0);
+	CU_ASSERT_STRING_EQUAL(get_str(ss, "SubsystemNQN"), "nqn.2026-01.io.nvpoll:emu0");
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(ss, "Controllers", &c));
+	c = json_object_array_get_idx(c, 0);
+	check_keys(c, ctrl_keys, NVP_COUNTOF(ctrl_keys));
+	CU_ASSERT_STRING_EQUAL(get_str(c, "Address"), "0000:01:00.0");
+	CU_ASSERT_STRING_EQUAL(get_str(c, "Transport"), "pcie");
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(c, "Namespaces", &ns));
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(ns), 1);
+	CU_ASSERT_EQUAL(get_u64(json_object_array_get_idx(ns, 0), "NSID"), 1);
+	json_object_put(o);
+
+	o = round_trip(cli_json_list(NULL, 0, false));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(o, "Devices", &devs));
 	CU_ASSERT_EQUAL(json_object_array_length(devs), 0);

@@ -280,6 +280,45 @@ test_no_pci(void)
 	env_opts_set(&opts);
 }
 
+struct skipped {
+	char bdf[8][NVP_PCI_ADDR_STRLEN];
+	char why[8][384];
+	int n;
+};
+
+static void
+skipped_cb(void *ctx, const struct nvp_pci_addr *addr, const char *reason)
+{
+	struct skipped *s = ctx;
+
+	if (s->n < 8) {
+		nvp_pci_addr_fmt(s->bdf[s->n], sizeof(s->bdf[0]), addr);
+		snprintf(s->why[s->n], sizeof(s->why[0]), "%s", reason);
+		fprintf(stderr, "  skipped %s: %s\n", s->bdf[s->n], reason);
+		s->n++;
+	}
+}
+
+/* Every NVMe function not taken is named with its reason and what to do. */
+static void
+test_skipped(void)
+{
+	struct skipped s = { .n = 0 };
+
+	CU_ASSERT_EQUAL(nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_env_pci_skipped(0x020000, skipped_cb, &s), 0);
+	CU_ASSERT_EQUAL(nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_cb, &s), 3);
+	CU_ASSERT_EQUAL_FATAL(s.n, 3);
+	CU_ASSERT_STRING_EQUAL(s.bdf[0], "0000:01:00.0");
+	CU_ASSERT_STRING_EQUAL(s.why[0],
+			       "bound to nvme (kernel driver): run scripts/setup.sh config");
+	CU_ASSERT_STRING_EQUAL(s.bdf[1], "0000:05:00.0");
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why[1], "IOMMU group 5 is not viable"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why[1], "0000:05:00.1"));
+	CU_ASSERT_STRING_EQUAL(s.bdf[2], "0000:06:00.0");
+	CU_ASSERT_PTR_NOT_NULL(strstr(s.why[2], "no driver bound"));
+}
+
 static int
 make_tree(const char *self)
 {
@@ -304,7 +343,7 @@ main(void)
 	static const struct ut_test tests[] = {
 		UT_TEST(test_scan),     UT_TEST(test_iommu),      UT_TEST(test_enumerate_and_find),
 		UT_TEST(test_refusals), UT_TEST(test_uio_attach), UT_TEST(test_vanished),
-		UT_TEST(test_no_pci),
+		UT_TEST(test_skipped),  UT_TEST(test_no_pci),
 	};
 	char cmd[300];
 	int rc;

@@ -30,6 +30,17 @@ env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_de
 	return 0;
 }
 
+int
+env_pci_skipped_real(uint32_t class_id,
+		     void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
+		     void *ctx)
+{
+	(void)class_id;
+	(void)cb;
+	(void)ctx;
+	return 0;
+}
+
 struct nvp_pci_device *
 env_pci_device_find_real(const struct nvp_pci_addr *addr)
 {
