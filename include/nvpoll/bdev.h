@@ -361,7 +361,7 @@ const char *nvp_bdev_get_admission(const struct nvp_bdev *bdev);
 const char *nvp_bdev_get_scheduler(const struct nvp_bdev *bdev);
 
 /**
- * Accounting on (default) or off for @bdev. Channels see the change at their next I/O.
+ * Accounting on (default) or off for @bdev. Channels see the change at their next poll.
  * Off saves two clock reads and two histogram records per I/O; counters of I/Os, bytes
  * and errors are kept either way.
  */
