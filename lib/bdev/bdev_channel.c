@@ -481,7 +481,8 @@ nvp_bdev_poll_group_poll(struct nvp_bdev_poll_group *g)
 {
 	const struct nvp_bdev_poll_hook *hook = g->hook;
 	struct nvp_bdev_channel *ch;
-	int rc, n = 0;
+	uint64_t before = 0, after = 0;
+	int rc, n;
 
 	rc = bdev_check_owner(g->owner, "bdev poll group");
 	if (rc != 0) {
@@ -491,9 +492,15 @@ nvp_bdev_poll_group_poll(struct nvp_bdev_poll_group *g)
 		hook->poll_begin(hook->ctx, g, nvp_bdev_poll_group_get_outstanding(g),
 				 nvp_env_get_ticks());
 	}
+	/* count by the channels' totals: a callback may complete I/O of another channel */
 	TAILQ_FOREACH (ch, &g->channels, group_link) {
-		n += nvp_bdev_channel_poll(ch);
+		before += ch->completed;
 	}
+	TAILQ_FOREACH (ch, &g->channels, group_link) {
+		nvp_bdev_channel_poll(ch);
+		after += ch->completed;
+	}
+	n = (int)(after - before);
 	if (nvp_unlikely(hook != NULL && hook->poll_end != NULL)) {
 		hook->poll_end(hook->ctx, g, n, nvp_env_get_ticks());
 	}
