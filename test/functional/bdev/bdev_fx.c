@@ -92,12 +92,16 @@ struct slot {
 	struct iovec iov[3];
 };
 
-/* Submit one I/O of @s (vectored: three pieces split at block granularity). */
+/*
+ * Submit one I/O of @s. Vectored: up to three pieces cut at 4 KiB page boundaries of the
+ * (page aligned) buffer, which meets the PRP rules of NVMe as well.
+ */
 static int
 slot_submit(struct bfx_worker *w, struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
 	    struct slot *s, bool write, uint32_t bs)
 {
-	size_t len = (size_t)s->count * bs, a, b;
+	size_t len = (size_t)s->count * bs, off = 0, piece;
+	int n = 0;
 
 	memset(&s->c, 0, sizeof(s->c));
 	if (!w->vectored) {
@@ -106,17 +110,16 @@ slot_submit(struct bfx_worker *w, struct nvp_bdev_desc *desc, struct nvp_bdev_ch
 			       nvp_bdev_read_blocks(desc, ch, s->buf, s->lba, s->count, bfx_cpl_cb,
 						    &s->c);
 	}
-	a = len / 3;
-	b = len / 3;
-	s->iov[0].iov_base = s->buf;
-	s->iov[0].iov_len = a;
-	s->iov[1].iov_base = (char *)s->buf + a;
-	s->iov[1].iov_len = b;
-	s->iov[2].iov_base = (char *)s->buf + a + b;
-	s->iov[2].iov_len = len - a - b;
-	return write ? nvp_bdev_writev_blocks(desc, ch, s->iov, 3, s->lba, s->count, 0, bfx_cpl_cb,
+	while (off < len) {
+		piece = n < 2 ? NVP_MIN((size_t)4096, len - off) : len - off;
+		s->iov[n].iov_base = (char *)s->buf + off;
+		s->iov[n].iov_len = piece;
+		off += piece;
+		n++;
+	}
+	return write ? nvp_bdev_writev_blocks(desc, ch, s->iov, n, s->lba, s->count, 0, bfx_cpl_cb,
 					      &s->c) :
-		       nvp_bdev_readv_blocks(desc, ch, s->iov, 3, s->lba, s->count, bfx_cpl_cb,
+		       nvp_bdev_readv_blocks(desc, ch, s->iov, n, s->lba, s->count, bfx_cpl_cb,
 					     &s->c);
 }
 

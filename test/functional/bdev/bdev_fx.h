@@ -44,7 +44,7 @@ struct bfx_worker {
 	uint32_t max_blocks; /* per I/O */
 	uint32_t batches;
 	uint32_t depth; /* I/Os per batch, <= 16 */
-	bool vectored;  /* writev/readv in 3 pieces */
+	bool vectored;  /* writev/readv in up to 3 pieces cut at 4 KiB */
 	uint32_t tag;
 	/* out */
 	int rc; /* first setup or submit error */
