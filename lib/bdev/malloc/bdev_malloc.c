@@ -7,6 +7,7 @@
  *
  * Written against bdev_module.h only.
  */
+#undef NVP_LOG_COMPONENT /* when a unit test includes the core first */
 #define NVP_LOG_COMPONENT "bdev_malloc"
 
 #include <errno.h>

@@ -6,6 +6,7 @@
  *
  * Written against bdev_module.h only, as any third-party module would be.
  */
+#undef NVP_LOG_COMPONENT /* when a unit test includes the core first */
 #define NVP_LOG_COMPONENT "bdev_null"
 
 #include <errno.h>

@@ -15,6 +15,7 @@
  *
  * Uses only the public nvme.h API and bdev_module.h.
  */
+#undef NVP_LOG_COMPONENT /* when a unit test includes the core first */
 #define NVP_LOG_COMPONENT "bdev_nvme"
 
 #include <errno.h>

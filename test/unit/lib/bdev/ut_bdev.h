@@ -121,7 +121,7 @@ stub_submit(void *ch_ctx, struct nvp_bdev_io *io)
 }
 
 /* Complete every held I/O now (from inside a poll, as a device would). */
-static int
+static __attribute__((unused)) int
 stub_complete_held(struct ut_stub *s)
 {
 	struct nvp_bdev_io *io;
@@ -202,7 +202,7 @@ struct ut_done {
 	char *trace;
 };
 
-static void
+static __attribute__((unused)) void
 ut_done_cb(void *arg, const struct nvme_cpl *cpl)
 {
 	struct ut_done *d = arg;
@@ -217,7 +217,7 @@ struct ut_events {
 	uint32_t resize;
 };
 
-static void
+static __attribute__((unused)) void
 ut_event_cb(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
 {
 	struct ut_events *e = ctx;
