@@ -269,6 +269,60 @@ test_poll_group_and_hook(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
 }
 
+/* Debug builds: a channel or poll group used from another thread is -EPERM. */
+struct foreign {
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_poll_group *g;
+	int read_rc, poll_rc, destroy_rc, group_rc;
+};
+
+static void *
+foreign_main(void *arg)
+{
+	struct foreign *f = arg;
+	static char buf[512];
+
+	f->read_rc = nvp_bdev_read_blocks(f->desc, f->ch, buf, 0, 1, ut_done_cb, NULL);
+	f->poll_rc = nvp_bdev_channel_poll(f->ch);
+	f->destroy_rc = nvp_bdev_channel_destroy(f->ch);
+	f->group_rc = nvp_bdev_poll_group_poll(f->g);
+	return NULL;
+}
+
+static void
+test_foreign_thread(void)
+{
+	struct ut_events ev = { 0 };
+	struct nvp_bdev *bdev;
+	struct foreign f;
+	pthread_t t;
+
+	memset(&f, 0, sizeof(f));
+	bdev = ut_stub_register("ft", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("ft", false, ut_event_cb, &ev, &f.desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(f.desc, NULL, &f.ch), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_poll_group_create(&f.g), 0);
+#if NVP_CONFIG_DEBUG
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, foreign_main, &f), 0);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(f.read_rc, -EPERM);
+	CU_ASSERT_EQUAL(f.poll_rc, -EPERM);
+	CU_ASSERT_EQUAL(f.destroy_rc, -EPERM);
+	CU_ASSERT_EQUAL(f.group_rc, -EPERM);
+	CU_ASSERT(strstr(g_ut_last_log, "does not own") != NULL);
+	CU_ASSERT_EQUAL(g_stub.submitted, 0);
+#else
+	(void)t;
+	(void)foreign_main;
+	printf("release build: the owner check is compiled out (debug builds only)\n");
+#endif
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_destroy(f.g), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(f.ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(f.desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
 int
 main(void)
 {
@@ -277,6 +331,7 @@ main(void)
 		UT_TEST(test_stats_aggregation),
 		UT_TEST(test_stats_concurrent_reader),
 		UT_TEST(test_poll_group_and_hook),
+		UT_TEST(test_foreign_thread),
 	};
 
 	return ut_run("bdev_channel", tests, sizeof(tests) / sizeof(tests[0]));
