@@ -343,7 +343,7 @@ nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
 	if (rc != 0) {
 		return rc;
 	}
-	if (nvp_unlikely(ch->pending_work | __atomic_load_n(&ch->mode_dirty, __ATOMIC_RELAXED))) {
+	if (nvp_unlikely(__atomic_load_n(&ch->attention, __ATOMIC_RELAXED) != 0)) {
 		if (ch->mode_dirty) {
 			/* accounting switched on or off for the bdev */
 			__atomic_store_n(&ch->mode_dirty, false, __ATOMIC_RELAXED);

@@ -117,8 +117,13 @@ struct nvp_bdev_channel {
 	uint32_t outstanding; /* accepted user I/Os (parents), not completed */
 	uint32_t mode;        /* CH_MODE_* */
 	bool in_submit;       /* inside module submit: completions go to done_list */
-	bool pending_work;    /* any of the lists below non-empty, or a scheduler holds I/O */
-	bool mode_dirty;      /* atomic: the bdev's accounting switch changed */
+	union {
+		struct {
+			bool pending_work; /* a list below non-empty, or a scheduler holds I/O */
+			bool mode_dirty;   /* atomic: the bdev's accounting switch changed */
+		};
+		uint16_t attention; /* either: one load in the poll */
+	};
 	struct nvp_bdev_desc *desc;
 	struct nvp_bdev *bdev;
 	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io);

@@ -18,8 +18,8 @@
 
 #include "bdev/bdev_internal.h"
 
-static void io_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
-			const struct nvme_cpl *cpl);
+static void io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
+			     const struct nvme_cpl *cpl);
 
 static inline bool
 type_writes(uint8_t type)
@@ -439,7 +439,7 @@ child_done(struct nvp_bdev_channel *ch, struct nvp_bdev_io *child, const struct 
 	child->internal.parent = NULL;
 	bdev_io_release(ch, child);
 	if (parent->internal.split_outstanding == 0) {
-		io_complete(ch, parent, &parent->internal.cpl);
+		io_complete_slow(ch, parent, &parent->internal.cpl);
 	} else if (ch->wait_head != NULL) {
 		bdev_run_io_waiters(ch);
 	}
@@ -694,7 +694,7 @@ nvp_bdev_compare(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *
 /* ---- completion ---- */
 
 /* Accounting of a finished user I/O. */
-static inline void
+static inline __attribute__((always_inline)) void
 io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err)
 {
 	struct ch_op_stats *op = &ch->op[io->type];
@@ -721,7 +721,7 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err)
 }
 
 /* A user I/O is done: account, free it, then call back (the callback may reuse it). */
-static void
+static inline __attribute__((always_inline)) void
 io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
 	nvp_bdev_io_cb cb = io->internal.cb;
@@ -742,7 +742,7 @@ io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme
 	}
 }
 
-static void
+static inline __attribute__((always_inline)) void
 io_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
 	/* a split parent never went down the pipeline: its children did */
@@ -754,6 +754,13 @@ io_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nv
 		return;
 	}
 	io_finish(ch, io, cpl);
+}
+
+/* The same, out of line: for split parents and deferred completions. */
+static void
+io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+{
+	io_complete(ch, io, cpl);
 }
 
 void
@@ -824,7 +831,7 @@ bdev_channel_poll_slow(struct nvp_bdev_channel *ch)
 	ch->pending_work = false;
 	memset(&ch->done, 0, sizeof(ch->done));
 	while ((io = io_list_pop(&done)) != NULL) {
-		io_complete(ch, io, &io->internal.cpl);
+		io_complete_slow(ch, io, &io->internal.cpl);
 	}
 	if (ch->retry.count != 0) {
 		poll_retry(ch);

@@ -85,14 +85,13 @@ static int
 null_poll(void *ch_ctx)
 {
 	struct null_channel *ch = ch_ctx;
+	static const struct nvme_cpl ok; /* success */
 	struct nvp_bdev_io *io = ch->head, *next;
-	struct nvme_cpl ok;
 	int n = 0;
 
 	if (io == NULL) {
 		return 0;
 	}
-	memset(&ok, 0, sizeof(ok));
 	/* take the whole list first: callbacks may submit onto it again */
 	ch->head = ch->tail = NULL;
 	for (; io != NULL; io = next) {
