@@ -214,10 +214,13 @@ struct nvp_bdev_admission_ops {
 	int (*channel_init)(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx);
 	void (*channel_fini)(void *ch_ctx);
 	/**
-	 * Every new I/O (even while others are deferred), and the head of the deferred list
-	 * on each poll until it answers DEFER. @now in ticks.
+	 * Every new I/O (even while others are deferred: a read may pass deferred
+	 * background writes; keep order yourself with nvp_bdev_channel_get_deferred_count()
+	 * if you want it), and the head of the deferred list on each poll until it answers
+	 * DEFER. @now in ticks. \return NVP_BDEV_ADMIT_GO or NVP_BDEV_ADMIT_DEFER (an int,
+	 * not the enum, so that the symbol map generator does not take it for a function).
 	 */
-	enum nvp_bdev_admit_result (*admit)(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now);
+	int (*admit)(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now);
 	/** Completion of an admitted I/O; @latency = now - io->submit_tick, in ticks. */
 	void (*complete)(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now);
 };

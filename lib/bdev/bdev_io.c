@@ -229,8 +229,7 @@ pipeline_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 	uint64_t now = nvp_env_get_ticks();
 
 	if (ch->admit_ops->admit != NULL) {
-		if (ch->deferred.count != 0 ||
-		    ch->admit_ops->admit(ch->admit_ch, io, now) == NVP_BDEV_ADMIT_DEFER) {
+		if (ch->admit_ops->admit(ch->admit_ch, io, now) == NVP_BDEV_ADMIT_DEFER) {
 			io_list_append(&ch->deferred, io);
 			ch->pending_work = true;
 			return;

@@ -311,7 +311,7 @@ test_enomem_retry_and_inline_completion(void)
 static char g_trace[256];
 static int g_defer_next;
 
-static enum nvp_bdev_admit_result
+static int
 t_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 {
 	(void)ch_ctx;
@@ -429,6 +429,20 @@ test_pipeline_order(void)
 	CU_ASSERT_STRING_EQUAL(g_trace, "dASDMmsaU");
 	CU_ASSERT_EQUAL(done.calls, 2);
 	CU_ASSERT_EQUAL(g_stub.rec[1].flags, NVP_BDEV_WRITE_BACKGROUND);
+
+	/* a read the stage lets go passes a deferred background write */
+	g_defer_next = 1;
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 1, 1, NVP_BDEV_WRITE_BACKGROUND,
+					      ut_done_cb, &done),
+			0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 2, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_deferred_count(f.ch), 1);
+	CU_ASSERT_EQUAL(g_stub.submitted, 3);
+	CU_ASSERT_EQUAL(g_stub.rec[2].type, NVP_BDEV_IO_READ);
+	nvp_bdev_channel_poll(f.ch);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 4);
+	CU_ASSERT_EQUAL(g_stub.rec[3].type, NVP_BDEV_IO_WRITE);
 	fx_close(&f);
 }
 
