@@ -208,6 +208,7 @@ void
 nvp_bdev_hot_remove(struct nvp_bdev *bdev)
 {
 	struct nvp_bdev_desc *desc, *tmp;
+	struct nvp_bdev_channel *ch;
 
 	bdev_lock();
 	if (bdev->removed) {
@@ -215,6 +216,10 @@ nvp_bdev_hot_remove(struct nvp_bdev *bdev)
 		return;
 	}
 	__atomic_store_n(&bdev->removed, true, __ATOMIC_RELEASE);
+	/* channels refuse new I/O from now on (their owners see it at their next call) */
+	TAILQ_FOREACH (ch, &bdev->channels, bdev_link) {
+		__atomic_store_n(&ch->allowed, 0u, __ATOMIC_RELAXED);
+	}
 	NVP_WARNLOG("bdev '%s' removed: outstanding I/O fails, new I/O returns -ENXIO", bdev->name);
 	bdev->notifying = true;
 	TAILQ_FOREACH_SAFE (desc, &bdev->descs, link, tmp) {

@@ -94,6 +94,25 @@ channel_hist_alloc(struct nvp_bdev_channel *ch)
 	return 0;
 }
 
+/* The operation types @ch may send: what the bdev supports, minus writes on a read-only
+ * descriptor; none once the bdev is removed. */
+uint32_t
+bdev_channel_allowed(const struct nvp_bdev_channel *ch)
+{
+	uint32_t mask = 0;
+	int t;
+
+	if (ch->bdev->removed) {
+		return 0;
+	}
+	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
+		if (ch->bdev->supported[t] && (ch->desc->write || !io_type_writes((uint8_t)t))) {
+			mask |= 1u << t;
+		}
+	}
+	return mask;
+}
+
 void
 bdev_channel_update_mode(struct nvp_bdev_channel *ch)
 {
@@ -178,6 +197,7 @@ channel_attach(struct nvp_bdev_channel *ch, const struct nvp_bdev_channel_opts *
 			return rc;
 		}
 	}
+	ch->allowed = bdev_channel_allowed(ch);
 	TAILQ_INSERT_TAIL(&bdev->channels, ch, bdev_link);
 	bdev->num_channels++;
 	ch->desc->num_channels++;

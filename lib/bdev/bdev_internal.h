@@ -124,6 +124,8 @@ struct nvp_bdev_channel {
 		};
 		uint16_t attention; /* either: one load in the poll */
 	};
+	uint32_t allowed; /* atomic: bit per type the channel may send (supported,
+			       * writable descriptor, bdev not removed) */
 	struct nvp_bdev_desc *desc;
 	struct nvp_bdev *bdev;
 	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io);
@@ -171,6 +173,7 @@ const struct nvp_bdev_admission_ops *bdev_admission_none(void);
 const struct nvp_bdev_sched_ops *bdev_sched_none(void);
 
 /* bdev_channel.c */
+uint32_t bdev_channel_allowed(const struct nvp_bdev_channel *ch);
 void bdev_channel_retire_stats(struct nvp_bdev_channel *ch);
 void bdev_channel_update_mode(struct nvp_bdev_channel *ch);
 void bdev_run_io_waiters(struct nvp_bdev_channel *ch);
@@ -195,6 +198,14 @@ bdev_check_owner(pthread_t owner, const char *what)
 	(void)what;
 #endif
 	return 0;
+}
+
+/* Operation types that change data (need a writable descriptor). */
+static inline bool
+io_type_writes(uint8_t type)
+{
+	return type == NVP_BDEV_IO_WRITE || type == NVP_BDEV_IO_WRITE_ZEROES ||
+	       type == NVP_BDEV_IO_UNMAP || type == NVP_BDEV_IO_FLUSH;
 }
 
 static inline void

@@ -21,13 +21,6 @@
 static void io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
 			     const struct nvme_cpl *cpl);
 
-static inline bool
-type_writes(uint8_t type)
-{
-	return type == NVP_BDEV_IO_WRITE || type == NVP_BDEV_IO_WRITE_ZEROES ||
-	       type == NVP_BDEV_IO_UNMAP || type == NVP_BDEV_IO_FLUSH;
-}
-
 uint64_t
 nvp_bdev_io_get_nbytes(const struct nvp_bdev_io *io)
 {
@@ -56,7 +49,7 @@ io_check_slow(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *c
 			   nvp_bdev_io_type_name(type), bdev->module_name);
 		return -ENOTSUP;
 	}
-	if (type_writes(type) && !desc->write) {
+	if (io_type_writes(type) && !desc->write) {
 		NVP_ERRLOG("%s: %s through a read-only descriptor; open it with write=true",
 			   bdev->name, nvp_bdev_io_type_name(type));
 		return -EBADF;
@@ -88,9 +81,9 @@ io_get(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, ui
 		return rc;
 	}
 	/* num - 1 wraps for num == 0: one compare covers empty and too long */
+	/* ch->allowed: the types this channel may send now (supported, writable, not removed) */
 	if (nvp_unlikely(ch->desc != desc || off >= nb || num - 1 >= nb - off ||
-			 !bdev->supported[type] || bdev->removed ||
-			 (type_writes(type) && !desc->write))) {
+			 (__atomic_load_n(&ch->allowed, __ATOMIC_RELAXED) & (1u << type)) == 0)) {
 		rc = io_check_slow(desc, ch, type, off, num);
 		if (rc != 0) {
 			return rc;
@@ -484,8 +477,8 @@ data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, v
 	struct nvp_bdev_io *io;
 	int rc;
 
-	if (nvp_unlikely(buf == NULL || (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0 ||
-			 desc == NULL || ch == NULL)) {
+	/* a NULL desc fails the channel's descriptor check in io_get() */
+	if (nvp_unlikely(buf == NULL || (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0 || ch == NULL)) {
 		NVP_ERRLOG("bdev I/O: NULL buffer, descriptor or channel, or reserved flag bits");
 		return -EINVAL;
 	}
