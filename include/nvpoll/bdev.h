@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * \file
+ * Block devices (bdevs) for applications: one interface over an NVMe namespace, a RAM
+ * disk and a null device, in SPDK's vocabulary.
+ *
+ * - A **bdev** is a named block device made by a module (nvme, malloc, null, ...).
+ * - A **descriptor** is an open handle on it, read-only or read-write, with an event
+ *   callback for removal and resize.
+ * - A **channel** is the per-thread I/O context of one descriptor: its pool of bdev_io
+ *   objects, the module's per-thread resources (for NVMe a qpair), its accounting. Only
+ *   the thread that created a channel may use it (debug builds return -EPERM otherwise).
+ * - A **poll group** is a thread's set of channels, polled together with one call. It is
+ *   where a thread waits for completions (the hybrid poller plugs in here).
+ *
+ * Every I/O passes the pipeline admission (writeback throttle) -> scheduling -> module;
+ * its completion comes back up through the same stages, then accounting, then the
+ * caller's callback. Both stages are "none" (pass-through) unless chosen with
+ * nvp_bdev_set_admission() / nvp_bdev_set_scheduler().
+ *
+ * Errors: calls return 0 or a negative errno. A request accepted (0 returned) completes
+ * through its callback exactly once, from nvp_bdev_channel_poll() or
+ * nvp_bdev_poll_group_poll() on the channel's thread, never from inside the submit call.
+ * The device's status (NVMe status codes; other modules map theirs onto them) reaches
+ * the caller only through the completion.
+ */
+#ifndef NVPOLL_BDEV_H
+#define NVPOLL_BDEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "nvpoll/histogram.h"
+#include "nvpoll/nvme.h"
+#include "nvpoll/nvme_spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct nvp_bdev;
+struct nvp_bdev_desc;
+struct nvp_bdev_channel;
+struct nvp_bdev_poll_group;
+struct nvp_bdev_io;
+
+#define NVP_BDEV_NAME_MAX 64
+
+/** Operation types, also the index of the per-type statistics. */
+enum nvp_bdev_io_type {
+	NVP_BDEV_IO_READ = 0,
+	NVP_BDEV_IO_WRITE = 1,
+	NVP_BDEV_IO_WRITE_ZEROES = 2,
+	NVP_BDEV_IO_UNMAP = 3,
+	NVP_BDEV_IO_FLUSH = 4,
+	NVP_BDEV_IO_COMPARE = 5,
+	NVP_BDEV_NUM_IO_TYPES
+};
+
+/** "read", "write", "write_zeroes", "unmap", "flush", "compare"; "unknown" otherwise. */
+const char *nvp_bdev_io_type_name(enum nvp_bdev_io_type type);
+
+/*
+ * Write flags, the @flags word of the write calls (0 = a normal write, no hint).
+ * Bits 0-1: the write class, read by the admission stage (writeback throttle): background
+ * writes (write-back of cached data) may be deferred, sync writes (someone waits on
+ * them) never are. Bits 4-6: the data's expected lifetime, mapped to NVMe streams by
+ * modules that can. Bit 8: force unit access. Other bits are reserved (-EINVAL).
+ */
+#define NVP_BDEV_WRITE_CLASS_MASK 0x3u
+#define NVP_BDEV_WRITE_NORMAL 0x0u
+#define NVP_BDEV_WRITE_BACKGROUND 0x1u
+#define NVP_BDEV_WRITE_SYNC 0x2u
+#define NVP_BDEV_WRITE_HINT_SHIFT 4
+#define NVP_BDEV_WRITE_HINT_MASK (0x7u << NVP_BDEV_WRITE_HINT_SHIFT)
+#define NVP_BDEV_WRITE_FUA (1u << 8)
+#define NVP_BDEV_WRITE_FLAGS_VALID \
+	(NVP_BDEV_WRITE_CLASS_MASK | NVP_BDEV_WRITE_HINT_MASK | NVP_BDEV_WRITE_FUA)
+
+/** Write lifetime hints (Linux's RWH_WRITE_LIFE_*), in bits 4-6 of the write flags. */
+enum nvp_bdev_write_hint {
+	NVP_BDEV_HINT_NONE = 0,
+	NVP_BDEV_HINT_SHORT = 1,
+	NVP_BDEV_HINT_MEDIUM = 2,
+	NVP_BDEV_HINT_LONG = 3,
+	NVP_BDEV_HINT_EXTREME = 4,
+};
+
+/** The flags word for write class @cls and lifetime @hint. */
+static inline uint32_t
+nvp_bdev_write_flags(uint32_t cls, enum nvp_bdev_write_hint hint)
+{
+	return (cls & NVP_BDEV_WRITE_CLASS_MASK) |
+	       (((uint32_t)hint << NVP_BDEV_WRITE_HINT_SHIFT) & NVP_BDEV_WRITE_HINT_MASK);
+}
+
+/**
+ * Completion of every I/O call: @cpl->status is success (sct 0, sc 0; see
+ * nvme_cpl_is_error()) or an NVMe status: the device's own for nvme bdevs, and for
+ * failures found by the core or another module: INTERNAL_DEVICE_ERROR (module failure),
+ * ABORTED_SQ_DELETION (device removed or failed), COMPARE_FAILURE (media error type),
+ * LBA_OUT_OF_RANGE. @cpl is valid during the call only.
+ */
+typedef void (*nvp_bdev_io_cb)(void *cb_arg, const struct nvme_cpl *cpl);
+
+/* ---------------------------------------------------------------------------------------
+ * Library and bdevs
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * Unregister every bdev (closing nothing: descriptors still open keep their bdev until
+ * closed) and detach the controllers the nvme module attached. For the end of a program
+ * or test; no channel may exist. \return 0 or -EBUSY (a descriptor is open; message
+ * names it).
+ */
+int nvp_bdev_fini(void);
+
+/** The bdev called @name, or NULL. */
+struct nvp_bdev *nvp_bdev_get_by_name(const char *name);
+/** First registered bdev (registration order), or NULL. */
+struct nvp_bdev *nvp_bdev_first(void);
+/** The bdev after @prev, or NULL. */
+struct nvp_bdev *nvp_bdev_next(struct nvp_bdev *prev);
+
+const char *nvp_bdev_get_name(const struct nvp_bdev *bdev);
+/** Name of the module that made it ("nvme", "malloc", "null"). */
+const char *nvp_bdev_get_module_name(const struct nvp_bdev *bdev);
+/** Bytes per block, metadata included when interleaved (520 for 512 + 8). */
+uint32_t nvp_bdev_get_block_size(const struct nvp_bdev *bdev);
+uint64_t nvp_bdev_get_num_blocks(const struct nvp_bdev *bdev);
+/** Metadata bytes per block (0 if none) and whether they sit inside each block. */
+uint32_t nvp_bdev_get_md_size(const struct nvp_bdev *bdev);
+bool nvp_bdev_is_md_interleaved(const struct nvp_bdev *bdev);
+/** Largest transfer the module takes in one request, in blocks (0 = no limit). Larger
+ * requests are split by the core. */
+uint32_t nvp_bdev_get_max_xfer_blocks(const struct nvp_bdev *bdev);
+/** Requests are split so no child crosses a multiple of this (blocks; 0 = none). */
+uint32_t nvp_bdev_get_optimal_io_boundary(const struct nvp_bdev *bdev);
+bool nvp_bdev_has_write_cache(const struct nvp_bdev *bdev);
+bool nvp_bdev_io_type_supported(const struct nvp_bdev *bdev, enum nvp_bdev_io_type type);
+
+/**
+ * Write the names of all bdevs, comma separated, into @buf ("" if none; truncated with
+ * "..." if it does not fit). For messages. \return @buf.
+ */
+char *nvp_bdev_list_names(char *buf, size_t len);
+
+/* ---------------------------------------------------------------------------------------
+ * Descriptors
+ * ------------------------------------------------------------------------------------- */
+
+enum nvp_bdev_event_type {
+	NVP_BDEV_EVENT_REMOVE = 0, /**< the device is gone or failed: outstanding I/O fails,
+				    * new I/O returns -ENXIO; close the descriptor */
+	NVP_BDEV_EVENT_RESIZE = 1, /**< the block count changed */
+};
+
+/**
+ * Event callback of a descriptor. It may run on any thread (whichever noticed the
+ * event), possibly while the descriptor's channels are in use: note the event and act
+ * on it from the channels' threads (destroy them, close the descriptor).
+ */
+typedef void (*nvp_bdev_event_cb)(enum nvp_bdev_event_type type, struct nvp_bdev *bdev,
+				  void *event_ctx);
+
+/**
+ * Open bdev @name. @event_cb is required (pass a function that ignores events if you do
+ * not care). Thread-safe.
+ * \return 0 and *@desc; -ENODEV no such bdev (the message lists the bdevs that exist);
+ * -ENXIO the bdev is being removed; -EINVAL NULL argument; -ENOMEM.
+ */
+int nvp_bdev_open(const char *name, bool write, nvp_bdev_event_cb event_cb, void *event_ctx,
+		  struct nvp_bdev_desc **desc);
+
+/**
+ * Close a descriptor. Its channels must have been destroyed first.
+ * \return 0; -EBUSY if a channel of it still exists (the message says whether I/O is in
+ * flight on it) — nothing is closed then.
+ */
+int nvp_bdev_close(struct nvp_bdev_desc *desc);
+
+struct nvp_bdev *nvp_bdev_desc_get_bdev(const struct nvp_bdev_desc *desc);
+bool nvp_bdev_desc_is_writable(const struct nvp_bdev_desc *desc);
+
+/* ---------------------------------------------------------------------------------------
+ * Channels and poll groups
+ * ------------------------------------------------------------------------------------- */
+
+/** Channel options. Initialise with nvp_bdev_channel_opts_init(). */
+struct nvp_bdev_channel_opts {
+	size_t opts_size;
+	uint32_t io_pool_size;             /**< bdev_io objects (queue depth incl. split
+					   * children), 2 .. 65536; 512 */
+	uint32_t module_queue_depth;       /**< a hint for the module's queue (NVMe qpair
+					   * entries), 0 = module default */
+	struct nvp_bdev_poll_group *group; /**< join this poll group (same thread), or NULL */
+};
+
+void nvp_bdev_channel_opts_init(struct nvp_bdev_channel_opts *opts, size_t opts_size);
+
+/**
+ * Create an I/O channel of @desc owned by the calling thread: its bdev_io pool, the
+ * module's per-thread resources, its accounting; admission and scheduling state of the
+ * stages selected for the bdev. @opts may be NULL for defaults.
+ * \return 0 and *@ch; -EINVAL bad options; -ENXIO bdev removed; -ENOMEM; a module's
+ * error (e.g. -EBUSY: no NVMe queue left).
+ */
+int nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_channel_opts *opts,
+			    struct nvp_bdev_channel **ch);
+
+/**
+ * Destroy a channel (leaving its poll group). Owner thread only.
+ * \return 0; -EBUSY if I/O is in flight (poll until it completes); -EPERM foreign thread
+ * (debug builds).
+ */
+int nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch);
+
+/**
+ * Poll one channel: retry deferred I/O, let the scheduler dispatch, find the module's
+ * completions and call their callbacks. Owner thread only.
+ * \return completions delivered (>= 0), -EPERM foreign thread (debug builds).
+ */
+int nvp_bdev_channel_poll(struct nvp_bdev_channel *ch);
+
+/** I/Os accepted on @ch and not yet completed (split children not counted). */
+uint32_t nvp_bdev_channel_get_outstanding(const struct nvp_bdev_channel *ch);
+
+/** Create an empty poll group owned by the calling thread. \return 0 or -ENOMEM. */
+int nvp_bdev_poll_group_create(struct nvp_bdev_poll_group **group);
+
+/**
+ * Destroy a poll group. \return 0; -EBUSY if channels are still in it (destroy or
+ * remove them first); -EPERM foreign thread (debug builds).
+ */
+int nvp_bdev_poll_group_destroy(struct nvp_bdev_poll_group *group);
+
+/** Add @ch to @group (both of this thread). \return 0, -EEXIST already in a group, -EPERM. */
+int nvp_bdev_poll_group_add(struct nvp_bdev_poll_group *group, struct nvp_bdev_channel *ch);
+/** Remove @ch from its group. \return 0, -ENOENT not in @group, -EPERM. */
+int nvp_bdev_poll_group_remove(struct nvp_bdev_poll_group *group, struct nvp_bdev_channel *ch);
+
+/**
+ * Poll every channel of the group once (the group's poll hook, e.g. the hybrid poller,
+ * may first sleep). \return completions delivered, -EPERM foreign thread (debug builds).
+ */
+int nvp_bdev_poll_group_poll(struct nvp_bdev_poll_group *group);
+
+/** I/Os outstanding on all channels of the group. */
+uint32_t nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *group);
+
+/* ---------------------------------------------------------------------------------------
+ * I/O
+ *
+ * Offsets and lengths are in blocks (the *_blocks calls) or in bytes (multiples of the
+ * block size). Buffers: what the module needs — DMA memory (nvp_env_dma_malloc) for nvme
+ * bdevs, any memory for malloc and null. An iovec array (readv/writev) must stay valid
+ * until the completion. Common errors, with nothing sent:
+ *   -EINVAL  zero length, range past the end of the bdev, byte offset or length not a
+ *            multiple of the block size, iovecs whose total is not the length, NULL
+ *            buffer, reserved flag bits
+ *   -EBADF   write-type operation through a read-only descriptor
+ *   -ENOTSUP the bdev does not support the operation
+ *   -ENOMEM  the channel's bdev_io pool is empty: retry from nvp_bdev_queue_io_wait()
+ *   -ENXIO   the bdev was removed
+ *   -EPERM   the channel belongs to another thread (debug builds)
+ * ------------------------------------------------------------------------------------- */
+
+int nvp_bdev_read(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
+		  uint64_t offset, uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
+int nvp_bdev_read_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
+			 uint64_t offset_blocks, uint64_t num_blocks, nvp_bdev_io_cb cb,
+			 void *cb_arg);
+int nvp_bdev_readv(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, const struct iovec *iov,
+		   int iovcnt, uint64_t offset, uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
+int nvp_bdev_readv_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
+			  const struct iovec *iov, int iovcnt, uint64_t offset_blocks,
+			  uint64_t num_blocks, nvp_bdev_io_cb cb, void *cb_arg);
+
+/** @flags: NVP_BDEV_WRITE_* (class, lifetime hint, FUA); 0 for a plain write. */
+int nvp_bdev_write(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
+		   uint64_t offset, uint64_t nbytes, uint32_t flags, nvp_bdev_io_cb cb,
+		   void *cb_arg);
+int nvp_bdev_write_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
+			  uint64_t offset_blocks, uint64_t num_blocks, uint32_t flags,
+			  nvp_bdev_io_cb cb, void *cb_arg);
+int nvp_bdev_writev(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
+		    const struct iovec *iov, int iovcnt, uint64_t offset, uint64_t nbytes,
+		    uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg);
+int nvp_bdev_writev_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
+			   const struct iovec *iov, int iovcnt, uint64_t offset_blocks,
+			   uint64_t num_blocks, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg);
+
+/** Zero the range (flags as writes). */
+int nvp_bdev_write_zeroes(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
+			  uint64_t nbytes, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg);
+int nvp_bdev_write_zeroes_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
+				 uint64_t offset_blocks, uint64_t num_blocks, uint32_t flags,
+				 nvp_bdev_io_cb cb, void *cb_arg);
+
+/** Deallocate the range (reads of it return zeroes on modules that say so). */
+int nvp_bdev_unmap(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
+		   uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
+int nvp_bdev_unmap_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
+			  uint64_t offset_blocks, uint64_t num_blocks, nvp_bdev_io_cb cb,
+			  void *cb_arg);
+
+/** Make written data of the range durable (the whole device for NVMe). Never split. */
+int nvp_bdev_flush(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
+		   uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
+int nvp_bdev_flush_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
+			  uint64_t offset_blocks, uint64_t num_blocks, nvp_bdev_io_cb cb,
+			  void *cb_arg);
+
+/** Compare the range with @buf: COMPARE_FAILURE status (media error type) on mismatch. */
+int nvp_bdev_compare(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
+		     uint64_t offset, uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
+int nvp_bdev_compare_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
+			    uint64_t offset_blocks, uint64_t num_blocks, nvp_bdev_io_cb cb,
+			    void *cb_arg);
+
+/* ---- waiting for a bdev_io (SPDK's spdk_bdev_queue_io_wait) ---- */
+
+typedef void (*nvp_bdev_io_wait_cb)(void *cb_arg);
+
+/**
+ * Caller-owned entry for nvp_bdev_queue_io_wait(); fill bdev, cb_fn and cb_arg. The
+ * link is the core's; the entry must stay valid until called back.
+ */
+struct nvp_bdev_io_wait_entry {
+	struct nvp_bdev *bdev;
+	nvp_bdev_io_wait_cb cb_fn;
+	void *cb_arg;
+	struct nvp_bdev_io_wait_entry *next; /* core only */
+};
+
+/**
+ * After a call returned -ENOMEM: have @entry->cb_fn called (once, on the channel's
+ * thread, from its poll) when a bdev_io is free again, waiters in FIFO order. The
+ * callback usually resubmits. \return 0; -EINVAL if @entry->bdev is not the channel's
+ * bdev or cb_fn is NULL; -EPERM foreign thread (debug builds).
+ */
+int nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
+			   struct nvp_bdev_io_wait_entry *entry);
+
+/* ---------------------------------------------------------------------------------------
+ * Pipeline stages and accounting (per bdev, at run time)
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * Select the admission stage (e.g. "wbt") or scheduler (e.g. "deadline", "kyber") of
+ * @bdev by its registered name; "none" for pass-through (the default). @params is a
+ * "key=value ..." string for the stage, or NULL. Takes effect for channels created
+ * afterwards. \return 0; -ENOENT unknown name (message lists the registered ones);
+ * -EBUSY channels of the bdev exist; -EINVAL the stage rejected @params.
+ */
+int nvp_bdev_set_admission(struct nvp_bdev *bdev, const char *name, const char *params);
+int nvp_bdev_set_scheduler(struct nvp_bdev *bdev, const char *name, const char *params);
+const char *nvp_bdev_get_admission(const struct nvp_bdev *bdev);
+const char *nvp_bdev_get_scheduler(const struct nvp_bdev *bdev);
+
+/**
+ * Accounting on (default) or off for @bdev. Channels see the change at their next poll.
+ * Off saves two clock reads and two histogram records per I/O; counters of I/Os, bytes
+ * and errors are kept either way.
+ */
+void nvp_bdev_set_accounting(struct nvp_bdev *bdev, bool enable);
+
+/** Statistics of one operation type. Times are in ticks (see ticks_hz). */
+struct nvp_bdev_op_stats {
+	uint64_t ios;                /**< completed (split children not counted) */
+	uint64_t bytes;              /**< completed bytes */
+	uint64_t errors;             /**< completed with an error status */
+	uint64_t inflight;           /**< accepted, not yet completed, at the time of the call */
+	uint64_t busy_ticks;         /**< time with >= 1 I/O of this type in flight, summed over
+				* channels */
+	struct nvp_histogram queued; /**< time from the call to the module (admission
+				      * and scheduler queues); accounting on only */
+	struct nvp_histogram device; /**< time in the module/device */
+};
+
+struct nvp_bdev_stats {
+	uint64_t ticks_hz;     /**< nvp_env_get_ticks_hz() */
+	uint32_t num_channels; /**< channels alive now (retired ones are included in the
+				* totals) */
+	struct nvp_bdev_op_stats op[NVP_BDEV_NUM_IO_TYPES];
+};
+
+/**
+ * Sum the statistics of every channel of @bdev, alive or destroyed. Any thread; takes
+ * no lock the I/O path takes: each channel's counters are read under its seqcount, its
+ * histograms bucket by bucket (an I/O completing meanwhile may be missing from them).
+ * @stats is large (~400 KiB): allocate it. \return 0 or -EINVAL.
+ */
+int nvp_bdev_get_stats(struct nvp_bdev *bdev, struct nvp_bdev_stats *stats);
+
+/* ---------------------------------------------------------------------------------------
+ * Built-in modules
+ * ------------------------------------------------------------------------------------- */
+
+/** malloc: a RAM disk in DMA memory. Initialise with nvp_bdev_malloc_opts_init(). */
+struct nvp_bdev_malloc_opts {
+	size_t opts_size;
+	const char *name;             /**< required */
+	uint64_t num_blocks;          /**< required, >= 1 */
+	uint32_t block_size;          /**< 512, 4096, or 520 / 4104 with md_size 8; 512 */
+	uint32_t md_size;             /**< 0 or 8 (interleaved: included in block_size); 0 */
+	uint32_t max_xfer_blocks;     /**< split above this (0 = no limit); 0 */
+	uint32_t optimal_io_boundary; /**< split at multiples of this (0 = none); 0 */
+};
+
+void nvp_bdev_malloc_opts_init(struct nvp_bdev_malloc_opts *opts, size_t opts_size);
+
+/**
+ * Create a malloc bdev, zero filled. \return 0 and *@bdev (may be NULL);
+ * -EINVAL a bad option (the message names it and says what is allowed); -EEXIST the name
+ * is taken; -ENOMEM not enough DMA memory.
+ */
+int nvp_bdev_malloc_create(const struct nvp_bdev_malloc_opts *opts, struct nvp_bdev **bdev);
+/** \return 0, -ENODEV no such malloc bdev, -EBUSY open descriptors. */
+int nvp_bdev_malloc_delete(const char *name);
+
+/** null: writes are discarded, reads return zeroes, every I/O completes on the next poll. */
+struct nvp_bdev_null_opts {
+	size_t opts_size;
+	const char *name;         /**< required */
+	uint64_t num_blocks;      /**< required, >= 1 */
+	uint32_t block_size;      /**< 512 .. 65536, power of two (or + md_size); 512 */
+	uint32_t md_size;         /**< interleaved metadata bytes per block; 0 */
+	uint32_t max_xfer_blocks; /**< 0 = no limit */
+};
+
+void nvp_bdev_null_opts_init(struct nvp_bdev_null_opts *opts, size_t opts_size);
+/** \return 0 and *@bdev (may be NULL); -EINVAL (parameter named), -EEXIST, -ENOMEM. */
+int nvp_bdev_null_create(const struct nvp_bdev_null_opts *opts, struct nvp_bdev **bdev);
+/** \return 0, -ENODEV, -EBUSY. */
+int nvp_bdev_null_delete(const char *name);
+
+/** nvme: one bdev per active namespace of a controller, named "<name>n<nsid>". */
+struct nvp_bdev_nvme_opts {
+	size_t opts_size;
+	const char *name;                 /**< controller name, required ("nvme0", "emu0") */
+	struct nvp_nvme_ctrlr_opts ctrlr; /**< nvp_nvme_ctrlr_opts_init() defaults */
+	uint32_t io_queue_size;           /**< entries of each channel's qpair, 0 = default */
+};
+
+void nvp_bdev_nvme_opts_init(struct nvp_bdev_nvme_opts *opts, size_t opts_size);
+
+/**
+ * Attach the controller at @trid ("trtype:PCIe traddr:0000:01:00.0" or a software
+ * controller "trtype:emu name:emu0 ...") and register its namespaces as bdevs.
+ * @names (may be NULL) receives up to @max_names bdev pointers, *@count how many were
+ * made (may be NULL). \return 0; -EINVAL bad trid or option (named); -EEXIST a
+ * controller or bdev of that name exists; the error of nvp_nvme_connect(); -ENODEV the
+ * controller has no active namespace.
+ */
+int nvp_bdev_nvme_attach(const char *trid, const struct nvp_bdev_nvme_opts *opts,
+			 struct nvp_bdev **bdevs, uint32_t max_bdevs, uint32_t *count);
+
+/**
+ * Unregister the controller's bdevs and detach it. \return 0; -ENODEV no such
+ * controller; -EBUSY a bdev of it is open.
+ */
+int nvp_bdev_nvme_detach(const char *name);
+
+/** The controller behind an nvme bdev, or NULL for other bdevs (admin commands, tools). */
+struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NVPOLL_BDEV_H */

@@ -1,0 +1,654 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Channels and poll groups: a channel is one thread's I/O context on one descriptor —
+ * a preallocated pool of bdev_ios (no allocation on the I/O path; an empty pool is
+ * -ENOMEM plus an io_wait queue, never a hang), the module's per-thread context, the
+ * stages' per-thread contexts, and its accounting. A poll group polls its thread's
+ * channels with one call and is where a thread waits (the poll hook).
+ *
+ * Statistics: the owner thread updates its channel's counters between two increments of
+ * a sequence count (odd = update in progress); nvp_bdev_get_stats() copies them and
+ * retries if the count moved, so the I/O path takes no lock and no atomic RMW.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bdev/bdev_internal.h"
+
+#define NUM_HIST (NVP_BDEV_NUM_IO_TYPES * 2)
+
+void
+nvp_bdev_channel_opts_init(struct nvp_bdev_channel_opts *opts, size_t opts_size)
+{
+	struct nvp_bdev_channel_opts d = {
+		.opts_size = opts_size,
+		.io_pool_size = BDEV_IO_POOL_DEFAULT,
+	};
+
+	if (opts == NULL) {
+		return;
+	}
+	memset(opts, 0, opts_size);
+	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
+}
+
+/* Channel options, from @user (may be NULL, may be an older, shorter struct). */
+static int
+channel_opts_get(const struct nvp_bdev_channel_opts *user, struct nvp_bdev_channel_opts *o)
+{
+	nvp_bdev_channel_opts_init(o, sizeof(*o));
+	if (user != NULL) {
+		if (user->opts_size == 0 || user->opts_size > sizeof(*o)) {
+			NVP_ERRLOG("channel opts: opts_size %zu: use nvp_bdev_channel_opts_init()",
+				   user->opts_size);
+			return -EINVAL;
+		}
+		memcpy(o, user, user->opts_size);
+	}
+	if (o->io_pool_size < 2 || o->io_pool_size > BDEV_IO_POOL_MAX) {
+		NVP_ERRLOG("channel opts: io_pool_size %u: must be 2 .. %u", o->io_pool_size,
+			   BDEV_IO_POOL_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+channel_pool_alloc(struct nvp_bdev_channel *ch, uint32_t size)
+{
+	struct nvp_bdev_io *io;
+	uint32_t i;
+
+	ch->io_size = NVP_ALIGN_UP(sizeof(struct nvp_bdev_io) + ch->bdev->io_ctx_size, (size_t)64);
+	ch->pool_mem = aligned_alloc(64, ch->io_size * size);
+	if (ch->pool_mem == NULL) {
+		return -ENOMEM;
+	}
+	memset(ch->pool_mem, 0, ch->io_size * size);
+	ch->pool_size = size;
+	/* Push in reverse so the first I/O uses the first object (cache friendliness). */
+	for (i = size; i-- > 0;) {
+		io = (struct nvp_bdev_io *)((char *)ch->pool_mem + i * ch->io_size);
+		io->bdev = ch->bdev;
+		io->ch = ch;
+		io->internal.next = ch->free_ios;
+		ch->free_ios = io;
+	}
+	ch->num_free = size;
+	return 0;
+}
+
+static int
+channel_hist_alloc(struct nvp_bdev_channel *ch)
+{
+	int i;
+
+	ch->hist = calloc(NUM_HIST, sizeof(*ch->hist));
+	if (ch->hist == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < NUM_HIST; i++) {
+		nvp_histogram_init(&ch->hist[i]);
+	}
+	return 0;
+}
+
+/* The operation types @ch may send: what the bdev supports, minus writes on a read-only
+ * descriptor; none once the bdev is removed. */
+uint32_t
+bdev_channel_allowed(const struct nvp_bdev_channel *ch)
+{
+	uint32_t mask = 0;
+	int t;
+
+	if (ch->bdev->removed) {
+		return 0;
+	}
+	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
+		if (ch->bdev->supported[t] && (ch->desc->write || !io_type_writes((uint8_t)t))) {
+			mask |= 1u << t;
+		}
+	}
+	return mask;
+}
+
+void
+bdev_channel_update_mode(struct nvp_bdev_channel *ch)
+{
+	uint32_t mode = 0;
+
+	if (__atomic_load_n(&ch->bdev->accounting, __ATOMIC_RELAXED)) {
+		mode |= CH_MODE_ACCT;
+	}
+	if (ch->admit_ops->admit != NULL || ch->sched_ops->submit != NULL) {
+		mode |= CH_MODE_STAGES;
+	}
+	if (ch->hook != NULL && (ch->hook->io_sent != NULL || ch->hook->io_done != NULL)) {
+		mode |= CH_MODE_HOOK;
+	}
+	ch->mode = mode;
+}
+
+/* Per-channel state of the bdev's stages; on failure nothing is left initialised. */
+static int
+channel_stages_init(struct nvp_bdev_channel *ch)
+{
+	struct nvp_bdev *bdev = ch->bdev;
+	int rc = 0;
+
+	ch->admit_ops = bdev->admit_ops;
+	ch->sched_ops = bdev->sched_ops;
+	if (ch->admit_ops->channel_init != NULL) {
+		rc = ch->admit_ops->channel_init(bdev->admit_ctx, ch, &ch->admit_ch);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	if (ch->sched_ops->channel_init != NULL) {
+		rc = ch->sched_ops->channel_init(bdev->sched_ctx, ch, &ch->sched_ch);
+		if (rc != 0 && ch->admit_ops->channel_fini != NULL) {
+			ch->admit_ops->channel_fini(ch->admit_ch);
+		}
+	}
+	return rc;
+}
+
+static void
+channel_stages_fini(struct nvp_bdev_channel *ch)
+{
+	if (ch->sched_ops->channel_fini != NULL) {
+		ch->sched_ops->channel_fini(ch->sched_ch);
+	}
+	if (ch->admit_ops->channel_fini != NULL) {
+		ch->admit_ops->channel_fini(ch->admit_ch);
+	}
+}
+
+static void
+channel_free(struct nvp_bdev_channel *ch)
+{
+	free(ch->pool_mem);
+	free(ch->hist);
+	free(ch);
+}
+
+/* Module and stage contexts; called with the bdev lock held (stages stay put). */
+static int
+channel_attach(struct nvp_bdev_channel *ch, const struct nvp_bdev_channel_opts *o)
+{
+	struct nvp_bdev *bdev = ch->bdev;
+	int rc;
+
+	if (bdev->removed) {
+		NVP_ERRLOG("channel: bdev '%s' was removed", bdev->name);
+		return -ENXIO;
+	}
+	rc = channel_stages_init(ch);
+	if (rc != 0) {
+		return rc;
+	}
+	if (bdev->fn->channel_create != NULL) {
+		rc = bdev->fn->channel_create(bdev->ctx, o, &ch->module_ch);
+		if (rc != 0) {
+			NVP_ERRLOG("channel on '%s': module %s: %s", bdev->name, bdev->module_name,
+				   strerror(-rc));
+			channel_stages_fini(ch);
+			return rc;
+		}
+	}
+	ch->allowed = bdev_channel_allowed(ch);
+	TAILQ_INSERT_TAIL(&bdev->channels, ch, bdev_link);
+	bdev->num_channels++;
+	ch->desc->num_channels++;
+	return 0;
+}
+
+int
+nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_channel_opts *opts,
+			struct nvp_bdev_channel **out)
+{
+	struct nvp_bdev_channel_opts o;
+	struct nvp_bdev_channel *ch;
+	int rc;
+
+	if (desc == NULL || out == NULL) {
+		return -EINVAL;
+	}
+	rc = channel_opts_get(opts, &o);
+	if (rc != 0) {
+		return rc;
+	}
+	ch = calloc(1, sizeof(*ch));
+	if (ch == NULL) {
+		return -ENOMEM;
+	}
+	ch->desc = desc;
+	ch->bdev = desc->bdev;
+	ch->owner = pthread_self();
+	ch->mod_submit = ch->bdev->fn->submit;
+	ch->mod_poll = ch->bdev->fn->poll;
+	rc = channel_pool_alloc(ch, o.io_pool_size);
+	if (rc == 0) {
+		rc = channel_hist_alloc(ch);
+	}
+	if (rc == 0) {
+		bdev_lock();
+		rc = channel_attach(ch, &o);
+		bdev_unlock();
+	}
+	if (rc != 0) {
+		channel_free(ch);
+		return rc;
+	}
+	bdev_channel_update_mode(ch);
+	if (o.group != NULL) {
+		rc = nvp_bdev_poll_group_add(o.group, ch);
+		if (rc != 0) {
+			nvp_bdev_channel_destroy(ch);
+			return rc;
+		}
+	}
+	*out = ch;
+	return 0;
+}
+
+int
+nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
+{
+	struct nvp_bdev *bdev;
+	int rc;
+
+	if (ch == NULL) {
+		return -EINVAL;
+	}
+	rc = bdev_check_owner(ch->owner, "bdev channel");
+	if (rc != 0) {
+		return rc;
+	}
+	if (ch->outstanding != 0) {
+		NVP_ERRLOG("channel on '%s': %u I/O(s) in flight; poll until they complete, then "
+			   "destroy",
+			   ch->bdev->name, ch->outstanding);
+		return -EBUSY;
+	}
+	if (ch->group != NULL) {
+		nvp_bdev_poll_group_remove(ch->group, ch);
+	}
+	bdev = ch->bdev;
+	if (bdev->fn->channel_destroy != NULL) {
+		bdev->fn->channel_destroy(bdev->ctx, ch->module_ch);
+	}
+	channel_stages_fini(ch);
+	bdev_lock();
+	bdev_channel_retire_stats(ch);
+	TAILQ_REMOVE(&bdev->channels, ch, bdev_link);
+	bdev->num_channels--;
+	ch->desc->num_channels--;
+	bdev_unlock();
+	channel_free(ch);
+	return 0;
+}
+
+uint32_t
+nvp_bdev_channel_get_outstanding(const struct nvp_bdev_channel *ch)
+{
+	return ch->outstanding;
+}
+
+uint32_t
+nvp_bdev_channel_get_deferred_count(const struct nvp_bdev_channel *ch)
+{
+	return ch->deferred.count;
+}
+
+struct nvp_bdev *
+nvp_bdev_channel_get_bdev(const struct nvp_bdev_channel *ch)
+{
+	return ch->bdev;
+}
+
+/* ---- pool and io_wait ---- */
+
+int
+nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
+		       struct nvp_bdev_io_wait_entry *entry)
+{
+	int rc;
+
+	if (ch == NULL || entry == NULL || entry->cb_fn == NULL || bdev != ch->bdev ||
+	    entry->bdev != bdev) {
+		NVP_ERRLOG("queue_io_wait: the entry needs cb_fn and the channel's bdev");
+		return -EINVAL;
+	}
+	rc = bdev_check_owner(ch->owner, "bdev channel");
+	if (rc != 0) {
+		return rc;
+	}
+	entry->next = NULL;
+	if (ch->wait_tail != NULL) {
+		ch->wait_tail->next = entry;
+	} else {
+		ch->wait_head = entry;
+	}
+	ch->wait_tail = entry;
+	return 0;
+}
+
+/* Called when bdev_ios went back to the pool: waiters in order while some are free. */
+void
+bdev_run_io_waiters(struct nvp_bdev_channel *ch)
+{
+	struct nvp_bdev_io_wait_entry *e;
+
+	while (ch->wait_head != NULL && ch->num_free != 0) {
+		e = ch->wait_head;
+		ch->wait_head = e->next;
+		if (ch->wait_head == NULL) {
+			ch->wait_tail = NULL;
+		}
+		e->cb_fn(e->cb_arg);
+	}
+}
+
+/* ---- polling ---- */
+
+int
+nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
+{
+	uint64_t before = ch->completed;
+	int rc;
+
+	rc = bdev_check_owner(ch->owner, "bdev channel");
+	if (rc != 0) {
+		return rc;
+	}
+	if (nvp_unlikely(__atomic_load_n(&ch->attention, __ATOMIC_RELAXED) != 0)) {
+		if (ch->mode_dirty) {
+			/* accounting switched on or off for the bdev */
+			__atomic_store_n(&ch->mode_dirty, false, __ATOMIC_RELAXED);
+			bdev_channel_update_mode(ch);
+		}
+		bdev_channel_poll_slow(ch);
+	}
+	ch->mod_poll(ch->module_ch);
+	if (nvp_unlikely(ch->wait_head != NULL)) {
+		bdev_run_io_waiters(ch);
+	}
+	return (int)(ch->completed - before);
+}
+
+int
+nvp_bdev_poll_group_create(struct nvp_bdev_poll_group **out)
+{
+	struct nvp_bdev_poll_group *g;
+
+	if (out == NULL) {
+		return -EINVAL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (g == NULL) {
+		return -ENOMEM;
+	}
+	TAILQ_INIT(&g->channels);
+	g->owner = pthread_self();
+	*out = g;
+	return 0;
+}
+
+int
+nvp_bdev_poll_group_destroy(struct nvp_bdev_poll_group *g)
+{
+	int rc;
+
+	if (g == NULL) {
+		return -EINVAL;
+	}
+	rc = bdev_check_owner(g->owner, "bdev poll group");
+	if (rc != 0) {
+		return rc;
+	}
+	if (!TAILQ_EMPTY(&g->channels)) {
+		NVP_ERRLOG("poll group: channels are still in it; destroy or remove them first");
+		return -EBUSY;
+	}
+	free(g);
+	return 0;
+}
+
+int
+nvp_bdev_poll_group_add(struct nvp_bdev_poll_group *g, struct nvp_bdev_channel *ch)
+{
+	int rc;
+
+	if (g == NULL || ch == NULL) {
+		return -EINVAL;
+	}
+	rc = bdev_check_owner(g->owner, "bdev poll group");
+	if (rc == 0) {
+		rc = bdev_check_owner(ch->owner, "bdev channel");
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	if (ch->group != NULL) {
+		return -EEXIST;
+	}
+	TAILQ_INSERT_TAIL(&g->channels, ch, group_link);
+	ch->group = g;
+	ch->hook = g->hook;
+	bdev_channel_update_mode(ch);
+	return 0;
+}
+
+int
+nvp_bdev_poll_group_remove(struct nvp_bdev_poll_group *g, struct nvp_bdev_channel *ch)
+{
+	int rc;
+
+	if (g == NULL || ch == NULL) {
+		return -EINVAL;
+	}
+	rc = bdev_check_owner(g->owner, "bdev poll group");
+	if (rc != 0) {
+		return rc;
+	}
+	if (ch->group != g) {
+		return -ENOENT;
+	}
+	TAILQ_REMOVE(&g->channels, ch, group_link);
+	ch->group = NULL;
+	ch->hook = NULL;
+	bdev_channel_update_mode(ch);
+	return 0;
+}
+
+int
+nvp_bdev_poll_group_set_hook(struct nvp_bdev_poll_group *g, const struct nvp_bdev_poll_hook *hook)
+{
+	struct nvp_bdev_channel *ch;
+	int rc;
+
+	if (g == NULL) {
+		return -EINVAL;
+	}
+	rc = bdev_check_owner(g->owner, "bdev poll group");
+	if (rc != 0) {
+		return rc;
+	}
+	g->hook = hook;
+	TAILQ_FOREACH (ch, &g->channels, group_link) {
+		ch->hook = hook;
+		bdev_channel_update_mode(ch);
+	}
+	return 0;
+}
+
+/*
+ * Poll every channel once. The hook's poll_begin is the waiting point: the hybrid
+ * poller sleeps there for part of the expected completion time of what is outstanding.
+ */
+int
+nvp_bdev_poll_group_poll(struct nvp_bdev_poll_group *g)
+{
+	const struct nvp_bdev_poll_hook *hook = g->hook;
+	struct nvp_bdev_channel *ch;
+	uint64_t before = 0, after = 0;
+	int rc, n;
+
+	rc = bdev_check_owner(g->owner, "bdev poll group");
+	if (rc != 0) {
+		return rc;
+	}
+	if (nvp_unlikely(hook != NULL && hook->poll_begin != NULL)) {
+		hook->poll_begin(hook->ctx, g, nvp_bdev_poll_group_get_outstanding(g),
+				 nvp_env_get_ticks());
+	}
+	/* count by the channels' totals: a callback may complete I/O of another channel */
+	TAILQ_FOREACH (ch, &g->channels, group_link) {
+		before += ch->completed;
+	}
+	TAILQ_FOREACH (ch, &g->channels, group_link) {
+		nvp_bdev_channel_poll(ch);
+		after += ch->completed;
+	}
+	n = (int)(after - before);
+	if (nvp_unlikely(hook != NULL && hook->poll_end != NULL)) {
+		hook->poll_end(hook->ctx, g, n, nvp_env_get_ticks());
+	}
+	return n;
+}
+
+uint32_t
+nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g)
+{
+	const struct nvp_bdev_channel *ch;
+	uint32_t n = 0;
+
+	TAILQ_FOREACH (ch, &g->channels, group_link) {
+		n += ch->outstanding;
+	}
+	return n;
+}
+
+/* ---- statistics ---- */
+
+/*
+ * The I/O path records a queued time only when it is not 0 (no stage held the I/O): the
+ * device histogram counts every timed I/O, so the difference are zeroes.
+ */
+static void
+hist_add_zeroes(struct nvp_histogram *h, uint64_t n)
+{
+	if (n == 0 || n > UINT64_MAX / 2) {
+		return; /* none, or a reader racing the writer saw device before queued */
+	}
+	h->buckets[0] += n;
+	h->count += n;
+	h->min = 0;
+}
+
+/* Copy @ch's counters consistently (seqcount read side). */
+static void
+channel_read_counters(const struct nvp_bdev_channel *ch, struct ch_op_stats *op)
+{
+	uint32_t seq0, seq1;
+	int tries = 0;
+
+	do {
+		seq0 = __atomic_load_n(&ch->seq, __ATOMIC_ACQUIRE);
+		memcpy(op, ch->op, sizeof(ch->op));
+		nvp_smp_rmb();
+		seq1 = __atomic_load_n(&ch->seq, __ATOMIC_RELAXED);
+		if (++tries > 1000) {
+			break; /* a writer never pausing: take this copy rather than spin */
+		}
+	} while ((seq0 & 1u) != 0 || seq0 != seq1);
+}
+
+static void
+stats_add_channel(struct nvp_bdev_stats *s, const struct nvp_bdev_channel *ch)
+{
+	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES];
+	int t;
+
+	channel_read_counters(ch, op);
+	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
+		s->op[t].ios += op[t].ios;
+		s->op[t].bytes += op[t].bytes;
+		s->op[t].errors += op[t].errors;
+		s->op[t].inflight += op[t].inflight;
+		s->op[t].busy_ticks += op[t].busy_ticks;
+		nvp_histogram_merge(&s->op[t].queued, &ch->hist[t * 2]);
+		nvp_histogram_merge(&s->op[t].device, &ch->hist[t * 2 + 1]);
+		hist_add_zeroes(&s->op[t].queued, nvp_histogram_count(&ch->hist[t * 2 + 1]) -
+							  nvp_histogram_count(&ch->hist[t * 2]));
+	}
+}
+
+static void
+stats_init(struct nvp_bdev_stats *s)
+{
+	int t;
+
+	memset(s, 0, sizeof(*s));
+	s->ticks_hz = nvp_env_get_ticks_hz();
+	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
+		nvp_histogram_init(&s->op[t].queued);
+		nvp_histogram_init(&s->op[t].device);
+	}
+}
+
+static void
+stats_add(struct nvp_bdev_stats *dst, const struct nvp_bdev_stats *src)
+{
+	int t;
+
+	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
+		dst->op[t].ios += src->op[t].ios;
+		dst->op[t].bytes += src->op[t].bytes;
+		dst->op[t].errors += src->op[t].errors;
+		dst->op[t].busy_ticks += src->op[t].busy_ticks;
+		nvp_histogram_merge(&dst->op[t].queued, &src->op[t].queued);
+		nvp_histogram_merge(&dst->op[t].device, &src->op[t].device);
+	}
+}
+
+/* A channel going away leaves its totals with the bdev. Bdev lock held. */
+void
+bdev_channel_retire_stats(struct nvp_bdev_channel *ch)
+{
+	struct nvp_bdev *bdev = ch->bdev;
+
+	if (bdev->retired == NULL) {
+		bdev->retired = malloc(sizeof(*bdev->retired));
+		if (bdev->retired == NULL) {
+			NVP_WARNLOG("bdev '%s': no memory to keep a closed channel's statistics",
+				    bdev->name);
+			return;
+		}
+		stats_init(bdev->retired);
+	}
+	stats_add_channel(bdev->retired, ch);
+}
+
+int
+nvp_bdev_get_stats(struct nvp_bdev *bdev, struct nvp_bdev_stats *stats)
+{
+	struct nvp_bdev_channel *ch;
+
+	if (bdev == NULL || stats == NULL) {
+		return -EINVAL;
+	}
+	stats_init(stats);
+	bdev_lock();
+	if (bdev->retired != NULL) {
+		stats_add(stats, bdev->retired);
+	}
+	TAILQ_FOREACH (ch, &bdev->channels, bdev_link) {
+		stats_add_channel(stats, ch);
+		stats->num_channels++;
+	}
+	bdev_unlock();
+	return 0;
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The bdev core's private structures: the bdev, the descriptor, the channel (the hot
+ * one: pool, pipeline state, accounting) and the poll group. Shared by bdev.c (registry
+ * and lifetime), bdev_channel.c (channels, pools, polling, statistics) and bdev_io.c
+ * (the I/O calls, splitting and the pipeline). Modules never include this file.
+ */
+#ifndef NVP_BDEV_INTERNAL_H
+#define NVP_BDEV_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "nvp_config.h"
+#include "nvpoll/bdev.h"
+#include "nvpoll/bdev_module.h"
+#include "nvpoll/env.h"
+#include "nvpoll/histogram.h"
+#include "nvpoll/util.h"
+
+#undef NVP_LOG_COMPONENT
+#define NVP_LOG_COMPONENT "bdev"
+#include "nvpoll/log.h"
+
+/* glibc's sys/queue.h lacks the _SAFE iterator (removal of the current element). */
+#ifndef TAILQ_FOREACH_SAFE
+#define TAILQ_FOREACH_SAFE(var, head, field, tvar)                                         \
+	for ((var) = TAILQ_FIRST((head)); (var) && ((tvar) = TAILQ_NEXT((var), field), 1); \
+	     (var) = (tvar))
+#endif
+
+#define BDEV_MODULE_NAME_MAX 32
+/* Split children one parent keeps in flight at most (leaves the pool to others). */
+#define BDEV_SPLIT_MAX_CHILDREN 32u
+#define BDEV_IO_POOL_DEFAULT 512u
+#define BDEV_IO_POOL_MAX 65536u
+
+struct nvp_bdev {
+	/* ---- read on the I/O path ---- */
+	uint32_t block_size;
+	uint32_t max_xfer_blocks;
+	uint64_t num_blocks;
+	uint32_t optimal_io_boundary;
+	bool removed;    /* atomic (relaxed) flag: set once by hot remove */
+	bool may_split;  /* max_xfer_blocks or optimal_io_boundary set */
+	bool accounting; /* atomic (relaxed) flag */
+	bool supported[NVP_BDEV_NUM_IO_TYPES];
+	const struct nvp_bdev_fn_table *fn;
+	void *ctx;
+	uint32_t io_ctx_size;
+
+	/* ---- cold: description ---- */
+	char name[NVP_BDEV_NAME_MAX];
+	char module_name[BDEV_MODULE_NAME_MAX];
+	uint32_t md_size;
+	bool md_interleaved;
+	bool write_cache;
+
+	/* ---- stages (changed only while no channel exists) ---- */
+	const struct nvp_bdev_admission_ops *admit_ops;
+	void *admit_ctx;
+	const struct nvp_bdev_sched_ops *sched_ops;
+	void *sched_ctx;
+
+	/* ---- lifetime, under g_bdev_mutex ---- */
+	uint32_t open_count;
+	uint32_t num_channels;
+	bool notifying; /* hot remove is calling event callbacks: close must not free */
+	TAILQ_HEAD(, nvp_bdev_desc) descs;
+	TAILQ_HEAD(, nvp_bdev_channel) channels;
+	struct nvp_bdev_stats *retired; /* statistics of destroyed channels, or NULL */
+	TAILQ_ENTRY(nvp_bdev) link;
+};
+
+struct nvp_bdev_desc {
+	struct nvp_bdev *bdev;
+	bool write;
+	nvp_bdev_event_cb event_cb;
+	void *event_ctx;
+	uint32_t num_channels; /* under g_bdev_mutex */
+	TAILQ_ENTRY(nvp_bdev_desc) link;
+};
+
+/* Channel mode bits: what the I/O path must do beyond "module submit, callback". */
+#define CH_MODE_ACCT 0x1u   /* accounting on: clock reads, histograms */
+#define CH_MODE_STAGES 0x2u /* an admission or scheduling stage is not "none" */
+#define CH_MODE_HOOK 0x4u   /* the poll group has a hook wanting io_sent / io_done */
+#define CH_MODE_SLOW (CH_MODE_STAGES | CH_MODE_HOOK)
+
+/* Per-operation-type counters of a channel, written by its thread only. */
+struct ch_op_stats {
+	uint64_t ios;
+	uint64_t bytes;
+	uint64_t errors;
+	uint64_t inflight;
+	uint64_t busy_ticks;
+	uint64_t busy_start; /* tick inflight went 0 -> 1 (accounting on) */
+};
+
+/* bdev_io internal.state */
+#define IO_STATE_SINGLE 0 /* goes down the pipeline itself (a whole I/O or a child) */
+#define IO_STATE_SPLIT 1  /* a parent: its children go down */
+
+/* A singly linked FIFO of bdev_ios through internal.next. */
+struct io_list {
+	struct nvp_bdev_io *head;
+	struct nvp_bdev_io *tail;
+	uint32_t count;
+};
+
+struct nvp_bdev_channel {
+	/* ---- hot: every I/O ---- */
+	struct nvp_bdev_io *free_ios; /* pool: LIFO stack through internal.next */
+	uint32_t num_free;
+	uint32_t outstanding; /* accepted user I/Os (parents), not completed */
+	uint32_t mode;        /* CH_MODE_* */
+	bool in_submit;       /* inside module submit: completions go to done_list */
+	union {
+		struct {
+			bool pending_work; /* a list below non-empty, or a scheduler holds I/O */
+			bool mode_dirty;   /* atomic: the bdev's accounting switch changed */
+		};
+		uint16_t attention; /* either: one load in the poll */
+	};
+	uint32_t allowed; /* atomic: bit per type the channel may send (supported,
+			       * writable descriptor, bdev not removed) */
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev *bdev;
+	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io);
+	int (*mod_poll)(void *ch_ctx);
+	void *module_ch;
+	uint64_t completed; /* user callbacks delivered */
+	struct nvp_bdev_io_wait_entry *wait_head;
+
+	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
+	uint32_t seq; /* odd while the counters below are being updated */
+	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES];
+	struct nvp_histogram *hist; /* [type * 2 + 0] queued, [type * 2 + 1] device */
+
+	/* ---- pipeline (stages, hook) ---- */
+	const struct nvp_bdev_admission_ops *admit_ops;
+	void *admit_ch;
+	const struct nvp_bdev_sched_ops *sched_ops;
+	void *sched_ch;
+	const struct nvp_bdev_poll_hook *hook;
+	struct io_list deferred; /* admission said DEFER */
+	struct io_list retry;    /* module said -ENOMEM */
+	struct io_list done;     /* completed inside module submit */
+	struct nvp_bdev_io_wait_entry *wait_tail;
+
+	/* ---- cold ---- */
+	pthread_t owner;
+	struct nvp_bdev_poll_group *group;
+	TAILQ_ENTRY(nvp_bdev_channel) group_link;
+	TAILQ_ENTRY(nvp_bdev_channel) bdev_link;
+	void *pool_mem;
+	uint32_t pool_size;
+	size_t io_size;
+};
+
+struct nvp_bdev_poll_group {
+	TAILQ_HEAD(, nvp_bdev_channel) channels;
+	const struct nvp_bdev_poll_hook *hook;
+	pthread_t owner;
+};
+
+/* bdev.c */
+void bdev_lock(void);
+void bdev_unlock(void);
+const struct nvp_bdev_admission_ops *bdev_admission_none(void);
+const struct nvp_bdev_sched_ops *bdev_sched_none(void);
+
+/* bdev_channel.c */
+uint32_t bdev_channel_allowed(const struct nvp_bdev_channel *ch);
+void bdev_channel_retire_stats(struct nvp_bdev_channel *ch);
+void bdev_channel_update_mode(struct nvp_bdev_channel *ch);
+void bdev_run_io_waiters(struct nvp_bdev_channel *ch);
+
+/* bdev_io.c */
+int bdev_channel_poll_slow(struct nvp_bdev_channel *ch);
+
+/* A channel belongs to the thread that created it (checked in debug builds only: the
+ * check is a TLS read and a compare per call). */
+static inline int
+bdev_check_owner(pthread_t owner, const char *what)
+{
+#if NVP_CONFIG_DEBUG
+	if (nvp_unlikely(!pthread_equal(owner, pthread_self()))) {
+		NVP_ERRLOG("%s used from a thread that does not own it; a channel or poll group "
+			   "belongs to the thread that created it",
+			   what);
+		return -EPERM;
+	}
+#else
+	(void)owner;
+	(void)what;
+#endif
+	return 0;
+}
+
+/* Operation types that change data (need a writable descriptor). */
+static inline bool
+io_type_writes(uint8_t type)
+{
+	return type == NVP_BDEV_IO_WRITE || type == NVP_BDEV_IO_WRITE_ZEROES ||
+	       type == NVP_BDEV_IO_UNMAP || type == NVP_BDEV_IO_FLUSH;
+}
+
+static inline void
+bdev_io_release(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
+{
+	io->internal.next = ch->free_ios;
+	ch->free_ios = io;
+	ch->num_free++;
+}
+
+static inline void
+io_list_append(struct io_list *l, struct nvp_bdev_io *io)
+{
+	io->internal.next = NULL;
+	if (l->tail != NULL) {
+		l->tail->internal.next = io;
+	} else {
+		l->head = io;
+	}
+	l->tail = io;
+	l->count++;
+}
+
+static inline struct nvp_bdev_io *
+io_list_pop(struct io_list *l)
+{
+	struct nvp_bdev_io *io = l->head;
+
+	if (io != NULL) {
+		l->head = io->internal.next;
+		if (l->head == NULL) {
+			l->tail = NULL;
+		}
+		l->count--;
+	}
+	return io;
+}
+
+/* Seqcount writer side: the counters change between begin and end. x86 keeps stores in
+ * order, so compiler barriers suffice there; elsewhere a release fence orders them. */
+static inline void
+ch_stats_begin(struct nvp_bdev_channel *ch)
+{
+	__atomic_store_n(&ch->seq, ch->seq + 1, __ATOMIC_RELAXED);
+	nvp_smp_wmb();
+}
+
+static inline void
+ch_stats_end(struct nvp_bdev_channel *ch)
+{
+	nvp_smp_wmb();
+	__atomic_store_n(&ch->seq, ch->seq + 1, __ATOMIC_RELAXED);
+}
+
+#endif /* NVP_BDEV_INTERNAL_H */

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The null module: a bdev with no storage. Writes are discarded, reads return zeroes,
+ * every I/O completes on the channel's next poll. It measures the bdev layer itself (the
+ * module costs a list push and pop) and stands in for a device in tests.
+ *
+ * Written against bdev_module.h only, as any third-party module would be.
+ */
+#undef NVP_LOG_COMPONENT /* when a unit test includes the core first */
+#define NVP_LOG_COMPONENT "bdev_null"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvpoll/bdev_module.h"
+#include "nvpoll/util.h"
+#include "nvpoll/log.h"
+
+struct null_bdev {
+	struct nvp_bdev *bdev;
+};
+
+/* Completed on the next poll: a FIFO through the per-I/O context. */
+struct null_io {
+	struct nvp_bdev_io *next;
+};
+
+struct null_channel {
+	struct nvp_bdev_io *head;
+	struct nvp_bdev_io *tail;
+};
+
+static inline struct null_io *
+null_io_ctx(struct nvp_bdev_io *io)
+{
+	return (struct null_io *)io->driver_ctx;
+}
+
+static bool
+null_io_type_supported(void *ctx, enum nvp_bdev_io_type type)
+{
+	(void)ctx;
+	return type != NVP_BDEV_IO_COMPARE;
+}
+
+static int
+null_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **ch_ctx)
+{
+	(void)ctx;
+	(void)opts;
+	*ch_ctx = calloc(1, sizeof(struct null_channel));
+	return *ch_ctx == NULL ? -ENOMEM : 0;
+}
+
+static void
+null_channel_destroy(void *ctx, void *ch_ctx)
+{
+	(void)ctx;
+	free(ch_ctx);
+}
+
+static int
+null_submit(void *ch_ctx, struct nvp_bdev_io *io)
+{
+	struct null_channel *ch = ch_ctx;
+	int i;
+
+	if (io->type == NVP_BDEV_IO_READ) {
+		for (i = 0; i < io->iovcnt; i++) {
+			memset(io->iovs[i].iov_base, 0, io->iovs[i].iov_len);
+		}
+	}
+	null_io_ctx(io)->next = NULL;
+	if (ch->tail != NULL) {
+		null_io_ctx(ch->tail)->next = io;
+	} else {
+		ch->head = io;
+	}
+	ch->tail = io;
+	return 0;
+}
+
+static int
+null_poll(void *ch_ctx)
+{
+	struct null_channel *ch = ch_ctx;
+	static const struct nvme_cpl ok; /* success */
+	struct nvp_bdev_io *io = ch->head, *next;
+	int n = 0;
+
+	if (io == NULL) {
+		return 0;
+	}
+	/* take the whole list first: callbacks may submit onto it again */
+	ch->head = ch->tail = NULL;
+	for (; io != NULL; io = next) {
+		next = null_io_ctx(io)->next;
+		nvp_bdev_io_complete(io, &ok);
+		n++;
+	}
+	return n;
+}
+
+static void
+null_destruct(void *ctx)
+{
+	free(ctx);
+}
+
+static const struct nvp_bdev_fn_table g_null_fn = {
+	.destruct = null_destruct,
+	.io_type_supported = null_io_type_supported,
+	.channel_create = null_channel_create,
+	.channel_destroy = null_channel_destroy,
+	.submit = null_submit,
+	.poll = null_poll,
+};
+
+void
+nvp_bdev_null_opts_init(struct nvp_bdev_null_opts *opts, size_t opts_size)
+{
+	struct nvp_bdev_null_opts d = { .opts_size = opts_size, .block_size = 512 };
+
+	if (opts == NULL) {
+		return;
+	}
+	memset(opts, 0, opts_size);
+	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
+}
+
+static int
+null_opts_check(const struct nvp_bdev_null_opts *o)
+{
+	uint32_t data = o->block_size - o->md_size;
+	const char *bad = NULL;
+
+	if (o->opts_size == 0 || o->opts_size > sizeof(*o)) {
+		bad = "opts_size (use nvp_bdev_null_opts_init())";
+	} else if (o->name == NULL || o->name[0] == '\0' || strlen(o->name) >= NVP_BDEV_NAME_MAX) {
+		bad = "name (1 to 63 characters)";
+	} else if (o->num_blocks == 0) {
+		bad = "num_blocks (>= 1)";
+	} else if (o->md_size >= o->block_size || data < 512 || data > 65536 ||
+		   !NVP_IS_POW2(data)) {
+		bad = "block_size (512 .. 65536, a power of two, plus md_size)";
+	}
+	if (bad != NULL) {
+		NVP_ERRLOG("bdev_null_create '%s': bad parameter %s",
+			   o->name != NULL ? o->name : "(null)", bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+nvp_bdev_null_create(const struct nvp_bdev_null_opts *opts, struct nvp_bdev **out)
+{
+	struct nvp_bdev_spec spec;
+	struct null_bdev *nb;
+	int rc;
+
+	if (opts == NULL) {
+		return -EINVAL;
+	}
+	rc = null_opts_check(opts);
+	if (rc != 0) {
+		return rc;
+	}
+	nb = calloc(1, sizeof(*nb));
+	if (nb == NULL) {
+		return -ENOMEM;
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.name = opts->name;
+	spec.module_name = "null";
+	spec.block_size = opts->block_size;
+	spec.md_size = opts->md_size;
+	spec.md_interleaved = opts->md_size != 0;
+	spec.num_blocks = opts->num_blocks;
+	spec.max_xfer_blocks = opts->max_xfer_blocks;
+	spec.io_ctx_size = sizeof(struct null_io);
+	spec.fn_table = &g_null_fn;
+	spec.ctx = nb;
+	rc = nvp_bdev_register(&spec, &nb->bdev);
+	if (rc != 0) {
+		free(nb);
+		return rc;
+	}
+	if (out != NULL) {
+		*out = nb->bdev;
+	}
+	return 0;
+}
+
+int
+nvp_bdev_null_delete(const char *name)
+{
+	struct nvp_bdev *bdev = nvp_bdev_get_by_name(name);
+
+	if (bdev == NULL || strcmp(nvp_bdev_get_module_name(bdev), "null") != 0) {
+		NVP_ERRLOG("bdev_null_delete: no null bdev '%s'", name != NULL ? name : "(null)");
+		return -ENODEV;
+	}
+	return nvp_bdev_unregister(bdev);
+}

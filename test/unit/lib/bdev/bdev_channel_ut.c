@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests for lib/bdev/bdev_channel.c: channel options, statistics aggregated over
+ * live and destroyed channels, accounting on/off, a concurrent reader seeing consistent
+ * counters (seqcount), poll groups polling all their channels, and the poll hook.
+ */
+#include "ut_bdev.h"
+
+static void
+test_channel_opts(void)
+{
+	struct nvp_bdev_channel_opts o;
+	struct nvp_bdev_channel *ch = NULL;
+	struct nvp_bdev_desc *desc;
+	struct ut_events ev = { 0 };
+	struct nvp_bdev *bdev;
+
+	bdev = ut_stub_register("co", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("co", false, ut_event_cb, &ev, &desc), 0);
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	CU_ASSERT_EQUAL(o.io_pool_size, BDEV_IO_POOL_DEFAULT);
+	o.io_pool_size = 1;
+	CU_ASSERT_EQUAL(nvp_bdev_channel_create(desc, &o, &ch), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "io_pool_size") != NULL);
+	o.io_pool_size = 8;
+	o.opts_size = 0;
+	CU_ASSERT_EQUAL(nvp_bdev_channel_create(desc, &o, &ch), -EINVAL);
+	CU_ASSERT_PTR_NULL(ch);
+	CU_ASSERT_EQUAL(g_stub.channels, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
+static struct nvp_bdev_stats g_stats;
+
+static void
+do_reads(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, int n, uint64_t blocks)
+{
+	struct ut_done done = { 0 };
+	static char buf[8 * 512];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 0, blocks, ut_done_cb, &done),
+				0);
+		nvp_bdev_channel_poll(ch);
+	}
+	CU_ASSERT_EQUAL(done.calls, (uint32_t)n);
+}
+
+static void
+test_stats_aggregation(void)
+{
+	struct nvp_bdev_channel *ch1, *ch2;
+	struct nvp_bdev_desc *desc;
+	struct ut_events ev = { 0 };
+	struct ut_done done = { 0 };
+	struct nvp_bdev *bdev;
+	char buf[512];
+
+	bdev = ut_stub_register("sa", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("sa", true, ut_event_cb, &ev, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch1), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch2), 0);
+	do_reads(desc, ch1, 5, 1);
+	do_reads(desc, ch2, 3, 2);
+	g_stub.fail_index = (int)g_stub.submitted;
+	g_stub.fail_status.sc = NVME_SC_INTERNAL_DEVICE_ERROR;
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(desc, ch2, buf, 0, 1, 0, ut_done_cb, &done), 0);
+	nvp_bdev_channel_poll(ch2);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_TRUE(nvme_cpl_is_error(&done.cpl));
+	g_stub.auto_complete = false;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch1, buf, 0, 1, ut_done_cb, &done), 0);
+
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(g_stats.num_channels, 2);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].ios, 8);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].bytes, (5 + 6) * 512);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].inflight, 1);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_WRITE].ios, 1);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_WRITE].errors, 1);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 8);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].queued), 8);
+	CU_ASSERT(g_stats.op[NVP_BDEV_IO_READ].busy_ticks > 0);
+	CU_ASSERT(g_stats.ticks_hz > 0);
+
+	/* a destroyed channel's totals stay with the bdev */
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch2), 0);
+	stub_complete_held(&g_stub);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(g_stats.num_channels, 1);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].ios, 9);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].inflight, 0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_WRITE].errors, 1);
+
+	/* accounting off: counted, not timed */
+	g_stub.auto_complete = true;
+	nvp_bdev_set_accounting(bdev, false);
+	nvp_bdev_channel_poll(ch1);
+	do_reads(desc, ch1, 4, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].ios, 13);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 9);
+	nvp_bdev_set_accounting(bdev, true);
+	nvp_bdev_channel_poll(ch1);
+	do_reads(desc, ch1, 1, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 10);
+
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(NULL, &g_stats), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch1), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
+/* A reader thread while the owner does I/O: each snapshot must be consistent. */
+struct reader {
+	struct nvp_bdev *bdev;
+	volatile bool stop;
+	uint32_t snapshots;
+	uint32_t bad;
+};
+
+static struct nvp_bdev_stats g_rstats;
+
+static void *
+reader_main(void *arg)
+{
+	struct reader *r = arg;
+	uint64_t last = 0;
+
+	while (!r->stop) {
+		nvp_bdev_get_stats(r->bdev, &g_rstats);
+		/* every read is 2 blocks: bytes and ios come from the same update */
+		if (g_rstats.op[0].bytes != g_rstats.op[0].ios * 1024 ||
+		    g_rstats.op[0].ios < last) {
+			r->bad++;
+		}
+		last = g_rstats.op[0].ios;
+		__atomic_add_fetch(&r->snapshots, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void
+test_stats_concurrent_reader(void)
+{
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct ut_events ev = { 0 };
+	struct reader r;
+	pthread_t t;
+	int i;
+
+	memset(&r, 0, sizeof(r));
+	r.bdev = ut_stub_register("cr", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("cr", false, ut_event_cb, &ev, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, reader_main, &r), 0);
+	/* keep the counters moving until the reader has looked often enough */
+	for (i = 0; i < 100000 && __atomic_load_n(&r.snapshots, __ATOMIC_RELAXED) < 50; i++) {
+		do_reads(desc, ch, 100, 2);
+	}
+	r.stop = true;
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(r.bad, 0);
+	CU_ASSERT(r.snapshots > 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(r.bdev), 0);
+}
+
+struct hook_counts {
+	uint32_t begin, end, sent, done;
+	int last_completions;
+};
+
+static void
+h_begin(void *ctx, struct nvp_bdev_poll_group *g, uint32_t outstanding, uint64_t now)
+{
+	struct hook_counts *c = ctx;
+
+	(void)g;
+	(void)outstanding;
+	(void)now;
+	c->begin++;
+}
+
+static void
+h_end(void *ctx, struct nvp_bdev_poll_group *g, int completions, uint64_t now)
+{
+	struct hook_counts *c = ctx;
+
+	(void)g;
+	(void)now;
+	c->end++;
+	c->last_completions = completions;
+}
+
+static void
+h_sent(void *ctx, const struct nvp_bdev_io *io, uint64_t now)
+{
+	(void)io;
+	(void)now;
+	((struct hook_counts *)ctx)->sent++;
+}
+
+static void
+h_done(void *ctx, const struct nvp_bdev_io *io, uint64_t dev, uint64_t now)
+{
+	(void)io;
+	CU_ASSERT(dev <= now);
+	((struct hook_counts *)ctx)->done++;
+}
+
+static void
+test_poll_group_and_hook(void)
+{
+	struct nvp_bdev_channel_opts o;
+	struct nvp_bdev_channel *ch1, *ch2;
+	struct nvp_bdev_poll_group *g;
+	struct hook_counts hc = { 0 };
+	struct nvp_bdev_poll_hook hook = {
+		.ctx = &hc,
+		.poll_begin = h_begin,
+		.poll_end = h_end,
+		.io_sent = h_sent,
+		.io_done = h_done,
+	};
+	struct nvp_bdev_desc *desc;
+	struct ut_events ev = { 0 };
+	struct ut_done done = { 0 };
+	struct nvp_bdev *bdev;
+	char buf[512];
+
+	bdev = ut_stub_register("pg", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("pg", false, ut_event_cb, &ev, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_poll_group_create(&g), 0);
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	o.group = g;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, &o, &ch1), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_add(g, ch2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_add(g, ch2), -EEXIST);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_set_hook(g, &hook), 0);
+
+	g_stub.auto_complete = false;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch1, buf, 0, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch2, buf, 1, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_get_outstanding(g), 2);
+	CU_ASSERT_EQUAL(hc.sent, 2);
+	g_stub.auto_complete = true;
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_poll(g), 2);
+	CU_ASSERT_EQUAL(done.calls, 2);
+	CU_ASSERT_EQUAL(hc.begin, 1);
+	CU_ASSERT_EQUAL(hc.end, 1);
+	CU_ASSERT_EQUAL(hc.last_completions, 2);
+	CU_ASSERT_EQUAL(hc.done, 2);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_get_outstanding(g), 0);
+
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_destroy(g), -EBUSY);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_remove(g, ch2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_remove(g, ch2), -ENOENT);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch1), 0); /* leaves the group itself */
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_destroy(g), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
+/* Debug builds: a channel or poll group used from another thread is -EPERM. */
+struct foreign {
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_poll_group *g;
+	int read_rc, poll_rc, destroy_rc, group_rc;
+};
+
+static void *
+foreign_main(void *arg)
+{
+	struct foreign *f = arg;
+	static char buf[512];
+
+	f->read_rc = nvp_bdev_read_blocks(f->desc, f->ch, buf, 0, 1, ut_done_cb, NULL);
+	f->poll_rc = nvp_bdev_channel_poll(f->ch);
+	f->destroy_rc = nvp_bdev_channel_destroy(f->ch);
+	f->group_rc = nvp_bdev_poll_group_poll(f->g);
+	return NULL;
+}
+
+static void
+test_foreign_thread(void)
+{
+	struct ut_events ev = { 0 };
+	struct nvp_bdev *bdev;
+	struct foreign f;
+	pthread_t t;
+
+	memset(&f, 0, sizeof(f));
+	bdev = ut_stub_register("ft", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("ft", false, ut_event_cb, &ev, &f.desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(f.desc, NULL, &f.ch), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_poll_group_create(&f.g), 0);
+#if NVP_CONFIG_DEBUG
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, foreign_main, &f), 0);
+	pthread_join(t, NULL);
+	CU_ASSERT_EQUAL(f.read_rc, -EPERM);
+	CU_ASSERT_EQUAL(f.poll_rc, -EPERM);
+	CU_ASSERT_EQUAL(f.destroy_rc, -EPERM);
+	CU_ASSERT_EQUAL(f.group_rc, -EPERM);
+	CU_ASSERT(strstr(g_ut_last_log, "does not own") != NULL);
+	CU_ASSERT_EQUAL(g_stub.submitted, 0);
+#else
+	(void)t;
+	(void)foreign_main;
+	printf("release build: the owner check is compiled out (debug builds only)\n");
+#endif
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_destroy(f.g), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(f.ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(f.desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
+int
+main(void)
+{
+	static const struct ut_test tests[] = {
+		UT_TEST(test_channel_opts),
+		UT_TEST(test_stats_aggregation),
+		UT_TEST(test_stats_concurrent_reader),
+		UT_TEST(test_poll_group_and_hook),
+		UT_TEST(test_foreign_thread),
+	};
+
+	return ut_run("bdev_channel", tests, sizeof(tests) / sizeof(tests[0]));
+}

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests for lib/bdev/bdev_io.c: validation at the call (nothing sent), splitting
+ * arithmetic (max transfer, boundary, iovec slices, first error, completes once),
+ * pool exhaustion and the io_wait callback, the pipeline order through admission and
+ * scheduling stages and back, deferral, module -ENOMEM retry, and completions made
+ * inside module submit delivered on the next poll.
+ */
+#include "ut_bdev.h"
+
+struct fixture {
+	struct nvp_bdev *bdev;
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+	struct ut_events ev;
+};
+
+static void
+fx_open(struct fixture *f, uint64_t blocks, uint32_t max_xfer, uint32_t boundary, uint32_t pool)
+{
+	struct nvp_bdev_channel_opts o;
+
+	memset(f, 0, sizeof(*f));
+	f->bdev = ut_stub_register("io", blocks, max_xfer, boundary);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->bdev);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("io", true, ut_event_cb, &f->ev, &f->desc), 0);
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	if (pool != 0) {
+		o.io_pool_size = pool;
+	}
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(f->desc, &o, &f->ch), 0);
+}
+
+static void
+fx_close(struct fixture *f)
+{
+	int i;
+
+	for (i = 0; i < 100 && nvp_bdev_channel_get_outstanding(f->ch) != 0; i++) {
+		nvp_bdev_channel_poll(f->ch);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(f->ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(f->desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(f->bdev), 0);
+}
+
+static void
+test_validation(void)
+{
+	struct nvp_bdev_desc *ro;
+	struct nvp_bdev_channel *rch;
+	struct ut_done done = { 0 };
+	struct iovec iov[2];
+	struct fixture f;
+	char buf[4096];
+
+	fx_open(&f, 100, 0, 0, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 0, ut_done_cb, &done), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 100, 1, ut_done_cb, &done),
+			-EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "outside") != NULL);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 99, 2, ut_done_cb, &done), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 1, UINT64_MAX, ut_done_cb, &done),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, NULL, 0, 1, ut_done_cb, &done), -EINVAL);
+	CU_ASSERT_EQUAL(
+		nvp_bdev_write_blocks(f.desc, f.ch, buf, 0, 1, 0x80000000u, ut_done_cb, &done),
+		-EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_read(f.desc, f.ch, buf, 100, 512, ut_done_cb, &done), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "multiples") != NULL);
+	CU_ASSERT_EQUAL(nvp_bdev_read(f.desc, f.ch, buf, 512, 100, ut_done_cb, &done), -EINVAL);
+	iov[0].iov_base = buf;
+	iov[0].iov_len = 512;
+	iov[1].iov_base = buf + 512;
+	iov[1].iov_len = 100;
+	CU_ASSERT_EQUAL(nvp_bdev_readv_blocks(f.desc, f.ch, iov, 2, 0, 2, ut_done_cb, &done),
+			-EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "iovecs hold") != NULL);
+	CU_ASSERT_EQUAL(nvp_bdev_readv_blocks(f.desc, f.ch, NULL, 0, 0, 1, ut_done_cb, &done),
+			-EINVAL);
+	/* write-type operations through a read-only descriptor */
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("io", false, ut_event_cb, &f.ev, &ro), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(ro, NULL, &rch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(ro, rch, buf, 0, 1, 0, ut_done_cb, &done), -EBADF);
+	CU_ASSERT(strstr(g_ut_last_log, "read-only") != NULL);
+	CU_ASSERT_EQUAL(nvp_bdev_write_zeroes_blocks(ro, rch, 0, 1, 0, ut_done_cb, &done), -EBADF);
+	CU_ASSERT_EQUAL(nvp_bdev_unmap_blocks(ro, rch, 0, 1, ut_done_cb, &done), -EBADF);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(ro, rch, buf, 0, 1, ut_done_cb, &done), 0);
+	/* a channel of another descriptor */
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, rch, buf, 0, 1, ut_done_cb, &done), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(rch), 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(rch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(ro), 0);
+	/* nothing bad reached the module; the one good read did */
+	CU_ASSERT_EQUAL(g_stub.submitted, 1);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(f.ch), 0);
+	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	fx_close(&f);
+}
+
+static void
+test_split_max_xfer(void)
+{
+	struct ut_done done = { 0 };
+	struct fixture f;
+	static char buf[20 * 512];
+
+	fx_open(&f, 1000, 8, 0, 0);
+	g_stub.auto_complete = false;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 10, 20, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 3);
+	CU_ASSERT_EQUAL(g_stub.rec[0].offset, 10);
+	CU_ASSERT_EQUAL(g_stub.rec[0].num, 8);
+	CU_ASSERT_EQUAL(g_stub.rec[1].offset, 18);
+	CU_ASSERT_EQUAL(g_stub.rec[1].num, 8);
+	CU_ASSERT_EQUAL(g_stub.rec[2].offset, 26);
+	CU_ASSERT_EQUAL(g_stub.rec[2].num, 4);
+	CU_ASSERT_PTR_EQUAL(g_stub.rec[1].iov[0].iov_base, buf + 8 * 512);
+	CU_ASSERT_EQUAL(g_stub.rec[2].iov[0].iov_len, 4 * 512);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(f.ch), 1);
+	/* the parent completes once, after every child */
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 0);
+	stub_complete_held(&g_stub);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&done.cpl));
+	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	fx_close(&f);
+}
+
+static void
+test_split_first_error(void)
+{
+	struct ut_done done = { 0 };
+	struct fixture f;
+	static char buf[64 * 512];
+
+	fx_open(&f, 1000, 8, 0, 0);
+	g_stub.auto_complete = false;
+	g_stub.fail_index = 1;
+	g_stub.fail_status.sct = NVME_SCT_MEDIA_ERROR;
+	g_stub.fail_status.sc = 0x81; /* unrecovered read error */
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 64, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 8);
+	stub_complete_held(&g_stub);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(done.cpl.status.sct, NVME_SCT_MEDIA_ERROR);
+	CU_ASSERT_EQUAL(done.cpl.status.sc, 0x81);
+	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	fx_close(&f);
+}
+
+static void
+test_split_boundary_and_recycle(void)
+{
+	struct ut_done done = { 0 };
+	struct fixture f;
+	static char buf[100 * 512];
+	uint32_t i;
+
+	/* pool of 3: parent + 2 children in flight; the rest go as children recycle */
+	fx_open(&f, 1000, 0, 16, 3);
+	g_stub.auto_complete = false;
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 10, 100, NVP_BDEV_WRITE_SYNC,
+					      ut_done_cb, &done),
+			0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 2);
+	/* pool empty now: a new request fails with -ENOMEM */
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), -ENOMEM);
+	for (i = 0; i < 10 && done.calls == 0; i++) {
+		stub_complete_held(&g_stub);
+	}
+	CU_ASSERT_EQUAL(done.calls, 1);
+	/* 10..16, then 16-block pieces up to 96, then 96..110 */
+	CU_ASSERT_EQUAL(g_stub.submitted, 7);
+	CU_ASSERT_EQUAL(g_stub.rec[0].offset, 10);
+	CU_ASSERT_EQUAL(g_stub.rec[0].num, 6);
+	CU_ASSERT_EQUAL(g_stub.rec[1].offset, 16);
+	CU_ASSERT_EQUAL(g_stub.rec[1].num, 16);
+	CU_ASSERT_EQUAL(g_stub.rec[6].offset, 96);
+	CU_ASSERT_EQUAL(g_stub.rec[6].num, 14);
+	CU_ASSERT_EQUAL(g_stub.rec[6].flags, NVP_BDEV_WRITE_SYNC);
+	CU_ASSERT_PTR_EQUAL(g_stub.rec[6].iov[0].iov_base, buf + 86 * 512);
+	fx_close(&f);
+}
+
+static void
+test_split_iovecs(void)
+{
+	struct ut_done done = { 0 };
+	static char buf[64 * 512];
+	struct iovec iov[40];
+	struct fixture f;
+	uint64_t covered = 0;
+	uint32_t i;
+
+	/* 40 segments of 256 bytes = 20 blocks; children may carry 16 segments = 8 blocks */
+	for (i = 0; i < 40; i++) {
+		iov[i].iov_base = buf + i * 256;
+		iov[i].iov_len = 256;
+	}
+	fx_open(&f, 1000, 10, 0, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_readv_blocks(f.desc, f.ch, iov, 40, 0, 20, ut_done_cb, &done), 0);
+	nvp_bdev_channel_poll(f.ch);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&done.cpl));
+	for (i = 0; i < g_stub.submitted; i++) {
+		CU_ASSERT(g_stub.rec[i].iovcnt <= NVP_BDEV_IO_NUM_IOVS);
+		CU_ASSERT_EQUAL(g_stub.rec[i].offset, covered);
+		CU_ASSERT_PTR_EQUAL(g_stub.rec[i].iov[0].iov_base, buf + covered * 512);
+		covered += g_stub.rec[i].num;
+	}
+	CU_ASSERT_EQUAL(covered, 20);
+	CU_ASSERT_EQUAL(g_stub.rec[0].num, 8);
+	fx_close(&f);
+}
+
+struct waiter {
+	struct nvp_bdev_io_wait_entry entry;
+	struct fixture *f;
+	struct ut_done *done;
+	int rc;
+	uint32_t calls;
+};
+
+static char g_wbuf[512];
+
+static void
+wait_cb(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->calls++;
+	w->rc = nvp_bdev_read_blocks(w->f->desc, w->f->ch, g_wbuf, 0, 1, ut_done_cb, w->done);
+}
+
+static void
+test_pool_exhaustion_and_wait(void)
+{
+	struct ut_done done = { 0 }, wdone = { 0 };
+	struct waiter w;
+	struct fixture f;
+	char buf[512];
+	int i;
+
+	fx_open(&f, 100, 0, 0, 4);
+	g_stub.auto_complete = false;
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, i, 1, ut_done_cb, &done),
+				0);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), -ENOMEM);
+	memset(&w, 0, sizeof(w));
+	w.entry.bdev = f.bdev;
+	w.entry.cb_fn = wait_cb;
+	w.entry.cb_arg = &w;
+	w.f = &f;
+	w.done = &wdone;
+	w.rc = -1;
+	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(NULL, f.ch, &w.entry), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(f.bdev, f.ch, &w.entry), 0);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(w.calls, 0);
+	/* one completion frees one bdev_io: the waiter runs once and resubmits */
+	g_stub.num_held = 1;
+	stub_complete_held(&g_stub);
+	CU_ASSERT_EQUAL(w.calls, 1);
+	CU_ASSERT_EQUAL(w.rc, 0);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	/* held[] is now the waiter's read and the three older ones */
+	g_stub.num_held = 4;
+	g_stub.auto_complete = true;
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 4);
+	CU_ASSERT_EQUAL(wdone.calls, 1);
+	CU_ASSERT_EQUAL(w.calls, 1);
+	fx_close(&f);
+}
+
+static void
+test_enomem_retry_and_inline_completion(void)
+{
+	struct ut_done done = { 0 };
+	struct fixture f;
+	char buf[512];
+
+	fx_open(&f, 100, 0, 0, 0);
+	g_stub.enomem_next = 2;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 0);
+	nvp_bdev_channel_poll(f.ch); /* refused again */
+	CU_ASSERT_EQUAL(g_stub.submitted, 0);
+	nvp_bdev_channel_poll(f.ch); /* accepted; the stub completes it on the next poll */
+	CU_ASSERT_EQUAL(g_stub.submitted, 1);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 1);
+
+	/* a module completing inside submit: never a callback from inside the call */
+	g_stub.complete_in_submit = true;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(f.ch), 1);
+	CU_ASSERT_EQUAL(done.calls, 2);
+	fx_close(&f);
+}
+
+/* ---- pipeline order: a test admission stage and scheduler writing a trace ---- */
+
+static char g_trace[256];
+static int g_defer_next;
+
+static int
+t_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)io;
+	(void)now;
+	if (g_defer_next > 0) {
+		g_defer_next--;
+		strcat(g_trace, "d");
+		return NVP_BDEV_ADMIT_DEFER;
+	}
+	strcat(g_trace, "A");
+	return NVP_BDEV_ADMIT_GO;
+}
+
+static void
+t_admit_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)io;
+	CU_ASSERT(latency <= now);
+	strcat(g_trace, "a");
+}
+
+static struct nvp_bdev_io *g_sq[8];
+static int g_sq_n;
+
+static void
+t_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)now;
+	g_sq[g_sq_n++] = io;
+	strcat(g_trace, "S");
+}
+
+static struct nvp_bdev_io *
+t_dispatch(void *ch_ctx, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)now;
+	if (g_sq_n == 0) {
+		return NULL;
+	}
+	strcat(g_trace, "D");
+	return g_sq[--g_sq_n];
+}
+
+static void
+t_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)io;
+	(void)latency;
+	(void)now;
+	strcat(g_trace, "s");
+}
+
+static bool
+t_has_work(void *ch_ctx, uint64_t *next)
+{
+	(void)ch_ctx;
+	*next = 0;
+	return g_sq_n != 0;
+}
+
+static const struct nvp_bdev_admission_ops g_t_admit = {
+	.name = "t_admit",
+	.admit = t_admit,
+	.complete = t_admit_complete,
+};
+static const struct nvp_bdev_sched_ops g_t_sched = {
+	.name = "t_sched",
+	.submit = t_submit,
+	.dispatch = t_dispatch,
+	.complete = t_complete,
+	.has_work = t_has_work,
+};
+
+static void
+test_pipeline_order(void)
+{
+	struct ut_done done = { 0 };
+	struct nvp_bdev_channel_opts o;
+	struct fixture f;
+	char buf[512];
+
+	CU_ASSERT_EQUAL(nvp_bdev_admission_register(&g_t_admit), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_t_sched), 0);
+	memset(&f, 0, sizeof(f));
+	f.bdev = ut_stub_register("io", 100, 0, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_set_admission(f.bdev, "t_admit", NULL), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_set_scheduler(f.bdev, "t_sched", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("io", true, ut_event_cb, &f.ev, &f.desc), 0);
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(f.desc, &o, &f.ch), 0);
+	memset(g_trace, 0, sizeof(g_trace));
+	g_stub.trace = g_trace;
+	done.trace = g_trace;
+
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), 0);
+	nvp_bdev_channel_poll(f.ch);
+	/* down: admit, sched submit, dispatch, module; up: module, sched, admission, user */
+	CU_ASSERT_STRING_EQUAL(g_trace, "ASDMmsaU");
+
+	/* deferred by admission: retried from the poll loop, order kept */
+	memset(g_trace, 0, sizeof(g_trace));
+	g_defer_next = 1;
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 1, 1, NVP_BDEV_WRITE_BACKGROUND,
+					      ut_done_cb, &done),
+			0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_deferred_count(f.ch), 1);
+	CU_ASSERT_STRING_EQUAL(g_trace, "d");
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_deferred_count(f.ch), 0);
+	CU_ASSERT_STRING_EQUAL(g_trace, "dASDMmsaU");
+	CU_ASSERT_EQUAL(done.calls, 2);
+	CU_ASSERT_EQUAL(g_stub.rec[1].flags, NVP_BDEV_WRITE_BACKGROUND);
+
+	/* a read the stage lets go passes a deferred background write */
+	g_defer_next = 1;
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 1, 1, NVP_BDEV_WRITE_BACKGROUND,
+					      ut_done_cb, &done),
+			0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 2, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_deferred_count(f.ch), 1);
+	CU_ASSERT_EQUAL(g_stub.submitted, 3);
+	CU_ASSERT_EQUAL(g_stub.rec[2].type, NVP_BDEV_IO_READ);
+	nvp_bdev_channel_poll(f.ch);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 4);
+	CU_ASSERT_EQUAL(g_stub.rec[3].type, NVP_BDEV_IO_WRITE);
+	fx_close(&f);
+}
+
+int
+main(void)
+{
+	static const struct ut_test tests[] = {
+		UT_TEST(test_validation),
+		UT_TEST(test_split_max_xfer),
+		UT_TEST(test_split_first_error),
+		UT_TEST(test_split_boundary_and_recycle),
+		UT_TEST(test_split_iovecs),
+		UT_TEST(test_pool_exhaustion_and_wait),
+		UT_TEST(test_enomem_retry_and_inline_completion),
+		UT_TEST(test_pipeline_order),
+	};
+
+	return ut_run("bdev_io", tests, sizeof(tests) / sizeof(tests[0]));
+}
