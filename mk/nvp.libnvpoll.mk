@@ -72,7 +72,7 @@ $(LIBNVPOLL_PC): $(NVP_CONFIG_MK) $(NVP_ROOT_DIR)/mk/nvp.libnvpoll.mk
 		echo 'Name: nvpoll'; \
 		echo 'Description: userspace polled-mode NVMe driver library'; \
 		echo 'Version: $(NVP_VERSION)'; \
-		echo 'Requires.private: $(if $(filter y,$(CONFIG_DPDK)),libdpdk )pciaccess'; \
+		echo 'Requires.private: $(if $(filter y,$(CONFIG_DPDK)),libdpdk )pciaccess liburing json-c'; \
 		echo 'Libs: -L$${libdir} -lnvpoll'; \
 		echo 'Libs.private: -lpthread -lm'; \
 		echo 'Cflags: -I$${includedir}'; \

@@ -467,6 +467,46 @@ int nvp_bdev_nvme_detach(const char *name);
 /** The controller behind an nvme bdev, or NULL for other bdevs (admin commands, tools). */
 struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
 
+/** uring: whether a uring bdev polls its completions (IORING_SETUP_IOPOLL). */
+enum nvp_bdev_uring_iopoll {
+	NVP_BDEV_URING_IOPOLL_AUTO = 0, /**< when the file allows it (probed at create) */
+	NVP_BDEV_URING_IOPOLL_ON = 1,   /**< required: create fails with -EOPNOTSUPP if not */
+	NVP_BDEV_URING_IOPOLL_OFF = 2,  /**< interrupt-driven completions */
+};
+
+/**
+ * uring: a Linux regular file or block device through io_uring, opened with O_DIRECT
+ * (buffers and offsets aligned to the block size), one ring per channel, completions
+ * found by the channel's poll. With IORING_SETUP_IOPOLL (block devices with polled queues,
+ * files on them) the kernel polls the device too. Initialise with
+ * nvp_bdev_uring_opts_init().
+ */
+struct nvp_bdev_uring_opts {
+	size_t opts_size;
+	const char *name;                  /**< required */
+	const char *filename;              /**< required: an existing file or block device */
+	uint32_t block_size;               /**< 0 = detect (logical block size of a block
+					   * device; 512 for a file); 512 .. 65536, power of 2 */
+	enum nvp_bdev_uring_iopoll iopoll; /**< AUTO */
+};
+
+void nvp_bdev_uring_opts_init(struct nvp_bdev_uring_opts *opts, size_t opts_size);
+
+/**
+ * Create a uring bdev of every whole block of @opts->filename (at least one). Says at
+ * NOTICE level whether it polls (IOPOLL) and why not, and when the file system refused
+ * O_DIRECT (then the page cache is used). eturn 0 and *@bdev (may be NULL); -EINVAL a
+ * bad option (named in the message); -EEXIST the name is taken; -ENOENT, -EACCES, ...
+ * the file could not be opened; -EOPNOTSUPP IOPOLL_ON and the file does not allow it;
+ * -ENOMEM.
+ */
+int nvp_bdev_uring_create(const struct nvp_bdev_uring_opts *opts, struct nvp_bdev **bdev);
+/** \return 0, -ENODEV no such uring bdev, -EBUSY open descriptors. */
+int nvp_bdev_uring_delete(const char *name);
+/** Whether uring bdev @bdev polls (IOPOLL) and uses O_DIRECT; false for other bdevs. */
+bool nvp_bdev_uring_is_iopoll(const struct nvp_bdev *bdev);
+bool nvp_bdev_uring_is_direct(const struct nvp_bdev *bdev);
+
 #ifdef __cplusplus
 }
 #endif
