@@ -279,8 +279,8 @@ outstanding(const struct io_ctx *ctx)
 }
 
 /* Thread 0 samples every thread's live counters once a second and prints progress. */
-static void
-take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat)
+void
+perf_take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat)
 {
 	uint64_t ios = 0, lat = 0, d_ios, d_lat;
 	struct perf_sample *s;
@@ -341,7 +341,7 @@ run_loop(struct io_ctx *ctx)
 		rc = poll_all(ctx);
 		now = nvp_env_get_ticks();
 		if (ctx->thread->index == 0 && now >= next_sample) {
-			take_sample(run, now, &prev_ios, &prev_lat);
+			perf_take_sample(run, now, &prev_ios, &prev_lat);
 			next_sample += hz;
 		}
 		if (outstanding(ctx) == 0) {
@@ -352,7 +352,7 @@ run_loop(struct io_ctx *ctx)
 	while (outstanding(ctx) > 0 && poll_all(ctx) == 0) {
 	}
 	if (ctx->thread->index == 0 && now >= end && run->num_samples < run->opts.time_s) {
-		take_sample(run, nvp_env_get_ticks(), &prev_ios, &prev_lat);
+		perf_take_sample(run, nvp_env_get_ticks(), &prev_ios, &prev_lat);
 	}
 	return rc;
 }

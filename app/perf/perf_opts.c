@@ -16,12 +16,16 @@ enum {
 	OPT_NO_HUGE = 256,
 	OPT_JSON,
 	OPT_PLOT,
+	OPT_JSON_CONFIG,
+	OPT_BDEV_CONFIG,
 };
 
 static const struct option g_long_opts[] = {
 	{ "no-huge", no_argument, NULL, OPT_NO_HUGE },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "json-config", required_argument, NULL, OPT_JSON_CONFIG },
+	{ "bdev-config", required_argument, NULL, OPT_BDEV_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -50,6 +54,12 @@ usage(FILE *f, const char *prog)
 		"  --no-huge    DMA memory from ordinary pages, not hugepages\n"
 		"  --json FILE  write the results as JSON\n"
 		"  --plot FILE  write an SVG: latency distribution and IOPS over time\n"
+		"  -b NAME      bdev mode: run through the block layer on bdev NAME (repeatable;\n"
+		"               default: every bdev of the configuration) instead of raw qpairs\n"
+		"  --json-config FILE  bdevs from an SPDK-style JSON configuration\n"
+		"  --bdev-config LINE  bdevs from one line, e.g.\n"
+		"               \"nvme:name=emu0,trtype=emu\" (bdev emu0n1) or\n"
+		"               \"malloc:name=m0,num_blocks=262144;null:name=z0,num_blocks=262144\"\n"
 		"  -h, --help   this help\n\n"
 		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n",
 		prog, PERF_DEFAULT_TRID, PERF_DEFAULT_TRID);
@@ -215,6 +225,10 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 	case OPT_PLOT:
 		o->plot_path = arg;
 		return 0;
+	case 'b':
+	case OPT_JSON_CONFIG:
+	case OPT_BDEV_CONFIG:
+		return perf_bdev_opt(o, prog, opt, arg);
 	case 'h':
 		usage(stdout, prog);
 		return 1;
@@ -235,7 +249,7 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 
 	opts_defaults(o);
 	optind = 0; /* glibc: full re-initialisation, so it can parse twice */
-	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:c:r:P:Ls:h", g_long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:c:r:P:Ls:b:h", g_long_opts, NULL)) != -1) {
 		rc = parse_one(o, prog, opt, optarg, &mix, &m_given);
 		if (rc != 0) {
 			return rc;
@@ -254,7 +268,10 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 			o->workload);
 		o->read_pct = strstr(o->workload, "read") != NULL ? 100 : 0;
 	}
-	if (o->num_trids == 0) {
+	if (perf_bdev_opts_check(o, prog) != 0) {
+		return -EINVAL;
+	}
+	if (o->num_trids == 0 && o->bdev_config == NULL) {
 		o->trids[o->num_trids++] = PERF_DEFAULT_TRID;
 	}
 	return 0;
