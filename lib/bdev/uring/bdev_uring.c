@@ -13,7 +13,7 @@
  * - IORING_SETUP_IOPOLL when the file allows it: the kernel then polls the device's
  *   completion queue from io_uring_enter(GETEVENTS) instead of taking an interrupt. Only
  *   block devices with polled queues (nvme poll_queues=N) and files on them support it;
- *   create probes with one read and falls back, saying why. An IOPOLL ring takes only
+ *   create asks sysfs (queue/io_poll) and probes with one read, and falls back saying why. An IOPOLL ring takes only
  *   reads and writes, so flush, write zeroes and unmap then run synchronously in submit
  *   (fdatasync, fallocate) and complete on the next poll.
  * - Errors of the kernel (-errno in cqe->res) become NVMe status codes; a short transfer
@@ -31,10 +31,12 @@
 #include <liburing.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "nvpoll/bdev_module.h"
@@ -426,27 +428,73 @@ uring_probe_read(struct uring_bdev *ub, bool iopoll)
 	return rc;
 }
 
-/* IOPOLL when asked and the file allows it; then check a plain read works. */
+/*
+ * Whether the block device under @fd (itself, or the one holding the file) has polled
+ * queues: sysfs queue/io_poll, the partition's parent for a partition. A read probe alone
+ * is not enough: a read of a hole in a sparse file never reaches the device and succeeds
+ * under IOPOLL, while later reads of written blocks would fail with -EOPNOTSUPP.
+ * \return 1 polled, 0 not (@why says why), or -errno.
+ */
+static int
+uring_dev_polls(int fd, char *why, size_t len)
+{
+	struct stat st;
+	char path[96], val[8] = "";
+	unsigned int maj, min;
+	FILE *f;
+
+	if (fstat(fd, &st) != 0) {
+		return -errno;
+	}
+	maj = major(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev);
+	min = minor(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/io_poll", maj, min);
+	f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/io_poll", maj, min);
+		f = fopen(path, "r");
+	}
+	if (f == NULL) {
+		snprintf(why, len, "device %u:%u is not a block device with queues", maj, min);
+		return 0;
+	}
+	if (fgets(val, sizeof(val), f) == NULL) {
+		val[0] = '\0';
+	}
+	fclose(f);
+	if (val[0] != '1') {
+		snprintf(why, len, "%s is %c: the device has no polled queues (nvme.poll_queues=N)",
+			 path, val[0] != '\0' ? val[0] : '?');
+		return 0;
+	}
+	return 1;
+}
+
+/* IOPOLL when asked and the device polls; then check a plain read works. */
 static int
 uring_choose_mode(struct uring_bdev *ub, enum nvp_bdev_uring_iopoll want)
 {
+	char why[160] = "";
 	int rc;
 
 	if (want != NVP_BDEV_URING_IOPOLL_OFF && ub->direct) {
-		rc = uring_probe_read(ub, true);
-		if (rc == (int)ub->block_size) {
-			ub->iopoll = true;
-			return 0;
+		rc = uring_dev_polls(ub->fd, why, sizeof(why));
+		if (rc == 1) {
+			rc = uring_probe_read(ub, true);
+			if (rc == (int)ub->block_size) {
+				ub->iopoll = true;
+				return 0;
+			}
+			snprintf(why, sizeof(why), "a polled read answers: %s",
+				 rc < 0 ? strerror(-rc) : "short read");
 		}
 		if (want == NVP_BDEV_URING_IOPOLL_ON) {
-			NVP_ERRLOG("%s: iopoll=on but a polled read fails: %s (block devices with "
-				   "polled queues only: nvme.poll_queues=N)",
-				   ub->filename, strerror(rc < 0 ? -rc : EIO));
+			NVP_ERRLOG("%s: iopoll=on but %s", ub->filename, why);
 			return -EOPNOTSUPP;
 		}
-		NVP_NOTICELOG("%s: no IOPOLL (a polled read answers: %s); interrupt-driven "
-			      "completions, reaped by the channel's poll",
-			      ub->filename, rc < 0 ? strerror(-rc) : "short read");
+		NVP_NOTICELOG("%s: no IOPOLL (%s); interrupt-driven completions, reaped by the "
+			      "channel's poll",
+			      ub->filename, why);
 	} else if (want == NVP_BDEV_URING_IOPOLL_ON) {
 		NVP_ERRLOG("%s: iopoll=on needs O_DIRECT, which the file system refuses",
 			   ub->filename);
