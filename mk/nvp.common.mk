@@ -89,10 +89,12 @@ endif
 CFLAGS := -std=gnu11 $(NVP_WARN_FLAGS) $(CFLAGS_OPT) -fPIC -pthread $(SAN_FLAGS) \
 	-fmacro-prefix-map=$(NVP_ROOT_DIR)/= \
 	-I$(NVP_ROOT_DIR)/include -I$(NVP_ROOT_DIR)/lib -I$(NVP_BUILD_DIR)/include \
+	$(URING_CFLAGS) $(JSONC_CFLAGS) \
 	$(EXTRA_CFLAGS)
 DEPFLAGS = -MMD -MP
 LDFLAGS := -pthread $(SAN_FLAGS) $(EXTRA_LDFLAGS)
-SYS_LIBS := -lpthread -lm
+# liburing: the uring bdev module; json-c: the bdev JSON configuration (both in libnvpoll).
+SYS_LIBS := $(URING_LIBS) $(JSONC_LIBS) -lpthread -lm
 
 # Output ----------------------------------------------------------------------------------
 # Quiet by default ("  CC lib/nvme/nvme.c"); V=1 shows the commands.

@@ -449,6 +449,9 @@ cli_usage(FILE *f, enum cli_cmd_id cmd)
 		for (int i = 0; i < CLI_CMD_COUNT; i++) {
 			fprintf(f, "  %-13s %s\n", g_cmds[i].name, g_cmds[i].summary);
 		}
+		/* cli_bdev.c, dispatched before the chain parser */
+		fprintf(f, "  %-13s %s\n", "bdev-list",
+			"list the bdevs of a configuration (--json-config FILE | -c LINE)");
 		fprintf(f,
 			"\n<device> is one of:\n"
 			"  0000:01:00.0                   a PCI function bound to vfio-pci/uio\n"

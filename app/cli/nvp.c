@@ -130,6 +130,9 @@ main(int argc, char **argv)
 		cli_usage(stderr, CLI_CMD_COUNT);
 		return CLI_EXIT_USAGE;
 	}
+	if (strcmp(argv[1], "bdev-list") == 0) {
+		return cli_bdev_list_main(argc - 1, argv + 1);
+	}
 	rc = parse_chain(argc, argv, cmds, &ncmds);
 	if (rc != 0) {
 		return rc;

@@ -192,6 +192,9 @@ int cli_device_parse(const char *dev, struct nvp_nvme_transport_id *trid, char *
  */
 int cli_env_init(bool no_huge);
 
+/** nvp bdev-list (cli_bdev.c): @argv[0] is "bdev-list". \return an exit status. */
+int cli_bdev_list_main(int argc, char **argv);
+
 /** Attach to @dev. \return 0, -EINVAL (usage; message printed) or -errno (printed). */
 int cli_device_open(const char *dev, struct nvp_nvme_ctrlr **ctrlr);
 

@@ -26,6 +26,7 @@
 #include "ioengines.h"
 #include "optgroup.h"
 
+#include "fio_bdev.h"
 #include "fio_nvp.h"
 #include "nvpoll/env.h"
 #include "nvpoll/nvme.h"
@@ -51,6 +52,7 @@ struct engine_opts {
 	void *pad;
 	unsigned int mem_size_mb;
 	unsigned int no_huge;
+	char *bdev_config; /* bdev mode (fio_bdev.c): filenames are bdev names */
 };
 
 /* One fio file of one job thread. */
@@ -59,6 +61,7 @@ struct engine_file {
 	struct nvp_nvme_qpair *qpair; /* made by the job thread at first open */
 	struct engine_thread *thread;
 	int doorbell_pending;
+	struct fiobdev_file *bdev; /* bdev mode: no target, no qpair */
 	struct engine_file *next;
 };
 
@@ -186,6 +189,33 @@ thread_get(struct thread_data *td)
 	return et;
 }
 
+/* bdev mode (bdev_config set): open bdev @name as the file's target. \return 0 or 1. */
+static int
+engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *name)
+{
+	struct engine_opts *eo = td->eo;
+	int rc;
+
+	if (eo == NULL || eo->bdev_config == NULL || eo->bdev_config[0] == '\0') {
+		return 0;
+	}
+	ef->bdev = calloc(1, sizeof(*ef->bdev));
+	if (ef->bdev == NULL) {
+		return 1;
+	}
+	rc = fiobdev_open(eo->bdev_config, name, ef->bdev);
+	if (rc != 0) {
+		free(ef->bdev);
+		ef->bdev = NULL;
+		return 1;
+	}
+	/* what check_file_fits() and fio's sizes read; the core splits large requests */
+	ef->target.sector_size = ef->bdev->block_size;
+	ef->target.size = ef->bdev->size;
+	ef->target.max_xfer = UINT32_MAX;
+	return 0;
+}
+
 /*
  * Called once per job before its thread runs (in fio's main thread unless
  * create_serialize=0): attach the controllers the filenames name, and tell fio the sizes.
@@ -231,12 +261,20 @@ engine_setup(struct thread_data *td)
 		if (ef == NULL) {
 			return job_failed(td, ENOMEM, "setup");
 		}
-		rc = fionvp_target_open(f->file_name, &ef->target);
+		rc = engine_bdev_open(td, ef, f->file_name);
+		if (ef->bdev == NULL && rc == 0) {
+			rc = fionvp_target_open(f->file_name, &ef->target);
+		}
 		if (rc == 0) {
 			rc = check_file_fits(td, f, &ef->target);
 		}
 		if (rc != 0) {
-			fionvp_target_close(&ef->target);
+			if (ef->bdev != NULL) {
+				fiobdev_close(ef->bdev);
+				free(ef->bdev);
+			} else {
+				fionvp_target_close(&ef->target);
+			}
 			free(ef);
 			return job_failed(td, -rc, "setup");
 		}
@@ -278,8 +316,13 @@ engine_cleanup(struct thread_data *td)
 	}
 	while ((ef = et->files) != NULL) {
 		et->files = ef->next;
-		nvp_nvme_ctrlr_free_io_qpair(ef->qpair);
-		fionvp_target_close(&ef->target);
+		if (ef->bdev != NULL) {
+			fiobdev_close(ef->bdev);
+			free(ef->bdev);
+		} else {
+			nvp_nvme_ctrlr_free_io_qpair(ef->qpair);
+			fionvp_target_close(&ef->target);
+		}
 		free(ef);
 	}
 	free(et->done);
@@ -298,6 +341,9 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 
 	if (ef == NULL || et == NULL) {
 		return job_failed(td, EINVAL, "open_file");
+	}
+	if (ef->bdev != NULL) {
+		return -fiobdev_channel(ef->bdev, et->io_queue_size);
 	}
 	if (ef->qpair != NULL) {
 		return 0;
@@ -405,6 +451,27 @@ io_complete(void *cb_arg, const struct nvme_cpl *cpl)
 	}
 }
 
+/* bdev mode: the same io_u through the block layer (fio_bdev.c). */
+static int
+submit_bdev(struct fiobdev_file *bf, struct io_u *io_u)
+{
+	enum fiobdev_op op;
+
+	if (ddir_sync(io_u->ddir)) {
+		op = FIOBDEV_FLUSH;
+	} else if (io_u->ddir == DDIR_READ) {
+		op = FIOBDEV_READ;
+	} else if (io_u->ddir == DDIR_WRITE) {
+		op = FIOBDEV_WRITE;
+	} else if (io_u->ddir == DDIR_TRIM) {
+		op = FIOBDEV_TRIM;
+	} else {
+		return -EINVAL;
+	}
+	return fiobdev_submit(bf, op, io_u->xfer_buf, io_u->offset, io_u->xfer_buflen, io_complete,
+			      io_u);
+}
+
 /* Submit one io_u; \return 0 or -errno (-ENOMEM: no request object free, retry later). */
 static int
 submit_one(struct engine_file *ef, struct io_u *io_u)
@@ -415,6 +482,9 @@ submit_one(struct engine_file *ef, struct io_u *io_u)
 	uint32_t nlb = (uint32_t)(io_u->xfer_buflen / ss);
 	struct nvme_dsm_range range;
 
+	if (ef->bdev != NULL) {
+		return submit_bdev(ef->bdev, io_u);
+	}
 	if (ddir_sync(io_u->ddir)) {
 		return nvp_nvme_ns_cmd_flush(ns, ef->qpair, io_complete, io_u);
 	}
@@ -447,7 +517,7 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 	int rc;
 
 	(void)td;
-	if (ef == NULL || ef->qpair == NULL) {
+	if (ef == NULL || (ef->qpair == NULL && (ef->bdev == NULL || ef->bdev->ch == NULL))) {
 		io_u->error = EINVAL;
 		return FIO_Q_COMPLETED;
 	}
@@ -471,7 +541,7 @@ engine_commit(struct thread_data *td)
 	struct engine_file *ef;
 
 	for (ef = et->files; ef != NULL; ef = ef->next) {
-		if (ef->doorbell_pending) {
+		if (ef->doorbell_pending && ef->qpair != NULL) {
 			nvp_nvme_qpair_ring_doorbell(ef->qpair);
 			ef->doorbell_pending = 0;
 		}
@@ -520,6 +590,10 @@ engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 	}
 	for (;;) {
 		for (ef = et->files; ef != NULL && et->nr_done < max; ef = ef->next) {
+			if (ef->bdev != NULL) {
+				fiobdev_poll(ef->bdev);
+				continue;
+			}
 			if (ef->qpair == NULL) {
 				continue;
 			}
@@ -565,6 +639,16 @@ static struct fio_option engine_options[] = {
 		.off1 = offsetof(struct engine_opts, no_huge),
 		.def = "0",
 		.help = "use anonymous 4 KiB pages instead of hugepages for DMA memory",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "bdev_config",
+		.lname = "nvpoll bdev configuration",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct engine_opts, bdev_config),
+		.help = "bdev mode: filenames are bdev names made by this JSON file (SPDK's "
+			"shape) or one-line configuration (\"malloc:name=m0,num_blocks=65536\")",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},

@@ -182,6 +182,7 @@ make_threads(struct perf_run *run)
 static int
 run_threads(struct perf_run *run)
 {
+	void *(*thread_fn)(void *);
 	uint32_t i, started;
 	int rc = 0;
 
@@ -189,9 +190,10 @@ run_threads(struct perf_run *run)
 		return -ENOMEM;
 	}
 	perf_io_set_run(run);
+	thread_fn = run->opts.bdev_config != NULL ? perf_bdev_thread_main : perf_thread_main;
 	run->threads[0].is_main = true;
 	for (started = 1; started < run->num_threads; started++) {
-		rc = -pthread_create(&run->threads[started].tid, NULL, perf_thread_main,
+		rc = -pthread_create(&run->threads[started].tid, NULL, thread_fn,
 				     &run->threads[started]);
 		if (rc != 0) {
 			/* the barrier counts them: cannot go on without them */
@@ -199,7 +201,7 @@ run_threads(struct perf_run *run)
 			exit(PERF_EXIT_FAIL);
 		}
 	}
-	perf_thread_main(&run->threads[0]);
+	thread_fn(&run->threads[0]);
 	for (i = 1; i < run->num_threads; i++) {
 		pthread_join(run->threads[i].tid, NULL);
 	}
@@ -229,6 +231,7 @@ cleanup(struct perf_run *run)
 		}
 	}
 	free(run->threads);
+	perf_bdev_cleanup(run);
 	free(run->ns);
 	if (nvp_env_is_initialized()) {
 		nvp_env_fini();
@@ -462,9 +465,15 @@ prepare(struct perf_run *run)
 			fail_run(run, "cannot use \"%s\" (message above)", run->opts.trids[i]);
 		}
 	}
+	if (status == 0 && run->opts.bdev_config != NULL) {
+		status = perf_bdev_attach(run);
+		if (status != 0) {
+			fail_run(run, "cannot use the bdev configuration (message above)");
+		}
+	}
 	if (status == 0 && run->num_ns == 0) {
-		fprintf(stderr, "no active namespace on the controllers given\n");
-		fail_run(run, "no active namespace on the controllers given");
+		fprintf(stderr, "no active namespace or bdev in what was given\n");
+		fail_run(run, "no active namespace or bdev in what was given");
 		status = PERF_EXIT_FAIL;
 	}
 	if (status == 0 && make_threads(run) != 0) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "nvpoll/histogram.h"
+#include "nvpoll/bdev.h"
 #include "nvpoll/nvme.h"
 
 #define PERF_DEFAULT_TRID "trtype:emu name:emu0"
@@ -47,6 +48,10 @@ struct perf_opts {
 	const char *plot_path;
 	/* What the user typed, for the plot's title: flags only, in order, without -r. */
 	char cmdline[512];
+	/* bdev mode (perf_bdev.c): -b names, --json-config / --bdev-config */
+	const char *bdev_names[PERF_MAX_TRIDS];
+	uint32_t num_bdevs;
+	const char *bdev_config;
 };
 
 /*
@@ -62,8 +67,9 @@ struct perf_ns {
 	uint32_t nsid;
 	uint32_t sector_size;
 	uint32_t lbas_per_io;
-	uint64_t num_ios; /* I/O-size slots in the namespace */
-	char name[96];    /* "EMU (emu0) NSID 1" */
+	uint64_t num_ios;                /* I/O-size slots in the namespace */
+	char name[96];                   /* "EMU (emu0) NSID 1" */
+	struct nvp_bdev_desc *bdev_desc; /* bdev mode: ctrlr and ns are NULL */
 };
 
 /* What one I/O thread did with one namespace; written only by that thread. */
@@ -139,6 +145,19 @@ struct perf_run {
 void *perf_thread_main(void *arg);
 /* The run a thread belongs to (perf_io.c keeps it). */
 void perf_io_set_run(struct perf_run *run);
+
+/* perf_io.c: thread 0's once-a-second sample of every thread's live counters. */
+void perf_take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat);
+
+/* perf_bdev.c: the bdev mode. perf_bdev_opt() takes -b ('b') or a configuration (any
+ * other @opt); perf_bdev_opts_check() the combination. \return 0 or -EINVAL (printed). */
+int perf_bdev_opt(struct perf_opts *o, const char *prog, int opt, const char *arg);
+int perf_bdev_opts_check(const struct perf_opts *o, const char *prog);
+/* Load the configuration, open the bdevs. \return 0 or PERF_EXIT_*. */
+int perf_bdev_attach(struct perf_run *run);
+void perf_bdev_cleanup(struct perf_run *run);
+void *perf_bdev_thread_main(void *arg);
+void perf_bdev_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx);
 
 /* perf_report.c */
 struct perf_lat_summary {

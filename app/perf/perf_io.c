@@ -335,6 +335,20 @@ take_sample(struct perf_run *run, struct progress *p, uint64_t now)
 	p->sample_lat = lat;
 }
 
+/*
+ * A sample for the bdev mode's loop (perf_bdev.c), which keeps its own previous totals.
+ * It samples once a second and has no warm-up yet.
+ */
+void
+perf_take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat)
+{
+	struct progress p = { .sample_ios = *prev_ios, .sample_lat = *prev_lat };
+
+	take_sample(run, &p, now);
+	*prev_ios = p.sample_ios;
+	*prev_lat = p.sample_lat;
+}
+
 /* The once-a-second progress line (warm-up seconds are marked). */
 static void
 print_progress(struct perf_run *run, struct progress *p, uint64_t now)

@@ -20,6 +20,8 @@ enum {
 	OPT_PLOT,
 	OPT_IO_TIMEOUT,
 	OPT_VERSION,
+	OPT_JSON_CONFIG,
+	OPT_BDEV_CONFIG,
 };
 
 static const struct option g_long_opts[] = {
@@ -27,6 +29,8 @@ static const struct option g_long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "io-timeout", required_argument, NULL, OPT_IO_TIMEOUT },
+	{ "json-config", required_argument, NULL, OPT_JSON_CONFIG },
+	{ "bdev-config", required_argument, NULL, OPT_BDEV_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -63,6 +67,12 @@ usage(FILE *f, const char *prog)
 		"               {\"status\": \"failed\", \"error\": ...}\n"
 		"  --plot FILE  write an SVG: latency percentiles per device and core, IOPS over\n"
 		"               time\n"
+		"  -b NAME      bdev mode: run through the block layer on bdev NAME (repeatable;\n"
+		"               default: every bdev of the configuration) instead of raw qpairs\n"
+		"  --json-config FILE  bdevs from an SPDK-style JSON configuration\n"
+		"  --bdev-config LINE  bdevs from one line, e.g.\n"
+		"               \"nvme:name=emu0,trtype=emu\" (bdev emu0n1) or\n"
+		"               \"malloc:name=m0,num_blocks=262144;null:name=z0,num_blocks=262144\"\n"
 		"  -h, --help   this help\n"
 		"  --version    print the version\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM ends the run early; the results cover the time that\n"
@@ -244,6 +254,10 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		}
 		o->plot_path = arg;
 		return 0;
+	case 'b':
+	case OPT_JSON_CONFIG:
+	case OPT_BDEV_CONFIG:
+		return perf_bdev_opt(o, prog, opt, arg);
 	case 'h':
 		usage(stdout, prog);
 		return 1;
@@ -290,7 +304,7 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 
 	opts_defaults(o);
 	optind = 0; /* glibc: full re-initialisation, so it can parse twice */
-	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:a:c:r:P:Ls:h", g_long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:a:c:r:P:Ls:b:h", g_long_opts, NULL)) != -1) {
 		rc = parse_one(o, prog, opt, optarg, &mix, &m_given);
 		if (rc != 0) {
 			return rc;
@@ -309,7 +323,10 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 			o->workload);
 		o->read_pct = strstr(o->workload, "read") != NULL ? 100 : 0;
 	}
-	if (o->num_trids == 0) {
+	if (perf_bdev_opts_check(o, prog) != 0) {
+		return -EINVAL;
+	}
+	if (o->num_trids == 0 && o->bdev_config == NULL) {
 		o->trids[o->num_trids++] = PERF_DEFAULT_TRID;
 	}
 	record_cmdline(o, argc, argv);

@@ -467,6 +467,101 @@ int nvp_bdev_nvme_detach(const char *name);
 /** The controller behind an nvme bdev, or NULL for other bdevs (admin commands, tools). */
 struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
 
+/** uring: whether a uring bdev polls its completions (IORING_SETUP_IOPOLL). */
+enum nvp_bdev_uring_iopoll {
+	NVP_BDEV_URING_IOPOLL_AUTO = 0, /**< when the file allows it (probed at create) */
+	NVP_BDEV_URING_IOPOLL_ON = 1,   /**< required: create fails with -EOPNOTSUPP if not */
+	NVP_BDEV_URING_IOPOLL_OFF = 2,  /**< interrupt-driven completions */
+};
+
+/**
+ * uring: a Linux regular file or block device through io_uring, opened with O_DIRECT
+ * (buffers and offsets aligned to the block size), one ring per channel, completions
+ * found by the channel's poll. With IORING_SETUP_IOPOLL (block devices with polled queues,
+ * files on them) the kernel polls the device too. Initialise with
+ * nvp_bdev_uring_opts_init().
+ */
+struct nvp_bdev_uring_opts {
+	size_t opts_size;
+	const char *name;                  /**< required */
+	const char *filename;              /**< required: an existing file or block device */
+	uint32_t block_size;               /**< 0 = detect (logical block size of a block
+					   * device; 512 for a file); 512 .. 65536, power of 2 */
+	enum nvp_bdev_uring_iopoll iopoll; /**< AUTO */
+};
+
+void nvp_bdev_uring_opts_init(struct nvp_bdev_uring_opts *opts, size_t opts_size);
+
+/**
+ * Create a uring bdev of every whole block of @opts->filename (at least one). Says at
+ * NOTICE level whether it polls (IOPOLL) and why not, and when the file system refused
+ * O_DIRECT (then the page cache is used). 
+eturn 0 and *@bdev (may be NULL); -EINVAL a
+ * bad option (named in the message); -EEXIST the name is taken; -ENOENT, -EACCES, ...
+ * the file could not be opened; -EOPNOTSUPP IOPOLL_ON and the file does not allow it;
+ * -ENOMEM.
+ */
+int nvp_bdev_uring_create(const struct nvp_bdev_uring_opts *opts, struct nvp_bdev **bdev);
+/** \return 0, -ENODEV no such uring bdev, -EBUSY open descriptors. */
+int nvp_bdev_uring_delete(const char *name);
+/** Whether uring bdev @bdev polls (IOPOLL) and uses O_DIRECT; false for other bdevs. */
+bool nvp_bdev_uring_is_iopoll(const struct nvp_bdev *bdev);
+bool nvp_bdev_uring_is_direct(const struct nvp_bdev *bdev);
+
+/* ---------------------------------------------------------------------------------------
+ * Configuration (SPDK's JSON shape, or one line for tools)
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * Create the bdevs a configuration describes, in SPDK's JSON shape:
+ *
+ *     {"subsystems": [{"subsystem": "bdev", "config": [
+ *         {"method": "bdev_nvme_attach_controller",
+ *          "params": {"name": "nvme0", "trtype": "PCIe", "traddr": "0000:01:00.0"}},
+ *         {"method": "bdev_malloc_create",
+ *          "params": {"name": "m0", "num_blocks": 2048, "block_size": 512}}]}]}
+ *
+ * Methods (run in order) and their params:
+ *  - bdev_nvme_attach_controller: name, trtype, traddr, adrfam, trsvcid, subnqn (SPDK's),
+ *    io_queue_size; bdevs "<name>n<nsid>". With "trtype": "emu" a software controller is
+ *    made, its options (nvpoll/emu.h: nn, size, lba, read_us, ...) as further params.
+ *  - bdev_malloc_create: name, num_blocks, block_size, md_size, optimal_io_boundary,
+ *    max_xfer_blocks. bdev_null_create: name, num_blocks, block_size, md_size,
+ *    max_xfer_blocks. bdev_uring_create: name, filename, block_size, iopoll (auto/on/off).
+ *  - nvpoll's own: bdev_set_scheduler {name, scheduler, params}, bdev_set_admission
+ *    {name, admission, params}, bdev_set_accounting {name, enable} (see
+ *    nvp_bdev_set_scheduler() and friends).
+ * SPDK-only params (uuid, hdgst, ...) and methods (bdev_set_options,
+ * bdev_nvme_set_options, bdev_nvme_set_hotplug, bdev_wait_for_examine) are ignored, and
+ * subsystems other than "bdev" skipped, so a file from SPDK's save_config loads.
+ *
+ * Numbers and booleans may also be given as strings ("1024", "true").
+ *
+ * \return 0; -EINVAL malformed JSON (message: file:line:column), an unknown method or
+ * parameter, a wrong type or a missing parameter (message: its JSON path, e.g.
+ * "subsystems[0].config[1] (bdev_malloc_create).params.num_blcks"); the error of a
+ * create call (-EEXIST, -ENOMEM, ...); -ENOENT etc. the file cannot be read. On any error
+ * everything the call had made is deleted again and stage choices are put back.
+ */
+int nvp_bdev_load_config_file(const char *path);
+/** As nvp_bdev_load_config_file() with the JSON text itself. */
+int nvp_bdev_load_config_string(const char *json);
+
+/**
+ * The one-line form for tools: items separated by ';', each "KIND:key=value,key=value"
+ * with KIND nvme, malloc, null, uring, scheduler, admission or accounting (the methods
+ * above) and the same params, e.g.
+ * "malloc:name=m0,num_blocks=2048;nvme:name=emu0,trtype=emu,nn=2,read_us=10".
+ * Errors as nvp_bdev_load_config_file(), the item named by its number.
+ */
+int nvp_bdev_load_config_line(const char *line);
+
+/**
+ * For a tool's option: @arg is a JSON text (starts with '{'), an existing file (JSON),
+ * or the one-line form. \return as the call it picks.
+ */
+int nvp_bdev_load_config(const char *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #include <CUnit/Basic.h>
 
 #include "../../../../app/perf/perf_opts.c"
+#include "../../../../app/perf/perf_bdev_opts.c"
 
 /* The transport ID parser is lib/nvme's; the options only ask whether it accepts. */
 int

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The fio engine's bdev mode (bdev_config=FILE_OR_LINE): fio's filenames are bdev names
+ * of that configuration, and I/O goes through the block layer instead of raw qpairs.
+ * Like fio_nvp.h, this side knows nvpoll but not fio; fio_plugin.c calls it.
+ */
+#ifndef NVPOLL_APP_FIO_BDEV_H
+#define NVPOLL_APP_FIO_BDEV_H
+
+#include <stdint.h>
+
+#include "nvpoll/bdev.h"
+
+/* One fio file of one job in bdev mode. */
+struct fiobdev_file {
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch; /* made by the job thread at first open */
+	uint32_t block_size;
+	uint64_t size; /* bytes */
+};
+
+enum fiobdev_op {
+	FIOBDEV_READ,
+	FIOBDEV_WRITE,
+	FIOBDEV_TRIM,
+	FIOBDEV_FLUSH
+};
+
+/*
+ * Open bdev @name of configuration @config (loaded the first time, shared by every job of
+ * the process; all jobs must name the same configuration). \return 0 or -errno, with a
+ * message naming @name or the configuration.
+ */
+int fiobdev_open(const char *config, const char *name, struct fiobdev_file *bf);
+
+/* On the job thread: its channel, for @depth requests in flight. \return 0 or -errno. */
+int fiobdev_channel(struct fiobdev_file *bf, uint32_t depth);
+
+/* Close (the channel on its own thread first); the last close unloads the bdevs. */
+void fiobdev_close(struct fiobdev_file *bf);
+
+/* Submit; \return 0, -ENOMEM (no bdev_io free: retry after polling) or -errno. */
+int fiobdev_submit(struct fiobdev_file *bf, enum fiobdev_op op, void *buf, uint64_t offset,
+		   uint64_t len, nvp_bdev_io_cb cb, void *cb_arg);
+
+/* Poll the channel. \return completions delivered. */
+int fiobdev_poll(struct fiobdev_file *bf);
+
+#endif /* NVPOLL_APP_FIO_BDEV_H */

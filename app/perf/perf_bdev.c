@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf's bdev mode: -b NAME with --json-config FILE or --bdev-config LINE runs the
+ * same workload through the block layer (descriptor, per-thread channel in a poll group,
+ * the bdev I/O calls and their pipeline) instead of raw qpairs, so the two paths can be
+ * compared with one tool; the report is the same, "CPU time ... per I/O" included.
+ *
+ *   nvp_perf -b emu0n1 --bdev-config "nvme:name=emu0,trtype=emu" -q 32 -w randread
+ *   nvp_perf -b m0 --json-config bdev.json -q 1
+ *
+ * Each I/O thread opens one channel per bdev (its own qpair for nvme bdevs, its own ring
+ * for uring) in its own poll group, keeps -q requests in flight per bdev, and records
+ * latency from the call to the completion callback. Nothing is allocated while I/O runs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvpoll/bdev.h"
+#include "nvpoll/env.h"
+#include "nvpoll/util.h"
+
+#include "perf.h"
+
+struct bdev_worker;
+
+struct btask {
+	struct bdev_worker *bw;
+	void *buf;
+	uint64_t submit_ticks;
+	bool is_read;
+};
+
+/* This thread's view of one bdev. */
+struct bdev_worker {
+	struct perf_ns_stats *stats;
+	struct nvp_bdev_channel *ch;
+	struct btask *tasks;
+	uint64_t seq_next;
+	uint32_t outstanding;
+};
+
+struct bctx {
+	struct perf_run *run;
+	struct perf_thread *thread;
+	struct nvp_bdev_poll_group *group;
+	struct bdev_worker *bws;
+	uint64_t rng;
+	bool draining;
+	uint64_t ios;
+	uint64_t lat_ticks;
+};
+
+static struct perf_run *g_brun;
+static __thread struct bctx *t_bctx;
+
+/* ---- set-up on the main thread ---- */
+
+static int
+add_bdev(struct perf_run *run, const char *name)
+{
+	const struct perf_opts *o = &run->opts;
+	struct perf_ns *grown, *pns;
+	struct nvp_bdev *bdev;
+	int rc;
+
+	grown = realloc(run->ns, (run->num_ns + 1) * sizeof(*run->ns));
+	if (grown == NULL) {
+		return PERF_EXIT_FAIL;
+	}
+	run->ns = grown;
+	pns = &run->ns[run->num_ns];
+	memset(pns, 0, sizeof(*pns));
+	rc = nvp_bdev_open(name, o->read_pct != 100, perf_bdev_event, NULL, &pns->bdev_desc);
+	if (rc != 0) {
+		fprintf(stderr, "-b %s: cannot open: %s\n", name, strerror(-rc));
+		return rc == -ENODEV ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+	}
+	run->num_ns++;
+	bdev = nvp_bdev_desc_get_bdev(pns->bdev_desc);
+	pns->sector_size = nvp_bdev_get_block_size(bdev);
+	snprintf(pns->name, sizeof(pns->name), "BDEV %s (%s)", name,
+		 nvp_bdev_get_module_name(bdev));
+	if (o->io_size % pns->sector_size != 0) {
+		fprintf(stderr, "-o %u: not a multiple of the %u-byte blocks of %s\n", o->io_size,
+			pns->sector_size, pns->name);
+		return PERF_EXIT_USAGE;
+	}
+	pns->lbas_per_io = o->io_size / pns->sector_size;
+	pns->num_ios = nvp_bdev_get_num_blocks(bdev) / pns->lbas_per_io;
+	if (pns->num_ios == 0) {
+		fprintf(stderr, "-o %u: larger than %s itself\n", o->io_size, pns->name);
+		return PERF_EXIT_USAGE;
+	}
+	printf("%s: %s, scheduler %s, admission %s\n", pns->name,
+	       o->read_pct != 100 ? "read-write" : "read-only", nvp_bdev_get_scheduler(bdev),
+	       nvp_bdev_get_admission(bdev));
+	return 0;
+}
+
+void
+perf_bdev_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
+{
+	(void)ctx;
+	if (type == NVP_BDEV_EVENT_REMOVE) {
+		fprintf(stderr, "bdev %s removed: its I/O fails from now on\n",
+			nvp_bdev_get_name(bdev));
+	}
+}
+
+int
+perf_bdev_attach(struct perf_run *run)
+{
+	const struct perf_opts *o = &run->opts;
+	struct nvp_bdev *b;
+	uint32_t i;
+	int rc;
+
+	rc = nvp_bdev_load_config(o->bdev_config);
+	if (rc != 0) {
+		/* the loader said what and where */
+		return rc == -EINVAL || rc == -ENOENT ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+	}
+	g_brun = run;
+	for (i = 0; i < o->num_bdevs; i++) {
+		rc = add_bdev(run, o->bdev_names[i]);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	/* no -b: every bdev the configuration made */
+	for (b = o->num_bdevs == 0 ? nvp_bdev_first() : NULL; b != NULL; b = nvp_bdev_next(b)) {
+		rc = add_bdev(run, nvp_bdev_get_name(b));
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void
+perf_bdev_cleanup(struct perf_run *run)
+{
+	uint32_t i;
+
+	for (i = 0; i < run->num_ns; i++) {
+		if (run->ns[i].bdev_desc != NULL) {
+			nvp_bdev_close(run->ns[i].bdev_desc);
+			run->ns[i].bdev_desc = NULL;
+		}
+	}
+	if (run->opts.bdev_config != NULL) {
+		nvp_bdev_fini();
+	}
+}
+
+/* ---- the I/O thread ---- */
+
+static inline uint64_t
+rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+static inline uint64_t
+rng_below(uint64_t *s, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+}
+
+static void bio_done(void *arg, const struct nvme_cpl *cpl);
+
+static int
+bsubmit(struct bctx *ctx, struct btask *t)
+{
+	struct bdev_worker *bw = t->bw;
+	const struct perf_ns *ns = bw->stats->ns;
+	const struct perf_opts *o = &ctx->run->opts;
+	uint64_t slot;
+	int rc;
+
+	if (o->random) {
+		slot = rng_below(&ctx->rng, ns->num_ios);
+	} else {
+		slot = bw->seq_next++;
+		if (bw->seq_next >= ns->num_ios) {
+			bw->seq_next = 0;
+		}
+	}
+	t->is_read = o->read_pct == 100 ||
+		     (o->read_pct != 0 && rng_below(&ctx->rng, 100) < o->read_pct);
+	t->submit_ticks = nvp_env_get_ticks();
+	if (t->is_read) {
+		rc = nvp_bdev_read_blocks(ns->bdev_desc, bw->ch, t->buf, slot * ns->lbas_per_io,
+					  ns->lbas_per_io, bio_done, t);
+	} else {
+		rc = nvp_bdev_write_blocks(ns->bdev_desc, bw->ch, t->buf, slot * ns->lbas_per_io,
+					   ns->lbas_per_io, 0, bio_done, t);
+	}
+	if (__builtin_expect(rc != 0, 0)) {
+		bw->stats->errors++;
+		bw->stats->submit_errors++;
+		return rc;
+	}
+	bw->outstanding++;
+	return 0;
+}
+
+static void
+bio_done(void *arg, const struct nvme_cpl *cpl)
+{
+	struct btask *t = arg;
+	struct bdev_worker *bw = t->bw;
+	struct perf_ns_stats *st = bw->stats;
+	struct bctx *ctx = t_bctx;
+	uint64_t lat = nvp_env_get_ticks() - t->submit_ticks;
+
+	bw->outstanding--;
+	nvp_histogram_record(st->hist, lat);
+	st->ios++;
+	if (t->is_read) {
+		st->reads++;
+	} else {
+		st->writes++;
+	}
+	if (__builtin_expect(nvme_cpl_is_error(cpl), 0)) {
+		st->errors++;
+	}
+	ctx->ios++;
+	ctx->lat_ticks += lat;
+	atomic_store_explicit(&ctx->thread->live_ios, ctx->ios, memory_order_relaxed);
+	atomic_store_explicit(&ctx->thread->live_lat_ticks, ctx->lat_ticks, memory_order_relaxed);
+	if (!ctx->draining) {
+		bsubmit(ctx, t);
+	}
+}
+
+static int
+setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
+{
+	const struct perf_opts *o = &ctx->run->opts;
+	struct nvp_bdev_channel_opts co;
+	uint32_t i;
+	int rc;
+
+	bw->stats = st;
+	bw->tasks = calloc(o->queue_depth, sizeof(*bw->tasks));
+	if (bw->tasks == NULL) {
+		return -ENOMEM;
+	}
+	nvp_bdev_channel_opts_init(&co, sizeof(co));
+	/* room for split children beside -q requests */
+	co.io_pool_size = NVP_MIN(NVP_MAX(o->queue_depth * 2, 64u), 65536u);
+	co.module_queue_depth = o->queue_depth + 1;
+	co.group = ctx->group;
+	rc = nvp_bdev_channel_create(st->ns->bdev_desc, &co, &bw->ch);
+	if (rc != 0) {
+		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n", ctx->thread->core,
+			st->ns->name, strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < o->queue_depth; i++) {
+		bw->tasks[i].bw = bw;
+		bw->tasks[i].buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
+		if (bw->tasks[i].buf == NULL) {
+			fprintf(stderr, "core %u: out of DMA memory: pass a larger -s\n",
+				ctx->thread->core);
+			return -ENOMEM;
+		}
+		memset(bw->tasks[i].buf, 0x5a ^ (int)i, o->io_size);
+	}
+	bw->seq_next = st->ns->num_ios / ctx->run->num_threads * ctx->thread->index;
+	return 0;
+}
+
+static uint32_t
+boutstanding(const struct bctx *ctx)
+{
+	uint32_t n, sum = 0;
+
+	for (n = 0; n < ctx->thread->num_ns; n++) {
+		sum += ctx->bws[n].outstanding;
+	}
+	return sum;
+}
+
+static int
+brun_loop(struct bctx *ctx)
+{
+	struct perf_run *run = ctx->run;
+	uint64_t hz = run->ticks_hz, end, next_sample, now, prev_ios = 0, prev_lat = 0;
+	uint32_t n, i;
+	int rc = 0;
+
+	for (n = 0; n < ctx->thread->num_ns; n++) {
+		for (i = 0; i < run->opts.queue_depth; i++) {
+			bsubmit(ctx, &ctx->bws[n].tasks[i]);
+		}
+	}
+	end = run->start_ticks + hz * run->opts.time_s;
+	next_sample = run->start_ticks + hz;
+	now = nvp_env_get_ticks();
+	while (rc == 0 && now < end) {
+		if (boutstanding(ctx) == 0) {
+			rc = -EIO; /* every submission failed: nothing left to wait for */
+			break;
+		}
+		nvp_bdev_poll_group_poll(ctx->group);
+		now = nvp_env_get_ticks();
+		if (ctx->thread->index == 0 && now >= next_sample) {
+			perf_take_sample(run, now, &prev_ios, &prev_lat);
+			next_sample += hz;
+		}
+	}
+	ctx->draining = true;
+	while (boutstanding(ctx) > 0 && nvp_bdev_poll_group_poll(ctx->group) >= 0) {
+	}
+	if (ctx->thread->index == 0 && now >= end && run->num_samples < run->opts.time_s) {
+		perf_take_sample(run, nvp_env_get_ticks(), &prev_ios, &prev_lat);
+	}
+	return rc;
+}
+
+static int
+bthread_setup(struct bctx *ctx)
+{
+	struct perf_thread *th = ctx->thread;
+	cpu_set_t set;
+	uint32_t n;
+	int rc;
+
+	CPU_ZERO(&set);
+	CPU_SET(th->core, &set);
+	rc = -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (rc != 0) {
+		fprintf(stderr, "cannot pin the I/O thread to core %u: %s\n", th->core,
+			strerror(-rc));
+		return rc;
+	}
+	ctx->bws = calloc(th->num_ns, sizeof(*ctx->bws));
+	if (ctx->bws == NULL) {
+		return -ENOMEM;
+	}
+	rc = nvp_bdev_poll_group_create(&ctx->group);
+	for (n = 0; rc == 0 && n < th->num_ns; n++) {
+		rc = setup_worker(ctx, &ctx->bws[n], &th->ns_stats[n]);
+	}
+	return rc;
+}
+
+static void
+bthread_teardown(struct bctx *ctx)
+{
+	uint32_t n, i;
+
+	for (n = 0; ctx->bws != NULL && n < ctx->thread->num_ns; n++) {
+		struct bdev_worker *bw = &ctx->bws[n];
+
+		if (bw->ch != NULL) {
+			nvp_bdev_channel_destroy(bw->ch);
+		}
+		for (i = 0; bw->tasks != NULL && i < ctx->run->opts.queue_depth; i++) {
+			nvp_env_dma_free(bw->tasks[i].buf);
+		}
+		free(bw->tasks);
+	}
+	if (ctx->group != NULL) {
+		nvp_bdev_poll_group_destroy(ctx->group);
+	}
+	free(ctx->bws);
+}
+
+void *
+perf_bdev_thread_main(void *arg)
+{
+	struct perf_thread *th = arg;
+	struct perf_run *run = g_brun;
+	struct bctx ctx = { .run = run, .thread = th };
+	uint64_t cpu0;
+	int setup_rc;
+
+	t_bctx = &ctx;
+	ctx.rng = 0x9E3779B97F4A7C15ull * (th->core + 1) ^ nvp_env_get_ticks();
+	if (ctx.rng == 0) {
+		ctx.rng = 1;
+	}
+	setup_rc = bthread_setup(&ctx);
+	/* Everybody waits here, set up or not, so nobody waits forever. */
+	pthread_barrier_wait(&run->start_barrier);
+	if (th->index == 0) {
+		run->start_ticks = nvp_env_get_ticks();
+		run->io_start_ticks = run->start_ticks;
+	}
+	pthread_barrier_wait(&run->start_barrier);
+	th->rc = setup_rc;
+	if (setup_rc == 0) {
+		cpu0 = nvp_env_thread_cpu_ns();
+		th->rc = brun_loop(&ctx);
+		th->elapsed_ticks = nvp_env_get_ticks() - run->start_ticks;
+		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
+	}
+	bthread_teardown(&ctx);
+	t_bctx = NULL;
+	return NULL;
+}

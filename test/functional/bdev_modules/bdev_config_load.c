@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The JSON configuration with the real modules: a file making a software controller (its
+ * options as params), a malloc and a null bdev is loaded, every bdev it made takes a
+ * write and a read back; a file that fails at its last entry leaves no bdev and no
+ * controller behind (the name can be attached again), and the one-line form does the
+ * same as the file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "nvpoll/bdev.h"
+
+static char g_dir[64];
+
+static void
+event_cb(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
+{
+	(void)type;
+	(void)bdev;
+	(void)ctx;
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int
+wait_one(struct nvp_bdev_channel *ch, struct fx_cpl *done)
+{
+	uint64_t deadline = fx_now_us() + FX_WAIT_MS * 1000ull;
+
+	while (done->calls == 0 && fx_now_us() < deadline) {
+		nvp_bdev_channel_poll(ch);
+	}
+	return done->calls == 1 && !nvme_cpl_is_error(&done->cpl) ? 0 : -EIO;
+}
+
+/* Write 8 blocks with a pattern at block 16, read them back, compare. */
+static void
+check_bdev(const char *name)
+{
+	struct nvp_bdev_desc *desc = NULL;
+	struct nvp_bdev_channel *ch = NULL;
+	struct fx_cpl done;
+	uint32_t bs;
+	uint8_t *buf;
+
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open(name, true, event_cb, NULL, &desc), 0);
+	bs = nvp_bdev_get_block_size(nvp_bdev_desc_get_bdev(desc));
+	buf = fx_dma_alloc(16 * (size_t)bs);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	fx_pattern_fill(buf, 16, 8, bs, 7);
+	memset(&done, 0, sizeof(done));
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(desc, ch, buf, 16, 8, 0, fx_cpl_cb, &done), 0);
+	CU_ASSERT_EQUAL(wait_one(ch, &done), 0);
+	memset(&done, 0, sizeof(done));
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf + 8 * bs, 16, 8, fx_cpl_cb, &done), 0);
+	CU_ASSERT_EQUAL(wait_one(ch, &done), 0);
+	if (strcmp(nvp_bdev_get_module_name(nvp_bdev_desc_get_bdev(desc)), "null") == 0) {
+		CU_ASSERT(fx_is_zero(buf + 8 * bs, 8 * (size_t)bs));
+	} else {
+		CU_ASSERT(fx_pattern_check(buf + 8 * bs, 16, 8, bs, 7) < 0);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	nvp_env_dma_free(buf);
+}
+
+#define GOOD_JSON                                                                                \
+	"{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n"                            \
+	"  {\"method\": \"bdev_nvme_attach_controller\",\n"                                      \
+	"   \"params\": {\"name\": \"cfg0\", \"trtype\": \"emu\", \"nn\": 2, \"size\": \"4M\", " \
+	"\"lba\": \"512/4096\"}},\n"                                                             \
+	"  {\"method\": \"bdev_malloc_create\", \"params\": {\"name\": \"m0\", "                 \
+	"\"num_blocks\": 256, \"block_size\": 4096}},\n"                                         \
+	"  {\"method\": \"bdev_null_create\", \"params\": {\"name\": \"z0\", "                   \
+	"\"num_blocks\": 1024}}%s\n"                                                             \
+	"]}]}\n"
+
+static void
+test_good_file(void)
+{
+	char path[128], text[2048];
+
+	FX_NEEDS_EMU("makes software controllers");
+	snprintf(path, sizeof(path), "%s/good.json", g_dir);
+	snprintf(text, sizeof(text), GOOD_JSON, "");
+	write_file(path, text);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(nvp_bdev_get_by_name("cfg0n1")), 512);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(nvp_bdev_get_by_name("cfg0n2")), 4096);
+	CU_ASSERT_EQUAL(nvp_bdev_get_num_blocks(nvp_bdev_get_by_name("cfg0n2")), 1024);
+	check_bdev("cfg0n1");
+	check_bdev("cfg0n2");
+	check_bdev("m0");
+	check_bdev("z0");
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+	CU_ASSERT_PTR_NULL(nvp_bdev_first());
+	unlink(path);
+}
+
+static void
+test_bad_file_leaves_nothing(void)
+{
+	char path[128], text[2048];
+
+	FX_NEEDS_EMU("makes software controllers");
+	snprintf(path, sizeof(path), "%s/bad.json", g_dir);
+	snprintf(text, sizeof(text), GOOD_JSON,
+		 ",\n  {\"method\": \"bdev_null_create\", \"params\": {\"name\": \"m0\", "
+		 "\"num_blocks\": 8}}");
+	write_file(path, text);
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(path), -EEXIST);
+	CU_ASSERT_PTR_NULL(nvp_bdev_first());
+	/* the controller was detached: the same file without the bad entry loads */
+	snprintf(text, sizeof(text), GOOD_JSON, "");
+	write_file(path, text);
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(path), 0);
+	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_get_by_name("cfg0n2"));
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+	unlink(path);
+}
+
+static void
+test_line(void)
+{
+	FX_NEEDS_EMU("makes software controllers");
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config("nvme:name=ln0,trtype=emu,nn=1,size=2M;"
+						   "malloc:name=lm0,num_blocks=64"),
+			      0);
+	check_bdev("ln0n1");
+	check_bdev("lm0");
+	CU_ASSERT_EQUAL(nvp_bdev_load_config("nvme:name=ln1,trtype=emu;malloc:name=lm0,"
+					     "num_blocks=64"),
+			-EEXIST);
+	CU_ASSERT_PTR_NULL(nvp_bdev_get_by_name("ln1n1"));
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct fx_test tests[] = {
+		{ "good_file", test_good_file },
+		{ "bad_file_leaves_nothing", test_bad_file_leaves_nothing },
+		{ "line", test_line },
+	};
+	const char *tmp = getenv("TMPDIR");
+	int rc;
+
+	snprintf(g_dir, sizeof(g_dir), "%s/nvp_config.XXXXXX", tmp != NULL ? tmp : "/tmp");
+	if (mkdtemp(g_dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	rc = fx_main(argc, argv, "bdev_config_load", tests, sizeof(tests) / sizeof(tests[0]));
+	rmdir(g_dir);
+	return rc;
+}

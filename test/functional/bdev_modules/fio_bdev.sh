@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The fio engine's bdev mode: bdev_config= names a JSON configuration, filenames are bdev
+# names. Random writes with verify=crc32c through a malloc bdev, a software controller's
+# namespace and a uring bdev over a temporary file, from three threads at once; fio's exit
+# status and its JSON report (parsed) must show no error and I/O in both directions. Then
+# an unknown bdev name and a bad configuration must be messages and a failed job. Skips
+# (77) without fio or the engine, unless NVP_TEST_FIO_REQUIRED=1.
+
+set -u
+
+rootdir=$(cd "$(dirname "$0")/../../.." && pwd)
+engine=$rootdir/build/fio/nvpoll_fio.so
+work=$(mktemp -d "${TMPDIR:-/tmp}/nvp-fio-bdev.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+skip() {
+	if [ "${NVP_TEST_FIO_REQUIRED:-0}" = 1 ]; then
+		echo "FAIL: $* (NVP_TEST_FIO_REQUIRED=1)"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+command -v fio >/dev/null 2>&1 || skip "fio is not installed"
+command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
+[ -f "$engine" ] || skip "$engine was not built (./configure --with-fio)"
+if grep -q '^CONFIG_ASAN := y' "$rootdir/mk/config.mk" 2>/dev/null; then
+	cc=$(sed -n 's/^CC := //p' "$rootdir/mk/config.mk")
+	asan=$(${cc:-cc} -print-file-name=libasan.so)
+	[ -f "$asan" ] || skip "ASan build but no libasan.so to preload into fio"
+	export LD_PRELOAD=$asan
+	export ASAN_OPTIONS=detect_leaks=0:halt_on_error=1
+fi
+
+truncate -s 16M "$work/disk" || fail "cannot make $work/disk"
+cat >"$work/bdev.json" <<JSON
+{"subsystems": [{"subsystem": "bdev", "config": [
+  {"method": "bdev_malloc_create", "params": {"name": "m0", "num_blocks": 32768}},
+  {"method": "bdev_nvme_attach_controller",
+   "params": {"name": "emu0", "trtype": "emu", "size": "16M"}},
+  {"method": "bdev_uring_create", "params": {"name": "u0", "filename": "$work/disk"}}
+]}]}
+JSON
+
+job() { # job NAME FILENAMES-AND-JOBS...
+	local name=$1
+	shift
+	{
+		echo "[global]"
+		echo "ioengine=external:$engine"
+		echo "thread=1"
+		echo "no_huge=1"
+		echo "bdev_config=$work/bdev.json"
+		echo "bs=4k"
+		echo "iodepth=8"
+		echo "size=4M"
+		for j in "$@"; do
+			printf '%b\n' "$j"
+		done
+	} >"$work/$name.fio"
+}
+
+job good "[malloc]\nfilename=m0\nrw=randwrite\nverify=crc32c" \
+	"[nvme]\nfilename=emu0n1\nrw=randwrite\nverify=crc32c" \
+	"[uring]\nfilename=u0\nrw=randwrite\nverify=crc32c"
+timeout -k 5 120 fio --output-format=json --output="$work/good.json" "$work/good.fio" \
+	>"$work/good.out" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	cat "$work/good.out"
+	fail "fio exited $rc"
+fi
+python3 - "$work/good.json" <<'PY' || fail "the report shows an error or no I/O"
+import json, sys
+text = open(sys.argv[1]).read()
+jobs = json.loads(text[text.index("{"):])["jobs"]
+assert sorted(j["jobname"] for j in jobs) == ["malloc", "nvme", "uring"], jobs
+for j in jobs:
+    # written, then read back by verify
+    assert j["error"] == 0, (j["jobname"], j["error"])
+    assert j["write"]["io_bytes"] == 4 << 20, (j["jobname"], j["write"]["io_bytes"])
+    assert j["read"]["io_bytes"] == 4 << 20, (j["jobname"], j["read"]["io_bytes"])
+    print("%-6s wrote and verified %d KiB" % (j["jobname"], j["write"]["io_bytes"] >> 10))
+PY
+
+job nobdev "[x]\nfilename=nope\nrw=randread"
+# (fio 3.33 exits 0 when an engine's setup() refuses a job: the messages are what counts)
+timeout -k 5 60 fio "$work/nobdev.fio" >"$work/nobdev.out" 2>&1
+grep -q "filename 'nope': no such bdev" "$work/nobdev.out" || {
+	cat "$work/nobdev.out"
+	fail "an unknown bdev name: no message naming it"
+}
+grep -q "bdevs: m0, emu0n1, u0" "$work/nobdev.out" || fail "the message does not list the bdevs"
+
+echo '{"subsystems": [{"subsystem": "bdev", "config": [{"method": "bdev_malloc_create", "params": {"name": "m0"}}]}]}' >"$work/bdev.json"
+timeout -k 5 60 fio "$work/nobdev.fio" >"$work/badcfg.out" 2>&1
+grep -q "params: missing parameter num_blocks" "$work/badcfg.out" || {
+	cat "$work/badcfg.out"
+	fail "a bad configuration: no message naming the parameter"
+}
+echo "PASS"

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf's bdev mode as a user runs it: malloc, null, nvme (software controller) and
+ * uring (a temporary file) bdevs from the one-line form and from a JSON file, the usual
+ * report with the CPU time per I/O, and the raw mode still there; a bad combination of
+ * options, an unknown bdev or a bad configuration exits 2 with a message.
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <CUnit/Basic.h>
+
+#include "subproc.h"
+
+static char g_prog[PATH_MAX];
+static char g_out[65536];
+static char g_dir[64];
+
+static int
+run(const char *args)
+{
+	return fx_run_capture(g_prog, args, g_out, sizeof(g_out));
+}
+
+static bool
+has(const char *s)
+{
+	if (strstr(g_out, s) == NULL) {
+		printf("\n    expected \"%s\" in:\n%s", s, g_out);
+		return false;
+	}
+	return true;
+}
+
+static void
+test_line_modules(void)
+{
+	char args[512];
+	FILE *f;
+
+	CU_ASSERT_EQUAL(run("-t 1 -q 4 --no-huge -b m0 -b z0 --bdev-config "
+			    "'malloc:name=m0,num_blocks=4096;null:name=z0,num_blocks=4096'"),
+			0);
+	CU_ASSERT(has("BDEV m0 (malloc) from core  0"));
+	CU_ASSERT(has("BDEV z0 (null) from core  0"));
+	CU_ASSERT(has("us per I/O"));
+	CU_ASSERT_EQUAL(run("-t 1 -q 8 -w randrw --no-huge -b emu0n1 --bdev-config "
+			    "'nvme:name=emu0,trtype=emu,size=8M'"),
+			0);
+	CU_ASSERT(has("BDEV emu0n1 (nvme)"));
+	CU_ASSERT(has("read-write"));
+
+	snprintf(args, sizeof(args), "%s/disk", g_dir);
+	f = fopen(args, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(ftruncate(fileno(f), 4 << 20), 0);
+	fclose(f);
+	snprintf(args, sizeof(args),
+		 "-t 1 -q 4 -w randwrite --no-huge --bdev-config 'uring:name=u0,filename=%s/disk'",
+		 g_dir);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT(has("BDEV u0 (uring)"));
+	snprintf(args, sizeof(args), "%s/disk", g_dir);
+	unlink(args);
+}
+
+static void
+test_json_and_raw(void)
+{
+	char path[128], args[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/p.json", g_dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("{\"subsystems\":[{\"subsystem\":\"bdev\",\"config\":[{\"method\":"
+	      "\"bdev_null_create\",\"params\":{\"name\":\"n7\",\"num_blocks\":1024,"
+	      "\"block_size\":4096}}]}]}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof(args), "-t 1 -q 2 --no-huge -b n7 --json-config %s", path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT(has("BDEV n7 (null)"));
+	unlink(path);
+	CU_ASSERT_EQUAL(run("-t 1 -q 2 --no-huge"), 0);
+	CU_ASSERT(has("EMU (emu0) NSID 1"));
+	CU_ASSERT(has("us per I/O"));
+}
+
+static void
+test_bad(void)
+{
+	CU_ASSERT_EQUAL(run("-t 1 -b m0"), 2);
+	CU_ASSERT(has("-b needs the configuration"));
+	CU_ASSERT_EQUAL(run("-t 1 -b m0 --bdev-config 'malloc:name=m0,num_blocks=64' -r "
+			    "'trtype:emu name:x'"),
+			2);
+	CU_ASSERT(has("exclude each other"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge -b nope --bdev-config 'null:name=z,num_blocks=64'"), 2);
+	CU_ASSERT(has("nope"));
+	CU_ASSERT(has("z")); /* the bdevs that exist */
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge -b z --bdev-config 'null:name=z,num_blcks=64'"), 2);
+	CU_ASSERT(has("num_blcks: unknown parameter"));
+	CU_ASSERT_EQUAL(
+		run("-t 1 --no-huge -o 1000 -b z --bdev-config 'null:name=z,num_blocks=64'"), 2);
+}
+
+int
+main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	unsigned int failures;
+	CU_pSuite suite;
+
+	if (fx_find_program("../../bin/nvp_perf", g_prog, sizeof(g_prog)) != 0) {
+		printf("SKIP: build/bin/nvp_perf not built\n");
+		return 77;
+	}
+	snprintf(g_dir, sizeof(g_dir), "%s/nvp_perfbdev.XXXXXX", tmp != NULL ? tmp : "/tmp");
+	if (mkdtemp(g_dir) == NULL || CU_initialize_registry() != CUE_SUCCESS) {
+		return 1;
+	}
+	suite = CU_add_suite("perf_bdev_cli", NULL, NULL);
+	if (suite == NULL || CU_add_test(suite, "line_modules", test_line_modules) == NULL ||
+	    CU_add_test(suite, "json_and_raw", test_json_and_raw) == NULL ||
+	    CU_add_test(suite, "bad", test_bad) == NULL) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	rmdir(g_dir);
+	return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests for lib/bdev/bdev_config.c: good configurations (every method, an SPDK
+ * save_config file with what we ignore, the one-line form, the dispatcher) and bad ones
+ * (malformed JSON with its line and column, unknown methods and parameters with their
+ * JSON path, wrong types, missing parameters, a create call refusing) - each leaving
+ * nothing behind. The nvme module is replaced by a stub that records the transport ID it
+ * is given and registers a null bdev "<name>n1" in place of a namespace.
+ */
+#define _GNU_SOURCE
+#include "ut_bdev.h"
+/* each module names its own log component */
+#undef NVP_LOG_COMPONENT
+#include "bdev/malloc/bdev_malloc.c"
+#undef NVP_LOG_COMPONENT
+#include "bdev/null/bdev_null.c"
+#include "bdev/uring/bdev_uring.c"
+#include "bdev/bdev_config.c"
+
+static char g_dir[64];
+static char g_path[128];
+static char g_log[8192]; /* every message of the current call */
+
+static void
+log_all(enum nvp_log_level level, const char *component, const char *msg)
+{
+	size_t n = strlen(g_log);
+
+	(void)level;
+	(void)component;
+	snprintf(g_log + n, sizeof(g_log) - n, "%s\n", msg);
+}
+
+static bool
+logged(const char *s)
+{
+	if (strstr(g_log, s) == NULL) {
+		printf("\n    expected \"%s\" in:\n%s", s, g_log);
+		return false;
+	}
+	return true;
+}
+
+/* Catch every message of the next call (ut_run() installs its own catcher first). */
+static void
+reset_log(void)
+{
+	nvp_log_set_callback(log_all);
+	g_log[0] = '\0';
+}
+
+/* ---- the nvme module's stub ---- */
+
+static char g_trid[1024];
+static uint32_t g_attached;
+
+int
+nvp_bdev_nvme_attach(const char *trid, const struct nvp_bdev_nvme_opts *opts,
+		     struct nvp_bdev **bdevs, uint32_t max_bdevs, uint32_t *count)
+{
+	struct nvp_bdev_null_opts no;
+	char name[NVP_BDEV_NAME_MAX];
+	int rc;
+
+	(void)bdevs;
+	(void)max_bdevs;
+	nvp_strlcpy(g_trid, trid, sizeof(g_trid));
+	snprintf(name, sizeof(name), "%sn1", opts->name);
+	nvp_bdev_null_opts_init(&no, sizeof(no));
+	no.name = name;
+	no.num_blocks = 100;
+	rc = nvp_bdev_null_create(&no, NULL);
+	if (rc == 0) {
+		g_attached++;
+		*count = 1;
+	}
+	return rc;
+}
+
+int
+nvp_bdev_nvme_detach(const char *name)
+{
+	char bname[NVP_BDEV_NAME_MAX];
+
+	snprintf(bname, sizeof(bname), "%sn1", name);
+	g_attached--;
+	return nvp_bdev_null_delete(bname);
+}
+
+void
+nvp_bdev_nvme_opts_init(struct nvp_bdev_nvme_opts *opts, size_t opts_size)
+{
+	memset(opts, 0, opts_size);
+	opts->opts_size = opts_size;
+}
+
+/* ---- helpers ---- */
+
+static int
+load(const char *json)
+{
+	reset_log();
+	return nvp_bdev_load_config_string(json);
+}
+
+static int
+load_line(const char *line)
+{
+	reset_log();
+	return nvp_bdev_load_config_line(line);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static uint32_t
+count_bdevs(void)
+{
+	struct nvp_bdev *b;
+	uint32_t n = 0;
+
+	for (b = nvp_bdev_first(); b != NULL; b = nvp_bdev_next(b)) {
+		n++;
+	}
+	return n;
+}
+
+static void
+cleanup(void)
+{
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+	g_attached = 0;
+}
+
+#define WRAP(cfg) "{\"subsystems\":[{\"subsystem\":\"bdev\",\"config\":[" cfg "]}]}"
+
+/* ---- good ---- */
+
+static void
+test_good_all_methods(void)
+{
+	char json[2048];
+	struct nvp_bdev *b;
+
+	snprintf(json, sizeof(json),
+		 WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"n0\","
+		      "\"num_blocks\":1000,\"block_size\":4096}},"
+		      "{\"method\":\"bdev_uring_create\",\"params\":{\"name\":\"u0\","
+		      "\"filename\":\"%s\",\"block_size\":512,\"iopoll\":\"off\"}},"
+		      "{\"method\":\"bdev_nvme_attach_controller\",\"params\":{\"name\":\"emu0\","
+		      "\"trtype\":\"emu\",\"nn\":1,\"lba\":\"512\",\"vwc\":false}},"
+		      "{\"method\":\"bdev_set_scheduler\",\"params\":{\"name\":\"n0\","
+		      "\"scheduler\":\"none\"}},"
+		      "{\"method\":\"bdev_set_accounting\",\"params\":{\"name\":\"n0\","
+		      "\"enable\":false}}"),
+		 g_path);
+	CU_ASSERT_EQUAL_FATAL(load(json), 0);
+	b = nvp_bdev_get_by_name("n0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 4096);
+	CU_ASSERT_EQUAL(nvp_bdev_get_num_blocks(b), 1000);
+	CU_ASSERT_FALSE(b->accounting);
+	b = nvp_bdev_get_by_name("u0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(nvp_bdev_get_num_blocks(b), 64);
+	CU_ASSERT_STRING_EQUAL(g_trid, "trtype:emu name:emu0 nn=1 lba=512 vwc=0");
+	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_get_by_name("emu0n1"));
+	CU_ASSERT_EQUAL(count_bdevs(), 3);
+	cleanup();
+}
+
+/* What SPDK's save_config writes, with subsystems and params that mean nothing here. */
+static void
+test_good_spdk_file(void)
+{
+	char file[160];
+
+	snprintf(file, sizeof(file), "%s/spdk.json", g_dir);
+	write_file(
+		file,
+		"{\n  \"subsystems\": [\n"
+		"    {\"subsystem\": \"iobuf\", \"config\": [{\"method\": \"iobuf_set_options\","
+		" \"params\": {\"small_pool_count\": 8192}}]},\n"
+		"    {\"subsystem\": \"bdev\", \"config\": [\n"
+		"      {\"method\": \"bdev_set_options\", \"params\": {\"bdev_io_pool_size\": 65535}},\n"
+		"      {\"method\": \"bdev_nvme_attach_controller\", \"params\": {\"name\": \"nvme0\","
+		" \"trtype\": \"PCIe\", \"traddr\": \"0000:01:00.0\", \"prchk_reftag\": false,"
+		" \"hdgst\": false, \"ctrlr_loss_timeout_sec\": 0}},\n"
+		"      {\"method\": \"bdev_null_create\", \"params\": {\"name\": \"Null0\","
+		" \"num_blocks\": 8, \"block_size\": 512, \"uuid\": \"5c2b-...\", \"dif_type\": 0}},\n"
+		"      {\"method\": \"bdev_wait_for_examine\"}\n"
+		"    ]}\n  ]\n}\n");
+	reset_log();
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(file), 0);
+	CU_ASSERT_STRING_EQUAL(g_trid, "trtype:PCIe traddr:0000:01:00.0");
+	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_get_by_name("nvme0n1"));
+	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_get_by_name("Null0"));
+	CU_ASSERT(logged("subsystem 'iobuf' skipped"));
+	cleanup();
+	/* the dispatcher finds the file too */
+	CU_ASSERT_EQUAL(nvp_bdev_load_config(file), 0);
+	CU_ASSERT_EQUAL(count_bdevs(), 2);
+	cleanup();
+	unlink(file);
+}
+
+static void
+test_good_line(void)
+{
+	struct nvp_bdev *b;
+
+	CU_ASSERT_EQUAL_FATAL(
+		load_line("null:name=n0,num_blocks=64,block_size=4096; "
+			  "nvme:name=nv,trtype=TCP,adrfam=IPv4,traddr=10.0.0.1,"
+			  "trsvcid=4420,subnqn=nqn.x:y;accounting:name=n0,enable=off"),
+		0);
+	b = nvp_bdev_get_by_name("n0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(nvp_bdev_get_num_blocks(b), 64);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 4096);
+	CU_ASSERT_FALSE(b->accounting);
+	CU_ASSERT_STRING_EQUAL(g_trid, "trtype:TCP traddr:10.0.0.1 adrfam:IPv4 trsvcid:4420 "
+				       "subnqn:nqn.x:y");
+	cleanup();
+	CU_ASSERT_EQUAL(nvp_bdev_load_config("null:name=a,num_blocks=1;null:name=b,num_blocks=2"),
+			0);
+	CU_ASSERT_EQUAL(count_bdevs(), 2);
+	cleanup();
+	CU_ASSERT_EQUAL(
+		nvp_bdev_load_config(" " WRAP("{\"method\":\"bdev_null_create\","
+					      "\"params\":{\"name\":\"c\",\"num_blocks\":1}}")),
+		0);
+	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_get_by_name("c"));
+	cleanup();
+}
+
+/* ---- bad: each names the problem and its place, and leaves nothing ---- */
+
+static void
+test_bad_json_position(void)
+{
+	CU_ASSERT_EQUAL(
+		load("{\"subsystems\": [\n  {\"subsystem\": \"bdev\",\n   \"config\": [}\n"),
+		-EINVAL);
+	CU_ASSERT(logged("(string):3:"));
+	CU_ASSERT(logged("malformed JSON"));
+	CU_ASSERT_EQUAL(load("{\"subsystems\": []} x"), -EINVAL);
+	CU_ASSERT(logged("text after the end"));
+	CU_ASSERT_EQUAL(load(""), -EINVAL);
+	CU_ASSERT_EQUAL(load("[1,2]"), -EINVAL);
+	CU_ASSERT(logged("want {\"subsystems\""));
+	CU_ASSERT_EQUAL(load("{\"subsystems\": [], \"extra\": 1}"), -EINVAL);
+	CU_ASSERT(logged("(top).extra: unknown key"));
+	CU_ASSERT_EQUAL(load("{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": 3}]}"),
+			-EINVAL);
+	CU_ASSERT(logged("subsystems[0].config: not an array"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\",\"parms\":{}}")), -EINVAL);
+	CU_ASSERT(logged("subsystems[0].config[0].parms: unknown key"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"params\":{}}")), -EINVAL);
+	CU_ASSERT(logged("subsystems[0].config[0].method: missing"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
+#define NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"n0\",\"num_blocks\":8}},"
+
+static void
+test_bad_method_param_undone(void)
+{
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_foo_create\",\"params\":{}}")),
+			-EINVAL);
+	CU_ASSERT(logged(
+		"subsystems[0].config[1] (bdev_foo_create): unknown method 'bdev_foo_create'"));
+	CU_ASSERT(logged("bdev_malloc_create"));
+	CU_ASSERT(logged("nothing of it is left"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":"
+					"\"n1\",\"num_blcks\":8}}")),
+			-EINVAL);
+	CU_ASSERT(logged("subsystems[0].config[1] (bdev_null_create).params.num_blcks: unknown "
+			 "parameter (known: name, num_blocks, block_size"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":"
+					"\"n1\",\"num_blocks\":-3}}")),
+			-EINVAL);
+	CU_ASSERT(logged("params.num_blocks: -3 is not an unsigned integer"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":7,"
+				  "\"num_blocks\":1}}")),
+			-EINVAL);
+	CU_ASSERT(logged("params.name: 7 is not a string"));
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":"
+					"\"n1\"}}")),
+			-EINVAL);
+	CU_ASSERT(logged("config[1] (bdev_null_create).params: missing parameter num_blocks"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\"}")), -EINVAL);
+	CU_ASSERT(logged("missing parameter name"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_uring_create\",\"params\":{\"name\":\"u\","
+				  "\"filename\":\"x\",\"iopoll\":\"sometimes\"}}")),
+			-EINVAL);
+	CU_ASSERT(logged("params.iopoll: \"sometimes\" is not auto, on or off"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
+static void
+test_bad_create_undone(void)
+{
+	char json[1024];
+
+	/* the module refuses (its message names the parameter); all made so far goes */
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_nvme_attach_controller\",\"params\":"
+					"{\"name\":\"e0\",\"trtype\":\"emu\"}},"
+					"{\"method\":\"bdev_null_create\",\"params\":{\"name\":"
+					"\"n2\",\"num_blocks\":8,\"block_size\":1000}}")),
+			-EINVAL);
+	CU_ASSERT(logged("bad parameter block_size"));
+	CU_ASSERT(logged("config[2] (bdev_null_create): bdev_null_create failed"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+	CU_ASSERT_EQUAL(g_attached, 0);
+
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 NULL0 "{}")), -EEXIST);
+	CU_ASSERT(logged("config[1] (bdev_null_create): bdev_null_create failed: File exists"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+
+	snprintf(json, sizeof(json),
+		 WRAP(NULL0 "{\"method\":\"bdev_uring_create\",\"params\":{\"name\":\"u\","
+			    "\"filename\":\"%s/none\"}}"),
+		 g_dir);
+	CU_ASSERT_EQUAL(load(json), -ENOENT);
+	CU_ASSERT(logged("none: cannot open"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+
+	/* nvme: params of another transport, a bad software controller option */
+	CU_ASSERT_EQUAL(
+		load(WRAP("{\"method\":\"bdev_nvme_attach_controller\",\"params\":{\"name\":"
+			  "\"x\",\"trtype\":\"PCIe\",\"traddr\":\"0000:01:00.0\",\"nn\":2}}")),
+		-EINVAL);
+	CU_ASSERT(logged("params.nn: unknown parameter (trtype PCIe"));
+	CU_ASSERT_EQUAL(
+		load(WRAP("{\"method\":\"bdev_nvme_attach_controller\",\"params\":{\"name\":"
+			  "\"x\",\"trtype\":\"emu\",\"bogus\":2}}")),
+		-EINVAL);
+	CU_ASSERT(logged("software controller option"));
+	CU_ASSERT(logged("bogus"));
+	CU_ASSERT_EQUAL(
+		load(WRAP("{\"method\":\"bdev_nvme_attach_controller\",\"params\":{\"name\":"
+			  "\"x\",\"trtype\":\"emu\",\"lba\":\"512 4096\"}}")),
+		-EINVAL);
+	CU_ASSERT(logged("has a space or comma"));
+	CU_ASSERT_EQUAL(g_attached, 0);
+}
+
+/* A stage choice on a bdev the file did not make is put back on failure. */
+static void
+test_bad_stage_restored(void)
+{
+	struct nvp_bdev_null_opts o;
+	struct nvp_bdev *b = NULL;
+
+	nvp_bdev_null_opts_init(&o, sizeof(o));
+	o.name = "keep";
+	o.num_blocks = 8;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_null_create(&o, &b), 0);
+	CU_ASSERT_EQUAL(
+		load(WRAP("{\"method\":\"bdev_set_scheduler\",\"params\":{\"name\":\"keep\","
+			  "\"scheduler\":\"none\"}},"
+			  "{\"method\":\"bdev_set_scheduler\",\"params\":{\"name\":\"keep\","
+			  "\"scheduler\":\"no-such\"}}")),
+		-ENOENT);
+	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_scheduler(b), "none");
+	CU_ASSERT_PTR_EQUAL(nvp_bdev_get_by_name("keep"), b);
+	CU_ASSERT_EQUAL(
+		load(WRAP("{\"method\":\"bdev_set_admission\",\"params\":{\"name\":\"nope\","
+			  "\"admission\":\"none\"}}")),
+		-ENODEV);
+	CU_ASSERT(logged("params.name: no bdev 'nope' (bdevs: keep)"));
+	CU_ASSERT_EQUAL(count_bdevs(), 1);
+	cleanup();
+}
+
+static void
+test_bad_line_and_file(void)
+{
+	char missing[160];
+
+	CU_ASSERT_EQUAL(load_line("null:name=n0,num_blocks=8;null:name"), -EINVAL);
+	CU_ASSERT(logged("item 2 (null): 'name' is not key=value"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+	CU_ASSERT_EQUAL(load_line("null:name=n0,num_blocks=8;disk:name=d"), -EINVAL);
+	CU_ASSERT(logged("item 2 (disk): unknown method 'disk' (known: nvme, malloc, null, uring"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+	CU_ASSERT_EQUAL(load_line("null:name=n0,num_blocks=eight"), -EINVAL);
+	CU_ASSERT(logged("item 1 (null).params.num_blocks: \"eight\" is not an unsigned integer"));
+	CU_ASSERT_EQUAL(load_line("null:name=n0,name=n1,num_blocks=1"), -EINVAL);
+	CU_ASSERT(logged("given twice"));
+	CU_ASSERT_EQUAL(load_line(";;"), -EINVAL);
+	CU_ASSERT(logged("empty"));
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_line(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_string(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_load_config(""), -EINVAL);
+
+	snprintf(missing, sizeof(missing), "%s/none.json", g_dir);
+	reset_log();
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(missing), -ENOENT);
+	CU_ASSERT(logged("none.json: cannot open the configuration"));
+	CU_ASSERT_EQUAL(nvp_bdev_load_config(missing), -ENOENT);
+	write_file(missing, "{\"subsystems\": [\n{\"subsystem\": \"bdev\" \"config\": []}]}\n");
+	reset_log();
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(missing), -EINVAL);
+	CU_ASSERT(logged("none.json:2:"));
+	unlink(missing);
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
+int
+main(void)
+{
+	(void)ut_event_cb;
+	(void)ut_done_cb;
+	static const struct ut_test tests[] = {
+		UT_TEST(test_good_all_methods),
+		UT_TEST(test_good_spdk_file),
+		UT_TEST(test_good_line),
+		UT_TEST(test_bad_json_position),
+		UT_TEST(test_bad_method_param_undone),
+		UT_TEST(test_bad_create_undone),
+		UT_TEST(test_bad_stage_restored),
+		UT_TEST(test_bad_line_and_file),
+	};
+	const char *tmp = getenv("TMPDIR");
+	int rc, fd;
+
+	snprintf(g_dir, sizeof(g_dir), "%s/nvp_config_ut.XXXXXX", tmp != NULL ? tmp : "/tmp");
+	if (mkdtemp(g_dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(g_path, sizeof(g_path), "%s/disk", g_dir);
+	fd = open(g_path, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || ftruncate(fd, 64 * 512) != 0) {
+		perror(g_path);
+		return 1;
+	}
+	close(fd);
+	rc = ut_run("bdev_config", tests, sizeof(tests) / sizeof(tests[0]));
+	unlink(g_path);
+	rmdir(g_dir);
+	return rc;
+}
