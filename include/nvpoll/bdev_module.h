@@ -225,6 +225,14 @@ struct nvp_bdev_admission_ops {
 /** Make @ops selectable by name. \return 0; -EEXIST name taken; -EINVAL no name. */
 int nvp_bdev_admission_register(const struct nvp_bdev_admission_ops *ops);
 
+/**
+ * The device-wide context init() made for @bdev, if @bdev's admission stage is @ops; else
+ * NULL. For a stage's own public calls (state, settings). Valid until the stage of the
+ * bdev is changed (which cannot happen while channels exist).
+ */
+void *nvp_bdev_get_admission_ctx(const struct nvp_bdev *bdev,
+				 const struct nvp_bdev_admission_ops *ops);
+
 /** I/Os on @ch's deferred list (for an admission stage keeping order). */
 uint32_t nvp_bdev_channel_get_deferred_count(const struct nvp_bdev_channel *ch);
 

@@ -688,6 +688,19 @@ nvp_bdev_set_scheduler(struct nvp_bdev *bdev, const char *name, const char *para
 	return rc;
 }
 
+void *
+nvp_bdev_get_admission_ctx(const struct nvp_bdev *bdev, const struct nvp_bdev_admission_ops *ops)
+{
+	void *ctx = NULL;
+
+	bdev_lock();
+	if (bdev->admit_ops == ops) {
+		ctx = bdev->admit_ctx;
+	}
+	bdev_unlock();
+	return ctx;
+}
+
 const char *
 nvp_bdev_get_admission(const struct nvp_bdev *bdev)
 {
