@@ -516,18 +516,22 @@ nvp_bdev_fini(void)
 			rc = -EBUSY;
 		}
 	}
-	if (rc == 0) {
-		for (m = g_modules; m != NULL; m = m->next) {
-			if (m->fini != NULL) {
-				m->fini();
-			}
-		}
-		TAILQ_FOREACH_SAFE (bdev, &g_bdevs, link, tmp) {
-			nvp_bdev_unregister(bdev);
+	bdev_unlock();
+	if (rc != 0) {
+		return rc;
+	}
+	/* modules first, without our lock: they take theirs, then ours */
+	for (m = g_modules; m != NULL; m = m->next) {
+		if (m->fini != NULL) {
+			m->fini();
 		}
 	}
+	bdev_lock();
+	TAILQ_FOREACH_SAFE (bdev, &g_bdevs, link, tmp) {
+		nvp_bdev_unregister(bdev);
+	}
 	bdev_unlock();
-	return rc;
+	return 0;
 }
 
 /* ---- pipeline stages ---- */

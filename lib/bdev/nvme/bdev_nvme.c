@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The nvme module: a controller attached by transport ID becomes one bdev per active
+ * namespace, "<name>n<nsid>". Each channel owns an I/O qpair created on its thread with
+ * delayed doorbells: submissions only write entries, and the channel's poll
+ * (process_completions) rings the SQ tail once for all of them and the CQ head once for
+ * all completions. The device's completion entry goes up unchanged, so the caller sees
+ * the NVMe status.
+ *
+ * Failure: when a qpair reports the controller failed (CSTS.CFS, registers reading all
+ * ones), the driver completes its outstanding requests with ABORTED SQ DELETION; this
+ * module then hot-removes every bdev of the controller, so each descriptor gets
+ * NVP_BDEV_EVENT_REMOVE and new I/O fails at the call. The controller stays attached
+ * (its resources are released) until nvp_bdev_nvme_detach() or nvp_bdev_fini().
+ *
+ * Uses only the public nvme.h API and bdev_module.h.
+ */
+#define NVP_LOG_COMPONENT "bdev_nvme"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include "nvpoll/bdev_module.h"
+#include "nvpoll/log.h"
+#include "nvpoll/nvme.h"
+#include "nvpoll/util.h"
+
+#define NVME_CTRLR_NAME_MAX 32
+#define NVME_MAX_LBA_COUNT 65536u
+
+struct nvme_ns_bdev;
+
+struct nvme_ctrlr_entry {
+	char name[NVME_CTRLR_NAME_MAX];
+	struct nvp_nvme_ctrlr *ctrlr;
+	uint32_t io_queue_size;
+	bool failed; /* atomic: hot removal done */
+	TAILQ_HEAD(, nvme_ns_bdev) bdevs;
+	TAILQ_ENTRY(nvme_ctrlr_entry) link;
+};
+
+struct nvme_ns_bdev {
+	struct nvme_ctrlr_entry *c;
+	struct nvp_nvme_ns *ns;
+	struct nvp_bdev *bdev; /* NULL once destructed */
+	uint32_t nsid;
+	TAILQ_ENTRY(nvme_ns_bdev) link;
+};
+
+struct nvme_channel {
+	struct nvme_ns_bdev *nb;
+	struct nvp_nvme_qpair *qpair;
+};
+
+/* Scatter-list cursor of a readv/writev (the driver walks it to build PRPs). */
+struct nvme_io {
+	int iov_idx;
+	uint32_t iov_off;
+};
+
+static pthread_mutex_t g_nvme_mutex = PTHREAD_MUTEX_INITIALIZER;
+static TAILQ_HEAD(, nvme_ctrlr_entry) g_ctrlrs = TAILQ_HEAD_INITIALIZER(g_ctrlrs);
+
+/* ---- I/O ---- */
+
+static void
+nvme_io_done(void *arg, const struct nvme_cpl *cpl)
+{
+	nvp_bdev_io_complete(arg, cpl);
+}
+
+/* The driver's SGL callbacks get the same argument as the completion: the bdev_io. */
+static void
+nvme_reset_sgl(void *arg, uint32_t offset)
+{
+	struct nvp_bdev_io *io = arg;
+	struct nvme_io *nio = (struct nvme_io *)io->driver_ctx;
+
+	nio->iov_idx = 0;
+	while (nio->iov_idx < io->iovcnt && offset >= io->iovs[nio->iov_idx].iov_len) {
+		offset -= (uint32_t)io->iovs[nio->iov_idx].iov_len;
+		nio->iov_idx++;
+	}
+	nio->iov_off = offset;
+}
+
+static int
+nvme_next_sge(void *arg, void **address, uint32_t *length)
+{
+	struct nvp_bdev_io *io = arg;
+	struct nvme_io *nio = (struct nvme_io *)io->driver_ctx;
+	const struct iovec *iov;
+
+	if (nio->iov_idx >= io->iovcnt) {
+		return -EINVAL;
+	}
+	iov = &io->iovs[nio->iov_idx];
+	*address = (char *)iov->iov_base + nio->iov_off;
+	*length = (uint32_t)(iov->iov_len - nio->iov_off);
+	nio->iov_idx++;
+	nio->iov_off = 0;
+	return 0;
+}
+
+static int
+nvme_submit_rw(struct nvme_channel *ch, struct nvp_bdev_io *io)
+{
+	struct nvp_nvme_ns *ns = ch->nb->ns;
+	uint32_t n = (uint32_t)io->num_blocks;
+	uint32_t flags = (io->flags & NVP_BDEV_WRITE_FUA) ? NVME_IO_FLAGS_FORCE_UNIT_ACCESS : 0;
+
+	if (io->iovcnt == 1) {
+		if (io->type == NVP_BDEV_IO_READ) {
+			return nvp_nvme_ns_cmd_read(ns, ch->qpair, io->iovs[0].iov_base,
+						    io->offset_blocks, n, nvme_io_done, io, 0);
+		}
+		return nvp_nvme_ns_cmd_write(ns, ch->qpair, io->iovs[0].iov_base, io->offset_blocks,
+					     n, nvme_io_done, io, flags);
+	}
+	if (io->type == NVP_BDEV_IO_READ) {
+		return nvp_nvme_ns_cmd_readv(ns, ch->qpair, io->offset_blocks, n, nvme_io_done, io,
+					     0, nvme_reset_sgl, nvme_next_sge);
+	}
+	return nvp_nvme_ns_cmd_writev(ns, ch->qpair, io->offset_blocks, n, nvme_io_done, io, flags,
+				      nvme_reset_sgl, nvme_next_sge);
+}
+
+static int
+nvme_submit(void *ch_ctx, struct nvp_bdev_io *io)
+{
+	struct nvme_channel *ch = ch_ctx;
+	struct nvp_nvme_ns *ns = ch->nb->ns;
+	struct nvme_dsm_range range;
+	uint32_t n = (uint32_t)io->num_blocks;
+
+	switch (io->type) {
+	case NVP_BDEV_IO_READ:
+	case NVP_BDEV_IO_WRITE:
+		return nvme_submit_rw(ch, io);
+	case NVP_BDEV_IO_WRITE_ZEROES:
+		return nvp_nvme_ns_cmd_write_zeroes(ns, ch->qpair, io->offset_blocks, n,
+						    nvme_io_done, io, 0);
+	case NVP_BDEV_IO_UNMAP:
+		memset(&range, 0, sizeof(range));
+		range.starting_lba = io->offset_blocks;
+		range.length = n;
+		return nvp_nvme_ns_cmd_dataset_management(ns, ch->qpair, NVME_DSM_ATTR_DEALLOCATE,
+							  &range, 1, nvme_io_done, io);
+	case NVP_BDEV_IO_FLUSH:
+		return nvp_nvme_ns_cmd_flush(ns, ch->qpair, nvme_io_done, io);
+	case NVP_BDEV_IO_COMPARE:
+		return nvp_nvme_ns_cmd_compare(ns, ch->qpair, io->iovs[0].iov_base,
+					       io->offset_blocks, n, nvme_io_done, io, 0);
+	default:
+		return -ENOTSUP;
+	}
+}
+
+/* The controller failed: every bdev of it goes away (once). */
+static void
+nvme_ctrlr_failed(struct nvme_ctrlr_entry *c)
+{
+	struct nvme_ns_bdev *nb;
+	struct nvp_bdev *bdev;
+
+	if (__atomic_exchange_n(&c->failed, true, __ATOMIC_ACQ_REL)) {
+		return;
+	}
+	NVP_ERRLOG("controller %s failed: removing its bdevs", c->name);
+	/*
+	 * No module lock here (hot remove may destruct, and the core's lock is taken after
+	 * ours elsewhere). The list is stable: it changes only in attach and detach, and
+	 * detach refuses while a bdev is open — which it is, as a channel is polling.
+	 */
+	TAILQ_FOREACH (nb, &c->bdevs, link) {
+		bdev = __atomic_load_n(&nb->bdev, __ATOMIC_ACQUIRE);
+		if (bdev != NULL) {
+			nvp_bdev_hot_remove(bdev);
+		}
+	}
+}
+
+static int
+nvme_poll(void *ch_ctx)
+{
+	struct nvme_channel *ch = ch_ctx;
+	int32_t rc;
+
+	rc = nvp_nvme_qpair_process_completions(ch->qpair, 0);
+	if (nvp_unlikely(rc < 0)) {
+		if (rc == -ENXIO) {
+			nvme_ctrlr_failed(ch->nb->c);
+		}
+		return 0;
+	}
+	return rc;
+}
+
+/* ---- channels ---- */
+
+static int
+nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **ch_ctx)
+{
+	struct nvme_ns_bdev *nb = ctx;
+	struct nvp_nvme_io_qpair_opts qo;
+	struct nvme_channel *ch;
+	int rc;
+
+	ch = calloc(1, sizeof(*ch));
+	if (ch == NULL) {
+		return -ENOMEM;
+	}
+	ch->nb = nb;
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(nb->c->ctrlr, &qo, sizeof(qo));
+	if (opts->module_queue_depth != 0) {
+		qo.io_queue_size = opts->module_queue_depth;
+	} else if (nb->c->io_queue_size != 0) {
+		qo.io_queue_size = nb->c->io_queue_size;
+	}
+	/* requests past the queue's slots wait in the driver, not in the bdev layer */
+	qo.io_queue_requests = NVP_MAX(qo.io_queue_requests, opts->io_pool_size);
+	qo.io_queue_requests = NVP_MAX(qo.io_queue_requests, qo.io_queue_size);
+	qo.delay_doorbell = true;
+	rc = nvp_nvme_ctrlr_alloc_io_qpair(nb->c->ctrlr, &qo, &ch->qpair);
+	if (rc != 0) {
+		free(ch);
+		return rc;
+	}
+	*ch_ctx = ch;
+	return 0;
+}
+
+static void
+nvme_channel_destroy(void *ctx, void *ch_ctx)
+{
+	struct nvme_channel *ch = ch_ctx;
+
+	(void)ctx;
+	nvp_nvme_ctrlr_free_io_qpair(ch->qpair);
+	free(ch);
+}
+
+static bool
+nvme_io_type_supported(void *ctx, enum nvp_bdev_io_type type)
+{
+	struct nvme_ns_bdev *nb = ctx;
+	const struct nvme_ctrlr_data *cd = nvp_nvme_ctrlr_get_data(nb->c->ctrlr);
+
+	switch (type) {
+	case NVP_BDEV_IO_READ:
+	case NVP_BDEV_IO_WRITE:
+	case NVP_BDEV_IO_FLUSH:
+		return true;
+	case NVP_BDEV_IO_WRITE_ZEROES:
+		return (cd->oncs & NVME_ONCS_WRITE_ZEROES) != 0;
+	case NVP_BDEV_IO_UNMAP:
+		return (cd->oncs & NVME_ONCS_DSM) != 0;
+	case NVP_BDEV_IO_COMPARE:
+		return (cd->oncs & NVME_ONCS_COMPARE) != 0;
+	default:
+		return false;
+	}
+}
+
+static void
+nvme_destruct(void *ctx)
+{
+	struct nvme_ns_bdev *nb = ctx;
+
+	/* the entry stays on its controller's list until detach frees it */
+	__atomic_store_n(&nb->bdev, NULL, __ATOMIC_RELEASE);
+}
+
+static const struct nvp_bdev_fn_table g_nvme_fn = {
+	.destruct = nvme_destruct,
+	.io_type_supported = nvme_io_type_supported,
+	.channel_create = nvme_channel_create,
+	.channel_destroy = nvme_channel_destroy,
+	.submit = nvme_submit,
+	.poll = nvme_poll,
+};
+
+/* ---- attach and detach ---- */
+
+void
+nvp_bdev_nvme_opts_init(struct nvp_bdev_nvme_opts *opts, size_t opts_size)
+{
+	struct nvp_bdev_nvme_opts d;
+
+	if (opts == NULL) {
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	d.opts_size = opts_size;
+	nvp_nvme_ctrlr_opts_init(&d.ctrlr, sizeof(d.ctrlr));
+	memset(opts, 0, opts_size);
+	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
+}
+
+static struct nvme_ctrlr_entry *
+ctrlr_find_locked(const char *name)
+{
+	struct nvme_ctrlr_entry *c;
+
+	TAILQ_FOREACH (c, &g_ctrlrs, link) {
+		if (strcmp(c->name, name) == 0) {
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static int
+ns_bdev_register(struct nvme_ctrlr_entry *c, uint32_t nsid, struct nvp_bdev **out)
+{
+	struct nvp_nvme_ns *ns = nvp_nvme_ctrlr_get_ns(c->ctrlr, nsid);
+	const struct nvme_ctrlr_data *cd = nvp_nvme_ctrlr_get_data(c->ctrlr);
+	struct nvp_bdev_spec spec;
+	struct nvme_ns_bdev *nb;
+	char name[NVP_BDEV_NAME_MAX];
+	uint32_t bs;
+	int rc;
+
+	if (ns == NULL) {
+		return -ENODEV;
+	}
+	nb = calloc(1, sizeof(*nb));
+	if (nb == NULL) {
+		return -ENOMEM;
+	}
+	nb->c = c;
+	nb->ns = ns;
+	nb->nsid = nsid;
+	bs = nvp_nvme_ns_get_sector_size(ns);
+	snprintf(name, sizeof(name), "%sn%" PRIu32, c->name, nsid);
+	memset(&spec, 0, sizeof(spec));
+	spec.name = name;
+	spec.module_name = "nvme";
+	spec.block_size = bs;
+	spec.num_blocks = nvp_nvme_ns_get_num_sectors(ns);
+	spec.max_xfer_blocks = NVP_MIN(nvp_nvme_ns_get_max_io_xfer_size(ns) / bs,
+				       NVME_MAX_LBA_COUNT);
+	spec.write_cache = (cd->vwc & 1u) != 0;
+	spec.io_ctx_size = sizeof(struct nvme_io);
+	spec.fn_table = &g_nvme_fn;
+	spec.ctx = nb;
+	rc = nvp_bdev_register(&spec, &nb->bdev);
+	if (rc != 0) {
+		free(nb);
+		return rc;
+	}
+	TAILQ_INSERT_TAIL(&c->bdevs, nb, link);
+	*out = nb->bdev;
+	return 0;
+}
+
+/* Unregister every bdev of @c and free its entries. -EBUSY (nothing done) if one is open. */
+static int
+ctrlr_bdevs_release(struct nvme_ctrlr_entry *c)
+{
+	struct nvme_ns_bdev *nb;
+
+	TAILQ_FOREACH (nb, &c->bdevs, link) {
+		if (nb->bdev != NULL && nvp_bdev_get_open_count(nb->bdev) != 0) {
+			NVP_ERRLOG("controller %s: bdev %s is open; close it first", c->name,
+				   nvp_bdev_get_name(nb->bdev));
+			return -EBUSY;
+		}
+	}
+	while ((nb = TAILQ_FIRST(&c->bdevs)) != NULL) {
+		if (nb->bdev != NULL) {
+			nvp_bdev_unregister(nb->bdev);
+		}
+		TAILQ_REMOVE(&c->bdevs, nb, link);
+		free(nb);
+	}
+	return 0;
+}
+
+static int
+attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
+{
+	const char *bad = NULL;
+
+	if (opts == NULL || opts->opts_size == 0 || opts->opts_size > sizeof(*opts)) {
+		bad = "opts (use nvp_bdev_nvme_opts_init())";
+	} else if (opts->name == NULL || opts->name[0] == '\0' ||
+		   strlen(opts->name) >= NVME_CTRLR_NAME_MAX - 8) {
+		bad = "name (1 to 23 characters)";
+	} else if (trid == NULL) {
+		bad = "trid";
+	}
+	if (bad != NULL) {
+		NVP_ERRLOG("bdev_nvme_attach_controller: bad parameter %s", bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+attach_namespaces(struct nvme_ctrlr_entry *c, struct nvp_bdev **bdevs, uint32_t max,
+		  uint32_t *count)
+{
+	struct nvp_bdev *bdev;
+	uint32_t nsid, n = 0;
+	int rc;
+
+	for (nsid = nvp_nvme_ctrlr_get_first_active_ns(c->ctrlr); nsid != 0;
+	     nsid = nvp_nvme_ctrlr_get_next_active_ns(c->ctrlr, nsid)) {
+		rc = ns_bdev_register(c, nsid, &bdev);
+		if (rc != 0) {
+			return rc;
+		}
+		if (bdevs != NULL && n < max) {
+			bdevs[n] = bdev;
+		}
+		n++;
+	}
+	if (count != NULL) {
+		*count = n;
+	}
+	if (n == 0) {
+		NVP_ERRLOG("controller %s has no active namespace", c->name);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int
+nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *opts,
+		     struct nvp_bdev **bdevs, uint32_t max_bdevs, uint32_t *count)
+{
+	struct nvp_nvme_transport_id trid;
+	struct nvme_ctrlr_entry *c;
+	int rc;
+
+	rc = attach_check(trid_str, opts);
+	if (rc == 0) {
+		rc = nvp_nvme_transport_id_parse(&trid, trid_str);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		return -ENOMEM;
+	}
+	nvp_strlcpy(c->name, opts->name, sizeof(c->name));
+	c->io_queue_size = opts->io_queue_size;
+	TAILQ_INIT(&c->bdevs);
+	pthread_mutex_lock(&g_nvme_mutex);
+	if (ctrlr_find_locked(c->name) != NULL) {
+		pthread_mutex_unlock(&g_nvme_mutex);
+		NVP_ERRLOG("bdev_nvme_attach_controller: a controller '%s' exists", c->name);
+		free(c);
+		return -EEXIST;
+	}
+	rc = nvp_nvme_connect(&trid, &opts->ctrlr, &c->ctrlr);
+	if (rc == 0) {
+		TAILQ_INSERT_TAIL(&g_ctrlrs, c, link);
+		rc = attach_namespaces(c, bdevs, max_bdevs, count);
+		if (rc != 0) {
+			ctrlr_bdevs_release(c);
+			TAILQ_REMOVE(&g_ctrlrs, c, link);
+			nvp_nvme_detach(c->ctrlr);
+		}
+	}
+	pthread_mutex_unlock(&g_nvme_mutex);
+	if (rc != 0) {
+		free(c);
+	}
+	return rc;
+}
+
+int
+nvp_bdev_nvme_detach(const char *name)
+{
+	struct nvme_ctrlr_entry *c;
+	int rc;
+
+	if (name == NULL) {
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&g_nvme_mutex);
+	c = ctrlr_find_locked(name);
+	if (c == NULL) {
+		pthread_mutex_unlock(&g_nvme_mutex);
+		NVP_ERRLOG("bdev_nvme_detach_controller: no controller '%s'", name);
+		return -ENODEV;
+	}
+	rc = ctrlr_bdevs_release(c);
+	if (rc == 0) {
+		TAILQ_REMOVE(&g_ctrlrs, c, link);
+	}
+	pthread_mutex_unlock(&g_nvme_mutex);
+	if (rc == 0) {
+		nvp_nvme_detach(c->ctrlr);
+		free(c);
+	}
+	return rc;
+}
+
+struct nvp_nvme_ctrlr *
+nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev)
+{
+	struct nvme_ns_bdev *nb;
+
+	if (bdev == NULL || strcmp(nvp_bdev_get_module_name(bdev), "nvme") != 0) {
+		return NULL;
+	}
+	nb = nvp_bdev_get_module_ctx(bdev);
+	return nb->c->ctrlr;
+}
+
+/* nvp_bdev_fini(): detach every controller (no bdev is open by then). */
+static void
+nvme_module_fini(void)
+{
+	struct nvme_ctrlr_entry *c;
+
+	pthread_mutex_lock(&g_nvme_mutex);
+	while ((c = TAILQ_FIRST(&g_ctrlrs)) != NULL) {
+		ctrlr_bdevs_release(c);
+		TAILQ_REMOVE(&g_ctrlrs, c, link);
+		nvp_nvme_detach(c->ctrlr);
+		free(c);
+	}
+	pthread_mutex_unlock(&g_nvme_mutex);
+}
+
+static struct nvp_bdev_module g_nvme_module = {
+	.name = "nvme",
+	.fini = nvme_module_fini,
+};
+
+__attribute__((constructor)) static void
+nvme_module_register(void)
+{
+	nvp_bdev_module_register(&g_nvme_module);
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The nvme module over the software controller: bdevs named <ctrlr>n<nsid>, several
+ * threads verifying data on two namespaces at once, the device's NVMe status reaching
+ * the caller unchanged, and the controller going away (registers reading all ones) under
+ * I/O: the descriptor's REMOVE event, every outstanding I/O completed with an error,
+ * new I/O refused, no hang.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "bdev_fx.h"
+#include "nvpoll/bdev_module.h"
+#include "nvpoll/emu.h"
+
+static int
+attach(const char *name, const char *emu_opts, uint32_t *count)
+{
+	struct nvp_bdev_nvme_opts o;
+	char trid[256];
+
+	nvp_bdev_nvme_opts_init(&o, sizeof(o));
+	o.name = name;
+	o.ctrlr.admin_timeout_ms = 2000;
+	snprintf(trid, sizeof(trid), "trtype:emu name:%s %s", name, emu_opts);
+	return nvp_bdev_nvme_attach(trid, &o, NULL, 0, count);
+}
+
+static void
+test_attach_names(void)
+{
+	struct nvp_bdev_nvme_opts o;
+	struct nvp_bdev *b[4];
+	uint32_t count = 0;
+
+	nvp_bdev_nvme_opts_init(&o, sizeof(o));
+	o.name = "bemu0";
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_attach("trtype:emu name:bemu0 nn:2 size:8M "
+						   "lba:512/4096",
+						   &o, b, 4, &count),
+			      0);
+	CU_ASSERT_EQUAL(count, 2);
+	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_name(b[0]), "bemu0n1");
+	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_name(b[1]), "bemu0n2");
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b[0]), 512);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b[1]), 4096);
+	CU_ASSERT_EQUAL(nvp_bdev_get_num_blocks(b[1]), 8 * 1024 * 1024 / 4096);
+	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_module_name(b[0]), "nvme");
+	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_nvme_get_ctrlr(b[0]));
+	CU_ASSERT(nvp_bdev_get_max_xfer_blocks(b[0]) > 0);
+	CU_ASSERT_TRUE(nvp_bdev_io_type_supported(b[0], NVP_BDEV_IO_COMPARE));
+	/* bad input */
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:bemu0", &o, NULL, 0, NULL), -EEXIST);
+	o.name = "";
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
+	o.name = "bemu9";
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:nosuch", &o, NULL, 0, NULL), -EINVAL);
+	CU_ASSERT_PTR_NULL(nvp_bdev_get_by_name("bemu9n1"));
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu9"), -ENODEV);
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu0"), 0);
+	CU_ASSERT_PTR_NULL(nvp_bdev_get_by_name("bemu0n1"));
+}
+
+static void
+test_threads_verify(void)
+{
+	struct bfx_worker w[4];
+	unsigned int i;
+
+	CU_ASSERT_EQUAL_FATAL(attach("bemu1", "nn:2 size:16M lba:512/4096 channels:4", NULL), 0);
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < 4; i++) {
+		w[i].bdev_name = i < 2 ? "bemu1n1" : "bemu1n2";
+		w[i].num_blocks = i < 2 ? 8192 : 1024;
+		w[i].first_block = (i % 2) * w[i].num_blocks;
+		w[i].max_blocks = i < 2 ? 300 : 40; /* larger than MDTS: split */
+		w[i].batches = 20;
+		w[i].depth = 8;
+		w[i].vectored = i % 2 == 1;
+		w[i].tag = 0x200 + i;
+	}
+	bfx_run_workers(w, 4);
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu1"), 0);
+}
+
+static void
+test_status_passthrough(void)
+{
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct nvp_emu_ctrlr *emu;
+	struct nvme_cpl cpl;
+	uint8_t *buf;
+
+	FX_NEEDS_EMU("fault injection");
+	CU_ASSERT_EQUAL_FATAL(attach("bemu2", "size:4M", NULL), 0);
+	emu = nvp_emu_ctrlr_find("bemu2");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("bemu2n1", true, bfx_event_ignore, NULL, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	buf = fx_dma_alloc(4096);
+	fx_pattern_fill(buf, 0, 8, 512, 3);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_WRITE, buf, 0, 8, NULL), 0);
+	buf[7] ^= 0x10;
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_COMPARE, buf, 0, 8, &cpl), -EIO);
+	FX_ASSERT_STATUS(&cpl, NVME_SCT_MEDIA_ERROR, NVME_SC_COMPARE_FAILURE);
+	/* an unrecovered read error made up by the device reaches us as it is */
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_ERROR, 1, 0, 0x281), 0);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_READ, buf, 0, 8, &cpl), -EIO);
+	FX_ASSERT_STATUS(&cpl, NVME_SCT_MEDIA_ERROR, 0x81);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_READ, buf, 0, 8, NULL), 0);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_WRITE_ZEROES, NULL, 0, 8, NULL), 0);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_FLUSH, NULL, 0, 1, NULL), 0);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_READ, buf, 0, 8, NULL), 0);
+	CU_ASSERT_TRUE(fx_is_zero(buf, 4096));
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu2"), -EBUSY);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu2"), 0);
+}
+
+struct removal {
+	uint32_t events;
+	struct fx_cpl c[8];
+};
+
+static void
+removal_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
+{
+	struct removal *r = ctx;
+
+	(void)bdev;
+	if (type == NVP_BDEV_EVENT_REMOVE) {
+		__atomic_add_fetch(&r->events, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void
+test_removal_under_io(void)
+{
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct nvp_emu_ctrlr *emu;
+	struct removal r;
+	uint64_t deadline;
+	unsigned int i, done = 0, errors = 0;
+	uint8_t *buf;
+
+	FX_NEEDS_EMU("fault injection");
+	CU_ASSERT_EQUAL_FATAL(attach("bemu3", "size:4M channels:1 read_us:100000 to:2", NULL), 0);
+	emu = nvp_emu_ctrlr_find("bemu3");
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("bemu3n1", false, removal_event, &r, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	buf = fx_dma_alloc(8 * 4096);
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf + i * 4096, i * 8, 8, bfx_cpl_cb,
+						     &r.c[i]),
+				0);
+	}
+	nvp_bdev_channel_poll(ch);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_ALL_ONES, 1, 0, 0), 0);
+	deadline = fx_now_us() + 20u * 1000 * 1000;
+	while (fx_now_us() < deadline && (done < 8 || r.events == 0)) {
+		nvp_bdev_channel_poll(ch);
+		for (i = 0, done = 0; i < 8; i++) {
+			done += r.c[i].calls;
+		}
+	}
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(r.c[i].calls, 1);
+		errors += nvme_cpl_is_error(&r.c[i].cpl);
+	}
+	/* whatever had not completed before the device vanished failed */
+	CU_ASSERT(errors > 0);
+	CU_ASSERT_EQUAL(r.events, 1);
+	CU_ASSERT_TRUE(nvp_bdev_is_removed(nvp_bdev_desc_get_bdev(desc)));
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 0, 1, bfx_cpl_cb, &r.c[0]), -ENXIO);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(ch), 0);
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_PTR_NULL(nvp_bdev_get_by_name("bemu3n1"));
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct fx_test tests[] = {
+		{ "attach_names", test_attach_names },
+		{ "threads_verify", test_threads_verify },
+		{ "status_passthrough", test_status_passthrough },
+		{ "removal_under_io", test_removal_under_io },
+	};
+
+	return fx_main(argc, argv, "bdev_nvme", tests, NVP_COUNTOF(tests));
+}
