@@ -37,10 +37,10 @@ endif
 PREFIX ?= $(CONFIG_PREFIX)
 DESTDIR ?=
 
-.PHONY: all lib app examples tests test install uninstall clean distclean format \
+.PHONY: all lib app examples tests bench test install uninstall clean distclean format \
 	check-format help test-qemu bench-qemu
 
-all: lib app examples tests
+all: lib app examples tests bench
 
 lib: $(NVP_CONFIG_H)
 	$(Q)$(MAKE) -C lib all
@@ -50,6 +50,10 @@ app: lib
 
 examples: lib
 	$(Q)$(MAKE) -C examples all
+
+# Programs the bench/ scripts run (bench/prog).
+bench: lib
+	$(Q)$(MAKE) -C bench/prog all
 
 # Build the test programs (test/unit, test/functional).
 tests: lib

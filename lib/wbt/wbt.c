@@ -30,6 +30,8 @@
 #define WBT_MAX_LAT_US (10ull * 1000 * 1000)
 #define WBT_MAX_WINDOW_MS 10000u
 #define WBT_MAX_DEPTH 65536u
+/* A deferred write waits at most this many base windows behind a higher class. */
+#define WBT_AGE_WINDOWS 10u
 
 struct wbt_channel {
 	/* ---- hot: this channel's thread ---- */
@@ -215,6 +217,20 @@ undefer(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
 			      RLX);
 }
 
+/*
+ * The class a deferred write is admitted as: its own, or one higher once it has waited
+ * WBT_AGE_WINDOWS base windows. Normal writes of another thread could otherwise keep
+ * the shared budget above the background limit for as long as they last.
+ */
+static enum wbt_class
+aged_class(const struct wbt_monitor *m, const struct nvp_bdev_io *io, int cls, uint64_t now)
+{
+	if (cls < WBT_SYNC && now - io->stage_data[1] > WBT_AGE_WINDOWS * m->win) {
+		return (enum wbt_class)(cls + 1);
+	}
+	return (enum wbt_class)cls;
+}
+
 static enum nvp_bdev_admit_result
 wbt_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 {
@@ -239,7 +255,7 @@ wbt_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 					      * slot freed meanwhile by another thread is not
 					      * for this one */
 	}
-	if (!wbt_monitor_try_get(m, (enum wbt_class)cls)) {
+	if (!wbt_monitor_try_get(m, waiting ? aged_class(m, io, cls, now) : (enum wbt_class)cls)) {
 		if (!waiting) {
 			defer(wc, io, cls, now);
 		}
