@@ -116,6 +116,7 @@ bdev_fill(struct nvp_bdev *bdev, const struct nvp_bdev_spec *spec)
 	bdev->num_blocks = spec->num_blocks;
 	bdev->max_xfer_blocks = spec->max_xfer_blocks;
 	bdev->optimal_io_boundary = spec->optimal_io_boundary;
+	bdev->may_split = spec->max_xfer_blocks != 0 || spec->optimal_io_boundary != 0;
 	bdev->io_ctx_size = spec->io_ctx_size;
 	bdev->fn = spec->fn_table;
 	bdev->ctx = spec->ctx;
@@ -394,9 +395,18 @@ nvp_bdev_get_open_count(const struct nvp_bdev *bdev)
 void
 nvp_bdev_set_accounting(struct nvp_bdev *bdev, bool enable)
 {
-	if (bdev != NULL) {
-		__atomic_store_n(&bdev->accounting, enable, __ATOMIC_RELAXED);
+	struct nvp_bdev_channel *ch;
+
+	if (bdev == NULL) {
+		return;
 	}
+	bdev_lock();
+	__atomic_store_n(&bdev->accounting, enable, __ATOMIC_RELAXED);
+	/* each channel's owner picks the change up at its next poll */
+	TAILQ_FOREACH (ch, &bdev->channels, bdev_link) {
+		__atomic_store_n(&ch->mode_dirty, true, __ATOMIC_RELAXED);
+	}
+	bdev_unlock();
 }
 
 /* ---- descriptors ---- */

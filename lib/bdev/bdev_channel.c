@@ -290,14 +290,6 @@ nvp_bdev_channel_get_bdev(const struct nvp_bdev_channel *ch)
 
 /* ---- pool and io_wait ---- */
 
-void
-bdev_io_release(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
-{
-	io->internal.next = ch->free_ios;
-	ch->free_ios = io;
-	ch->num_free++;
-}
-
 int
 nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 		       struct nvp_bdev_io_wait_entry *entry)
@@ -351,12 +343,12 @@ nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
 	if (rc != 0) {
 		return rc;
 	}
-	/* accounting switched on or off for the bdev: one relaxed load per poll */
-	if (nvp_unlikely(((ch->mode & CH_MODE_ACCT) != 0) !=
-			 __atomic_load_n(&ch->bdev->accounting, __ATOMIC_RELAXED))) {
-		bdev_channel_update_mode(ch);
-	}
-	if (nvp_unlikely(ch->pending_work)) {
+	if (nvp_unlikely(ch->pending_work | __atomic_load_n(&ch->mode_dirty, __ATOMIC_RELAXED))) {
+		if (ch->mode_dirty) {
+			/* accounting switched on or off for the bdev */
+			__atomic_store_n(&ch->mode_dirty, false, __ATOMIC_RELAXED);
+			bdev_channel_update_mode(ch);
+		}
 		bdev_channel_poll_slow(ch);
 	}
 	ch->mod_poll(ch->module_ch);
@@ -521,6 +513,21 @@ nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g)
 
 /* ---- statistics ---- */
 
+/*
+ * The I/O path records a queued time only when it is not 0 (no stage held the I/O): the
+ * device histogram counts every timed I/O, so the difference are zeroes.
+ */
+static void
+hist_add_zeroes(struct nvp_histogram *h, uint64_t n)
+{
+	if (n == 0 || n > UINT64_MAX / 2) {
+		return; /* none, or a reader racing the writer saw device before queued */
+	}
+	h->buckets[0] += n;
+	h->count += n;
+	h->min = 0;
+}
+
 /* Copy @ch's counters consistently (seqcount read side). */
 static void
 channel_read_counters(const struct nvp_bdev_channel *ch, struct ch_op_stats *op)
@@ -554,6 +561,8 @@ stats_add_channel(struct nvp_bdev_stats *s, const struct nvp_bdev_channel *ch)
 		s->op[t].busy_ticks += op[t].busy_ticks;
 		nvp_histogram_merge(&s->op[t].queued, &ch->hist[t * 2]);
 		nvp_histogram_merge(&s->op[t].device, &ch->hist[t * 2 + 1]);
+		hist_add_zeroes(&s->op[t].queued, nvp_histogram_count(&ch->hist[t * 2 + 1]) -
+							  nvp_histogram_count(&ch->hist[t * 2]));
 	}
 }
 

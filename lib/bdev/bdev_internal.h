@@ -44,6 +44,7 @@ struct nvp_bdev {
 	uint64_t num_blocks;
 	uint32_t optimal_io_boundary;
 	bool removed;    /* atomic (relaxed) flag: set once by hot remove */
+	bool may_split;  /* max_xfer_blocks or optimal_io_boundary set */
 	bool accounting; /* atomic (relaxed) flag */
 	bool supported[NVP_BDEV_NUM_IO_TYPES];
 	const struct nvp_bdev_fn_table *fn;
@@ -117,6 +118,7 @@ struct nvp_bdev_channel {
 	uint32_t mode;        /* CH_MODE_* */
 	bool in_submit;       /* inside module submit: completions go to done_list */
 	bool pending_work;    /* any of the lists below non-empty, or a scheduler holds I/O */
+	bool mode_dirty;      /* atomic: the bdev's accounting switch changed */
 	struct nvp_bdev_desc *desc;
 	struct nvp_bdev *bdev;
 	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io);
@@ -166,7 +168,6 @@ const struct nvp_bdev_sched_ops *bdev_sched_none(void);
 /* bdev_channel.c */
 void bdev_channel_retire_stats(struct nvp_bdev_channel *ch);
 void bdev_channel_update_mode(struct nvp_bdev_channel *ch);
-void bdev_io_release(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io);
 void bdev_run_io_waiters(struct nvp_bdev_channel *ch);
 
 /* bdev_io.c */
@@ -189,6 +190,14 @@ bdev_check_owner(pthread_t owner, const char *what)
 	(void)what;
 #endif
 	return 0;
+}
+
+static inline void
+bdev_io_release(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
+{
+	io->internal.next = ch->free_ios;
+	ch->free_ios = io;
+	ch->num_free++;
 }
 
 static inline void

@@ -74,7 +74,7 @@ io_check_slow(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *c
  * Check a request and take a bdev_io for it. One combined test on the fast path; the
  * reason is worked out only when it fails.
  */
-static inline int
+static inline __attribute__((always_inline)) int
 io_get(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, uint64_t off,
        uint64_t num, struct nvp_bdev_io **out)
 {
@@ -87,7 +87,8 @@ io_get(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, ui
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
 	}
-	if (nvp_unlikely(ch->desc != desc || num == 0 || off >= nb || num > nb - off ||
+	/* num - 1 wraps for num == 0: one compare covers empty and too long */
+	if (nvp_unlikely(ch->desc != desc || off >= nb || num - 1 >= nb - off ||
 			 !bdev->supported[type] || bdev->removed ||
 			 (type_writes(type) && !desc->write))) {
 		rc = io_check_slow(desc, ch, type, off, num);
@@ -279,7 +280,7 @@ needs_split(const struct nvp_bdev *bdev, const struct nvp_bdev_io *io)
 {
 	uint32_t b = bdev->optimal_io_boundary;
 
-	if (io->type == NVP_BDEV_IO_FLUSH) {
+	if (nvp_likely(!bdev->may_split) || io->type == NVP_BDEV_IO_FLUSH) {
 		return false;
 	}
 	if (bdev->max_xfer_blocks != 0 && io->num_blocks > bdev->max_xfer_blocks) {
@@ -447,7 +448,7 @@ child_done(struct nvp_bdev_channel *ch, struct nvp_bdev_io *child, const struct 
 
 /* ---- submission ---- */
 
-static inline int
+static inline __attribute__((always_inline)) int
 io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb, void *cb_arg)
 {
 	struct ch_op_stats *op = &ch->op[io->type];
@@ -478,7 +479,7 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb
 	return 0;
 }
 
-static int
+static inline __attribute__((always_inline)) int
 data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, void *buf,
 	uint64_t off, uint64_t num, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg)
 {
@@ -710,8 +711,12 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err)
 	}
 	ch_stats_end(ch);
 	if (timed) {
-		nvp_histogram_record(&ch->hist[io->type * 2],
-				     io->internal.dev_tick - io->submit_tick);
+		/* Without stages the queued time is 0 by construction: not recorded here,
+		 * nvp_bdev_get_stats() adds those zeroes (device count - queued count). */
+		if (nvp_unlikely(io->internal.dev_tick != io->submit_tick)) {
+			nvp_histogram_record(&ch->hist[io->type * 2],
+					     io->internal.dev_tick - io->submit_tick);
+		}
 		nvp_histogram_record(&ch->hist[io->type * 2 + 1], now - io->internal.dev_tick);
 	}
 }

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One measurement for bench/bdev_overhead: 4 KiB random reads at a fixed queue depth,
+ * either through the bdev layer or on the raw path below it, and the I/O thread's CPU
+ * time for them.
+ *
+ *   --target emu   the software controller (null backend: its fastest settings);
+ *                  raw = nvp_nvme_ns_cmd_read() on a delayed-doorbell qpair polled with
+ *                  process_completions(); bdev = the nvme module on the same controller
+ *   --target null  bdev = the null module; raw = the same work without the layer (zero
+ *                  the buffer, queue the request, complete it on the next poll)
+ *
+ * Prints one line of key=value pairs. The I/O loop is the function io_loop() so that
+ * callgrind can count it alone (--toggle-collect=io_loop): the software controller's
+ * thread is not in it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvpoll/bdev.h"
+#include "nvpoll/env.h"
+#include "nvpoll/nvme.h"
+#include "nvpoll/util.h"
+
+#define BS 4096u
+#define MAX_QD 256u
+
+struct req {
+	struct bench *b;
+	uint8_t *buf;
+	struct req *next; /* raw-null FIFO */
+};
+
+struct bench {
+	/* options */
+	bool bdev;
+	bool emu;
+	bool acct;
+	uint32_t qd;
+	uint64_t ios;
+	double seconds;
+	const char *emu_opts;
+	/* state */
+	uint64_t submitted, done, errors, rng, num_blocks, stop_tick;
+	size_t bs;
+	bool stopping;
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+	struct nvp_nvme_ctrlr *ctrlr;
+	struct nvp_nvme_ns *ns;
+	struct nvp_nvme_qpair *qpair;
+	struct req *head, *tail; /* raw-null pending completions */
+	struct req reqs[MAX_QD];
+};
+
+static void submit(struct bench *b, struct req *r);
+
+static inline uint64_t
+next_lba(struct bench *b)
+{
+	b->rng ^= b->rng << 13;
+	b->rng ^= b->rng >> 7;
+	b->rng ^= b->rng << 17;
+	return b->rng % b->num_blocks;
+}
+
+static void
+io_done(void *arg, const struct nvme_cpl *cpl)
+{
+	struct req *r = arg;
+	struct bench *b = r->b;
+
+	b->done++;
+	b->errors += nvme_cpl_is_error(cpl);
+	if (!b->stopping) {
+		submit(b, r);
+	}
+}
+
+static void
+submit(struct bench *b, struct req *r)
+{
+	uint64_t lba = next_lba(b);
+	int rc;
+
+	if (b->ios != 0 && b->submitted >= b->ios) {
+		b->stopping = true;
+		return;
+	}
+	b->submitted++;
+	if (b->bdev) {
+		rc = nvp_bdev_read_blocks(b->desc, b->ch, r->buf, lba, 1, io_done, r);
+	} else if (b->emu) {
+		rc = nvp_nvme_ns_cmd_read(b->ns, b->qpair, r->buf, lba, 1, io_done, r, 0);
+	} else {
+		/* what the null module does, without the layer (a run-time length, as there,
+		 * so the same libc memset runs rather than an inlined one) */
+		memset(r->buf, 0, b->bs);
+		r->next = NULL;
+		if (b->tail != NULL) {
+			b->tail->next = r;
+		} else {
+			b->head = r;
+		}
+		b->tail = r;
+		rc = 0;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "bdev_overhead: submit failed: %s\n", strerror(-rc));
+		b->errors++;
+		b->stopping = true;
+	}
+}
+
+static void
+raw_null_poll(struct bench *b)
+{
+	static const struct nvme_cpl ok;
+	struct req *r = b->head, *next;
+
+	b->head = b->tail = NULL;
+	for (; r != NULL; r = next) {
+		next = r->next;
+		io_done(r, &ok);
+	}
+}
+
+/* The measured loop: keep qd reads in flight until the count or the time is reached. */
+__attribute__((noinline)) static void
+io_loop(struct bench *b)
+{
+	uint32_t i, polls = 0;
+
+	for (i = 0; i < b->qd; i++) {
+		submit(b, &b->reqs[i]);
+	}
+	while (b->done < b->submitted) {
+		if (b->bdev) {
+			nvp_bdev_channel_poll(b->ch);
+		} else if (b->emu) {
+			nvp_nvme_qpair_process_completions(b->qpair, 0);
+		} else {
+			raw_null_poll(b);
+		}
+		if (b->ios == 0 && !b->stopping && (++polls & 1023) == 0 &&
+		    nvp_env_get_ticks() >= b->stop_tick) {
+			b->stopping = true;
+		}
+	}
+}
+
+static void
+ignore_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
+{
+	(void)type;
+	(void)bdev;
+	(void)ctx;
+}
+
+static int
+setup_bdev(struct bench *b, const char *trid)
+{
+	struct nvp_bdev_channel_opts co;
+	struct nvp_bdev_nvme_opts no;
+	struct nvp_bdev_null_opts nu;
+	const char *name = "bench0n1";
+	int rc;
+
+	if (b->emu) {
+		nvp_bdev_nvme_opts_init(&no, sizeof(no));
+		no.name = "bench0";
+		rc = nvp_bdev_nvme_attach(trid, &no, NULL, 0, NULL);
+	} else {
+		nvp_bdev_null_opts_init(&nu, sizeof(nu));
+		nu.name = name = "null0";
+		nu.num_blocks = 1u << 18;
+		nu.block_size = BS;
+		rc = nvp_bdev_null_create(&nu, NULL);
+	}
+	if (rc == 0) {
+		rc = nvp_bdev_open(name, false, ignore_event, NULL, &b->desc);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	nvp_bdev_set_accounting(nvp_bdev_desc_get_bdev(b->desc), b->acct);
+	nvp_bdev_channel_opts_init(&co, sizeof(co));
+	co.io_pool_size = NVP_MAX(b->qd, 2u);
+	co.module_queue_depth = NVP_MAX(b->qd + 1, 32u);
+	b->num_blocks = nvp_bdev_get_num_blocks(nvp_bdev_desc_get_bdev(b->desc));
+	return nvp_bdev_channel_create(b->desc, &co, &b->ch);
+}
+
+static int
+setup_raw_emu(struct bench *b, const char *trid_str)
+{
+	struct nvp_nvme_io_qpair_opts qo;
+	struct nvp_nvme_transport_id trid;
+	int rc;
+
+	rc = nvp_nvme_transport_id_parse(&trid, trid_str);
+	if (rc == 0) {
+		rc = nvp_nvme_connect(&trid, NULL, &b->ctrlr);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	b->ns = nvp_nvme_ctrlr_get_ns(b->ctrlr, nvp_nvme_ctrlr_get_first_active_ns(b->ctrlr));
+	b->num_blocks = nvp_nvme_ns_get_num_sectors(b->ns);
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(b->ctrlr, &qo, sizeof(qo));
+	qo.io_queue_size = NVP_MAX(b->qd + 1, 32u);
+	qo.io_queue_requests = NVP_MAX(qo.io_queue_requests, qo.io_queue_size);
+	qo.delay_doorbell = true; /* as the nvme module's qpairs */
+	return nvp_nvme_ctrlr_alloc_io_qpair(b->ctrlr, &qo, &b->qpair);
+}
+
+static void
+teardown(struct bench *b)
+{
+	if (b->ch != NULL) {
+		nvp_bdev_channel_destroy(b->ch);
+	}
+	if (b->desc != NULL) {
+		nvp_bdev_close(b->desc);
+	}
+	nvp_bdev_fini();
+	if (b->qpair != NULL) {
+		nvp_nvme_ctrlr_free_io_qpair(b->qpair);
+	}
+	if (b->ctrlr != NULL) {
+		nvp_nvme_detach(b->ctrlr);
+	}
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: bdev_overhead --target emu|null --path raw|bdev [--qd N] "
+		   "[--ios N | --seconds S] [--no-acct] [--emu 'OPTS']\n"
+		   "  4 KiB random reads at depth N (1..256; 1); prints one key=value line\n");
+}
+
+static int
+parse_args(struct bench *b, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "qd", required_argument, NULL, 'q' },
+		{ "ios", required_argument, NULL, 'n' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "no-acct", no_argument, NULL, 'A' },
+		{ "emu", required_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (strcmp(optarg, "emu") != 0 && strcmp(optarg, "null") != 0) {
+				fprintf(stderr, "bdev_overhead: --target %s: emu or null\n",
+					optarg);
+				return -EINVAL;
+			}
+			b->emu = strcmp(optarg, "emu") == 0;
+			break;
+		case 'p':
+			if (strcmp(optarg, "raw") != 0 && strcmp(optarg, "bdev") != 0) {
+				fprintf(stderr, "bdev_overhead: --path %s: raw or bdev\n", optarg);
+				return -EINVAL;
+			}
+			b->bdev = strcmp(optarg, "bdev") == 0;
+			break;
+		case 'q':
+			if (nvp_strtou64(optarg, 1, MAX_QD, &v) != 0) {
+				fprintf(stderr, "bdev_overhead: --qd %s: 1..%u\n", optarg, MAX_QD);
+				return -EINVAL;
+			}
+			b->qd = (uint32_t)v;
+			break;
+		case 'n':
+			if (nvp_strtou64(optarg, 1, UINT64_MAX, &b->ios) != 0) {
+				fprintf(stderr, "bdev_overhead: --ios %s: a positive count\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 's':
+			b->seconds = strtod(optarg, NULL);
+			if (b->seconds <= 0 || b->seconds > 3600) {
+				fprintf(stderr, "bdev_overhead: --seconds %s: 0 < S <= 3600\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'A':
+			b->acct = false;
+			break;
+		case 'e':
+			b->emu_opts = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	return optind == argc ? 0 : -EINVAL;
+}
+
+static int
+run(struct bench *b)
+{
+	char trid[512];
+	uint64_t t0, t1, cpu0, cpu1, hz;
+	uint32_t i;
+	int rc;
+
+	snprintf(trid, sizeof(trid), "trtype:emu name:bench0 backend:null size:4G lba:4096 %s",
+		 b->emu_opts != NULL ? b->emu_opts : "");
+	rc = b->bdev ? setup_bdev(b, trid) : b->emu ? setup_raw_emu(b, trid) : 0;
+	if (rc != 0) {
+		fprintf(stderr, "bdev_overhead: setup failed: %s\n", strerror(-rc));
+		return rc;
+	}
+	if (!b->bdev && !b->emu) {
+		b->num_blocks = 1u << 18;
+	}
+	for (i = 0; i < b->qd; i++) {
+		b->reqs[i].b = b;
+		b->reqs[i].buf = nvp_env_dma_zmalloc(BS, BS, NULL);
+		if (b->reqs[i].buf == NULL) {
+			return -ENOMEM;
+		}
+	}
+	hz = nvp_env_get_ticks_hz();
+	t0 = nvp_env_get_ticks();
+	b->stop_tick = t0 + (uint64_t)(b->seconds * (double)hz);
+	cpu0 = nvp_env_thread_cpu_ns();
+	io_loop(b);
+	cpu1 = nvp_env_thread_cpu_ns();
+	t1 = nvp_env_get_ticks();
+	printf("target=%s path=%s qd=%u acct=%d ios=%" PRIu64 " errors=%" PRIu64
+	       " elapsed_ns=%.0f cpu_ns=%" PRIu64 " cpu_ns_per_io=%.1f iops=%.0f\n",
+	       b->emu ? "emu" : "null", b->bdev ? "bdev" : "raw", b->qd, b->acct, b->done,
+	       b->errors, (double)(t1 - t0) * 1e9 / (double)hz, cpu1 - cpu0,
+	       b->done ? (double)(cpu1 - cpu0) / (double)b->done : 0.0,
+	       (double)b->done * (double)hz / (double)(t1 - t0));
+	for (i = 0; i < b->qd; i++) {
+		nvp_env_dma_free(b->reqs[i].buf);
+	}
+	return b->errors != 0 ? -EIO : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct bench b;
+	struct nvp_env_opts eo;
+	int rc;
+
+	b.qd = 1;
+	b.bs = BS;
+	b.acct = true;
+	b.seconds = 1.0;
+	b.rng = 0x9e3779b97f4a7c15ull;
+	if (parse_args(&b, argc, argv) != 0) {
+		usage(stderr);
+		return 2;
+	}
+	nvp_env_opts_init(&eo, sizeof(eo));
+	eo.name = "bdev_overhead";
+	eo.no_pci = true;
+	eo.no_huge = true;
+	eo.quiet = true;
+	rc = nvp_env_init(&eo);
+	if (rc != 0) {
+		fprintf(stderr, "bdev_overhead: env init failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	rc = run(&b);
+	teardown(&b);
+	nvp_env_fini();
+	return rc == 0 ? 0 : 1;
+}
