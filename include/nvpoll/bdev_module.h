@@ -55,8 +55,10 @@ extern "C" {
  */
 struct nvp_bdev_io {
 	/* ---- hot: set by the core, read-only for stages and modules ---- */
-	uint8_t type; /**< enum nvp_bdev_io_type */
-	uint8_t rsvd1[3];
+	uint8_t type;   /**< enum nvp_bdev_io_type */
+	uint8_t tenant; /**< the descriptor's tenant (nvp_bdev_desc_set_tenant()), for
+			 * schedulers that share the device between tenants */
+	uint8_t rsvd1[2];
 	uint32_t flags; /**< write flags (NVP_BDEV_WRITE_*), 0 for other types */
 	uint64_t offset_blocks;
 	uint64_t num_blocks;
@@ -265,6 +267,9 @@ struct nvp_bdev_sched_ops {
 
 /** Make @ops selectable by name. \return 0; -EEXIST; -EINVAL. */
 int nvp_bdev_scheduler_register(const struct nvp_bdev_sched_ops *ops);
+
+/** As nvp_bdev_get_admission_ctx(), for the scheduler. */
+void *nvp_bdev_get_scheduler_ctx(const struct nvp_bdev *bdev, const struct nvp_bdev_sched_ops *ops);
 
 /* Register a stage from a constructor: NVP_BDEV_SCHEDULER_REGISTER(kyber_ops); */
 #define NVP_BDEV_SCHEDULER_REGISTER(ops)                                             \

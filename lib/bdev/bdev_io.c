@@ -103,6 +103,7 @@ io_get(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, ui
 	ch->free_ios = io->internal.next;
 	ch->num_free--;
 	io->type = type;
+	io->tenant = desc->tenant;
 	io->flags = 0;
 	io->offset_blocks = off;
 	io->num_blocks = num;
