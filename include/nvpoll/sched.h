@@ -26,11 +26,14 @@
  *   requests are dispatched, and a tenant may dispatch only while its virtual time is
  *   within lag_kib of the least advanced tenant that has work (WF2Q+'s eligibility,
  *   shared across threads through atomics). A tenant that goes idle does not bank
- *   credit; none is kept waiting for another that has nothing to do (no idling). At most
+ *   credit; none is kept waiting for another that has nothing to do (no idling), nor for
+ *   one whose threads have not polled for stale_us (only a tenant's own threads can
+ *   dispatch its requests). At most
  *   depth requests are at the device. Beyond BFQ, an optional per-tenant latency target
  *   (io.latency-like, lat_us.N): while tenant N's device latency is over it, tenants
  *   without a target get half the depth. Parameters: weights (slash-separated weights
- *   of tenants 0, 1, 2, ...; 1 each), lag_kib (512), depth (64), lat_us.N (0 = none).
+ *   of tenants 0, 1, 2, ...; 1 each), lag_kib (512), depth (64), stale_us (1000),
+ *   lat_us.N (0 = none).
  *
  * Device-wide state (tokens, depths, virtual times) is shared by all threads using the
  * bdev through atomics, never a lock on the I/O path. The scheduler of a bdev changes

@@ -38,6 +38,7 @@ struct fair_tenant {
 	_Atomic uint64_t vtime;
 	_Atomic uint32_t weight;
 	_Atomic uint32_t queued; /* requests submitted, not yet dispatched, all threads */
+	_Atomic uint64_t seen;   /* last tick a thread of it submitted or tried to dispatch */
 	_Atomic uint64_t bytes;
 	_Atomic uint64_t ios;
 	uint64_t lat_target; /* ticks, 0 = none */
@@ -54,6 +55,7 @@ struct fair_bdev {
 	_Atomic uint64_t vlast;      /* highest start time dispatched: the system's virtual
 				      * time when no other tenant is active */
 	uint64_t lag;                /* virtual time units */
+	uint64_t stale;              /* ticks: a tenant not seen for this long holds nobody back */
 	bool any_target;
 	_Atomic uint64_t win_end;
 	uint64_t win;
@@ -115,17 +117,19 @@ fair_param(void *ctx, const char *key, const char *value)
 		f->any_target |= v != 0;
 		return 0;
 	}
-	NVP_ERRLOG("fair: bad parameter '%s=%s' (known: weights, lag_kib, depth, lat_us.N)", key,
-		   value);
+	NVP_ERRLOG(
+		"fair: bad parameter '%s=%s' (known: weights, lag_kib, depth, stale_us, lat_us.N)",
+		key, value);
 	return -EINVAL;
 }
 
 static int
 fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 {
-	uint64_t lag_kib = 512, depth = 64;
+	uint64_t lag_kib = 512, depth = 64, stale_us = 1000;
 	const struct sched_num_param table[] = {
 		{ "lag_kib", &lag_kib, 4, 1048576 },
+		{ "stale_us", &stale_us, 1, 10000000 },
 		{ "depth", &depth, 1, 65536 },
 		{ NULL, NULL, 0, 0 },
 	};
@@ -147,6 +151,7 @@ fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	f->depth = (uint32_t)depth;
 	atomic_store_explicit(&f->cut_depth, f->depth, RLX);
 	f->lag = lag_kib * 1024 * FAIR_VSCALE;
+	f->stale = sched_us_to_ticks(stale_us);
 	f->win = sched_us_to_ticks(FAIR_WINDOW_MS * 1000);
 	atomic_store_explicit(&f->win_end, nvp_env_get_ticks() + f->win, RLX);
 	*bdev_ctx = f;
@@ -179,15 +184,21 @@ fair_channel_fini(void *ch_ctx)
 	free(ch_ctx);
 }
 
-/* The least virtual time of the tenants with requests queued, @skip left out; or @dflt. */
+/*
+ * The least virtual time of the tenants with requests queued, @skip left out; or @dflt.
+ * A tenant whose threads have not polled for f->stale ticks (descheduled, or busy
+ * elsewhere) is left out too: only its own threads can dispatch its requests, and the
+ * others must not idle waiting for it.
+ */
 static uint64_t
-vmin(struct fair_bdev *f, uint32_t skip, uint64_t dflt)
+vmin(struct fair_bdev *f, uint32_t skip, uint64_t dflt, uint64_t now)
 {
 	uint32_t i, n = atomic_load_explicit(&f->max_tenant, RLX);
 	uint64_t m = dflt, v;
 
 	for (i = 0; i < n; i++) {
-		if (i == skip || atomic_load_explicit(&f->t[i].queued, RLX) == 0) {
+		if (i == skip || atomic_load_explicit(&f->t[i].queued, RLX) == 0 ||
+		    now - atomic_load_explicit(&f->t[i].seen, RLX) > f->stale) {
 			continue;
 		}
 		v = atomic_load_explicit(&f->t[i].vtime, RLX);
@@ -205,14 +216,14 @@ fair_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 	uint32_t n = atomic_load_explicit(&f->max_tenant, RLX);
 	uint64_t v, m;
 
-	(void)now;
+	atomic_store_explicit(&t->seen, now, RLX);
 	while (io->tenant >= n && !atomic_compare_exchange_weak_explicit(
 					  &f->max_tenant, &n, (uint32_t)io->tenant + 1, RLX, RLX)) {
 	}
 	if (atomic_fetch_add_explicit(&t->queued, 1, RLX) == 0) {
 		/* becoming active: no credit banked while idle */
 		v = atomic_load_explicit(&t->vtime, RLX);
-		m = vmin(f, io->tenant, UINT64_MAX);
+		m = vmin(f, io->tenant, UINT64_MAX, now);
 		if (m == UINT64_MAX) {
 			m = atomic_load_explicit(&f->vlast, RLX);
 		}
@@ -233,14 +244,16 @@ fair_dispatch(void *ch_ctx, uint64_t now)
 	uint64_t v, bytes, last;
 	uint32_t limit;
 
-	(void)now;
 	if (io == NULL) {
 		return NULL;
 	}
 	t = &f->t[io->tenant];
+	if (atomic_load_explicit(&t->seen, RLX) != now) {
+		atomic_store_explicit(&t->seen, now, RLX);
+	}
 	v = atomic_load_explicit(&t->vtime, RLX);
-	if (v > vmin(f, io->tenant, v) + f->lag) { /* its own vtime counts: it is queued */
-		return NULL;                       /* ahead of its share: others first */
+	if (v > vmin(f, io->tenant, v, now) + f->lag) { /* its own vtime counts: it is queued */
+		return NULL;                            /* ahead of its share: others first */
 	}
 	limit = t->lat_target != 0 ? f->depth : atomic_load_explicit(&f->cut_depth, RLX);
 	if (!tokens_get(&f->inflight, limit)) {

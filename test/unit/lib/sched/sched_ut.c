@@ -349,6 +349,36 @@ test_fair_no_idling_no_banking(void)
 	stop(&r, 2);
 }
 
+/* Tenant 1 has work queued but its thread stopped polling: after stale_us it holds
+ * tenant 0 back no longer. */
+static void
+test_fair_stale_tenant(void)
+{
+	struct sched_run r;
+	struct nvp_bdev_io *io;
+	uint32_t i, early = 0, late = 0;
+
+	start(&r, &g_sched_fair_ops, "lag_kib=16 stale_us=1000 depth=64", 2);
+	r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 1, 8), g_t0);
+	for (i = 0; i < 50; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+	}
+	while ((io = r.ops->dispatch(r.ch[0], g_t0 + ms(0.5))) != NULL) {
+		early++;
+		r.ops->complete(r.ch[0], io, 1, g_t0 + ms(0.5));
+	}
+	/* 16 KiB of lag in 4 KiB requests: a handful, then tenant 1 must go first */
+	CU_ASSERT(early >= 4 && early <= 6);
+	while ((io = r.ops->dispatch(r.ch[0], g_t0 + ms(2))) != NULL) {
+		late++;
+		r.ops->complete(r.ch[0], io, 1, g_t0 + ms(2));
+	}
+	CU_ASSERT_EQUAL(early + late, 50);
+	io = r.ops->dispatch(r.ch[1], g_t0 + ms(2));
+	CU_ASSERT_PTR_NOT_NULL(io);
+	stop(&r, 2);
+}
+
 static void
 test_fair_latency_target_cuts_others(void)
 {
@@ -392,6 +422,7 @@ main(void)
 		UT_TEST(test_kyber_resize),
 		UT_TEST(test_fair_shares),
 		UT_TEST(test_fair_no_idling_no_banking),
+		UT_TEST(test_fair_stale_tenant),
 		UT_TEST(test_fair_latency_target_cuts_others),
 	};
 	struct ut_done unused = { 0 };
