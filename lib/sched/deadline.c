@@ -28,12 +28,12 @@ struct dl_bdev {
 	uint32_t fifo_batch;
 	uint32_t writes_starved;
 	uint64_t expire[2]; /* ticks */
-	_Atomic uint64_t dispatched;
 	_Atomic uint64_t expired;
 	_Atomic uint64_t starved_writes;
 };
 
 struct dl_channel {
+	struct sched_chan base; /* first */
 	struct dl_bdev *d;
 	struct sched_fifo fifo[2];
 	int batch_dir;       /* direction of the current batch, -1 none */
@@ -54,7 +54,6 @@ dl_get_info(void *ctx, struct nvp_sched_info *info)
 
 	info->inflight = atomic_load_explicit(&d->inflight, RLX);
 	info->depth = d->depth;
-	info->dispatched = atomic_load_explicit(&d->dispatched, RLX);
 	info->expired = atomic_load_explicit(&d->expired, RLX);
 	info->starved_writes = atomic_load_explicit(&d->starved_writes, RLX);
 }
@@ -81,7 +80,7 @@ dl_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	if (d == NULL) {
 		return -ENOMEM;
 	}
-	d->common = (struct sched_common){ "deadline", dl_get_info };
+	sched_common_init(&d->common, "deadline", dl_get_info);
 	d->depth = (uint32_t)depth;
 	d->fifo_batch = (uint32_t)batch;
 	d->writes_starved = (uint32_t)starved;
@@ -94,6 +93,7 @@ dl_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 static void
 dl_fini(void *bdev_ctx)
 {
+	sched_common_fini(bdev_ctx);
 	free(bdev_ctx);
 }
 
@@ -108,6 +108,7 @@ dl_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 	}
 	c->d = bdev_ctx;
 	c->batch_dir = -1;
+	sched_chan_add(&c->d->common, &c->base);
 	*ch_ctx = c;
 	return 0;
 }
@@ -115,7 +116,10 @@ dl_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 static void
 dl_channel_fini(void *ch_ctx)
 {
-	free(ch_ctx);
+	struct dl_channel *c = ch_ctx;
+
+	sched_chan_del(&c->d->common, &c->base);
+	free(c);
 }
 
 static void
@@ -187,7 +191,7 @@ dl_dispatch(void *ch_ctx, uint64_t now)
 		c->batch_left = c->d->fifo_batch;
 	}
 	c->batch_left--;
-	atomic_fetch_add_explicit(&c->d->dispatched, 1, RLX);
+	chan_count(&c->base.dispatched, 1);
 	return fifo_pop(&c->fifo[dir]);
 }
 

@@ -7,8 +7,8 @@
  * Each tenant has a virtual time that advances by bytes * FAIR_VSCALE / weight as its
  * requests are dispatched. A tenant is active while it has requests queued (not yet
  * dispatched) anywhere; when it becomes active its virtual time is brought up to the
- * least of the active ones (or, when no other is active, to the start time of the latest
- * dispatch), so an idle tenant banks no credit. A request may be
+ * least of the active ones (or, when no other is active, to the highest one a tenant had when it
+ * went idle), so an idle tenant banks no credit. A request may be
  * dispatched when its tenant is eligible — its virtual time within lag_kib (scaled) of
  * the least advanced active tenant, WF2Q+'s eligibility test — and a token of the
  * device-wide depth is free. A tenant that gets more than its share runs ahead and waits;
@@ -39,9 +39,7 @@ struct fair_tenant {
 	_Atomic uint32_t weight;
 	_Atomic uint32_t queued; /* requests submitted, not yet dispatched, all threads */
 	_Atomic uint64_t seen;   /* last tick a thread of it submitted or tried to dispatch */
-	_Atomic uint64_t bytes;
-	_Atomic uint64_t ios;
-	uint64_t lat_target; /* ticks, 0 = none */
+	uint64_t lat_target;     /* ticks, 0 = none */
 	_Atomic uint64_t lat_sum;
 	_Atomic uint64_t lat_cnt;
 };
@@ -52,19 +50,19 @@ struct fair_bdev {
 	uint32_t depth;
 	_Atomic uint32_t cut_depth;  /* depth of tenants without a target; = depth unless cut */
 	_Atomic uint32_t max_tenant; /* highest tenant id seen + 1 */
-	_Atomic uint64_t vlast;      /* highest start time dispatched: the system's virtual
-				      * time when no other tenant is active */
+	_Atomic uint64_t vlast;      /* highest virtual time of a tenant going idle: the
+				      * system's virtual time when no other is active */
 	uint64_t lag;                /* virtual time units */
 	uint64_t stale;              /* ticks: a tenant not seen for this long holds nobody back */
 	bool any_target;
 	_Atomic uint64_t win_end;
 	uint64_t win;
-	_Atomic uint64_t dispatched;
 	const char *name;
 	struct fair_tenant t[NVP_BDEV_MAX_TENANTS];
 };
 
 struct fair_channel {
+	struct sched_chan base; /* first */
 	struct fair_bdev *f;
 	struct sched_fifo fifo;
 };
@@ -77,11 +75,8 @@ fair_get_info(void *ctx, struct nvp_sched_info *info)
 
 	info->inflight = atomic_load_explicit(&f->inflight, RLX);
 	info->depth = atomic_load_explicit(&f->cut_depth, RLX);
-	info->dispatched = atomic_load_explicit(&f->dispatched, RLX);
 	for (i = 0; i < NVP_BDEV_MAX_TENANTS; i++) {
 		info->tenant_weight[i] = atomic_load_explicit(&f->t[i].weight, RLX);
-		info->tenant_bytes[i] = atomic_load_explicit(&f->t[i].bytes, RLX);
-		info->tenant_ios[i] = atomic_load_explicit(&f->t[i].ios, RLX);
 	}
 }
 
@@ -146,7 +141,7 @@ fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 		free(f);
 		return -EINVAL;
 	}
-	f->common = (struct sched_common){ "fair", fair_get_info };
+	sched_common_init(&f->common, "fair", fair_get_info);
 	f->name = nvp_bdev_get_name(bdev);
 	f->depth = (uint32_t)depth;
 	atomic_store_explicit(&f->cut_depth, f->depth, RLX);
@@ -161,6 +156,7 @@ fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 static void
 fair_fini(void *bdev_ctx)
 {
+	sched_common_fini(bdev_ctx);
 	free(bdev_ctx);
 }
 
@@ -174,6 +170,7 @@ fair_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 		return -ENOMEM;
 	}
 	c->f = bdev_ctx;
+	sched_chan_add(&c->f->common, &c->base);
 	*ch_ctx = c;
 	return 0;
 }
@@ -181,7 +178,10 @@ fair_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 static void
 fair_channel_fini(void *ch_ctx)
 {
-	free(ch_ctx);
+	struct fair_channel *c = ch_ctx;
+
+	sched_chan_del(&c->f->common, &c->base);
+	free(c);
 }
 
 /*
@@ -260,16 +260,20 @@ fair_dispatch(void *ch_ctx, uint64_t now)
 		return NULL;
 	}
 	fifo_pop(&c->fifo);
-	last = atomic_load_explicit(&f->vlast, RLX);
-	while (v > last && !atomic_compare_exchange_weak_explicit(&f->vlast, &last, v, RLX, RLX)) {
-	}
 	bytes = nvp_bdev_io_get_nbytes(io);
-	atomic_fetch_add_explicit(&t->vtime,
-				  bytes * FAIR_VSCALE / atomic_load_explicit(&t->weight, RLX), RLX);
-	atomic_fetch_sub_explicit(&t->queued, 1, RLX);
-	atomic_fetch_add_explicit(&t->bytes, bytes, RLX);
-	atomic_fetch_add_explicit(&t->ios, 1, RLX);
-	atomic_fetch_add_explicit(&f->dispatched, 1, RLX);
+	v = atomic_fetch_add_explicit(
+		    &t->vtime, bytes * FAIR_VSCALE / atomic_load_explicit(&t->weight, RLX), RLX) +
+	    bytes * FAIR_VSCALE / atomic_load_explicit(&t->weight, RLX);
+	chan_count(&c->base.dispatched, 1);
+	chan_count(&c->base.tenant_bytes[io->tenant], bytes);
+	chan_count(&c->base.tenant_ios[io->tenant], 1);
+	if (atomic_fetch_sub_explicit(&t->queued, 1, RLX) == 1) {
+		/* going idle: its virtual time becomes the system's for the next to arrive */
+		last = atomic_load_explicit(&f->vlast, RLX);
+		while (v > last &&
+		       !atomic_compare_exchange_weak_explicit(&f->vlast, &last, v, RLX, RLX)) {
+		}
+	}
 	return io;
 }
 

@@ -12,8 +12,10 @@
  * (Kyber's rule: kyber_timer_fn() and kyber_resize_domain().)
  *
  * Per thread: a FIFO per domain, dispatched round-robin in batches per domain (16 reads,
- * 8 writes, 1 discard, 1 other). Device-wide: tokens, depths, histograms — atomics; the
- * first thread past the window's end closes it (a compare-and-swap on its end tick).
+ * 8 writes, 1 discard, 1 other), and running latency counts. Device-wide: tokens and
+ * depths (atomics). The first thread past the window's end closes it (a compare-and-swap
+ * on its end tick) and sums the channels' counts under the scheduler's channel-list lock,
+ * once a window.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,21 +43,26 @@ struct ky_bdev {
 	struct sched_common common; /* first: sched.c reads it */
 	_Atomic uint32_t inflight[KY_DOMAINS];
 	_Atomic uint32_t depth[KY_DOMAINS];
-	_Atomic uint64_t buckets[KY_MEASURED][2][KY_BUCKETS];
+	/* window closer only, under common.lock: counts of destroyed channels, and how much of
+	 * the channels' running counts earlier windows already used */
+	uint64_t retired[KY_MEASURED][2][KY_BUCKETS];
+	uint64_t taken[KY_MEASURED][2][KY_BUCKETS];
 	_Atomic uint64_t win_end;
 	uint64_t first_sample[KY_MEASURED][2]; /* window closer only: when counting began */
 	int p99_saved[KY_MEASURED];            /* window closer only: last p99 seen, -1 none */
 	uint64_t target[KY_MEASURED];          /* ticks */
 	uint64_t win;                          /* ticks */
 	uint64_t hz;
-	_Atomic uint64_t dispatched;
 	_Atomic uint64_t windows;
 	_Atomic uint64_t congested;
 	const char *name;
 };
 
 struct ky_channel {
+	struct sched_chan base; /* first */
 	struct ky_bdev *k;
+	/* running latency counts, written by this thread only (no locked instruction) */
+	_Atomic uint64_t buckets[KY_MEASURED][2][KY_BUCKETS];
 	struct sched_fifo fifo[KY_DOMAINS];
 	uint32_t cur;        /* domain being served */
 	uint32_t batch_left; /* dispatches left in its batch */
@@ -88,7 +95,6 @@ ky_get_info(void *ctx, struct nvp_sched_info *info)
 		info->kyber_depth[d] = atomic_load_explicit(&k->depth[d], RLX);
 		info->inflight += atomic_load_explicit(&k->inflight[d], RLX);
 	}
-	info->dispatched = atomic_load_explicit(&k->dispatched, RLX);
 	info->kyber_windows = atomic_load_explicit(&k->windows, RLX);
 	info->kyber_congested = atomic_load_explicit(&k->congested, RLX);
 }
@@ -114,7 +120,7 @@ ky_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	if (k == NULL) {
 		return -ENOMEM;
 	}
-	k->common = (struct sched_common){ "kyber", ky_get_info };
+	sched_common_init(&k->common, "kyber", ky_get_info);
 	k->name = nvp_bdev_get_name(bdev);
 	k->hz = nvp_env_get_ticks_hz();
 	k->target[NVP_SCHED_KYBER_READ] = sched_us_to_ticks(rd);
@@ -135,6 +141,7 @@ ky_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 static void
 ky_fini(void *bdev_ctx)
 {
+	sched_common_fini(bdev_ctx);
 	free(bdev_ctx);
 }
 
@@ -148,6 +155,7 @@ ky_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 		return -ENOMEM;
 	}
 	c->k = bdev_ctx;
+	sched_chan_add(&c->k->common, &c->base);
 	*ch_ctx = c;
 	return 0;
 }
@@ -155,7 +163,21 @@ ky_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 static void
 ky_channel_fini(void *ch_ctx)
 {
-	free(ch_ctx);
+	struct ky_channel *c = ch_ctx;
+	uint32_t d, t, b;
+
+	pthread_mutex_lock(&c->k->common.lock);
+	for (d = 0; d < KY_MEASURED; d++) {
+		for (t = 0; t < 2; t++) {
+			for (b = 0; b < KY_BUCKETS; b++) {
+				c->k->retired[d][t][b] += atomic_load_explicit(&c->buckets[d][t][b],
+									       RLX);
+			}
+		}
+	}
+	pthread_mutex_unlock(&c->k->common.lock);
+	sched_chan_del(&c->k->common, &c->base);
+	free(c);
 }
 
 static void
@@ -194,7 +216,7 @@ ky_dispatch(void *ch_ctx, uint64_t now)
 		}
 		c->batch_left--;
 		c->queued--;
-		atomic_fetch_add_explicit(&k->dispatched, 1, RLX);
+		chan_count(&c->base.dispatched, 1);
 		return fifo_pop(&c->fifo[d]);
 	}
 	return NULL;
@@ -218,11 +240,17 @@ bucket_of(uint64_t lat, uint64_t target)
 static int
 percentile(struct ky_bdev *k, uint32_t d, int type, uint32_t pct, uint64_t now)
 {
-	uint64_t counts[KY_BUCKETS], samples = 0, want;
+	uint64_t counts[KY_BUCKETS], sums[KY_BUCKETS], samples = 0, want;
+	struct sched_chan *sc;
 	uint32_t b;
 
 	for (b = 0; b < KY_BUCKETS; b++) {
-		counts[b] = atomic_load_explicit(&k->buckets[d][type][b], RLX);
+		sums[b] = k->retired[d][type][b];
+		TAILQ_FOREACH (sc, &k->common.chans, link) {
+			sums[b] += atomic_load_explicit(
+				&((struct ky_channel *)sc)->buckets[d][type][b], RLX);
+		}
+		counts[b] = sums[b] - k->taken[d][type][b];
 		samples += counts[b];
 	}
 	if (samples == 0) {
@@ -239,9 +267,7 @@ percentile(struct ky_bdev *k, uint32_t d, int type, uint32_t pct, uint64_t now)
 	for (b = 0; b < KY_BUCKETS - 1 && counts[b] < want; b++) {
 		want -= counts[b];
 	}
-	for (uint32_t i = 0; i < KY_BUCKETS; i++) {
-		atomic_fetch_sub_explicit(&k->buckets[d][type][i], counts[i], RLX);
-	}
+	memcpy(k->taken[d][type], sums, sizeof(sums)); /* used: the next window starts here */
 	return (int)b;
 }
 
@@ -276,6 +302,7 @@ ky_close_window(struct ky_bdev *k, uint64_t now)
 		return;
 	}
 	atomic_fetch_add_explicit(&k->windows, 1, RLX);
+	pthread_mutex_lock(&k->common.lock);
 	for (d = 0; d < KY_MEASURED; d++) {
 		p = percentile(k, d, KY_IO_LAT, 90, now);
 		bad |= p >= (int)KY_GOOD_BUCKETS;
@@ -299,6 +326,7 @@ ky_close_window(struct ky_bdev *k, uint64_t now)
 			resize(k, d, p);
 		}
 	}
+	pthread_mutex_unlock(&k->common.lock);
 }
 
 static void
@@ -310,11 +338,10 @@ ky_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now
 
 	tokens_put(&k->inflight[d]);
 	if (d < KY_MEASURED) {
-		atomic_fetch_add_explicit(
-			&k->buckets[d][KY_IO_LAT][bucket_of(latency, k->target[d])], 1, RLX);
-		atomic_fetch_add_explicit(&k->buckets[d][KY_TOTAL_LAT][bucket_of(
-						  now - io->stage_data[1], k->target[d])],
-					  1, RLX);
+		chan_count(&c->buckets[d][KY_IO_LAT][bucket_of(latency, k->target[d])], 1);
+		chan_count(&c->buckets[d][KY_TOTAL_LAT]
+				      [bucket_of(now - io->stage_data[1], k->target[d])],
+			   1);
 	}
 	if (now >= atomic_load_explicit(&k->win_end, RLX)) {
 		ky_close_window(k, now);

@@ -8,9 +8,11 @@
 #ifndef NVP_SCHED_INTERNAL_H
 #define NVP_SCHED_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include "nvpoll/bdev.h"
 #include "nvpoll/bdev_module.h"
@@ -100,11 +102,39 @@ struct sched_num_param {
 int sched_parse_params(const char *who, const char *str, const struct sched_num_param *params,
 		       int (*other)(void *ctx, const char *key, const char *value), void *ctx);
 
+/*
+ * Every scheduler's channel context starts with this: counters its thread alone writes
+ * (relaxed stores, no locked instruction on the I/O path), read by nvp_bdev_sched_get_info
+ * and by window closers through the bdev's channel list.
+ */
+struct sched_chan {
+	_Atomic uint64_t dispatched;
+	_Atomic uint64_t tenant_bytes[NVP_BDEV_MAX_TENANTS];
+	_Atomic uint64_t tenant_ios[NVP_BDEV_MAX_TENANTS];
+	TAILQ_ENTRY(sched_chan) link; /* under sched_common.lock */
+};
+
 /* Every scheduler's bdev context starts with this, so sched.c can report on it. */
 struct sched_common {
 	const char *name;
 	void (*get_info)(void *bdev_ctx, struct nvp_sched_info *info);
+	pthread_mutex_t lock; /* the channel list and the retired counters; never per I/O */
+	TAILQ_HEAD(, sched_chan) chans;
+	struct sched_chan retired; /* counters of destroyed channels */
 };
+
+void sched_common_init(struct sched_common *c, const char *name,
+		       void (*get_info)(void *bdev_ctx, struct nvp_sched_info *info));
+void sched_common_fini(struct sched_common *c);
+void sched_chan_add(struct sched_common *c, struct sched_chan *ch);
+void sched_chan_del(struct sched_common *c, struct sched_chan *ch);
+
+/* Single writer: a relaxed add without a locked instruction. */
+static inline void
+chan_count(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, RLX) + v, RLX);
+}
 
 extern const struct nvp_bdev_sched_ops g_sched_deadline_ops;
 extern const struct nvp_bdev_sched_ops g_sched_kyber_ops;
