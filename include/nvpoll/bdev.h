@@ -182,6 +182,17 @@ int nvp_bdev_open(const char *name, bool write, nvp_bdev_event_cb event_cb, void
 int nvp_bdev_close(struct nvp_bdev_desc *desc);
 
 struct nvp_bdev *nvp_bdev_desc_get_bdev(const struct nvp_bdev_desc *desc);
+
+/** Tenants a descriptor's I/O may be tagged with: ids 0 .. NVP_BDEV_MAX_TENANTS - 1. */
+#define NVP_BDEV_MAX_TENANTS 64u
+
+/**
+ * Tag the I/O of @desc with tenant @tenant (default 0), for schedulers that share the
+ * device between tenants: "fair" gives each tenant a share by its weight (see sched.h).
+ * I/O submitted afterwards carries it. eturn 0; -EINVAL @tenant out of range.
+ */
+int nvp_bdev_desc_set_tenant(struct nvp_bdev_desc *desc, uint32_t tenant);
+uint32_t nvp_bdev_desc_get_tenant(const struct nvp_bdev_desc *desc);
 bool nvp_bdev_desc_is_writable(const struct nvp_bdev_desc *desc);
 
 /* ---------------------------------------------------------------------------------------

@@ -55,8 +55,10 @@ extern "C" {
  */
 struct nvp_bdev_io {
 	/* ---- hot: set by the core, read-only for stages and modules ---- */
-	uint8_t type; /**< enum nvp_bdev_io_type */
-	uint8_t rsvd1[3];
+	uint8_t type;   /**< enum nvp_bdev_io_type */
+	uint8_t tenant; /**< the descriptor's tenant (nvp_bdev_desc_set_tenant()), for
+			 * schedulers that share the device between tenants */
+	uint8_t rsvd1[2];
 	uint32_t flags; /**< write flags (NVP_BDEV_WRITE_*), 0 for other types */
 	uint64_t offset_blocks;
 	uint64_t num_blocks;
@@ -228,6 +230,14 @@ struct nvp_bdev_admission_ops {
 /** Make @ops selectable by name. \return 0; -EEXIST name taken; -EINVAL no name. */
 int nvp_bdev_admission_register(const struct nvp_bdev_admission_ops *ops);
 
+/**
+ * The device-wide context init() made for @bdev, if @bdev's admission stage is @ops; else
+ * NULL. For a stage's own public calls (state, settings). Valid until the stage of the
+ * bdev is changed (which cannot happen while channels exist).
+ */
+void *nvp_bdev_get_admission_ctx(const struct nvp_bdev *bdev,
+				 const struct nvp_bdev_admission_ops *ops);
+
 /** I/Os on @ch's deferred list (for an admission stage keeping order). */
 uint32_t nvp_bdev_channel_get_deferred_count(const struct nvp_bdev_channel *ch);
 
@@ -260,6 +270,9 @@ struct nvp_bdev_sched_ops {
 
 /** Make @ops selectable by name. \return 0; -EEXIST; -EINVAL. */
 int nvp_bdev_scheduler_register(const struct nvp_bdev_sched_ops *ops);
+
+/** As nvp_bdev_get_admission_ctx(), for the scheduler. */
+void *nvp_bdev_get_scheduler_ctx(const struct nvp_bdev *bdev, const struct nvp_bdev_sched_ops *ops);
 
 /* Register a stage from a constructor: NVP_BDEV_SCHEDULER_REGISTER(kyber_ops); */
 #define NVP_BDEV_SCHEDULER_REGISTER(ops)                                             \

@@ -505,6 +505,23 @@ nvp_bdev_desc_is_writable(const struct nvp_bdev_desc *desc)
 	return desc->write;
 }
 
+int
+nvp_bdev_desc_set_tenant(struct nvp_bdev_desc *desc, uint32_t tenant)
+{
+	if (desc == NULL || tenant >= NVP_BDEV_MAX_TENANTS) {
+		NVP_ERRLOG("tenant %u: must be below %u", tenant, NVP_BDEV_MAX_TENANTS);
+		return -EINVAL;
+	}
+	desc->tenant = (uint8_t)tenant;
+	return 0;
+}
+
+uint32_t
+nvp_bdev_desc_get_tenant(const struct nvp_bdev_desc *desc)
+{
+	return desc->tenant;
+}
+
 /* ---- modules ---- */
 
 void
@@ -705,6 +722,32 @@ nvp_bdev_set_scheduler(struct nvp_bdev *bdev, const char *name, const char *para
 	}
 	bdev_unlock();
 	return rc;
+}
+
+void *
+nvp_bdev_get_admission_ctx(const struct nvp_bdev *bdev, const struct nvp_bdev_admission_ops *ops)
+{
+	void *ctx = NULL;
+
+	bdev_lock();
+	if (bdev->admit_ops == ops) {
+		ctx = bdev->admit_ctx;
+	}
+	bdev_unlock();
+	return ctx;
+}
+
+void *
+nvp_bdev_get_scheduler_ctx(const struct nvp_bdev *bdev, const struct nvp_bdev_sched_ops *ops)
+{
+	void *ctx = NULL;
+
+	bdev_lock();
+	if (bdev->sched_ops == ops) {
+		ctx = bdev->sched_ctx;
+	}
+	bdev_unlock();
+	return ctx;
 }
 
 const char *

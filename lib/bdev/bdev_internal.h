@@ -77,6 +77,7 @@ struct nvp_bdev {
 struct nvp_bdev_desc {
 	struct nvp_bdev *bdev;
 	bool write;
+	uint8_t tenant; /* copied into each bdev_io */
 	nvp_bdev_event_cb event_cb;
 	void *event_ctx;
 	uint32_t num_channels; /* under g_bdev_mutex */

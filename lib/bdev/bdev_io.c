@@ -96,6 +96,7 @@ io_get(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, ui
 	ch->free_ios = io->internal.next;
 	ch->num_free--;
 	io->type = type;
+	io->tenant = desc->tenant;
 	io->flags = 0;
 	io->offset_blocks = off;
 	io->num_blocks = num;
@@ -222,6 +223,8 @@ pipeline_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 	uint64_t now = nvp_env_get_ticks();
 
 	if (ch->admit_ops->admit != NULL) {
+		/* Every new I/O is asked, even while others wait: the stage keeps each class
+		 * in order, and a read need not wait behind deferred writes. */
 		if (ch->admit_ops->admit(ch->admit_ch, io, now) == NVP_BDEV_ADMIT_DEFER) {
 			io_list_append(&ch->deferred, io);
 			ch->pending_work = true;
@@ -796,16 +799,36 @@ poll_retry(struct nvp_bdev_channel *ch)
 	}
 }
 
+/*
+ * Ask again for every deferred I/O, oldest first, and send those admitted now. The whole
+ * list is walked, not just its head: the stage may hold one class (background writes)
+ * while letting another (sync writes) go. The admitted ones are unlinked first and sent
+ * after the walk, so that a completion inside a send cannot change the list under it.
+ */
 static void
 poll_deferred(struct nvp_bdev_channel *ch, uint64_t now)
 {
-	struct nvp_bdev_io *io;
+	struct io_list go = { 0 };
+	struct nvp_bdev_io *io, *prev = NULL, *next;
 
-	while ((io = ch->deferred.head) != NULL) {
+	for (io = ch->deferred.head; io != NULL; io = next) {
+		next = io->internal.next;
 		if (ch->admit_ops->admit(ch->admit_ch, io, now) == NVP_BDEV_ADMIT_DEFER) {
-			break;
+			prev = io;
+			continue;
 		}
-		io_list_pop(&ch->deferred);
+		if (prev != NULL) {
+			prev->internal.next = next;
+		} else {
+			ch->deferred.head = next;
+		}
+		if (ch->deferred.tail == io) {
+			ch->deferred.tail = prev;
+		}
+		ch->deferred.count--;
+		io_list_append(&go, io);
+	}
+	while ((io = io_list_pop(&go)) != NULL) {
 		sched_send(ch, io, now);
 	}
 }

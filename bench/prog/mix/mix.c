@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_bench_mix: I/O jobs, one thread each, against one bdev, with the writeback throttle
+ * and the scheduler chosen on the command line — the engine of bench/writeback (a QD1
+ * reader against a background write flood) and bench/sched (readers against writers,
+ * tenants sharing a device, the cost of each scheduler).
+ *
+ *   --bdev emu:OPTS | null:MIB     a software controller (options of include/nvpoll/emu.h)
+ *                                  through the nvme module, or a null bdev of MIB MiB
+ *   --wbt LAT_US|off               the admission stage
+ *   --sched NAME[:PARAMS]          the scheduler (PARAMS with ',' between key=value)
+ *   --job SPEC                     repeatable; SPEC is key=value,...: rw=read|randread|
+ *                                  write|randwrite, bs=SIZE, qd=N, tenant=N, class=
+ *                                  normal|background|sync
+ *   --seconds S, --interval-ms MS
+ *
+ * Output, one record a line of key=value fields:
+ *   interval t_ms=.. j0_ios=.. j0_p99_us=.. j0_max_us=.. j0_mib=.. ... [step=.. depth=..]
+ *   job id=N rw=.. bs=.. qd=.. tenant=.. ios=.. iops=.. mib_s=.. mean_us=.. p50_us=..
+ *       p99_us=.. p999_us=.. max_us=.. cpu_s=.. cpu_ns_per_io=..
+ *   summary seconds=.. wbt=on|off throttled=.. deferred_ms=.. steps_up=.. steps_down=..
+ *       sched=.. dispatched=..
+ * Exit status: 0; 1 if the run failed (attach, I/O error); 2 for a bad command line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nvpoll/bdev.h"
+#include "nvpoll/env.h"
+#include "nvpoll/histogram.h"
+#include "nvpoll/sched.h"
+#include "nvpoll/util.h"
+#include "nvpoll/wbt.h"
+
+#define MAX_JOBS 8u
+#define MAX_QD 256u
+#define MAX_INTERVALS 4096u
+
+struct job {
+	/* spec */
+	bool write;
+	bool rand;
+	uint64_t bs;
+	uint64_t qd;
+	uint64_t tenant;
+	uint32_t cls;
+	/* results */
+	int rc;
+	uint64_t ios;
+	uint64_t bytes;
+	uint64_t cpu_ns;
+	struct nvp_histogram hist; /* latency, ns */
+	pthread_t thread;
+};
+
+struct interval {
+	struct nvp_histogram lat[MAX_JOBS];
+	_Atomic uint64_t bytes[MAX_JOBS];
+	int32_t step;
+	uint32_t depth;
+	bool sampled;
+};
+
+static struct {
+	const char *bdev_spec;
+	int64_t wbt_lat_us; /* -1 = off */
+	const char *sched;
+	double seconds;
+	uint64_t interval_ms;
+} g_o = {"emu:size:1G channels:8 read_us:80 write_us:1000", -1, "none", 10, 100};
+
+static struct job g_jobs[MAX_JOBS];
+static uint32_t g_num_jobs;
+static struct interval *g_iv;
+static uint32_t g_num_iv;
+static uint64_t g_t0, g_hz;
+static atomic_bool g_stop;
+static const char *g_bdev_name;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: nvp_bench_mix [--bdev emu:OPTS|null:MIB] [--wbt LAT_US|off]\n"
+		   "  [--sched NAME[:k=v,...]] --job rw=RW,bs=SIZE,qd=N[,tenant=N][,class=C] ...\n"
+		   "  [--seconds S] [--interval-ms MS]\n"
+		   "Runs each job on its own thread against one bdev for S seconds and prints\n"
+		   "per-interval and per-job figures (see bench/prog/mix/mix.c).\n");
+}
+
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t
+interval_of(uint64_t tick)
+{
+	uint64_t i = (tick - g_t0) * 1000 / g_hz / g_o.interval_ms;
+
+	return (uint32_t)NVP_MIN(i, (uint64_t)g_num_iv - 1);
+}
+
+static int
+job_kv(void *ctx, const char *key, const char *value)
+{
+	struct job *j = ctx;
+
+	if (strcmp(key, "rw") == 0) {
+		j->write = strstr(value, "write") != NULL;
+		j->rand = strncmp(value, "rand", 4) == 0;
+		return strcmp(value + (j->rand ? 4 : 0), j->write ? "write" : "read") == 0 ? 0
+											  : -EINVAL;
+	}
+	if (strcmp(key, "bs") == 0) {
+		return nvp_parse_size(value, &j->bs) != 0 || j->bs == 0 ? -EINVAL : 0;
+	}
+	if (strcmp(key, "qd") == 0) {
+		return nvp_strtou64(value, 1, MAX_QD, &j->qd);
+	}
+	if (strcmp(key, "tenant") == 0) {
+		return nvp_strtou64(value, 0, NVP_BDEV_MAX_TENANTS - 1, &j->tenant);
+	}
+	if (strcmp(key, "class") == 0) {
+		j->cls = strcmp(value, "background") == 0 ? NVP_BDEV_WRITE_BACKGROUND
+			 : strcmp(value, "sync") == 0     ? NVP_BDEV_WRITE_SYNC
+							  : NVP_BDEV_WRITE_NORMAL;
+		return strcmp(value, "background") == 0 || strcmp(value, "sync") == 0 ||
+				       strcmp(value, "normal") == 0
+			       ? 0
+			       : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"bdev", required_argument, NULL, 'b'},    {"wbt", required_argument, NULL, 'w'},
+		{"sched", required_argument, NULL, 's'},   {"job", required_argument, NULL, 'j'},
+		{"seconds", required_argument, NULL, 't'}, {"interval-ms", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	};
+	struct job *j;
+	uint64_t v;
+	char *end;
+	int c, rc = 0;
+
+	while (rc == 0 && (c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			g_o.bdev_spec = optarg;
+			rc = strncmp(optarg, "emu:", 4) == 0 || strncmp(optarg, "null:", 5) == 0
+				     ? 0
+				     : -EINVAL;
+			break;
+		case 'w':
+			if (strcmp(optarg, "off") == 0) {
+				g_o.wbt_lat_us = -1;
+			} else if ((rc = nvp_strtou64(optarg, 0, 10000000, &v)) == 0) {
+				g_o.wbt_lat_us = (int64_t)v;
+			}
+			break;
+		case 's':
+			g_o.sched = optarg;
+			break;
+		case 'j':
+			if (g_num_jobs == MAX_JOBS) {
+				rc = -E2BIG;
+				break;
+			}
+			j = &g_jobs[g_num_jobs++];
+			*j = (struct job){.bs = 4096, .qd = 1};
+			rc = nvp_kv_parse(optarg, job_kv, j);
+			break;
+		case 't':
+			g_o.seconds = strtod(optarg, &end);
+			rc = *end != '\0' || g_o.seconds <= 0 || g_o.seconds > 3600 ? -EINVAL : 0;
+			break;
+		case 'i':
+			rc = nvp_strtou64(optarg, 10, 10000, &g_o.interval_ms);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+		if (rc != 0) {
+			fprintf(stderr, "nvp_bench_mix: bad value '%s'\n", optarg);
+		}
+	}
+	if (rc == 0 && (optind != argc || g_num_jobs == 0)) {
+		fprintf(stderr, "nvp_bench_mix: at least one --job; no positional arguments\n");
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+static void
+on_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
+{
+	(void)type;
+	(void)bdev;
+	(void)ctx;
+	atomic_store(&g_stop, true);
+}
+
+struct slot {
+	struct job *j;
+	uint64_t start;
+	uint64_t bytes; /* 0 while free */
+	bool done;
+	bool err;
+};
+
+static void
+slot_done(void *arg, const struct nvme_cpl *cpl)
+{
+	struct slot *s = arg;
+
+	s->done = true;
+	s->err = nvme_cpl_is_error(cpl);
+}
+
+/* Account a completed slot. \return 0 or -EIO. */
+static int
+reap(struct job *j, uint32_t id, struct slot *s, uint64_t now)
+{
+	uint64_t lat = (now - s->start) * 1000000000ull / g_hz;
+	uint32_t iv = interval_of(now);
+
+	if (s->err) {
+		return -EIO;
+	}
+	nvp_histogram_record(&j->hist, lat);
+	nvp_histogram_record(&g_iv[iv].lat[id], lat);
+	atomic_fetch_add_explicit(&g_iv[iv].bytes[id], s->bytes, memory_order_relaxed);
+	j->ios++;
+	j->bytes += s->bytes;
+	s->bytes = 0;
+	return 0;
+}
+
+static uint64_t
+next_offset(struct job *j, uint64_t *seq, uint64_t *x, uint64_t units)
+{
+	if (!j->rand) {
+		*seq = (*seq + 1) % units;
+		return *seq * j->bs;
+	}
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17; /* xorshift64 */
+	return (*x % units) * j->bs;
+}
+
+static int
+job_loop(struct job *j, uint32_t id, struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
+	 uint8_t *bufs, struct slot *slots, uint64_t units)
+{
+	uint32_t flags = nvp_bdev_write_flags(j->cls, NVP_BDEV_HINT_NONE), i;
+	uint64_t seq = id * (units / MAX_JOBS), x = 88172645463325252ull + id, now, off;
+	int rc = 0;
+
+	while (rc == 0) {
+		nvp_bdev_channel_poll(ch);
+		now = nvp_env_get_ticks();
+		for (i = 0; i < j->qd && rc == 0; i++) {
+			struct slot *s = &slots[i];
+
+			if (s->bytes != 0 && !s->done) {
+				continue;
+			}
+			if (s->bytes != 0) {
+				rc = reap(j, id, s, now);
+			}
+			if (rc != 0 || atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+				continue;
+			}
+			*s = (struct slot){j, now, j->bs, false, false};
+			off = next_offset(j, &seq, &x, units);
+			rc = j->write ? nvp_bdev_write(desc, ch, bufs + i * j->bs, off, j->bs, flags,
+						       slot_done, s)
+				      : nvp_bdev_read(desc, ch, bufs + i * j->bs, off, j->bs, slot_done,
+						      s);
+			if (rc == -ENOMEM) { /* pool empty: retry from the next poll */
+				s->bytes = 0;
+				rc = 0;
+			}
+		}
+		if (atomic_load_explicit(&g_stop, memory_order_relaxed) &&
+		    nvp_bdev_channel_get_outstanding(ch) == 0) {
+			break;
+		}
+	}
+	return rc;
+}
+
+static void *
+job_main(void *arg)
+{
+	struct job *j = arg;
+	uint32_t id = (uint32_t)(j - g_jobs);
+	struct nvp_bdev_desc *desc = NULL;
+	struct nvp_bdev_channel *ch = NULL;
+	struct slot *slots = calloc(j->qd, sizeof(*slots));
+	uint8_t *bufs = nvp_env_dma_zmalloc(j->bs * j->qd, 4096, NULL);
+	uint64_t cpu0 = thread_cpu_ns(), size;
+
+	j->rc = slots == NULL || bufs == NULL ? -ENOMEM : 0;
+	if (j->rc == 0) {
+		j->rc = nvp_bdev_open(g_bdev_name, j->write, on_event, NULL, &desc);
+	}
+	if (j->rc == 0) {
+		nvp_bdev_desc_set_tenant(desc, (uint32_t)j->tenant);
+		j->rc = nvp_bdev_channel_create(desc, NULL, &ch);
+	}
+	if (j->rc == 0) {
+		size = nvp_bdev_get_num_blocks(nvp_bdev_desc_get_bdev(desc)) *
+		       nvp_bdev_get_block_size(nvp_bdev_desc_get_bdev(desc));
+		j->rc = size < j->bs ? -EINVAL : job_loop(j, id, desc, ch, bufs, slots, size / j->bs);
+	}
+	while (ch != NULL && nvp_bdev_channel_get_outstanding(ch) != 0) {
+		nvp_bdev_channel_poll(ch);
+	}
+	j->cpu_ns = thread_cpu_ns() - cpu0;
+	if (ch != NULL) {
+		nvp_bdev_channel_destroy(ch);
+	}
+	if (desc != NULL) {
+		nvp_bdev_close(desc);
+	}
+	nvp_env_dma_free(bufs);
+	free(slots);
+	if (j->rc != 0) {
+		atomic_store(&g_stop, true);
+	}
+	return NULL;
+}
+
+static int
+make_bdev(struct nvp_bdev **b)
+{
+	struct nvp_bdev_nvme_opts no;
+	struct nvp_bdev_null_opts nu;
+	char trid[512];
+	uint64_t mib;
+	int rc;
+
+	if (strncmp(g_o.bdev_spec, "null:", 5) == 0) {
+		nvp_bdev_null_opts_init(&nu, sizeof(nu));
+		if (nvp_strtou64(g_o.bdev_spec + 5, 1, 1u << 20, &mib) != 0) {
+			return -EINVAL;
+		}
+		nu.name = g_bdev_name = "null0";
+		nu.num_blocks = mib * 2048;
+		return nvp_bdev_null_create(&nu, b);
+	}
+	nvp_bdev_nvme_opts_init(&no, sizeof(no));
+	no.name = "mix0";
+	g_bdev_name = "mix0n1";
+	snprintf(trid, sizeof(trid), "trtype:emu name:mix0 %s", g_o.bdev_spec + 4);
+	rc = nvp_bdev_nvme_attach(trid, &no, b, 1, NULL);
+	if (rc != 0) {
+		fprintf(stderr, "nvp_bench_mix: cannot attach '%s': %s\n", trid, strerror(-rc));
+	}
+	return rc;
+}
+
+static int
+setup(struct nvp_bdev **b)
+{
+	struct nvp_env_opts eo;
+	char name[32], params[256], params_buf[256], *colon;
+	int rc;
+
+	nvp_env_opts_init(&eo, sizeof(eo));
+	eo.name = "nvp_bench_mix";
+	eo.no_pci = true;
+	eo.quiet = true;
+	rc = nvp_env_init(&eo);
+	if (rc == 0) {
+		rc = make_bdev(b);
+	}
+	if (rc == 0 && g_o.wbt_lat_us >= 0) {
+		snprintf(params, sizeof(params), "lat_us=%" PRId64, g_o.wbt_lat_us);
+		rc = nvp_bdev_set_admission(*b, "wbt", params);
+	}
+	if (rc == 0) {
+		nvp_strlcpy(params_buf, g_o.sched, sizeof(params_buf));
+		colon = strchr(params_buf, ':');
+		if (colon != NULL) {
+			*colon = '\0';
+		}
+		nvp_strlcpy(name, params_buf, sizeof(name));
+		rc = nvp_bdev_set_scheduler(*b, name, colon != NULL ? colon + 1 : NULL);
+	}
+	return rc;
+}
+
+static void
+sample_until_done(struct nvp_bdev *b)
+{
+	struct nvp_wbt_info wi = {.info_size = sizeof(wi)};
+	uint64_t end = g_t0 + (uint64_t)(g_o.seconds * (double)g_hz), now;
+	uint32_t iv;
+
+	while ((now = nvp_env_get_ticks()) < end && !atomic_load(&g_stop)) {
+		iv = interval_of(now);
+		if (nvp_bdev_wbt_get_info(b, &wi) == 0) {
+			g_iv[iv].step = wi.step;
+			g_iv[iv].depth = wi.limit_background;
+			g_iv[iv].sampled = true;
+		}
+		nvp_env_delay_us((uint32_t)g_o.interval_ms * 250); /* four samples an interval */
+	}
+	atomic_store(&g_stop, true);
+}
+
+static const char *
+rw_name(const struct job *j)
+{
+	return j->write ? (j->rand ? "randwrite" : "write") : (j->rand ? "randread" : "read");
+}
+
+static void
+report(struct nvp_bdev *b, double secs)
+{
+	struct nvp_wbt_info wi = {.info_size = sizeof(wi)};
+	struct nvp_sched_info si = {.info_size = sizeof(si)};
+	const struct nvp_histogram *h;
+	uint32_t i, k, n = (uint32_t)NVP_MIN(secs * 1000 / g_o.interval_ms, (double)g_num_iv);
+	bool wbt = nvp_bdev_wbt_get_info(b, &wi) == 0;
+
+	for (i = 0; i < n; i++) {
+		printf("interval t_ms=%" PRIu64, (uint64_t)(i + 1) * g_o.interval_ms);
+		for (k = 0; k < g_num_jobs; k++) {
+			h = &g_iv[i].lat[k];
+			printf(" j%u_ios=%" PRIu64 " j%u_p99_us=%.1f j%u_max_us=%.1f j%u_mib=%.3f", k,
+			       nvp_histogram_count(h), k,
+			       nvp_histogram_value_at_percentile(h, 99) / 1e3, k,
+			       nvp_histogram_max(h) / 1e3, k,
+			       atomic_load(&g_iv[i].bytes[k]) / 1048576.0);
+		}
+		if (wbt && g_iv[i].sampled) {
+			printf(" step=%d depth=%u", g_iv[i].step, g_iv[i].depth);
+		}
+		printf("\n");
+	}
+	for (k = 0; k < g_num_jobs; k++) {
+		struct job *j = &g_jobs[k];
+
+		h = &j->hist;
+		printf("job id=%u rw=%s bs=%" PRIu64 " qd=%" PRIu64 " tenant=%" PRIu64
+		       " ios=%" PRIu64 " iops=%.0f mib_s=%.2f mean_us=%.1f p50_us=%.1f p99_us=%.1f "
+		       "p999_us=%.1f max_us=%.1f cpu_s=%.3f cpu_ns_per_io=%.0f\n",
+		       k, rw_name(j), j->bs, j->qd, j->tenant, j->ios, j->ios / secs,
+		       j->bytes / 1048576.0 / secs, nvp_histogram_mean(h) / 1e3,
+		       nvp_histogram_value_at_percentile(h, 50) / 1e3,
+		       nvp_histogram_value_at_percentile(h, 99) / 1e3,
+		       nvp_histogram_value_at_percentile(h, 99.9) / 1e3, nvp_histogram_max(h) / 1e3,
+		       j->cpu_ns / 1e9, j->ios != 0 ? (double)j->cpu_ns / (double)j->ios : 0.0);
+	}
+	nvp_bdev_sched_get_info(b, &si);
+	printf("summary seconds=%.3f wbt=%s throttled=%" PRIu64 " deferred_ms=%" PRIu64
+	       " steps_up=%" PRIu64 " steps_down=%" PRIu64 " sched=%s dispatched=%" PRIu64 "\n",
+	       secs, wbt ? "on" : "off", wbt ? wi.throttled : 0, wbt ? wi.deferred_us / 1000 : 0,
+	       wbt ? wi.steps_up : 0, wbt ? wi.steps_down : 0, si.name, si.dispatched);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct nvp_bdev *b = NULL;
+	uint32_t i, k;
+	double secs;
+	int rc;
+
+	if (parse_args(argc, argv) != 0) {
+		usage(stderr);
+		return 2;
+	}
+	g_num_iv = (uint32_t)NVP_MIN(g_o.seconds * 1000 / g_o.interval_ms + 2, MAX_INTERVALS);
+	g_iv = calloc(g_num_iv, sizeof(*g_iv));
+	if (g_iv == NULL) {
+		return 1;
+	}
+	for (i = 0; i < g_num_iv; i++) {
+		for (k = 0; k < MAX_JOBS; k++) {
+			nvp_histogram_init(&g_iv[i].lat[k]);
+		}
+	}
+	rc = setup(&b);
+	if (rc != 0) {
+		fprintf(stderr, "nvp_bench_mix: set-up failed: %s\n", strerror(-rc));
+		nvp_bdev_fini();
+		free(g_iv);
+		return rc == -EINVAL ? 2 : 1;
+	}
+	g_hz = nvp_env_get_ticks_hz();
+	g_t0 = nvp_env_get_ticks();
+	for (k = 0; k < g_num_jobs; k++) {
+		nvp_histogram_init(&g_jobs[k].hist);
+		pthread_create(&g_jobs[k].thread, NULL, job_main, &g_jobs[k]);
+	}
+	sample_until_done(b);
+	for (k = 0; k < g_num_jobs; k++) {
+		pthread_join(g_jobs[k].thread, NULL);
+		if (g_jobs[k].rc != 0) {
+			fprintf(stderr, "nvp_bench_mix: job %u failed: %s\n", k,
+				strerror(-g_jobs[k].rc));
+			rc = 1;
+		}
+	}
+	secs = (nvp_env_get_ticks() - g_t0) / (double)g_hz;
+	if (rc == 0) {
+		report(b, secs);
+	}
+	nvp_bdev_fini();
+	nvp_env_fini();
+	free(g_iv);
+	return rc;
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * "fair": weighted fair sharing of a device between tenants (a tenant is the id a
+ * descriptor's I/O carries, nvp_bdev_desc_set_tenant()), with budgets in bytes and no
+ * idling.
+ *
+ * Each tenant has a virtual time that advances by bytes * FAIR_VSCALE / weight as its
+ * requests are dispatched. A tenant is active while it has requests queued (not yet
+ * dispatched) anywhere; when it becomes active its virtual time is brought up to the
+ * least of the active ones (or, when no other is active, to the highest one a tenant had when it
+ * went idle), so an idle tenant banks no credit. A request may be
+ * dispatched when its tenant is eligible — its virtual time within lag_kib (scaled) of
+ * the least advanced active tenant, WF2Q+'s eligibility test — and a token of the
+ * device-wide depth is free. A tenant that gets more than its share runs ahead and waits;
+ * one that has nothing queued holds nobody back.
+ *
+ * Everything device-wide is an atomic: the per-tenant virtual times, weights and queue
+ * counts, the tokens. The least virtual time is found by scanning the active tenants (up
+ * to the highest tenant id seen). Per thread: one FIFO.
+ *
+ * Optional latency targets per tenant (lat_us.N): completions of such a tenant are
+ * averaged per window (100 ms); while one of them is over its target, tenants without a
+ * target may have only half the depth in flight (io.latency's idea, as a depth cut).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvpoll/env.h"
+#include "nvpoll/util.h"
+#include "sched_internal.h"
+
+#define FAIR_VSCALE 1024u /* virtual time units per byte at weight 1 */
+#define FAIR_MAX_WEIGHT 1000u
+#define FAIR_WINDOW_MS 100u
+
+struct fair_tenant {
+	_Atomic uint64_t vtime;
+	_Atomic uint32_t weight;
+	_Atomic uint32_t queued; /* requests submitted, not yet dispatched, all threads */
+	_Atomic uint64_t seen;   /* last tick a thread of it submitted or tried to dispatch */
+	uint64_t lat_target;     /* ticks, 0 = none */
+	_Atomic uint64_t lat_sum;
+	_Atomic uint64_t lat_cnt;
+};
+
+struct fair_bdev {
+	struct sched_common common; /* first: sched.c reads it */
+	_Atomic uint32_t inflight;
+	uint32_t depth;
+	_Atomic uint32_t cut_depth;  /* depth of tenants without a target; = depth unless cut */
+	_Atomic uint32_t max_tenant; /* highest tenant id seen + 1 */
+	_Atomic uint64_t vlast;      /* highest virtual time of a tenant going idle: the
+				      * system's virtual time when no other is active */
+	uint64_t lag;                /* virtual time units */
+	uint64_t stale;              /* ticks: a tenant not seen for this long holds nobody back */
+	bool any_target;
+	_Atomic uint64_t win_end;
+	uint64_t win;
+	const char *name;
+	struct fair_tenant t[NVP_BDEV_MAX_TENANTS];
+};
+
+struct fair_channel {
+	struct sched_chan base; /* first */
+	struct fair_bdev *f;
+	struct sched_fifo fifo;
+};
+
+static void
+fair_get_info(void *ctx, struct nvp_sched_info *info)
+{
+	struct fair_bdev *f = ctx;
+	uint32_t i;
+
+	info->inflight = atomic_load_explicit(&f->inflight, RLX);
+	info->depth = atomic_load_explicit(&f->cut_depth, RLX);
+	for (i = 0; i < NVP_BDEV_MAX_TENANTS; i++) {
+		info->tenant_weight[i] = atomic_load_explicit(&f->t[i].weight, RLX);
+	}
+}
+
+/* "weights=1/2/4" and "lat_us.N=..." (the keys the numeric table does not know). */
+static int
+fair_param(void *ctx, const char *key, const char *value)
+{
+	struct fair_bdev *f = ctx;
+	uint64_t v, n;
+	const char *p = value;
+	char *end;
+	uint32_t i = 0;
+
+	if (strcmp(key, "weights") == 0) {
+		while (*p != '\0' && i < NVP_BDEV_MAX_TENANTS) {
+			v = strtoull(p, &end, 10);
+			if (end == p || v < 1 || v > FAIR_MAX_WEIGHT ||
+			    (*end != '/' && *end != '\0')) {
+				NVP_ERRLOG(
+					"fair: weights='%s': expected weights 1..%u separated by '/'",
+					value, FAIR_MAX_WEIGHT);
+				return -EINVAL;
+			}
+			atomic_store_explicit(&f->t[i++].weight, (uint32_t)v, RLX);
+			p = *end == '/' ? end + 1 : end;
+		}
+		return 0;
+	}
+	if (strncmp(key, "lat_us.", 7) == 0 &&
+	    nvp_strtou64(key + 7, 0, NVP_BDEV_MAX_TENANTS - 1, &n) == 0 &&
+	    nvp_strtou64(value, 0, 60000000, &v) == 0) {
+		f->t[n].lat_target = sched_us_to_ticks(v);
+		f->any_target |= v != 0;
+		return 0;
+	}
+	NVP_ERRLOG(
+		"fair: bad parameter '%s=%s' (known: weights, lag_kib, depth, stale_us, lat_us.N)",
+		key, value);
+	return -EINVAL;
+}
+
+static int
+fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
+{
+	uint64_t lag_kib = 512, depth = 64, stale_us = 1000;
+	const struct sched_num_param table[] = {
+		{ "lag_kib", &lag_kib, 4, 1048576 },
+		{ "stale_us", &stale_us, 1, 10000000 },
+		{ "depth", &depth, 1, 65536 },
+		{ NULL, NULL, 0, 0 },
+	};
+	struct fair_bdev *f = calloc(1, sizeof(*f));
+	uint32_t i;
+
+	if (f == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < NVP_BDEV_MAX_TENANTS; i++) {
+		atomic_store_explicit(&f->t[i].weight, 1, RLX);
+	}
+	if (sched_parse_params("fair", params, table, fair_param, f) != 0) {
+		free(f);
+		return -EINVAL;
+	}
+	sched_common_init(&f->common, "fair", fair_get_info);
+	f->name = nvp_bdev_get_name(bdev);
+	f->depth = (uint32_t)depth;
+	atomic_store_explicit(&f->cut_depth, f->depth, RLX);
+	f->lag = lag_kib * 1024 * FAIR_VSCALE;
+	f->stale = sched_us_to_ticks(stale_us);
+	f->win = sched_us_to_ticks(FAIR_WINDOW_MS * 1000);
+	atomic_store_explicit(&f->win_end, nvp_env_get_ticks() + f->win, RLX);
+	*bdev_ctx = f;
+	return 0;
+}
+
+static void
+fair_fini(void *bdev_ctx)
+{
+	sched_common_fini(bdev_ctx);
+	free(bdev_ctx);
+}
+
+static int
+fair_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
+{
+	struct fair_channel *c = calloc(1, sizeof(*c));
+
+	(void)ch;
+	if (c == NULL) {
+		return -ENOMEM;
+	}
+	c->f = bdev_ctx;
+	sched_chan_add(&c->f->common, &c->base);
+	*ch_ctx = c;
+	return 0;
+}
+
+static void
+fair_channel_fini(void *ch_ctx)
+{
+	struct fair_channel *c = ch_ctx;
+
+	sched_chan_del(&c->f->common, &c->base);
+	free(c);
+}
+
+/*
+ * The least virtual time of the tenants with requests queued, @skip left out; or @dflt.
+ * A tenant whose threads have not polled for f->stale ticks (descheduled, or busy
+ * elsewhere) is left out too: only its own threads can dispatch its requests, and the
+ * others must not idle waiting for it.
+ */
+static uint64_t
+vmin(struct fair_bdev *f, uint32_t skip, uint64_t dflt, uint64_t now)
+{
+	uint32_t i, n = atomic_load_explicit(&f->max_tenant, RLX);
+	uint64_t m = dflt, v;
+
+	for (i = 0; i < n; i++) {
+		if (i == skip || atomic_load_explicit(&f->t[i].queued, RLX) == 0 ||
+		    now - atomic_load_explicit(&f->t[i].seen, RLX) > f->stale) {
+			continue;
+		}
+		v = atomic_load_explicit(&f->t[i].vtime, RLX);
+		m = NVP_MIN(m, v);
+	}
+	return m;
+}
+
+static void
+fair_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
+{
+	struct fair_channel *c = ch_ctx;
+	struct fair_bdev *f = c->f;
+	struct fair_tenant *t = &f->t[io->tenant];
+	uint32_t n = atomic_load_explicit(&f->max_tenant, RLX);
+	uint64_t v, m;
+
+	atomic_store_explicit(&t->seen, now, RLX);
+	while (io->tenant >= n && !atomic_compare_exchange_weak_explicit(
+					  &f->max_tenant, &n, (uint32_t)io->tenant + 1, RLX, RLX)) {
+	}
+	if (atomic_fetch_add_explicit(&t->queued, 1, RLX) == 0) {
+		/* becoming active: no credit banked while idle */
+		v = atomic_load_explicit(&t->vtime, RLX);
+		m = vmin(f, io->tenant, UINT64_MAX, now);
+		if (m == UINT64_MAX) {
+			m = atomic_load_explicit(&f->vlast, RLX);
+		}
+		if (m > v) {
+			atomic_compare_exchange_strong_explicit(&t->vtime, &v, m, RLX, RLX);
+		}
+	}
+	fifo_push(&c->fifo, io);
+}
+
+static struct nvp_bdev_io *
+fair_dispatch(void *ch_ctx, uint64_t now)
+{
+	struct fair_channel *c = ch_ctx;
+	struct fair_bdev *f = c->f;
+	struct nvp_bdev_io *io = c->fifo.head;
+	struct fair_tenant *t;
+	uint64_t v, bytes, last;
+	uint32_t limit;
+
+	if (io == NULL) {
+		return NULL;
+	}
+	t = &f->t[io->tenant];
+	if (atomic_load_explicit(&t->seen, RLX) != now) {
+		atomic_store_explicit(&t->seen, now, RLX);
+	}
+	v = atomic_load_explicit(&t->vtime, RLX);
+	if (v > vmin(f, io->tenant, v, now) + f->lag) { /* its own vtime counts: it is queued */
+		return NULL;                            /* ahead of its share: others first */
+	}
+	limit = t->lat_target != 0 ? f->depth : atomic_load_explicit(&f->cut_depth, RLX);
+	if (!tokens_get(&f->inflight, limit)) {
+		return NULL;
+	}
+	fifo_pop(&c->fifo);
+	bytes = nvp_bdev_io_get_nbytes(io);
+	v = atomic_fetch_add_explicit(
+		    &t->vtime, bytes * FAIR_VSCALE / atomic_load_explicit(&t->weight, RLX), RLX) +
+	    bytes * FAIR_VSCALE / atomic_load_explicit(&t->weight, RLX);
+	chan_count(&c->base.dispatched, 1);
+	chan_count(&c->base.tenant_bytes[io->tenant], bytes);
+	chan_count(&c->base.tenant_ios[io->tenant], 1);
+	if (atomic_fetch_sub_explicit(&t->queued, 1, RLX) == 1) {
+		/* going idle: its virtual time becomes the system's for the next to arrive */
+		last = atomic_load_explicit(&f->vlast, RLX);
+		while (v > last &&
+		       !atomic_compare_exchange_weak_explicit(&f->vlast, &last, v, RLX, RLX)) {
+		}
+	}
+	return io;
+}
+
+/* io.latency-like: cut the depth of untargeted tenants while a targeted one suffers. */
+static void
+fair_close_window(struct fair_bdev *f, uint64_t now)
+{
+	uint64_t end = atomic_load_explicit(&f->win_end, RLX), sum, cnt;
+	uint32_t i, n = atomic_load_explicit(&f->max_tenant, RLX);
+	bool over = false;
+
+	if (now < end ||
+	    !atomic_compare_exchange_strong_explicit(&f->win_end, &end, now + f->win, RLX, RLX)) {
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (f->t[i].lat_target == 0) {
+			continue;
+		}
+		sum = atomic_exchange_explicit(&f->t[i].lat_sum, 0, RLX);
+		cnt = atomic_exchange_explicit(&f->t[i].lat_cnt, 0, RLX);
+		over |= cnt != 0 && sum / cnt > f->t[i].lat_target;
+	}
+	if (over != (atomic_load_explicit(&f->cut_depth, RLX) != f->depth)) {
+		NVP_DEBUGLOG(
+			"%s: fair: %s", f->name,
+			over ? "a tenant is over its latency target: halving the others' depth" :
+			       "latency targets met: full depth for all");
+	}
+	atomic_store_explicit(&f->cut_depth, over ? NVP_MAX(f->depth / 2, 1u) : f->depth, RLX);
+}
+
+static void
+fair_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now)
+{
+	struct fair_channel *c = ch_ctx;
+	struct fair_bdev *f = c->f;
+	struct fair_tenant *t = &f->t[io->tenant];
+
+	tokens_put(&f->inflight);
+	if (nvp_unlikely(f->any_target)) {
+		if (t->lat_target != 0) {
+			atomic_fetch_add_explicit(&t->lat_sum, latency, RLX);
+			atomic_fetch_add_explicit(&t->lat_cnt, 1, RLX);
+		}
+		if (now >= atomic_load_explicit(&f->win_end, RLX)) {
+			fair_close_window(f, now);
+		}
+	}
+}
+
+static bool
+fair_has_work(void *ch_ctx, uint64_t *next_tick)
+{
+	struct fair_channel *c = ch_ctx;
+
+	*next_tick = 0;
+	return c->fifo.count != 0;
+}
+
+const struct nvp_bdev_sched_ops g_sched_fair_ops = {
+	.name = "fair",
+	.init = fair_init,
+	.fini = fair_fini,
+	.channel_init = fair_channel_init,
+	.channel_fini = fair_channel_fini,
+	.submit = fair_submit,
+	.dispatch = fair_dispatch,
+	.complete = fair_complete,
+	.has_work = fair_has_work,
+};
+
+NVP_BDEV_SCHEDULER_REGISTER(g_sched_fair_ops)
+
+int
+nvp_bdev_sched_fair_set_weight(struct nvp_bdev *bdev, uint32_t tenant, uint32_t weight)
+{
+	struct fair_bdev *f = bdev == NULL ? NULL :
+					     nvp_bdev_get_scheduler_ctx(bdev, &g_sched_fair_ops);
+
+	if (f == NULL) {
+		return -ENOENT;
+	}
+	if (tenant >= NVP_BDEV_MAX_TENANTS || weight < 1 || weight > FAIR_MAX_WEIGHT) {
+		NVP_ERRLOG("%s: fair: tenant %u weight %u: tenants 0..%u, weights 1..%u", f->name,
+			   tenant, weight, NVP_BDEV_MAX_TENANTS - 1, FAIR_MAX_WEIGHT);
+		return -EINVAL;
+	}
+	atomic_store_explicit(&f->t[tenant].weight, weight, RLX);
+	return 0;
+}

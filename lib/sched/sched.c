@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The schedulers' public calls (state, fair weights) and what they share: parameter
+ * parsing and the unit conversions. The schedulers register themselves by name from
+ * constructors in their own files.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nvpoll/env.h"
+#include "nvpoll/util.h"
+#include "sched_internal.h"
+
+struct parse_ctx {
+	const char *who;
+	const struct sched_num_param *params;
+	int (*other)(void *ctx, const char *key, const char *value);
+	void *other_ctx;
+};
+
+static int
+param_cb(void *arg, const char *key, const char *value)
+{
+	struct parse_ctx *p = arg;
+	const struct sched_num_param *sp;
+	int rc;
+
+	for (sp = p->params; sp->key != NULL; sp++) {
+		if (strcmp(sp->key, key) != 0) {
+			continue;
+		}
+		rc = nvp_strtou64(value, sp->min, sp->max, sp->out);
+		if (rc != 0) {
+			NVP_ERRLOG("%s: %s='%s': expected a whole number from %llu to %llu", p->who,
+				   key, value, (unsigned long long)sp->min,
+				   (unsigned long long)sp->max);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (p->other != NULL) {
+		return p->other(p->other_ctx, key, value);
+	}
+	NVP_ERRLOG("%s: unknown parameter '%s'", p->who, key);
+	return -EINVAL;
+}
+
+int
+sched_parse_params(const char *who, const char *str, const struct sched_num_param *params,
+		   int (*other)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	struct parse_ctx p = { who, params, other, ctx };
+
+	if (str == NULL) {
+		return 0;
+	}
+	return nvp_kv_parse(str, param_cb, &p) != 0 ? -EINVAL : 0;
+}
+
+void
+sched_common_init(struct sched_common *c, const char *name,
+		  void (*get_info)(void *bdev_ctx, struct nvp_sched_info *info))
+{
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->get_info = get_info;
+	pthread_mutex_init(&c->lock, NULL);
+	TAILQ_INIT(&c->chans);
+}
+
+void
+sched_common_fini(struct sched_common *c)
+{
+	pthread_mutex_destroy(&c->lock);
+}
+
+void
+sched_chan_add(struct sched_common *c, struct sched_chan *ch)
+{
+	pthread_mutex_lock(&c->lock);
+	TAILQ_INSERT_TAIL(&c->chans, ch, link);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void
+chan_sum(struct sched_chan *dst, const struct sched_chan *src)
+{
+	uint32_t i;
+
+	chan_count(&dst->dispatched, atomic_load_explicit(&src->dispatched, RLX));
+	for (i = 0; i < NVP_BDEV_MAX_TENANTS; i++) {
+		chan_count(&dst->tenant_bytes[i], atomic_load_explicit(&src->tenant_bytes[i], RLX));
+		chan_count(&dst->tenant_ios[i], atomic_load_explicit(&src->tenant_ios[i], RLX));
+	}
+}
+
+void
+sched_chan_del(struct sched_common *c, struct sched_chan *ch)
+{
+	pthread_mutex_lock(&c->lock);
+	TAILQ_REMOVE(&c->chans, ch, link);
+	chan_sum(&c->retired, ch);
+	pthread_mutex_unlock(&c->lock);
+}
+
+uint64_t
+sched_us_to_ticks(uint64_t us)
+{
+	return us * nvp_env_get_ticks_hz() / 1000000;
+}
+
+static struct sched_common *
+get_common(struct nvp_bdev *bdev)
+{
+	static const struct nvp_bdev_sched_ops *const all[] = { &g_sched_deadline_ops,
+								&g_sched_kyber_ops,
+								&g_sched_fair_ops };
+	void *ctx;
+	size_t i;
+
+	for (i = 0; i < NVP_COUNTOF(all); i++) {
+		ctx = nvp_bdev_get_scheduler_ctx(bdev, all[i]);
+		if (ctx != NULL) {
+			return ctx;
+		}
+	}
+	return NULL;
+}
+
+int
+nvp_bdev_sched_get_info(struct nvp_bdev *bdev, struct nvp_sched_info *info)
+{
+	struct sched_common *c;
+
+	if (bdev == NULL || info == NULL || info->info_size < sizeof(*info)) {
+		return -EINVAL;
+	}
+	memset((char *)info + sizeof(info->info_size), 0, sizeof(*info) - sizeof(info->info_size));
+	nvp_strlcpy(info->name, nvp_bdev_get_scheduler(bdev), sizeof(info->name));
+	c = get_common(bdev);
+	if (c != NULL) {
+		struct sched_chan sum, *ch;
+		uint32_t i;
+
+		memset(&sum, 0, sizeof(sum));
+		pthread_mutex_lock(&c->lock);
+		chan_sum(&sum, &c->retired);
+		TAILQ_FOREACH (ch, &c->chans, link) {
+			chan_sum(&sum, ch);
+		}
+		pthread_mutex_unlock(&c->lock);
+		info->dispatched = sum.dispatched;
+		for (i = 0; i < NVP_BDEV_MAX_TENANTS; i++) {
+			info->tenant_bytes[i] = sum.tenant_bytes[i];
+			info->tenant_ios[i] = sum.tenant_ios[i];
+		}
+		c->get_info(c, info);
+	}
+	return 0;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared by the schedulers of lib/sched (deadline.c, kyber.c, fair.c) and sched.c (the
+ * public calls): a FIFO of bdev_ios through their stage_next link, a device-wide token
+ * counter, parameter parsing, and the hook each scheduler gives sched.c to report its
+ * state. See include/nvpoll/sched.h for the behaviour.
+ */
+#ifndef NVP_SCHED_INTERNAL_H
+#define NVP_SCHED_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "nvpoll/bdev.h"
+#include "nvpoll/bdev_module.h"
+#include "nvpoll/sched.h"
+
+#undef NVP_LOG_COMPONENT
+#define NVP_LOG_COMPONENT "sched"
+#include "nvpoll/log.h"
+
+#define RLX memory_order_relaxed
+
+/* A FIFO of bdev_ios linked through stage_next (the scheduler holds them). */
+struct sched_fifo {
+	struct nvp_bdev_io *head;
+	struct nvp_bdev_io *tail;
+	uint32_t count;
+};
+
+static inline void
+fifo_push(struct sched_fifo *f, struct nvp_bdev_io *io)
+{
+	io->stage_next = NULL;
+	if (f->tail != NULL) {
+		f->tail->stage_next = io;
+	} else {
+		f->head = io;
+	}
+	f->tail = io;
+	f->count++;
+}
+
+static inline struct nvp_bdev_io *
+fifo_pop(struct sched_fifo *f)
+{
+	struct nvp_bdev_io *io = f->head;
+
+	if (io != NULL) {
+		f->head = io->stage_next;
+		if (f->head == NULL) {
+			f->tail = NULL;
+		}
+		f->count--;
+	}
+	return io;
+}
+
+/* Take one of @limit device-wide tokens. \return true if taken. */
+static inline bool
+tokens_get(_Atomic uint32_t *inflight, uint32_t limit)
+{
+	uint32_t cur = atomic_load_explicit(inflight, RLX);
+
+	do {
+		if (cur >= limit) {
+			return false;
+		}
+	} while (!atomic_compare_exchange_weak_explicit(inflight, &cur, cur + 1, RLX, RLX));
+	return true;
+}
+
+static inline void
+tokens_put(_Atomic uint32_t *inflight)
+{
+	atomic_fetch_sub_explicit(inflight, 1, RLX);
+}
+
+/* Single writer: a relaxed add without a locked instruction. */
+static inline void
+counter_add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, RLX) + v, RLX);
+}
+
+/* One numeric parameter: @key's value within [@min, @max] into *@out. */
+struct sched_num_param {
+	const char *key;
+	uint64_t *out;
+	uint64_t min;
+	uint64_t max;
+};
+
+/*
+ * Parse "key=value ..." against @params (a NULL key ends the table); keys not in the
+ * table go to @other (may be NULL: then they are errors). \return 0 or -EINVAL (logged,
+ * naming the scheduler @who and the key).
+ */
+int sched_parse_params(const char *who, const char *str, const struct sched_num_param *params,
+		       int (*other)(void *ctx, const char *key, const char *value), void *ctx);
+
+/*
+ * Every scheduler's channel context starts with this: counters its thread alone writes
+ * (relaxed stores, no locked instruction on the I/O path), read by nvp_bdev_sched_get_info
+ * and by window closers through the bdev's channel list.
+ */
+struct sched_chan {
+	_Atomic uint64_t dispatched;
+	_Atomic uint64_t tenant_bytes[NVP_BDEV_MAX_TENANTS];
+	_Atomic uint64_t tenant_ios[NVP_BDEV_MAX_TENANTS];
+	TAILQ_ENTRY(sched_chan) link; /* under sched_common.lock */
+};
+
+/* Every scheduler's bdev context starts with this, so sched.c can report on it. */
+struct sched_common {
+	const char *name;
+	void (*get_info)(void *bdev_ctx, struct nvp_sched_info *info);
+	pthread_mutex_t lock; /* the channel list and the retired counters; never per I/O */
+	TAILQ_HEAD(, sched_chan) chans;
+	struct sched_chan retired; /* counters of destroyed channels */
+};
+
+void sched_common_init(struct sched_common *c, const char *name,
+		       void (*get_info)(void *bdev_ctx, struct nvp_sched_info *info));
+void sched_common_fini(struct sched_common *c);
+void sched_chan_add(struct sched_common *c, struct sched_chan *ch);
+void sched_chan_del(struct sched_common *c, struct sched_chan *ch);
+
+/* Single writer: a relaxed add without a locked instruction. */
+static inline void
+chan_count(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, RLX) + v, RLX);
+}
+
+extern const struct nvp_bdev_sched_ops g_sched_deadline_ops;
+extern const struct nvp_bdev_sched_ops g_sched_kyber_ops;
+extern const struct nvp_bdev_sched_ops g_sched_fair_ops;
+
+uint64_t sched_us_to_ticks(uint64_t us);
+
+#endif /* NVP_SCHED_INTERNAL_H */

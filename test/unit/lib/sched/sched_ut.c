@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The schedulers through their ops tables, with requests made by hand and a clock the
+ * test moves: deadline's batches, starvation limit, expiry and depth; kyber's domains,
+ * tokens, and depth changes from synthetic latencies; fair's shares, eligibility, no
+ * idling and no banked credit; parameters. Nothing here is timed.
+ */
+#include "../bdev/ut_bdev.h"
+
+#include "sched/sched.c"
+#include "sched/deadline.c"
+#include "sched/kyber.c"
+#include "sched/fair.c"
+
+#define MAX_IOS 4096
+
+static struct nvp_bdev_io g_ios[MAX_IOS];
+static uint32_t g_nios;
+static struct nvp_bdev *g_bdev;
+static uint64_t g_hz, g_t0;
+
+static struct nvp_bdev_io *
+mkio(uint8_t type, uint8_t tenant, uint64_t blocks)
+{
+	struct nvp_bdev_io *io = &g_ios[g_nios++ % MAX_IOS];
+
+	memset(io, 0, sizeof(*io));
+	io->type = type;
+	io->tenant = tenant;
+	io->num_blocks = blocks;
+	io->offset_blocks = g_nios;
+	io->bdev = g_bdev;
+	return io;
+}
+
+static uint64_t
+ms(double v)
+{
+	return (uint64_t)(v * (double)g_hz / 1000.0);
+}
+
+static void
+setup_bdev(void)
+{
+	if (g_bdev == NULL) {
+		g_bdev = ut_stub_register("s0", 1u << 20, 0, 0);
+		g_hz = nvp_env_get_ticks_hz();
+	}
+	g_t0 = nvp_env_get_ticks();
+}
+
+struct sched_run {
+	const struct nvp_bdev_sched_ops *ops;
+	void *bctx;
+	void *ch[4];
+};
+
+static void
+start(struct sched_run *r, const struct nvp_bdev_sched_ops *ops, const char *params,
+      unsigned int channels)
+{
+	unsigned int i;
+
+	setup_bdev();
+	r->ops = ops;
+	CU_ASSERT_EQUAL_FATAL(ops->init(g_bdev, params, &r->bctx), 0);
+	for (i = 0; i < channels; i++) {
+		CU_ASSERT_EQUAL_FATAL(ops->channel_init(r->bctx, NULL, &r->ch[i]), 0);
+	}
+}
+
+static void
+stop(struct sched_run *r, unsigned int channels)
+{
+	unsigned int i;
+
+	for (i = 0; i < channels; i++) {
+		r->ops->channel_fini(r->ch[i]);
+	}
+	r->ops->fini(r->bctx);
+}
+
+/* Dispatch everything that may go now from channel 0, letters into @seq. */
+static uint32_t
+drain(struct sched_run *r, void *ch, uint64_t now, char *seq, bool complete)
+{
+	struct nvp_bdev_io *io;
+	uint32_t n = 0;
+
+	while ((io = r->ops->dispatch(ch, now)) != NULL) {
+		seq[n++] = io->type == NVP_BDEV_IO_READ ? 'R' : 'W';
+		if (complete) {
+			r->ops->complete(ch, io, 1, now);
+		}
+	}
+	seq[n] = '\0';
+	return n;
+}
+
+static void
+test_deadline_batches_and_starvation(void)
+{
+	struct sched_run r;
+	char seq[64];
+	int i;
+
+	start(&r, &g_sched_deadline_ops, "fifo_batch=2 writes_starved=1", 1);
+	for (i = 0; i < 10; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 1), g_t0);
+	}
+	for (i = 0; i < 4; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0);
+	}
+	drain(&r, r.ch[0], g_t0, seq, true);
+	/* read batches of 2; after one read batch (writes_starved=1) a write batch */
+	CU_ASSERT_STRING_EQUAL(seq, "RRWWRRWWRRRRRR");
+	stop(&r, 1);
+}
+
+static void
+test_deadline_expiry(void)
+{
+	struct sched_run r;
+	struct nvp_sched_info info = { .info_size = sizeof(info) };
+	char seq[64];
+	int i;
+
+	start(&r, &g_sched_deadline_ops, "write_expire_ms=10 fifo_batch=4 writes_starved=100", 1);
+	for (i = 0; i < 3; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0);
+	}
+	for (i = 0; i < 8; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 1), g_t0);
+	}
+	/* before expiry reads win, one at a time here */
+	CU_ASSERT_EQUAL(r.ops->dispatch(r.ch[0], g_t0)->type, NVP_BDEV_IO_READ);
+	CU_ASSERT_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(5))->type, NVP_BDEV_IO_READ);
+	/* the writes' deadline passes mid-batch: they go next */
+	drain(&r, r.ch[0], g_t0 + ms(11), seq, true);
+	CU_ASSERT_EQUAL(strncmp(seq, "WWW", 3), 0);
+	CU_ASSERT_STRING_EQUAL(seq + 3, "RRRRRR");
+	CU_ASSERT_EQUAL(g_sched_deadline_ops.has_work(r.ch[0], &(uint64_t){ 0 }), false);
+	((struct dl_bdev *)r.bctx)->common.get_info(r.bctx, &info);
+	CU_ASSERT(info.expired >= 1);
+	stop(&r, 1);
+}
+
+static void
+test_deadline_depth(void)
+{
+	struct sched_run r;
+	struct nvp_bdev_io *a, *b;
+	uint64_t next;
+
+	start(&r, &g_sched_deadline_ops, "depth=2", 2);
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 1), g_t0);
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 1), g_t0);
+	r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 0, 1), g_t0);
+	a = r.ops->dispatch(r.ch[0], g_t0);
+	b = r.ops->dispatch(r.ch[0], g_t0);
+	CU_ASSERT_PTR_NOT_NULL(a);
+	CU_ASSERT_PTR_NOT_NULL(b);
+	/* the depth is device-wide: the other channel waits too */
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[1], g_t0));
+	CU_ASSERT_TRUE(r.ops->has_work(r.ch[1], &next));
+	r.ops->complete(r.ch[0], a, 1, g_t0);
+	CU_ASSERT_PTR_NOT_NULL(r.ops->dispatch(r.ch[1], g_t0));
+	r.ops->complete(r.ch[0], b, 1, g_t0);
+	stop(&r, 2);
+}
+
+static void
+test_params_rejected(void)
+{
+	void *ctx;
+
+	setup_bdev();
+	CU_ASSERT_EQUAL(g_sched_deadline_ops.init(g_bdev, "fifo_batch=0", &ctx), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "fifo_batch") != NULL);
+	CU_ASSERT_EQUAL(g_sched_deadline_ops.init(g_bdev, "nosuch=1", &ctx), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "nosuch") != NULL);
+	CU_ASSERT_EQUAL(g_sched_kyber_ops.init(g_bdev, "read_lat_us=x", &ctx), -EINVAL);
+	CU_ASSERT_EQUAL(g_sched_fair_ops.init(g_bdev, "weights=1/0/2", &ctx), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "weights") != NULL);
+	CU_ASSERT_EQUAL(g_sched_fair_ops.init(g_bdev, "lat_us.99=5", &ctx), -EINVAL);
+	/* through the bdev: the scheduler is chosen by name; info and weights */
+	CU_ASSERT_EQUAL(nvp_bdev_sched_fair_set_weight(g_bdev, 0, 2), -ENOENT);
+	CU_ASSERT_EQUAL(nvp_bdev_set_scheduler(g_bdev, "fair", "weights=1/2/4 depth=8"), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_sched_fair_set_weight(g_bdev, 3, 5), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_sched_fair_set_weight(g_bdev, 3, 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_sched_fair_set_weight(g_bdev, 64, 1), -EINVAL);
+	{
+		struct nvp_sched_info info = { .info_size = sizeof(info) };
+
+		CU_ASSERT_EQUAL(nvp_bdev_sched_get_info(g_bdev, &info), 0);
+		CU_ASSERT_STRING_EQUAL(info.name, "fair");
+		CU_ASSERT_EQUAL(info.depth, 8);
+		CU_ASSERT_EQUAL(info.tenant_weight[2], 4);
+		CU_ASSERT_EQUAL(info.tenant_weight[3], 5);
+		CU_ASSERT_EQUAL(info.tenant_weight[4], 1);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_set_scheduler(g_bdev, "none", NULL), 0);
+}
+
+static void
+test_kyber_domains_and_tokens(void)
+{
+	struct sched_run r;
+	uint32_t reads = 0, writes = 0, i;
+	struct nvp_bdev_io *io;
+
+	start(&r, &g_sched_kyber_ops, NULL, 1);
+	for (i = 0; i < 300; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 1), g_t0);
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0);
+	}
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_UNMAP, 0, 1), g_t0);
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_FLUSH, 0, 1), g_t0);
+	while ((io = r.ops->dispatch(r.ch[0], g_t0)) != NULL) {
+		reads += io->type == NVP_BDEV_IO_READ;
+		writes += io->type == NVP_BDEV_IO_WRITE;
+	}
+	CU_ASSERT_EQUAL(reads, 256);
+	CU_ASSERT_EQUAL(writes, 128);
+	CU_ASSERT_EQUAL(((struct ky_bdev *)r.bctx)->inflight[NVP_SCHED_KYBER_DISCARD], 1);
+	CU_ASSERT_EQUAL(((struct ky_bdev *)r.bctx)->inflight[NVP_SCHED_KYBER_OTHER], 1);
+	stop(&r, 1);
+}
+
+/* @n completions of domain-@type I/O with device latency @lat, at @now. */
+static void
+kyber_feed(struct sched_run *r, uint8_t type, uint32_t n, uint64_t lat, uint64_t now)
+{
+	struct nvp_bdev_io *io;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		r->ops->submit(r->ch[0], mkio(type, 0, 1), now - lat);
+		io = r->ops->dispatch(r->ch[0], now - lat);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(io);
+		r->ops->complete(r->ch[0], io, lat, now);
+	}
+}
+
+static void
+test_kyber_resize(void)
+{
+	struct sched_run r;
+	struct ky_bdev *k;
+	uint64_t now;
+
+	start(&r, &g_sched_kyber_ops, "read_lat_us=1000 write_lat_us=4000 window_ms=100", 1);
+	k = r.bctx;
+	/* reads fast (bucket 0), writes at 3x their target (bucket 7): congested */
+	now = g_t0 + ms(1);
+	kyber_feed(&r, NVP_BDEV_IO_READ, 600, ms(0.1), now);
+	kyber_feed(&r, NVP_BDEV_IO_WRITE, 600, ms(12), now);
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_READ], 256); /* window not over yet */
+	now = g_t0 + ms(101);
+	kyber_feed(&r, NVP_BDEV_IO_READ, 1, ms(0.1), now);
+	/* reads: 256 * (0 + 1) / 4; writes: 128 * 8 / 4, held at their maximum 128 */
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_READ], 64);
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_WRITE], 128);
+	CU_ASSERT_EQUAL(k->congested, 1);
+	/* not congested, reads comfortably under target: no change */
+	kyber_feed(&r, NVP_BDEV_IO_READ, 600, ms(0.3), now + ms(1));
+	kyber_feed(&r, NVP_BDEV_IO_WRITE, 600, ms(1), now + ms(1));
+	kyber_feed(&r, NVP_BDEV_IO_READ, 1, ms(0.3), now + ms(102));
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_READ], 64);
+	/* reads over target (1.6x: bucket 6), no other congestion signal needed: they grow
+	 * by (6 + 1) / 4 */
+	now += ms(200);
+	kyber_feed(&r, NVP_BDEV_IO_READ, 600, ms(1.6), now);
+	kyber_feed(&r, NVP_BDEV_IO_READ, 1, ms(1.6), now + ms(101));
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_READ], 64 * 7 / 4);
+	stop(&r, 1);
+}
+
+/* Two channels, one tenant each, kept backlogged; each dispatch completes at once. */
+static void
+fair_run(struct sched_run *r, uint32_t rounds, uint64_t bytes_out[2])
+{
+	struct nvp_bdev_io *io;
+	uint32_t i, c;
+
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < 8; i++) {
+			r->ops->submit(r->ch[c], mkio(NVP_BDEV_IO_READ, (uint8_t)c, 8), g_t0);
+		}
+	}
+	for (i = 0; i < rounds; i++) {
+		for (c = 0; c < 2; c++) {
+			io = r->ops->dispatch(r->ch[c], g_t0);
+			if (io == NULL) {
+				continue;
+			}
+			bytes_out[c] += nvp_bdev_io_get_nbytes(io);
+			r->ops->complete(r->ch[c], io, 1, g_t0);
+			r->ops->submit(r->ch[c], mkio(NVP_BDEV_IO_READ, (uint8_t)c, 8), g_t0);
+		}
+	}
+}
+
+static void
+test_fair_shares(void)
+{
+	struct sched_run r;
+	uint64_t bytes[2] = { 0, 0 };
+	double ratio;
+
+	start(&r, &g_sched_fair_ops, "weights=1/3 lag_kib=16 depth=4", 2);
+	fair_run(&r, 4000, bytes);
+	ratio = (double)bytes[1] / (double)bytes[0];
+	CU_ASSERT(ratio > 2.7 && ratio < 3.3);
+	printf("fair 1:3 -> %.3f ", ratio);
+	stop(&r, 2);
+}
+
+static void
+test_fair_no_idling_no_banking(void)
+{
+	struct sched_run r;
+	struct fair_bdev *f;
+	struct nvp_bdev_io *io;
+	uint64_t bytes[2] = { 0, 0 };
+	uint32_t i, n = 0;
+
+	start(&r, &g_sched_fair_ops, "lag_kib=16 depth=4", 2);
+	f = r.bctx;
+	/* tenant 0 alone: nobody to wait for, far past the lag */
+	for (i = 0; i < 200; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+		io = r.ops->dispatch(r.ch[0], g_t0);
+		n += io != NULL;
+		if (io != NULL) {
+			r.ops->complete(r.ch[0], io, 1, g_t0);
+		}
+	}
+	CU_ASSERT_EQUAL(n, 200);
+	/* tenant 1 arrives: it starts at tenant 0's virtual time, not 800 KiB behind */
+	r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 1, 8), g_t0);
+	CU_ASSERT(f->t[1].vtime + f->lag >= f->t[0].vtime);
+	io = r.ops->dispatch(r.ch[1], g_t0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io);
+	r.ops->complete(r.ch[1], io, 1, g_t0);
+	/* from here on equal weights share equally */
+	fair_run(&r, 2000, bytes);
+	CU_ASSERT(bytes[1] > bytes[0] * 9 / 10 && bytes[1] < bytes[0] * 11 / 10);
+	stop(&r, 2);
+}
+
+/* Tenant 1 has work queued but its thread stopped polling: after stale_us it holds
+ * tenant 0 back no longer. */
+static void
+test_fair_stale_tenant(void)
+{
+	struct sched_run r;
+	struct nvp_bdev_io *io;
+	uint32_t i, early = 0, late = 0;
+
+	start(&r, &g_sched_fair_ops, "lag_kib=16 stale_us=1000 depth=64", 2);
+	r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 1, 8), g_t0);
+	for (i = 0; i < 50; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+	}
+	while ((io = r.ops->dispatch(r.ch[0], g_t0 + ms(0.5))) != NULL) {
+		early++;
+		r.ops->complete(r.ch[0], io, 1, g_t0 + ms(0.5));
+	}
+	/* 16 KiB of lag in 4 KiB requests: a handful, then tenant 1 must go first */
+	CU_ASSERT(early >= 4 && early <= 6);
+	while ((io = r.ops->dispatch(r.ch[0], g_t0 + ms(2))) != NULL) {
+		late++;
+		r.ops->complete(r.ch[0], io, 1, g_t0 + ms(2));
+	}
+	CU_ASSERT_EQUAL(early + late, 50);
+	io = r.ops->dispatch(r.ch[1], g_t0 + ms(2));
+	CU_ASSERT_PTR_NOT_NULL(io);
+	stop(&r, 2);
+}
+
+static void
+test_fair_latency_target_cuts_others(void)
+{
+	struct sched_run r;
+	struct fair_bdev *f;
+	struct nvp_bdev_io *io;
+	uint32_t i, n = 0;
+
+	start(&r, &g_sched_fair_ops, "depth=8 lat_us.1=100", 2);
+	f = r.bctx;
+	/* tenant 1's completions at 1 ms against a 100 us target */
+	for (i = 0; i < 10; i++) {
+		r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 1, 1), g_t0);
+		io = r.ops->dispatch(r.ch[1], g_t0);
+		r.ops->complete(r.ch[1], io, ms(1), g_t0 + ms(1));
+	}
+	r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 1, 1), g_t0);
+	io = r.ops->dispatch(r.ch[1], g_t0);
+	r.ops->complete(r.ch[1], io, ms(1), g_t0 + ms(150)); /* closes the window */
+	CU_ASSERT_EQUAL(f->cut_depth, 4);
+	/* tenant 0 (no target) may now have only 4 in flight */
+	for (i = 0; i < 8; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 1), g_t0);
+	}
+	while (r.ops->dispatch(r.ch[0], g_t0 + ms(151)) != NULL) {
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 4);
+	stop(&r, 2);
+}
+
+int
+main(void)
+{
+	static const struct ut_test tests[] = {
+		UT_TEST(test_deadline_batches_and_starvation),
+		UT_TEST(test_deadline_expiry),
+		UT_TEST(test_deadline_depth),
+		UT_TEST(test_params_rejected),
+		UT_TEST(test_kyber_domains_and_tokens),
+		UT_TEST(test_kyber_resize),
+		UT_TEST(test_fair_shares),
+		UT_TEST(test_fair_no_idling_no_banking),
+		UT_TEST(test_fair_stale_tenant),
+		UT_TEST(test_fair_latency_target_cuts_others),
+	};
+	struct ut_done unused = { 0 };
+
+	(void)unused;
+	(void)ut_done_cb;
+	(void)ut_event_cb;
+	return ut_run("sched", tests, sizeof(tests) / sizeof(tests[0]));
+}
