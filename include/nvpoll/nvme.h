@@ -417,9 +417,11 @@ int nvp_nvme_write_hint_parse(const char *str, enum nvp_nvme_write_hint *hint);
  * Make @ns carry write lifetime hints. Without the Directives capability (OACS bit 5)
  * nothing is sent to the device; otherwise Identify directive, and where Streams are
  * supported: enable them, read their parameters and allocate up to @max_streams (0 = one
- * per hint class) of them. The hint classes are then spread over the streams granted
- * (hint h of 4 goes to stream ceil(h x n / 4): with fewer streams than classes the
- * shortest-lived share the first). A controller that refuses any step leaves the
+ * per hint class) of them. The hint classes are then spread over the n streams granted
+ * and the device's default stream (writes without a directive): class h of 4 goes to
+ * group (h - 1)(n + 1) / 4, groups 0..n-1 being streams 1..n and group n no directive;
+ * so 1 stream: short, medium -> 1, long, extreme -> none; 2: short, medium -> 1, long
+ * -> 2, extreme -> none; 3: one each, extreme -> none. A controller that refuses any step leaves the
  * namespace at NVP_NVME_PLACEMENT_NONE. Call once per namespace, before the writes;
  * not thread-safe against hinted writes on @ns.
  * \return 0 (placement chosen, possibly none); -ENXIO, -ETIMEDOUT, -ENOMEM from the

@@ -8,10 +8,12 @@
  * needs come out of that spare space, as on a real drive.
  *
  * Writes go to the open block of their stream (0 = no stream, 1..N = NVMe stream
- * identifiers; the last one is garbage collection's own), so data of one lifetime shares
- * erase blocks. When fewer than EMU_FTL_GC_LOW blocks are free, garbage collection picks
- * a closed victim (greedy: fewest valid pages; cost-benefit: Rosenblum and Ousterhout's
- * (1 - u) / 2u x age), copies its valid pages to the GC block and erases it. Every page
+ * identifiers), so data of one lifetime shares erase blocks. When fewer than
+ * EMU_FTL_GC_LOW blocks are free, garbage collection picks a closed victim (greedy:
+ * fewest valid pages; cost-benefit: Rosenblum and Ousterhout's (1 - u) / 2u x age),
+ * copies its valid pages to the GC block of the victim's stream and erases it: each
+ * stream has a GC block of its own, so relocation does not mix lifetimes the host kept
+ * apart (without streams that is the usual single host block + single GC block). Every page
  * programmed counts as a NAND write; a host page counts as a host write; write
  * amplification = NAND writes / host writes. Deallocation (DSM, Write Zeroes) unmaps
  * pages, which is what lets GC skip them.
@@ -38,6 +40,7 @@ struct ftl_block {
 	uint32_t wp;    /* pages programmed */
 	uint64_t stamp; /* host page clock at the last program: age for cost-benefit */
 	uint8_t state;
+	uint8_t stream; /* open block index it was written through */
 };
 
 struct emu_ftl {
@@ -48,16 +51,19 @@ struct emu_ftl {
 	struct ftl_block *blk;
 	uint32_t *free_stack;
 	uint32_t nfree;
-	uint32_t nopen; /* streams + 2: unhinted, 1..streams, GC */
-	uint32_t open[EMU_FTL_MAX_STREAMS + 2];
+	uint32_t nopen; /* 2 x (streams + 1): host 0..streams, then GC 0..streams */
+	uint32_t open[2 * (EMU_FTL_MAX_STREAMS + 1)];
 	uint64_t clock; /* host pages written */
 	struct emu_ftl_counters cnt;
 };
 
+/* Where GC moves the valid pages of a block written through open block @src. */
 static inline uint32_t
-gc_stream(const struct emu_ftl *f)
+gc_stream(const struct emu_ftl *f, uint32_t src)
 {
-	return f->nopen - 1;
+	uint32_t host = f->cfg.nstreams + 1;
+
+	return src >= host ? src : host + src;
 }
 
 /* Blocks for @lpages logical pages plus @op_pct percent, rounded up. */
@@ -82,7 +88,8 @@ emu_ftl_create(const struct emu_ftl_cfg *cfg, struct emu_ftl **out)
 	nb = ftl_blocks(cfg->lpages, cfg->ppb, cfg->op_pct);
 	pp = nb * cfg->ppb;
 	/* a GC victim with a free page must always exist once the open blocks are full */
-	if (pp >= UNMAPPED || nb < cfg->lpages / cfg->ppb + cfg->nstreams + 2 + EMU_FTL_GC_LOW) {
+	if (pp >= UNMAPPED ||
+	    nb < cfg->lpages / cfg->ppb + 2 * (cfg->nstreams + 1) + EMU_FTL_GC_LOW) {
 		return -EINVAL;
 	}
 	f = calloc(1, sizeof(*f));
@@ -91,7 +98,7 @@ emu_ftl_create(const struct emu_ftl_cfg *cfg, struct emu_ftl **out)
 	}
 	f->cfg = *cfg;
 	f->nblocks = (uint32_t)nb;
-	f->nopen = cfg->nstreams + 2;
+	f->nopen = 2 * (cfg->nstreams + 1);
 	f->l2p = malloc(cfg->lpages * sizeof(uint32_t));
 	f->p2l = malloc(pp * sizeof(uint32_t));
 	f->blk = calloc(nb, sizeof(*f->blk));
@@ -161,6 +168,7 @@ program(struct emu_ftl *f, uint32_t stream, uint64_t lp)
 		}
 		b = f->free_stack[--f->nfree];
 		f->blk[b].state = BLK_OPEN;
+		f->blk[b].stream = (uint8_t)stream;
 		f->open[stream] = b;
 	}
 	ppn = b * f->cfg.ppb + f->blk[b].wp++;
@@ -223,7 +231,7 @@ gc_one(struct emu_ftl *f)
 		if (lp == UNMAPPED) {
 			continue;
 		}
-		if (program(f, gc_stream(f), lp) != 0) {
+		if (program(f, gc_stream(f, f->blk[v].stream), lp) != 0) {
 			return -ENOSPC;
 		}
 		f->cnt.gc_pages++;

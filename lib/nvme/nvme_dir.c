@@ -127,7 +127,12 @@ nvp_nvme_ns_streams_allocate(struct nvp_nvme_ns *ns, uint16_t nsr, uint16_t *nsa
 
 /* ---- hints ---- */
 
-/* Spread hint classes 1..4 over @n streams: ceil(h x n / 4), so each stream gets some. */
+/*
+ * Spread hint classes 1..4 over @n streams. The device keeps writes without a directive
+ * apart too (its default stream), so there are n + 1 groups: class h goes to group
+ * (h - 1)(n + 1) / 4, groups 0..n-1 are streams 1..n, and the longest-lived group, n,
+ * goes without a directive. With 4 or more streams every class has its own.
+ */
 static void
 build_hint_map(struct nvp_nvme_ns *ns, uint16_t n)
 {
@@ -135,7 +140,9 @@ build_hint_map(struct nvp_nvme_ns *ns, uint16_t n)
 
 	memset(ns->hint_dspec, 0, sizeof(ns->hint_dspec));
 	for (uint32_t h = 1; n != 0 && h <= classes; h++) {
-		ns->hint_dspec[h] = (uint16_t)((h * n + classes - 1) / classes);
+		uint32_t g = n >= classes ? h - 1 : (h - 1) * (n + 1u) / classes;
+
+		ns->hint_dspec[h] = g < n ? (uint16_t)(g + 1) : 0;
 	}
 	ns->num_streams = n;
 	ns->placement = n != 0 ? NVP_NVME_PLACEMENT_STREAMS : NVP_NVME_PLACEMENT_NONE;
@@ -243,7 +250,7 @@ hint_directive(struct nvp_nvme_ns *ns, enum nvp_nvme_write_hint hint, uint32_t *
 	*dspec = ns->hint_dspec[hint];
 	if (*dspec != 0) {
 		*io_flags |= NVME_IO_FLAGS_DTYPE_STREAMS;
-	} else if (hint != NVP_NVME_WRITE_HINT_NONE) {
+	} else if (hint != NVP_NVME_WRITE_HINT_NONE && ns->placement == NVP_NVME_PLACEMENT_NONE) {
 		__atomic_fetch_add(&ns->hints_dropped, 1, __ATOMIC_RELAXED);
 	}
 	return 0;

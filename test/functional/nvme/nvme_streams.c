@@ -70,7 +70,7 @@ test_streams_hints(void)
 	struct fx_ctrlr fx;
 
 	FX_NEEDS_EMU("emu streams and FTL options");
-	if (fx_open(&fx, "size=4M lba=512 streams=8 ftl=1 ftl_ppb=16 ftl_op=28") != 0) {
+	if (fx_open(&fx, "size=4M lba=512 streams=8 ftl=1 ftl_ppb=16 ftl_op=40") != 0) {
 		fx_close(&fx);
 		return;
 	}
@@ -124,11 +124,14 @@ test_fewer_streams(void)
 	CU_ASSERT_EQUAL(nvp_nvme_ns_hints_setup(fx.ns, 0), 0);
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_num_streams(fx.ns), 2);
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_hint_stream(fx.ns, NVP_NVME_WRITE_HINT_SHORT), 1);
-	CU_ASSERT_EQUAL(nvp_nvme_ns_get_hint_stream(fx.ns, NVP_NVME_WRITE_HINT_EXTREME), 2);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_hint_stream(fx.ns, NVP_NVME_WRITE_HINT_LONG), 2);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_hint_stream(fx.ns, NVP_NVME_WRITE_HINT_EXTREME), 0);
 	write_verify(&fx, 0, NVP_NVME_WRITE_HINT_MEDIUM, 3);
-	write_verify(&fx, NBLK, NVP_NVME_WRITE_HINT_EXTREME, 4);
+	write_verify(&fx, NBLK, NVP_NVME_WRITE_HINT_LONG, 4);
+	write_verify(&fx, 2 * NBLK, NVP_NVME_WRITE_HINT_EXTREME, 5); /* default stream */
 	nvp_emu_ctrlr_get_stats(fx.emu, &st);
 	CU_ASSERT_EQUAL(st.stream_writes, 2);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_hints_dropped(fx.ns), 0);
 	/* a raw write naming a stream the namespace never got is refused by the device */
 	{
 		uint8_t *buf = fx_dma_alloc(4096);

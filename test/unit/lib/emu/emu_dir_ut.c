@@ -220,7 +220,7 @@ test_ftl_through_commands(void)
 	struct ut_host h;
 
 	CU_ASSERT_EQUAL_FATAL(
-		ut_host_init(&h, "nn=2 size=1M lba=4096/512 streams=2 ftl=1 ftl_ppb=16 ftl_op=40"),
+		ut_host_init(&h, "nn=2 size=1M lba=4096/512 streams=2 ftl=1 ftl_ppb=16 ftl_op=60"),
 		0);
 	CU_ASSERT_EQUAL_FATAL(ut_create_qpair(&h, 1, 16), 0);
 	CU_ASSERT_EQUAL(enable_streams(&h, 1, true), 0);
@@ -235,7 +235,7 @@ test_ftl_through_commands(void)
 	CU_ASSERT_EQUAL(l->nsid_count, 1);
 	CU_ASSERT_EQUAL(l->page_size, 4096);
 	CU_ASSERT_EQUAL(l->pages_per_block, 16);
-	CU_ASSERT_EQUAL(l->op_pct, 40);
+	CU_ASSERT_EQUAL(l->op_pct, 60);
 	CU_ASSERT_EQUAL(l->streams, 2);
 	CU_ASSERT_EQUAL(l->logical_pages, 256);
 	CU_ASSERT_EQUAL(l->host_pages, 256);

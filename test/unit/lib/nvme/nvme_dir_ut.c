@@ -225,14 +225,14 @@ test_streams_map(void)
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_hint_stream(&g_ns, NVP_NVME_WRITE_HINT_COUNT), 0);
 }
 
-/* Fewer streams than classes: the shortest-lived share, every stream used. */
+/* Fewer streams than classes: the shortest-lived share, the longest take the default. */
 static void
 test_fewer_streams(void)
 {
 	static const uint16_t want[4][5] = {
-		{ 0, 1, 1, 1, 1 }, /* 1 stream */
-		{ 0, 1, 1, 2, 2 }, /* 2 */
-		{ 0, 1, 2, 3, 3 }, /* 3 */
+		{ 0, 1, 1, 0, 0 }, /* 1 stream: the longest-lived go without a directive */
+		{ 0, 1, 1, 2, 0 }, /* 2 */
+		{ 0, 1, 2, 3, 0 }, /* 3 */
 		{ 0, 1, 2, 3, 4 },
 	};
 
@@ -245,6 +245,12 @@ test_fewer_streams(void)
 				nvp_nvme_ns_get_hint_stream(&g_ns, (enum nvp_nvme_write_hint)h),
 				want[n - 1][h]);
 		}
+		/* a class placed in the default stream on purpose is not a dropped hint */
+		CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write_hint(&g_ns, NULL, NULL, 0, 1, NULL, NULL, 0,
+							   NVP_NVME_WRITE_HINT_EXTREME),
+				0);
+		CU_ASSERT_EQUAL(g_wflags, n < 4 ? 0 : NVME_IO_FLAGS_DTYPE_STREAMS);
+		CU_ASSERT_EQUAL(nvp_nvme_ns_get_hints_dropped(&g_ns), 0);
 	}
 	/* the caller's limit, and MSL, bound the request */
 	setup(true, true, 16, 16);
