@@ -17,7 +17,9 @@
  *  - Streams, Get Status / Release Identifier / Release Resources.
  * A write with DTYPE = 1 needs Streams enabled on its namespace and a stream identifier
  * 1..MSL in DSPEC (CDW13 31:16); the identifier opens the stream and chooses the FTL's
- * open erase block. Anything else is Invalid Field in Command. DTYPE 2 (Data Placement)
+ * open erase block. Streams parameters can be read before Streams are enabled; Get
+ * Status, Allocate and Send need them enabled. Anything else is Invalid Field in
+ * Command. DTYPE 2 (Data Placement)
  * is not offered.
  */
 #include <errno.h>
@@ -199,11 +201,10 @@ emu_dir_receive(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint32_t *cdw0)
 	memset(buf, 0, sizeof(buf));
 	if (dtype == NVME_DIRECTIVE_TYPE_IDENTIFY && doper == NVME_DIR_RECV_IDENTIFY_PARAMS) {
 		size = build_identify(ns, buf);
+	} else if (dtype == NVME_DIRECTIVE_TYPE_STREAMS && doper == NVME_DIR_RECV_STREAMS_PARAMS) {
+		size = build_params(c, ns, buf); /* readable before enabling, as a capability */
 	} else if (dtype == NVME_DIRECTIVE_TYPE_STREAMS && ns->streams_enabled) {
 		switch (doper) {
-		case NVME_DIR_RECV_STREAMS_PARAMS:
-			size = build_params(c, ns, buf);
-			break;
 		case NVME_DIR_RECV_STREAMS_STATUS:
 			size = build_status(ns, buf);
 			break;

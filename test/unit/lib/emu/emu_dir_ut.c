@@ -151,9 +151,13 @@ test_streams_commands(void)
 	CU_ASSERT_EQUAL(id->supported[0], 0x3);
 	CU_ASSERT_EQUAL(id->enabled[0], 0x1);
 	CU_ASSERT_EQUAL(id->rsvd96[0], 0);
-	/* streams not enabled yet: parameters, writes, allocation refused */
+	/* streams not enabled yet: parameters readable; writes, status, allocation refused */
+	check_params(&h, 4, 0, 0);
 	CU_ASSERT_EQUAL(
-		recv(&h, 1, NVME_DIRECTIVE_TYPE_STREAMS, NVME_DIR_RECV_STREAMS_PARAMS, 0, 32),
+		recv(&h, 1, NVME_DIRECTIVE_TYPE_STREAMS, NVME_DIR_RECV_STREAMS_STATUS, 0, 64),
+		GEN(NVME_SC_INVALID_FIELD));
+	CU_ASSERT_EQUAL(
+		recv(&h, 1, NVME_DIRECTIVE_TYPE_STREAMS, NVME_DIR_RECV_STREAMS_ALLOC_RES, 1, 0),
 		GEN(NVME_SC_INVALID_FIELD));
 	CU_ASSERT_EQUAL(write_dir(&h, 1, 0, 1, NVME_DIRECTIVE_TYPE_STREAMS, 1),
 			GEN(NVME_SC_INVALID_FIELD));
