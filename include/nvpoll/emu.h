@@ -47,7 +47,9 @@
  *                      4 KiB pages in erase blocks, counted in the vendor log page C0h
  *                      (struct nvp_emu_ftl_log) and in nvp_emu_stats (ftl_* fields)
  *   ftl_ppb=64         pages (4 KiB) per erase block (2..65536)
- *   ftl_op=7           over-provisioning, percent of the namespace size (1..400)
+ *   ftl_op=7           over-provisioning, percent of the namespace size (1..400); the
+ *                      spare blocks must hold an open block per stream and one for GC
+ *                      per stream (2 x (streams + 1)) plus 2, or creation fails (EINVAL)
  *   ftl_gc=greedy      victim choice: greedy (fewest valid pages) | cb (cost-benefit)
  *   ftl_gc_us=0        channel time charged per page GC relocates: added to the service
  *                      time of the write that triggered the collection
