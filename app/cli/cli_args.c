@@ -67,7 +67,7 @@ static const struct opt_def g_opts[] = {
 	{ "namespace-id", 'n', true, OPT_NSID,
 	  CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) | FEAT_CMDS |
 		  CMD_BIT(CLI_CMD_FORMAT) | DIR_CMDS,
-	  "namespace id (default: the first active one; smart-log: 0xffffffff)" },
+	  "namespace id (default: the first active one; smart-log, waf: 0xffffffff)" },
 	{ "log-entries", 'e', true, OPT_LOG_ENTRIES, CMD_BIT(CLI_CMD_ERROR_LOG),
 	  "entries to read (default: ELPE + 1 of id-ctrl)" },
 	{ "feature-id", 'f', true, OPT_FID, FEAT_CMDS, "feature id, 1..255 (required)" },

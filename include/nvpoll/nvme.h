@@ -422,8 +422,9 @@ int nvp_nvme_write_hint_parse(const char *str, enum nvp_nvme_write_hint *hint);
  * group (h - 1)(n + 1) / 4, groups 0..n-1 being streams 1..n and group n no directive;
  * so 1 stream: short, medium -> 1, long, extreme -> none; 2: short, medium -> 1, long
  * -> 2, extreme -> none; 3: one each, extreme -> none. A controller that refuses any step leaves the
- * namespace at NVP_NVME_PLACEMENT_NONE. Call once per namespace, before the writes;
- * not thread-safe against hinted writes on @ns.
+ * namespace at NVP_NVME_PLACEMENT_NONE. Call once per namespace, before the writes, and
+ * again after nvp_nvme_ctrlr_reset() (a controller may forget enabled streams on reset;
+ * the software controller keeps them); not thread-safe against hinted writes on @ns.
  * \return 0 (placement chosen, possibly none); -ENXIO, -ETIMEDOUT, -ENOMEM from the
  * admin queue; -EINVAL.
  */
