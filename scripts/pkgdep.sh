@@ -30,6 +30,7 @@ PACKAGES=(
 	liburing-dev     # the uring bdev module; fio's headers may include liburing.h too
 	libnuma-dev      # fio's headers may include numa.h
 	valgrind         # bench/: callgrind instruction counts
+	librsvg2-bin     # bench/: rsvg-convert renders the SVG plots to PNG
 	nvme-cli         # test/qemu: nvme-cli's JSON, compared key by key with nvp's
 	jq               # test/qemu: flattens nvme-cli's and nvp's JSON for that comparison
 	pandoc           # man pages from doc/man/*.md

@@ -20,8 +20,9 @@
 #define OUT_CMDS                                                                     \
 	(CMD_BIT(CLI_CMD_LIST) | CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | \
 	 CMD_BIT(CLI_CMD_LIST_NS) | LOG_CMDS | CMD_BIT(CLI_CMD_GET_FEATURE) |        \
-	 CMD_BIT(CLI_CMD_SHOW_REGS))
+	 CMD_BIT(CLI_CMD_SHOW_REGS) | DIR_CMDS)
 #define FEAT_CMDS (CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SET_FEATURE))
+#define DIR_CMDS (CMD_BIT(CLI_CMD_DIR_RECEIVE) | CMD_BIT(CLI_CMD_WAF))
 
 enum opt_id {
 	OPT_OUTPUT,
@@ -43,6 +44,10 @@ enum opt_id {
 	OPT_RAW,
 	OPT_VERBOSE,
 	OPT_HELP,
+	OPT_DIR_TYPE,
+	OPT_DIR_OPER,
+	OPT_DIR_SPEC,
+	OPT_NSR,
 };
 
 struct opt_def {
@@ -59,11 +64,12 @@ static const struct opt_def g_opts[] = {
 	{ "human-readable", 'H', false, OPT_HUMAN,
 	  CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) |
 		  CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SHOW_REGS) |
-		  CMD_BIT(CLI_CMD_LIST_NS),
+		  CMD_BIT(CLI_CMD_LIST_NS) | CMD_BIT(CLI_CMD_DIR_RECEIVE),
 	  "decode bitfields" },
 	{ "namespace-id", 'n', true, OPT_NSID,
-	  CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) | FEAT_CMDS | CMD_BIT(CLI_CMD_FORMAT),
-	  "namespace id (default: the first active one; smart-log, get-feature: 0xffffffff)" },
+	  CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) | FEAT_CMDS |
+		  CMD_BIT(CLI_CMD_FORMAT) | DIR_CMDS,
+	  "namespace id (default: the first active one; smart-log, get-feature, waf: 0xffffffff)" },
 	{ "log-entries", 'e', true, OPT_LOG_ENTRIES, CMD_BIT(CLI_CMD_ERROR_LOG),
 	  "entries to read (default: ELPE + 1 of id-ctrl)" },
 	{ "feature-id", 'f', true, OPT_FID, FEAT_CMDS,
@@ -92,6 +98,14 @@ static const struct opt_def g_opts[] = {
 	  "output the raw structure (as -o binary)" },
 	{ "verbose", 'v', false, OPT_VERBOSE, CMD_BIT(CLI_CMD_LIST),
 	  "list: the host / subsystem / controller / namespace tree" },
+	{ "dir-type", 'D', true, OPT_DIR_TYPE, CMD_BIT(CLI_CMD_DIR_RECEIVE),
+	  "directive type: 0 identify (default), 1 streams" },
+	{ "dir-oper", 'O', true, OPT_DIR_OPER, CMD_BIT(CLI_CMD_DIR_RECEIVE),
+	  "operation: 1 return parameters (default); streams: 2 get status, 3 allocate" },
+	{ "dir-spec", 'S', true, OPT_DIR_SPEC, CMD_BIT(CLI_CMD_DIR_RECEIVE),
+	  "directive specific value (CDW11 31:16)" },
+	{ "req-resource", 'r', true, OPT_NSR, CMD_BIT(CLI_CMD_DIR_RECEIVE),
+	  "streams to allocate (streams, operation 3)" },
 	{ "help", 'h', false, OPT_HELP, 0xffffffffu, "this help" },
 };
 
@@ -118,6 +132,8 @@ static const struct cmd_def g_cmds[CLI_CMD_COUNT] = {
 	[CLI_CMD_SHOW_REGS] = { "show-regs", true, "controller registers CAP, VS, CSTS" },
 	[CLI_CMD_HELP] = { "help", false, "general or command help" },
 	[CLI_CMD_VERSION] = { "version", false, "print the version" },
+	[CLI_CMD_DIR_RECEIVE] = { "dir-receive", true, "directive receive (identify, streams)" },
+	[CLI_CMD_WAF] = { "waf", true, "write amplification of the software controller's FTL" },
 };
 
 const char *
@@ -230,6 +246,10 @@ static const struct num_spec g_num[] = {
 	[OPT_SES] = NUM(ses, 0, 2, 0),
 	[OPT_SLOT] = NUM(slot, 0, 7, SET(slot_set)),
 	[OPT_ACTION] = NUM(action, 0, 3, SET(action_set)),
+	[OPT_DIR_TYPE] = NUM(dir_type, 0, 1, 0),
+	[OPT_DIR_OPER] = NUM(dir_oper, 1, 3, 0),
+	[OPT_DIR_SPEC] = NUM(dir_spec, 0, 65535, 0),
+	[OPT_NSR] = NUM(nsr, 0, 65535, 0),
 };
 
 static int
@@ -369,7 +389,11 @@ check_args(const struct cli_args *a, char *err, size_t errlen)
 	if (a->cmd == CLI_CMD_FW_DOWNLOAD && a->fw_file == NULL) {
 		return fail(err, errlen, "%s: --fw FILE is required", cmd);
 	}
-	if ((a->cmd == CLI_CMD_LIST || a->cmd == CLI_CMD_SHOW_REGS) &&
+	if (a->cmd == CLI_CMD_DIR_RECEIVE && a->dir_type == NVME_DIRECTIVE_TYPE_IDENTIFY &&
+	    a->dir_oper > 1) {
+		return fail(err, errlen, "%s: the identify directive has operation 1 only", cmd);
+	}
+	if ((a->cmd == CLI_CMD_LIST || a->cmd == CLI_CMD_SHOW_REGS || a->cmd == CLI_CMD_WAF) &&
 	    a->output == CLI_OUT_BINARY) {
 		return fail(err, errlen, "%s: binary output is not defined for %s", cmd, cmd);
 	}

@@ -503,6 +503,10 @@ cli_cmd_run(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		return cmd_reset(ctrlr);
 	case CLI_CMD_SHOW_REGS:
 		return cmd_show_regs(a, ctrlr);
+	case CLI_CMD_DIR_RECEIVE:
+		return cli_cmd_dir_receive(a, ctrlr);
+	case CLI_CMD_WAF:
+		return cli_cmd_waf(a, ctrlr);
 	case CLI_CMD_HELP:
 		if (a->help_emu) {
 			nvp_emu_opts_usage(stdout);

@@ -52,6 +52,8 @@ enum cli_cmd_id {
 	CLI_CMD_SHOW_REGS,
 	CLI_CMD_HELP,
 	CLI_CMD_VERSION,
+	CLI_CMD_DIR_RECEIVE, /* cli_dir.c */
+	CLI_CMD_WAF,
 	CLI_CMD_COUNT,
 };
 
@@ -88,6 +90,10 @@ struct cli_args {
 	uint8_t slot;
 	bool action_set;
 	uint8_t action;
+	uint8_t dir_type; /**< dir-receive -D */
+	uint8_t dir_oper; /**< dir-receive -O */
+	uint32_t dir_spec;
+	uint32_t nsr;               /**< dir-receive -r: streams to allocate */
 	enum cli_cmd_id help_topic; /**< "help CMD"; CLI_CMD_COUNT = general help */
 	bool help_emu;              /**< "help emu": the software controller's options */
 };
@@ -213,5 +219,12 @@ int cli_cmd_list(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
  * \return an exit status (CLI_EXIT_*).
  */
 int cli_cmd_run(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
+
+/* ---- cli_dir.c ---- */
+
+/** dir-receive: Directive Receive, decoded as nvme-cli does. \return an exit status. */
+int cli_cmd_dir_receive(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
+/** waf: the software controller's FTL log page (C0h): write amplification. */
+int cli_cmd_waf(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
 
 #endif /* NVP_CLI_H */

@@ -46,6 +46,18 @@
  *                      huge pages where allowed), so a benchmark's first pass does not
  *                      run at page-fault speed; a namespace larger than a quarter of
  *                      the available memory stays sparse. 0: always sparse
+ *   streams=0          NVMe Streams the controller offers (MSL, 0..32); 0 = no Directives
+ *                      support at all (OACS bit 5 clear, Directive commands refused)
+ *   ftl=0              put the FTL model behind every namespace: write amplification of
+ *                      4 KiB pages in erase blocks, counted in the vendor log page C0h
+ *                      (struct nvp_emu_ftl_log) and in nvp_emu_stats (ftl_* fields)
+ *   ftl_ppb=64         pages (4 KiB) per erase block (2..65536)
+ *   ftl_op=7           over-provisioning, percent of the namespace size (1..400); the
+ *                      spare blocks must hold an open block per stream and one for GC
+ *                      per stream (2 x (streams + 1)) plus 2, or creation fails (EINVAL)
+ *   ftl_gc=greedy      victim choice: greedy (fewest valid pages) | cb (cost-benefit)
+ *   ftl_gc_us=0        channel time charged per page GC relocates: added to the service
+ *                      time of the write that triggered the collection
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -106,6 +118,12 @@ struct nvp_emu_opts {
 	uint32_t fault_skip;
 	uint32_t fault_arg;
 	bool prefault; /**< ram: populate the backing memory at creation; default true */
+	uint32_t streams;   /**< streams offered (MSL); 0 = no directives */
+	bool ftl;           /**< FTL model behind each namespace */
+	uint32_t ftl_ppb;   /**< pages per erase block */
+	uint32_t ftl_op;    /**< over-provisioning percent */
+	uint32_t ftl_gc;    /**< 0 greedy, 1 cost-benefit */
+	uint32_t ftl_gc_us; /**< channel time per relocated page, µs */
 };
 
 /** Fill @opts with the defaults listed above. */
@@ -185,9 +203,53 @@ struct nvp_emu_stats {
 	uint64_t dropped_cpls;
 	uint64_t resets;            /**< CC.EN 1 -> 0 transitions */
 	uint64_t max_sq_depth_seen; /**< most commands seen outstanding in one SQ */
+	/* FTL model (ftl=1), summed over namespaces; 4 KiB pages */
+	uint64_t ftl_host_pages; /**< pages the host wrote */
+	uint64_t ftl_nand_pages; /**< pages programmed (host + GC): WAF = nand / host */
+	uint64_t ftl_gc_pages;   /**< pages garbage collection relocated */
+	uint64_t ftl_erases;
+	uint64_t ftl_gc_busy_us; /**< channel time GC took (gc pages x ftl_gc_us) */
+	uint64_t stream_writes;  /**< write commands that carried a stream directive */
 };
 
 void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);
+
+/** Vendor specific log page of the software controller: the FTL model's counters. */
+#define NVP_EMU_LOG_FTL 0xc0
+#define NVP_EMU_FTL_LOG_SIGNATURE "NVPF"
+
+/**
+ * Log page C0h, 512 bytes, little endian. NSID selects one namespace; 0 or FFFFFFFFh
+ * sums every namespace (nsid_count says how many). Pages are 4 KiB. Counters only grow,
+ * except valid_pages and free_blocks, which are a snapshot. Without ftl=1 the page reads
+ * as all zero counters with pages_per_block 0.
+ */
+struct nvp_emu_ftl_log {
+	char signature[4]; /**< "NVPF" */
+	uint16_t version;  /**< 1 */
+	uint16_t nsid_count;
+	uint32_t page_size;
+	uint32_t pages_per_block;
+	uint32_t op_pct;
+	uint32_t gc_policy; /**< 0 greedy, 1 cost-benefit */
+	uint32_t streams;   /**< streams the controller offers */
+	uint32_t free_blocks;
+	uint64_t blocks;
+	uint64_t logical_pages;
+	uint64_t valid_pages;
+	uint64_t host_pages;
+	uint64_t nand_pages;
+	uint64_t gc_pages;
+	uint64_t erases;
+	uint64_t gc_runs;
+	uint64_t trimmed_pages;
+	uint64_t stream_pages; /**< host pages written with a stream */
+	uint64_t gc_busy_us;
+	uint8_t rsvd120[392];
+};
+
+_Static_assert(sizeof(struct nvp_emu_ftl_log) == 512, "struct nvp_emu_ftl_log is 512 bytes");
+_Static_assert(offsetof(struct nvp_emu_ftl_log, blocks) == 32, "nvp_emu_ftl_log.blocks");
 
 #ifdef __cplusplus
 }

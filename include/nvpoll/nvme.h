@@ -380,6 +380,108 @@ int nvp_nvme_ns_cmd_dataset_management(struct nvp_nvme_ns *ns, struct nvp_nvme_q
 int nvp_nvme_ns_cmd_flush(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb,
 			  void *cb_arg);
 
+/* ---------------------------------------------------------------------------------------
+ * Directives and write lifetime hints (NVMe 1.4 section 9)
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * A write with a directive: @io_flags carries its type (NVME_IO_FLAGS_DTYPE_STREAMS,
+ * NVME_IO_FLAGS_DTYPE_PLACEMENT) besides the usual flags, @dspec its directive specific
+ * value (stream identifier) for CDW13 31:16. Errors as nvp_nvme_ns_cmd_write(). Most
+ * callers want nvp_nvme_ns_cmd_write_hint().
+ */
+int nvp_nvme_ns_cmd_write_directive(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+				    uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb,
+				    void *cb_arg, uint32_t io_flags, uint16_t dspec);
+int nvp_nvme_ns_cmd_writev_directive(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
+				     uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb,
+				     void *cb_arg, uint32_t io_flags, uint16_t dspec,
+				     nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
+				     nvp_nvme_req_next_sge_cb next_sge_fn);
+
+/**
+ * Directive Send (@send true) or Receive, synchronously: CDW10 NUMD from @len (a
+ * multiple of 4, may be 0), CDW11 from @doper/@dtype/@dspec, @cdw12 as given.
+ * @result receives DW0 (may be NULL). Errors as nvp_nvme_ctrlr_cmd_admin_sync(), and
+ * -EINVAL for a @len that is not a multiple of 4.
+ */
+int nvp_nvme_ctrlr_directive(struct nvp_nvme_ctrlr *ctrlr, bool send, uint32_t nsid, uint8_t dtype,
+			     uint8_t doper, uint16_t dspec, uint32_t cdw12, void *buf, uint32_t len,
+			     uint32_t *result, struct nvme_cpl *cpl);
+
+/** Identify directive, Return Parameters for @ns. Errors as above. */
+int nvp_nvme_ns_identify_directives(struct nvp_nvme_ns *ns, struct nvme_dir_identify_params *out,
+				    struct nvme_cpl *cpl);
+/** Enable (or disable) the Streams directive on @ns. Errors as above. */
+int nvp_nvme_ns_streams_enable(struct nvp_nvme_ns *ns, bool enable, struct nvme_cpl *cpl);
+/** Streams Return Parameters (MSL, NSSA, NSSO, SWS, SGS, NSA, NSO). Errors as above. */
+int nvp_nvme_ns_streams_get_params(struct nvp_nvme_ns *ns, struct nvme_dir_streams_params *out,
+				   struct nvme_cpl *cpl);
+/** Streams Allocate Resources: ask for @nsr streams, *@nsa receives what was granted. */
+int nvp_nvme_ns_streams_allocate(struct nvp_nvme_ns *ns, uint16_t nsr, uint16_t *nsa,
+				 struct nvme_cpl *cpl);
+
+/** Write lifetime hints, as Linux's RWH_WRITE_LIFE_* (F_SET_RW_HINT). */
+enum nvp_nvme_write_hint {
+	NVP_NVME_WRITE_HINT_NONE = 0,
+	NVP_NVME_WRITE_HINT_SHORT,
+	NVP_NVME_WRITE_HINT_MEDIUM,
+	NVP_NVME_WRITE_HINT_LONG,
+	NVP_NVME_WRITE_HINT_EXTREME,
+	NVP_NVME_WRITE_HINT_COUNT,
+};
+
+/** How a namespace carries hints. */
+enum nvp_nvme_placement {
+	NVP_NVME_PLACEMENT_NONE = 0, /**< hints are dropped (and counted) */
+	NVP_NVME_PLACEMENT_STREAMS,  /**< hints choose NVMe streams */
+};
+
+/** "none", "short", "medium", "long", "extreme"; NULL for a bad value. */
+const char *nvp_nvme_write_hint_name(enum nvp_nvme_write_hint hint);
+/** Parse a hint name (or its number 0..4). \return 0 or -EINVAL. */
+int nvp_nvme_write_hint_parse(const char *str, enum nvp_nvme_write_hint *hint);
+
+/**
+ * Make @ns carry write lifetime hints. Without the Directives capability (OACS bit 5)
+ * nothing is sent to the device; otherwise Identify directive, and where Streams are
+ * supported: enable them, read their parameters and allocate up to @max_streams (0 = one
+ * per hint class) of them. The hint classes are then spread over the n streams granted
+ * and the device's default stream (writes without a directive): class h of 4 goes to
+ * group (h - 1)(n + 1) / 4, groups 0..n-1 being streams 1..n and group n no directive;
+ * so 1 stream: short, medium -> 1, long, extreme -> none; 2: short, medium -> 1, long
+ * -> 2, extreme -> none; 3: one each, extreme -> none. A controller that refuses any step leaves the
+ * namespace at NVP_NVME_PLACEMENT_NONE. Call once per namespace, before the writes, and
+ * again after nvp_nvme_ctrlr_reset() (a controller may forget enabled streams on reset;
+ * the software controller keeps them); not thread-safe against hinted writes on @ns.
+ * \return 0 (placement chosen, possibly none); -ENXIO, -ETIMEDOUT, -ENOMEM from the
+ * admin queue; -EINVAL.
+ */
+int nvp_nvme_ns_hints_setup(struct nvp_nvme_ns *ns, uint16_t max_streams);
+
+enum nvp_nvme_placement nvp_nvme_ns_get_placement(const struct nvp_nvme_ns *ns);
+/** Streams granted to the hints of @ns (0 without streams). */
+uint16_t nvp_nvme_ns_get_num_streams(const struct nvp_nvme_ns *ns);
+/** The stream a hint goes to, 0 = written without a directive. */
+uint16_t nvp_nvme_ns_get_hint_stream(const struct nvp_nvme_ns *ns, enum nvp_nvme_write_hint hint);
+/** Hinted writes that went out without a directive because @ns has no placement. */
+uint64_t nvp_nvme_ns_get_hints_dropped(const struct nvp_nvme_ns *ns);
+
+/**
+ * Write with a lifetime hint: on a namespace set up with streams, the write carries the
+ * hint's stream; otherwise it is a plain write and the hint is counted as dropped.
+ * Errors as nvp_nvme_ns_cmd_write(), and -EINVAL for a hint out of range or DTYPE bits
+ * already in @io_flags.
+ */
+int nvp_nvme_ns_cmd_write_hint(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+			       uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+			       uint32_t io_flags, enum nvp_nvme_write_hint hint);
+int nvp_nvme_ns_cmd_writev_hint(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
+				uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+				uint32_t io_flags, enum nvp_nvme_write_hint hint,
+				nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
+				nvp_nvme_req_next_sge_cb next_sge_fn);
+
 /**
  * Submit any I/O command as given (no LBA checks: for tools and tests that want to see
  * the device's own status). The CID and data pointer are filled by the driver.

@@ -947,6 +947,69 @@ struct nvme_firmware_page {
 #define NVME_FW_AFI_NEXT_SLOT(afi) (((afi) >> 4) & 0x7u)
 
 /* ---------------------------------------------------------------------------------------
+ * Directives (NVMe 1.4 section 9; Data Placement: NVMe 2.0 TP4146)
+ *
+ * Directive Send (19h) and Receive (1Ah): CDW10 NUMD (0's based dwords), CDW11 DOPER 7:0,
+ * DTYPE 15:8, DSPEC 31:16, CDW12 operation specific. A write carries DTYPE in CDW12 23:20
+ * and DSPEC (stream identifier, placement identifier) in CDW13 31:16.
+ * ------------------------------------------------------------------------------------- */
+
+enum nvme_directive_type {
+	NVME_DIRECTIVE_TYPE_IDENTIFY = 0x00,
+	NVME_DIRECTIVE_TYPE_STREAMS = 0x01,
+	NVME_DIRECTIVE_TYPE_DATA_PLACEMENT = 0x02,
+};
+
+/* Directive operations (DOPER) per type and direction. */
+enum nvme_directive_doper {
+	NVME_DIR_SEND_IDENTIFY_ENABLE = 0x01,     /**< CDW12: ENDIR bit 0, TDTYPE 15:8 */
+	NVME_DIR_RECV_IDENTIFY_PARAMS = 0x01,     /**< struct nvme_dir_identify_params */
+	NVME_DIR_SEND_STREAMS_RELEASE_ID = 0x01,  /**< DSPEC = stream identifier */
+	NVME_DIR_SEND_STREAMS_RELEASE_RES = 0x02, /**< all of the namespace's streams */
+	NVME_DIR_RECV_STREAMS_PARAMS = 0x01,      /**< struct nvme_dir_streams_params */
+	NVME_DIR_RECV_STREAMS_STATUS = 0x02,      /**< open count, then open identifiers */
+	NVME_DIR_RECV_STREAMS_ALLOC_RES = 0x03,   /**< CDW12 NSR 15:0, DW0 NSA 15:0 */
+};
+
+#define NVME_DIR_CDW11(doper, dtype, dspec) \
+	((uint32_t)(doper) | ((uint32_t)(dtype) << 8) | ((uint32_t)(dspec) << 16))
+#define NVME_DIR_ENABLE_CDW12(tdtype, enable) (((uint32_t)(tdtype) << 8) | ((enable) ? 1u : 0u))
+
+/** Identify directive, Return Parameters: one bit per directive type in each byte array. */
+struct nvme_dir_identify_params {
+	uint8_t supported[32];  /**< bit N: directive type N supported */
+	uint8_t enabled[32];    /**< bit N: enabled for this namespace */
+	uint8_t persistent[32]; /**< bit N: enabled state survives a controller reset (2.0) */
+	uint8_t rsvd96[4000];
+};
+
+/** Streams directive, Return Parameters (section 9.3), 32 bytes. */
+struct nvme_dir_streams_params {
+	uint16_t msl;  /**< max streams limit */
+	uint16_t nssa; /**< NVM subsystem streams available */
+	uint16_t nsso; /**< NVM subsystem streams open */
+	uint8_t nssc;  /**< NVM subsystem stream capability (2.0) */
+	uint8_t rsvd7[9];
+	uint32_t sws; /**< stream write size, logical blocks */
+	uint16_t sgs; /**< stream granularity size, units of SWS */
+	uint16_t nsa; /**< namespace streams allocated */
+	uint16_t nso; /**< namespace streams open */
+	uint8_t rsvd26[6];
+};
+
+/** Streams directive, Get Status: open stream count, then that many identifiers. */
+struct nvme_dir_streams_status {
+	uint16_t osc;
+	uint16_t sid[];
+};
+
+/* Directive type in a write's io_flags (CDW12 23:20). */
+#define NVME_IO_FLAGS_DTYPE_STREAMS \
+	((uint32_t)NVME_DIRECTIVE_TYPE_STREAMS << NVME_IO_FLAGS_DTYPE_SHIFT)
+#define NVME_IO_FLAGS_DTYPE_PLACEMENT \
+	((uint32_t)NVME_DIRECTIVE_TYPE_DATA_PLACEMENT << NVME_IO_FLAGS_DTYPE_SHIFT)
+
+/* ---------------------------------------------------------------------------------------
  * Build-time checks of every size and offset above.
  * ------------------------------------------------------------------------------------- */
 
@@ -1049,6 +1112,15 @@ NVME_CHECK_OFFSET(struct nvme_health_information_page, temp_sensor, 200);
 NVME_CHECK_OFFSET(struct nvme_health_information_page, rsvd232, 232);
 NVME_CHECK_SIZE(struct nvme_firmware_page, 512);
 NVME_CHECK_OFFSET(struct nvme_firmware_page, revision, 8);
+
+NVME_CHECK_SIZE(struct nvme_dir_identify_params, 4096);
+NVME_CHECK_OFFSET(struct nvme_dir_identify_params, enabled, 32);
+NVME_CHECK_SIZE(struct nvme_dir_streams_params, 32);
+NVME_CHECK_OFFSET(struct nvme_dir_streams_params, nssc, 6);
+NVME_CHECK_OFFSET(struct nvme_dir_streams_params, sws, 16);
+NVME_CHECK_OFFSET(struct nvme_dir_streams_params, sgs, 20);
+NVME_CHECK_OFFSET(struct nvme_dir_streams_params, nso, 24);
+NVME_CHECK_SIZE(struct nvme_dir_streams_status, 2);
 
 #ifdef __cplusplus
 }

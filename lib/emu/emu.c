@@ -340,6 +340,9 @@ ctrlr_init_parts(struct emu_ctrlr *c)
 	for (uint32_t i = 0; rc == 0 && i < c->opts.nn; i++) {
 		rc = emu_ns_init(c, &c->ns[i], i + 1, c->opts.lba_size[i]);
 		c->nn = rc == 0 ? i + 1 : c->nn;
+		if (rc == 0) {
+			rc = emu_ns_ftl_init(c, &c->ns[i]);
+		}
 	}
 	return rc;
 }
@@ -358,6 +361,7 @@ emu_ctrlr_alloc(const struct nvp_emu_opts *opts, struct emu_ctrlr **out)
 	c->ticks_hz = nvp_env_get_ticks_hz();
 	c->read_ticks = emu_us_to_ticks(c, opts->read_us);
 	c->write_ticks = emu_us_to_ticks(c, opts->write_us);
+	c->gc_page_ticks = emu_us_to_ticks(c, opts->ftl_gc_us);
 	c->db_stride = 4u << opts->dstrd;
 	c->page_size = 4096;
 	c->max_xfer = opts->mdts ? (4096ull << opts->mdts) : EMU_MAX_XFER_UNLIMITED;
@@ -395,6 +399,7 @@ emu_ctrlr_free(struct emu_ctrlr *c)
 		return;
 	}
 	for (uint32_t i = 0; i < NVP_EMU_MAX_NS; i++) {
+		emu_ftl_destroy(c->ns[i].ftl);
 		emu_ns_fini(&c->ns[i]);
 	}
 	emu_sgl_fini(&c->sgl);
@@ -643,6 +648,12 @@ nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats 
 	STAT_COPY(stats, s, dropped_cpls);
 	STAT_COPY(stats, s, resets);
 	STAT_COPY(stats, s, max_sq_depth_seen);
+	STAT_COPY(stats, s, ftl_host_pages);
+	STAT_COPY(stats, s, ftl_nand_pages);
+	STAT_COPY(stats, s, ftl_gc_pages);
+	STAT_COPY(stats, s, ftl_erases);
+	STAT_COPY(stats, s, ftl_gc_busy_us);
+	STAT_COPY(stats, s, stream_writes);
 }
 
 /* ---- the "emu" virtual device provider ---- */

@@ -52,6 +52,9 @@ identify_ctrlr(const struct emu_ctrlr *c, struct nvme_ctrlr_data *cd)
 	cd->ver = NVME_VERSION(1, 4, 0);
 	cd->cntrltype = 1; /* I/O controller */
 	cd->oacs = NVME_OACS_FORMAT | NVME_OACS_FIRMWARE;
+	if (c->opts.streams != 0) {
+		cd->oacs |= NVME_OACS_DIRECTIVES; /* emu_dir.c */
+	}
 	cd->acl = EMU_ACL;
 	cd->aerl = EMU_AERL;
 	cd->frmw = (uint8_t)(NVME_FRMW_SLOT1_RO | (c->opts.fw_slots << NVME_FRMW_NUM_SLOTS_SHIFT));
@@ -584,6 +587,9 @@ format_one(struct emu_ns *ns, uint8_t lbaf)
 		return EMU_GEN(NVME_SC_INTERNAL_DEVICE_ERROR);
 	}
 	emu_ns_set_format(ns, lbaf);
+	if (ns->ftl != NULL) {
+		emu_ftl_reset(ns->ftl); /* every block deallocated */
+	}
 	return EMU_ST_OK;
 }
 
@@ -640,6 +646,10 @@ admin_dispatch(struct emu_ctrlr *c, struct emu_cmd *s)
 		return emu_fw_download(c, cmd);
 	case NVME_OPC_FORMAT_NVM:
 		return admin_format(c, cmd);
+	case NVME_OPC_DIRECTIVE_SEND:
+		return emu_dir_send(c, cmd);
+	case NVME_OPC_DIRECTIVE_RECEIVE:
+		return emu_dir_receive(c, cmd, &s->cdw0);
 	default:
 		return EMU_GEN(NVME_SC_INVALID_OPCODE);
 	}

@@ -116,6 +116,52 @@ struct emu_backend_ops {
 	int (*flush)(struct emu_ns *ns);
 };
 
+/* ---- FTL model (emu_ftl.c) ---- */
+
+#define EMU_FTL_PAGE_SHIFT 12u
+#define EMU_FTL_MAX_STREAMS 32u /* also the most streams the controller offers (MSL) */
+#define EMU_FTL_MAX_PPB 65536u
+#define EMU_FTL_GC_LOW 2u /* GC runs when fewer blocks than this are free */
+
+enum emu_ftl_gc {
+	EMU_FTL_GC_GREEDY = 0,
+	EMU_FTL_GC_COST_BENEFIT,
+};
+
+struct emu_ftl_cfg {
+	uint64_t lpages;   /* logical 4 KiB pages */
+	uint32_t ppb;      /* pages per erase block */
+	uint32_t op_pct;   /* over-provisioning, percent of the logical space */
+	uint32_t nstreams; /* open blocks for streams 1..nstreams, besides 0 and GC's */
+	enum emu_ftl_gc gc;
+};
+
+struct emu_ftl_counters {
+	uint64_t host_pages; /* pages the host wrote */
+	uint64_t nand_pages; /* pages programmed: host + GC */
+	uint64_t gc_pages;   /* pages GC relocated */
+	uint64_t erases;
+	uint64_t gc_runs;
+	uint64_t trimmed_pages;
+	uint64_t stream_pages; /* host pages written with a stream */
+	/* a snapshot, filled by emu_ftl_get_counters() */
+	uint64_t valid_pages;
+	uint64_t logical_pages;
+	uint32_t free_blocks;
+	uint32_t blocks;
+	uint32_t pages_per_block;
+};
+
+struct emu_ftl;
+
+int emu_ftl_create(const struct emu_ftl_cfg *cfg, struct emu_ftl **out);
+void emu_ftl_destroy(struct emu_ftl *f);
+void emu_ftl_reset(struct emu_ftl *f);
+int emu_ftl_write(struct emu_ftl *f, uint64_t lpage, uint64_t npages, uint32_t stream);
+void emu_ftl_trim(struct emu_ftl *f, uint64_t lpage, uint64_t npages);
+void emu_ftl_get_counters(const struct emu_ftl *f, struct emu_ftl_counters *out);
+const struct emu_ftl_counters *emu_ftl_counters(const struct emu_ftl *f);
+
 struct emu_ns {
 	uint32_t nsid;
 	uint8_t lbaf; /* current format: 0 = 512 B, 1 = 4 KiB */
@@ -127,6 +173,11 @@ struct emu_ns {
 	int fd;       /* file */
 	uint8_t nguid[16];
 	uint8_t eui64[8];
+	/* directives (emu_dir.c) and the FTL model */
+	struct emu_ftl *ftl; /* NULL unless ftl=1 */
+	bool streams_enabled;
+	uint16_t streams_alloc; /* NSA */
+	uint64_t streams_open;  /* bit (sid - 1) */
 };
 
 const struct emu_backend_ops *emu_backend_get(enum nvp_emu_backend type);
@@ -263,6 +314,18 @@ void emu_temp_update(struct emu_ctrlr *c);
 void emu_invalid_doorbell(struct emu_ctrlr *c, uint16_t qid, int is_cq, uint32_t value,
 			  uint8_t info);
 
+/* ---- directives (emu_dir.c) ---- */
+
+uint16_t emu_dir_send(struct emu_ctrlr *c, const struct nvme_cmd *cmd);
+uint16_t emu_dir_receive(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint32_t *cdw0);
+uint16_t emu_dir_write_stream(struct emu_ctrlr *c, struct emu_ns *ns, const struct nvme_cmd *cmd,
+			      uint32_t *stream);
+int emu_ns_ftl_init(struct emu_ctrlr *c, struct emu_ns *ns);
+void emu_ns_ftl_write(struct emu_ctrlr *c, struct emu_ns *ns, uint64_t off, uint64_t len,
+		      uint32_t stream, uint64_t *svc);
+void emu_ns_ftl_trim(struct emu_ns *ns, uint64_t off, uint64_t len);
+uint32_t emu_ftl_build_log(struct emu_ctrlr *c, uint32_t nsid, uint8_t *buf);
+
 /* ---- firmware slots (emu_fw.c) ---- */
 
 void emu_fw_init(struct emu_ctrlr *c);
@@ -340,6 +403,7 @@ struct emu_ctrlr {
 	uint64_t max_xfer;  /* MDTS in bytes */
 	uint64_t read_ticks;
 	uint64_t write_ticks;
+	uint64_t gc_page_ticks; /* channel time per page GC relocates */
 	uint64_t ticks_hz;
 	struct emu_sq *sqs; /* [max_queues + 1], index = qid */
 	struct emu_cq *cqs;

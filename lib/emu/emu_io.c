@@ -63,12 +63,16 @@ io_rw(struct emu_ctrlr *c, const struct nvme_cmd *cmd, bool write, uint64_t *svc
 {
 	struct emu_ns *ns = io_ns(c, cmd->nsid);
 	uint64_t off, len;
+	uint32_t stream = 0;
 	uint16_t st;
 
 	if (ns == NULL) {
 		return EMU_GEN(NVME_SC_INVALID_NAMESPACE_OR_FORMAT);
 	}
 	st = io_range(ns, cmd, &off, &len);
+	if (st == EMU_ST_OK && write) {
+		st = emu_dir_write_stream(c, ns, cmd, &stream);
+	}
 	if (st == EMU_ST_OK) {
 		st = emu_map_data(c, cmd, len);
 	}
@@ -84,6 +88,7 @@ io_rw(struct emu_ctrlr *c, const struct nvme_cmd *cmd, bool write, uint64_t *svc
 		c->smart.write_cmds++;
 		c->smart.bytes_written += len;
 		*svc = c->write_ticks;
+		emu_ns_ftl_write(c, ns, off, len, stream, svc);
 	} else {
 		if (nvp_unlikely(ns->ops->read(ns, off, &c->sgl) != 0)) {
 			return EMU_MEDIA(NVME_SC_UNRECOVERED_READ_ERROR);
@@ -160,6 +165,7 @@ io_write_zeroes(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	if (ns->ops->zero(ns, off, len) != 0) {
 		return EMU_MEDIA(NVME_SC_WRITE_FAULTS);
 	}
+	emu_ns_ftl_trim(ns, off, len); /* zeroes are deallocated blocks (DLFEAT) */
 	return EMU_ST_OK;
 }
 
@@ -196,6 +202,8 @@ io_dsm(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 				  (uint64_t)r[i].length << ns->lba_shift) != 0) {
 			return EMU_MEDIA(NVME_SC_WRITE_FAULTS);
 		}
+		emu_ns_ftl_trim(ns, r[i].starting_lba << ns->lba_shift,
+				(uint64_t)r[i].length << ns->lba_shift);
 	}
 	return EMU_ST_OK;
 }

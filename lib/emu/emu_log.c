@@ -434,7 +434,14 @@ emu_log_get_page(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	uint16_t st;
 
 	memset(buf, 0, sizeof(buf));
-	size = build_log(c, lid, buf);
+	if (lid == NVP_EMU_LOG_FTL) {
+		size = emu_ftl_build_log(c, cmd->nsid, buf); /* vendor specific: emu_dir.c */
+		if (size == 0) {
+			return EMU_GEN(NVME_SC_INVALID_NAMESPACE_OR_FORMAT);
+		}
+	} else {
+		size = build_log(c, lid, buf);
+	}
 	if (size == 0) {
 		return EMU_CS(NVME_SC_INVALID_LOG_PAGE);
 	}

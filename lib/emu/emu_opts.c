@@ -23,6 +23,7 @@ enum opt_kind {
 	OPT_BACKEND,
 	OPT_FILE,
 	OPT_FAULT,
+	OPT_GC,
 };
 
 struct opt_desc {
@@ -73,6 +74,16 @@ static const struct opt_desc g_opts[] = {
 	    "I/O commands to let pass before the fault applies"),
 	U32("fault_arg", fault_arg, 0, UINT32_MAX, "0",
 	    "error: status (sct << 8 | sc); slow: extra us"),
+	U32("streams", streams, 0, EMU_FTL_MAX_STREAMS, "0",
+	    "NVMe streams offered (MSL); 0 = no directives"),
+	{ "ftl", OPT_BOOL, offsetof(struct nvp_emu_opts, ftl), 0, 1, "0",
+	  "FTL model behind each namespace (write amplification, log page C0h)" },
+	U32("ftl_ppb", ftl_ppb, 2, EMU_FTL_MAX_PPB, "64", "FTL: 4 KiB pages per erase block"),
+	U32("ftl_op", ftl_op, 1, 400, "7", "FTL: over-provisioning, percent"),
+	{ "ftl_gc", OPT_GC, 0, 0, 0, "greedy",
+	  "FTL: GC victim choice, greedy | cb (cost-benefit)" },
+	U32("ftl_gc_us", ftl_gc_us, 0, 100000, "0",
+	    "FTL: channel time per page GC relocates, us (added to the write's service time)"),
 };
 
 static const char *const g_fault_names[] = {
@@ -117,6 +128,8 @@ nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size)
 	d.fw_slots = 3;
 	d.fault_count = 1;
 	d.prefault = true;
+	d.ftl_ppb = 64;
+	d.ftl_op = 7;
 	if (opts != NULL) {
 		memcpy(opts, &d, d.opts_size);
 	}
@@ -275,6 +288,13 @@ parse_one(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, cha
 		return set_file_backend(o, d->key, val, val, err, errlen);
 	case OPT_FAULT:
 		return parse_fault(o, val, err, errlen);
+	case OPT_GC:
+		if (strcasecmp(val, "greedy") == 0 || strcasecmp(val, "cb") == 0 ||
+		    strcasecmp(val, "cost-benefit") == 0) {
+			o->ftl_gc = strcasecmp(val, "greedy") == 0 ? 0 : 1;
+			return 0;
+		}
+		return opt_error(err, errlen, d->key, val, "expected greedy or cb");
 	}
 	return -EINVAL;
 }
@@ -393,6 +413,9 @@ emu_opts_validate(const struct nvp_emu_opts *o, char *err, size_t errlen)
 	if ((unsigned)o->backend > NVP_EMU_BACKEND_FILE ||
 	    (o->backend == NVP_EMU_BACKEND_FILE && o->backend_path[0] == '\0')) {
 		return opt_error(err, errlen, "backend", "?", "expected ram, null or file:PATH");
+	}
+	if (o->ftl_gc > 1) {
+		return opt_error(err, errlen, "ftl_gc", "?", "expected greedy or cb");
 	}
 	if ((unsigned)o->fault >= NVP_COUNTOF(g_fault_names)) {
 		return opt_error(err, errlen, "fault", "?", "unknown fault type");

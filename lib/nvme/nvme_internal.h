@@ -311,6 +311,12 @@ struct nvp_nvme_ns {
 	/* Cold. */
 	uint32_t max_xfer_size;
 	struct nvme_ns_data data;
+
+	/* Write lifetime hints (nvme_dir.c): set up once, read by the hinted writes. */
+	enum nvp_nvme_placement placement;
+	uint16_t num_streams;                           /* NSA granted */
+	uint16_t hint_dspec[NVP_NVME_WRITE_HINT_COUNT]; /* 0 = no directive */
+	uint64_t hints_dropped;                         /* relaxed atomic */
 };
 
 struct nvp_nvme_ctrlr {

@@ -53,7 +53,7 @@ set_lba_cmd(struct nvme_request *req, const struct nvp_nvme_ns *ns, uint8_t opc,
 /* Read, write, compare on a contiguous buffer (inline in each: no second call per I/O). */
 static inline __attribute__((always_inline)) int
 ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *buf, uint64_t lba,
-      uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
+      uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags, uint32_t cdw13)
 {
 	struct nvme_request *req;
 	int rc = check_range(ns, qpair, lba, lba_count, true);
@@ -71,6 +71,7 @@ ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *b
 	}
 	nvme_request_init(req, cb, cb_arg);
 	set_lba_cmd(req, ns, opc, lba, lba_count, io_flags);
+	req->cmd.cdw13 = cdw13;
 	nvme_request_set_contig(req, buf, lba_count * ns->sector_size);
 	return nvme_qpair_submit_request(qpair, req);
 }
@@ -78,7 +79,7 @@ ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *b
 /* Readv, writev: the payload is walked through the caller's SGL callbacks. */
 static int
 ns_rwv(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, uint64_t lba,
-       uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+       uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags, uint32_t cdw13,
        nvp_nvme_req_reset_sgl_cb reset_sgl_fn, nvp_nvme_req_next_sge_cb next_sge_fn)
 {
 	struct nvme_request *req;
@@ -97,6 +98,7 @@ ns_rwv(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, uint64
 	}
 	nvme_request_init(req, cb, cb_arg);
 	set_lba_cmd(req, ns, opc, lba, lba_count, io_flags);
+	req->cmd.cdw13 = cdw13;
 	req->payload.type = NVME_PAYLOAD_SGL;
 	req->payload.size = lba_count * ns->sector_size;
 	req->payload.reset_sgl_fn = reset_sgl_fn;
@@ -109,14 +111,14 @@ int
 nvp_nvme_ns_cmd_read(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf, uint64_t lba,
 		     uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
 {
-	return ns_rw(ns, qpair, NVME_OPC_READ, buf, lba, lba_count, cb, cb_arg, io_flags);
+	return ns_rw(ns, qpair, NVME_OPC_READ, buf, lba, lba_count, cb, cb_arg, io_flags, 0);
 }
 
 int
 nvp_nvme_ns_cmd_write(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf, uint64_t lba,
 		      uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
 {
-	return ns_rw(ns, qpair, NVME_OPC_WRITE, buf, lba, lba_count, cb, cb_arg, io_flags);
+	return ns_rw(ns, qpair, NVME_OPC_WRITE, buf, lba, lba_count, cb, cb_arg, io_flags, 0);
 }
 
 int
@@ -124,7 +126,7 @@ nvp_nvme_ns_cmd_compare(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, vo
 			uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
 			uint32_t io_flags)
 {
-	return ns_rw(ns, qpair, NVME_OPC_COMPARE, buf, lba, lba_count, cb, cb_arg, io_flags);
+	return ns_rw(ns, qpair, NVME_OPC_COMPARE, buf, lba, lba_count, cb, cb_arg, io_flags, 0);
 }
 
 int
@@ -132,8 +134,8 @@ nvp_nvme_ns_cmd_readv(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint
 		      uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
 		      nvp_nvme_req_reset_sgl_cb reset_sgl_fn, nvp_nvme_req_next_sge_cb next_sge_fn)
 {
-	return ns_rwv(ns, qpair, NVME_OPC_READ, lba, lba_count, cb, cb_arg, io_flags, reset_sgl_fn,
-		      next_sge_fn);
+	return ns_rwv(ns, qpair, NVME_OPC_READ, lba, lba_count, cb, cb_arg, io_flags, 0,
+		      reset_sgl_fn, next_sge_fn);
 }
 
 int
@@ -141,8 +143,29 @@ nvp_nvme_ns_cmd_writev(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uin
 		       uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
 		       nvp_nvme_req_reset_sgl_cb reset_sgl_fn, nvp_nvme_req_next_sge_cb next_sge_fn)
 {
-	return ns_rwv(ns, qpair, NVME_OPC_WRITE, lba, lba_count, cb, cb_arg, io_flags, reset_sgl_fn,
-		      next_sge_fn);
+	return ns_rwv(ns, qpair, NVME_OPC_WRITE, lba, lba_count, cb, cb_arg, io_flags, 0,
+		      reset_sgl_fn, next_sge_fn);
+}
+
+/* A write with a directive: DTYPE in @io_flags (CDW12 23:20), @dspec in CDW13 31:16. */
+int
+nvp_nvme_ns_cmd_write_directive(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+				uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+				uint32_t io_flags, uint16_t dspec)
+{
+	return ns_rw(ns, qpair, NVME_OPC_WRITE, buf, lba, lba_count, cb, cb_arg, io_flags,
+		     (uint32_t)dspec << NVME_IO_FLAGS_DSPEC_SHIFT);
+}
+
+int
+nvp_nvme_ns_cmd_writev_directive(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
+				 uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+				 uint32_t io_flags, uint16_t dspec,
+				 nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
+				 nvp_nvme_req_next_sge_cb next_sge_fn)
+{
+	return ns_rwv(ns, qpair, NVME_OPC_WRITE, lba, lba_count, cb, cb_arg, io_flags,
+		      (uint32_t)dspec << NVME_IO_FLAGS_DSPEC_SHIFT, reset_sgl_fn, next_sge_fn);
 }
 
 int

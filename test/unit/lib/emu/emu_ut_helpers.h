@@ -28,6 +28,8 @@
 #include "emu/emu_backend.c"
 #include "emu/emu_log.c"
 #include "emu/emu_fw.c"
+#include "emu/emu_dir.c"
+#include "emu/emu_ftl.c"
 
 /* ---- runner ---- */
 

@@ -130,6 +130,39 @@ test_read_write_encoding(void)
 	CU_ASSERT_EQUAL(g_last.cmd.cdw12, 1u << NVME_IO_FLAGS_DTYPE_SHIFT);
 }
 
+/* Writes with a directive: DTYPE in CDW12 23:20, DSPEC in CDW13 31:16. */
+static void
+test_write_directive(void)
+{
+	setup();
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write_directive(
+				&g_ns, &g_qpair, g_buf, 5, 2, dummy_cb, NULL,
+				NVME_IO_FLAGS_DTYPE_STREAMS | NVME_IO_FLAGS_FORCE_UNIT_ACCESS,
+				0xbeef),
+			0);
+	CU_ASSERT_EQUAL(g_last.cmd.opc, NVME_OPC_WRITE);
+	CU_ASSERT_EQUAL(g_last.cmd.cdw10, 5);
+	CU_ASSERT_EQUAL(g_last.cmd.cdw12,
+			1u | (1u << 20) | NVME_IO_FLAGS_FORCE_UNIT_ACCESS); /* NLB 0's based */
+	CU_ASSERT_EQUAL(g_last.cmd.cdw13, 0xbeef0000u);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_writev_directive(&g_ns, &g_qpair, 0, 8, dummy_cb, NULL,
+							 NVME_IO_FLAGS_DTYPE_STREAMS, 3,
+							 dummy_reset, dummy_next),
+			0);
+	CU_ASSERT_EQUAL(g_last.cmd.cdw12, 7u | (1u << 20));
+	CU_ASSERT_EQUAL(g_last.cmd.cdw13, 3u << 16);
+	CU_ASSERT_EQUAL(g_last.payload.type, NVME_PAYLOAD_SGL);
+	/* plain writes leave CDW13 clear; bad flags still refused */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(&g_ns, &g_qpair, g_buf, 0, 1, dummy_cb, NULL, 0), 0);
+	CU_ASSERT_EQUAL(g_last.cmd.cdw13, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write_directive(&g_ns, &g_qpair, g_buf, 0, 1, dummy_cb,
+							NULL, NVME_IO_FLAGS_DEALLOCATE, 1),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write_directive(&g_ns, &g_qpair, g_buf, 999, 2, dummy_cb,
+							NULL, NVME_IO_FLAGS_DTYPE_STREAMS, 1),
+			-ERANGE);
+}
+
 static void
 test_rw_errors(void)
 {
@@ -393,6 +426,7 @@ main(void)
 	nvp_log_set_callback(ut_log_cb);
 	s = CU_add_suite("nvme_ns_cmd", NULL, NULL);
 	CU_ADD_TEST(s, test_read_write_encoding);
+	CU_ADD_TEST(s, test_write_directive);
 	CU_ADD_TEST(s, test_rw_errors);
 	CU_ADD_TEST(s, test_request_exhaustion);
 	CU_ADD_TEST(s, test_vectored);
