@@ -64,7 +64,7 @@ static const struct opt_def g_opts[] = {
 	{ "human-readable", 'H', false, OPT_HUMAN,
 	  CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) |
 		  CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SHOW_REGS) |
-		  CMD_BIT(CLI_CMD_LIST_NS) | CMD_BIT(CLI_CMD_DIR_RECEIVE),
+		  CMD_BIT(CLI_CMD_DIR_RECEIVE),
 	  "decode bitfields" },
 	{ "namespace-id", 'n', true, OPT_NSID,
 	  CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) | FEAT_CMDS |

@@ -8,7 +8,8 @@
 #   1. BDF is bound to the kernel's nvme driver: run nvme list / list -v / id-ctrl /
 #      id-ns (every namespace) / smart-log / error-log / fw-log / get-feature;
 #   2. setup.sh config BDF hands it to the userspace driver; nvp runs the same commands;
-#   3. each pair is flattened to one line per JSON node (path, type, value) and diffed;
+#   3. each JSON pair is flattened to one line per node (path, type, value) and diffed;
+#      the raw (-b) structures of id-ctrl, id-ns, fw-log, error-log compared byte for byte;
 #   4. setup.sh reset BDF gives it back to the kernel.
 # The differences that are legitimate are named here, each with its reason (EXCEPT_*):
 # anything else is a failure. Exit 0 pass, 1 fail.
@@ -87,6 +88,11 @@ for n in $nsids; do nvme id-ns "/dev/$ctrl" -n "$n" -o json >"$out/id-ns$n.nvme"
 nvme smart-log "/dev/$ctrl" -o json >"$out/smart-log.nvme"
 nvme error-log "/dev/$ctrl" -o json >"$out/error-log.nvme"
 nvme fw-log "/dev/$ctrl" -o json >"$out/fw-log.nvme"
+# raw structures (-b): byte for byte; not smart-log (its temperature and hours may move)
+nvme id-ctrl "/dev/$ctrl" -b >"$out/id-ctrl.bin.nvme"
+for n in $nsids; do nvme id-ns "/dev/$ctrl" -n "$n" -b >"$out/id-ns$n.bin.nvme"; done
+nvme fw-log "/dev/$ctrl" -b >"$out/fw-log.bin.nvme"
+nvme error-log "/dev/$ctrl" -b >"$out/error-log.bin.nvme"
 # get-feature: nvme-cli 2.3 without -f stops at the first feature a controller refuses
 # (it compares the status with its DNR bit set to Invalid Field), so ask it feature by
 # feature - the ids NVMe 2.0 defines (0x01-0x1f, 0x78-0x84; one nvme run each costs ~0.4 s
@@ -104,6 +110,10 @@ for n in $nsids; do nvp id-ns "$bdf" -n "$n" -o json >"$out/id-ns$n.nvp"; done
 nvp smart-log "$bdf" -o json >"$out/smart-log.nvp"
 nvp error-log "$bdf" -o json >"$out/error-log.nvp"
 nvp fw-log "$bdf" -o json >"$out/fw-log.nvp"
+nvp id-ctrl "$bdf" -b >"$out/id-ctrl.bin.nvp"
+for n in $nsids; do nvp id-ns "$bdf" -n "$n" -b >"$out/id-ns$n.bin.nvp"; done
+nvp fw-log "$bdf" -b >"$out/fw-log.bin.nvp"
+nvp error-log "$bdf" -b >"$out/error-log.bin.nvp"
 nvp get-feature "$bdf" >"$out/get-feature.nvp" 2>"$out/get-feature.nvp.err"
 setup.sh reset "$bdf" >/dev/null || echo "warning: setup.sh reset $bdf failed"
 
@@ -124,6 +134,17 @@ compare smart-log "$out/smart-log.nvme" "$out/smart-log.nvp" . . "$EXCEPT_SMART"
 compare error-log "$out/error-log.nvme" "$out/error-log.nvp" . .
 # fw-log: { "<device name>": {...} }; the device name differs (nvme0 / the PCI address)
 compare fw-log "$out/fw-log.nvme" "$out/fw-log.nvp" '[.[]][0]' '[.[]][0]'
+
+for f in id-ctrl $(for n in $nsids; do echo "id-ns$n"; done) fw-log error-log; do
+	a=$out/$f.bin.nvme
+	b=$out/$f.bin.nvp
+	if [ -s "$a" ] && cmp "$a" "$b" >/dev/null 2>&1; then
+		echo "ok   $f -b: $(wc -c <"$a") bytes equal"
+	else
+		echo "FAIL $f -b: nvme-cli $(wc -c <"$a") bytes, nvp $(wc -c <"$b") bytes: $(cmp "$a" "$b" 2>&1)"
+		fails=$((fails + 1))
+	fi
+done
 
 # get-feature: nvme-cli's text, one line per supported feature. nvme-cli also hex-dumps
 # the data structure of some features (timestamp): nvp does not, so only the
