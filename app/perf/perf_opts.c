@@ -304,7 +304,8 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 
 	opts_defaults(o);
 	optind = 0; /* glibc: full re-initialisation, so it can parse twice */
-	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:a:c:r:P:Ls:b:h", g_long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:a:c:r:P:Ls:b:h", g_long_opts, NULL)) !=
+	       -1) {
 		rc = parse_one(o, prog, opt, optarg, &mix, &m_given);
 		if (rc != 0) {
 			return rc;

@@ -117,7 +117,7 @@ struct nvp_emu_opts {
 	uint32_t fault_count;
 	uint32_t fault_skip;
 	uint32_t fault_arg;
-	bool prefault; /**< ram: populate the backing memory at creation; default true */
+	bool prefault;      /**< ram: populate the backing memory at creation; default true */
 	uint32_t streams;   /**< streams offered (MSL); 0 = no directives */
 	bool ftl;           /**< FTL model behind each namespace */
 	uint32_t ftl_ppb;   /**< pages per erase block */

@@ -350,6 +350,34 @@ attach_pci(struct nvp_pci_device *dev, const struct nvp_nvme_transport_id *trid,
 	return 0;
 }
 
+/* Why env did not offer the function at @addr, for the message of a failed connect. */
+struct skipped_why {
+	const struct nvp_pci_addr *addr;
+	char reason[256];
+};
+
+static void
+skipped_match(void *ctx, const struct nvp_pci_addr *addr, const char *reason)
+{
+	struct skipped_why *w = ctx;
+
+	if (addr->domain == w->addr->domain && addr->bus == w->addr->bus &&
+	    addr->dev == w->addr->dev && addr->func == w->addr->func) {
+		nvp_strlcpy(w->reason, reason, sizeof(w->reason));
+	}
+}
+
+/* Probe of every function: name each NVMe function env did not offer, and why. */
+static void
+skipped_notice(void *ctx, const struct nvp_pci_addr *addr, const char *reason)
+{
+	char a[NVP_PCI_ADDR_STRLEN];
+
+	(void)ctx;
+	nvp_pci_addr_fmt(a, sizeof(a), addr);
+	NVP_NOTICELOG("probe: %s not taken: %s", a, reason);
+}
+
 static int
 connect_pcie(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
 	     struct nvp_nvme_ctrlr **out)
@@ -363,9 +391,16 @@ connect_pcie(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctr
 	}
 	dev = nvp_env_pci_device_find(&addr);
 	if (dev == NULL) {
-		NVP_ERRLOG("connect: no PCI function at %s (bound to vfio-pci or "
-			   "uio_pci_generic, or a virtual function?)",
-			   trid->traddr);
+		struct skipped_why why = { &addr, "" };
+
+		(void)nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_match, &why);
+		if (why.reason[0] != '\0') {
+			NVP_ERRLOG("connect: %s cannot be used: %s", trid->traddr, why.reason);
+		} else {
+			NVP_ERRLOG("connect: no PCI function at %s (bound to vfio-pci or "
+				   "uio_pci_generic, or a virtual function?)",
+				   trid->traddr);
+		}
 		return -ENODEV;
 	}
 	return attach_pci(dev, trid, opts, out);
@@ -529,6 +564,7 @@ probe_all(void *cb_ctx, nvp_nvme_probe_cb probe_cb, nvp_nvme_attach_cb attach_cb
 	size_t i;
 
 	rc = nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, probe_collect, &list);
+	(void)nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_notice, NULL);
 	if (rc != 0 || list.n == 0) {
 		free(list.addrs);
 		return rc != 0 ? rc : -ENODEV;
