@@ -287,7 +287,10 @@ ctrlr_init_parts(struct emu_ctrlr *c)
 {
 	int rc;
 
-	rc = emu_regs_init(c);
+	rc = emu_model_init(c);
+	if (rc == 0) {
+		rc = emu_regs_init(c);
+	}
 	if (rc == 0) {
 		rc = emu_queues_init(c);
 	}
@@ -317,8 +320,6 @@ emu_ctrlr_alloc(const struct nvp_emu_opts *opts, struct emu_ctrlr **out)
 	}
 	c->opts = *opts;
 	c->ticks_hz = nvp_env_get_ticks_hz();
-	c->read_ticks = emu_us_to_ticks(c, opts->read_us);
-	c->write_ticks = emu_us_to_ticks(c, opts->write_us);
 	c->db_stride = 4u << opts->dstrd;
 	c->page_size = 4096;
 	c->max_xfer = opts->mdts ? (4096ull << opts->mdts) : EMU_MAX_XFER_UNLIMITED;
@@ -363,6 +364,7 @@ emu_ctrlr_free(struct emu_ctrlr *c)
 	emu_fw_fini(c);
 	emu_queues_fini(c);
 	emu_regs_fini(c);
+	emu_model_fini(c);
 	pthread_mutex_destroy(&c->cfg_lock);
 	pthread_mutex_destroy(&c->fault_lock);
 	free(c);

@@ -357,6 +357,7 @@ complete_due(struct emu_ctrlr *c, uint64_t now)
 	int n = 0;
 
 	while (c->heap_len > 0 && c->slots[c->heap[0]].due <= now) {
+		emu_model_note_lateness(c, c->slots[c->heap[0]].due, now);
 		emu_cmd_complete(c, heap_pop(c));
 		n++;
 	}
@@ -409,6 +410,7 @@ io_start(struct emu_ctrlr *c, uint16_t idx, uint64_t now)
 		drop = emu_fault_take(c, s, &extra);
 	}
 	if (nvp_likely(!(s->flags & EMU_SLOT_F_SKIPPED))) {
+		c->now = now;
 		s->st = emu_io_execute(c, s, &svc);
 	}
 	if (nvp_unlikely(drop)) {

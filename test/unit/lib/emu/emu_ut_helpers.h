@@ -28,6 +28,7 @@
 #include "emu/emu_backend.c"
 #include "emu/emu_log.c"
 #include "emu/emu_fw.c"
+#include "emu/emu_model.c"
 
 /* ---- runner ---- */
 
