@@ -264,6 +264,9 @@ struct nvp_nvme_io_qpair_opts {
 				     * process_completions() or ring_doorbell() call rather
 				     * than per submission */
 	uint8_t qprio;              /**< weighted round robin priority class */
+	bool interrupts;            /**< create the CQ with interrupts enabled (IEN = 1), its
+				     * vector delivered as an eventfd by env
+				     * (nvp_nvme_qpair_get_irq_fd()); the hot path is the same */
 };
 
 /** Defaults from the controller's opts, clamped to what the controller supports. */
@@ -302,6 +305,14 @@ int32_t nvp_nvme_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_
 void nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair);
 
 uint16_t nvp_nvme_qpair_get_id(const struct nvp_nvme_qpair *qpair);
+
+/**
+ * The eventfd signalled when the qpair's CQ posts (qpairs created with .interrupts).
+ * Several qpairs may share one (uio_pci_generic has a single INTx line; vfio-pci functions
+ * with fewer MSI-X vectors than queues). Read it (8 bytes; 4 bytes for a uio fd) to wait.
+ * \return the fd, or -ENOTSUP for a polled qpair.
+ */
+int nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair);
 /** Requests submitted to the device or queued, not yet completed. */
 uint32_t nvp_nvme_qpair_get_num_outstanding(const struct nvp_nvme_qpair *qpair);
 uint32_t nvp_nvme_qpair_get_size(const struct nvp_nvme_qpair *qpair);
