@@ -199,6 +199,7 @@ struct nvp_emu_stats {
 	uint64_t late_over_10us;   /**< completions posted more than 10 us late */
 	uint64_t reads_delayed;    /**< reads that waited behind a program operation */
 	uint64_t writes_throttled; /**< writes that found the write cache full */
+	uint64_t interrupts;       /**< interrupts signalled (eventfd writes) */
 };
 
 void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);

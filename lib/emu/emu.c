@@ -289,6 +289,9 @@ ctrlr_init_parts(struct emu_ctrlr *c)
 
 	rc = emu_model_init(c);
 	if (rc == 0) {
+		rc = emu_irq_init(c);
+	}
+	if (rc == 0) {
 		rc = emu_regs_init(c);
 	}
 	if (rc == 0) {
@@ -365,6 +368,7 @@ emu_ctrlr_free(struct emu_ctrlr *c)
 	emu_queues_fini(c);
 	emu_regs_fini(c);
 	emu_model_fini(c);
+	emu_irq_fini(c);
 	pthread_mutex_destroy(&c->cfg_lock);
 	pthread_mutex_destroy(&c->fault_lock);
 	free(c);

@@ -167,6 +167,8 @@ struct emu_cq {
 	uint16_t qid;
 	uint8_t phase;
 	bool valid;
+	bool ien; /* interrupts enabled: post signals vector iv */
+	uint16_t iv;
 	uint64_t iova;
 };
 
@@ -330,6 +332,20 @@ uint64_t emu_model_write(struct emu_ctrlr *c, uint64_t off, uint64_t len, uint64
 uint64_t emu_model_flush(struct emu_ctrlr *c, uint64_t now);
 void emu_model_note_lateness(struct emu_ctrlr *c, uint64_t due, uint64_t now);
 
+/* ---- interrupts (emu_irq.c) ---- */
+
+struct emu_irq {
+	int fd;           /* eventfd, -1 until the driver asks for it (atomic) */
+	uint32_t pending; /* entries posted since the vector last fired (coalescing) */
+	uint64_t first;   /* when the first of them was posted */
+};
+
+int emu_irq_init(struct emu_ctrlr *c);
+void emu_irq_fini(struct emu_ctrlr *c);
+int emu_irq_fd(struct emu_ctrlr *c, uint32_t vector, uint32_t *vector_out);
+void emu_irq_raise(struct emu_ctrlr *c, uint16_t iv, uint64_t now);
+void emu_irq_flush(struct emu_ctrlr *c, uint64_t now);
+
 /* ---- options, lifecycle, loop (emu_opts.c, emu.c) ---- */
 
 int emu_opts_validate(const struct nvp_emu_opts *opts, char *err, size_t errlen);
@@ -396,7 +412,10 @@ struct emu_ctrlr {
 	uint32_t page_size; /* CC.MPS, latched at enable */
 	uint64_t max_xfer;  /* MDTS in bytes */
 	uint64_t ticks_hz;
-	uint64_t now; /* time of the command being started, for the model */
+	uint64_t now;        /* time of the command being started, for the model */
+	struct emu_irq *irq; /* [nirq]: one per vector */
+	uint32_t nirq;
+	uint32_t irq_waiting; /* vectors holding coalesced entries */
 	struct emu_model model;
 	struct emu_sq *sqs; /* [max_queues + 1], index = qid */
 	struct emu_cq *cqs;

@@ -271,6 +271,9 @@ emu_cq_post(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, uin
 		cq->tail = 0;
 		cq->phase ^= 1;
 	}
+	if (nvp_unlikely(cq->ien)) {
+		emu_irq_raise(c, cq->iv, c->now);
+	}
 	return true;
 }
 
@@ -711,6 +714,7 @@ emu_queue_poll(struct emu_ctrlr *c, uint64_t now)
 	}
 	work += admin_fetch(c);
 	work += io_fetch(c, now);
+	c->now = now;
 	if (c->heap_len > 0) {
 		work += complete_due(c, now);
 	}
@@ -719,6 +723,9 @@ emu_queue_poll(struct emu_ctrlr *c, uint64_t now)
 	}
 	if (nvp_unlikely(c->n_deleting > 0)) {
 		work += drain_deletes(c);
+	}
+	if (nvp_unlikely(c->irq_waiting > 0)) {
+		emu_irq_flush(c, now);
 	}
 	return work;
 }

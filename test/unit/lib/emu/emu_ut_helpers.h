@@ -29,6 +29,7 @@
 #include "emu/emu_log.c"
 #include "emu/emu_fw.c"
 #include "emu/emu_model.c"
+#include "emu/emu_irq.c"
 
 /* ---- runner ---- */
 
