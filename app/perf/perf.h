@@ -15,6 +15,7 @@
 
 #include "nvpoll/histogram.h"
 #include "nvpoll/nvme.h"
+#include "nvpoll/poll.h"
 
 #define PERF_DEFAULT_TRID "trtype:emu name:emu0"
 #define PERF_MAX_TRIDS 16
@@ -41,6 +42,7 @@ struct perf_opts {
 	bool no_huge;
 	const char *json_path;
 	const char *plot_path;
+	const char *poll_mode; /* --poll: how I/O threads wait (perf_poll.c), NULL = spin */
 };
 
 /*
@@ -86,6 +88,8 @@ struct perf_thread {
 	uint64_t elapsed_ticks;
 	uint64_t cpu_ns;
 	int rc; /* 0, or -errno if setup failed or the controller failed */
+	struct nvp_poll_stats poll_stats; /* --poll: what the waiter did */
+	bool has_poll_stats;
 };
 
 struct perf_sample {
@@ -129,6 +133,14 @@ double perf_ticks_to_us(const struct perf_run *run, uint64_t ticks);
 void perf_total_histogram(const struct perf_run *run, struct nvp_histogram *total);
 void perf_report_print(const struct perf_run *run, FILE *f);
 uint64_t perf_total_errors(const struct perf_run *run);
+
+/* perf_poll.c: --poll */
+int perf_poll_opts(const struct perf_opts *o, struct nvp_poll_opts *po);
+bool perf_poll_wants_irq(const struct perf_opts *o);
+int perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
+		    struct nvp_nvme_qpair *const *qpairs, uint32_t n, struct nvp_poll_waiter **out);
+void perf_poll_teardown(struct perf_thread *th, struct nvp_poll_waiter *w);
+void perf_poll_report(const struct perf_run *run, FILE *f);
 
 /* perf_json.c: \return 0 or -errno (message printed). */
 int perf_json_write(const struct perf_run *run, const char *path);

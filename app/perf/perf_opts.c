@@ -16,12 +16,14 @@ enum {
 	OPT_NO_HUGE = 256,
 	OPT_JSON,
 	OPT_PLOT,
+	OPT_POLL,
 };
 
 static const struct option g_long_opts[] = {
 	{ "no-huge", no_argument, NULL, OPT_NO_HUGE },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "poll", required_argument, NULL, OPT_POLL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -50,6 +52,8 @@ usage(FILE *f, const char *prog)
 		"  --no-huge    DMA memory from ordinary pages, not hugepages\n"
 		"  --json FILE  write the results as JSON\n"
 		"  --plot FILE  write an SVG: latency distribution and IOPS over time\n"
+		"  --poll MODE  how I/O threads wait: classic, hybrid[:mean|:pN], fixed:US, irq,\n"
+		"               umwait (default: spin without lib/poll)\n"
 		"  -h, --help   this help\n\n"
 		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n",
 		prog, PERF_DEFAULT_TRID, PERF_DEFAULT_TRID);
@@ -215,6 +219,18 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 	case OPT_PLOT:
 		o->plot_path = arg;
 		return 0;
+	case OPT_POLL: {
+		struct nvp_poll_opts po;
+
+		nvp_poll_opts_init(&po, sizeof(po));
+		if (nvp_poll_mode_parse(arg, &po) != 0) {
+			return bad(prog, "invalid --poll mode '%s'", arg,
+				   "expected classic, hybrid, hybrid:mean, hybrid:pN, fixed:US, "
+				   "irq or umwait");
+		}
+		o->poll_mode = arg;
+		return 0;
+	}
 	case 'h':
 		usage(stdout, prog);
 		return 1;

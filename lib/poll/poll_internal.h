@@ -23,6 +23,13 @@
 #define POLL_NR_BUCKETS (POLL_OPC_CLASSES * POLL_SIZE_CLASSES)
 #define POLL_RING 64u /* samples a bucket keeps per window for its percentile */
 #define POLL_MAX_EVENTS 16
+#define POLL_PROBE_EVERY 32u /* hybrid: one request in this many is spun for */
+
+/* Defaults (poll_opts.c) */
+#define POLL_DEFAULT_WINDOW_MS 100u
+#define POLL_DEFAULT_MIN_SAMPLES 8u
+#define POLL_DEFAULT_PCT 10u
+#define POLL_DEFAULT_MAX_SOURCES 64u
 
 /* ---- statistics (poll_stats.c) ---- */
 
@@ -48,6 +55,7 @@ void poll_stats_init(struct poll_stats_tab *t, uint64_t window_ticks, uint32_t m
 void poll_stats_add(struct poll_stats_tab *t, uint16_t bucket, uint64_t ticks);
 bool poll_stats_roll(struct poll_stats_tab *t, uint64_t now);
 void poll_stats_set_pct(struct poll_stats_tab *t, uint32_t pct);
+bool poll_stats_probe(struct poll_stats_tab *t, uint16_t bucket, uint64_t ticks);
 
 static inline uint64_t
 poll_stats_expect(const struct poll_stats_tab *t, uint16_t bucket)
@@ -75,6 +83,7 @@ struct nvp_poll_waiter {
 	bool need_decide;  /* in-flight set changed since the last sleep decision */
 	bool found_after_sleep;
 	uint32_t inflight;
+	uint32_t probe_ctr;
 	struct poll_req_list reqs;
 	uint64_t fixed_ticks;
 	uint64_t wake_cost; /* ticks: what a sleep costs beyond its deadline */

@@ -109,3 +109,21 @@ poll_stats_set_pct(struct poll_stats_tab *t, uint32_t pct)
 		t->b[i].mean = 0;
 	}
 }
+
+/*
+ * A probe (a request spun for) that completed well before the prediction: the device got
+ * faster, and the requests that were slept for cannot show it (they completed during the
+ * sleep). Drop the bucket's prediction; it is spun for until the next window publishes
+ * again. \return true when dropped.
+ */
+bool
+poll_stats_probe(struct poll_stats_tab *t, uint16_t bucket, uint64_t ticks)
+{
+	struct poll_bucket *b = &t->b[bucket];
+
+	if (b->expect == 0 || ticks * 4 >= b->expect * 3) {
+		return false;
+	}
+	b->expect = 0;
+	return true;
+}

@@ -104,6 +104,17 @@ test_mix(void)
 }
 
 static void
+test_poll(void)
+{
+	CU_ASSERT_EQUAL(parse(""), 0);
+	CU_ASSERT_PTR_NULL(g_o.poll_mode);
+	CU_ASSERT_EQUAL(parse("--poll hybrid:p5"), 0);
+	CU_ASSERT_STRING_EQUAL(g_o.poll_mode, "hybrid:p5");
+	CU_ASSERT_EQUAL(parse("--poll irq -q 1"), 0);
+	CU_ASSERT_STRING_EQUAL(g_o.poll_mode, "irq");
+}
+
+static void
 test_help(void)
 {
 	CU_ASSERT_EQUAL(parse("-h"), 1);
@@ -114,10 +125,11 @@ static void
 test_bad_values(void)
 {
 	static const char *const bad[] = {
-		"-q 0",     "-q 65537",     "-q -1", "-q 1x",  "-o 0",  "-o 1000", "-o 4096x",
-		"-o 2G",    "-w readwrite", "-w",    "-M 101", "-M x",  "-t 0",    "-t 86401",
-		"-c 0",     "-c 0x",        "-c 1x", "-P 0",   "-P 65", "-s 0",    "-s x",
-		"-r bogus", "--bogus",      "-Z",    "stray",
+		"-q 0",     "-q 65537",    "-q -1",          "-q 1x",    "-o 0",    "-o 1000",
+		"-o 4096x", "-o 2G",       "-w readwrite",   "-w",       "-M 101",  "-M x",
+		"-t 0",     "-t 86401",    "-c 0",           "-c 0x",    "-c 1x",   "-P 0",
+		"-P 65",    "-s 0",        "-s x",           "-r bogus", "--bogus", "-Z",
+		"stray",    "--poll spin", "--poll fixed:0",
 	};
 	size_t i;
 
@@ -174,6 +186,7 @@ main(void)
 	CU_add_test(suite, "all flags", test_all_flags);
 	CU_add_test(suite, "rw mix", test_mix);
 	CU_add_test(suite, "help", test_help);
+	CU_add_test(suite, "--poll", test_poll);
 	CU_add_test(suite, "bad values", test_bad_values);
 	CU_add_test(suite, "core mask", test_core_mask);
 	CU_add_test(suite, "too many -r", test_too_many_trids);
