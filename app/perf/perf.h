@@ -141,6 +141,7 @@ int perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
 		    struct nvp_nvme_qpair *const *qpairs, uint32_t n, struct nvp_poll_waiter **out);
 void perf_poll_teardown(struct perf_thread *th, struct nvp_poll_waiter *w);
 void perf_poll_report(const struct perf_run *run, FILE *f);
+void perf_emu_lateness_report(const struct perf_run *run, FILE *f);
 
 /* perf_json.c: \return 0 or -errno (message printed). */
 int perf_json_write(const struct perf_run *run, const char *path);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nvpoll/emu.h"
 #include "nvpoll/poll.h"
 
 #include "perf.h"
@@ -84,5 +85,35 @@ perf_poll_report(const struct perf_run *run, FILE *f)
 			(unsigned long)s->spins, (double)s->wake_cost_ns / 1e3,
 			(unsigned long)s->samples, (unsigned long)s->samples_skipped,
 			(unsigned long)s->relearns);
+	}
+}
+
+/*
+ * The software controller's own timing: how late after their due time it posted
+ * completions. A waiting strategy is only judged fairly when this stays small.
+ */
+void
+perf_emu_lateness_report(const struct perf_run *run, FILE *f)
+{
+	for (uint32_t i = 0; i < run->opts.num_trids; i++) {
+		struct nvp_nvme_transport_id trid;
+		struct nvp_emu_ctrlr *c;
+		struct nvp_emu_stats st;
+
+		if (nvp_nvme_transport_id_parse(&trid, run->opts.trids[i]) != 0 ||
+		    trid.trtype != NVP_NVME_TRANSPORT_VDEV ||
+		    (c = nvp_emu_ctrlr_find(trid.name)) == NULL) {
+			continue;
+		}
+		nvp_emu_ctrlr_get_stats(c, &st);
+		if (st.timed_cpls == 0) {
+			continue;
+		}
+		fprintf(f,
+			"Device model %s: completions posted %.2f us late on average, %.1f us at "
+			"worst, %lu of %lu more than 10 us late; %lu interrupts\n",
+			trid.name, (double)st.late_ns_sum / 1e3 / (double)st.timed_cpls,
+			(double)st.late_ns_max / 1e3, (unsigned long)st.late_over_10us,
+			(unsigned long)st.timed_cpls, (unsigned long)st.interrupts);
 	}
 }

@@ -610,6 +610,13 @@ nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats 
 	STAT_COPY(stats, s, dropped_cpls);
 	STAT_COPY(stats, s, resets);
 	STAT_COPY(stats, s, max_sq_depth_seen);
+	STAT_COPY(stats, s, timed_cpls);
+	STAT_COPY(stats, s, late_ns_sum);
+	STAT_COPY(stats, s, late_ns_max);
+	STAT_COPY(stats, s, late_over_10us);
+	STAT_COPY(stats, s, reads_delayed);
+	STAT_COPY(stats, s, writes_throttled);
+	STAT_COPY(stats, s, interrupts);
 }
 
 /* ---- the "emu" virtual device provider ---- */

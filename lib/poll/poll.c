@@ -7,7 +7,8 @@
  * for several requests at once: every known in-flight request has a target (its start +
  * what its bucket predicts; 0 when the bucket has no statistics). The thread sleeps only
  * when every request has a target, and then until the earliest target minus the cost of
- * a sleep, and only when that leaves more than the cost of a sleep to sleep. After a
+ * a sleep (its lateness), and only when the time asleep exceeds the CPU time a sleep
+ * uses (both measured at creation). After a
  * wake-up the target is in the past, so each request is slept for at most once; then the
  * thread spins. The decision is taken again only when the in-flight set changes.
  */
@@ -168,7 +169,8 @@ nvp_poll_waiter_create(const struct nvp_poll_opts *opts, struct nvp_poll_waiter 
 	w->wake_floor = o.wake_cost_ns * w->ticks_hz / 1000000000u;
 	w->wake_cost = w->wake_floor;
 	if (o.calibrate) {
-		w->wake_cost = NVP_MAX(w->wake_floor, poll_wake_cost_measure(w->ticks_hz));
+		w->wake_cost = NVP_MAX(w->wake_floor,
+				       poll_wake_cost_measure(w->ticks_hz, &w->sleep_cpu));
 	}
 	w->late_mean = (int64_t)w->wake_cost;
 	nvp_poll_waiter_set_mode(w, &o);
@@ -271,7 +273,8 @@ poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
 	if (w->mode == NVP_POLL_FIXED) {
 		return first > now ? first : 0; /* the kernel's io_poll_delay > 0: no correction */
 	}
-	if (first <= now + 2 * w->wake_cost) {
+	/* Worth it only when the time asleep exceeds the CPU the sleep itself uses. */
+	if (first <= now + w->wake_cost + NVP_MAX(w->sleep_cpu, w->wake_cost / 4)) {
 		return 0;
 	}
 	return first - w->wake_cost;

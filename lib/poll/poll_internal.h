@@ -87,6 +87,7 @@ struct nvp_poll_waiter {
 	struct poll_req_list reqs;
 	uint64_t fixed_ticks;
 	uint64_t wake_cost; /* ticks: what a sleep costs beyond its deadline */
+	uint64_t sleep_cpu; /* ticks of CPU one sleep uses: shorter sleeps save nothing */
 	struct nvp_poll_stats st;
 
 	/* ---- cold ---- */
@@ -108,8 +109,8 @@ uint64_t poll_now(void);
 uint64_t poll_ticks_hz(void);
 /* Sleep (timer or TPAUSE by @w->mode) until @deadline ticks. \return ticks at wake-up. */
 uint64_t poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline);
-/* Measure what a short sleep costs beyond its deadline. \return ticks. */
-uint64_t poll_wake_cost_measure(uint64_t hz);
+/* Measure what a short sleep costs beyond its deadline (\return ticks) and in CPU. */
+uint64_t poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks);
 void poll_timerslack_set(void);
 /* Block until a source's interrupt fires; clears it. \return 0 or -errno. */
 int poll_irq_block(struct nvp_poll_waiter *w);

@@ -128,11 +128,15 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The 75th percentile of how late short sleeps wake up, in ticks. */
+/*
+ * What a short sleep costs: the 75th percentile of how late it wakes up (returned, in
+ * ticks) and the CPU time one sleep uses (*@cpu_ticks: entering and leaving the kernel,
+ * programming the timer; tens of microseconds in some VMs).
+ */
 uint64_t
-poll_wake_cost_measure(uint64_t hz)
+poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks)
 {
-	uint64_t late[CALIBRATE_SLEEPS];
+	uint64_t late[CALIBRATE_SLEEPS], cpu0 = nvp_env_thread_cpu_ns();
 
 	for (int i = 0; i < CALIBRATE_SLEEPS; i++) {
 		uint64_t dl = poll_now() + CALIBRATE_SLEEP_NS * hz / 1000000000u;
@@ -140,6 +144,7 @@ poll_wake_cost_measure(uint64_t hz)
 
 		late[i] = woke > dl ? woke - dl : 0;
 	}
+	*cpu_ticks = (nvp_env_thread_cpu_ns() - cpu0) / CALIBRATE_SLEEPS * hz / 1000000000u;
 	qsort(late, CALIBRATE_SLEEPS, sizeof(late[0]), cmp_u64);
 	return late[CALIBRATE_SLEEPS * 3 / 4];
 }

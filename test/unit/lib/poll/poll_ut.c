@@ -226,14 +226,14 @@ test_hybrid_several(void)
 	nvp_poll_waiter_destroy(w);
 }
 
-/* A prediction shorter than two sleep costs is not worth a sleep. */
+/* A prediction shorter than a sleep's lateness plus its CPU is not worth a sleep. */
 static void
 test_hybrid_too_short(void)
 {
 	struct fake_dev d;
 	struct nvp_poll_waiter *w = make("hybrid", &d);
 
-	d.lat = 8 * US; /* < 2 x 5 us */
+	d.lat = 8 * US; /* < 5 us late + 3 us of CPU */
 	warm(&d);
 	run_qd1(&d, 10);
 	CU_ASSERT_EQUAL(g_nsleeps, 0);
@@ -258,7 +258,7 @@ test_oversleep_not_in_stats(void)
 	run_qd1(&d, 40);
 	nvp_poll_waiter_get_stats(w, &st);
 	CU_ASSERT(st.sleeps > 0);
-	CU_ASSERT_EQUAL(st.oversleeps, st.sleeps);
+	CU_ASSERT(st.oversleeps > 0 && st.oversleeps <= st.sleeps);
 	CU_ASSERT(st.samples_skipped >= st.oversleeps);
 	CU_ASSERT(st.sleep_late_ns >= st.sleeps * 60 * US);
 	CU_ASSERT(w->wake_cost > cost0); /* it learns that sleeps cost more here */
