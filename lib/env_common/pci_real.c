@@ -76,6 +76,7 @@ real_add(void *ctx, const struct env_pci_info *info)
 	nvp_strlcpy(rd->bdf, info->bdf, sizeof(rd->bdf));
 	rd->dev_fd = -1;
 	rd->cfg_fd = -1;
+	rd->uio_fd = -1;
 	real_update(rd, info);
 	TAILQ_INSERT_TAIL(&g_real, rd, link);
 	return 0;
@@ -303,9 +304,26 @@ real_cfg_write(struct nvp_pci_device *dev, const void *value, uint32_t len, uint
 	return real_cfg_rw(dev, (void *)value, len, offset, true);
 }
 
+static int
+real_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out)
+{
+	struct real_dev *rd = dev->dev_ctx;
+	int rc;
+
+	pthread_mutex_lock(&g_real_lock);
+	rc = real_open(rd);
+	if (rc == 0) {
+		rc = rd->kind == REAL_VFIO ? env_vfio_irq_fd(rd, vector, vector_out) :
+					     env_uio_irq_fd(rd, vector, vector_out);
+	}
+	pthread_mutex_unlock(&g_real_lock);
+	return rc;
+}
+
 static const struct nvp_pci_device_ops g_real_ops = {
 	.map_bar = real_map_bar,
 	.unmap_bar = real_unmap_bar,
 	.cfg_read = real_cfg_read,
 	.cfg_write = real_cfg_write,
+	.irq_fd = real_irq_fd,
 };

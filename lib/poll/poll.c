@@ -68,6 +68,7 @@ nvp_poll_waiter_add_source(struct nvp_poll_waiter *w, const struct nvp_poll_sour
 		return -ENOTSUP;
 	}
 	s->irq_fd = fd;
+	s->irq_uio = fd >= 0 && poll_irq_is_uio(fd);
 	if (fd >= 0 && poll_irq_add(w, fd) != 0) {
 		return -EIO;
 	}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,6 +177,15 @@ poll_irq_add(struct nvp_poll_waiter *w, int fd)
 	return 0;
 }
 
+/* An eventfd is an anonymous inode; /dev/uioN is a character device. */
+bool
+poll_irq_is_uio(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 /* Clear an eventfd (8 bytes) or a uio fd (4 bytes: the interrupt count). */
 static void
 irq_clear(int fd)
@@ -189,12 +199,26 @@ irq_clear(int fd)
 	}
 }
 
+/* uio_pci_generic masked INTx when it last fired: unmask before waiting again. */
+static void
+irq_unmask(const struct nvp_poll_waiter *w)
+{
+	uint32_t one = 1;
+
+	for (uint32_t i = 0; i < w->nsources; i++) {
+		if (w->sources[i].irq_uio) {
+			(void)!write(w->sources[i].irq_fd, &one, sizeof(one));
+		}
+	}
+}
+
 int
 poll_irq_block(struct nvp_poll_waiter *w)
 {
 	struct epoll_event ev[POLL_MAX_EVENTS];
 	int n;
 
+	irq_unmask(w);
 	if (w->nsources == 1) {
 		irq_clear(w->sources[0].irq_fd); /* blocks until the interrupt fires */
 		return 0;
