@@ -45,6 +45,8 @@ usage(FILE *f, const char *prog)
 		"               queue pairs (default 0x1; the main thread is the first core's)\n"
 		"  -r TRID      controller to attach, repeatable (default \"%s\"), e.g.\n"
 		"               \"trtype:emu name:emu0 read_us:80 channels:8\" or\n"
+		"               \"trtype:emu name:emu0 preset=tlc\" (device model options and the\n"
+		"               scm/tlc/qlc presets with their figures: nvp help emu) or\n"
 		"               \"trtype:PCIe traddr:0000:01:00.0\"\n"
 		"  -P NUM       I/O queue pairs per namespace per I/O thread (default 1)\n"
 		"  -L           latency percentiles per device; -LL adds the histogram\n"

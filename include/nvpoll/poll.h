@@ -20,7 +20,8 @@
  *    "hybrid:mean" sleeps to half the mean (the kernel's rule), "hybrid:pN" to the N-th
  *    percentile (default "hybrid" = hybrid:p10);
  *  - fixed:<us> (>0): sleep that long after each submission (once per request), spin;
- *  - irq: block in read()/epoll_wait() on the sources' interrupt eventfds;
+ *  - irq: block in poll()/epoll_wait() on the sources' interrupt eventfds, at most 10 ms
+ *    at a time (a lost interrupt costs a slow poll, never a hang);
  *  - umwait: hybrid, but wait with TPAUSE (WAITPKG) instead of a timer sleep; only where
  *    cpuid says the CPU has WAITPKG (nvp_poll_waitpkg_supported()).
  *
@@ -72,6 +73,7 @@ struct nvp_poll_stats {
 	uint64_t sleep_late_ns;   /**< timer lateness: woke after the deadline by this much */
 	uint64_t oversleeps;      /**< sleeps after which a completion was already there */
 	uint64_t irq_waits;       /**< blocking waits for an interrupt */
+	uint64_t irq_timeouts;    /**< of which none came within 10 ms (polled anyway) */
 	uint64_t samples;         /**< completion times recorded */
 	uint64_t samples_skipped; /**< found after a sleep (recorded as predicted) or an
 				   * interrupt (left out) */

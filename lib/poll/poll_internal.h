@@ -23,7 +23,8 @@
 #define POLL_NR_BUCKETS (POLL_OPC_CLASSES * POLL_SIZE_CLASSES)
 #define POLL_RING 64u /* samples a bucket keeps per window for its percentile */
 #define POLL_MAX_EVENTS 16
-#define POLL_PROBE_EVERY 32u /* hybrid: one request in this many is spun for */
+#define POLL_IRQ_TIMEOUT_MS 10 /* irq: poll anyway after this long without an interrupt */
+#define POLL_PROBE_EVERY 32u   /* hybrid: one request in this many is spun for */
 
 /* Defaults (poll_opts.c) */
 #define POLL_DEFAULT_WINDOW_MS 100u

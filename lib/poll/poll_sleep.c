@@ -10,6 +10,7 @@
 #endif
 #include <errno.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -212,25 +213,33 @@ irq_unmask(const struct nvp_poll_waiter *w)
 	}
 }
 
+/*
+ * Block until an interrupt fires, at most POLL_IRQ_TIMEOUT_MS: a lost or never-wired
+ * interrupt then costs a slow poll, never a hang (counted in irq_timeouts).
+ */
 int
 poll_irq_block(struct nvp_poll_waiter *w)
 {
 	struct epoll_event ev[POLL_MAX_EVENTS];
+	struct pollfd pfd;
 	int n;
 
 	irq_unmask(w);
 	if (w->nsources == 1) {
-		irq_clear(w->sources[0].irq_fd); /* blocks until the interrupt fires */
-		return 0;
+		pfd.fd = w->sources[0].irq_fd;
+		pfd.events = POLLIN;
+		n = poll(&pfd, 1, POLL_IRQ_TIMEOUT_MS);
+		if (n > 0) {
+			irq_clear(pfd.fd);
+		}
+	} else {
+		n = epoll_wait(w->epfd, ev, POLL_MAX_EVENTS, POLL_IRQ_TIMEOUT_MS);
+		for (int i = 0; i < n; i++) {
+			irq_clear(ev[i].data.fd);
+		}
 	}
-	do {
-		n = epoll_wait(w->epfd, ev, POLL_MAX_EVENTS, -1);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		return -errno;
+	if (n == 0) {
+		w->st.irq_timeouts++;
 	}
-	for (int i = 0; i < n; i++) {
-		irq_clear(ev[i].data.fd);
-	}
-	return 0;
+	return n < 0 && errno != EINTR ? -errno : 0;
 }

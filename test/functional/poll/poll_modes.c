@@ -195,12 +195,16 @@ check_mode(const char *mode, bool irq)
 		CU_ASSERT_EQUAL(errors, 0);
 		nvp_poll_waiter_get_stats(r.w, &st);
 		CU_ASSERT_EQUAL(st.irq_waits > 0, strcmp(mode, "irq") == 0);
+		if (st.irq_waits > 0) {
+			/* interrupts arrived (waits that timed out fall back to a poll) */
+			CU_ASSERT(st.irq_timeouts < st.irq_waits);
+		}
 		if (strcmp(mode, "classic") == 0) {
 			CU_ASSERT_EQUAL(st.sleeps, 0);
 		}
-		printf("(%s: %lu sleeps, %lu oversleeps, %lu irq waits) ", mode,
+		printf("(%s: %lu sleeps, %lu oversleeps, %lu irq waits, %lu timed out) ", mode,
 		       (unsigned long)st.sleeps, (unsigned long)st.oversleeps,
-		       (unsigned long)st.irq_waits);
+		       (unsigned long)st.irq_waits, (unsigned long)st.irq_timeouts);
 	}
 	run_close(&r);
 }

@@ -83,6 +83,13 @@ test_irq_block(void)
 	CU_ASSERT_EQUAL(write(fd[0], &one, sizeof(one)), 8);
 	CU_ASSERT_EQUAL(write(fd[1], &one, sizeof(one)), 8);
 	CU_ASSERT_EQUAL(poll_irq_block(&w), 0);
+	CU_ASSERT_EQUAL(w.st.irq_timeouts, 0);
+	/* Nothing fires: back after the timeout, counted, not hung. */
+	CU_ASSERT_EQUAL(poll_irq_block(&w), 0);
+	CU_ASSERT_EQUAL(w.st.irq_timeouts, 1);
+	w.nsources = 1;
+	CU_ASSERT_EQUAL(poll_irq_block(&w), 0);
+	CU_ASSERT_EQUAL(w.st.irq_timeouts, 2);
 	poll_epoll_close(w.epfd);
 	close(fd[0]);
 	close(fd[1]);
