@@ -183,6 +183,12 @@ struct nvp_pci_device_ops {
 	 * function's, closed when it goes away. \return the fd, or -ENOTSUP / -errno.
 	 */
 	int (*irq_fd)(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out);
+	/**
+	 * Optional: make @vector able to fire again before a waiter blocks on it (a level
+	 * interrupt that the kernel masked when it last fired: uio_pci_generic sets INTx
+	 * Disable). NULL when the vector needs nothing (eventfds, MSI-X). \return 0 or -errno.
+	 */
+	int (*irq_unmask)(struct nvp_pci_device *dev, uint32_t vector);
 };
 
 /** A PCI function as env offers it. */
@@ -245,6 +251,9 @@ void nvp_env_pci_device_release(struct nvp_pci_device *dev);
  * \return the fd (>= 0), or -ENOTSUP when the function offers no interrupts.
  */
 int nvp_pci_device_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out);
+
+/** Re-arm vector @vector of @dev before blocking on it (see irq_unmask). \return 0 or -errno. */
+int nvp_pci_device_irq_unmask(struct nvp_pci_device *dev, uint32_t vector);
 
 /* Config space helpers over ops->cfg_read/cfg_write. \return 0 or -errno. */
 int nvp_pci_cfg_read16(struct nvp_pci_device *dev, uint16_t *value, uint32_t offset);

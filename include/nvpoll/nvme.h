@@ -313,6 +313,13 @@ uint16_t nvp_nvme_qpair_get_id(const struct nvp_nvme_qpair *qpair);
  * \return the fd, or -ENOTSUP for a polled qpair.
  */
 int nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair);
+
+/**
+ * Re-arm the qpair's interrupt before blocking on its fd (uio_pci_generic masks INTx each
+ * time it fires; nothing to do for eventfd vectors). Not for the I/O path: a waiter calls
+ * it before it blocks. \return 0, -ENOTSUP for a polled qpair, or -errno.
+ */
+int nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair);
 /** Requests submitted to the device or queued, not yet completed. */
 uint32_t nvp_nvme_qpair_get_num_outstanding(const struct nvp_nvme_qpair *qpair);
 uint32_t nvp_nvme_qpair_get_size(const struct nvp_nvme_qpair *qpair);

@@ -107,6 +107,8 @@ struct nvp_poll_source_ops {
 	int32_t (*poll)(void *ctx);
 	/** The eventfd its interrupt signals, or -ENOTSUP. May be NULL (no interrupts). */
 	int (*get_irq_fd)(void *ctx);
+	/** Re-arm the interrupt before the waiter blocks; may be NULL (nothing to do). */
+	int (*irq_unmask)(void *ctx);
 };
 
 struct nvp_poll_waiter;

@@ -320,10 +320,34 @@ real_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out)
 	return rc;
 }
 
+/*
+ * uio_pci_generic sets INTx Disable each time the line fires; clear it (through the
+ * config file, as DPDK does: the driver has no irqcontrol). MSI-X needs nothing.
+ */
+static int
+real_irq_unmask(struct nvp_pci_device *dev, uint32_t vector)
+{
+	struct real_dev *rd = dev->dev_ctx;
+	uint16_t cmd;
+	int rc;
+
+	(void)vector;
+	if (rd->kind != REAL_UIO || rd->uio_fd < 0) {
+		return 0;
+	}
+	rc = env_uio_cfg_rw(rd, &cmd, sizeof(cmd), NVP_PCI_CFG_COMMAND, false);
+	if (rc == 0 && (cmd & NVP_PCI_COMMAND_INTX_DISABLE)) {
+		cmd &= (uint16_t)~NVP_PCI_COMMAND_INTX_DISABLE;
+		rc = env_uio_cfg_rw(rd, &cmd, sizeof(cmd), NVP_PCI_CFG_COMMAND, true);
+	}
+	return rc;
+}
+
 static const struct nvp_pci_device_ops g_real_ops = {
 	.map_bar = real_map_bar,
 	.unmap_bar = real_unmap_bar,
 	.cfg_read = real_cfg_read,
 	.cfg_write = real_cfg_write,
 	.irq_fd = real_irq_fd,
+	.irq_unmask = real_irq_unmask,
 };

@@ -107,9 +107,9 @@ env_uio_cfg_rw(struct real_dev *rd, void *value, uint32_t len, uint32_t offset, 
 
 /*
  * The legacy interrupt: /dev/uioN of the function (sysfs .../uio/uioN). uio_pci_generic
- * masks INTx in the command register each time it fires; the waiter writes 1 to the fd
- * to unmask it before it blocks (lib/poll). One line for every queue: a wake-up says
- * "some queue of this function", the waiter polls them all.
+ * masks INTx in the command register each time it fires; the waiter unmasks it before it
+ * blocks (nvp_pci_device_irq_unmask(), lib/poll). One line for every queue: a wake-up
+ * says "some queue of this function", the waiter polls them all.
  */
 int
 env_uio_irq_fd(struct real_dev *rd, uint32_t vector, uint32_t *vector_out)

@@ -215,6 +215,7 @@ struct nvp_nvme_qpair {
 	bool deleting;
 	bool has_irq; /* CQ created with interrupts: irq_fd is its vector's eventfd */
 	int irq_fd;
+	uint32_t irq_vector;
 	TAILQ_ENTRY(nvp_nvme_qpair) link; /* the controller's list of I/O qpairs */
 };
 

@@ -335,7 +335,17 @@ pcie_qpair_irq(struct nvp_nvme_qpair *qpair)
 	}
 	qpair->has_irq = true;
 	qpair->irq_fd = fd;
+	qpair->irq_vector = iv;
 	return (int32_t)iv;
+}
+
+int
+nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+{
+	if (qpair == NULL || !qpair->has_irq) {
+		return -ENOTSUP;
+	}
+	return nvp_pci_device_irq_unmask(to_pcie_ctrlr(qpair->ctrlr)->dev, qpair->irq_vector);
 }
 
 /* Create I/O CQ, then the SQ bound to it (section 5.3, 5.4). */

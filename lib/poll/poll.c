@@ -34,9 +34,16 @@ qpair_irq_fd(void *ctx)
 	return nvp_nvme_qpair_get_irq_fd(ctx);
 }
 
+static int
+qpair_irq_unmask(void *ctx)
+{
+	return nvp_nvme_qpair_irq_unmask(ctx);
+}
+
 static const struct nvp_poll_source_ops g_qpair_ops = {
 	.poll = qpair_poll,
 	.get_irq_fd = qpair_irq_fd,
+	.irq_unmask = qpair_irq_unmask,
 };
 
 static int
@@ -68,7 +75,6 @@ nvp_poll_waiter_add_source(struct nvp_poll_waiter *w, const struct nvp_poll_sour
 		return -ENOTSUP;
 	}
 	s->irq_fd = fd;
-	s->irq_uio = fd >= 0 && poll_irq_is_uio(fd);
 	if (fd >= 0 && poll_irq_add(w, fd) != 0) {
 		return -EIO;
 	}

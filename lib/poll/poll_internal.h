@@ -70,7 +70,6 @@ struct poll_source {
 	const struct nvp_poll_source_ops *ops;
 	void *ctx;
 	int irq_fd;
-	bool irq_uio; /* a uio fd: 4-byte counter, unmasked by writing 1 before each wait */
 };
 
 TAILQ_HEAD(poll_req_list, nvp_poll_req);
@@ -117,7 +116,6 @@ void poll_timerslack_set(void);
 /* Block until a source's interrupt fires; clears it. \return 0 or -errno. */
 int poll_irq_block(struct nvp_poll_waiter *w);
 int poll_irq_add(struct nvp_poll_waiter *w, int fd);
-bool poll_irq_is_uio(int fd);
 int poll_epoll_create(void);
 void poll_epoll_close(int fd);
 

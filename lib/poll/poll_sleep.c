@@ -13,7 +13,6 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -178,15 +177,6 @@ poll_irq_add(struct nvp_poll_waiter *w, int fd)
 	return 0;
 }
 
-/* An eventfd is an anonymous inode; /dev/uioN is a character device. */
-bool
-poll_irq_is_uio(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode);
-}
-
 /* Clear an eventfd (8 bytes) or a uio fd (4 bytes: the interrupt count). */
 static void
 irq_clear(int fd)
@@ -200,15 +190,15 @@ irq_clear(int fd)
 	}
 }
 
-/* uio_pci_generic masked INTx when it last fired: unmask before waiting again. */
+/* Level interrupts masked when they last fired (uio INTx): re-arm before waiting. */
 static void
 irq_unmask(const struct nvp_poll_waiter *w)
 {
-	uint32_t one = 1;
-
 	for (uint32_t i = 0; i < w->nsources; i++) {
-		if (w->sources[i].irq_uio) {
-			(void)!write(w->sources[i].irq_fd, &one, sizeof(one));
+		const struct poll_source *s = &w->sources[i];
+
+		if (s->ops->irq_unmask != NULL) {
+			(void)s->ops->irq_unmask(s->ctx);
 		}
 	}
 }

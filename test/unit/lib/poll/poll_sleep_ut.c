@@ -52,6 +52,18 @@ test_sleep_deadline(void)
 	CU_ASSERT(dl < hz);
 }
 
+static int g_unmasks;
+
+static int
+count_unmask(void *ctx)
+{
+	(void)ctx;
+	g_unmasks++;
+	return 0;
+}
+
+static const struct nvp_poll_source_ops g_ops = { NULL, NULL, count_unmask };
+
 static void
 test_irq_block(void)
 {
@@ -67,6 +79,9 @@ test_irq_block(void)
 	w.sources = src;
 	w.epfd = poll_epoll_create();
 	CU_ASSERT_FATAL(w.epfd >= 0);
+	memset(src, 0, sizeof(src));
+	src[0].ops = &g_ops;
+	src[1].ops = &g_ops;
 	src[0].irq_fd = fd[0];
 	src[1].irq_fd = fd[1];
 	/* One source: a blocking read of its eventfd. */
@@ -90,6 +105,8 @@ test_irq_block(void)
 	w.nsources = 1;
 	CU_ASSERT_EQUAL(poll_irq_block(&w), 0);
 	CU_ASSERT_EQUAL(w.st.irq_timeouts, 2);
+	/* every source was re-armed before each block (level interrupts masked by uio) */
+	CU_ASSERT_EQUAL(g_unmasks, 1 + 2 + 2 + 2 + 1);
 	poll_epoll_close(w.epfd);
 	close(fd[0]);
 	close(fd[1]);

@@ -32,6 +32,13 @@ nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair)
 	return -ENOTSUP;
 }
 
+int
+nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	return -ENOTSUP;
+}
+
 /* A device whose requests complete at fixed due times. */
 struct fake_dev {
 	struct nvp_poll_waiter *w;
@@ -67,7 +74,7 @@ fake_irq_fd(void *ctx)
 	return ((struct fake_dev *)ctx)->irq_fd;
 }
 
-static const struct nvp_poll_source_ops g_fake_ops = { fake_poll, fake_irq_fd };
+static const struct nvp_poll_source_ops g_fake_ops = { fake_poll, fake_irq_fd, NULL };
 
 static void
 submit(struct fake_dev *d, int i, uint8_t opc, uint32_t bytes)

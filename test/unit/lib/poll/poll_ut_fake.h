@@ -80,13 +80,6 @@ poll_irq_add(struct nvp_poll_waiter *w, int fd)
 	return 0;
 }
 
-bool
-poll_irq_is_uio(int fd)
-{
-	(void)fd;
-	return false;
-}
-
 int
 poll_epoll_create(void)
 {
