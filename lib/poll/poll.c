@@ -230,6 +230,8 @@ nvp_poll_req_start(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t op
 void
 nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
 {
+	uint64_t end;
+
 	TAILQ_REMOVE(&w->reqs, r, link);
 	w->inflight--;
 	w->need_decide = true;
@@ -248,10 +250,15 @@ nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
 		}
 		return;
 	}
-	poll_stats_add(&w->stats, r->bucket, w->pass_now - r->start);
+	/*
+	 * A request submitted from a completion callback of this pass may complete in the
+	 * same pass (a device that completes during the doorbell write, as QEMU's can under
+	 * TCG): it started after pass_now, so read the clock rather than wrap around.
+	 */
+	end = nvp_likely(w->pass_now >= r->start) ? w->pass_now : poll_now();
+	poll_stats_add(&w->stats, r->bucket, end - r->start);
 	w->st.samples++;
-	if (nvp_unlikely(r->probe) &&
-	    poll_stats_probe(&w->stats, r->bucket, w->pass_now - r->start)) {
+	if (nvp_unlikely(r->probe) && poll_stats_probe(&w->stats, r->bucket, end - r->start)) {
 		w->st.relearns++;
 	}
 }

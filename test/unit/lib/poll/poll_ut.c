@@ -300,6 +300,55 @@ test_device_gets_faster(void)
 	nvp_poll_waiter_destroy(w);
 }
 
+/*
+ * A request submitted from a completion callback and completed in the same pass (QEMU
+ * under TCG completes during the doorbell write): its sample must not wrap around.
+ */
+static int32_t
+same_pass_poll(void *ctx)
+{
+	struct fake_dev *d = ctx;
+
+	if (d->busy[0]) {
+		d->busy[0] = false;
+		nvp_poll_req_done(d->w, &d->req[0]);
+		d->done++;
+		return 1;
+	}
+	return 0;
+}
+
+static const struct nvp_poll_source_ops g_same_pass_ops = { same_pass_poll, NULL, NULL };
+
+static void
+test_sample_started_in_pass(void)
+{
+	struct nvp_poll_opts o;
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = NULL;
+	uint16_t b = poll_bucket_of(NVME_OPC_READ, 4096);
+
+	nvp_poll_opts_init(&o, sizeof(o));
+	nvp_poll_mode_parse("hybrid:mean", &o);
+	CU_ASSERT_EQUAL_FATAL(nvp_poll_waiter_create(&o, &w), 0);
+	memset(&d, 0, sizeof(d));
+	d.w = w;
+	CU_ASSERT_EQUAL(nvp_poll_waiter_add_source(w, &g_same_pass_ops, &d), 0);
+	for (int i = 0; i < 20; i++) {
+		w->pass_now = g_now;
+		g_now += 3 * US; /* submitted after the pass began ... */
+		d.busy[0] = true;
+		nvp_poll_req_start(w, &d.req[0], NVME_OPC_READ, 4096);
+		g_now += 2 * US;
+		same_pass_poll(&d); /* ... and completed within it */
+	}
+	g_now += 100000 * US;
+	nvp_poll_waiter_poll(w);
+	CU_ASSERT(w->stats.b[b].mean > 0);
+	CU_ASSERT(w->stats.b[b].mean <= 2 * US); /* not ~2^64 */
+	nvp_poll_waiter_destroy(w);
+}
+
 static void
 test_wake_cost_tracks(void)
 {
@@ -441,6 +490,7 @@ main(void)
 		UT_TEST(test_hybrid_too_short),
 		UT_TEST(test_oversleep_not_in_stats),
 		UT_TEST(test_device_gets_faster),
+		UT_TEST(test_sample_started_in_pass),
 		UT_TEST(test_wake_cost_tracks),
 		UT_TEST(test_fixed),
 		UT_TEST(test_classic_never_sleeps),
