@@ -53,7 +53,7 @@ endif
 
 # Libraries bundled into libnvpoll, in dependency order (lowest first). A library whose
 # directory lib/<name>/Makefile does not exist yet is left out.
-NVP_BUNDLED_LIBS_ALL := util env_common $(NVP_ENV) nvme emu bdev wbt sched
+NVP_BUNDLED_LIBS_ALL := util env_common $(NVP_ENV) nvme poll emu bdev wbt sched
 NVP_BUNDLED_LIBS := $(foreach l,$(NVP_BUNDLED_LIBS_ALL),\
 	$(if $(wildcard $(NVP_ROOT_DIR)/lib/$(l)/Makefile),$(l)))
 NVP_LIBNVPOLL_A := $(NVP_LIB_DIR)/libnvpoll.a

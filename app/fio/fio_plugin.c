@@ -11,7 +11,9 @@
  * Model (as SPDK's plugin): thread=1; setup() resolves every filename to a namespace of a
  * controller shared by all jobs; each job thread makes its own qpair per file the first
  * time it opens it (the thread that polls a qpair must own it); queue() submits with the
- * SQ doorbell delayed, commit() rings it once per qpair, getevents() polls.
+ * SQ doorbell delayed, commit() rings it once per qpair, getevents() polls - or, with
+ * poll=MODE (classic, hybrid[:mean|:pN], fixed:US, irq), waits through a lib/poll waiter
+ * made in the job thread over its qpairs.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,6 +30,7 @@
 
 #include "fio_bdev.h"
 #include "fio_nvp.h"
+#include "nvpoll/poll.h"
 #include "nvpoll/env.h"
 #include "nvpoll/nvme.h"
 
@@ -53,6 +56,7 @@ struct engine_opts {
 	unsigned int mem_size_mb;
 	unsigned int no_huge;
 	char *bdev_config; /* bdev mode (fio_bdev.c): filenames are bdev names */
+	char *poll;        /* lib/poll mode, NULL = spin in getevents() */
 };
 
 /* One fio file of one job thread. */
@@ -75,6 +79,7 @@ struct engine_thread {
 	unsigned int max_done;
 	unsigned int io_queue_size;
 	struct engine_file *files;
+	struct nvp_poll_waiter *waiter; /* poll=MODE: made by the job thread */
 };
 
 static int g_abi_mismatch;
@@ -215,6 +220,7 @@ engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *nam
 	ef->target.max_xfer = UINT32_MAX;
 	return 0;
 }
+static int waiter_opts(struct thread_data *td, struct nvp_poll_opts *po);
 
 /*
  * Called once per job before its thread runs (in fio's main thread unless
@@ -249,6 +255,13 @@ engine_setup(struct thread_data *td)
 	rc = engine_env_start(td);
 	if (rc != 0) {
 		return job_failed(td, -rc, "setup");
+	}
+	{
+		struct nvp_poll_opts po;
+
+		if (waiter_opts(td, &po) < 0) {
+			return 1; /* bad poll=: refused before any thread runs */
+		}
 	}
 	for_each_file(td, f, i)
 	{
@@ -325,9 +338,80 @@ engine_cleanup(struct thread_data *td)
 		}
 		free(ef);
 	}
+	nvp_poll_waiter_destroy(et->waiter);
 	free(et->done);
 	free(et);
 	td->io_ops_data = NULL;
+}
+
+/* ---- poll=MODE: a lib/poll waiter per job thread --------------------------------------- */
+
+static int
+waiter_opts(struct thread_data *td, struct nvp_poll_opts *po)
+{
+	struct engine_opts *eo = td->eo;
+
+	nvp_poll_opts_init(po, sizeof(*po));
+	if (eo == NULL || eo->poll == NULL || eo->poll[0] == '\0') {
+		return 1; /* no waiter */
+	}
+	if (nvp_poll_mode_parse(eo->poll, po) != 0) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s': poll=%s: expected classic, hybrid, hybrid:mean, "
+			"hybrid:pN, fixed:US, irq or umwait\n",
+			td->o.name, eo->poll);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool
+waiter_is_irq(struct thread_data *td)
+{
+	struct nvp_poll_opts po;
+
+	return waiter_opts(td, &po) == 0 && po.mode == NVP_POLL_IRQ;
+}
+
+/* Made in the job thread at its first open (timer slack and calibration are per thread). */
+static int
+waiter_add(struct thread_data *td, struct engine_thread *et, struct nvp_nvme_qpair *qpair)
+{
+	struct nvp_poll_opts po;
+	int rc = waiter_opts(td, &po);
+
+	if (rc != 0) {
+		return rc > 0 ? 0 : EINVAL;
+	}
+	if (et->waiter == NULL) {
+		rc = nvp_poll_waiter_create(&po, &et->waiter);
+	}
+	if (rc == 0) {
+		rc = nvp_poll_waiter_add_qpair(et->waiter, qpair);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "nvpoll_fio: job '%s': poll=%s: %s\n", td->o.name,
+			((struct engine_opts *)td->eo)->poll, strerror(-rc));
+		return -rc;
+	}
+	return 0;
+}
+
+/* fio's engine-private io_u word holds the waiter's view of the request. */
+static int
+engine_io_u_init(struct thread_data *td, struct io_u *io_u)
+{
+	(void)td;
+	io_u->engine_data = calloc(1, sizeof(struct nvp_poll_req));
+	return io_u->engine_data != NULL ? 0 : 1;
+}
+
+static void
+engine_io_u_free(struct thread_data *td, struct io_u *io_u)
+{
+	(void)td;
+	free(io_u->engine_data);
+	io_u->engine_data = NULL;
 }
 
 /* The job thread opens its files: make the qpair here, in the thread that will poll it. */
@@ -356,6 +440,7 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 		qopts.io_queue_requests = qopts.io_queue_size;
 	}
 	qopts.delay_doorbell = true;
+	qopts.interrupts = waiter_is_irq(td);
 	rc = nvp_nvme_ctrlr_alloc_io_qpair(ef->target.ctrlr, &qopts, &ef->qpair);
 	if (rc != 0) {
 		fprintf(stderr,
@@ -364,7 +449,7 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 			td->o.name, f->file_name, qopts.io_queue_size, strerror(-rc));
 		return job_failed(td, -rc, "open_file");
 	}
-	return 0;
+	return waiter_add(td, et, ef->qpair);
 }
 
 static int
@@ -435,6 +520,9 @@ io_complete(void *cb_arg, const struct nvme_cpl *cpl)
 	struct engine_file *ef = FILE_ENG_DATA(io_u->file);
 	struct engine_thread *et = ef->thread;
 
+	if (et->waiter != NULL) {
+		nvp_poll_req_done(et->waiter, io_u->engine_data);
+	}
 	io_u->error = 0;
 	if (nvme_cpl_is_error(cpl)) {
 		char status[128];
@@ -530,6 +618,11 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 		return FIO_Q_COMPLETED;
 	}
 	ef->doorbell_pending = 1;
+	if (ef->thread->waiter != NULL) {
+		nvp_poll_req_start(ef->thread->waiter, io_u->engine_data,
+				   io_u->ddir == DDIR_READ ? NVME_OPC_READ : NVME_OPC_WRITE,
+				   (uint32_t)io_u->xfer_buflen);
+	}
 	return FIO_Q_QUEUED;
 }
 
@@ -587,6 +680,17 @@ engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 	et->nr_done = 0;
 	if (max > et->max_done) {
 		max = et->max_done;
+	}
+	while (et->waiter != NULL) {
+		rc = nvp_poll_waiter_wait(et->waiter);
+		if (rc < 0) {
+			fprintf(stderr, "nvpoll_fio: job '%s': waiting failed: %s\n", td->o.name,
+				strerror(-rc));
+			return -EIO;
+		}
+		if (et->nr_done >= min || timed_out(deadline)) {
+			return (int)et->nr_done;
+		}
 	}
 	for (;;) {
 		for (ef = et->files; ef != NULL && et->nr_done < max; ef = ef->next) {
@@ -653,6 +757,16 @@ static struct fio_option engine_options[] = {
 		.group = FIO_OPT_G_INVALID,
 	},
 	{
+		.name = "poll",
+		.lname = "nvpoll waiting mode",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct engine_opts, poll),
+		.help = "how the job thread waits: classic, hybrid, hybrid:mean, hybrid:pN, "
+			"fixed:US (sleep per request), irq (interrupts), umwait; default: spin",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
 		.name = NULL,
 	},
 };
@@ -689,6 +803,8 @@ struct engine_ops_padded ioengine = {
 			.get_file_size = engine_get_file_size,
 			.iomem_alloc = engine_iomem_alloc,
 			.iomem_free = engine_iomem_free,
+			.io_u_init = engine_io_u_init,
+			.io_u_free = engine_io_u_free,
 			.option_struct_size = sizeof(struct engine_opts),
 			.options = engine_options,
 		},

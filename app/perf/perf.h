@@ -16,6 +16,7 @@
 #include "nvpoll/histogram.h"
 #include "nvpoll/bdev.h"
 #include "nvpoll/nvme.h"
+#include "nvpoll/poll.h"
 
 #define PERF_DEFAULT_TRID "trtype:emu name:emu0"
 #define PERF_MAX_TRIDS 16
@@ -52,6 +53,7 @@ struct perf_opts {
 	const char *bdev_names[PERF_MAX_TRIDS];
 	uint32_t num_bdevs;
 	const char *bdev_config;
+	const char *poll_mode; /* --poll: how I/O threads wait (perf_poll.c), NULL = spin */
 };
 
 /*
@@ -102,6 +104,8 @@ struct perf_thread {
 	uint64_t cpu_ns;
 	int setup_rc; /* -errno if the thread could not start its I/O */
 	int rc;       /* 0, or -errno if setup failed or the controller failed */
+	struct nvp_poll_stats poll_stats; /* --poll: what the waiter did */
+	bool has_poll_stats;
 };
 
 struct perf_sample {
@@ -178,6 +182,15 @@ double perf_row_iops(const struct perf_run *run, const struct perf_thread *th,
 
 /* perf_json.c: write to run->json_f. \return 0 or -errno (message printed). */
 int perf_json_write(const struct perf_run *run);
+
+/* perf_poll.c: --poll */
+int perf_poll_opts(const struct perf_opts *o, struct nvp_poll_opts *po);
+bool perf_poll_wants_irq(const struct perf_opts *o);
+int perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
+		    struct nvp_nvme_qpair *const *qpairs, uint32_t n, struct nvp_poll_waiter **out);
+void perf_poll_teardown(struct perf_thread *th, struct nvp_poll_waiter *w);
+void perf_poll_report(const struct perf_run *run, FILE *f);
+void perf_emu_lateness_report(const struct perf_run *run, FILE *f);
 
 /* perf_plot.c: write to run->plot_f. \return 0 or -errno (message printed). */
 int perf_plot_write(const struct perf_run *run);

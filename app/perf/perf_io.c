@@ -28,6 +28,7 @@ struct task {
 	void *buf;
 	uint64_t submit_ticks;
 	bool is_read;
+	struct nvp_poll_req preq; /* --poll: the waiter's view of it */
 };
 
 /* This thread's view of one namespace. */
@@ -48,7 +49,8 @@ struct io_ctx {
 	uint64_t rng;
 	bool measuring; /* past the warm-up: statistics count */
 	bool draining;
-	uint64_t ios; /* mirrors of the live counters, stored relaxed */
+	struct nvp_poll_waiter *waiter; /* --poll, else NULL */
+	uint64_t ios;                   /* mirrors of the live counters, stored relaxed */
 	uint64_t lat_ticks;
 };
 
@@ -117,6 +119,11 @@ submit(struct io_ctx *ctx, struct task *t)
 		return rc;
 	}
 	nw->outstanding++;
+	if (ctx->waiter != NULL) {
+		nvp_poll_req_start(ctx->waiter, &t->preq,
+				   t->is_read ? NVME_OPC_READ : NVME_OPC_WRITE,
+				   ctx->run->opts.io_size);
+	}
 	return 0;
 }
 
@@ -130,6 +137,9 @@ io_done(void *arg, const struct nvme_cpl *cpl)
 	uint64_t lat = nvp_env_get_ticks() - t->submit_ticks;
 
 	nw->outstanding--;
+	if (ctx->waiter != NULL) {
+		nvp_poll_req_done(ctx->waiter, &t->preq);
+	}
 	nvp_histogram_record(st->hist, lat);
 	st->ios++;
 	if (t->is_read) {
@@ -170,6 +180,7 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 
 	nvp_nvme_ctrlr_get_default_io_qpair_opts(ctrlr, &qo, sizeof(qo));
 	qo.timeout_us = (uint64_t)g_run->opts.io_timeout_ms * 1000;
+	qo.interrupts = perf_poll_wants_irq(&g_run->opts);
 	/* one slot more than the requests, so the SQ never looks full */
 	if (qo.io_queue_size < per_qp + 1) {
 		qo.io_queue_size = NVP_MIN(per_qp + 1, max_entries);
@@ -263,6 +274,11 @@ poll_all(struct io_ctx *ctx)
 {
 	uint32_t n, q, nqp = ctx->run->opts.qpairs_per_ns;
 
+	if (ctx->waiter != NULL) {
+		int rc = nvp_poll_waiter_wait(ctx->waiter);
+
+		return rc < 0 ? rc : 0;
+	}
 	for (n = 0; n < ctx->thread->num_ns; n++) {
 		struct ns_worker *nw = &ctx->nws[n];
 
@@ -550,6 +566,17 @@ thread_setup(struct io_ctx *ctx)
 			return rc;
 		}
 	}
+	for (n = 0; n < th->num_ns && ctx->run->opts.poll_mode != NULL; n++) {
+		if (n == 0) {
+			rc = perf_poll_setup(th, &ctx->run->opts, NULL, 0, &ctx->waiter);
+		}
+		for (uint32_t q = 0; rc == 0 && q < ctx->run->opts.qpairs_per_ns; q++) {
+			rc = nvp_poll_waiter_add_qpair(ctx->waiter, ctx->nws[n].qpairs[q]);
+		}
+		if (rc != 0) {
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -598,6 +625,7 @@ perf_thread_main(void *arg)
 		th->rc = run_loop(&ctx);
 		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
 	}
+	perf_poll_teardown(th, ctx.waiter);
 	if (ctx.nws != NULL) {
 		for (n = 0; n < th->num_ns; n++) {
 			teardown_ns_worker(&ctx.nws[n], run->opts.queue_depth,

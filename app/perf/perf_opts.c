@@ -22,6 +22,7 @@ enum {
 	OPT_VERSION,
 	OPT_JSON_CONFIG,
 	OPT_BDEV_CONFIG,
+	OPT_POLL,
 };
 
 static const struct option g_long_opts[] = {
@@ -31,6 +32,7 @@ static const struct option g_long_opts[] = {
 	{ "io-timeout", required_argument, NULL, OPT_IO_TIMEOUT },
 	{ "json-config", required_argument, NULL, OPT_JSON_CONFIG },
 	{ "bdev-config", required_argument, NULL, OPT_BDEV_CONFIG },
+	{ "poll", required_argument, NULL, OPT_POLL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -54,6 +56,8 @@ usage(FILE *f, const char *prog)
 		"               queue pairs (default 0x1; the main thread is the first core's)\n"
 		"  -r TRID      controller to attach, repeatable (default \"%s\"), e.g.\n"
 		"               \"trtype:emu name:emu0 read_us:80 channels:8\" or\n"
+		"               \"trtype:emu name:emu0 preset=tlc\" (device model options and the\n"
+		"               scm/tlc/qlc presets with their figures: nvp help emu) or\n"
 		"               \"trtype:PCIe traddr:0000:01:00.0\"\n"
 		"  -P NUM       I/O queue pairs per namespace per I/O thread (default 1)\n"
 		"  -L           latency percentiles per device; -LL adds the histogram\n"
@@ -73,6 +77,8 @@ usage(FILE *f, const char *prog)
 		"  --bdev-config LINE  bdevs from one line, e.g.\n"
 		"               \"nvme:name=emu0,trtype=emu\" (bdev emu0n1) or\n"
 		"               \"malloc:name=m0,num_blocks=262144;null:name=z0,num_blocks=262144\"\n"
+		"  --poll MODE  how I/O threads wait: classic, hybrid[:mean|:pN], fixed:US, irq,\n"
+		"               umwait (default: spin without lib/poll)\n"
 		"  -h, --help   this help\n"
 		"  --version    print the version\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM ends the run early; the results cover the time that\n"
@@ -258,6 +264,18 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 	case OPT_JSON_CONFIG:
 	case OPT_BDEV_CONFIG:
 		return perf_bdev_opt(o, prog, opt, arg);
+	case OPT_POLL: {
+		struct nvp_poll_opts po;
+
+		nvp_poll_opts_init(&po, sizeof(po));
+		if (nvp_poll_mode_parse(arg, &po) != 0) {
+			return bad(prog, "invalid --poll mode '%s'", arg,
+				   "expected classic, hybrid, hybrid:mean, hybrid:pN, fixed:US, "
+				   "irq or umwait");
+		}
+		o->poll_mode = arg;
+		return 0;
+	}
 	case 'h':
 		usage(stdout, prog);
 		return 1;

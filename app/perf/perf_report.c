@@ -237,6 +237,8 @@ perf_report_print(const struct perf_run *run, FILE *f)
 		print_latency_details(run, f);
 	}
 	print_cpu(run, f);
+	perf_poll_report(run, f);
+	perf_emu_lateness_report(run, f);
 	if (errors != 0) {
 		fprintf(f, "I/O errors: %lu\n", (unsigned long)errors);
 	}

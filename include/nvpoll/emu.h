@@ -33,7 +33,24 @@
  *   mdts=5             MDTS (2^mdts pages per command, 0 = unlimited)
  *   read_us=0          service time of a read, µs
  *   write_us=0         service time of a write, µs
- *   channels=4         internal parallelism: commands serviced at once (1..256)
+ *   channels=4         internal parallelism: commands serviced at once (1..256); also
+ *                      the media channels of the device model
+ *
+ * Device model (see nvp_emu_opts_usage() for the presets and their figures):
+ *   preset=NAME        scm | tlc | qlc: sets the model keys below; later keys override
+ *   read_lat=DIST      read latency distribution (default: read_us fixed); DIST is
+ *                      "80us" or "fixed:80us", "uniform:50us:150us", "exp:80us" (mean),
+ *                      "lognormal:80us:400us" (p50:p99), "bimodal:80us:2ms:1%"
+ *                      (fast:slow:fraction slow); units ns, us (default), ms, s
+ *   write_lat=DIST     write latency (into the write cache when there is one)
+ *   xfer_mbps=0        per-channel transfer rate, MB/s: bytes past the first 4 KiB take
+ *                      len / rate more (0 = size does not matter)
+ *   wcache_mb=0        write cache, MiB: writes complete at write_lat while it has room,
+ *                      then when their own data is programmed; flush drains it
+ *   prog_mbps=0        program rate of the whole device, MB/s (0 = no program model)
+ *   prog_us=0          one program operation; a read on a channel busy programming waits
+ *                      for the one in progress (read/write interference)
+ *   seed=1             seed of the service-time generator: same seed, same sequence
  *   vwc=1              volatile write cache present
  *   fw_slots=3         firmware slots (1..7); slot 1 is read-only
  *   fault=TYPE         inject a fault from the start: drop_cpl, error, slow, cfs,
@@ -75,6 +92,7 @@ extern "C" {
 
 #define NVP_EMU_MAX_NS 16
 #define NVP_EMU_NAME_MAX 32
+#define NVP_EMU_DIST_MAX 48 /**< a latency distribution string */
 
 enum nvp_emu_backend {
 	NVP_EMU_BACKEND_RAM = 0,
@@ -124,6 +142,15 @@ struct nvp_emu_opts {
 	uint32_t ftl_op;    /**< over-provisioning percent */
 	uint32_t ftl_gc;    /**< 0 greedy, 1 cost-benefit */
 	uint32_t ftl_gc_us; /**< channel time per relocated page, µs */
+	/* device model (emu_model.c) */
+	char preset[8];
+	char read_lat[NVP_EMU_DIST_MAX];
+	char write_lat[NVP_EMU_DIST_MAX];
+	uint32_t xfer_mbps;
+	uint32_t wcache_mb;
+	uint32_t prog_mbps;
+	uint32_t prog_us;
+	uint64_t seed;
 };
 
 /** Fill @opts with the defaults listed above. */
@@ -210,6 +237,15 @@ struct nvp_emu_stats {
 	uint64_t ftl_erases;
 	uint64_t ftl_gc_busy_us; /**< channel time GC took (gc pages x ftl_gc_us) */
 	uint64_t stream_writes;  /**< write commands that carried a stream directive */
+	/* The controller thread's own timing: how long after its due time each completion
+	 * with a service time was posted. */
+	uint64_t timed_cpls;       /**< completions that had a due time */
+	uint64_t late_ns_sum;      /**< sum of their lateness, ns */
+	uint64_t late_ns_max;      /**< worst lateness, ns */
+	uint64_t late_over_10us;   /**< completions posted more than 10 us late */
+	uint64_t reads_delayed;    /**< reads that waited behind a program operation */
+	uint64_t writes_throttled; /**< writes that found the write cache full */
+	uint64_t interrupts;       /**< interrupts signalled (eventfd writes) */
 };
 
 void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);

@@ -224,6 +224,20 @@ struct nvp_pci_device_ops {
 	/** Write @len bytes of configuration space at @offset. \return 0 or -errno. */
 	int (*cfg_write)(struct nvp_pci_device *dev, const void *value, uint32_t len,
 			 uint32_t offset);
+	/**
+	 * Optional: enable interrupt vector @vector and give the eventfd it signals. The
+	 * function may have fewer vectors than asked for: *@vector_out is the one the device
+	 * must be told to use (vfio-pci MSI-X: @vector modulo the table size; uio_pci_generic:
+	 * 0, the one INTx line every queue shares; virtual functions: @vector). The fd is the
+	 * function's, closed when it goes away. \return the fd, or -ENOTSUP / -errno.
+	 */
+	int (*irq_fd)(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out);
+	/**
+	 * Optional: make @vector able to fire again before a waiter blocks on it (a level
+	 * interrupt that the kernel masked when it last fired: uio_pci_generic sets INTx
+	 * Disable). NULL when the vector needs nothing (eventfds, MSI-X). \return 0 or -errno.
+	 */
+	int (*irq_unmask)(struct nvp_pci_device *dev, uint32_t vector);
 };
 
 /** A PCI function as env offers it. */
@@ -292,6 +306,15 @@ int nvp_env_pci_device_claim(struct nvp_pci_device *dev);
 
 /** Give up ownership. */
 void nvp_env_pci_device_release(struct nvp_pci_device *dev);
+
+/**
+ * The eventfd of interrupt vector @vector of @dev (see nvp_pci_device_ops.irq_fd).
+ * \return the fd (>= 0), or -ENOTSUP when the function offers no interrupts.
+ */
+int nvp_pci_device_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out);
+
+/** Re-arm vector @vector of @dev before blocking on it (see irq_unmask). \return 0 or -errno. */
+int nvp_pci_device_irq_unmask(struct nvp_pci_device *dev, uint32_t vector);
 
 /* Config space helpers over ops->cfg_read/cfg_write. \return 0 or -errno. */
 int nvp_pci_cfg_read16(struct nvp_pci_device *dev, uint16_t *value, uint32_t offset);

@@ -268,6 +268,9 @@ struct nvp_nvme_io_qpair_opts {
 				     * from completion callbacks always ring once, at the
 				     * end of the poll. */
 	uint8_t qprio;              /**< weighted round robin priority class */
+	bool interrupts;            /**< create the CQ with interrupts enabled (IEN = 1), its
+				     * vector delivered as an eventfd by env
+				     * (nvp_nvme_qpair_get_irq_fd()); the hot path is the same */
 };
 
 /** Defaults from the controller's opts, clamped to what the controller supports. */
@@ -331,6 +334,21 @@ int nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme
 			     size_t stats_size);
 
 uint16_t nvp_nvme_qpair_get_id(const struct nvp_nvme_qpair *qpair);
+
+/**
+ * The eventfd signalled when the qpair's CQ posts (qpairs created with .interrupts).
+ * Several qpairs may share one (uio_pci_generic has a single INTx line; vfio-pci functions
+ * with fewer MSI-X vectors than queues). Read it (8 bytes; 4 bytes for a uio fd) to wait.
+ * \return the fd, or -ENOTSUP for a polled qpair.
+ */
+int nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair);
+
+/**
+ * Re-arm the qpair's interrupt before blocking on its fd (uio_pci_generic masks INTx each
+ * time it fires; nothing to do for eventfd vectors). Not for the I/O path: a waiter calls
+ * it before it blocks. \return 0, -ENOTSUP for a polled qpair, or -errno.
+ */
+int nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair);
 /** Requests submitted to the device or queued, not yet completed. */
 uint32_t nvp_nvme_qpair_get_num_outstanding(const struct nvp_nvme_qpair *qpair);
 uint32_t nvp_nvme_qpair_get_size(const struct nvp_nvme_qpair *qpair);

@@ -326,7 +326,13 @@ ctrlr_init_parts(struct emu_ctrlr *c)
 {
 	int rc;
 
-	rc = emu_regs_init(c);
+	rc = emu_model_init(c);
+	if (rc == 0) {
+		rc = emu_irq_init(c);
+	}
+	if (rc == 0) {
+		rc = emu_regs_init(c);
+	}
 	if (rc == 0) {
 		rc = emu_queues_init(c);
 	}
@@ -359,8 +365,6 @@ emu_ctrlr_alloc(const struct nvp_emu_opts *opts, struct emu_ctrlr **out)
 	}
 	c->opts = *opts;
 	c->ticks_hz = nvp_env_get_ticks_hz();
-	c->read_ticks = emu_us_to_ticks(c, opts->read_us);
-	c->write_ticks = emu_us_to_ticks(c, opts->write_us);
 	c->gc_page_ticks = emu_us_to_ticks(c, opts->ftl_gc_us);
 	c->db_stride = 4u << opts->dstrd;
 	c->page_size = 4096;
@@ -407,6 +411,8 @@ emu_ctrlr_free(struct emu_ctrlr *c)
 	emu_fw_fini(c);
 	emu_queues_fini(c);
 	emu_regs_fini(c);
+	emu_model_fini(c);
+	emu_irq_fini(c);
 	pthread_mutex_destroy(&c->cfg_lock);
 	pthread_mutex_destroy(&c->fault_lock);
 	free(c);
@@ -654,6 +660,13 @@ nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats 
 	STAT_COPY(stats, s, ftl_erases);
 	STAT_COPY(stats, s, ftl_gc_busy_us);
 	STAT_COPY(stats, s, stream_writes);
+	STAT_COPY(stats, s, timed_cpls);
+	STAT_COPY(stats, s, late_ns_sum);
+	STAT_COPY(stats, s, late_ns_max);
+	STAT_COPY(stats, s, late_over_10us);
+	STAT_COPY(stats, s, reads_delayed);
+	STAT_COPY(stats, s, writes_throttled);
+	STAT_COPY(stats, s, interrupts);
 }
 
 /* ---- the "emu" virtual device provider ---- */

@@ -218,6 +218,8 @@ struct emu_cq {
 	uint16_t qid;
 	uint8_t phase;
 	bool valid;
+	bool ien; /* interrupts enabled: post signals vector iv */
+	uint16_t iv;
 	uint64_t iova;
 };
 
@@ -336,6 +338,77 @@ void emu_fw_reset(struct emu_ctrlr *c);
 void emu_fw_revision(const uint8_t *img, uint32_t len, char rev[8]);
 void emu_fw_build_log(const struct emu_ctrlr *c, struct nvme_firmware_page *page);
 
+/* ---- the device model (emu_model.c) ---- */
+
+enum emu_dist_kind {
+	EMU_DIST_FIXED = 0,
+	EMU_DIST_UNIFORM,
+	EMU_DIST_EXP,
+	EMU_DIST_LOGNORMAL,
+	EMU_DIST_BIMODAL,
+};
+
+/* Parameters in ns: fixed a; uniform a..b; exp mean a; lognormal p50 a, p99 b;
+ * bimodal a, or b with probability c. */
+struct emu_dist {
+	enum emu_dist_kind kind;
+	double a;
+	double b;
+	double c;
+};
+
+struct emu_preset {
+	const char *name;
+	const char *read_lat;
+	const char *write_lat;
+	uint32_t channels;
+	uint32_t xfer_mbps;
+	uint32_t wcache_mb;
+	uint32_t prog_mbps;
+	uint32_t prog_us;
+};
+
+struct emu_model {
+	struct emu_dist rd;
+	struct emu_dist wr;
+	uint64_t rng;
+	double ticks_per_ns;
+	double xfer_tpb;      /* ticks per byte on one channel, 0 = free */
+	double prog_tpb;      /* ticks per byte programmed on one channel, 0 = no model */
+	uint64_t prog_op;     /* ticks of one program operation */
+	uint64_t cache_bytes; /* write cache size */
+	uint64_t *prog_until; /* [nch]: when the channel has programmed all it holds */
+	uint32_t nch;
+};
+
+uint64_t emu_rng_next(uint64_t *state);
+int emu_dist_parse(const char *str, struct emu_dist *d);
+double emu_dist_sample(const struct emu_dist *d, uint64_t *rng);
+double emu_dist_mean(const struct emu_dist *d);
+const struct emu_preset *emu_preset_find(const char *name);
+void emu_preset_apply(const struct emu_preset *p, struct nvp_emu_opts *o);
+void emu_presets_usage(FILE *f);
+int emu_model_init(struct emu_ctrlr *c);
+void emu_model_fini(struct emu_ctrlr *c);
+uint64_t emu_model_read(struct emu_ctrlr *c, uint64_t off, uint64_t len, uint64_t now);
+uint64_t emu_model_write(struct emu_ctrlr *c, uint64_t off, uint64_t len, uint64_t now);
+uint64_t emu_model_flush(struct emu_ctrlr *c, uint64_t now);
+void emu_model_note_lateness(struct emu_ctrlr *c, uint64_t due, uint64_t now);
+
+/* ---- interrupts (emu_irq.c) ---- */
+
+struct emu_irq {
+	int fd;           /* eventfd, -1 until the driver asks for it (atomic) */
+	uint32_t pending; /* entries posted since the vector last fired (coalescing) */
+	uint64_t first;   /* when the first of them was posted */
+};
+
+int emu_irq_init(struct emu_ctrlr *c);
+void emu_irq_fini(struct emu_ctrlr *c);
+int emu_irq_fd(struct emu_ctrlr *c, uint32_t vector, uint32_t *vector_out);
+void emu_irq_raise(struct emu_ctrlr *c, uint16_t iv, uint64_t now);
+void emu_irq_flush(struct emu_ctrlr *c, uint64_t now);
+
 /* ---- options, lifecycle, loop (emu_opts.c, emu.c) ---- */
 
 int emu_opts_validate(const struct nvp_emu_opts *opts, char *err, size_t errlen);
@@ -398,13 +471,16 @@ enum emu_fault_cat {
 struct emu_ctrlr {
 	/* ---- controller thread only; hot per-command fields first ---- */
 	struct nvme_registers *regs;
-	uint32_t db_stride; /* bytes between doorbells: 4 << DSTRD */
-	uint32_t page_size; /* CC.MPS, latched at enable */
-	uint64_t max_xfer;  /* MDTS in bytes */
-	uint64_t read_ticks;
-	uint64_t write_ticks;
+	uint32_t db_stride;     /* bytes between doorbells: 4 << DSTRD */
+	uint32_t page_size;     /* CC.MPS, latched at enable */
+	uint64_t max_xfer;      /* MDTS in bytes */
 	uint64_t gc_page_ticks; /* channel time per page GC relocates */
 	uint64_t ticks_hz;
+	uint64_t now;        /* time of the command being started, for the model */
+	struct emu_irq *irq; /* [nirq]: one per vector */
+	uint32_t nirq;
+	uint32_t irq_waiting; /* vectors holding coalesced entries */
+	struct emu_model model;
 	struct emu_sq *sqs; /* [max_queues + 1], index = qid */
 	struct emu_cq *cqs;
 	struct emu_sq **io_sqs; /* valid I/O SQs in qid order, for round robin */

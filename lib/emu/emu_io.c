@@ -87,7 +87,7 @@ io_rw(struct emu_ctrlr *c, const struct nvme_cmd *cmd, bool write, uint64_t *svc
 		EMU_STAT_ADD(c, bytes_written, len);
 		c->smart.write_cmds++;
 		c->smart.bytes_written += len;
-		*svc = c->write_ticks;
+		*svc = emu_model_write(c, off, len, c->now);
 		emu_ns_ftl_write(c, ns, off, len, stream, svc);
 	} else {
 		if (nvp_unlikely(ns->ops->read(ns, off, &c->sgl) != 0)) {
@@ -97,7 +97,7 @@ io_rw(struct emu_ctrlr *c, const struct nvme_cmd *cmd, bool write, uint64_t *svc
 		EMU_STAT_ADD(c, bytes_read, len);
 		c->smart.read_cmds++;
 		c->smart.bytes_read += len;
-		*svc = c->read_ticks;
+		*svc = emu_model_read(c, off, len, c->now);
 	}
 	return EMU_ST_OK;
 }
@@ -125,12 +125,12 @@ io_compare(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint64_t *svc)
 	}
 	c->smart.read_cmds++;
 	c->smart.bytes_read += len;
-	*svc = c->read_ticks;
+	*svc = emu_model_read(c, off, len, c->now);
 	return equal ? EMU_ST_OK : EMU_MEDIA(NVME_SC_COMPARE_FAILURE);
 }
 
 static uint16_t
-io_flush(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
+io_flush(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint64_t *svc)
 {
 	struct emu_ns *ns = io_ns(c, cmd->nsid);
 	int rc = 0;
@@ -144,6 +144,7 @@ io_flush(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	} else {
 		rc = ns->ops->flush(ns);
 	}
+	*svc = emu_model_flush(c, c->now); /* the write cache drains first */
 	return rc == 0 ? EMU_ST_OK : EMU_MEDIA(NVME_SC_WRITE_FAULTS);
 }
 
@@ -209,8 +210,8 @@ io_dsm(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 }
 
 /*
- * Execute an I/O command now. *@service_ticks is the service time of the model (reads
- * and compares: read_us, writes: write_us, others: none).
+ * Execute an I/O command now (at c->now). *@service_ticks is the service time of the
+ * device model (emu_model.c) for reads, compares, writes and flushes; others: none.
  */
 uint16_t
 emu_io_execute(struct emu_ctrlr *c, struct emu_cmd *slot, uint64_t *service_ticks)
@@ -229,7 +230,7 @@ emu_io_execute(struct emu_ctrlr *c, struct emu_cmd *slot, uint64_t *service_tick
 	case NVME_OPC_COMPARE:
 		return io_compare(c, cmd, service_ticks);
 	case NVME_OPC_FLUSH:
-		return io_flush(c, cmd);
+		return io_flush(c, cmd, service_ticks);
 	case NVME_OPC_WRITE_ZEROES:
 		return io_write_zeroes(c, cmd);
 	case NVME_OPC_DATASET_MANAGEMENT:

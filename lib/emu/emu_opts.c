@@ -24,6 +24,9 @@ enum opt_kind {
 	OPT_FILE,
 	OPT_FAULT,
 	OPT_GC,
+	OPT_PRESET, /* device model preset: sets several keys (emu_model.c) */
+	OPT_DIST,   /* latency distribution string, char[NVP_EMU_DIST_MAX] */
+	OPT_U64,
 };
 
 struct opt_desc {
@@ -84,6 +87,20 @@ static const struct opt_desc g_opts[] = {
 	  "FTL: GC victim choice, greedy | cb (cost-benefit)" },
 	U32("ftl_gc_us", ftl_gc_us, 0, 100000, "0",
 	    "FTL: channel time per page GC relocates, us (added to the write's service time)"),
+	{ "preset", OPT_PRESET, 0, 0, 0, "none", "device model preset: scm, tlc, qlc (below)" },
+	{ "read_lat", OPT_DIST, offsetof(struct nvp_emu_opts, read_lat), 0, 0, "read_us",
+	  "read latency: 80us | uniform:A:B | exp:MEAN | lognormal:P50:P99 | bimodal:A:B:PCT%" },
+	{ "write_lat", OPT_DIST, offsetof(struct nvp_emu_opts, write_lat), 0, 0, "write_us",
+	  "write latency (into the write cache when there is one), same forms" },
+	U32("xfer_mbps", xfer_mbps, 0, 1000000, "0",
+	    "per-channel transfer rate MB/s for bytes past 4 KiB (0 = free)"),
+	U32("wcache_mb", wcache_mb, 0, 1048576, "0", "write cache MiB (needs prog_mbps)"),
+	U32("prog_mbps", prog_mbps, 0, 1000000, "0",
+	    "device program rate MB/s draining the cache (0 = none)"),
+	U32("prog_us", prog_us, 0, 1000000, "0",
+	    "one program operation: reads behind it on its channel wait"),
+	{ "seed", OPT_U64, offsetof(struct nvp_emu_opts, seed), 0, UINT64_MAX, "1",
+	  "seed of the service-time generator" },
 };
 
 static const char *const g_fault_names[] = {
@@ -130,6 +147,7 @@ nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size)
 	d.prefault = true;
 	d.ftl_ppb = 64;
 	d.ftl_op = 7;
+	d.seed = 1;
 	if (opts != NULL) {
 		memcpy(opts, &d, d.opts_size);
 	}
@@ -235,6 +253,39 @@ parse_fault(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 }
 
 static int
+parse_model(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, char *err,
+	    size_t errlen)
+{
+	const struct emu_preset *p;
+	struct emu_dist dist;
+	uint64_t v;
+
+	switch (d->kind) {
+	case OPT_PRESET:
+		p = emu_preset_find(val);
+		if (p == NULL) {
+			return opt_error(err, errlen, d->key, val, "expected scm, tlc or qlc");
+		}
+		emu_preset_apply(p, o);
+		return 0;
+	case OPT_DIST:
+		if (emu_dist_parse(val, &dist) != 0) {
+			return opt_error(err, errlen, d->key, val,
+					 "expected 80us, fixed:80us, uniform:50us:150us, exp:80us, "
+					 "lognormal:P50:P99 (P99 >= P50) or bimodal:80us:2ms:1%");
+		}
+		nvp_strlcpy((char *)o + d->off, val, NVP_EMU_DIST_MAX);
+		return 0;
+	default:
+		if (nvp_strtou64(val, d->min, d->max, &v) != 0) {
+			return opt_error(err, errlen, d->key, val, "expected an unsigned integer");
+		}
+		*(uint64_t *)(void *)((uint8_t *)o + d->off) = v;
+		return 0;
+	}
+}
+
+static int
 parse_u32(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, char *err,
 	  size_t errlen)
 {
@@ -295,6 +346,10 @@ parse_one(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, cha
 			return 0;
 		}
 		return opt_error(err, errlen, d->key, val, "expected greedy or cb");
+	case OPT_PRESET:
+	case OPT_DIST:
+	case OPT_U64:
+		return parse_model(o, d, val, err, errlen);
 	}
 	return -EINVAL;
 }
@@ -388,6 +443,24 @@ validate_u32s(const struct nvp_emu_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+static int
+validate_model(const struct nvp_emu_opts *o, char *err, size_t errlen)
+{
+	struct emu_dist d;
+
+	if (o->read_lat[0] != '\0' && emu_dist_parse(o->read_lat, &d) != 0) {
+		return opt_error(err, errlen, "read_lat", o->read_lat, "not a distribution");
+	}
+	if (o->write_lat[0] != '\0' && emu_dist_parse(o->write_lat, &d) != 0) {
+		return opt_error(err, errlen, "write_lat", o->write_lat, "not a distribution");
+	}
+	if (o->wcache_mb != 0 && o->prog_mbps == 0) {
+		return opt_error(err, errlen, "wcache_mb", "(without prog_mbps)",
+				 "a write cache needs a program rate (prog_mbps) to drain it");
+	}
+	return 0;
+}
+
 /* Check options built in code (the parser already checked what it parsed). */
 int
 emu_opts_validate(const struct nvp_emu_opts *o, char *err, size_t errlen)
@@ -416,6 +489,9 @@ emu_opts_validate(const struct nvp_emu_opts *o, char *err, size_t errlen)
 	}
 	if (o->ftl_gc > 1) {
 		return opt_error(err, errlen, "ftl_gc", "?", "expected greedy or cb");
+	}
+	if (validate_model(o, err, errlen) != 0) {
+		return -EINVAL;
 	}
 	if ((unsigned)o->fault >= NVP_COUNTOF(g_fault_names)) {
 		return opt_error(err, errlen, "fault", "?", "unknown fault type");
@@ -450,4 +526,5 @@ nvp_emu_opts_usage(FILE *f)
 		}
 		fputc('\n', f);
 	}
+	emu_presets_usage(f);
 }

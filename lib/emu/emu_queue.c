@@ -271,6 +271,9 @@ emu_cq_post(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, uin
 		cq->tail = 0;
 		cq->phase ^= 1;
 	}
+	if (nvp_unlikely(cq->ien)) {
+		emu_irq_raise(c, cq->iv, c->now);
+	}
 	return true;
 }
 
@@ -357,6 +360,7 @@ complete_due(struct emu_ctrlr *c, uint64_t now)
 	int n = 0;
 
 	while (c->heap_len > 0 && c->slots[c->heap[0]].due <= now) {
+		emu_model_note_lateness(c, c->slots[c->heap[0]].due, now);
 		emu_cmd_complete(c, heap_pop(c));
 		n++;
 	}
@@ -409,6 +413,7 @@ io_start(struct emu_ctrlr *c, uint16_t idx, uint64_t now)
 		drop = emu_fault_take(c, s, &extra);
 	}
 	if (nvp_likely(!(s->flags & EMU_SLOT_F_SKIPPED))) {
+		c->now = now;
 		s->st = emu_io_execute(c, s, &svc);
 	}
 	if (nvp_unlikely(drop)) {
@@ -709,6 +714,7 @@ emu_queue_poll(struct emu_ctrlr *c, uint64_t now)
 	}
 	work += admin_fetch(c);
 	work += io_fetch(c, now);
+	c->now = now;
 	if (c->heap_len > 0) {
 		work += complete_due(c, now);
 	}
@@ -717,6 +723,9 @@ emu_queue_poll(struct emu_ctrlr *c, uint64_t now)
 	}
 	if (nvp_unlikely(c->n_deleting > 0)) {
 		work += drain_deletes(c);
+	}
+	if (nvp_unlikely(c->irq_waiting > 0)) {
+		emu_irq_flush(c, now);
 	}
 	return work;
 }

@@ -376,7 +376,7 @@ emu_pci_init(struct emu_ctrlr *c)
 	cfg_put(c->cfg, NVP_PCI_CFG_BAR0 + 4, (uint32_t)(bar >> 32), 4);
 	cfg_put(c->cfg, NVP_PCI_CFG_SUBVENDOR_ID, EMU_PCI_VID, 2);
 	cfg_put(c->cfg, NVP_PCI_CFG_SUBDEVICE_ID, EMU_PCI_DID, 2);
-	c->cfg[0x3d] = 1; /* interrupt pin INTA (never raised: polled only) */
+	c->cfg[0x3d] = 1; /* interrupt pin INTA (never raised: vectors are eventfds) */
 	cfg_put(c->cfg_wmask, NVP_PCI_CFG_COMMAND,
 		NVP_PCI_COMMAND_MEMORY | NVP_PCI_COMMAND_MASTER | NVP_PCI_COMMAND_INTX_DISABLE, 2);
 	cfg_put(c->cfg_wmask, NVP_PCI_CFG_BAR0, (uint32_t) ~(size - 1) & 0xfffffff0u, 4);
@@ -477,9 +477,16 @@ pci_cfg_write(struct nvp_pci_device *dev, const void *value, uint32_t len, uint3
 	return 0;
 }
 
+static int
+pci_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out)
+{
+	return emu_irq_fd(pci_ctrlr(dev), vector, vector_out);
+}
+
 const struct nvp_pci_device_ops emu_pci_ops = {
 	.map_bar = pci_map_bar,
 	.unmap_bar = pci_unmap_bar,
 	.cfg_read = pci_cfg_read,
 	.cfg_write = pci_cfg_write,
+	.irq_fd = pci_irq_fd,
 };

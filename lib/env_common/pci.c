@@ -224,6 +224,24 @@ nvp_env_pci_device_release(struct nvp_pci_device *dev)
 	pthread_mutex_unlock(&g_pci_lock);
 }
 
+int
+nvp_pci_device_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out)
+{
+	if (dev == NULL || dev->ops == NULL || vector_out == NULL) {
+		return -EINVAL;
+	}
+	return dev->ops->irq_fd != NULL ? dev->ops->irq_fd(dev, vector, vector_out) : -ENOTSUP;
+}
+
+int
+nvp_pci_device_irq_unmask(struct nvp_pci_device *dev, uint32_t vector)
+{
+	if (dev == NULL || dev->ops == NULL) {
+		return -EINVAL;
+	}
+	return dev->ops->irq_unmask != NULL ? dev->ops->irq_unmask(dev, vector) : 0;
+}
+
 /* ---- configuration space (little endian, PCI Local Bus spec 6.1) ---- */
 
 static int

@@ -77,6 +77,7 @@ real_add(void *ctx, const struct env_pci_info *info)
 	nvp_strlcpy(rd->bdf, info->bdf, sizeof(rd->bdf));
 	rd->dev_fd = -1;
 	rd->cfg_fd = -1;
+	rd->uio_fd = -1;
 	real_update(rd, info);
 	TAILQ_INSERT_TAIL(&g_real, rd, link);
 	return 0;
@@ -357,9 +358,50 @@ real_cfg_write(struct nvp_pci_device *dev, const void *value, uint32_t len, uint
 	return real_cfg_rw(dev, (void *)value, len, offset, true);
 }
 
+static int
+real_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out)
+{
+	struct real_dev *rd = dev->dev_ctx;
+	int rc;
+
+	pthread_mutex_lock(&g_real_lock);
+	rc = real_open(rd);
+	if (rc == 0) {
+		rc = rd->kind == REAL_VFIO ? env_vfio_irq_fd(rd, vector, vector_out) :
+					     env_uio_irq_fd(rd, vector, vector_out);
+	}
+	pthread_mutex_unlock(&g_real_lock);
+	return rc;
+}
+
+/*
+ * uio_pci_generic sets INTx Disable each time the line fires; clear it (through the
+ * config file, as DPDK does: the driver has no irqcontrol). MSI-X needs nothing.
+ */
+static int
+real_irq_unmask(struct nvp_pci_device *dev, uint32_t vector)
+{
+	struct real_dev *rd = dev->dev_ctx;
+	uint16_t cmd;
+	int rc;
+
+	(void)vector;
+	if (rd->kind != REAL_UIO || rd->uio_fd < 0) {
+		return 0;
+	}
+	rc = env_uio_cfg_rw(rd, &cmd, sizeof(cmd), NVP_PCI_CFG_COMMAND, false);
+	if (rc == 0 && (cmd & NVP_PCI_COMMAND_INTX_DISABLE)) {
+		cmd &= (uint16_t)~NVP_PCI_COMMAND_INTX_DISABLE;
+		rc = env_uio_cfg_rw(rd, &cmd, sizeof(cmd), NVP_PCI_CFG_COMMAND, true);
+	}
+	return rc;
+}
+
 static const struct nvp_pci_device_ops g_real_ops = {
 	.map_bar = real_map_bar,
 	.unmap_bar = real_unmap_bar,
 	.cfg_read = real_cfg_read,
 	.cfg_write = real_cfg_write,
+	.irq_fd = real_irq_fd,
+	.irq_unmask = real_irq_unmask,
 };

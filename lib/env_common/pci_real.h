@@ -36,6 +36,9 @@ struct real_dev {
 	void *bar;
 	uint64_t bar_len;
 	uint64_t bar_phys;
+	int *irq_fds;   /* vfio: one eventfd per MSI-X vector enabled */
+	uint32_t irq_n; /* vfio: vectors enabled (0 = none yet) */
+	int uio_fd;     /* uio: /dev/uioN, the INTx line every queue shares; -1 = closed */
 	TAILQ_ENTRY(real_dev) link;
 };
 
@@ -56,11 +59,16 @@ int env_vfio_dev_open(struct real_dev *rd);
 int env_vfio_map_bar0(struct real_dev *rd);
 int env_vfio_cfg_rw(struct real_dev *rd, void *value, uint32_t len, uint32_t offset, bool write);
 void env_vfio_dev_close(struct real_dev *rd);
+/* MSI-X vectors to eventfds (VFIO_DEVICE_SET_IRQS), all at the first call. */
+int env_vfio_irq_fd(struct real_dev *rd, uint32_t vector, uint32_t *vector_out);
+void env_vfio_irq_close(struct real_dev *rd);
 
 /* uio_pci_generic (pci_uio.c). \return 0 or -errno, with a message logged. */
 int env_uio_dev_open(struct real_dev *rd);
 int env_uio_map_bar0(struct real_dev *rd);
 int env_uio_cfg_rw(struct real_dev *rd, void *value, uint32_t len, uint32_t offset, bool write);
 void env_uio_dev_close(struct real_dev *rd);
+/* The INTx line through /dev/uioN (shared: *vector_out = 0). */
+int env_uio_irq_fd(struct real_dev *rd, uint32_t vector, uint32_t *vector_out);
 
 #endif /* NVP_ENV_PCI_REAL_H */

@@ -6,6 +6,7 @@
  * (DPDK with --iova-mode=pa on hugepages, as root): checked before anything is mapped.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -104,9 +105,51 @@ env_uio_cfg_rw(struct real_dev *rd, void *value, uint32_t len, uint32_t offset, 
 	return 0;
 }
 
+/*
+ * The legacy interrupt: /dev/uioN of the function (sysfs .../uio/uioN). uio_pci_generic
+ * masks INTx in the command register each time it fires; the waiter unmasks it before it
+ * blocks (nvp_pci_device_irq_unmask(), lib/poll). One line for every queue: a wake-up
+ * says "some queue of this function", the waiter polls them all.
+ */
+int
+env_uio_irq_fd(struct real_dev *rd, uint32_t vector, uint32_t *vector_out)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	(void)vector;
+	*vector_out = 0;
+	if (rd->uio_fd >= 0) {
+		return rd->uio_fd;
+	}
+	uio_path(path, sizeof(path), rd, "uio");
+	d = opendir(path);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "uio", 3) == 0) {
+			snprintf(path, sizeof(path), "/dev/%.32s", de->d_name);
+			rd->uio_fd = open(path, O_RDWR | O_CLOEXEC);
+			break;
+		}
+	}
+	if (d != NULL) {
+		closedir(d);
+	}
+	if (rd->uio_fd < 0) {
+		NVP_ERRLOG("%s: no uio device node for the interrupt (%s): %s", rd->bdf, path,
+			   strerror(errno));
+		return -ENOTSUP;
+	}
+	return rd->uio_fd;
+}
+
 void
 env_uio_dev_close(struct real_dev *rd)
 {
+	if (rd->uio_fd >= 0) {
+		close(rd->uio_fd);
+		rd->uio_fd = -1;
+	}
 	if (rd->cfg_fd >= 0) {
 		close(rd->cfg_fd);
 	}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -130,9 +131,115 @@ env_vfio_cfg_rw(struct real_dev *rd, void *value, uint32_t len, uint32_t offset,
 	return 0;
 }
 
+/* ---- interrupts: MSI-X vectors delivered as eventfds ---- */
+
+#define VFIO_MAX_VECTORS 64u
+
+static int
+msix_set(struct real_dev *rd, const int *fds, uint32_t n)
+{
+	size_t len = sizeof(struct vfio_irq_set) + n * sizeof(int32_t);
+	struct vfio_irq_set *set = calloc(1, len);
+	int rc = 0;
+
+	if (set == NULL) {
+		return -ENOMEM;
+	}
+	set->argsz = (uint32_t)len;
+	set->flags = (n ? VFIO_IRQ_SET_DATA_EVENTFD : VFIO_IRQ_SET_DATA_NONE) |
+		     VFIO_IRQ_SET_ACTION_TRIGGER;
+	set->index = VFIO_PCI_MSIX_IRQ_INDEX;
+	set->start = 0;
+	set->count = n;
+	memcpy(set->data, fds, n * sizeof(int32_t));
+	if (ioctl(rd->dev_fd, VFIO_DEVICE_SET_IRQS, set) != 0) {
+		rc = -errno;
+	}
+	free(set);
+	return rc;
+}
+
+static int
+msix_enable(struct real_dev *rd)
+{
+	struct vfio_irq_info info = { .argsz = sizeof(info), .index = VFIO_PCI_MSIX_IRQ_INDEX };
+	uint32_t n;
+	int rc;
+
+	if (ioctl(rd->dev_fd, VFIO_DEVICE_GET_IRQ_INFO, &info) != 0 || info.count == 0 ||
+	    !(info.flags & VFIO_IRQ_INFO_EVENTFD)) {
+		NVP_ERRLOG("%s: no MSI-X vectors through vfio: interrupts unavailable", rd->bdf);
+		return -ENOTSUP;
+	}
+	n = NVP_MIN(info.count, VFIO_MAX_VECTORS);
+	rd->irq_fds = calloc(n, sizeof(int));
+	if (rd->irq_fds == NULL) {
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		rd->irq_fds[i] = eventfd(0, EFD_CLOEXEC);
+		if (rd->irq_fds[i] < 0) {
+			rc = -errno;
+			rd->irq_n = i;
+			env_vfio_irq_close(rd);
+			return rc;
+		}
+	}
+	rd->irq_n = n;
+	rc = msix_set(rd, rd->irq_fds, n);
+	if (rc != 0) {
+		NVP_ERRLOG("%s: VFIO_DEVICE_SET_IRQS (MSI-X, %u vectors) failed: %s", rd->bdf, n,
+			   strerror(-rc));
+		env_vfio_irq_close(rd);
+		return rc;
+	}
+	NVP_INFOLOG("%s: %u MSI-X vectors to eventfds (the function has %u)", rd->bdf, n,
+		    info.count);
+	return 0;
+}
+
+/*
+ * Vector 0 belongs to the admin queue; I/O queues get 1.. and share them round robin
+ * when the function has fewer vectors than queues.
+ */
+int
+env_vfio_irq_fd(struct real_dev *rd, uint32_t vector, uint32_t *vector_out)
+{
+	uint32_t v;
+	int rc;
+
+	if (rd->irq_n == 0) {
+		rc = msix_enable(rd);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	v = vector == 0 || rd->irq_n == 1 ? 0 : 1 + (vector - 1) % (rd->irq_n - 1);
+	*vector_out = v;
+	return rd->irq_fds[v];
+}
+
+void
+env_vfio_irq_close(struct real_dev *rd)
+{
+	if (rd->irq_fds == NULL) {
+		return;
+	}
+	if (rd->irq_n > 0 && rd->dev_fd >= 0) {
+		(void)msix_set(rd, NULL, 0);
+	}
+	for (uint32_t i = 0; i < rd->irq_n; i++) {
+		close(rd->irq_fds[i]);
+	}
+	free(rd->irq_fds);
+	rd->irq_fds = NULL;
+	rd->irq_n = 0;
+}
+
 void
 env_vfio_dev_close(struct real_dev *rd)
 {
+	env_vfio_irq_close(rd);
 	if (rd->dev_fd >= 0) {
 		env_backend_vfio_close(rd->bdf, rd->iommu_group, rd->dev_fd);
 	}

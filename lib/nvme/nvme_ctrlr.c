@@ -634,6 +634,12 @@ nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
 	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
 }
 
+int
+nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair)
+{
+	return qpair != NULL && qpair->has_irq ? qpair->irq_fd : -ENOTSUP;
+}
+
 static int
 qpair_opts_check(const struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qpair_opts *o)
 {

@@ -535,8 +535,8 @@ queue_cmd(struct nvp_nvme_ctrlr *ctrlr, struct nvme_cmd *cmd, const char *what, 
 }
 
 int
-nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
-			    uint64_t iova)
+nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, int32_t iv,
+			    uint32_t entries, uint64_t iova)
 {
 	struct nvme_cmd cmd;
 
@@ -544,7 +544,10 @@ nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t
 	cmd.opc = NVME_OPC_CREATE_IO_CQ;
 	cmd.dptr.prp.prp1 = iova;
 	cmd.cdw10 = NVME_CREATE_IO_Q_CDW10(qid, entries);
-	cmd.cdw11 = NVME_CREATE_IO_CQ_PC; /* polled: no interrupts */
+	cmd.cdw11 = NVME_CREATE_IO_CQ_PC; /* iv < 0: polled, no interrupts */
+	if (iv >= 0) {
+		cmd.cdw11 |= NVME_CREATE_IO_CQ_IEN | ((uint32_t)iv << 16);
+	}
 	return queue_cmd(ctrlr, &cmd, "Create I/O CQ", qid);
 }
 

@@ -212,6 +212,9 @@ struct nvp_nvme_qpair {
 	void **dsm_free; /* stack of free pages from dsm_pages */
 	uint32_t dsm_free_count;
 	bool deleting;
+	bool has_irq; /* CQ created with interrupts: irq_fd is its vector's eventfd */
+	int irq_fd;
+	uint32_t irq_vector;
 	TAILQ_ENTRY(nvp_nvme_qpair) link; /* the controller's list of I/O qpairs */
 };
 
@@ -436,8 +439,8 @@ int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd 
 int nvme_ctrlr_cmd_identify_ctrlr(struct nvp_nvme_ctrlr *ctrlr);
 int nvme_ctrlr_cmd_set_num_queues(struct nvp_nvme_ctrlr *ctrlr, uint32_t wanted, uint32_t *granted);
 int nvme_ctrlr_configure_aer(struct nvp_nvme_ctrlr *ctrlr);
-int nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
-				uint64_t iova);
+int nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, int32_t iv,
+				uint32_t entries, uint64_t iova);
 int nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
 				uint64_t iova, uint8_t qprio);
 int nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16_t qid);

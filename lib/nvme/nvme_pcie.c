@@ -276,15 +276,54 @@ pcie_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 	return 0;
 }
 
+/*
+ * Interrupts asked for: vector = qid where the function has enough (an eventfd from env),
+ * \return the vector for CDW11 IV, -1 for a polled CQ, or -errno.
+ */
+static int32_t
+pcie_qpair_irq(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(qpair->ctrlr);
+	uint32_t iv = 0;
+	int fd;
+
+	if (!qpair->opts.interrupts) {
+		return -1;
+	}
+	fd = nvp_pci_device_irq_fd(pctrlr->dev, qpair->id, &iv);
+	if (fd < 0) {
+		NVP_ERRLOG("%s: qpair %u: interrupts asked for, but the function gives none (%s)",
+			   qpair->ctrlr->name, qpair->id, strerror(-fd));
+		return fd == -ENOTSUP ? -ENOTSUP : -EIO;
+	}
+	qpair->has_irq = true;
+	qpair->irq_fd = fd;
+	qpair->irq_vector = iv;
+	return (int32_t)iv;
+}
+
+int
+nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+{
+	if (qpair == NULL || !qpair->has_irq) {
+		return -ENOTSUP;
+	}
+	return nvp_pci_device_irq_unmask(to_pcie_ctrlr(qpair->ctrlr)->dev, qpair->irq_vector);
+}
+
 /* Create I/O CQ, then the SQ bound to it (section 5.3, 5.4). */
 static int
 pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
 {
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
 	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	int32_t iv = pcie_qpair_irq(qpair);
 	int rc;
 
-	rc = nvme_ctrlr_cmd_create_io_cq(ctrlr, qpair->id, qpair->num_entries, pq->cq_iova);
+	if (iv < -1) {
+		return iv;
+	}
+	rc = nvme_ctrlr_cmd_create_io_cq(ctrlr, qpair->id, iv, qpair->num_entries, pq->cq_iova);
 	if (rc != 0) {
 		return rc;
 	}

@@ -237,3 +237,32 @@ nvp_bench_perf() {
 	echo "NVPBENCH nvpoll $1 $(jq -c '.total | {iops: .iops, ios: .ios, mean_us: .latency_us.mean,
 		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors}' "$out")"
 }
+
+# nvp_bench_poll MODE QD: nvp_perf with its I/O thread waiting by MODE (lib/poll: classic,
+# hybrid, hybrid:mean, fixed:US, irq - MSI-X on q35, INTx on pc). One line
+#   NVPPOLL <mode> <qd> {iops, mean_us, p50_us, p99_us, cpu_pct, cpu_us_per_io, sleeps, ...}
+# (CPU: the I/O thread's CLOCK_THREAD_CPUTIME_ID share of the run).
+nvp_bench_poll() {
+	local out=/tmp/poll-$1-qd$2.json log=/tmp/poll-$1-qd$2.log
+	nvp_perf -r "trtype:PCIe traddr:$NVP_BENCH_BDF" -q "$2" -o 4096 -w randread \
+		-t "$NVP_BENCH_SECS" --poll "$1" --json "$out" >"$log" || { nvp_fail "nvp_perf exit $?"; cat "$log"; return 1; }
+	grep -E "^Poll" "$log"
+	echo "NVPPOLL $1 $2 $(jq -c '.total | {iops: .iops, mean_us: .latency_us.mean,
+		p50_us: .latency_us.p50, p99_us: .latency_us.p99,
+		cpu_pct: (.cpu.threads[0].cpu_s * 100 / .cpu.threads[0].elapsed_s),
+		cpu_us_per_io: .cpu.per_io_us, errors: .errors}' "$out")"
+}
+
+# nvp_bench_fio_irq QD: the kernel's io_uring without polling (interrupts), as
+# nvp_bench_fio does with hipri: the baseline for irq mode.
+nvp_bench_fio_irq() {
+	local blk out=/tmp/fio-irq-qd$1.json
+	blk=$(nvp_blk "$NVP_BENCH_SERIAL" 1) || { nvp_fail "no namespace 1 on $NVP_BENCH_SERIAL"; return 1; }
+	fio --name=bench --ioengine=io_uring --hipri=0 --direct=1 --rw=randread --bs=4k \
+		--iodepth="$1" --runtime="$NVP_BENCH_SECS" --time_based --filename=/dev/"$blk" \
+		--lat_percentiles=1 --output-format=json --output="$out" || { nvp_fail "fio exit $?"; return 1; }
+	echo "NVPPOLL kernel-irq $1 $(jq -c '.jobs[0] | {iops: .read.iops,
+		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
+		cpu_pct: (.usr_cpu + .sys_cpu),
+		cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios)}' "$out")"
+}

@@ -231,5 +231,26 @@ if [ -n "$fio_tree" ] && [ -f "$fio_tree/config-host.h" ]; then
 		fi
 	done
 fi
+# 6. Waiting modes (lib/poll): the same verify through a hybrid sleeper and through the
+# software controller's interrupts; a bad mode is refused. (No ':' in emu options here:
+# fio splits filenames on it.)
+for mode in hybrid irq; do
+	cat >"$work/poll_$mode.fio" <<EOF
+[global]
+$common
+filename=trtype=emu name=emu0 size=64M read_lat=40us
+poll=$mode
+[poll_$mode]
+rw=randwrite
+size=8M
+verify=crc32c
+do_verify=1
+EOF
+	run_fio "poll_$mode" "$work/poll_$mode.fio"
+	check_json "poll_$mode" "poll_$mode=write,read"
+done
+args=(--name=badpoll "--ioengine=external:$engine" --thread=1
+	"--filename=trtype=emu name=emu0" --rw=read --size=1M --poll=sometimes)
+expect_refusal badpoll "poll=sometimes"
 
 echo "PASS"

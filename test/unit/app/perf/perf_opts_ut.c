@@ -127,6 +127,17 @@ test_mix(void)
 }
 
 static void
+test_poll(void)
+{
+	CU_ASSERT_EQUAL(parse(""), 0);
+	CU_ASSERT_PTR_NULL(g_o.poll_mode);
+	CU_ASSERT_EQUAL(parse("--poll hybrid:p5"), 0);
+	CU_ASSERT_STRING_EQUAL(g_o.poll_mode, "hybrid:p5");
+	CU_ASSERT_EQUAL(parse("--poll irq -q 1"), 0);
+	CU_ASSERT_STRING_EQUAL(g_o.poll_mode, "irq");
+}
+
+static void
 test_help(void)
 {
 	g_emu_usage_calls = 0;
@@ -150,7 +161,7 @@ test_bad_values(void)
 		"-r bogus", "--bogus",        "-Z",
 		"stray",    "-a -1",          "-a 3601",
 		"-a x",     "--io-timeout 0", "--io-timeout x",
-		"--plot -",
+		"--plot -", "--poll spin",    "--poll fixed:0",
 	};
 	size_t i;
 
@@ -207,6 +218,7 @@ main(void)
 	CU_add_test(suite, "all flags", test_all_flags);
 	CU_add_test(suite, "rw mix", test_mix);
 	CU_add_test(suite, "help", test_help);
+	CU_add_test(suite, "--poll", test_poll);
 	CU_add_test(suite, "bad values", test_bad_values);
 	CU_add_test(suite, "core mask", test_core_mask);
 	CU_add_test(suite, "too many -r", test_too_many_trids);

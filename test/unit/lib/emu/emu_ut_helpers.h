@@ -30,6 +30,8 @@
 #include "emu/emu_fw.c"
 #include "emu/emu_dir.c"
 #include "emu/emu_ftl.c"
+#include "emu/emu_model.c"
+#include "emu/emu_irq.c"
 
 /* ---- runner ---- */
 

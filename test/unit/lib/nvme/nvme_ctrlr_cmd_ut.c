@@ -419,11 +419,14 @@ static void
 test_queue_commands(void)
 {
 	setup();
-	CU_ASSERT_EQUAL(nvme_ctrlr_cmd_create_io_cq(&g_ctrlr, 3, 256, 0xabc000), 0);
+	CU_ASSERT_EQUAL(nvme_ctrlr_cmd_create_io_cq(&g_ctrlr, 3, -1, 256, 0xabc000), 0);
 	CU_ASSERT_EQUAL(last_cmd()->opc, NVME_OPC_CREATE_IO_CQ);
 	CU_ASSERT_EQUAL(last_cmd()->dptr.prp.prp1, 0xabc000); /* the ring, kept */
 	CU_ASSERT_EQUAL(last_cmd()->cdw10, (255u << 16) | 3);
 	CU_ASSERT_EQUAL(last_cmd()->cdw11, NVME_CREATE_IO_CQ_PC); /* no interrupts */
+	CU_ASSERT_EQUAL(nvme_ctrlr_cmd_create_io_cq(&g_ctrlr, 3, 5, 256, 0xabc000), 0);
+	CU_ASSERT_EQUAL(last_cmd()->cdw11,
+			NVME_CREATE_IO_CQ_PC | NVME_CREATE_IO_CQ_IEN | (5u << 16)); /* IV 5 */
 	CU_ASSERT_EQUAL(nvme_ctrlr_cmd_create_io_sq(&g_ctrlr, 3, 256, 0xdef000, 2), 0);
 	CU_ASSERT_EQUAL(last_cmd()->opc, NVME_OPC_CREATE_IO_SQ);
 	CU_ASSERT_EQUAL(last_cmd()->dptr.prp.prp1, 0xdef000);
@@ -434,7 +437,7 @@ test_queue_commands(void)
 	/* A refusal is -EIO and logged with the status. */
 	g_status_sc = NVME_SC_INVALID_FIELD;
 	ut_log_clear();
-	CU_ASSERT_EQUAL(nvme_ctrlr_cmd_create_io_cq(&g_ctrlr, 3, 256, 0xabc000), -EIO);
+	CU_ASSERT_EQUAL(nvme_ctrlr_cmd_create_io_cq(&g_ctrlr, 3, -1, 256, 0xabc000), -EIO);
 	CU_ASSERT_TRUE(ut_log_has("Create I/O CQ 3 failed"));
 	teardown();
 }

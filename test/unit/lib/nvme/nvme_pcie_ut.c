@@ -188,11 +188,12 @@ admin_log(const char *s)
 }
 
 int
-nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
-			    uint64_t iova)
+nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, int32_t iv,
+			    uint32_t entries, uint64_t iova)
 {
 	(void)ctrlr;
 	(void)qid;
+	CU_ASSERT_EQUAL(iv, -1); /* these qpairs are polled */
 	(void)entries;
 	CU_ASSERT_NOT_EQUAL(iova, 0);
 	admin_log("ccq ");

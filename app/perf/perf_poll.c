@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf --poll MODE: how the I/O threads wait (lib/poll). Each thread makes a waiter
+ * over its qpairs, tells it about every request, and waits through it instead of
+ * spinning on process_completions(); the report adds what the waiter did (sleeps,
+ * oversleeps, wake-up cost) beside the CPU time the thread used.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nvpoll/emu.h"
+#include "nvpoll/poll.h"
+
+#include "perf.h"
+
+int
+perf_poll_opts(const struct perf_opts *o, struct nvp_poll_opts *po)
+{
+	nvp_poll_opts_init(po, sizeof(*po));
+	return o->poll_mode != NULL ? nvp_poll_mode_parse(o->poll_mode, po) : 0;
+}
+
+bool
+perf_poll_wants_irq(const struct perf_opts *o)
+{
+	struct nvp_poll_opts po;
+
+	return o->poll_mode != NULL && perf_poll_opts(o, &po) == 0 && po.mode == NVP_POLL_IRQ;
+}
+
+/* A waiter for this thread over @qpairs, or NULL without --poll. \return 0 or -errno. */
+int
+perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
+		struct nvp_nvme_qpair *const *qpairs, uint32_t n, struct nvp_poll_waiter **out)
+{
+	struct nvp_poll_opts po;
+	int rc;
+
+	*out = NULL;
+	if (o->poll_mode == NULL) {
+		return 0;
+	}
+	rc = perf_poll_opts(o, &po);
+	if (rc == 0) {
+		rc = nvp_poll_waiter_create(&po, out);
+	}
+	for (uint32_t i = 0; rc == 0 && i < n; i++) {
+		rc = nvp_poll_waiter_add_qpair(*out, qpairs[i]);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "core %u: --poll %s: cannot set up the waiter: %s\n", th->core,
+			o->poll_mode, strerror(-rc));
+	}
+	return rc;
+}
+
+void
+perf_poll_teardown(struct perf_thread *th, struct nvp_poll_waiter *w)
+{
+	if (w != NULL) {
+		nvp_poll_waiter_get_stats(w, &th->poll_stats);
+		th->has_poll_stats = true;
+		nvp_poll_waiter_destroy(w);
+	}
+}
+
+void
+perf_poll_report(const struct perf_run *run, FILE *f)
+{
+	for (uint32_t i = 0; i < run->num_threads; i++) {
+		const struct perf_thread *th = &run->threads[i];
+		const struct nvp_poll_stats *s = &th->poll_stats;
+
+		if (!th->has_poll_stats) {
+			continue;
+		}
+		fprintf(f,
+			"Poll core %u (--poll %s): %lu sleeps (%.1f us asked, %.1f us late on "
+			"average), %lu oversleeps, %lu irq waits (%lu timed out), %lu empty polls, wake-up cost "
+			"%.1f us, %lu samples (%lu after a sleep or irq), %lu relearns\n",
+			th->core, run->opts.poll_mode, (unsigned long)s->sleeps,
+			s->sleeps ? (double)s->sleep_ns / 1e3 / (double)s->sleeps : 0.0,
+			s->sleeps ? (double)s->sleep_late_ns / 1e3 / (double)s->sleeps : 0.0,
+			(unsigned long)s->oversleeps, (unsigned long)s->irq_waits,
+			(unsigned long)s->irq_timeouts, (unsigned long)s->spins,
+			(double)s->wake_cost_ns / 1e3, (unsigned long)s->samples,
+			(unsigned long)s->samples_skipped, (unsigned long)s->relearns);
+	}
+}
+
+/*
+ * The software controller's own timing: how late after their due time it posted
+ * completions. A waiting strategy is only judged fairly when this stays small.
+ */
+void
+perf_emu_lateness_report(const struct perf_run *run, FILE *f)
+{
+	for (uint32_t i = 0; i < run->opts.num_trids; i++) {
+		struct nvp_nvme_transport_id trid;
+		struct nvp_emu_ctrlr *c;
+		struct nvp_emu_stats st;
+
+		if (nvp_nvme_transport_id_parse(&trid, run->opts.trids[i]) != 0 ||
+		    trid.trtype != NVP_NVME_TRANSPORT_VDEV ||
+		    (c = nvp_emu_ctrlr_find(trid.name)) == NULL) {
+			continue;
+		}
+		nvp_emu_ctrlr_get_stats(c, &st);
+		if (st.timed_cpls == 0) {
+			continue;
+		}
+		fprintf(f,
+			"Device model %s: completions posted %.2f us late on average, %.1f us at "
+			"worst, %lu of %lu more than 10 us late; %lu interrupts\n",
+			trid.name, (double)st.late_ns_sum / 1e3 / (double)st.timed_cpls,
+			(double)st.late_ns_max / 1e3, (unsigned long)st.late_over_10us,
+			(unsigned long)st.timed_cpls, (unsigned long)st.interrupts);
+	}
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internals of the waiter (lib/poll). poll.c is the waiter and its modes, poll_stats.c
+ * the per-bucket completion-time statistics, poll_sleep.c everything that touches the
+ * clock, timers, TPAUSE and interrupt fds (unit tests replace it with a fake clock).
+ */
+#ifndef NVP_POLL_INTERNAL_H
+#define NVP_POLL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nvpoll/poll.h"
+#include "nvpoll/util.h"
+
+#ifndef NVP_LOG_COMPONENT
+#define NVP_LOG_COMPONENT "poll"
+#endif
+#include "nvpoll/log.h"
+
+#define POLL_OPC_CLASSES 3u   /* read, write, other */
+#define POLL_SIZE_CLASSES 24u /* log2(bytes / 512), 512 B .. 4 GiB */
+#define POLL_NR_BUCKETS (POLL_OPC_CLASSES * POLL_SIZE_CLASSES)
+#define POLL_RING 64u /* samples a bucket keeps per window for its percentile */
+#define POLL_MAX_EVENTS 16
+#define POLL_IRQ_TIMEOUT_MS 10 /* irq: poll anyway after this long without an interrupt */
+#define POLL_PROBE_EVERY 32u   /* hybrid: one request in this many is spun for */
+
+/* Defaults (poll_opts.c) */
+#define POLL_DEFAULT_WINDOW_MS 100u
+#define POLL_DEFAULT_MIN_SAMPLES 8u
+#define POLL_DEFAULT_PCT 10u
+#define POLL_DEFAULT_MAX_SOURCES 64u
+
+/* ---- statistics (poll_stats.c) ---- */
+
+struct poll_bucket {
+	uint64_t expect; /* published: ticks to sleep toward from submission, 0 = none */
+	uint64_t mean;   /* published mean, ticks */
+	uint32_t n;      /* current window */
+	uint64_t sum;
+	uint64_t ring[POLL_RING];
+};
+
+struct poll_stats_tab {
+	uint64_t window_start;
+	uint64_t window_ticks;
+	uint32_t min_samples;
+	uint32_t pct; /* 0 = half the mean */
+	struct poll_bucket b[POLL_NR_BUCKETS];
+};
+
+uint16_t poll_bucket_of(uint8_t opc, uint32_t bytes);
+void poll_stats_init(struct poll_stats_tab *t, uint64_t window_ticks, uint32_t min_samples,
+		     uint32_t pct, uint64_t now);
+void poll_stats_add(struct poll_stats_tab *t, uint16_t bucket, uint64_t ticks);
+bool poll_stats_roll(struct poll_stats_tab *t, uint64_t now);
+void poll_stats_set_pct(struct poll_stats_tab *t, uint32_t pct);
+bool poll_stats_probe(struct poll_stats_tab *t, uint16_t bucket, uint64_t ticks);
+
+static inline uint64_t
+poll_stats_expect(const struct poll_stats_tab *t, uint16_t bucket)
+{
+	return t->b[bucket].expect;
+}
+
+/* ---- the waiter (poll.c) ---- */
+
+struct poll_source {
+	const struct nvp_poll_source_ops *ops;
+	void *ctx;
+	int irq_fd;
+};
+
+TAILQ_HEAD(poll_req_list, nvp_poll_req);
+
+struct nvp_poll_waiter {
+	/* ---- hot ---- */
+	enum nvp_poll_mode mode;
+	uint32_t nsources;
+	struct poll_source *sources;
+	uint64_t pass_now; /* ticks at the start of the current pass */
+	bool skip_samples; /* this pass follows a sleep or an interrupt */
+	bool need_decide;  /* in-flight set changed since the last sleep decision */
+	bool found_after_sleep;
+	uint32_t inflight;
+	uint32_t probe_ctr;
+	struct poll_req_list reqs;
+	uint64_t fixed_ticks;
+	uint64_t wake_cost; /* ticks: what a sleep costs beyond its deadline */
+	uint64_t sleep_cpu; /* ticks of CPU one sleep uses: shorter sleeps save nothing */
+	struct nvp_poll_stats st;
+
+	/* ---- cold ---- */
+	uint64_t ticks_hz;
+	int64_t late_mean; /* ewma of timer lateness, ticks */
+	int64_t late_dev;  /* ewma of its absolute deviation */
+	uint64_t wake_floor;
+	uint32_t max_sources;
+	int epfd;
+	struct poll_stats_tab stats;
+};
+
+uint64_t poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now);
+void poll_wake_cost_update(struct nvp_poll_waiter *w, uint64_t late);
+
+/* ---- clock, sleep, interrupts (poll_sleep.c; faked by unit tests) ---- */
+
+uint64_t poll_now(void);
+uint64_t poll_ticks_hz(void);
+/* Sleep (timer or TPAUSE by @w->mode) until @deadline ticks. \return ticks at wake-up. */
+uint64_t poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline);
+/* Measure what a short sleep costs beyond its deadline (\return ticks) and in CPU. */
+uint64_t poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks);
+void poll_timerslack_set(void);
+/* Block until a source's interrupt fires; clears it. \return 0 or -errno. */
+int poll_irq_block(struct nvp_poll_waiter *w);
+int poll_irq_add(struct nvp_poll_waiter *w, int fd);
+int poll_epoll_create(void);
+void poll_epoll_close(int fd);
+
+#endif /* NVP_POLL_INTERNAL_H */

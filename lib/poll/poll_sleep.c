@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the waiter asks of the system: the clock, timer sleeps with an absolute deadline
+ * (clock_nanosleep, 1 ns timer slack: the default 50 us slack would swallow a hybrid
+ * sleep whole), TPAUSE where the CPU has WAITPKG, and blocking on interrupt eventfds.
+ * The unit tests replace this file with a fake clock.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "nvpoll/env.h"
+#include "poll_internal.h"
+
+#define CALIBRATE_SLEEPS 24
+#define CALIBRATE_SLEEP_NS 20000
+
+uint64_t
+poll_now(void)
+{
+	return nvp_env_get_ticks();
+}
+
+uint64_t
+poll_ticks_hz(void)
+{
+	return nvp_env_get_ticks_hz();
+}
+
+void
+poll_timerslack_set(void)
+{
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0) {
+		NVP_WARNLOG("PR_SET_TIMERSLACK 1 ns failed (errno %d): sleeps may run 50 us late",
+			    errno);
+	}
+}
+
+bool
+nvp_poll_waitpkg_supported(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a, b, c, d;
+
+	if (__get_cpuid_max(0, NULL) < 7) {
+		return false;
+	}
+	__cpuid_count(7, 0, a, b, c, d);
+	return (c >> 5) & 1u; /* CPUID.(EAX=7,ECX=0):ECX[5] WAITPKG */
+#else
+	return false;
+#endif
+}
+
+/*
+ * TPAUSE until the TSC reaches @deadline (C0.2, the deeper light state: bit 0 of the
+ * control operand clear). The OS caps one TPAUSE (IA32_UMWAIT_CONTROL), so loop.
+ * Encoded as bytes (66 0F AE F1 = tpause ecx) so no -mwaitpkg is needed to build; only
+ * reached after nvp_poll_waitpkg_supported() said yes.
+ */
+static uint64_t
+tpause_until(uint64_t deadline)
+{
+#if defined(__x86_64__)
+	uint64_t now = poll_now();
+
+	while (now < deadline) {
+		uint32_t lo = (uint32_t)deadline, hi = (uint32_t)(deadline >> 32);
+
+		__asm__ volatile(".byte 0x66, 0x0f, 0xae, 0xf1" ::"c"(0), "a"(lo), "d"(hi)
+				 : "cc", "memory");
+		now = poll_now();
+	}
+	return now;
+#else
+	return deadline;
+#endif
+}
+
+static void
+timespec_add_ns(struct timespec *ts, uint64_t ns)
+{
+	ns += (uint64_t)ts->tv_nsec;
+	ts->tv_sec += (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
+}
+
+static uint64_t
+timer_sleep_until(uint64_t hz, uint64_t deadline)
+{
+	uint64_t now = poll_now();
+	struct timespec ts;
+
+	if (deadline <= now) {
+		return now;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	timespec_add_ns(&ts, (deadline - now) * 1000000000u / hz);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+	}
+	return poll_now();
+}
+
+uint64_t
+poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline)
+{
+	if (w->mode == NVP_POLL_UMWAIT) {
+		return tpause_until(deadline);
+	}
+	return timer_sleep_until(w->ticks_hz, deadline);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * What a short sleep costs: the 75th percentile of how late it wakes up (returned, in
+ * ticks) and the CPU time one sleep uses (*@cpu_ticks: entering and leaving the kernel,
+ * programming the timer; tens of microseconds in some VMs).
+ */
+uint64_t
+poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks)
+{
+	uint64_t late[CALIBRATE_SLEEPS], cpu0 = nvp_env_thread_cpu_ns();
+
+	for (int i = 0; i < CALIBRATE_SLEEPS; i++) {
+		uint64_t dl = poll_now() + CALIBRATE_SLEEP_NS * hz / 1000000000u;
+		uint64_t woke = timer_sleep_until(hz, dl);
+
+		late[i] = woke > dl ? woke - dl : 0;
+	}
+	*cpu_ticks = (nvp_env_thread_cpu_ns() - cpu0) / CALIBRATE_SLEEPS * hz / 1000000000u;
+	qsort(late, CALIBRATE_SLEEPS, sizeof(late[0]), cmp_u64);
+	return late[CALIBRATE_SLEEPS * 3 / 4];
+}
+
+/* ---- interrupts ---- */
+
+int
+poll_epoll_create(void)
+{
+	return epoll_create1(EPOLL_CLOEXEC);
+}
+
+void
+poll_epoll_close(int fd)
+{
+	if (fd >= 0) {
+		close(fd);
+	}
+}
+
+int
+poll_irq_add(struct nvp_poll_waiter *w, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (w->epfd < 0 || epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		return errno == EEXIST ? 0 : -errno; /* several queues may share a vector */
+	}
+	return 0;
+}
+
+/* Clear an eventfd (8 bytes) or a uio fd (4 bytes: the interrupt count). */
+static void
+irq_clear(int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno == EINVAL) {
+		uint32_t c;
+
+		(void)!read(fd, &c, sizeof(c));
+	}
+}
+
+/* Level interrupts masked when they last fired (uio INTx): re-arm before waiting. */
+static void
+irq_unmask(const struct nvp_poll_waiter *w)
+{
+	for (uint32_t i = 0; i < w->nsources; i++) {
+		const struct poll_source *s = &w->sources[i];
+
+		if (s->ops->irq_unmask != NULL) {
+			(void)s->ops->irq_unmask(s->ctx);
+		}
+	}
+}
+
+/*
+ * Block until an interrupt fires, at most POLL_IRQ_TIMEOUT_MS: a lost or never-wired
+ * interrupt then costs a slow poll, never a hang (counted in irq_timeouts).
+ */
+int
+poll_irq_block(struct nvp_poll_waiter *w)
+{
+	struct epoll_event ev[POLL_MAX_EVENTS];
+	struct pollfd pfd;
+	int n;
+
+	irq_unmask(w);
+	if (w->nsources == 1) {
+		pfd.fd = w->sources[0].irq_fd;
+		pfd.events = POLLIN;
+		n = poll(&pfd, 1, POLL_IRQ_TIMEOUT_MS);
+		if (n > 0) {
+			irq_clear(pfd.fd);
+		}
+	} else {
+		n = epoll_wait(w->epfd, ev, POLL_MAX_EVENTS, POLL_IRQ_TIMEOUT_MS);
+		for (int i = 0; i < n; i++) {
+			irq_clear(ev[i].data.fd);
+		}
+	}
+	if (n == 0) {
+		w->st.irq_timeouts++;
+	}
+	return n < 0 && errno != EINTR ? -errno : 0;
+}

@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of lib/poll/poll.c on a fake clock (1 tick = 1 ns; time moves when the fake
+ * device is polled, 1 us per pass, and when the waiter sleeps): the hybrid
+ * sleep decision (no statistics: spin; one request; several; too short to be worth a
+ * sleep), the predictors, oversleep kept out of the statistics, the wake-cost tracking,
+ * fixed and irq modes, and a mode switch with requests in flight.
+ */
+#include "poll_ut_fake.h"
+
+#include "poll/poll.c"
+#include "poll/poll_opts.c"
+#include "poll/poll_stats.c"
+
+#define US 1000u
+#define SPIN_STEP (1 * US)
+#define MAX_REQS 16
+
+/* The qpair functions poll.c calls: not used here (fake sources instead). */
+int32_t
+nvp_nvme_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
+{
+	(void)qpair;
+	(void)max;
+	return -ENOTSUP;
+}
+
+int
+nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	return -ENOTSUP;
+}
+
+int
+nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	return -ENOTSUP;
+}
+
+/* A device whose requests complete at fixed due times. */
+struct fake_dev {
+	struct nvp_poll_waiter *w;
+	struct nvp_poll_req req[MAX_REQS];
+	uint64_t due[MAX_REQS];
+	bool busy[MAX_REQS];
+	uint64_t lat; /* service time of each new request */
+	uint32_t done;
+	int irq_fd;
+};
+
+static int32_t
+fake_poll(void *ctx)
+{
+	struct fake_dev *d = ctx;
+	int32_t n = 0;
+
+	for (int i = 0; i < MAX_REQS; i++) {
+		if (d->busy[i] && d->due[i] <= g_now) {
+			d->busy[i] = false;
+			nvp_poll_req_done(d->w, &d->req[i]);
+			d->done++;
+			n++;
+		}
+	}
+	g_now += SPIN_STEP; /* what a pass costs */
+	return n;
+}
+
+static int
+fake_irq_fd(void *ctx)
+{
+	return ((struct fake_dev *)ctx)->irq_fd;
+}
+
+static const struct nvp_poll_source_ops g_fake_ops = { fake_poll, fake_irq_fd, NULL };
+
+static void
+submit(struct fake_dev *d, int i, uint8_t opc, uint32_t bytes)
+{
+	d->busy[i] = true;
+	d->due[i] = g_now + d->lat;
+	nvp_poll_req_start(d->w, &d->req[i], opc, bytes);
+}
+
+static struct nvp_poll_waiter *
+make(const char *mode, struct fake_dev *d)
+{
+	struct nvp_poll_opts o;
+	struct nvp_poll_waiter *w = NULL;
+
+	nvp_poll_opts_init(&o, sizeof(o));
+	CU_ASSERT_EQUAL_FATAL(nvp_poll_mode_parse(mode, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_poll_waiter_create(&o, &w), 0);
+	memset(d, 0, sizeof(*d));
+	d->w = w;
+	d->irq_fd = 3;
+	CU_ASSERT_EQUAL(nvp_poll_waiter_add_source(w, &g_fake_ops, d), 0);
+	g_nsleeps = 0;
+	g_irq_blocks = 0;
+	g_sleep_late = 0;
+	return w;
+}
+
+/* QD1 reads until @n completed, each waited for with wait(). */
+static void
+run_qd1(struct fake_dev *d, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		submit(d, 0, NVME_OPC_READ, 4096);
+		CU_ASSERT_EQUAL(nvp_poll_waiter_wait(d->w), 1);
+	}
+}
+
+/* Warm the statistics: enough samples, then cross a window boundary. */
+static void
+warm(struct fake_dev *d)
+{
+	run_qd1(d, 20);
+	g_now += 100000 * US;
+	CU_ASSERT_EQUAL(nvp_poll_waiter_poll(d->w), 0); /* the window rolls */
+}
+
+static void
+test_create_errors(void)
+{
+	struct nvp_poll_opts o;
+	struct nvp_poll_waiter *w = NULL;
+
+	nvp_poll_opts_init(&o, sizeof(o));
+	o.mode = NVP_POLL_UMWAIT; /* the fake CPU has no WAITPKG */
+	CU_ASSERT_EQUAL(nvp_poll_waiter_create(&o, &w), -ENOTSUP);
+	o.mode = NVP_POLL_FIXED; /* fixed:0 */
+	CU_ASSERT_EQUAL(nvp_poll_waiter_create(&o, &w), -EINVAL);
+	o.mode = 42;
+	CU_ASSERT_EQUAL(nvp_poll_waiter_create(&o, &w), -EINVAL);
+	CU_ASSERT_PTR_NULL(w);
+	CU_ASSERT_EQUAL(nvp_poll_waiter_create(NULL, &w), -EINVAL);
+}
+
+/* No statistics: spin, never sleep; then sleep once per request to the prediction. */
+static void
+test_hybrid_one_request(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid", &d);
+	struct nvp_poll_stats st;
+	uint64_t start;
+
+	d.lat = 100 * US;
+	run_qd1(&d, 20);
+	CU_ASSERT_EQUAL(g_nsleeps, 0); /* no statistics yet: spun for every one */
+	g_now += 100000 * US;
+	nvp_poll_waiter_poll(w);
+	/* Samples were 100..101 us; p10 of them is the prediction. */
+	CU_ASSERT(w->stats.b[poll_bucket_of(NVME_OPC_READ, 4096)].expect >= 100 * US);
+	CU_ASSERT(w->stats.b[poll_bucket_of(NVME_OPC_READ, 4096)].expect <= 101 * US);
+	start = g_now;
+	submit(&d, 0, NVME_OPC_READ, 4096);
+	CU_ASSERT_EQUAL(nvp_poll_waiter_wait(w), 1);
+	CU_ASSERT_EQUAL(g_nsleeps, 1);
+	/* Slept until the prediction minus the 5 us a sleep costs. */
+	CU_ASSERT(g_last_deadline >= start + 95 * US && g_last_deadline <= start + 96 * US);
+	nvp_poll_waiter_get_stats(w, &st);
+	CU_ASSERT_EQUAL(st.sleeps, 1);
+	CU_ASSERT_EQUAL(st.oversleeps, 0);
+	CU_ASSERT_EQUAL(st.spins > 0, true);
+	/* Other buckets (a write, a 128 KiB read) have no statistics: spin. */
+	submit(&d, 0, NVME_OPC_WRITE, 4096);
+	nvp_poll_waiter_wait(w);
+	submit(&d, 0, NVME_OPC_READ, 131072);
+	nvp_poll_waiter_wait(w);
+	CU_ASSERT_EQUAL(g_nsleeps, 1);
+	nvp_poll_waiter_destroy(w);
+}
+
+/* The kernel's rule: half the mean. */
+static void
+test_hybrid_mean(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid:mean", &d);
+	uint64_t start;
+
+	d.lat = 100 * US;
+	warm(&d);
+	start = g_now;
+	submit(&d, 0, NVME_OPC_READ, 4096);
+	nvp_poll_waiter_wait(w);
+	CU_ASSERT_EQUAL(g_nsleeps, 1);
+	CU_ASSERT(g_last_deadline >= start + 45 * US && g_last_deadline <= start + 46 * US);
+	nvp_poll_waiter_destroy(w);
+}
+
+/* Several in flight: sleep until the earliest is due; spin when one has no statistics. */
+static void
+test_hybrid_several(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid", &d);
+	uint64_t start;
+
+	d.lat = 200 * US;
+	run_qd1(&d, 20);
+	d.lat = 80 * US;
+	for (int i = 0; i < 20; i++) {
+		submit(&d, 0, NVME_OPC_WRITE, 4096);
+		nvp_poll_waiter_wait(w);
+	}
+	g_now += 100000 * US;
+	nvp_poll_waiter_poll(w);
+	g_nsleeps = 0;
+	start = g_now;
+	d.lat = 200 * US;
+	submit(&d, 0, NVME_OPC_READ, 4096);
+	g_now += 50 * US;
+	d.lat = 80 * US;
+	submit(&d, 1, NVME_OPC_WRITE, 4096);
+	CU_ASSERT_EQUAL(nvp_poll_waiter_wait(w), 1); /* the write, at start + 130 us */
+	CU_ASSERT_EQUAL(g_nsleeps, 1);
+	CU_ASSERT(g_last_deadline >= start + 125 * US && g_last_deadline <= start + 126 * US);
+	CU_ASSERT_EQUAL(nvp_poll_waiter_wait(w), 1); /* the read, at start + 200 us */
+	CU_ASSERT_EQUAL(g_nsleeps, 2);
+	CU_ASSERT(g_last_deadline >= start + 195 * US && g_last_deadline <= start + 196 * US);
+	/* A request without statistics in flight: nobody sleeps. */
+	submit(&d, 0, NVME_OPC_READ, 4096);
+	submit(&d, 1, NVME_OPC_DATASET_MANAGEMENT, 4096);
+	nvp_poll_waiter_wait(w);
+	nvp_poll_waiter_wait(w);
+	CU_ASSERT_EQUAL(g_nsleeps, 2);
+	CU_ASSERT_EQUAL(d.done, 44);
+	nvp_poll_waiter_destroy(w);
+}
+
+/* A prediction shorter than a sleep's lateness plus its CPU is not worth a sleep. */
+static void
+test_hybrid_too_short(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid", &d);
+
+	d.lat = 8 * US; /* < 5 us late + 3 us of CPU */
+	warm(&d);
+	run_qd1(&d, 10);
+	CU_ASSERT_EQUAL(g_nsleeps, 0);
+	nvp_poll_waiter_destroy(w);
+}
+
+/* Oversleep: counted, left out of the statistics, and the cost estimate learns it. */
+static void
+test_oversleep_not_in_stats(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid", &d);
+	uint16_t b = poll_bucket_of(NVME_OPC_READ, 4096);
+	struct nvp_poll_stats st;
+	uint64_t before, cost0;
+
+	d.lat = 100 * US;
+	warm(&d);
+	before = w->stats.b[b].expect;
+	cost0 = w->wake_cost;
+	g_sleep_late = 60 * US; /* every sleep wakes 60 us late: after the completion */
+	run_qd1(&d, 40);
+	nvp_poll_waiter_get_stats(w, &st);
+	CU_ASSERT(st.sleeps > 0);
+	CU_ASSERT(st.oversleeps > 0 && st.oversleeps <= st.sleeps);
+	CU_ASSERT(st.samples_skipped >= st.oversleeps);
+	CU_ASSERT(st.sleep_late_ns >= st.sleeps * 60 * US);
+	CU_ASSERT(w->wake_cost > cost0); /* it learns that sleeps cost more here */
+	g_now += 100000 * US;
+	nvp_poll_waiter_poll(w);
+	/* The oversleeps did not inflate what the bucket predicts. */
+	CU_ASSERT(w->stats.b[b].expect <= before + 1 * US);
+	nvp_poll_waiter_destroy(w);
+}
+
+/* The device gets faster while every request completes during the sleep: probes see it. */
+static void
+test_device_gets_faster(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid", &d);
+	uint16_t b = poll_bucket_of(NVME_OPC_READ, 4096);
+	struct nvp_poll_stats st;
+
+	d.lat = 100 * US;
+	warm(&d);
+	CU_ASSERT(w->stats.b[b].expect >= 100 * US);
+	d.lat = 30 * US;
+	run_qd1(&d, 64); /* two probes among them */
+	nvp_poll_waiter_get_stats(w, &st);
+	CU_ASSERT(st.oversleeps > 0);
+	CU_ASSERT(st.relearns >= 1);
+	CU_ASSERT_EQUAL(w->stats.b[b].expect, 0); /* spinning until the next window */
+	g_now += 100000 * US;
+	nvp_poll_waiter_poll(w);
+	CU_ASSERT(w->stats.b[b].expect >= 30 * US && w->stats.b[b].expect <= 31 * US);
+	nvp_poll_waiter_destroy(w);
+}
+
+/*
+ * A request submitted from a completion callback and completed in the same pass (QEMU
+ * under TCG completes during the doorbell write): its sample must not wrap around.
+ */
+static int32_t
+same_pass_poll(void *ctx)
+{
+	struct fake_dev *d = ctx;
+
+	if (d->busy[0]) {
+		d->busy[0] = false;
+		nvp_poll_req_done(d->w, &d->req[0]);
+		d->done++;
+		return 1;
+	}
+	return 0;
+}
+
+static const struct nvp_poll_source_ops g_same_pass_ops = { same_pass_poll, NULL, NULL };
+
+static void
+test_sample_started_in_pass(void)
+{
+	struct nvp_poll_opts o;
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = NULL;
+	uint16_t b = poll_bucket_of(NVME_OPC_READ, 4096);
+
+	nvp_poll_opts_init(&o, sizeof(o));
+	nvp_poll_mode_parse("hybrid:mean", &o);
+	CU_ASSERT_EQUAL_FATAL(nvp_poll_waiter_create(&o, &w), 0);
+	memset(&d, 0, sizeof(d));
+	d.w = w;
+	CU_ASSERT_EQUAL(nvp_poll_waiter_add_source(w, &g_same_pass_ops, &d), 0);
+	for (int i = 0; i < 20; i++) {
+		w->pass_now = g_now;
+		g_now += 3 * US; /* submitted after the pass began ... */
+		d.busy[0] = true;
+		nvp_poll_req_start(w, &d.req[0], NVME_OPC_READ, 4096);
+		g_now += 2 * US;
+		same_pass_poll(&d); /* ... and completed within it */
+	}
+	g_now += 100000 * US;
+	nvp_poll_waiter_poll(w);
+	CU_ASSERT(w->stats.b[b].mean > 0);
+	CU_ASSERT(w->stats.b[b].mean <= 2 * US); /* not ~2^64 */
+	nvp_poll_waiter_destroy(w);
+}
+
+static void
+test_wake_cost_tracks(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid", &d);
+
+	for (int i = 0; i < 100; i++) {
+		poll_wake_cost_update(w, 20 * US);
+	}
+	CU_ASSERT(w->wake_cost >= 19 * US && w->wake_cost <= 21 * US);
+	for (int i = 0; i < 100; i++) {
+		poll_wake_cost_update(w, 2 * US);
+	}
+	CU_ASSERT(w->wake_cost >= 2 * US && w->wake_cost <= 3 * US);
+	/* One preemption of 5 ms moves it by a bounded step, not to milliseconds. */
+	poll_wake_cost_update(w, 5000 * US);
+	CU_ASSERT(w->wake_cost < 10 * US);
+	nvp_poll_waiter_destroy(w);
+}
+
+static void
+test_fixed(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("fixed:30", &d);
+	uint64_t start = g_now;
+
+	d.lat = 100 * US;
+	submit(&d, 0, NVME_OPC_READ, 4096); /* no statistics needed */
+	CU_ASSERT_EQUAL(nvp_poll_waiter_wait(w), 1);
+	CU_ASSERT_EQUAL(g_nsleeps, 1);
+	/* fixed is the kernel's io_poll_delay: no correction for the cost of a sleep */
+	CU_ASSERT_EQUAL(g_last_deadline, start + 30 * US);
+	nvp_poll_waiter_destroy(w);
+}
+
+static void
+test_classic_never_sleeps(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("classic", &d);
+	struct nvp_poll_stats st;
+
+	d.lat = 100 * US;
+	warm(&d);
+	run_qd1(&d, 10);
+	nvp_poll_waiter_get_stats(w, &st);
+	CU_ASSERT_EQUAL(g_nsleeps, 0);
+	CU_ASSERT_EQUAL(st.sleeps, 0);
+	CU_ASSERT(st.spins >= 30 * 90);
+	CU_ASSERT_EQUAL(st.samples, 30);
+	/* Nothing in flight: wait returns 0 after one pass. */
+	CU_ASSERT_EQUAL(nvp_poll_waiter_wait(w), 0);
+	nvp_poll_waiter_destroy(w);
+}
+
+static void
+test_irq(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("irq", &d);
+	struct nvp_poll_opts o;
+	struct fake_dev d2;
+	struct nvp_poll_stats st;
+
+	d.lat = 100 * US;
+	submit(&d, 0, NVME_OPC_READ, 4096);
+	/* the fake block does not move time; the fake poll does, 1 us a pass */
+	CU_ASSERT_EQUAL(nvp_poll_waiter_wait(w), 1);
+	CU_ASSERT(g_irq_blocks >= 1);
+	nvp_poll_waiter_get_stats(w, &st);
+	CU_ASSERT_EQUAL(st.irq_waits, g_irq_blocks);
+	CU_ASSERT_EQUAL(st.oversleeps, 0);
+	CU_ASSERT_EQUAL(st.samples, 0); /* found after an interrupt: not a sample */
+	/* A source without an interrupt cannot join an irq waiter. */
+	memset(&d2, 0, sizeof(d2));
+	d2.irq_fd = -ENOTSUP;
+	CU_ASSERT_EQUAL(nvp_poll_waiter_add_source(w, &g_fake_ops, &d2), -ENOTSUP);
+	nvp_poll_waiter_destroy(w);
+	/* ... nor can a waiter holding one switch to irq. */
+	w = make("classic", &d);
+	d.irq_fd = -ENOTSUP;
+	CU_ASSERT_EQUAL(nvp_poll_waiter_add_source(w, &g_fake_ops, &d2), 0);
+	nvp_poll_opts_init(&o, sizeof(o));
+	o.mode = NVP_POLL_IRQ;
+	CU_ASSERT_EQUAL(nvp_poll_waiter_set_mode(w, &o), -ENOTSUP);
+	CU_ASSERT_EQUAL(w->mode, NVP_POLL_CLASSIC);
+	nvp_poll_waiter_destroy(w);
+}
+
+/* Switch modes with 8 requests in flight, again and again: every one completes. */
+static void
+test_mode_switch_under_load(void)
+{
+	static const char *const modes[] = { "classic", "hybrid",      "fixed:20",
+					     "irq",     "hybrid:mean", "classic" };
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("classic", &d);
+	struct nvp_poll_opts o;
+	uint32_t submitted = 0;
+
+	d.lat = 50 * US;
+	for (int i = 0; i < 8; i++) {
+		submit(&d, i, NVME_OPC_READ, 4096);
+		submitted++;
+	}
+	for (int round = 0; round < 600; round++) {
+		nvp_poll_opts_init(&o, sizeof(o));
+		CU_ASSERT_EQUAL(nvp_poll_mode_parse(modes[round % 6], &o), 0);
+		CU_ASSERT_EQUAL(nvp_poll_waiter_set_mode(w, &o), 0);
+		CU_ASSERT(nvp_poll_waiter_wait(w) > 0);
+		for (int i = 0; i < 8; i++) {
+			if (!d.busy[i]) {
+				d.lat = (uint64_t)(20 + (round * 7 + i * 13) % 90) * US;
+				submit(&d, i, NVME_OPC_READ, 4096);
+				submitted++;
+			}
+		}
+		if (round % 50 == 0) {
+			g_now += 100000 * US; /* windows roll now and then */
+		}
+	}
+	while (w->inflight > 0) {
+		CU_ASSERT(nvp_poll_waiter_wait(w) > 0);
+	}
+	CU_ASSERT_EQUAL(d.done, submitted);
+	CU_ASSERT(TAILQ_EMPTY(&w->reqs));
+	nvp_poll_waiter_destroy(w);
+}
+
+int
+main(void)
+{
+	static const struct ut_test tests[] = {
+		UT_TEST(test_create_errors),
+		UT_TEST(test_hybrid_one_request),
+		UT_TEST(test_hybrid_mean),
+		UT_TEST(test_hybrid_several),
+		UT_TEST(test_hybrid_too_short),
+		UT_TEST(test_oversleep_not_in_stats),
+		UT_TEST(test_device_gets_faster),
+		UT_TEST(test_sample_started_in_pass),
+		UT_TEST(test_wake_cost_tracks),
+		UT_TEST(test_fixed),
+		UT_TEST(test_classic_never_sleeps),
+		UT_TEST(test_irq),
+		UT_TEST(test_mode_switch_under_load),
+	};
+
+	return ut_run("poll", tests, NVP_COUNTOF(tests));
+}
