@@ -752,7 +752,8 @@ static struct fio_option engine_options[] = {
 		.type = FIO_OPT_STR_STORE,
 		.off1 = offsetof(struct engine_opts, bdev_config),
 		.help = "bdev mode: filenames are bdev names made by this JSON file (SPDK's "
-			"shape) or one-line configuration (\"malloc:name=m0,num_blocks=65536\")",
+			"shape) or a one-item line (\"malloc:name=m0,num_blocks=65536\"; a job "
+			"file takes ';' for a comment, so several items need the JSON file)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},

@@ -549,8 +549,9 @@ bool nvp_bdev_uring_is_direct(const struct nvp_bdev *bdev);
  * Numbers and booleans may also be given as strings ("1024", "true").
  *
  * \return 0; -EINVAL malformed JSON (message: file:line:column), an unknown method or
- * parameter, a wrong type or a missing parameter (message: its JSON path, e.g.
- * "subsystems[0].config[1] (bdev_malloc_create).params.num_blcks"); the error of a
+ * parameter, a wrong type or a missing parameter (message: the entry's file:line:column
+ * and the JSON path, e.g. "bdev.json:7:5: subsystems[0].config[1] (bdev_malloc_create)
+ * .params.num_blcks: unknown parameter (known: ...)"); the error of a
  * create call (-EEXIST, -ENOMEM, ...); -ENOENT etc. the file cannot be read. On any error
  * everything the call had made is deleted again and stage choices are put back.
  */

@@ -15,9 +15,9 @@
  *
  * Methods and their parameters are tables (g_methods). A parameter nobody knows, a
  * method nobody knows, a wrong type or a create call's refusal stops the load with a
- * message naming it and where it is: line and column for malformed JSON, the JSON path
- * ("subsystems[0].config[2].params.num_blocks") or the item of the one-line form
- * otherwise. Then everything the load had made so far is deleted again, newest first,
+ * message naming it and where it is: line and column for malformed JSON; otherwise the
+ * entry's line and column and the JSON path ("bdev.json:9:5: subsystems[0].config[2]
+ * (bdev_null_create).params.num_blocks"), or the item of the one-line form. Then everything the load had made so far is deleted again, newest first,
  * and stage choices it had made are put back: nothing half-created.
  *
  * SPDK parameters that mean nothing here (a malloc bdev's uuid, NVMe/TCP digests,
@@ -41,7 +41,7 @@
 #include "nvpoll/log.h"
 #include "nvpoll/util.h"
 
-#define WHERE_MAX 192
+#define WHERE_MAX 512
 #define CFG_TRID_MAX 1024
 
 /* ---- what a load made, to undo it on failure ---- */
@@ -66,6 +66,8 @@ struct cfg {
 	size_t num_made;
 	size_t cap_made;
 	char where[WHERE_MAX]; /* the method being run, for messages */
+	const char *text;      /* the JSON text (NULL for the one-line form) */
+	const char *origin;    /* its file name, or "(string)" */
 };
 
 static int
@@ -743,6 +745,101 @@ method_run(struct cfg *cfg, const char *name, bool short_form, struct json_objec
 
 /* ---- the JSON form ---- */
 
+/*
+ * Where an entry is in the text, for messages: json-c keeps no positions, so a small
+ * scanner walks the (already validated) text along subsystems[i].config[j].
+ */
+static const char *
+skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+		p++;
+	}
+	return p;
+}
+
+static const char *
+skip_value(const char *p)
+{
+	int depth = 0;
+
+	p = skip_ws(p);
+	do {
+		if (*p == '"') {
+			for (p++; *p != '\0' && *p != '"'; p++) {
+				p += *p == '\\' && p[1] != '\0';
+			}
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			depth--;
+		} else if (depth == 0) {
+			while (*p != '\0' && strchr(",}] \t\r\n", *p) == NULL) {
+				p++;
+			}
+			return p;
+		}
+		if (*p != '\0') {
+			p++;
+		}
+	} while (depth > 0 && *p != '\0');
+	return p;
+}
+
+/* @p at '{': the value of @key, or NULL. */
+static const char *
+find_key(const char *p, const char *key)
+{
+	size_t len = strlen(key);
+	bool match;
+
+	for (p = skip_ws(p + 1); *p == '"';) {
+		match = strncmp(p + 1, key, len) == 0 && p[len + 1] == '"';
+		p = skip_ws(skip_value(p)); /* the key */
+		p = skip_ws(p + 1);         /* ':' */
+		if (match) {
+			return p;
+		}
+		p = skip_ws(skip_value(p));
+		p = *p == ',' ? skip_ws(p + 1) : p;
+	}
+	return NULL;
+}
+
+/* @p at '[': element @index, or NULL. */
+static const char *
+find_index(const char *p, size_t index)
+{
+	for (p = skip_ws(p + 1); *p != '\0' && *p != ']'; index--) {
+		if (index == 0) {
+			return p;
+		}
+		p = skip_ws(skip_value(p));
+		p = *p == ',' ? skip_ws(p + 1) : p;
+	}
+	return NULL;
+}
+
+/* "origin:line:column: " of subsystems[@sub].config[@entry] in @cfg->text, or "". */
+static void
+entry_pos(const struct cfg *cfg, size_t sub, size_t entry, char *buf, size_t len)
+{
+	const char *p = cfg->text != NULL ? skip_ws(cfg->text) : NULL, *q;
+	size_t line = 1, col = 1;
+
+	buf[0] = '\0';
+	if (p == NULL || *p != '{' || (p = find_key(p, "subsystems")) == NULL || *p != '[' ||
+	    (p = find_index(p, sub)) == NULL || *p != '{' || (p = find_key(p, "config")) == NULL ||
+	    *p != '[' || (p = find_index(p, entry)) == NULL) {
+		return;
+	}
+	for (q = cfg->text; q < p; q++) {
+		line += *q == '\n';
+		col = *q == '\n' ? 1 : col + 1;
+	}
+	snprintf(buf, len, "%s:%zu:%zu: ", cfg->origin, line, col);
+}
+
 /* Only the keys in @allowed (NULL-terminated) may appear in object @o. */
 static int
 keys_check(const char *where, struct json_object *o, const char *const *allowed)
@@ -765,7 +862,7 @@ keys_check(const char *where, struct json_object *o, const char *const *allowed)
 }
 
 static int
-run_entry(struct cfg *cfg, struct json_object *entry, const char *path)
+run_entry(struct cfg *cfg, struct json_object *entry, const char *path, const char *pos)
 {
 	static const char *const keys[] = { "method", "params", NULL };
 	struct json_object *method = NULL, *params = NULL;
@@ -783,7 +880,7 @@ run_entry(struct cfg *cfg, struct json_object *entry, const char *path)
 		return -EINVAL;
 	}
 	json_object_object_get_ex(entry, "params", &params);
-	where_set(cfg, "%s (%s)", path, json_object_get_string(method));
+	where_set(cfg, "%s%s (%s)", pos, path, json_object_get_string(method));
 	return method_run(cfg, json_object_get_string(method), false, params);
 }
 
@@ -792,7 +889,7 @@ run_subsystem(struct cfg *cfg, struct json_object *sub, size_t index)
 {
 	static const char *const keys[] = { "subsystem", "config", NULL };
 	struct json_object *name = NULL, *config = NULL;
-	char path[WHERE_MAX];
+	char path[WHERE_MAX], pos[WHERE_MAX];
 	size_t i;
 	int rc;
 
@@ -817,7 +914,8 @@ run_subsystem(struct cfg *cfg, struct json_object *sub, size_t index)
 	}
 	for (i = 0; i < json_object_array_length(config); i++) {
 		snprintf(path, sizeof(path), "subsystems[%zu].config[%zu]", index, i);
-		rc = run_entry(cfg, json_object_array_get_idx(config, i), path);
+		entry_pos(cfg, index, i, pos, sizeof(pos));
+		rc = run_entry(cfg, json_object_array_get_idx(config, i), path, pos);
 		if (rc != 0) {
 			return rc;
 		}
@@ -849,6 +947,19 @@ run_json(struct cfg *cfg, struct json_object *root)
 	return 0;
 }
 
+/* What json-c's answer means, in words for the message. */
+static const char *
+json_error(struct json_object *root, enum json_tokener_error err)
+{
+	if (root != NULL && err == json_tokener_success) {
+		return "text after the end of the document";
+	}
+	if (err == json_tokener_continue || err == json_tokener_success) {
+		return "the text ends inside the document (or is empty)";
+	}
+	return json_tokener_error_desc(err);
+}
+
 /* Parse @text (@origin names it in messages); malformed JSON is reported by line:column. */
 static struct json_object *
 json_parse(const char *text, const char *origin)
@@ -876,11 +987,7 @@ json_parse(const char *text, const char *origin)
 			col = text[i] == '\n' ? 1 : col + 1;
 		}
 		NVP_ERRLOG("%s:%zu:%zu: malformed JSON: %s", origin, line, col,
-			   root == NULL || err != json_tokener_success ?
-				   json_tokener_error_desc(err == json_tokener_success ?
-								   json_tokener_error_parse_eof :
-								   err) :
-				   "text after the end of the document");
+			   json_error(root, err));
 		json_object_put(root);
 		root = NULL;
 	}
@@ -911,6 +1018,8 @@ load_json_text(const char *text, const char *origin)
 	if (root == NULL) {
 		return cfg_finish(&cfg, -EINVAL, origin);
 	}
+	cfg.text = text;
+	cfg.origin = origin;
 	rc = run_json(&cfg, root);
 	json_object_put(root);
 	return cfg_finish(&cfg, rc, origin);

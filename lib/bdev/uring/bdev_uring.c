@@ -429,17 +429,14 @@ uring_probe_read(struct uring_bdev *ub, bool iopoll)
 }
 
 /*
- * Whether the block device under @fd (itself, or the one holding the file) has polled
- * queues: sysfs queue/io_poll, the partition's parent for a partition. A read probe alone
- * is not enough: a read of a hole in a sparse file never reaches the device and succeeds
- * under IOPOLL, while later reads of written blocks would fail with -EOPNOTSUPP.
- * \return 1 polled, 0 not (@why says why), or -errno.
+ * Read queue attribute @attr of the block device under @fd (itself, or the one holding
+ * the file; a partition's parent) from sysfs. \return 0 and @val; -ENOENT no such block
+ * device queue (@path says which was tried); -errno.
  */
 static int
-uring_dev_polls(int fd, char *why, size_t len)
+uring_queue_attr(int fd, const char *attr, char *path, size_t plen, char *val, size_t vlen)
 {
 	struct stat st;
-	char path[96], val[8] = "";
 	unsigned int maj, min;
 	FILE *f;
 
@@ -448,26 +445,76 @@ uring_dev_polls(int fd, char *why, size_t len)
 	}
 	maj = major(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev);
 	min = minor(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev);
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/io_poll", maj, min);
+	snprintf(path, plen, "/sys/dev/block/%u:%u/queue/%s", maj, min, attr);
 	f = fopen(path, "r");
 	if (f == NULL) {
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/io_poll", maj, min);
+		snprintf(path, plen, "/sys/dev/block/%u:%u/../queue/%s", maj, min, attr);
 		f = fopen(path, "r");
 	}
 	if (f == NULL) {
-		snprintf(why, len, "device %u:%u is not a block device with queues", maj, min);
-		return 0;
+		snprintf(path, plen, "device %u:%u", maj, min);
+		return -ENOENT;
 	}
-	if (fgets(val, sizeof(val), f) == NULL) {
+	if (fgets(val, (int)vlen, f) == NULL) {
 		val[0] = '\0';
 	}
 	fclose(f);
+	return 0;
+}
+
+/*
+ * Whether the device has polled queues (sysfs queue/io_poll). A read probe alone is not
+ * enough: a read of a hole in a sparse file never reaches the device and succeeds under
+ * IOPOLL, while later reads of written blocks would fail with -EOPNOTSUPP.
+ * \return 1 polled, 0 not (@why says why).
+ */
+static int
+uring_dev_polls(int fd, char *why, size_t len)
+{
+	char path[96], val[8] = "";
+
+	if (uring_queue_attr(fd, "io_poll", path, sizeof(path), val, sizeof(val)) != 0) {
+		snprintf(why, len, "%s is not a block device with queues", path);
+		return 0;
+	}
 	if (val[0] != '1') {
 		snprintf(why, len, "%s is %c: the device has no polled queues (nvme.poll_queues=N)",
 			 path, val[0] != '\0' ? val[0] : '?');
 		return 0;
 	}
 	return 1;
+}
+
+/* A number from queue attribute @attr, or 0. */
+static uint64_t
+uring_queue_u64(const struct uring_bdev *ub, const char *attr)
+{
+	char path[96], val[24] = "";
+	uint64_t v;
+
+	if (uring_queue_attr(ub->fd, attr, path, sizeof(path), val, sizeof(val)) != 0) {
+		return 0;
+	}
+	val[strcspn(val, "\n")] = '\0';
+	return nvp_strtou64(val, 1, UINT32_MAX, &v) == 0 ? v : 0;
+}
+
+/*
+ * The largest request the device takes whole, in blocks, so the core splits larger ones
+ * rather than the kernel: a polled request the kernel splits may leave a part on another
+ * queue that IOPOLL never reaps (seen with Linux 6.1). Bounded by queue/max_sectors_kb and,
+ * buffers being 4 KiB pages at worst, by queue/max_segments - 1 pages. 0 = no limit known.
+ */
+static uint32_t
+uring_max_xfer_blocks(const struct uring_bdev *ub)
+{
+	uint64_t bytes = uring_queue_u64(ub, "max_sectors_kb") * 1024;
+	uint64_t segs = uring_queue_u64(ub, "max_segments");
+
+	if (segs > 1 && (bytes == 0 || (segs - 1) * 4096 < bytes)) {
+		bytes = (segs - 1) * 4096;
+	}
+	return bytes >= ub->block_size ? (uint32_t)NVP_MIN(bytes / ub->block_size, UINT32_MAX) : 0;
 }
 
 /* IOPOLL when asked and the device polls; then check a plain read works. */
@@ -521,6 +568,7 @@ uring_register(struct uring_bdev *ub, const char *name, uint64_t num_blocks)
 	spec.block_size = ub->block_size;
 	spec.num_blocks = num_blocks;
 	spec.write_cache = true; /* the page cache or the device's: flush matters */
+	spec.max_xfer_blocks = uring_max_xfer_blocks(ub);
 	spec.io_ctx_size = sizeof(struct uring_io);
 	spec.fn_table = &g_uring_fn;
 	spec.ctx = ub;

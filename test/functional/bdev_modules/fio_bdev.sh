@@ -61,6 +61,7 @@ job() { # job NAME FILENAMES-AND-JOBS...
 		echo "bs=4k"
 		echo "iodepth=8"
 		echo "size=4M"
+		echo "verify_state_save=0" # no state files left in the working directory
 		for j in "$@"; do
 			printf '%b\n' "$j"
 		done

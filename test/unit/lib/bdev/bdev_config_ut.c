@@ -419,6 +419,25 @@ test_bad_line_and_file(void)
 	CU_ASSERT(logged("none.json:2:"));
 	unlink(missing);
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
+
+	/* a semantic error is placed by its entry's line and column too */
+	write_file(missing,
+		   "{\"subsystems\": [\n"
+		   "  {\"subsystem\": \"accel\", \"config\": [{\"method\": \"x\", \"params\": "
+		   "{\"s\": \"]}\\\"\"}}]},\n"
+		   "  {\"subsystem\": \"bdev\", \"config\": [\n"
+		   "    {\"method\": \"bdev_null_create\", \"params\": {\"name\": \"a\", "
+		   "\"num_blocks\": 1}},\n"
+		   "      {\"method\": \"bdev_null_create\", \"params\": {\"nme\": \"b\"}}\n"
+		   "  ]}]}\n");
+	reset_log();
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(missing), -EINVAL);
+	CU_ASSERT(logged("none.json:5:7: subsystems[1].config[1] (bdev_null_create).params.nme: "
+			 "unknown parameter"));
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"nope\"}")), -EINVAL);
+	CU_ASSERT(logged("(string):1:"));
+	unlink(missing);
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
 int
