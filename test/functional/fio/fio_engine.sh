@@ -118,6 +118,23 @@ EOF
 run_fio verify "$work/verify.fio"
 check_json verify verify=write,read
 
+# 1b. Blocks above the controller's transfer limit (mdts=2: 16 KiB) are split by the
+# driver, not refused: 1 MiB writes verified.
+cat >"$work/split.fio" <<EOF
+[global]
+$common
+filename=trtype=emu name=emu1 size=32M mdts=2
+[split]
+rw=write
+bs=1m
+iodepth=4
+size=16M
+verify=crc32c
+do_verify=1
+EOF
+run_fio split "$work/split.fio"
+check_json split split=write,read
+
 # 2. Random reads (2 threads), trim on namespace 2, and one job over two files (both
 # namespaces of the same controller: ':' separates fio's files).
 cat >"$work/mixed.fio" <<EOF

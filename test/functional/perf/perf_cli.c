@@ -216,6 +216,16 @@ test_io_errors_exit_1(void)
 	CU_ASSERT(strstr(g_out, "I/O errors") != NULL);
 }
 
+/* Larger than the controller's transfer limit (mdts=5: 128 KiB): split, not refused. */
+static void
+test_large_io_split(void)
+{
+	CU_ASSERT_EQUAL(run("-q 4 -o 1m -w randrw -t 1 -r 'trtype:emu name:emu0 mdts:5'"), 0);
+	CU_ASSERT(strstr(g_out, "maximum transfer") == NULL);
+	CU_ASSERT(strstr(g_out, "Total") != NULL);
+	CU_ASSERT(strstr(g_out, "I/O errors") == NULL);
+}
+
 static void
 test_help(void)
 {
@@ -296,6 +306,7 @@ main(void)
 	CU_add_test(suite, "randread --json --plot", test_randread_json);
 	CU_add_test(suite, "randrw two namespaces", test_randrw_two_ns);
 	CU_add_test(suite, "I/O errors exit 1", test_io_errors_exit_1);
+	CU_add_test(suite, "-o 1m above the transfer limit", test_large_io_split);
 	CU_add_test(suite, "help", test_help);
 	CU_add_test(suite, "bad flags exit 2", test_bad_flags);
 	CU_add_test(suite, "attach failure exit 1", test_attach_failure);
