@@ -41,6 +41,16 @@
  *   fault_count=1      commands the fault applies to (command faults)
  *   fault_skip=0       I/O commands to let pass before the fault applies
  *   fault_arg=0        error: status (sct << 8 | sc); slow: extra µs
+ *   ms=0               metadata bytes per logical block (0..256): with ms > 0 every
+ *                      namespace offers the LBA formats 512, 4096, 512+ms and 4096+ms
+ *                      (indexes 0..3) and is formatted with the one of its lba= size
+ *                      plus metadata; Format NVM may switch between them
+ *   mset=0             with ms > 0: 1 = metadata interleaved with the data (extended
+ *                      LBA, e.g. 520-byte blocks), 0 = metadata in a separate buffer
+ *                      the command's MPTR points at. MPTR is checked like a PRP: not
+ *                      dword aligned is Invalid Field, not DMA memory (0 included) is
+ *                      Data Transfer Error counted in dma_rejects. Metadata is kept
+ *                      in RAM whatever the backend. No protection information (DPS 0).
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -100,6 +110,8 @@ struct nvp_emu_opts {
 	uint32_t fault_count;
 	uint32_t fault_skip;
 	uint32_t fault_arg;
+	uint32_t ms; /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
+	bool mset;   /**< metadata interleaved (extended LBA) rather than separate */
 };
 
 /** Fill @opts with the defaults listed above. */

@@ -69,6 +69,10 @@ static const struct opt_desc g_opts[] = {
 	    "I/O commands to let pass before the fault applies"),
 	U32("fault_arg", fault_arg, 0, UINT32_MAX, "0",
 	    "error: status (sct << 8 | sc); slow: extra us"),
+	U32("ms", ms, 0, 256, "0",
+	    "metadata bytes per block: formats 512+ms and 4096+ms offered and used"),
+	{ "mset", OPT_BOOL, offsetof(struct nvp_emu_opts, mset), 0, 1, "0",
+	  "with ms: 1 = metadata interleaved (extended LBA), 0 = separate (MPTR)" },
 };
 
 static const char *const g_fault_names[] = {
@@ -235,7 +239,7 @@ parse_one(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, cha
 		if (nvp_parse_bool(val, &b) != 0) {
 			return opt_error(err, errlen, d->key, val, "expected 0/1, yes/no, on/off");
 		}
-		o->vwc = b;
+		*(bool *)(void *)((uint8_t *)o + d->off) = b;
 		return 0;
 	case OPT_SIZE:
 		if (nvp_parse_size(val, &v) != 0 || v < d->min || v > d->max || (v & 4095u)) {
