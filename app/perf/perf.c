@@ -50,6 +50,14 @@ ns_check(const struct perf_opts *o, struct perf_ns *pns)
 		return PERF_EXIT_USAGE;
 	}
 	/* Larger than the maximum transfer: the driver splits it (as SPDK's does). */
+	if (nvp_nvme_ns_has_separate_md(pns->ns)) {
+		fprintf(stderr,
+			"%s: formatted with %u bytes of separate metadata per block, which "
+			"nvp_perf does not supply; format it without metadata or with extended "
+			"LBAs (nvp format)\n",
+			pns->name, nvp_nvme_ns_get_md_size(pns->ns));
+		return PERF_EXIT_FAIL;
+	}
 	pns->lbas_per_io = o->io_size / pns->sector_size;
 	pns->num_ios = nvp_nvme_ns_get_num_sectors(pns->ns) / pns->lbas_per_io;
 	if (pns->num_ios == 0) {
