@@ -252,6 +252,7 @@ const struct nvme_ns_data *nvp_nvme_ns_get_data(const struct nvp_nvme_ns *ns);
  */
 uint32_t nvp_nvme_ns_get_sector_size(const struct nvp_nvme_ns *ns);
 uint64_t nvp_nvme_ns_get_num_sectors(const struct nvp_nvme_ns *ns);
+/** Data capacity in bytes: blocks x data bytes per block (metadata not counted). */
 uint64_t nvp_nvme_ns_get_size(const struct nvp_nvme_ns *ns);
 /** Largest transfer of one command in bytes (larger requests are split). */
 uint32_t nvp_nvme_ns_get_max_io_xfer_size(const struct nvp_nvme_ns *ns);

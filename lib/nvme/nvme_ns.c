@@ -341,7 +341,7 @@ nvp_nvme_ns_get_num_sectors(const struct nvp_nvme_ns *ns)
 uint64_t
 nvp_nvme_ns_get_size(const struct nvp_nvme_ns *ns)
 {
-	return ns->num_sectors * ns->sector_size;
+	return ns->num_sectors * ns->data_size; /* data capacity: metadata not counted */
 }
 
 uint32_t

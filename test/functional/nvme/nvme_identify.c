@@ -455,7 +455,11 @@ check_real_ns(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 	CU_ASSERT(nd->nsze > 0);
 	CU_ASSERT(nd->ncap <= nd->nsze);
 	CU_ASSERT(nd->nuse <= nd->ncap);
-	CU_ASSERT_EQUAL(nvp_nvme_ns_get_sector_size(ns), 1u << nd->lbaf[fmt].lbads);
+	/* A buffer holds data and, for an extended LBA format, the metadata after it. */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_sector_size(ns),
+			(1u << nd->lbaf[fmt].lbads) +
+				((nd->flbas & NVME_FLBAS_EXTENDED) ? nd->lbaf[fmt].ms : 0));
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_md_size(ns), nd->lbaf[fmt].ms);
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_num_sectors(ns), nd->nsze);
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_size(ns), nd->nsze << nd->lbaf[fmt].lbads);
 	CU_ASSERT(nvp_nvme_ns_get_max_io_xfer_size(ns) <= nvp_nvme_ctrlr_get_max_xfer_size(ctrlr));
