@@ -63,7 +63,9 @@ split_write_read(struct fx_ctrlr *fx, uint64_t lba, uint32_t len, uint32_t tag)
 	straddling_sgl(&s, rbuf, 1024, len);
 	CU_ASSERT_EQUAL(fx_iov_io(fx->ns, fx->qpair, false, &s, lba, count, NULL), 0);
 	CU_ASSERT(fx_pattern_check(rbuf + 1024, lba, count, bs, tag) < 0);
-	CU_ASSERT(s.resets > 1); /* each child rewound the caller's SGL to its offset */
+	if (len > max) {
+		CU_ASSERT(s.resets > 1); /* each child rewound the caller's SGL to its offset */
+	}
 	if (fx_is_emu(fx)) {
 		nvp_emu_ctrlr_get_stats(fx->emu, &after);
 		CU_ASSERT_EQUAL(after.write_cmds - before.write_cmds, (len + max - 1) / max);
@@ -91,7 +93,8 @@ split_format(const char *opts, uint32_t bs)
 	printf("  %u-byte blocks, %u bytes per command\n", bs,
 	       nvp_nvme_ns_get_max_io_xfer_size(fx.ns));
 	split_write_read(&fx, 8, MIB, 1);
-	split_write_read(&fx, 3, 8192 + bs, 2); /* one block past the limit */
+	/* One block past the limit. */
+	split_write_read(&fx, 3, nvp_nvme_ns_get_max_io_xfer_size(fx.ns) + bs, 2);
 	fx_close(&fx);
 }
 
