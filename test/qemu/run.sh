@@ -4,7 +4,7 @@
 #
 # The QEMU judge: boots a Debian kernel with a busybox initramfs holding nvpoll's programs
 # in QEMU (TCG), once on a `pc` machine (uio_pci_generic) and once on a `q35` machine with
-# an Intel vIOMMU (vfio-pci), each with two QEMU NVMe controllers, runs test/qemu/tests.list
+# an Intel vIOMMU (vfio-pci), each with four QEMU NVMe controllers, runs test/qemu/tests.list
 # in the guest and judges the serial console. See test/qemu/README.md.
 #
 # Usage: test/qemu/run.sh [-m "pc q35"] [-t SECONDS] [-k]
