@@ -104,6 +104,14 @@ check_file_fits(struct thread_data *td, struct fio_file *f, const struct fionvp_
 {
 	int ddir;
 
+	if (nvp_nvme_ns_has_separate_md(t->ns)) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s', file '%s': the namespace has %u bytes of separate "
+			"metadata per block, which the engine does not supply; format it without "
+			"metadata or with extended LBAs\n",
+			td->o.name, f->file_name, nvp_nvme_ns_get_md_size(t->ns));
+		return -EINVAL;
+	}
 	/* Blocks above the namespace's largest transfer (MDTS) are split by the driver. */
 	for (ddir = 0; ddir < DDIR_RWDIR_CNT; ddir++) {
 		if (td->o.min_bs[ddir] % t->sector_size != 0) {
