@@ -237,7 +237,7 @@ test_prp_list_chain(void)
 
 	/* One block more than the limit goes as two commands (issue 9), data intact. */
 	blocks = max / bs + 1;
-	write_read_verify(&fx, wbuf, rbuf, buf_len, 20000, blocks, 4, 512, 0x500);
+	write_read_verify(&fx, wbuf, rbuf, buf_len, 3000, blocks, 4, 512, 0x500);
 
 	nvp_env_dma_free(rbuf);
 	nvp_env_dma_free(wbuf);
