@@ -58,6 +58,16 @@
  *   ftl_gc=greedy      victim choice: greedy (fewest valid pages) | cb (cost-benefit)
  *   ftl_gc_us=0        channel time charged per page GC relocates: added to the service
  *                      time of the write that triggered the collection
+ *   ms=0               metadata bytes per logical block (0..256): with ms > 0 every
+ *                      namespace offers the LBA formats 512, 4096, 512+ms and 4096+ms
+ *                      (indexes 0..3) and is formatted with the one of its lba= size
+ *                      plus metadata; Format NVM may switch between them
+ *   mset=0             with ms > 0: 1 = metadata interleaved with the data (extended
+ *                      LBA, e.g. 520-byte blocks), 0 = metadata in a separate buffer
+ *                      the command's MPTR points at. MPTR is checked like a PRP: not
+ *                      dword aligned is Invalid Field, not DMA memory (0 included) is
+ *                      Data Transfer Error counted in dma_rejects. Metadata is kept
+ *                      in RAM whatever the backend. No protection information (DPS 0).
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -117,13 +127,15 @@ struct nvp_emu_opts {
 	uint32_t fault_count;
 	uint32_t fault_skip;
 	uint32_t fault_arg;
-	bool prefault; /**< ram: populate the backing memory at creation; default true */
+	bool prefault;      /**< ram: populate the backing memory at creation; default true */
 	uint32_t streams;   /**< streams offered (MSL); 0 = no directives */
 	bool ftl;           /**< FTL model behind each namespace */
 	uint32_t ftl_ppb;   /**< pages per erase block */
 	uint32_t ftl_op;    /**< over-provisioning percent */
 	uint32_t ftl_gc;    /**< 0 greedy, 1 cost-benefit */
 	uint32_t ftl_gc_us; /**< channel time per relocated page, µs */
+	uint32_t ms;        /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
+	bool mset;          /**< metadata interleaved (extended LBA) rather than separate */
 };
 
 /** Fill @opts with the defaults listed above. */

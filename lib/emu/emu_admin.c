@@ -87,6 +87,17 @@ identify_ns(const struct emu_ns *ns, struct nvme_ns_data *nd)
 	nd->lbaf[0].rp = 1;
 	nd->lbaf[1].lbads = 12;
 	nd->lbaf[1].rp = 0;
+	if (ns->ms_opt != 0) {
+		/* The same sizes with metadata; MC: extended and separate both supported. */
+		nd->nlbaf = 3;
+		nd->lbaf[2].lbads = 9;
+		nd->lbaf[2].ms = ns->ms_opt;
+		nd->lbaf[2].rp = 1;
+		nd->lbaf[3].lbads = 12;
+		nd->lbaf[3].ms = ns->ms_opt;
+		nd->mc = 0x3;
+		nd->flbas |= ns->mset && ns->ms != 0 ? NVME_FLBAS_EXTENDED : 0;
+	}
 	/* deallocated blocks read as zeroes; Write Zeroes honours DEAC */
 	nd->dlfeat = NVME_DLFEAT_READ_ZEROES | (1u << 3);
 	nd->nvmcap[0] = ns->size;
@@ -581,10 +592,16 @@ admin_abort(struct emu_ctrlr *c, struct emu_cmd *s)
 /* ---- format NVM (section 5.23) ---- */
 
 static uint16_t
-format_one(struct emu_ns *ns, uint8_t lbaf)
+format_one(struct emu_ns *ns, uint8_t lbaf, bool mset)
 {
+	if (lbaf > 1 && ns->ms_opt == 0) {
+		return EMU_CS(NVME_SC_INVALID_FORMAT);
+	}
 	if (ns->ops->zero(ns, 0, ns->size) != 0) {
 		return EMU_GEN(NVME_SC_INTERNAL_DEVICE_ERROR);
+	}
+	if (lbaf > 1) {
+		ns->mset = mset;
 	}
 	emu_ns_set_format(ns, lbaf);
 	if (ns->ftl != NULL) {
@@ -602,7 +619,7 @@ admin_format(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	if (cmd->nsid != NSID_ALL && ns_lookup(c, cmd->nsid) == NULL) {
 		return EMU_GEN(NVME_SC_INVALID_NAMESPACE_OR_FORMAT);
 	}
-	if (f.bits.lbaf > 1 || f.bits.mset || f.bits.pi || f.bits.pil) {
+	if (f.bits.lbaf > 3 || (f.bits.mset && f.bits.lbaf < 2) || f.bits.pi || f.bits.pil) {
 		return EMU_CS(NVME_SC_INVALID_FORMAT);
 	}
 	if (f.bits.ses > 1) { /* no cryptographic erase */
@@ -610,7 +627,7 @@ admin_format(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	}
 	for (uint32_t i = 0; i < c->nn && st == EMU_ST_OK; i++) {
 		if (cmd->nsid == NSID_ALL || cmd->nsid == i + 1) {
-			st = format_one(&c->ns[i], (uint8_t)f.bits.lbaf);
+			st = format_one(&c->ns[i], (uint8_t)f.bits.lbaf, f.bits.mset);
 		}
 	}
 	return st;

@@ -164,8 +164,13 @@ const struct emu_ftl_counters *emu_ftl_counters(const struct emu_ftl *f);
 
 struct emu_ns {
 	uint32_t nsid;
-	uint8_t lbaf; /* current format: 0 = 512 B, 1 = 4 KiB */
+	uint8_t lbaf; /* current format: 0 = 512 B, 1 = 4 KiB, 2/3 = the same + metadata */
 	uint8_t lba_shift;
+	uint16_t ms;     /* metadata bytes per block of the current format */
+	uint16_t ms_opt; /* metadata bytes of formats 2 and 3 (opts.ms), 0 = not offered */
+	bool mset;       /* metadata interleaved (extended LBA) when ms > 0 */
+	uint8_t *md;     /* metadata store: ms bytes per LBA, in RAM for every backend */
+	uint64_t md_len;
 	uint64_t nsze; /* logical blocks */
 	uint64_t size; /* bytes; never changes, formats only change addressing */
 	const struct emu_backend_ops *ops;

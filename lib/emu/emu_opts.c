@@ -84,6 +84,10 @@ static const struct opt_desc g_opts[] = {
 	  "FTL: GC victim choice, greedy | cb (cost-benefit)" },
 	U32("ftl_gc_us", ftl_gc_us, 0, 100000, "0",
 	    "FTL: channel time per page GC relocates, us (added to the write's service time)"),
+	U32("ms", ms, 0, 256, "0",
+	    "metadata bytes per block: formats 512+ms and 4096+ms offered and used"),
+	{ "mset", OPT_BOOL, offsetof(struct nvp_emu_opts, mset), 0, 1, "0",
+	  "with ms: 1 = metadata interleaved (extended LBA), 0 = separate (MPTR)" },
 };
 
 static const char *const g_fault_names[] = {
