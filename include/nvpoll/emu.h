@@ -41,6 +41,7 @@
  *   fault_count=1      commands the fault applies to (command faults)
  *   fault_skip=0       I/O commands to let pass before the fault applies
  *   fault_arg=0        error: status (sct << 8 | sc); slow: extra µs
+ *   dbbuf=1            offer shadow doorbells (Doorbell Buffer Config, NVMe 1.3)
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -100,6 +101,7 @@ struct nvp_emu_opts {
 	uint32_t fault_count;
 	uint32_t fault_skip;
 	uint32_t fault_arg;
+	bool dbbuf; /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
 };
 
 /** Fill @opts with the defaults listed above. */

@@ -61,6 +61,8 @@ static const struct opt_desc g_opts[] = {
 	U32("channels", channels, 1, 256, "4", "commands serviced at once"),
 	{ "vwc", OPT_BOOL, offsetof(struct nvp_emu_opts, vwc), 0, 1, "1",
 	  "volatile write cache present" },
+	{ "dbbuf", OPT_BOOL, offsetof(struct nvp_emu_opts, dbbuf), 0, 1, "1",
+	  "shadow doorbells (Doorbell Buffer Config) offered" },
 	U32("fw_slots", fw_slots, 1, 7, "3", "firmware slots; slot 1 is read-only"),
 	{ "fault", OPT_FAULT, 0, 0, 0, "none", "drop_cpl, error, slow, cfs, all_ones, rdy_never" },
 	U32("fault_count", fault_count, 0, UINT32_MAX, "1",
@@ -110,6 +112,7 @@ nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size)
 	d.mdts = 5;
 	d.channels = 4;
 	d.vwc = true;
+	d.dbbuf = true;
 	d.fw_slots = 3;
 	d.fault_count = 1;
 	if (opts != NULL) {
@@ -235,7 +238,7 @@ parse_one(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, cha
 		if (nvp_parse_bool(val, &b) != 0) {
 			return opt_error(err, errlen, d->key, val, "expected 0/1, yes/no, on/off");
 		}
-		o->vwc = b;
+		*(bool *)((char *)o + d->off) = b;
 		return 0;
 	case OPT_SIZE:
 		if (nvp_parse_size(val, &v) != 0 || v < d->min || v > d->max || (v & 4095u)) {
