@@ -135,7 +135,12 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	qpair->is_admin = id == 0;
 	qpair->num_entries = num_entries;
 	qpair->num_trackers = num_entries - 1;
-	qpair->trackers = calloc(qpair->num_trackers, sizeof(*qpair->trackers));
+	/* Trackers are cache-line aligned objects, as nvme_qpair_init() allocates them. */
+	if (posix_memalign((void **)&qpair->trackers, 64,
+			   qpair->num_trackers * sizeof(*qpair->trackers)) != 0) {
+		return -ENOMEM;
+	}
+	memset(qpair->trackers, 0, qpair->num_trackers * sizeof(*qpair->trackers));
 	for (i = 0; i < qpair->num_trackers; i++) {
 		qpair->trackers[i].cid = (uint16_t)i;
 	}
