@@ -68,6 +68,7 @@
  *                      dword aligned is Invalid Field, not DMA memory (0 included) is
  *                      Data Transfer Error counted in dma_rejects. Metadata is kept
  *                      in RAM whatever the backend. No protection information (DPS 0).
+ *   dbbuf=1            offer shadow doorbells (Doorbell Buffer Config, NVMe 1.3)
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -136,6 +137,7 @@ struct nvp_emu_opts {
 	uint32_t ftl_gc_us; /**< channel time per relocated page, µs */
 	uint32_t ms;        /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
 	bool mset;          /**< metadata interleaved (extended LBA) rather than separate */
+	bool dbbuf;         /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
 };
 
 /** Fill @opts with the defaults listed above. */

@@ -336,12 +336,13 @@ void nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair);
 
 /** Counters of a qpair since it was created; they only grow. */
 struct nvp_nvme_qpair_stats {
-	uint64_t submitted;               /**< commands written into the SQ */
-	uint64_t polls;                   /**< process_completions() calls */
-	uint64_t sq_doorbell_writes;      /**< MMIO writes of the SQ tail doorbell */
-	uint64_t cq_doorbell_writes;      /**< MMIO writes of the CQ head doorbell */
-	uint64_t shadow_doorbell_updates; /**< doorbells written to shadow memory only
-					   * (Doorbell Buffer Config), no MMIO */
+	uint64_t submitted;          /**< commands written into the SQ */
+	uint64_t polls;              /**< process_completions() calls */
+	uint64_t sq_doorbell_writes; /**< MMIO writes of the SQ tail doorbell */
+	uint64_t cq_doorbell_writes; /**< MMIO writes of the CQ head doorbell */
+	uint64_t sq_shadow_updates;  /**< SQ tail doorbells written to the shadow doorbell
+				     * only, no MMIO (Doorbell Buffer Config, EventIdx) */
+	uint64_t cq_shadow_updates;  /**< the same for the CQ head doorbell */
 };
 
 /**

@@ -485,6 +485,7 @@ struct nvme_power_state {
 #define NVME_OACS_DIRECTIVES (1u << 5)
 #define NVME_OACS_NVME_MI (1u << 6)
 #define NVME_OACS_VIRTUALIZATION (1u << 7)
+#define NVME_OACS_DOORBELL_BUFFER_CONFIG (1u << 8)
 #define NVME_OACS_DOORBELL_BUFFER (1u << 8)
 
 /* ONCS bits */

@@ -51,7 +51,8 @@ identify_ctrlr(const struct emu_ctrlr *c, struct nvme_ctrlr_data *cd)
 	cd->cntlid = c->cntlid;
 	cd->ver = NVME_VERSION(1, 4, 0);
 	cd->cntrltype = 1; /* I/O controller */
-	cd->oacs = NVME_OACS_FORMAT | NVME_OACS_FIRMWARE;
+	cd->oacs = NVME_OACS_FORMAT | NVME_OACS_FIRMWARE |
+		   (c->opts.dbbuf ? NVME_OACS_DOORBELL_BUFFER_CONFIG : 0);
 	if (c->opts.streams != 0) {
 		cd->oacs |= NVME_OACS_DIRECTIVES; /* emu_dir.c */
 	}
@@ -490,6 +491,7 @@ admin_create_cq(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	cq->phase = 1;
 	cq->nsq = 0;
 	*cq->db = 0;
+	emu_dbbuf_attach(c, qid);
 	cq->valid = true;
 	return EMU_ST_OK;
 }
@@ -529,6 +531,7 @@ admin_create_sq(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	sq->qprio = (cmd->cdw11 >> NVME_CREATE_IO_SQ_QPRIO_SHIFT) & 0x3;
 	sq->deleting = false;
 	*sq->db = 0;
+	emu_dbbuf_attach(c, qid);
 	sq->valid = true;
 	c->cqs[cqid].nsq++;
 	emu_sq_list_rebuild(c);
@@ -633,6 +636,47 @@ admin_format(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	return st;
 }
 
+/* ---- Doorbell Buffer Config (NVMe 1.3 section 5.7) ---- */
+
+/*
+ * PRP1: the shadow doorbell page, PRP2: the EventIdx page, each one memory page, page
+ * aligned. From now on I/O queues take the host's doorbell values from the shadow page
+ * and report what they have seen in the EventIdx page; the host rings MMIO only when
+ * EventIdx asks for it.
+ */
+static uint16_t
+admin_dbbuf_config(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
+{
+	uint64_t db = cmd->dptr.prp.prp1, ei = cmd->dptr.prp.prp2;
+	void *db_va, *ei_va;
+
+	if (!c->opts.dbbuf) {
+		return EMU_GEN(NVME_SC_INVALID_OPCODE);
+	}
+	if (db == 0 || ei == 0 || ((db | ei) & (c->page_size - 1)) != 0) {
+		return EMU_GEN(NVME_SC_INVALID_FIELD);
+	}
+	db_va = nvp_env_iova_to_vaddr(db, c->page_size);
+	ei_va = nvp_env_iova_to_vaddr(ei, c->page_size);
+	if (db_va == NULL || ei_va == NULL) {
+		EMU_STAT_ADD(c, dma_rejects, 1);
+		return EMU_GEN(NVME_SC_DATA_TRANSFER_ERROR);
+	}
+	c->dbbuf_db = db_va;
+	c->dbbuf_ei = ei_va;
+	for (uint32_t q = 1; q <= c->opts.max_queues; q++) {
+		emu_dbbuf_attach(c, q);
+		/* Queues that exist already: the shadow starts where MMIO left them. */
+		if (c->sqs[q].shadow != NULL && c->sqs[q].valid) {
+			*c->sqs[q].shadow = c->sqs[q].db_last;
+		}
+		if (c->cqs[q].shadow != NULL && c->cqs[q].valid) {
+			*c->cqs[q].shadow = c->cqs[q].db_last;
+		}
+	}
+	return EMU_ST_OK;
+}
+
 /* ---- dispatch ---- */
 
 static uint16_t
@@ -667,6 +711,8 @@ admin_dispatch(struct emu_ctrlr *c, struct emu_cmd *s)
 		return emu_dir_send(c, cmd);
 	case NVME_OPC_DIRECTIVE_RECEIVE:
 		return emu_dir_receive(c, cmd, &s->cdw0);
+	case NVME_OPC_DOORBELL_BUFFER_CONFIG:
+		return admin_dbbuf_config(c, cmd);
 	default:
 		return EMU_GEN(NVME_SC_INVALID_OPCODE);
 	}

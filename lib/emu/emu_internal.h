@@ -197,11 +197,13 @@ void emu_ns_set_format(struct emu_ns *ns, uint8_t lbaf);
 struct emu_sq {
 	struct nvme_cmd *base;
 	volatile uint32_t *db;
-	uint32_t size;     /* entries */
-	uint32_t head;     /* next entry to fetch */
-	uint32_t tail;     /* tail as last accepted from the doorbell */
-	uint32_t db_last;  /* raw doorbell value last seen */
-	uint32_t inflight; /* fetched, completion not yet posted */
+	volatile uint32_t *shadow; /* shadow doorbell in host memory (dbbuf), or NULL */
+	volatile uint32_t *ei;     /* its EventIdx */
+	uint32_t size;             /* entries */
+	uint32_t head;             /* next entry to fetch */
+	uint32_t tail;             /* tail as last accepted from the doorbell */
+	uint32_t db_last;          /* raw doorbell value last seen */
+	uint32_t inflight;         /* fetched, completion not yet posted */
 	uint16_t qid;
 	uint16_t cqid;
 	bool valid;
@@ -215,6 +217,8 @@ struct emu_sq {
 struct emu_cq {
 	struct nvme_cpl *base;
 	volatile uint32_t *db;
+	volatile uint32_t *shadow;
+	volatile uint32_t *ei;
 	uint32_t size;
 	uint32_t head; /* host's head, from the doorbell */
 	uint32_t tail; /* next entry we post */
@@ -284,6 +288,7 @@ void emu_regs_fini(struct emu_ctrlr *c);
 int emu_regs_poll(struct emu_ctrlr *c, uint64_t now);
 void emu_regs_check_ro(struct emu_ctrlr *c);
 volatile uint32_t *emu_db_ptr(const struct emu_ctrlr *c, uint32_t qid, int is_cq);
+void emu_dbbuf_attach(struct emu_ctrlr *c, uint32_t qid);
 void emu_csts_write(struct emu_ctrlr *c);
 void emu_all_ones_set(struct emu_ctrlr *c, bool on);
 void emu_pci_init(struct emu_ctrlr *c);
@@ -410,6 +415,8 @@ struct emu_ctrlr {
 	uint64_t write_ticks;
 	uint64_t gc_page_ticks; /* channel time per page GC relocates */
 	uint64_t ticks_hz;
+	uint32_t *dbbuf_db; /* Doorbell Buffer Config pages (host memory), NULL = none */
+	uint32_t *dbbuf_ei;
 	struct emu_sq *sqs; /* [max_queues + 1], index = qid */
 	struct emu_cq *cqs;
 	struct emu_sq **io_sqs; /* valid I/O SQs in qid order, for round robin */
