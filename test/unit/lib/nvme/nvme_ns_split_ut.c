@@ -5,9 +5,11 @@
  * offset, MPTR, reference tag), vectored payloads whose elements straddle split points
  * (walked through the children's SGL wrappers), the bound on children in flight, a
  * request needing more children than the qpair has request objects, first-error
- * completion, and the errors reported at submission. The qpair's submission is a
- * recorder holding children "in flight" until a test completes them.
+ * completion, the errors reported at submission, and the clock children sent outside a
+ * poll take their deadlines from. The qpair's submission is a recorder holding children
+ * "in flight" until a test completes them.
  */
+#define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_ns_split.c"
 
 #include "ut_nvme.h"
@@ -31,6 +33,14 @@ static int g_check_rc;
 static uint32_t g_check_fail_at;
 static uint32_t g_checks;
 static uint32_t g_doorbells;
+static uint64_t g_now;                  /* the fake tick counter */
+static uint64_t g_deadline_ticks[1024]; /* what submit_tracker() would stamp each child with */
+
+static uint64_t
+ut_ticks(void)
+{
+	return g_now;
+}
 
 void
 nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr)
@@ -49,6 +59,8 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 		return g_submit_rc;
 	}
 	CU_ASSERT_FATAL(g_num_inflight < MAX_INFLIGHT && g_num_sent < NVP_COUNTOF(g_sent));
+	/* The real submission's deadline base: the poll's timestamp inside a batch. */
+	g_deadline_ticks[g_num_sent] = qpair->in_batch ? qpair->poll_ticks : g_now;
 	g_sent[g_num_sent++] = *req;
 	g_inflight[g_num_inflight++] = req;
 	qpair->sq_dirty = true;
@@ -599,6 +611,44 @@ test_write_zeroes(void)
 	CU_ASSERT_EQUAL(g_cb_calls, 1);
 }
 
+/*
+ * Children go out in a batch (one doorbell), so the submission stamps their deadlines
+ * with poll_ticks: outside a poll that must be made current first, or a poll_ticks from
+ * long ago would have every child time out at once. Inside a poll it is left alone.
+ */
+static void
+test_deadline_clock(void)
+{
+	struct nvme_request *p;
+	uint32_t i;
+
+	setup(512, 4096, 16, 4);
+	g_qpair.poll_ticks = 5; /* the last poll, long ago */
+	g_now = 1000000;
+	p = make_parent(NVME_OPC_READ, 0, 24, g_dma, NULL); /* 3 children */
+	CU_ASSERT_EQUAL(nvme_split_submit(&g_qpair, p), 0);
+	CU_ASSERT_EQUAL_FATAL(g_num_sent, 3);
+	for (i = 0; i < g_num_sent; i++) {
+		CU_ASSERT_EQUAL(g_deadline_ticks[i], 1000000);
+	}
+	CU_ASSERT_FALSE(g_qpair.in_batch);
+	complete_all();
+	CU_ASSERT_EQUAL(g_cb_calls, 1);
+
+	/* From a completion callback (inside a poll): the poll's own timestamp. */
+	setup(512, 4096, 16, 4);
+	g_qpair.in_batch = true;
+	g_qpair.poll_ticks = 999000;
+	p = make_parent(NVME_OPC_READ, 0, 24, g_dma, NULL);
+	CU_ASSERT_EQUAL(nvme_split_submit(&g_qpair, p), 0);
+	CU_ASSERT_EQUAL(g_qpair.poll_ticks, 999000);
+	CU_ASSERT_EQUAL(g_deadline_ticks[0], 999000);
+	CU_ASSERT_TRUE(g_qpair.in_batch);
+	g_qpair.in_batch = false;
+	complete_all();
+	CU_ASSERT_EQUAL(g_cb_calls, 1);
+}
+
 static int
 suite_init(void)
 {
@@ -636,5 +686,6 @@ main(void)
 	CU_ADD_TEST(s, test_submit_errors);
 	CU_ADD_TEST(s, test_metadata);
 	CU_ADD_TEST(s, test_write_zeroes);
+	CU_ADD_TEST(s, test_deadline_clock);
 	return ut_run();
 }
