@@ -3,7 +3,7 @@
 # Copyright (c) 2026 The nvpoll authors
 #
 # Usage: scripts/check_format.sh [--fix] [FILE|DIR...]
-# Check the C sources (lib/ app/ examples/ test/ include/ and top-level *.c *.h; never
+# Check the C sources (lib/ app/ examples/ test/ include/ bench/ and top-level *.c *.h; never
 # build/) against .clang-format: print each file clang-format would change and exit 1 if
 # there is one. --fix reformats the files in place instead (make format). With FILEs or
 # DIRs, only those.
@@ -43,7 +43,7 @@ if [ $# -gt 0 ]; then
 			-print | LC_ALL=C sort)
 	fi
 else
-	for d in lib app examples test include; do
+	for d in lib app examples test include bench; do
 		[ -d "$d" ] && dirs+=("$d")
 	done
 	while IFS= read -r f; do

@@ -140,7 +140,8 @@ target_fill(struct fionvp_target *t, uint32_t nsid, const char *filename)
 		return -ENODEV;
 	}
 	t->sector_size = nvp_nvme_ns_get_sector_size(t->ns);
-	t->size = nvp_nvme_ns_get_size(t->ns);
+	/* fio's offsets count buffer bytes: blocks of data plus interleaved metadata. */
+	t->size = nvp_nvme_ns_get_num_sectors(t->ns) * t->sector_size;
 	t->max_xfer = nvp_nvme_ns_get_max_io_xfer_size(t->ns);
 	return 0;
 }

@@ -126,16 +126,16 @@ check_file_fits(struct thread_data *td, struct fio_file *f, const struct fionvp_
 {
 	int ddir;
 
+	if (t->ns != NULL && nvp_nvme_ns_has_separate_md(t->ns)) { /* NULL: a bdev */
+		fprintf(stderr,
+			"nvpoll_fio: job '%s', file '%s': the namespace has %u bytes of separate "
+			"metadata per block, which the engine does not supply; format it without "
+			"metadata or with extended LBAs\n",
+			td->o.name, f->file_name, nvp_nvme_ns_get_md_size(t->ns));
+		return -EINVAL;
+	}
+	/* Blocks above the namespace's largest transfer (MDTS) are split by the driver. */
 	for (ddir = 0; ddir < DDIR_RWDIR_CNT; ddir++) {
-		/* MDTS limits data transfers; a trim carries only its range list. */
-		if (ddir != DDIR_TRIM && td->o.max_bs[ddir] > t->max_xfer) {
-			fprintf(stderr,
-				"nvpoll_fio: job '%s', file '%s': block size %llu is above the "
-				"namespace's largest transfer (%u bytes); use bs<=%u\n",
-				td->o.name, f->file_name, (unsigned long long)td->o.max_bs[ddir],
-				t->max_xfer, t->max_xfer);
-			return -EINVAL;
-		}
 		if (td->o.min_bs[ddir] % t->sector_size != 0) {
 			fprintf(stderr,
 				"nvpoll_fio: job '%s', file '%s': block size %llu is not a multiple "

@@ -44,8 +44,6 @@ ns_name(struct perf_ns *pns, const struct nvp_nvme_transport_id *trid)
 static int
 ns_check(const struct perf_opts *o, struct perf_ns *pns)
 {
-	uint32_t max_xfer = nvp_nvme_ns_get_max_io_xfer_size(pns->ns);
-
 	if (o->io_size % pns->sector_size != 0) {
 		fprintf(stderr,
 			"-o %u: not a multiple of the %u-byte sector size of %s "
@@ -54,12 +52,14 @@ ns_check(const struct perf_opts *o, struct perf_ns *pns)
 			(o->io_size / pns->sector_size + 1) * pns->sector_size);
 		return PERF_EXIT_USAGE;
 	}
-	if (o->io_size > max_xfer) {
+	/* Larger than the maximum transfer: the driver splits it (as SPDK's does). */
+	if (nvp_nvme_ns_has_separate_md(pns->ns)) {
 		fprintf(stderr,
-			"-o %u: larger than the %u-byte maximum transfer of %s\n"
-			"Try 'nvp_perf --help' for more information.\n",
-			o->io_size, max_xfer, pns->name);
-		return PERF_EXIT_USAGE;
+			"%s: formatted with %u bytes of separate metadata per block, which "
+			"nvp_perf does not supply; format it without metadata or with extended "
+			"LBAs (nvp format)\n",
+			pns->name, nvp_nvme_ns_get_md_size(pns->ns));
+		return PERF_EXIT_FAIL;
 	}
 	pns->lbas_per_io = o->io_size / pns->sector_size;
 	pns->num_ios = nvp_nvme_ns_get_num_sectors(pns->ns) / pns->lbas_per_io;

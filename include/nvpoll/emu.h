@@ -75,6 +75,17 @@
  *   ftl_gc=greedy      victim choice: greedy (fewest valid pages) | cb (cost-benefit)
  *   ftl_gc_us=0        channel time charged per page GC relocates: added to the service
  *                      time of the write that triggered the collection
+ *   ms=0               metadata bytes per logical block (0..256): with ms > 0 every
+ *                      namespace offers the LBA formats 512, 4096, 512+ms and 4096+ms
+ *                      (indexes 0..3) and is formatted with the one of its lba= size
+ *                      plus metadata; Format NVM may switch between them
+ *   mset=0             with ms > 0: 1 = metadata interleaved with the data (extended
+ *                      LBA, e.g. 520-byte blocks), 0 = metadata in a separate buffer
+ *                      the command's MPTR points at. MPTR is checked like a PRP: not
+ *                      dword aligned is Invalid Field, not DMA memory (0 included) is
+ *                      Data Transfer Error counted in dma_rejects. Metadata is kept
+ *                      in RAM whatever the backend. No protection information (DPS 0).
+ *   dbbuf=1            offer shadow doorbells (Doorbell Buffer Config, NVMe 1.3)
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -151,6 +162,9 @@ struct nvp_emu_opts {
 	uint32_t prog_mbps;
 	uint32_t prog_us;
 	uint64_t seed;
+	uint32_t ms;        /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
+	bool mset;          /**< metadata interleaved (extended LBA) rather than separate */
+	bool dbbuf;         /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
 };
 
 /** Fill @opts with the defaults listed above. */

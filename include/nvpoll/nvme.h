@@ -245,12 +245,34 @@ void nvp_nvme_ctrlr_register_timeout_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_
 uint32_t nvp_nvme_ns_get_id(const struct nvp_nvme_ns *ns);
 struct nvp_nvme_ctrlr *nvp_nvme_ns_get_ctrlr(const struct nvp_nvme_ns *ns);
 const struct nvme_ns_data *nvp_nvme_ns_get_data(const struct nvp_nvme_ns *ns);
-/** Bytes per logical block of the current format. */
+/**
+ * Bytes one logical block takes in a data buffer of the current format: the data size,
+ * plus the metadata size for an extended LBA format (metadata interleaved, e.g. 520 or
+ * 4104). I/O sizes are multiples of this.
+ */
 uint32_t nvp_nvme_ns_get_sector_size(const struct nvp_nvme_ns *ns);
 uint64_t nvp_nvme_ns_get_num_sectors(const struct nvp_nvme_ns *ns);
+/** Data capacity in bytes: blocks x data bytes per block (metadata not counted). */
 uint64_t nvp_nvme_ns_get_size(const struct nvp_nvme_ns *ns);
-/** Largest transfer of one command in bytes. */
+/** Largest transfer of one command in bytes (larger requests are split). */
 uint32_t nvp_nvme_ns_get_max_io_xfer_size(const struct nvp_nvme_ns *ns);
+/** Data bytes per logical block, without metadata (512, 4096, ...). */
+uint32_t nvp_nvme_ns_get_data_sector_size(const struct nvp_nvme_ns *ns);
+/** Data plus metadata bytes per logical block, whether interleaved or not. */
+uint32_t nvp_nvme_ns_get_extended_sector_size(const struct nvp_nvme_ns *ns);
+/** Metadata bytes per logical block of the current format (0 = none). */
+uint32_t nvp_nvme_ns_get_md_size(const struct nvp_nvme_ns *ns);
+/** True if metadata is interleaved with the data (extended LBA format). */
+bool nvp_nvme_ns_supports_extended_lba(const struct nvp_nvme_ns *ns);
+/**
+ * True if metadata travels in a separate buffer (metadata size > 0, extended bit clear):
+ * I/O then needs the _with_md calls (or PRACT with 8-byte protection information).
+ */
+bool nvp_nvme_ns_has_separate_md(const struct nvp_nvme_ns *ns);
+/** Protection information type (DPS): 0 none, 1, 2 or 3. */
+uint32_t nvp_nvme_ns_get_pi_type(const struct nvp_nvme_ns *ns);
+/** Optimal I/O boundary in logical blocks (NOIOB), 0 if none: requests crossing it split. */
+uint32_t nvp_nvme_ns_get_optimal_io_boundary(const struct nvp_nvme_ns *ns);
 
 /* ---- I/O queue pairs ---- */
 
@@ -317,12 +339,13 @@ void nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair);
 
 /** Counters of a qpair since it was created; they only grow. */
 struct nvp_nvme_qpair_stats {
-	uint64_t submitted;               /**< commands written into the SQ */
-	uint64_t polls;                   /**< process_completions() calls */
-	uint64_t sq_doorbell_writes;      /**< MMIO writes of the SQ tail doorbell */
-	uint64_t cq_doorbell_writes;      /**< MMIO writes of the CQ head doorbell */
-	uint64_t shadow_doorbell_updates; /**< doorbells written to shadow memory only
-					   * (Doorbell Buffer Config), no MMIO */
+	uint64_t submitted;          /**< commands written into the SQ */
+	uint64_t polls;              /**< process_completions() calls */
+	uint64_t sq_doorbell_writes; /**< MMIO writes of the SQ tail doorbell */
+	uint64_t cq_doorbell_writes; /**< MMIO writes of the CQ head doorbell */
+	uint64_t sq_shadow_updates;  /**< SQ tail doorbells written to the shadow doorbell
+				     * only, no MMIO (Doorbell Buffer Config, EventIdx) */
+	uint64_t cq_shadow_updates;  /**< the same for the CQ head doorbell */
 };
 
 /**
@@ -354,17 +377,30 @@ uint32_t nvp_nvme_qpair_get_num_outstanding(const struct nvp_nvme_qpair *qpair);
 uint32_t nvp_nvme_qpair_get_size(const struct nvp_nvme_qpair *qpair);
 
 /*
- * NVM commands. @lba_count is in logical blocks (1..65536); buffers are DMA memory
- * (nvp_env_dma_malloc), dword aligned. Common errors:
- *   -EINVAL  zero or oversize count, misaligned buffer, iovec elements that do not meet
- *            PRP rules (every element but the first starts on a page boundary, every
- *            element but the last ends on one), more than the max transfer size
+ * NVM commands. @lba_count is in logical blocks; buffers are DMA memory
+ * (nvp_env_dma_malloc), dword aligned, lba_count x nvp_nvme_ns_get_sector_size() bytes.
+ *
+ * A request larger than the transfer limit (nvp_nvme_ns_get_max_io_xfer_size()) or
+ * crossing the namespace's optimal I/O boundary is split into child commands sent as
+ * the qpair's request objects allow (a few at a time per request, never allocated); it
+ * completes through @cb once, with the status of the first child that failed. Write
+ * zeroes of more than 65536 blocks is split likewise.
+ *
+ * Common errors:
+ *   -EINVAL  zero count or a payload above 4 GiB, misaligned buffer, iovec elements that
+ *            do not meet PRP rules (every element but the first starts on a page
+ *            boundary, every element but the last ends on one); on a namespace with
+ *            separate metadata, a call without a metadata buffer (see _with_md) unless
+ *            PRACT is set and the metadata is 8 bytes of protection information; a
+ *            metadata buffer for a namespace without separate metadata; PRACT/PRCHK
+ *            flags on a namespace without protection information
  *   -ERANGE  LBA range past the end of the namespace
- *   -EFAULT  buffer is not DMA memory
+ *   -EFAULT  buffer is not DMA memory; metadata buffer not one IOVA-contiguous range
  *   -ENOMEM  all request objects of the qpair are in use
  *   -ENXIO   the controller failed
  * A request accepted (0 returned) always completes through @cb exactly once.
- * @io_flags: NVME_IO_FLAGS_FORCE_UNIT_ACCESS, NVME_IO_FLAGS_LIMITED_RETRY.
+ * @io_flags: NVME_IO_FLAGS_FORCE_UNIT_ACCESS, NVME_IO_FLAGS_LIMITED_RETRY, directive
+ * type, NVME_IO_FLAGS_PRACT and NVME_IO_FLAGS_PRCHK_* (protection information).
  */
 int nvp_nvme_ns_cmd_read(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
 			 uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
@@ -383,6 +419,33 @@ int nvp_nvme_ns_cmd_writev(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
 int nvp_nvme_ns_cmd_compare(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
 			    uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
 			    uint32_t io_flags);
+/**
+ * Read and write with separate metadata (as SPDK's ..._with_md): @md_buf is DMA memory,
+ * one IOVA-contiguous range of lba_count x nvp_nvme_ns_get_md_size() bytes, dword
+ * aligned; its bus address goes in MPTR. May be NULL only where a plain call is allowed.
+ * @apptag_mask and @apptag go in CDW15 (protection information application tag); the
+ * reference tag (CDW14) is the starting LBA for protection information types 1 and 2.
+ */
+int nvp_nvme_ns_cmd_read_with_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+				 void *md_buf, uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb,
+				 void *cb_arg, uint32_t io_flags, uint16_t apptag_mask,
+				 uint16_t apptag);
+int nvp_nvme_ns_cmd_write_with_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+				  void *md_buf, uint64_t lba, uint32_t lba_count,
+				  nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+				  uint16_t apptag_mask, uint16_t apptag);
+int nvp_nvme_ns_cmd_readv_with_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
+				  uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb,
+				  void *cb_arg, uint32_t io_flags,
+				  nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
+				  nvp_nvme_req_next_sge_cb next_sge_fn, void *md_buf,
+				  uint16_t apptag_mask, uint16_t apptag);
+int nvp_nvme_ns_cmd_writev_with_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
+				   uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb,
+				   void *cb_arg, uint32_t io_flags,
+				   nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
+				   nvp_nvme_req_next_sge_cb next_sge_fn, void *md_buf,
+				   uint16_t apptag_mask, uint16_t apptag);
 /** @io_flags may add NVME_IO_FLAGS_DEALLOCATE. */
 int nvp_nvme_ns_cmd_write_zeroes(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
 				 uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,

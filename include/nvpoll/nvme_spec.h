@@ -429,6 +429,12 @@ nvme_opc_get_data_transfer(uint8_t opc)
 #define NVME_IO_FLAGS_DEALLOCATE (1u << 25) /**< write zeroes: deallocate (DEAC) */
 #define NVME_IO_FLAGS_DTYPE_SHIFT 20        /**< directive type, CDW12 bits 23:20 */
 #define NVME_IO_FLAGS_DSPEC_SHIFT 16        /**< directive specific, CDW13 bits 31:16 */
+/* PRINFO (CDW12 bits 29:26), section 8.3: protection information action and checks. */
+#define NVME_IO_FLAGS_PRACT (1u << 29)        /**< controller inserts/strips PI */
+#define NVME_IO_FLAGS_PRCHK_GUARD (1u << 28)  /**< check the guard field */
+#define NVME_IO_FLAGS_PRCHK_APPTAG (1u << 27) /**< check the application tag */
+#define NVME_IO_FLAGS_PRCHK_REFTAG (1u << 26) /**< check the reference tag */
+#define NVME_IO_FLAGS_PRCHK_MASK (7u << 26)
 
 /* ---------------------------------------------------------------------------------------
  * Identify (section 5.15)
@@ -479,6 +485,7 @@ struct nvme_power_state {
 #define NVME_OACS_DIRECTIVES (1u << 5)
 #define NVME_OACS_NVME_MI (1u << 6)
 #define NVME_OACS_VIRTUALIZATION (1u << 7)
+#define NVME_OACS_DOORBELL_BUFFER_CONFIG (1u << 8)
 #define NVME_OACS_DOORBELL_BUFFER (1u << 8)
 
 /* ONCS bits */
@@ -606,6 +613,9 @@ struct nvme_lbaf {
 
 #define NVME_FLBAS_FORMAT_MASK 0xfu
 #define NVME_FLBAS_EXTENDED (1u << 4)
+/* DPS bits 2:0: protection information type (0 = none, 1..3); bit 3: PI first. */
+#define NVME_DPS_PI_TYPE_MASK 0x7u
+#define NVME_DPS_PI_FIRST (1u << 3)
 #define NVME_MAX_LBAF 16
 
 /* NSFEAT bits */

@@ -51,7 +51,8 @@ identify_ctrlr(const struct emu_ctrlr *c, struct nvme_ctrlr_data *cd)
 	cd->cntlid = c->cntlid;
 	cd->ver = NVME_VERSION(1, 4, 0);
 	cd->cntrltype = 1; /* I/O controller */
-	cd->oacs = NVME_OACS_FORMAT | NVME_OACS_FIRMWARE;
+	cd->oacs = NVME_OACS_FORMAT | NVME_OACS_FIRMWARE |
+		   (c->opts.dbbuf ? NVME_OACS_DOORBELL_BUFFER_CONFIG : 0);
 	if (c->opts.streams != 0) {
 		cd->oacs |= NVME_OACS_DIRECTIVES; /* emu_dir.c */
 	}
@@ -87,6 +88,17 @@ identify_ns(const struct emu_ns *ns, struct nvme_ns_data *nd)
 	nd->lbaf[0].rp = 1;
 	nd->lbaf[1].lbads = 12;
 	nd->lbaf[1].rp = 0;
+	if (ns->ms_opt != 0) {
+		/* The same sizes with metadata; MC: extended and separate both supported. */
+		nd->nlbaf = 3;
+		nd->lbaf[2].lbads = 9;
+		nd->lbaf[2].ms = ns->ms_opt;
+		nd->lbaf[2].rp = 1;
+		nd->lbaf[3].lbads = 12;
+		nd->lbaf[3].ms = ns->ms_opt;
+		nd->mc = 0x3;
+		nd->flbas |= ns->mset && ns->ms != 0 ? NVME_FLBAS_EXTENDED : 0;
+	}
 	/* deallocated blocks read as zeroes; Write Zeroes honours DEAC */
 	nd->dlfeat = NVME_DLFEAT_READ_ZEROES | (1u << 3);
 	nd->nvmcap[0] = ns->size;
@@ -481,6 +493,7 @@ admin_create_cq(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	cq->ien = (cmd->cdw11 & NVME_CREATE_IO_CQ_IEN) != 0;
 	cq->iv = (uint16_t)(cmd->cdw11 >> 16);
 	*cq->db = 0;
+	emu_dbbuf_attach(c, qid);
 	cq->valid = true;
 	return EMU_ST_OK;
 }
@@ -520,6 +533,7 @@ admin_create_sq(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	sq->qprio = (cmd->cdw11 >> NVME_CREATE_IO_SQ_QPRIO_SHIFT) & 0x3;
 	sq->deleting = false;
 	*sq->db = 0;
+	emu_dbbuf_attach(c, qid);
 	sq->valid = true;
 	c->cqs[cqid].nsq++;
 	emu_sq_list_rebuild(c);
@@ -583,10 +597,16 @@ admin_abort(struct emu_ctrlr *c, struct emu_cmd *s)
 /* ---- format NVM (section 5.23) ---- */
 
 static uint16_t
-format_one(struct emu_ns *ns, uint8_t lbaf)
+format_one(struct emu_ns *ns, uint8_t lbaf, bool mset)
 {
+	if (lbaf > 1 && ns->ms_opt == 0) {
+		return EMU_CS(NVME_SC_INVALID_FORMAT);
+	}
 	if (ns->ops->zero(ns, 0, ns->size) != 0) {
 		return EMU_GEN(NVME_SC_INTERNAL_DEVICE_ERROR);
+	}
+	if (lbaf > 1) {
+		ns->mset = mset;
 	}
 	emu_ns_set_format(ns, lbaf);
 	if (ns->ftl != NULL) {
@@ -604,7 +624,7 @@ admin_format(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	if (cmd->nsid != NSID_ALL && ns_lookup(c, cmd->nsid) == NULL) {
 		return EMU_GEN(NVME_SC_INVALID_NAMESPACE_OR_FORMAT);
 	}
-	if (f.bits.lbaf > 1 || f.bits.mset || f.bits.pi || f.bits.pil) {
+	if (f.bits.lbaf > 3 || (f.bits.mset && f.bits.lbaf < 2) || f.bits.pi || f.bits.pil) {
 		return EMU_CS(NVME_SC_INVALID_FORMAT);
 	}
 	if (f.bits.ses > 1) { /* no cryptographic erase */
@@ -612,10 +632,51 @@ admin_format(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	}
 	for (uint32_t i = 0; i < c->nn && st == EMU_ST_OK; i++) {
 		if (cmd->nsid == NSID_ALL || cmd->nsid == i + 1) {
-			st = format_one(&c->ns[i], (uint8_t)f.bits.lbaf);
+			st = format_one(&c->ns[i], (uint8_t)f.bits.lbaf, f.bits.mset);
 		}
 	}
 	return st;
+}
+
+/* ---- Doorbell Buffer Config (NVMe 1.3 section 5.7) ---- */
+
+/*
+ * PRP1: the shadow doorbell page, PRP2: the EventIdx page, each one memory page, page
+ * aligned. From now on I/O queues take the host's doorbell values from the shadow page
+ * and report what they have seen in the EventIdx page; the host rings MMIO only when
+ * EventIdx asks for it.
+ */
+static uint16_t
+admin_dbbuf_config(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
+{
+	uint64_t db = cmd->dptr.prp.prp1, ei = cmd->dptr.prp.prp2;
+	void *db_va, *ei_va;
+
+	if (!c->opts.dbbuf) {
+		return EMU_GEN(NVME_SC_INVALID_OPCODE);
+	}
+	if (db == 0 || ei == 0 || ((db | ei) & (c->page_size - 1)) != 0) {
+		return EMU_GEN(NVME_SC_INVALID_FIELD);
+	}
+	db_va = nvp_env_iova_to_vaddr(db, c->page_size);
+	ei_va = nvp_env_iova_to_vaddr(ei, c->page_size);
+	if (db_va == NULL || ei_va == NULL) {
+		EMU_STAT_ADD(c, dma_rejects, 1);
+		return EMU_GEN(NVME_SC_DATA_TRANSFER_ERROR);
+	}
+	c->dbbuf_db = db_va;
+	c->dbbuf_ei = ei_va;
+	for (uint32_t q = 1; q <= c->opts.max_queues; q++) {
+		emu_dbbuf_attach(c, q);
+		/* Queues that exist already: the shadow starts where MMIO left them. */
+		if (c->sqs[q].shadow != NULL && c->sqs[q].valid) {
+			*c->sqs[q].shadow = c->sqs[q].db_last;
+		}
+		if (c->cqs[q].shadow != NULL && c->cqs[q].valid) {
+			*c->cqs[q].shadow = c->cqs[q].db_last;
+		}
+	}
+	return EMU_ST_OK;
 }
 
 /* ---- dispatch ---- */
@@ -652,6 +713,8 @@ admin_dispatch(struct emu_ctrlr *c, struct emu_cmd *s)
 		return emu_dir_send(c, cmd);
 	case NVME_OPC_DIRECTIVE_RECEIVE:
 		return emu_dir_receive(c, cmd, &s->cdw0);
+	case NVME_OPC_DOORBELL_BUFFER_CONFIG:
+		return admin_dbbuf_config(c, cmd);
 	default:
 		return EMU_GEN(NVME_SC_INVALID_OPCODE);
 	}

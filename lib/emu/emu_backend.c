@@ -4,7 +4,8 @@
  * and file (one file per namespace, PATH.ns<N>, pread/pwrite, flush = fdatasync).
  *
  * Data is kept as a byte array of the namespace size; the LBA format only changes how
- * LBAs address it, so a format never moves data (it erases it to zeroes).
+ * LBAs address it, so a format never moves data (it erases it to zeroes). Metadata
+ * (formats 2 and 3, opts.ms > 0) is kept apart, in RAM, ms bytes per LBA.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* fallocate */
@@ -423,12 +424,41 @@ emu_backend_compare(struct emu_ns *ns, uint64_t off, const struct emu_sgl *sgl, 
 	return 0;
 }
 
+/*
+ * Formats 0 and 1: 512 B and 4 KiB blocks; 2 and 3: the same with ms_opt bytes of
+ * metadata (interleaved or separate as ns->mset says), kept in ns->md at ms per LBA.
+ */
 void
 emu_ns_set_format(struct emu_ns *ns, uint8_t lbaf)
 {
 	ns->lbaf = lbaf;
-	ns->lba_shift = lbaf == 0 ? 9 : 12;
+	ns->lba_shift = (lbaf & 1u) == 0 ? 9 : 12;
 	ns->nsze = ns->size >> ns->lba_shift;
+	ns->ms = lbaf >= 2 ? ns->ms_opt : 0;
+	if (ns->md != NULL) {
+		memset(ns->md, 0, ns->md_len);
+	}
+}
+
+/* Metadata store for the largest number of blocks (512 B) at ms_opt bytes each. */
+static int
+ns_md_init(struct emu_ns *ns)
+{
+	void *p;
+
+	if (ns->ms_opt == 0) {
+		return 0;
+	}
+	ns->md_len = (ns->size >> 9) * ns->ms_opt;
+	p = mmap(NULL, ns->md_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		NVP_ERRLOG("emu: cannot map %llu bytes of metadata for namespace %u: %s",
+			   (unsigned long long)ns->md_len, ns->nsid, strerror(errno));
+		return -ENOMEM;
+	}
+	ns->md = p;
+	return 0;
 }
 
 /* Identifiers unique per controller name and namespace: a CRC of both. */
@@ -464,7 +494,12 @@ emu_ns_init(struct emu_ctrlr *c, struct emu_ns *ns, uint32_t nsid, uint32_t lba_
 	if (ns->ops == NULL) {
 		return -EINVAL;
 	}
-	emu_ns_set_format(ns, lba_size == 4096 ? 1 : 0);
+	ns->ms_opt = (uint16_t)c->opts.ms;
+	ns->mset = c->opts.mset;
+	if (ns_md_init(ns) != 0) {
+		return -ENOMEM;
+	}
+	emu_ns_set_format(ns, (lba_size == 4096 ? 1 : 0) + (ns->ms_opt != 0 ? 2 : 0));
 	ns_make_ids(c, ns);
 	return ns->ops->open(c, ns);
 }
@@ -472,6 +507,10 @@ emu_ns_init(struct emu_ctrlr *c, struct emu_ns *ns, uint32_t nsid, uint32_t lba_
 void
 emu_ns_fini(struct emu_ns *ns)
 {
+	if (ns->md != NULL) {
+		munmap(ns->md, ns->md_len);
+		ns->md = NULL;
+	}
 	if (ns->ops != NULL) {
 		ns->ops->close(ns);
 		ns->ops = NULL;

@@ -164,8 +164,13 @@ const struct emu_ftl_counters *emu_ftl_counters(const struct emu_ftl *f);
 
 struct emu_ns {
 	uint32_t nsid;
-	uint8_t lbaf; /* current format: 0 = 512 B, 1 = 4 KiB */
+	uint8_t lbaf; /* current format: 0 = 512 B, 1 = 4 KiB, 2/3 = the same + metadata */
 	uint8_t lba_shift;
+	uint16_t ms;     /* metadata bytes per block of the current format */
+	uint16_t ms_opt; /* metadata bytes of formats 2 and 3 (opts.ms), 0 = not offered */
+	bool mset;       /* metadata interleaved (extended LBA) when ms > 0 */
+	uint8_t *md;     /* metadata store: ms bytes per LBA, in RAM for every backend */
+	uint64_t md_len;
 	uint64_t nsze; /* logical blocks */
 	uint64_t size; /* bytes; never changes, formats only change addressing */
 	const struct emu_backend_ops *ops;
@@ -192,11 +197,13 @@ void emu_ns_set_format(struct emu_ns *ns, uint8_t lbaf);
 struct emu_sq {
 	struct nvme_cmd *base;
 	volatile uint32_t *db;
-	uint32_t size;     /* entries */
-	uint32_t head;     /* next entry to fetch */
-	uint32_t tail;     /* tail as last accepted from the doorbell */
-	uint32_t db_last;  /* raw doorbell value last seen */
-	uint32_t inflight; /* fetched, completion not yet posted */
+	volatile uint32_t *shadow; /* shadow doorbell in host memory (dbbuf), or NULL */
+	volatile uint32_t *ei;     /* its EventIdx */
+	uint32_t size;             /* entries */
+	uint32_t head;             /* next entry to fetch */
+	uint32_t tail;             /* tail as last accepted from the doorbell */
+	uint32_t db_last;          /* raw doorbell value last seen */
+	uint32_t inflight;         /* fetched, completion not yet posted */
 	uint16_t qid;
 	uint16_t cqid;
 	bool valid;
@@ -210,6 +217,8 @@ struct emu_sq {
 struct emu_cq {
 	struct nvme_cpl *base;
 	volatile uint32_t *db;
+	volatile uint32_t *shadow;
+	volatile uint32_t *ei;
 	uint32_t size;
 	uint32_t head; /* host's head, from the doorbell */
 	uint32_t tail; /* next entry we post */
@@ -281,6 +290,7 @@ void emu_regs_fini(struct emu_ctrlr *c);
 int emu_regs_poll(struct emu_ctrlr *c, uint64_t now);
 void emu_regs_check_ro(struct emu_ctrlr *c);
 volatile uint32_t *emu_db_ptr(const struct emu_ctrlr *c, uint32_t qid, int is_cq);
+void emu_dbbuf_attach(struct emu_ctrlr *c, uint32_t qid);
 void emu_csts_write(struct emu_ctrlr *c);
 void emu_all_ones_set(struct emu_ctrlr *c, bool on);
 void emu_pci_init(struct emu_ctrlr *c);
@@ -481,6 +491,8 @@ struct emu_ctrlr {
 	uint32_t nirq;
 	uint32_t irq_waiting; /* vectors holding coalesced entries */
 	struct emu_model model;
+	uint32_t *dbbuf_db; /* Doorbell Buffer Config pages (host memory), NULL = none */
+	uint32_t *dbbuf_ei;
 	struct emu_sq *sqs; /* [max_queues + 1], index = qid */
 	struct emu_cq *cqs;
 	struct emu_sq **io_sqs; /* valid I/O SQs in qid order, for round robin */

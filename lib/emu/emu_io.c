@@ -5,8 +5,15 @@
  *
  * Checks, in order: fused/SGL (INVALID_FIELD), namespace (INVALID_NAMESPACE_OR_FORMAT),
  * LBA range (LBA_OUT_OF_RANGE), MDTS (INVALID_FIELD), then the PRPs (INVALID_PRP_OFFSET,
- * DATA_TRANSFER_ERROR). Nothing is transferred unless every check passed.
+ * DATA_TRANSFER_ERROR), then on a separate-metadata format MPTR (INVALID_FIELD if not
+ * dword aligned, DATA_TRANSFER_ERROR if not DMA memory). Nothing is transferred unless
+ * every check passed.
+ *
+ * Metadata formats (section 5.2.3, 8.2): extended LBAs carry each block's metadata right
+ * after its data in the data buffer (MDTS counts it); separate metadata is one
+ * contiguous buffer at MPTR, ms bytes per block.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "emu_internal.h"
@@ -58,11 +65,136 @@ io_range(const struct emu_ns *ns, const struct nvme_cmd *cmd, uint64_t *off, uin
 	return EMU_ST_OK;
 }
 
+/* ---- metadata (formats 2 and 3) ---- */
+
+/*
+ * The metadata pointer of a separate-metadata command: one range of @len bytes of DMA
+ * memory, dword aligned (section 4.2), checked as the IOMMU checks PRPs. MPTR = 0 is
+ * what a driver that forgot it sends: a real device would DMA to bus address 0.
+ */
+static uint16_t
+map_md(struct emu_ctrlr *c, uint64_t mptr, uint64_t len, uint8_t **md)
+{
+	if (nvp_unlikely((mptr & 3u) != 0)) {
+		return EMU_GEN(NVME_SC_INVALID_FIELD);
+	}
+	*md = nvp_env_iova_to_vaddr(mptr, len);
+	if (nvp_unlikely(*md == NULL)) {
+		EMU_STAT_ADD(c, dma_rejects, 1);
+		NVP_NOTICELOG("emu %s: metadata pointer 0x%llx (%llu bytes) is not DMA memory",
+			      c->opts.name, (unsigned long long)mptr, (unsigned long long)len);
+		return EMU_GEN(NVME_SC_DATA_TRANSFER_ERROR);
+	}
+	return EMU_ST_OK;
+}
+
+/* A position in c->sgl, for interleaved data and metadata. */
+struct sgl_cur {
+	const struct emu_sgl *sgl;
+	uint32_t seg;
+	uint64_t off;
+};
+
+static void
+cur_copy(struct sgl_cur *cur, uint8_t *buf, uint64_t len, bool to_host)
+{
+	while (len > 0) {
+		const struct emu_seg *sg = &cur->sgl->segs[cur->seg];
+		uint64_t n = NVP_MIN(len, sg->len - cur->off);
+
+		if (to_host) {
+			memcpy(sg->addr + cur->off, buf, n);
+		} else {
+			memcpy(buf, sg->addr + cur->off, n);
+		}
+		buf += n;
+		len -= n;
+		cur->off += n;
+		if (cur->off == sg->len) {
+			cur->seg++;
+			cur->off = 0;
+		}
+	}
+}
+
+/*
+ * Extended LBAs: each block is data then metadata in the host buffer. Block by block
+ * through the bounce buffer (data to the backend, metadata to ns->md).
+ */
+static int
+rw_extended(struct emu_ctrlr *c, struct emu_ns *ns, uint64_t slba, uint64_t nlb, bool write)
+{
+	uint32_t bs = 1u << ns->lba_shift;
+	struct emu_seg seg = { .addr = c->bounce, .len = bs };
+	struct emu_sgl one = { .segs = &seg, .nsegs = 1, .max_segs = 1, .len = bs };
+	struct sgl_cur cur = { .sgl = &c->sgl };
+
+	for (uint64_t lba = slba; lba < slba + nlb; lba++) {
+		uint8_t *md = ns->md + lba * ns->ms;
+
+		if (write) {
+			cur_copy(&cur, c->bounce, bs, false);
+			cur_copy(&cur, md, ns->ms, false);
+			if (ns->ops->write(ns, lba << ns->lba_shift, &one) != 0) {
+				return -EIO;
+			}
+		} else {
+			if (ns->ops->read(ns, lba << ns->lba_shift, &one) != 0) {
+				return -EIO;
+			}
+			cur_copy(&cur, c->bounce, bs, true);
+			cur_copy(&cur, md, ns->ms, true);
+		}
+	}
+	return 0;
+}
+
+/* Map the data (and MPTR) of a command on @ns's current format. *@host: bytes moved. */
+static uint16_t
+map_rw(struct emu_ctrlr *c, struct emu_ns *ns, const struct nvme_cmd *cmd, uint64_t len,
+       uint8_t **md, uint64_t *host)
+{
+	uint64_t nlb = len >> ns->lba_shift;
+	uint16_t st;
+
+	*host = len;
+	*md = NULL;
+	if (ns->ms != 0 && ns->mset) {
+		*host = len + nlb * ns->ms; /* MDTS counts interleaved metadata */
+	}
+	st = emu_map_data(c, cmd, *host);
+	if (st == EMU_ST_OK && ns->ms != 0 && !ns->mset) {
+		st = map_md(c, cmd->mptr, nlb * ns->ms, md);
+		*host += nlb * ns->ms;
+	}
+	return st;
+}
+
+/* Move the data (and metadata) of a read or write. \return 0 or -EIO. */
+static int
+rw_move(struct emu_ctrlr *c, struct emu_ns *ns, uint64_t off, uint64_t len, uint8_t *md, bool write)
+{
+	uint64_t slba = off >> ns->lba_shift, nlb = len >> ns->lba_shift;
+
+	if (ns->ms != 0 && ns->mset) {
+		return rw_extended(c, ns, slba, nlb, write);
+	}
+	if (md != NULL) {
+		if (write) {
+			memcpy(ns->md + slba * ns->ms, md, nlb * ns->ms);
+		} else {
+			memcpy(md, ns->md + slba * ns->ms, nlb * ns->ms);
+		}
+	}
+	return write ? ns->ops->write(ns, off, &c->sgl) : ns->ops->read(ns, off, &c->sgl);
+}
+
 static uint16_t
 io_rw(struct emu_ctrlr *c, const struct nvme_cmd *cmd, bool write, uint64_t *svc)
 {
 	struct emu_ns *ns = io_ns(c, cmd->nsid);
-	uint64_t off, len;
+	uint64_t off, len, host = 0;
+	uint8_t *md = NULL;
 	uint32_t stream = 0;
 	uint16_t st;
 
@@ -74,59 +206,102 @@ io_rw(struct emu_ctrlr *c, const struct nvme_cmd *cmd, bool write, uint64_t *svc
 		st = emu_dir_write_stream(c, ns, cmd, &stream);
 	}
 	if (st == EMU_ST_OK) {
-		st = emu_map_data(c, cmd, len);
+		st = map_rw(c, ns, cmd, len, &md, &host);
 	}
 	if (nvp_unlikely(st != EMU_ST_OK)) {
 		return st;
 	}
+	if (nvp_unlikely(rw_move(c, ns, off, len, md, write) != 0)) {
+		return write ? EMU_MEDIA(NVME_SC_WRITE_FAULTS) :
+			       EMU_MEDIA(NVME_SC_UNRECOVERED_READ_ERROR);
+	}
 	if (write) {
-		if (nvp_unlikely(ns->ops->write(ns, off, &c->sgl) != 0)) {
-			return EMU_MEDIA(NVME_SC_WRITE_FAULTS);
-		}
 		EMU_STAT_ADD(c, write_cmds, 1);
-		EMU_STAT_ADD(c, bytes_written, len);
+		EMU_STAT_ADD(c, bytes_written, host);
 		c->smart.write_cmds++;
-		c->smart.bytes_written += len;
+		c->smart.bytes_written += host;
 		*svc = emu_model_write(c, off, len, c->now);
 		emu_ns_ftl_write(c, ns, off, len, stream, svc);
 	} else {
-		if (nvp_unlikely(ns->ops->read(ns, off, &c->sgl) != 0)) {
-			return EMU_MEDIA(NVME_SC_UNRECOVERED_READ_ERROR);
-		}
 		EMU_STAT_ADD(c, read_cmds, 1);
-		EMU_STAT_ADD(c, bytes_read, len);
+		EMU_STAT_ADD(c, bytes_read, host);
 		c->smart.read_cmds++;
-		c->smart.bytes_read += len;
+		c->smart.bytes_read += host;
 		*svc = emu_model_read(c, off, len, c->now);
 	}
 	return EMU_ST_OK;
+}
+
+/* Compare on a metadata format: data and metadata both must match. */
+static int
+compare_md(struct emu_ctrlr *c, struct emu_ns *ns, uint64_t off, uint64_t len, const uint8_t *md,
+	   bool *equal)
+{
+	uint32_t bs = 1u << ns->lba_shift;
+	uint64_t slba = off >> ns->lba_shift, nlb = len >> ns->lba_shift;
+	struct sgl_cur cur = { .sgl = &c->sgl };
+	uint8_t *host = c->bounce + bs;
+
+	if (!ns->mset) {
+		*equal = memcmp(md, ns->md + slba * ns->ms, nlb * ns->ms) == 0;
+		return *equal ? emu_backend_compare(ns, off, &c->sgl, c->bounce, EMU_BOUNCE_SIZE,
+						    equal) :
+				0;
+	}
+	*equal = true;
+	for (uint64_t lba = slba; lba < slba + nlb && *equal; lba++) {
+		if (ns->ops->read_buf(ns, lba << ns->lba_shift, c->bounce, bs) != 0) {
+			return -EIO;
+		}
+		cur_copy(&cur, host, bs + ns->ms, false);
+		*equal = memcmp(c->bounce, host, bs) == 0 &&
+			 memcmp(ns->md + lba * ns->ms, host + bs, ns->ms) == 0;
+	}
+	return 0;
 }
 
 static uint16_t
 io_compare(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint64_t *svc)
 {
 	struct emu_ns *ns = io_ns(c, cmd->nsid);
-	uint64_t off, len;
+	uint64_t off, len, host = 0;
+	uint8_t *md = NULL;
 	bool equal;
 	uint16_t st;
+	int rc;
 
 	if (ns == NULL) {
 		return EMU_GEN(NVME_SC_INVALID_NAMESPACE_OR_FORMAT);
 	}
 	st = io_range(ns, cmd, &off, &len);
 	if (st == EMU_ST_OK) {
-		st = emu_map_data(c, cmd, len);
+		st = map_rw(c, ns, cmd, len, &md, &host);
 	}
 	if (st != EMU_ST_OK) {
 		return st;
 	}
-	if (emu_backend_compare(ns, off, &c->sgl, c->bounce, EMU_BOUNCE_SIZE, &equal) != 0) {
+	if (ns->ms != 0) {
+		rc = compare_md(c, ns, off, len, md, &equal);
+	} else {
+		rc = emu_backend_compare(ns, off, &c->sgl, c->bounce, EMU_BOUNCE_SIZE, &equal);
+	}
+	if (rc != 0) {
 		return EMU_MEDIA(NVME_SC_UNRECOVERED_READ_ERROR);
 	}
 	c->smart.read_cmds++;
-	c->smart.bytes_read += len;
+	c->smart.bytes_read += host;
 	*svc = emu_model_read(c, off, len, c->now);
 	return equal ? EMU_ST_OK : EMU_MEDIA(NVME_SC_COMPARE_FAILURE);
+}
+
+/* Deallocated and zeroed blocks have zeroed metadata too. */
+static int
+zero_range(struct emu_ns *ns, uint64_t slba, uint64_t nlb)
+{
+	if (ns->ms != 0) {
+		memset(ns->md + slba * ns->ms, 0, nlb * ns->ms);
+	}
+	return ns->ops->zero(ns, slba << ns->lba_shift, nlb << ns->lba_shift);
 }
 
 static uint16_t
@@ -163,7 +338,7 @@ io_write_zeroes(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	if (st != EMU_ST_OK) {
 		return st;
 	}
-	if (ns->ops->zero(ns, off, len) != 0) {
+	if (zero_range(ns, off >> ns->lba_shift, len >> ns->lba_shift) != 0) {
 		return EMU_MEDIA(NVME_SC_WRITE_FAULTS);
 	}
 	emu_ns_ftl_trim(ns, off, len); /* zeroes are deallocated blocks (DLFEAT) */
@@ -198,9 +373,7 @@ io_dsm(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 		return EMU_ST_OK; /* hints only */
 	}
 	for (uint32_t i = 0; i < nr; i++) {
-		if (r[i].length != 0 &&
-		    ns->ops->zero(ns, r[i].starting_lba << ns->lba_shift,
-				  (uint64_t)r[i].length << ns->lba_shift) != 0) {
+		if (r[i].length != 0 && zero_range(ns, r[i].starting_lba, r[i].length) != 0) {
 			return EMU_MEDIA(NVME_SC_WRITE_FAULTS);
 		}
 		emu_ns_ftl_trim(ns, r[i].starting_lba << ns->lba_shift,

@@ -69,6 +69,8 @@ static const struct opt_desc g_opts[] = {
 	  "volatile write cache present" },
 	{ "prefault", OPT_BOOL, offsetof(struct nvp_emu_opts, prefault), 0, 1, "1",
 	  "ram: fault the memory in at creation (0: sparse, first touches fault)" },
+	{ "dbbuf", OPT_BOOL, offsetof(struct nvp_emu_opts, dbbuf), 0, 1, "1",
+	  "shadow doorbells (Doorbell Buffer Config) offered" },
 	U32("fw_slots", fw_slots, 1, 7, "3", "firmware slots; slot 1 is read-only"),
 	{ "fault", OPT_FAULT, 0, 0, 0, "none", "drop_cpl, error, slow, cfs, all_ones, rdy_never" },
 	U32("fault_count", fault_count, 0, UINT32_MAX, "1",
@@ -101,6 +103,10 @@ static const struct opt_desc g_opts[] = {
 	    "one program operation: reads behind it on its channel wait"),
 	{ "seed", OPT_U64, offsetof(struct nvp_emu_opts, seed), 0, UINT64_MAX, "1",
 	  "seed of the service-time generator" },
+	U32("ms", ms, 0, 256, "0",
+	    "metadata bytes per block: formats 512+ms and 4096+ms offered and used"),
+	{ "mset", OPT_BOOL, offsetof(struct nvp_emu_opts, mset), 0, 1, "0",
+	  "with ms: 1 = metadata interleaved (extended LBA), 0 = separate (MPTR)" },
 };
 
 static const char *const g_fault_names[] = {
@@ -142,6 +148,7 @@ nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size)
 	d.mdts = 5;
 	d.channels = 4;
 	d.vwc = true;
+	d.dbbuf = true;
 	d.fw_slots = 3;
 	d.fault_count = 1;
 	d.prefault = true;

@@ -226,13 +226,37 @@ cq_db_apply(struct emu_ctrlr *c, struct emu_cq *cq, uint32_t v)
 	cq->head = v;
 }
 
+/*
+ * The host's latest doorbell value: its shadow doorbell once Doorbell Buffer Config gave
+ * us one (the MMIO doorbell only tells us to look, and we look anyway), else MMIO.
+ */
+static inline uint32_t
+db_value(volatile uint32_t *mmio, volatile uint32_t *shadow)
+{
+	return db_load(shadow != NULL ? shadow : mmio);
+}
+
+/*
+ * EventIdx (NVMe 1.3 section 5.7): we have seen @v; the host rings MMIO again only when
+ * it moves past it. Written after reading the shadow value, as the host writes its
+ * shadow value before reading EventIdx.
+ */
+static inline void
+ei_store(volatile uint32_t *ei, uint32_t v)
+{
+	if (ei != NULL) {
+		__atomic_store_n(ei, v, __ATOMIC_RELEASE);
+	}
+}
+
 static void
 cq_refresh_head(struct emu_ctrlr *c, struct emu_cq *cq)
 {
-	uint32_t v = db_load(cq->db);
+	uint32_t v = db_value(cq->db, cq->shadow);
 
 	if (v != cq->db_last) {
 		cq_db_apply(c, cq, v);
+		ei_store(cq->ei, v);
 	}
 }
 
@@ -382,7 +406,7 @@ note_depth(struct emu_ctrlr *c, const struct emu_sq *sq)
 static int
 sq_db_poll(struct emu_ctrlr *c, struct emu_sq *sq)
 {
-	uint32_t v = db_load(sq->db);
+	uint32_t v = db_value(sq->db, sq->shadow);
 
 	if (nvp_likely(v == sq->db_last)) {
 		return 0;
@@ -396,6 +420,7 @@ sq_db_poll(struct emu_ctrlr *c, struct emu_sq *sq)
 		return 0;
 	}
 	sq->tail = v;
+	ei_store(sq->ei, v);
 	note_depth(c, sq);
 	return 1;
 }
@@ -674,7 +699,32 @@ emu_queues_reset(struct emu_ctrlr *c)
 	c->n_io_sqs = 0;
 	c->n_deleting = 0;
 	c->rr_next = 0;
+	c->dbbuf_db = c->dbbuf_ei = NULL; /* a reset forgets the doorbell buffers */
 	slots_reset(c);
+}
+
+/*
+ * Shadow doorbells of I/O queue @qid, at the offsets of its doorbells in BAR0 within the
+ * Doorbell Buffer Config pages (none beyond a page, none for the admin queue, whose
+ * doorbells hosts keep writing to MMIO only).
+ */
+void
+emu_dbbuf_attach(struct emu_ctrlr *c, uint32_t qid)
+{
+	struct emu_sq *sq = &c->sqs[qid];
+	struct emu_cq *cq = &c->cqs[qid];
+	uint32_t stride = c->db_stride / (uint32_t)sizeof(uint32_t);
+	uint32_t i = 2u * qid * stride;
+
+	sq->shadow = sq->ei = cq->shadow = cq->ei = NULL;
+	if (c->dbbuf_db == NULL || qid == 0 ||
+	    (uint64_t)(i + stride + 1) * sizeof(uint32_t) > c->page_size) {
+		return;
+	}
+	sq->shadow = &c->dbbuf_db[i];
+	sq->ei = &c->dbbuf_ei[i];
+	cq->shadow = &c->dbbuf_db[i + stride];
+	cq->ei = &c->dbbuf_ei[i + stride];
 }
 
 /*

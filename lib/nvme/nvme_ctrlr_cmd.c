@@ -567,6 +567,20 @@ nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t
 	return queue_cmd(ctrlr, &cmd, "Create I/O SQ", qid);
 }
 
+/* Shadow doorbells and EventIdx (section 5.7 of NVMe 1.3): one page each. */
+int
+nvme_ctrlr_cmd_doorbell_buffer_config(struct nvp_nvme_ctrlr *ctrlr, uint64_t db_iova,
+				      uint64_t ei_iova)
+{
+	struct nvme_cmd cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opc = NVME_OPC_DOORBELL_BUFFER_CONFIG;
+	cmd.dptr.prp.prp1 = db_iova;
+	cmd.dptr.prp.prp2 = ei_iova;
+	return queue_cmd(ctrlr, &cmd, "Doorbell Buffer Config for queues from", 1);
+}
+
 int
 nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16_t qid)
 {

@@ -8,6 +8,7 @@
  *   nvme_ctrlr_cmd.c  admin commands, the synchronous helper, AERs, aborts
  *   nvme_ns.c         namespace objects
  *   nvme_ns_cmd.c     NVM commands (validation, then a request for the qpair)
+ *   nvme_ns_split.c   requests past the transfer limit or an I/O boundary: children
  *   nvme_qpair.c      requests, trackers, the queued list, timeouts and recovery
  *   nvme_pcie.c       the PCIe transport: BAR0, doorbells, SQ/CQ rings
  *   nvme_pcie_prp.c   PRP lists
@@ -77,8 +78,13 @@
 
 /* io_flags each NVM command accepts (CDW12 bits), see nvme_spec.h. */
 #define NVME_IO_FLAGS_DTYPE_MASK (0xfu << NVME_IO_FLAGS_DTYPE_SHIFT)
-#define NVME_IO_FLAGS_RW_VALID \
+#define NVME_IO_FLAGS_PRINFO_MASK (NVME_IO_FLAGS_PRACT | NVME_IO_FLAGS_PRCHK_MASK)
+/* io_flags a read or write may carry on the fast path (no protection information). */
+#define NVME_IO_FLAGS_RW_PLAIN \
 	(NVME_IO_FLAGS_FORCE_UNIT_ACCESS | NVME_IO_FLAGS_LIMITED_RETRY | NVME_IO_FLAGS_DTYPE_MASK)
+#define NVME_IO_FLAGS_RW_VALID                                           \
+	(NVME_IO_FLAGS_FORCE_UNIT_ACCESS | NVME_IO_FLAGS_LIMITED_RETRY | \
+	 NVME_IO_FLAGS_DTYPE_MASK | NVME_IO_FLAGS_PRINFO_MASK)
 #define NVME_IO_FLAGS_WZ_VALID (NVME_IO_FLAGS_RW_VALID | NVME_IO_FLAGS_DEALLOCATE)
 
 /* ---------------------------------------------------------------------------------------
@@ -106,7 +112,9 @@ struct nvme_payload {
  * A request: one command as the caller asked for it. Preallocated per qpair; lives on the
  * qpair's free list, its queued list, or in a tracker while the device has it.
  * Two cache lines for a submission: the command, then everything a contiguous payload's
- * submission and completion touch (callback, list link, buffer).
+ * submission and completion touch (callback, list link, buffer). The split and metadata
+ * fields at the end (a fourth line) are touched only by requests that need them: they
+ * are set by the code that uses them, never by nvme_request_init().
  */
 struct nvme_request {
 	struct nvme_cmd cmd; /* built by the submit call; CID and PRPs filled at submission */
@@ -121,6 +129,18 @@ struct nvme_request {
 
 	/* Cold: only dataset management uses it. */
 	void *dma_page; /* a page of the qpair's DSM pool while the request holds one */
+
+	/* Cold: split requests and separate metadata (nvme_ns_split.c). */
+	struct nvme_request *parent;  /* a child: the request it is a part of */
+	struct nvp_nvme_qpair *qpair; /* a parent: the qpair its children go to */
+	const struct nvp_nvme_ns *ns; /* a parent: its namespace (limits, formats) */
+	void *md_buf;                 /* a parent: separate metadata of its whole range */
+	uint64_t split_lba;           /* a parent: first LBA not sent yet */
+	uint32_t split_left;          /* a parent: LBAs not sent yet */
+	uint32_t split_offset;        /* parent: payload bytes sent; child: its payload's
+				      * offset in the parent's payload */
+	uint16_t num_children;        /* a parent: children accepted, not completed */
+	uint16_t split_status;        /* a parent: first error (status_raw), 0 = none */
 } __attribute__((aligned(64)));
 
 enum nvme_tracker_state {
@@ -310,6 +330,16 @@ struct nvp_nvme_ns {
 	uint32_t max_io_sectors; /* max transfer / sector size, at most NVME_MAX_LBA_COUNT */
 	uint32_t id;
 	bool active;
+	uint32_t noiob;             /* optimal I/O boundary in LBAs (0 = none): requests are split
+			       * where they cross one */
+	uint16_t md_size;           /* metadata bytes per LBA (LBAF.MS) */
+	uint8_t pi_type;            /* DPS bits 2:0, 0 = no protection information */
+	bool md_separate;           /* metadata in a separate buffer (MPTR), not interleaved */
+	uint32_t data_size;         /* data bytes per LBA, without metadata */
+	uint32_t plain_max_sectors; /* the most LBAs a read or write may carry on the
+				     * fast path: max_io_sectors, or 0 when every request
+				     * needs the general one (NOIOB, protection information,
+				     * separate metadata) */
 
 	/* Cold. */
 	uint32_t max_xfer_size;
@@ -443,6 +473,8 @@ int nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, int3
 				uint32_t entries, uint64_t iova);
 int nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
 				uint64_t iova, uint8_t qprio);
+int nvme_ctrlr_cmd_doorbell_buffer_config(struct nvp_nvme_ctrlr *ctrlr, uint64_t db_iova,
+					  uint64_t ei_iova);
 int nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16_t qid);
 int nvme_ctrlr_cmd_abort(struct nvp_nvme_ctrlr *ctrlr, uint16_t sqid, uint16_t cid,
 			 nvp_nvme_cmd_cb cb, void *cb_arg, bool trylock);
@@ -453,6 +485,10 @@ void nvme_cpl_log(const char *what, const struct nvme_cpl *cpl);
 int nvme_ctrlr_identify_active_ns(struct nvp_nvme_ctrlr *ctrlr);
 int nvme_ctrlr_identify_namespaces(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid);
 void nvme_ctrlr_free_namespaces(struct nvp_nvme_ctrlr *ctrlr);
+
+/* nvme_ns_split.c */
+int nvme_md_iova(const void *md_buf, uint32_t len, uint64_t *iova);
+int nvme_split_submit(struct nvp_nvme_qpair *qpair, struct nvme_request *parent);
 
 /* nvme_qpair.c */
 int nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint16_t id,
@@ -614,6 +650,47 @@ nvme_qpair_check_owner(const struct nvp_nvme_qpair *qpair)
 	(void)qpair;
 #endif
 	return 0;
+}
+
+/*
+ * Bytes one LBA takes in the host's data buffer: data, plus the metadata when it is
+ * interleaved (extended LBA), except that with PRACT and 8 bytes of metadata (protection
+ * information only) the controller inserts or strips it and the host moves data only
+ * (NVMe 1.4 section 8.3.1).
+ */
+static inline uint32_t
+nvme_ns_host_lba_size(const struct nvp_nvme_ns *ns, uint32_t io_flags)
+{
+	if (nvp_unlikely(ns->md_size == 8 && !ns->md_separate && ns->pi_type != 0 &&
+			 (io_flags & NVME_IO_FLAGS_PRACT) != 0)) {
+		return ns->data_size;
+	}
+	return ns->sector_size;
+}
+
+/*
+ * Split arithmetic: LBAs of the next piece of a request at @lba with @left to go, at
+ * most @max_sectors and not crossing a multiple of @boundary (0 = none; NOIOB need not
+ * be a power of two).
+ */
+static inline uint32_t
+nvme_split_count(uint64_t lba, uint32_t left, uint32_t max_sectors, uint32_t boundary)
+{
+	uint32_t n = NVP_MIN(left, max_sectors);
+
+	if (boundary != 0) {
+		uint32_t to_boundary = boundary - (uint32_t)(lba % boundary);
+
+		n = NVP_MIN(n, to_boundary);
+	}
+	return n;
+}
+
+/* True if @lba_count LBAs at @lba do not go as one command. */
+static inline bool
+nvme_split_needed(uint64_t lba, uint32_t lba_count, uint32_t max_sectors, uint32_t boundary)
+{
+	return nvme_split_count(lba, lba_count, max_sectors, boundary) < lba_count;
 }
 
 #endif /* NVP_NVME_INTERNAL_H */

@@ -2,7 +2,9 @@
 /*
  * Namespaces: the active namespace list (Identify CNS 02h, NVMe 1.1 and later; before
  * that every id 1..NN is tried), and one object per namespace built from Identify
- * Namespace: sector size from FLBAS and the LBA format table, size, max transfer.
+ * Namespace: sector size from FLBAS and the LBA format table, metadata (size, extended
+ * or separate, protection information type from DPS), size, max transfer, optimal I/O
+ * boundary (NOIOB).
  *
  * Namespace objects are never freed before detach: a caller's pointer stays valid across
  * format, reset and namespace changes (an inactive namespace just reports inactive).
@@ -141,6 +143,11 @@ ns_update(struct nvp_nvme_ns *ns)
 		return;
 	}
 	sector = 1u << lbaf->lbads;
+	ns->data_size = sector;
+	ns->md_size = lbaf->ms;
+	ns->md_separate = lbaf->ms != 0 && (d->flbas & NVME_FLBAS_EXTENDED) == 0;
+	ns->pi_type = d->dps & NVME_DPS_PI_TYPE_MASK;
+	ns->noiob = d->noiob;
 	if (d->flbas & NVME_FLBAS_EXTENDED) {
 		sector += lbaf->ms; /* metadata interleaved with the data */
 	}
@@ -148,6 +155,9 @@ ns_update(struct nvp_nvme_ns *ns)
 	ns->num_sectors = d->nsze;
 	ns->max_io_sectors = NVP_MIN(ns->ctrlr->max_xfer_size / sector, NVME_MAX_LBA_COUNT);
 	ns->max_xfer_size = ns->max_io_sectors * sector;
+	ns->plain_max_sectors = (ns->noiob == 0 && ns->pi_type == 0 && !ns->md_separate) ?
+					ns->max_io_sectors :
+					0;
 	ns->active = ns->max_io_sectors > 0;
 }
 
@@ -334,11 +344,53 @@ nvp_nvme_ns_get_num_sectors(const struct nvp_nvme_ns *ns)
 uint64_t
 nvp_nvme_ns_get_size(const struct nvp_nvme_ns *ns)
 {
-	return ns->num_sectors * ns->sector_size;
+	return ns->num_sectors * ns->data_size; /* data capacity: metadata not counted */
 }
 
 uint32_t
 nvp_nvme_ns_get_max_io_xfer_size(const struct nvp_nvme_ns *ns)
 {
 	return ns->max_xfer_size;
+}
+
+uint32_t
+nvp_nvme_ns_get_extended_sector_size(const struct nvp_nvme_ns *ns)
+{
+	return ns->data_size + ns->md_size;
+}
+
+uint32_t
+nvp_nvme_ns_get_data_sector_size(const struct nvp_nvme_ns *ns)
+{
+	return ns->data_size;
+}
+
+uint32_t
+nvp_nvme_ns_get_md_size(const struct nvp_nvme_ns *ns)
+{
+	return ns->md_size;
+}
+
+bool
+nvp_nvme_ns_supports_extended_lba(const struct nvp_nvme_ns *ns)
+{
+	return ns->md_size != 0 && !ns->md_separate;
+}
+
+bool
+nvp_nvme_ns_has_separate_md(const struct nvp_nvme_ns *ns)
+{
+	return ns->md_separate;
+}
+
+uint32_t
+nvp_nvme_ns_get_pi_type(const struct nvp_nvme_ns *ns)
+{
+	return ns->pi_type;
+}
+
+uint32_t
+nvp_nvme_ns_get_optimal_io_boundary(const struct nvp_nvme_ns *ns)
+{
+	return ns->noiob;
 }

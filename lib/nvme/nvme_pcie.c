@@ -311,6 +311,69 @@ nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
 	return nvp_pci_device_irq_unmask(to_pcie_ctrlr(qpair->ctrlr)->dev, qpair->irq_vector);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * Shadow doorbells (Doorbell Buffer Config, NVMe 1.3 section 5.7)
+ * ------------------------------------------------------------------------------------- */
+
+/*
+ * Give the controller the shadow doorbell and EventIdx pages, once per enable and only
+ * if it offers them (OACS bit 8). A refusal is not an error: MMIO doorbells work anyway.
+ */
+static void
+dbbuf_configure(struct nvme_pcie_ctrlr *pctrlr)
+{
+	struct nvp_nvme_ctrlr *ctrlr = &pctrlr->ctrlr;
+	uint32_t ps = ctrlr->page_size;
+	uint64_t db_iova, ei_iova;
+	int rc;
+
+	if (pctrlr->dbbuf_on || pctrlr->dbbuf_failed ||
+	    !(ctrlr->cdata.oacs & NVME_OACS_DOORBELL_BUFFER_CONFIG)) {
+		return;
+	}
+	if (pctrlr->dbbuf_db == NULL) {
+		pctrlr->dbbuf_db = nvp_env_dma_zmalloc(ps, ps, NULL);
+		pctrlr->dbbuf_ei = nvp_env_dma_zmalloc(ps, ps, NULL);
+	}
+	if (pctrlr->dbbuf_db == NULL || pctrlr->dbbuf_ei == NULL) {
+		pctrlr->dbbuf_failed = true;
+		return;
+	}
+	/* After a reset: no value of an earlier life of a queue may be taken for news. */
+	memset(pctrlr->dbbuf_db, 0, ps);
+	memset(pctrlr->dbbuf_ei, 0, ps);
+	db_iova = nvp_env_vtophys(pctrlr->dbbuf_db, NULL);
+	ei_iova = nvp_env_vtophys(pctrlr->dbbuf_ei, NULL);
+	rc = nvme_ctrlr_cmd_doorbell_buffer_config(ctrlr, db_iova, ei_iova);
+	if (rc != 0) {
+		NVP_NOTICELOG("%s: Doorbell Buffer Config failed (%d): MMIO doorbells only",
+			      ctrlr->name, rc);
+		pctrlr->dbbuf_failed = true;
+		return;
+	}
+	pctrlr->dbbuf_on = true;
+}
+
+/* Point @pq at its shadow doorbells (same offsets as in BAR0), zeroed, or at none. */
+static void
+dbbuf_attach(struct nvme_pcie_qpair *pq)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(pq->qpair.ctrlr);
+	uint32_t stride = pctrlr->doorbell_stride / (uint32_t)sizeof(uint32_t);
+	uint32_t sq = 2u * pq->qpair.id * stride;
+
+	pq->sq_shadow = pq->sq_ei = pq->cq_shadow = pq->cq_ei = NULL;
+	if (!pctrlr->dbbuf_on || (sq + stride + 1) * sizeof(uint32_t) > pctrlr->ctrlr.page_size) {
+		return;
+	}
+	pctrlr->dbbuf_db[sq] = pctrlr->dbbuf_ei[sq] = 0;
+	pctrlr->dbbuf_db[sq + stride] = pctrlr->dbbuf_ei[sq + stride] = 0;
+	pq->sq_shadow = &pctrlr->dbbuf_db[sq];
+	pq->sq_ei = &pctrlr->dbbuf_ei[sq];
+	pq->cq_shadow = &pctrlr->dbbuf_db[sq + stride];
+	pq->cq_ei = &pctrlr->dbbuf_ei[sq + stride];
+}
+
 /* Create I/O CQ, then the SQ bound to it (section 5.3, 5.4). */
 static int
 pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
@@ -323,6 +386,8 @@ pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
 	if (iv < -1) {
 		return iv;
 	}
+	dbbuf_configure(to_pcie_ctrlr(ctrlr));
+	dbbuf_attach(pq); /* before the queues exist: the shadow values start at 0 */
 	rc = nvme_ctrlr_cmd_create_io_cq(ctrlr, qpair->id, iv, qpair->num_entries, pq->cq_iova);
 	if (rc != 0) {
 		return rc;
@@ -461,8 +526,13 @@ nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 	 * reordered with older loads; arm64: dmb osh). */
 	if (n > 0) {
 		nvp_dma_rwmb();
-		nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
-		qpair->stats.cq_doorbell_writes++;
+		if (pq->cq_shadow == NULL ||
+		    nvme_pcie_dbbuf_update(pq->cq_shadow, pq->cq_ei, pq->cq_head)) {
+			nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
+			qpair->stats.cq_doorbell_writes++;
+		} else {
+			qpair->stats.cq_shadow_updates++;
+		}
 	}
 	return (int32_t)n;
 }
@@ -488,6 +558,9 @@ pcie_ctrlr_enable_admin_queue(struct nvp_nvme_ctrlr *ctrlr)
 	int rc;
 
 	pcie_qpair_reset(&pq->qpair);
+	/* A controller reset forgets the doorbell buffers: set them again. */
+	to_pcie_ctrlr(ctrlr)->dbbuf_on = false;
+	to_pcie_ctrlr(ctrlr)->dbbuf_failed = false;
 	aqa.bits.asqs = pq->qpair.num_entries - 1;
 	aqa.bits.acqs = pq->qpair.num_entries - 1;
 	rc = pcie_set_reg_4(ctrlr, NVME_REG_AQA, aqa.raw);
@@ -610,6 +683,8 @@ pcie_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 		pctrlr->bar = NULL;
 	}
 	nvp_env_pci_device_release(pctrlr->dev);
+	nvp_env_dma_free(pctrlr->dbbuf_db);
+	nvp_env_dma_free(pctrlr->dbbuf_ei);
 	nvme_ctrlr_destruct(ctrlr);
 	free(pctrlr);
 }

@@ -19,6 +19,16 @@ struct nvme_pcie_ctrlr {
 	struct nvp_pci_device *dev;
 	bool bus_master; /* we turned it on: turn it off at detach */
 	char addr_str[NVP_PCI_ADDR_STRLEN];
+	/*
+	 * Shadow doorbells (Doorbell Buffer Config, NVMe 1.3 section 5.7), when OACS bit 8
+	 * says the controller has them: a page the host writes its doorbell values into
+	 * (same layout as the doorbell registers) and a page of EventIdx values the
+	 * controller writes. Configured at the first I/O qpair after each enable.
+	 */
+	uint32_t *dbbuf_db;
+	uint32_t *dbbuf_ei;
+	bool dbbuf_on;     /* configured since the last enable */
+	bool dbbuf_failed; /* the controller refused: MMIO only */
 };
 
 /* A chained PRP list page from a qpair's pool. */
@@ -45,9 +55,13 @@ struct nvme_pcie_qpair {
 	volatile uint32_t *cq_hdbl; /* CQ head doorbell */
 	uint32_t sq_tail;
 	uint32_t cq_head;
-	uint32_t max_unchained;    /* payloads up to this size never need chained list pages */
-	uint8_t phase;             /* the phase tag a new completion carries */
-	uint64_t *const *iova_map; /* env's IOVA map: translations inline */
+	uint32_t max_unchained;       /* payloads up to this size never need chained list pages */
+	uint8_t phase;                /* the phase tag a new completion carries */
+	uint64_t *const *iova_map;    /* env's IOVA map: translations inline */
+	volatile uint32_t *sq_shadow; /* shadow doorbells, NULL = MMIO only */
+	volatile uint32_t *sq_ei;
+	volatile uint32_t *cq_shadow;
+	volatile uint32_t *cq_ei;
 	struct nvme_pcie_tracker *ptrackers; /* indexed by CID */
 	struct nvme_prp_page *prp_pool;      /* free chained PRP list pages */
 	uint32_t prp_pool_free;
@@ -156,6 +170,34 @@ nvme_pcie_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 	return 0;
 }
 
+/*
+ * The EventIdx rule (NVMe 1.3 section 5.7, as virtio's): the controller asks to be told
+ * once the value moves past @event_idx; ring the MMIO doorbell only if the move from
+ * @old to @new_val crossed it. All in 16-bit arithmetic (queue indices wrap).
+ */
+static inline bool
+nvme_pcie_dbbuf_need_event(uint16_t event_idx, uint16_t new_val, uint16_t old)
+{
+	return (uint16_t)(new_val - event_idx - 1) < (uint16_t)(new_val - old);
+}
+
+/*
+ * Write a doorbell value to the shadow doorbell and decide whether the MMIO doorbell is
+ * needed too. \return true to write MMIO.
+ */
+static inline bool
+nvme_pcie_dbbuf_update(volatile uint32_t *shadow, volatile uint32_t *ei, uint32_t value)
+{
+	uint32_t old = *shadow;
+
+	*shadow = value;
+	/* The shadow value must be visible to the controller before EventIdx is read: a
+	 * store followed by a load of another location, the one reordering x86 does
+	 * (mfence; arm64 dsb sy). The controller orders its side the other way round. */
+	nvp_mb();
+	return nvme_pcie_dbbuf_need_event((uint16_t)*ei, (uint16_t)value, (uint16_t)old);
+}
+
 /* Tell the device about the entries written since the last doorbell. */
 static inline void
 nvme_pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
@@ -166,6 +208,11 @@ nvme_pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 	 * fetches them (section 4.1: the host writes the entry, then the doorbell). The SQ
 	 * is write-back DMA memory: a compiler barrier on x86, dmb oshst on arm64. */
 	nvp_dma_wmb();
+	if (pq->sq_shadow != NULL &&
+	    !nvme_pcie_dbbuf_update(pq->sq_shadow, pq->sq_ei, pq->sq_tail)) {
+		qpair->stats.sq_shadow_updates++;
+		return;
+	}
 	nvp_mmio_write4(pq->sq_tdbl, pq->sq_tail);
 	qpair->stats.sq_doorbell_writes++;
 }

@@ -5,7 +5,7 @@
 # (busybox sh). They print what they find and return non-zero with a reason on failure.
 
 # The NVMe functions QEMU was given (see run.sh), and the userspace driver of this machine.
-NVP_BDFS=${NVP_BDFS:-"0000:00:04.0 0000:00:05.0"}
+NVP_BDFS=${NVP_BDFS:-"0000:00:04.0 0000:00:05.0 0000:00:06.0 0000:00:07.0"}
 case ${NVP_MACHINE:-pc} in
 q35) NVP_UDRV=${NVP_UDRV:-vfio-pci} ;;
 *) NVP_UDRV=${NVP_UDRV:-uio_pci_generic} ;;
@@ -76,24 +76,24 @@ nvp_check_bound() {
 	done
 }
 
-# The expected namespaces: "serial nsid lba_bytes".
-NVP_NVME_EXPECT="NVPQEMU0:1:512 NVPQEMU0:2:4096 NVPQEMU1:1:4096"
+# The expected namespaces: "serial nsid lba_bytes" (NVPQEMU3's have metadata, which the
+# kernel gives no usable block device without protection information support).
+NVP_NVME_EXPECT="NVPQEMU0:1:512 NVPQEMU0:2:4096 NVPQEMU1:1:4096 NVPQEMU2:1:512"
 
 # nvp_kernel_nvme_check: the kernel driver found every controller and namespace with the
 # right block size, and a write to each namespace reads back (direct I/O through the
 # device, not the page cache).
 nvp_kernel_nvme_check() {
 	local e serial nsid lba c blk got i=0
-	while [ $i -lt 100 ] && [ "$(ls -d /sys/block/nvme*n* 2>/dev/null | wc -l)" -lt 3 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
 	for e in $NVP_NVME_EXPECT; do
 		serial=${e%%:*} nsid=${e#*:} lba=${nsid#*:} nsid=${nsid%%:*}
 		blk=
-		for c in /sys/class/nvme/nvme*; do
-			[ "$(tr -d ' ' <"$c/serial")" = "$serial" ] || continue
-			blk=$(basename "$(ls -d "$c"/nvme*n"$nsid" 2>/dev/null | head -1)")
+		while [ -z "$blk" ] && [ $i -lt 100 ]; do
+			for c in /sys/class/nvme/nvme*; do
+				[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = "$serial" ] || continue
+				blk=$(basename "$(ls -d "$c"/nvme*n"$nsid" 2>/dev/null | head -1)")
+			done
+			[ -n "$blk" ] || { sleep 0.1; i=$((i + 1)); }
 		done
 		[ -n "$blk" ] || { nvp_fail "no namespace $nsid on controller $serial"; return 1; }
 		got=$(cat /sys/block/"$blk"/queue/logical_block_size)

@@ -4,7 +4,7 @@
 #
 # The QEMU judge: boots a Debian kernel with a busybox initramfs holding nvpoll's programs
 # in QEMU (TCG), once on a `pc` machine (uio_pci_generic) and once on a `q35` machine with
-# an Intel vIOMMU (vfio-pci), each with two QEMU NVMe controllers, runs test/qemu/tests.list
+# an Intel vIOMMU (vfio-pci), each with four QEMU NVMe controllers, runs test/qemu/tests.list
 # in the guest and judges the serial console. See test/qemu/README.md.
 #
 # Usage: test/qemu/run.sh [-m "pc q35"] [-t SECONDS] [-k]
@@ -409,19 +409,34 @@ boot() {
 	local m=$1 name=$1${2:+-$2} logf img mach_args append rc start
 	logf=$workdir/$name.log
 	local -a dev=()
-	for img in nvme0-ns1 nvme0-ns2 nvme1-ns1; do
+	for img in nvme0-ns1 nvme0-ns2 nvme1-ns1 nvme2-ns1 nvme3-ns1 nvme3-ns2 nvme3-ns3; do
 		rm -f "$workdir/$m-$img.img"
 		truncate -s 64M "$workdir/$m-$img.img"
 	done
 	# Controller 0: two namespaces, 512 B and 4 KiB blocks; controller 1: one, 4 KiB.
-	dev=(-drive "file=$workdir/$m-nvme0-ns1.img,if=none,id=d0,format=raw,aio=io_uring,discard=unmap"
-		-drive "file=$workdir/$m-nvme0-ns2.img,if=none,id=d1,format=raw,aio=io_uring,discard=unmap"
-		-drive "file=$workdir/$m-nvme1-ns1.img,if=none,id=d2,format=raw,aio=io_uring,discard=unmap"
+	# Controller 2: MDTS 1 (8 KiB a command: large requests are split), one 512 B namespace.
+	# Controller 3: metadata formats, MDTS 2: 512+8 interleaved (extended LBA, 520-byte
+	# blocks), 4096+8 in a separate buffer (MPTR), and 512+8 separate holding protection
+	# information type 1 (PRACT: the controller inserts and strips it).
+	local drv=format=raw,aio=io_uring,discard=unmap
+	dev=(-drive "file=$workdir/$m-nvme0-ns1.img,if=none,id=d0,$drv"
+		-drive "file=$workdir/$m-nvme0-ns2.img,if=none,id=d1,$drv"
+		-drive "file=$workdir/$m-nvme1-ns1.img,if=none,id=d2,$drv"
+		-drive "file=$workdir/$m-nvme2-ns1.img,if=none,id=d3,$drv"
+		-drive "file=$workdir/$m-nvme3-ns1.img,if=none,id=d4,$drv"
+		-drive "file=$workdir/$m-nvme3-ns2.img,if=none,id=d5,$drv"
+		-drive "file=$workdir/$m-nvme3-ns3.img,if=none,id=d6,$drv"
 		-device nvme,serial=NVPQEMU0,id=nvme0,addr=04.0
 		-device nvme-ns,drive=d0,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512
 		-device nvme-ns,drive=d1,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096
 		-device nvme,serial=NVPQEMU1,id=nvme1,addr=05.0
-		-device nvme-ns,drive=d2,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096)
+		-device nvme-ns,drive=d2,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096
+		-device nvme,serial=NVPQEMU2,id=nvme2,addr=06.0,mdts=1
+		-device nvme-ns,drive=d3,bus=nvme2,nsid=1,logical_block_size=512,physical_block_size=512
+		-device nvme,serial=NVPQEMU3,id=nvme3,addr=07.0,mdts=2
+		-device nvme-ns,drive=d4,bus=nvme3,nsid=1,logical_block_size=512,physical_block_size=512,ms=8,mset=1
+		-device nvme-ns,drive=d5,bus=nvme3,nsid=2,logical_block_size=4096,physical_block_size=4096,ms=8,mset=0
+		-device nvme-ns,drive=d6,bus=nvme3,nsid=3,logical_block_size=512,physical_block_size=512,ms=8,mset=0,pi=1)
 	append="console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check nvp.machine=$m nvp.timeout=$test_timeout${3:+ $3}"
 	case $m in
 	pc) mach_args=(-machine pc) ;;

@@ -173,12 +173,14 @@ print_result(const struct bench *b, const struct result *r, bool count)
 
 	nvp_nvme_qpair_get_stats(b->qpair, &st, sizeof(st));
 	printf("qd=%u ios=%" PRIu64 " polls=%" PRIu64 " cpu_ns=%" PRIu64 " emu_ns=%" PRIu64
-	       " drv_ns=%" PRIu64 " ios_per_cpu_s=%.0f sq_doorbells=%" PRIu64 " cq_doorbells=%" PRIu64
-	       " submitted=%" PRIu64 " mode=%s\n",
+	       " drv_ns=%" PRIu64 " ios_per_cpu_s=%.0f sq_doorbells=%" PRIu64
+	       " cq_doorbells=%" PRIu64 " sq_shadow=%" PRIu64 " submitted=%" PRIu64 " mode=%s\n",
 	       b->qd, r->ios, r->polls, r->cpu_ns, r->emu_ns, r->drv_ns,
-	       r->drv_ns > 0 ? (double)r->ios * 1e9 / (double)r->drv_ns : 0.0, 
+	       r->drv_ns > 0 ? (double)r->ios * 1e9 / (double)r->drv_ns : 0.0,
 	       st.sq_doorbell_writes - r->st0.sq_doorbell_writes,
-	       st.cq_doorbell_writes - r->st0.cq_doorbell_writes, st.submitted - r->st0.submitted, count ? "count" : "time");
+	       st.cq_doorbell_writes - r->st0.cq_doorbell_writes,
+	       st.sq_shadow_updates - r->st0.sq_shadow_updates, st.submitted - r->st0.submitted,
+	       count ? "count" : "time");
 }
 
 static void
@@ -196,8 +198,10 @@ static int
 parse_args(int argc, char **argv, uint32_t *qd, uint64_t *n, bool *count)
 {
 	static const struct option longopts[] = {
-		{ "qd", required_argument, NULL, 'q' }, { "ios", required_argument, NULL, 'n' },
-		{ "count", no_argument, NULL, 'c' },    { "help", no_argument, NULL, 'h' },
+		{ "qd", required_argument, NULL, 'q' },
+		{ "ios", required_argument, NULL, 'n' },
+		{ "count", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -207,7 +211,8 @@ parse_args(int argc, char **argv, uint32_t *qd, uint64_t *n, bool *count)
 		switch (c) {
 		case 'q':
 			if (nvp_strtou64(optarg, 1, 1023, &v) != 0) {
-				fprintf(stderr, "%s: --qd '%s': expected 1..1023\n", argv[0], optarg);
+				fprintf(stderr, "%s: --qd '%s': expected 1..1023\n", argv[0],
+					optarg);
 				return EXIT_USAGE;
 			}
 			*qd = (uint32_t)v;

@@ -74,7 +74,7 @@ static struct {
 	const char *sched;
 	double seconds;
 	uint64_t interval_ms;
-} g_o = {"emu:size:1G channels:8 read_us:80 write_us:1000", -1, "none", 10, 100};
+} g_o = { "emu:size:1G channels:8 read_us:80 write_us:1000", -1, "none", 10, 100 };
 
 static struct job g_jobs[MAX_JOBS];
 static uint32_t g_num_jobs;
@@ -119,8 +119,9 @@ job_kv(void *ctx, const char *key, const char *value)
 	if (strcmp(key, "rw") == 0) {
 		j->write = strstr(value, "write") != NULL;
 		j->rand = strncmp(value, "rand", 4) == 0;
-		return strcmp(value + (j->rand ? 4 : 0), j->write ? "write" : "read") == 0 ? 0
-											  : -EINVAL;
+		return strcmp(value + (j->rand ? 4 : 0), j->write ? "write" : "read") == 0 ?
+			       0 :
+			       -EINVAL;
 	}
 	if (strcmp(key, "bs") == 0) {
 		return nvp_parse_size(value, &j->bs) != 0 || j->bs == 0 ? -EINVAL : 0;
@@ -132,13 +133,13 @@ job_kv(void *ctx, const char *key, const char *value)
 		return nvp_strtou64(value, 0, NVP_BDEV_MAX_TENANTS - 1, &j->tenant);
 	}
 	if (strcmp(key, "class") == 0) {
-		j->cls = strcmp(value, "background") == 0 ? NVP_BDEV_WRITE_BACKGROUND
-			 : strcmp(value, "sync") == 0     ? NVP_BDEV_WRITE_SYNC
-							  : NVP_BDEV_WRITE_NORMAL;
+		j->cls = strcmp(value, "background") == 0 ? NVP_BDEV_WRITE_BACKGROUND :
+			 strcmp(value, "sync") == 0       ? NVP_BDEV_WRITE_SYNC :
+							    NVP_BDEV_WRITE_NORMAL;
 		return strcmp(value, "background") == 0 || strcmp(value, "sync") == 0 ||
-				       strcmp(value, "normal") == 0
-			       ? 0
-			       : -EINVAL;
+				       strcmp(value, "normal") == 0 ?
+			       0 :
+			       -EINVAL;
 	}
 	return -EINVAL;
 }
@@ -147,10 +148,14 @@ static int
 parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{"bdev", required_argument, NULL, 'b'},    {"wbt", required_argument, NULL, 'w'},
-		{"sched", required_argument, NULL, 's'},   {"job", required_argument, NULL, 'j'},
-		{"seconds", required_argument, NULL, 't'}, {"interval-ms", required_argument, NULL, 'i'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+		{ "bdev", required_argument, NULL, 'b' },
+		{ "wbt", required_argument, NULL, 'w' },
+		{ "sched", required_argument, NULL, 's' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "interval-ms", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct job *j;
 	uint64_t v;
@@ -161,9 +166,9 @@ parse_args(int argc, char **argv)
 		switch (c) {
 		case 'b':
 			g_o.bdev_spec = optarg;
-			rc = strncmp(optarg, "emu:", 4) == 0 || strncmp(optarg, "null:", 5) == 0
-				     ? 0
-				     : -EINVAL;
+			rc = strncmp(optarg, "emu:", 4) == 0 || strncmp(optarg, "null:", 5) == 0 ?
+				     0 :
+				     -EINVAL;
 			break;
 		case 'w':
 			if (strcmp(optarg, "off") == 0) {
@@ -181,7 +186,7 @@ parse_args(int argc, char **argv)
 				break;
 			}
 			j = &g_jobs[g_num_jobs++];
-			*j = (struct job){.bs = 4096, .qd = 1};
+			*j = (struct job){ .bs = 4096, .qd = 1 };
 			rc = nvp_kv_parse(optarg, job_kv, j);
 			break;
 		case 't':
@@ -287,12 +292,12 @@ job_loop(struct job *j, uint32_t id, struct nvp_bdev_desc *desc, struct nvp_bdev
 			if (rc != 0 || atomic_load_explicit(&g_stop, memory_order_relaxed)) {
 				continue;
 			}
-			*s = (struct slot){j, now, j->bs, false, false};
+			*s = (struct slot){ j, now, j->bs, false, false };
 			off = next_offset(j, &seq, &x, units);
-			rc = j->write ? nvp_bdev_write(desc, ch, bufs + i * j->bs, off, j->bs, flags,
-						       slot_done, s)
-				      : nvp_bdev_read(desc, ch, bufs + i * j->bs, off, j->bs, slot_done,
-						      s);
+			rc = j->write ? nvp_bdev_write(desc, ch, bufs + i * j->bs, off, j->bs,
+						       flags, slot_done, s) :
+					nvp_bdev_read(desc, ch, bufs + i * j->bs, off, j->bs,
+						      slot_done, s);
 			if (rc == -ENOMEM) { /* pool empty: retry from the next poll */
 				s->bytes = 0;
 				rc = 0;
@@ -328,7 +333,8 @@ job_main(void *arg)
 	if (j->rc == 0) {
 		size = nvp_bdev_get_num_blocks(nvp_bdev_desc_get_bdev(desc)) *
 		       nvp_bdev_get_block_size(nvp_bdev_desc_get_bdev(desc));
-		j->rc = size < j->bs ? -EINVAL : job_loop(j, id, desc, ch, bufs, slots, size / j->bs);
+		j->rc = size < j->bs ? -EINVAL :
+				       job_loop(j, id, desc, ch, bufs, slots, size / j->bs);
 	}
 	while (ch != NULL && nvp_bdev_channel_get_outstanding(ch) != 0) {
 		nvp_bdev_channel_poll(ch);
@@ -411,7 +417,7 @@ setup(struct nvp_bdev **b)
 static void
 sample_until_done(struct nvp_bdev *b)
 {
-	struct nvp_wbt_info wi = {.info_size = sizeof(wi)};
+	struct nvp_wbt_info wi = { .info_size = sizeof(wi) };
 	uint64_t end = g_t0 + (uint64_t)(g_o.seconds * (double)g_hz), now;
 	uint32_t iv;
 
@@ -436,8 +442,8 @@ rw_name(const struct job *j)
 static void
 report(struct nvp_bdev *b, double secs)
 {
-	struct nvp_wbt_info wi = {.info_size = sizeof(wi)};
-	struct nvp_sched_info si = {.info_size = sizeof(si)};
+	struct nvp_wbt_info wi = { .info_size = sizeof(wi) };
+	struct nvp_sched_info si = { .info_size = sizeof(si) };
 	const struct nvp_histogram *h;
 	uint32_t i, k, n = (uint32_t)NVP_MIN(secs * 1000 / g_o.interval_ms, (double)g_num_iv);
 	bool wbt = nvp_bdev_wbt_get_info(b, &wi) == 0;
@@ -446,8 +452,8 @@ report(struct nvp_bdev *b, double secs)
 		printf("interval t_ms=%" PRIu64, (uint64_t)(i + 1) * g_o.interval_ms);
 		for (k = 0; k < g_num_jobs; k++) {
 			h = &g_iv[i].lat[k];
-			printf(" j%u_ios=%" PRIu64 " j%u_p99_us=%.1f j%u_max_us=%.1f j%u_mib=%.3f", k,
-			       nvp_histogram_count(h), k,
+			printf(" j%u_ios=%" PRIu64 " j%u_p99_us=%.1f j%u_max_us=%.1f j%u_mib=%.3f",
+			       k, nvp_histogram_count(h), k,
 			       nvp_histogram_value_at_percentile(h, 99) / 1e3, k,
 			       nvp_histogram_max(h) / 1e3, k,
 			       atomic_load(&g_iv[i].bytes[k]) / 1048576.0);

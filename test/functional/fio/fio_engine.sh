@@ -118,6 +118,38 @@ EOF
 run_fio verify "$work/verify.fio"
 check_json verify verify=write,read
 
+# 1b. Blocks above the controller's transfer limit (mdts=2: 16 KiB) are split by the
+# driver, not refused: 1 MiB writes verified.
+cat >"$work/split.fio" <<EOF
+[global]
+$common
+filename=trtype=emu name=emu1 size=32M mdts=2
+[split]
+rw=write
+bs=1m
+iodepth=4
+size=16M
+verify=crc32c
+do_verify=1
+EOF
+run_fio split "$work/split.fio"
+check_json split split=write,read
+
+# 1c. Extended LBAs (512 + 8 bytes of metadata interleaved): blocks of 8 x 520 bytes,
+# verified over the whole namespace.
+cat >"$work/ext.fio" <<EOF
+[global]
+$common
+filename=trtype=emu name=emu2 size=4M ms=8 mset=1
+[ext]
+rw=randwrite
+bs=4160
+verify=crc32c
+do_verify=1
+EOF
+run_fio ext "$work/ext.fio"
+check_json ext ext=write,read
+
 # 2. Random reads (2 threads), trim on namespace 2, and one job over two files (both
 # namespaces of the same controller: ':' separates fio's files).
 cat >"$work/mixed.fio" <<EOF
@@ -172,6 +204,11 @@ if [ -f "$skew" ]; then
 		"--filename=trtype=emu name=emu0" --rw=read --size=1M)
 	expect_refusal skew "$(fio --version)" "FIO_IOOPS_VERSION" "--with-fio="
 fi
+
+# 4b. Separate metadata needs a buffer the engine does not supply: refused at setup.
+args=(--name=sepmd "--ioengine=external:$engine" --thread=1
+	"--filename=trtype=emu name=emu0 ms=8" --rw=read --size=1M)
+expect_refusal sepmd "separate metadata"
 
 # 5. verify is not vacuous: checking a fresh controller (nothing written) must fail, so the
 # reads above really returned what the device stored.

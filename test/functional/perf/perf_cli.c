@@ -260,6 +260,31 @@ test_io_errors_exit_1(void)
 	CU_ASSERT(strstr(g_out, "I/O errors") != NULL);
 }
 
+/* Larger than the controller's transfer limit (mdts=5: 128 KiB): split, not refused. */
+static void
+test_large_io_split(void)
+{
+	CU_ASSERT_EQUAL(run("-q 4 -o 1m -w randrw -t 1 -r 'trtype:emu name:emu0 mdts:5'"), 0);
+	CU_ASSERT(strstr(g_out, "maximum transfer") == NULL);
+	CU_ASSERT(strstr(g_out, "Total") != NULL);
+	CU_ASSERT(strstr(g_out, "I/O errors") == NULL);
+}
+
+/* Extended LBAs (520 bytes): -o is a multiple of 520 (the hint perf gives works);
+ * separate metadata is refused up front rather than failing every I/O. */
+static void
+test_metadata_formats(void)
+{
+	CU_ASSERT_EQUAL(run("-o 4096 -t 1 -r 'trtype:emu name:emu0 ms:8 mset:1'"), 2);
+	CU_ASSERT(strstr(g_out, "try -o 4160") != NULL);
+	CU_ASSERT_EQUAL(run("-q 4 -o 4160 -w randrw -t 1 -r 'trtype:emu name:emu0 ms:8 mset:1'"),
+			0);
+	CU_ASSERT(strstr(g_out, "Total") != NULL);
+	CU_ASSERT_EQUAL(run("-o 4096 -t 1 -r 'trtype:emu name:emu0 ms:8'"), 1);
+	CU_ASSERT(strstr(g_out, "separate metadata") != NULL);
+	CU_ASSERT(strstr(g_out, "I/O errors") == NULL);
+}
+
 static void
 test_help(void)
 {
@@ -499,6 +524,8 @@ main(void)
 	CU_add_test(suite, "randread --json --plot", test_randread_json);
 	CU_add_test(suite, "randrw two namespaces", test_randrw_two_ns);
 	CU_add_test(suite, "I/O errors exit 1", test_io_errors_exit_1);
+	CU_add_test(suite, "-o 1m above the transfer limit", test_large_io_split);
+	CU_add_test(suite, "metadata formats", test_metadata_formats);
 	CU_add_test(suite, "help", test_help);
 	CU_add_test(suite, "bad flags exit 2", test_bad_flags);
 	CU_add_test(suite, "attach failure exit 1", test_attach_failure);

@@ -126,6 +126,17 @@ test_mix(void)
 	CU_ASSERT_EQUAL(g_o.read_pct, 100);
 }
 
+/* Sizes are multiples of each namespace's sector size, checked against the namespaces:
+ * 4160 = 8 x 520 (512 + 8 bytes of metadata) is not refused here for not dividing by 512. */
+static void
+test_io_size_extended(void)
+{
+	CU_ASSERT_EQUAL(parse("-o 4160"), 0);
+	CU_ASSERT_EQUAL(g_o.io_size, 4160);
+	CU_ASSERT_EQUAL(parse("-o 1m"), 0);
+	CU_ASSERT_EQUAL(g_o.io_size, 1u << 20);
+}
+
 static void
 test_poll(void)
 {
@@ -152,7 +163,7 @@ test_bad_values(void)
 {
 	static const char *const bad[] = {
 		"-q 0",     "-q 65537",       "-q -1",
-		"-q 1x",    "-o 0",           "-o 1000",
+		"-q 1x",    "-o 0",           "-o 100",
 		"-o 4096x", "-o 2G",          "-w readwrite",
 		"-w",       "-M 101",         "-M x",
 		"-t 0",     "-t 86401",       "-c 0",
@@ -217,6 +228,7 @@ main(void)
 	CU_add_test(suite, "defaults", test_defaults);
 	CU_add_test(suite, "all flags", test_all_flags);
 	CU_add_test(suite, "rw mix", test_mix);
+	CU_add_test(suite, "io size extended", test_io_size_extended);
 	CU_add_test(suite, "help", test_help);
 	CU_add_test(suite, "--poll", test_poll);
 	CU_add_test(suite, "bad values", test_bad_values);

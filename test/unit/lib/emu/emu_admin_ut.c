@@ -62,7 +62,8 @@ test_identify_ctrlr(void)
 	CU_ASSERT_EQUAL(cd->mdts, 5);
 	CU_ASSERT_EQUAL(cd->cntlid, h.c->cntlid);
 	CU_ASSERT_EQUAL(cd->ver, NVME_VERSION(1, 4, 0));
-	CU_ASSERT_EQUAL(cd->oacs, NVME_OACS_FORMAT | NVME_OACS_FIRMWARE);
+	CU_ASSERT_EQUAL(cd->oacs,
+			NVME_OACS_FORMAT | NVME_OACS_FIRMWARE | NVME_OACS_DOORBELL_BUFFER_CONFIG);
 	CU_ASSERT_EQUAL(cd->acl, 3);
 	CU_ASSERT_EQUAL(cd->aerl, 3);
 	CU_ASSERT_EQUAL(cd->frmw, NVME_FRMW_SLOT1_RO | (3u << NVME_FRMW_NUM_SLOTS_SHIFT));
@@ -79,6 +80,63 @@ test_identify_ctrlr(void)
 	CU_ASSERT_EQUAL(cd->sgls, 0);
 	snprintf(nqn, sizeof(nqn), "nqn.2026-12.io.nvpoll:emu:%s", h.c->opts.name);
 	CU_ASSERT_STRING_EQUAL(cd->subnqn, nqn);
+	ut_host_fini(&h);
+}
+
+/*
+ * Doorbell Buffer Config: I/O queues then take the host's doorbells from the shadow page
+ * (an MMIO write alone is not news) and report what they saw in the EventIdx page.
+ */
+static void
+test_dbbuf_config(void)
+{
+	struct ut_host h;
+	struct nvme_ctrlr_data *cd = g_page;
+	struct nvme_cmd cmd;
+	struct nvme_cpl cpl;
+	uint64_t db_iova = 0, ei_iova = 0;
+	uint32_t *db, *ei;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(ut_host_init(&h, "size=2M"), 0);
+	db = nvp_env_dma_zmalloc(4096, 4096, &db_iova);
+	ei = nvp_env_dma_zmalloc(4096, 4096, &ei_iova);
+	CU_ASSERT_FATAL(db != NULL && ei != NULL);
+	CU_ASSERT_EQUAL(ut_create_qpair(&h, 1, 8), 0);
+	cmd = acmd(NVME_OPC_DOORBELL_BUFFER_CONFIG, 0, 0, 0);
+	cmd.dptr.prp.prp1 = db_iova + 8; /* not page aligned */
+	cmd.dptr.prp.prp2 = ei_iova;
+	CU_ASSERT_EQUAL(run(&h, cmd, NULL), GEN(NVME_SC_INVALID_FIELD));
+	cmd.dptr.prp.prp1 = db_iova;
+	CU_ASSERT_EQUAL(run(&h, cmd, NULL), 0);
+	CU_ASSERT_PTR_EQUAL(h.c->sqs[1].shadow, &db[2]); /* SQ 1 tail: (2 * 1) * 4 bytes */
+	CU_ASSERT_PTR_EQUAL(h.c->cqs[1].shadow, &db[3]);
+	CU_ASSERT_PTR_EQUAL(h.c->sqs[1].ei, &ei[2]);
+	CU_ASSERT_PTR_NULL(h.c->sqs[0].shadow); /* the admin queue stays on MMIO */
+	/* MMIO alone is not looked at any more ... */
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opc = NVME_OPC_FLUSH;
+	cmd.nsid = 1;
+	ut_submit(&h, 1, &cmd, false);
+	for (i = 0; i < 100; i++) {
+		ut_step(&h);
+	}
+	CU_ASSERT_FALSE(ut_reap(&h, 1, &cpl));
+	/* ... the shadow value is, and EventIdx says it was seen. */
+	__atomic_store_n(&db[2], h.q[1].sq_tail, __ATOMIC_RELEASE);
+	CU_ASSERT_EQUAL(ut_wait(&h, 1, &cpl), 0);
+	CU_ASSERT_EQUAL(ut_st(&cpl), 0);
+	CU_ASSERT_EQUAL(__atomic_load_n(&ei[2], __ATOMIC_ACQUIRE), h.q[1].sq_tail);
+	ut_host_fini(&h);
+	nvp_env_dma_free(db);
+	nvp_env_dma_free(ei);
+
+	/* Not offered: no OACS bit, the opcode is unknown. */
+	CU_ASSERT_EQUAL_FATAL(ut_host_init(&h, "size=2M dbbuf=0"), 0);
+	CU_ASSERT_EQUAL(identify(&h, NVME_IDENTIFY_CTRLR, 0), 0);
+	CU_ASSERT_EQUAL(cd->oacs & NVME_OACS_DOORBELL_BUFFER_CONFIG, 0);
+	CU_ASSERT_EQUAL(run(&h, acmd(NVME_OPC_DOORBELL_BUFFER_CONFIG, 0, 0, 0), NULL),
+			GEN(NVME_SC_INVALID_OPCODE));
 	ut_host_fini(&h);
 }
 
@@ -489,11 +547,17 @@ int
 main(void)
 {
 	static const struct ut_test tests[] = {
-		UT_TEST(test_identify_ctrlr), UT_TEST(test_identify_ns),
-		UT_TEST(test_identify_lists), UT_TEST(test_number_of_queues),
-		UT_TEST(test_features),       UT_TEST(test_create_delete_validation),
-		UT_TEST(test_abort_limit),    UT_TEST(test_aer_limit_and_reset),
-		UT_TEST(test_format),         UT_TEST(test_bad_admin_commands),
+		UT_TEST(test_identify_ctrlr),
+		UT_TEST(test_dbbuf_config),
+		UT_TEST(test_identify_ns),
+		UT_TEST(test_identify_lists),
+		UT_TEST(test_number_of_queues),
+		UT_TEST(test_features),
+		UT_TEST(test_create_delete_validation),
+		UT_TEST(test_abort_limit),
+		UT_TEST(test_aer_limit_and_reset),
+		UT_TEST(test_format),
+		UT_TEST(test_bad_admin_commands),
 	};
 
 	ut_env_init();

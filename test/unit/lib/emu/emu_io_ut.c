@@ -371,6 +371,100 @@ test_null_backend(void)
 	ut_host_fini(&h);
 }
 
+/* Like io() with a metadata pointer. */
+static uint16_t
+io_md(struct ut_host *h, uint8_t opc, uint64_t slba, uint32_t nlb, void *buf, uint64_t len,
+      uint64_t mptr)
+{
+	struct nvme_cmd cmd;
+	struct nvme_cpl cpl;
+	uint64_t prp1 = 0, prp2 = 0;
+
+	ut_prps(buf, len, g_list, &prp1, &prp2);
+	ut_rw_cmd(&cmd, opc, 1, slba, nlb, prp1, prp2);
+	cmd.mptr = mptr;
+	if (ut_cmd(h, 1, &cmd, &cpl) != 0) {
+		return 0xffff;
+	}
+	return ut_st(&cpl);
+}
+
+/* Separate metadata (ms=16, mset=0): MPTR read and written, and checked. */
+static void
+test_separate_metadata(void)
+{
+	uint8_t *md = g_wbuf + 128 * 1024, *rmd = g_rbuf + 128 * 1024;
+	struct nvp_emu_stats st;
+	struct ut_host h;
+
+	CU_ASSERT_EQUAL_FATAL(setup(&h, "size=1M ms=16"), 0);
+	CU_ASSERT_EQUAL(h.c->ns[0].lbaf, 2);
+	CU_ASSERT_EQUAL(h.c->ns[0].ms, 16);
+	fill(g_wbuf, 4096, 11);
+	fill(md, 8 * 16, 12);
+	CU_ASSERT_EQUAL(io_md(&h, NVME_OPC_WRITE, 5, 8, g_wbuf, 4096, nvp_env_vtophys(md, NULL)),
+			0);
+	memset(g_rbuf, 0, 4096);
+	memset(rmd, 0, 8 * 16);
+	CU_ASSERT_EQUAL(io_md(&h, NVME_OPC_READ, 5, 8, g_rbuf, 4096, nvp_env_vtophys(rmd, NULL)),
+			0);
+	CU_ASSERT(memcmp(g_wbuf, g_rbuf, 4096) == 0);
+	CU_ASSERT(memcmp(md, rmd, 8 * 16) == 0);
+	/* Part of the range: metadata of LBA 7 on is where it was written. */
+	CU_ASSERT_EQUAL(io_md(&h, NVME_OPC_READ, 7, 2, g_rbuf, 1024, nvp_env_vtophys(rmd, NULL)),
+			0);
+	CU_ASSERT(memcmp(md + 2 * 16, rmd, 2 * 16) == 0);
+	CU_ASSERT_EQUAL(io_md(&h, NVME_OPC_COMPARE, 5, 8, g_wbuf, 4096, nvp_env_vtophys(md, NULL)),
+			0);
+	md[3] ^= 1;
+	CU_ASSERT_EQUAL(io_md(&h, NVME_OPC_COMPARE, 5, 8, g_wbuf, 4096, nvp_env_vtophys(md, NULL)),
+			UT_SC(NVME_SCT_MEDIA_ERROR, NVME_SC_COMPARE_FAILURE));
+	/* MPTR 0 and MPTR not DMA memory: Data Transfer Error; misaligned: Invalid Field. */
+	nvp_emu_ctrlr_get_stats((struct nvp_emu_ctrlr *)h.c, &st);
+	CU_ASSERT_EQUAL(io_md(&h, NVME_OPC_READ, 5, 8, g_rbuf, 4096, 0),
+			GEN(NVME_SC_DATA_TRANSFER_ERROR));
+	CU_ASSERT_EQUAL(io_md(&h, NVME_OPC_WRITE, 5, 8, g_wbuf, 4096, 0x7000000000ull),
+			GEN(NVME_SC_DATA_TRANSFER_ERROR));
+	CU_ASSERT_EQUAL(
+		io_md(&h, NVME_OPC_READ, 5, 8, g_rbuf, 4096, nvp_env_vtophys(rmd + 2, NULL)),
+		GEN(NVME_SC_INVALID_FIELD));
+	{
+		struct nvp_emu_stats st2;
+
+		nvp_emu_ctrlr_get_stats((struct nvp_emu_ctrlr *)h.c, &st2);
+		CU_ASSERT_EQUAL(st2.dma_rejects - st.dma_rejects, 2);
+	}
+	/* Write zeroes clears the metadata too. */
+	CU_ASSERT_EQUAL(io(&h, NVME_OPC_WRITE_ZEROES, 1, 5, 8, NULL, 0), 0);
+	CU_ASSERT_EQUAL(io_md(&h, NVME_OPC_READ, 5, 8, g_rbuf, 4096, nvp_env_vtophys(rmd, NULL)),
+			0);
+	CU_ASSERT(all_zero(rmd, 8 * 16));
+	ut_host_fini(&h);
+}
+
+/* Extended LBAs (4096 + 64, mset=1): metadata interleaved; MDTS counts it. */
+static void
+test_extended_metadata(void)
+{
+	const uint32_t bs = 4096 + 64;
+	struct ut_host h;
+
+	CU_ASSERT_EQUAL_FATAL(setup(&h, "size=1M lba=4096 ms=64 mset=1 mdts=2"), 0);
+	CU_ASSERT_EQUAL(h.c->ns[0].lbaf, 3);
+	fill(g_wbuf + 4, 3 * bs, 21);
+	CU_ASSERT_EQUAL(io(&h, NVME_OPC_WRITE, 1, 10, 3, g_wbuf + 4, 3 * bs), 0);
+	memset(g_rbuf, 0, 4 * bs);
+	CU_ASSERT_EQUAL(io(&h, NVME_OPC_READ, 1, 10, 3, g_rbuf + 512, 3 * bs), 0);
+	CU_ASSERT(memcmp(g_wbuf + 4, g_rbuf + 512, 3 * bs) == 0);
+	/* One block alone: its metadata follows its data. */
+	CU_ASSERT_EQUAL(io(&h, NVME_OPC_READ, 1, 11, 1, g_rbuf, bs), 0);
+	CU_ASSERT(memcmp(g_wbuf + 4 + bs, g_rbuf, bs) == 0);
+	/* 16 KiB limit: three 4160-byte blocks fit, four do not. */
+	CU_ASSERT_EQUAL(io(&h, NVME_OPC_READ, 1, 10, 4, g_rbuf, 4 * bs),
+			GEN(NVME_SC_INVALID_FIELD));
+	ut_host_fini(&h);
+}
+
 int
 main(void)
 {
@@ -379,6 +473,7 @@ main(void)
 		UT_TEST(test_mdts_and_prp_errors), UT_TEST(test_write_zeroes_and_dsm),
 		UT_TEST(test_compare_and_flush),   UT_TEST(test_stats_and_error_log),
 		UT_TEST(test_command_faults),      UT_TEST(test_null_backend),
+		UT_TEST(test_separate_metadata),   UT_TEST(test_extended_metadata),
 	};
 
 	ut_env_init();

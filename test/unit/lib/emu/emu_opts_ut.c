@@ -61,7 +61,7 @@ test_every_key(void)
 	CU_ASSERT_EQUAL(parse("name=disk-1 nn=3 size=2G lba=4096 backend=null mqes=255 dstrd=2 "
 			      "to=30 mpsmax=1 rdy_delay_ms=5 queues=16 mdts=0 read_us=80 "
 			      "write_us=20 channels=8 vwc=off fw_slots=7 fault=slow fault_count=3 "
-			      "fault_skip=2 fault_arg=0x100"),
+			      "fault_skip=2 fault_arg=0x100 ms=64 mset=1"),
 			0);
 	CU_ASSERT_STRING_EQUAL(g_o.name, "disk-1");
 	CU_ASSERT_EQUAL(g_o.nn, 3);
@@ -85,7 +85,15 @@ test_every_key(void)
 	CU_ASSERT_EQUAL(g_o.fault_count, 3);
 	CU_ASSERT_EQUAL(g_o.fault_skip, 2);
 	CU_ASSERT_EQUAL(g_o.fault_arg, 0x100);
+	CU_ASSERT_EQUAL(g_o.ms, 64);
+	CU_ASSERT_TRUE(g_o.mset);
 	CU_ASSERT_EQUAL(emu_opts_validate(&g_o, g_err, sizeof(g_err)), 0);
+	/* Each boolean lands in its own field. */
+	CU_ASSERT_EQUAL(parse("vwc=1 mset=0"), 0);
+	CU_ASSERT_TRUE(g_o.vwc);
+	CU_ASSERT_FALSE(g_o.mset);
+	CU_ASSERT_EQUAL(parse("ms=257"), -EINVAL);
+	CU_ASSERT(strstr(g_err, "'ms'") != NULL);
 }
 
 static void

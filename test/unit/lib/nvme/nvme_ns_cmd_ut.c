@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of NVM command submission (nvme_ns_cmd.c): the errno of every kind of bad
- * input, and the command each call builds (opcode, NSID, CDW10-12, payload), with the
- * qpair's submission replaced by a recorder.
+ * input, and the command each call builds (opcode, NSID, CDW10-15, MPTR, payload), with
+ * the qpair's submission and the split code (tested in nvme_ns_split_ut.c) replaced by
+ * recorders; metadata rules on separate, extended and protection-information formats.
  */
 #include "nvp_config.h"
 #undef NVP_CONFIG_DEBUG
@@ -25,6 +26,32 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 	g_submits++;
 	nvme_qpair_free_request(qpair, req);
 	return g_submit_rc;
+}
+
+/* ---- the split code, recorded ---- */
+
+static struct nvme_request g_split;
+static uint32_t g_splits;
+
+int
+nvme_split_submit(struct nvp_nvme_qpair *qpair, struct nvme_request *parent)
+{
+	g_split = *parent;
+	g_splits++;
+	nvme_qpair_free_request(qpair, parent);
+	return 0;
+}
+
+/* Metadata buffers: any dword-aligned address "is DMA memory" here. */
+int
+nvme_md_iova(const void *md_buf, uint32_t len, uint64_t *iova)
+{
+	(void)len;
+	if (((uintptr_t)md_buf & 3u) != 0) {
+		return -EINVAL;
+	}
+	*iova = (uintptr_t)md_buf;
+	return 0;
 }
 
 /* ---- fixture ---- */
@@ -73,6 +100,7 @@ setup(void)
 	g_ns.ctrlr = &g_ctrlr;
 	g_ns.id = 3;
 	g_ns.sector_size = 512;
+	g_ns.data_size = 512;
 	g_ns.num_sectors = 1000;
 	g_ns.max_io_sectors = 256;
 	g_ns.active = true;
@@ -89,6 +117,8 @@ setup(void)
 	g_qpair.dsm_free_count = NUM_REQS;
 	memset(&g_last, 0, sizeof(g_last));
 	g_submits = 0;
+	memset(&g_split, 0, sizeof(g_split));
+	g_splits = 0;
 	g_submit_rc = 0;
 }
 
@@ -170,14 +200,26 @@ test_rw_errors(void)
 	/* Block counts. */
 	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 0, 0, dummy_cb, NULL, 0),
 			-EINVAL);
-	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 0, 257, dummy_cb, NULL, 0),
-			-EINVAL); /* above the max transfer */
+	/* Above the max transfer or 65536 blocks: split, not refused (issue 9). */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 0, 257, dummy_cb, NULL, 0), 0);
+	CU_ASSERT_EQUAL(g_splits, 1);
+	CU_ASSERT_EQUAL(g_submits, 0);
+	CU_ASSERT_EQUAL(g_split.split_lba, 0);
+	CU_ASSERT_EQUAL(g_split.split_left, 257);
+	CU_ASSERT_EQUAL(g_split.payload.size, 257 * 512);
+	CU_ASSERT_PTR_EQUAL(g_split.ns, &g_ns);
 	g_ns.max_io_sectors = 65536;
-	g_ns.num_sectors = 1u << 20;
+	g_ns.num_sectors = 1ull << 40;
 	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 0, 65537, dummy_cb, NULL, 0),
-			-EINVAL);
+			0);
+	CU_ASSERT_EQUAL(g_splits, 2);
+	/* One payload must fit in 32 bits. */
+	CU_ASSERT_EQUAL(
+		nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 0, 1u << 23, dummy_cb, NULL, 0),
+		-EINVAL);
 	g_ns.max_io_sectors = 256;
 	g_ns.num_sectors = 1000;
+	g_splits = 0;
 	/* The range. */
 	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 1000, 1, dummy_cb, NULL, 0),
 			-ERANGE);
@@ -276,8 +318,13 @@ test_write_zeroes(void)
 	CU_ASSERT_EQUAL(g_last.cmd.cdw10, 7);
 	CU_ASSERT_EQUAL(g_last.cmd.cdw12, 65535u | NVME_IO_FLAGS_DEALLOCATE);
 	CU_ASSERT_EQUAL(g_last.payload.type, NVME_PAYLOAD_NONE);
+	CU_ASSERT_EQUAL(g_splits, 0);
+	/* More than NLB's 16 bits: split (issue 9). */
 	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write_zeroes(&g_ns, &g_qpair, 7, 65537, dummy_cb, NULL, 0),
-			-EINVAL);
+			0);
+	CU_ASSERT_EQUAL(g_splits, 1);
+	CU_ASSERT_EQUAL(g_split.split_left, 65537);
+	CU_ASSERT_EQUAL(g_split.payload.type, NVME_PAYLOAD_NONE);
 	CU_ASSERT_EQUAL(
 		nvp_nvme_ns_cmd_write_zeroes(&g_ns, &g_qpair, (1u << 20) - 1, 2, dummy_cb, NULL, 0),
 		-ERANGE);
@@ -394,6 +441,113 @@ test_flush_and_raw(void)
 		-EINVAL);
 }
 
+/* NOIOB: a request crossing the boundary is split, one within it is not. */
+static void
+test_noiob(void)
+{
+	setup();
+	g_ns.noiob = 8;
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 8, 8, dummy_cb, NULL, 0), 0);
+	CU_ASSERT_EQUAL(g_submits, 1);
+	CU_ASSERT_EQUAL(g_splits, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 7, 2, dummy_cb, NULL, 0), 0);
+	CU_ASSERT_EQUAL(g_submits, 1);
+	CU_ASSERT_EQUAL(g_splits, 1);
+}
+
+/* Separate metadata: never a command with MPTR = 0. */
+static void
+test_separate_md(void)
+{
+	static uint32_t md[64];
+
+	setup();
+	g_ns.md_size = 8;
+	g_ns.md_separate = true;
+	ut_log_clear();
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 0, 8, dummy_cb, NULL, 0),
+			-EINVAL);
+	CU_ASSERT(ut_log_has("separate metadata"));
+	CU_ASSERT(ut_log_has("_with_md"));
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_writev(&g_ns, &g_qpair, 0, 8, dummy_cb, NULL, 0,
+					       dummy_reset, dummy_next),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_compare(&g_ns, &g_qpair, g_buf, 0, 8, dummy_cb, NULL, 0),
+			-EINVAL);
+	/* PRACT is refused without protection information. */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 0, 8, dummy_cb, NULL,
+					     NVME_IO_FLAGS_PRACT),
+			-EINVAL);
+	CU_ASSERT_EQUAL(g_submits, 0);
+	/* With a metadata buffer: MPTR is its address; the data payload is data only. */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write_with_md(&g_ns, &g_qpair, g_buf, md, 4, 8, dummy_cb,
+						      NULL, 0, 0xffff, 0x1234),
+			0);
+	CU_ASSERT_EQUAL(g_submits, 1);
+	CU_ASSERT_EQUAL(g_last.cmd.opc, NVME_OPC_WRITE);
+	CU_ASSERT_EQUAL(g_last.cmd.mptr, (uintptr_t)md);
+	CU_ASSERT_EQUAL(g_last.cmd.cdw15, 0xffff1234u);
+	CU_ASSERT_EQUAL(g_last.payload.size, 8 * 512);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_readv_with_md(&g_ns, &g_qpair, 0, 8, dummy_cb, NULL, 0,
+						      dummy_reset, dummy_next, md, 0, 0),
+			0);
+	CU_ASSERT_EQUAL(g_last.cmd.mptr, (uintptr_t)md);
+	CU_ASSERT_EQUAL(g_last.payload.type, NVME_PAYLOAD_SGL);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read_with_md(&g_ns, &g_qpair, g_buf, (uint8_t *)md + 2, 0,
+						     8, dummy_cb, NULL, 0, 0, 0),
+			-EINVAL); /* misaligned metadata */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read_with_md(&g_ns, &g_qpair, g_buf, NULL, 0, 8, dummy_cb,
+						     NULL, 0, 0, 0),
+			-EINVAL);
+	/* A large one goes to the split code with its metadata buffer. */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read_with_md(&g_ns, &g_qpair, g_buf, md, 0, 300, dummy_cb,
+						     NULL, 0, 0, 0),
+			0);
+	CU_ASSERT_EQUAL(g_splits, 1);
+	CU_ASSERT_PTR_EQUAL(g_split.md_buf, md);
+	/* Protection information only (8 bytes), PRACT: the controller inserts/strips it. */
+	g_ns.pi_type = 1;
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(&g_ns, &g_qpair, g_buf, 77, 8, dummy_cb, NULL,
+					      NVME_IO_FLAGS_PRACT | NVME_IO_FLAGS_PRCHK_REFTAG),
+			0);
+	CU_ASSERT_EQUAL(g_last.cmd.mptr, 0);
+	CU_ASSERT_EQUAL(g_last.cmd.cdw14, 77); /* type 1: reference tag = LBA */
+	CU_ASSERT_EQUAL(g_last.cmd.cdw12, 7u | NVME_IO_FLAGS_PRACT | NVME_IO_FLAGS_PRCHK_REFTAG);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(&g_ns, &g_qpair, g_buf, 77, 8, dummy_cb, NULL, 0),
+			-EINVAL); /* without PRACT the metadata must come from somewhere */
+	/* More than 8 bytes of metadata: PRACT does not cover it. */
+	g_ns.md_size = 16;
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(&g_ns, &g_qpair, g_buf, 77, 8, dummy_cb, NULL,
+					      NVME_IO_FLAGS_PRACT),
+			-EINVAL);
+}
+
+/* Extended LBAs (520 bytes): payloads are multiples of 520; no metadata buffer. */
+static void
+test_extended_md(void)
+{
+	static uint32_t md[64];
+
+	setup();
+	g_ns.md_size = 8;
+	g_ns.sector_size = 520;
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(&g_ns, &g_qpair, g_buf, 0, 3, dummy_cb, NULL, 0), 0);
+	CU_ASSERT_EQUAL(g_last.payload.size, 3 * 520);
+	CU_ASSERT_EQUAL(g_last.cmd.mptr, 0);
+	ut_log_clear();
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read_with_md(&g_ns, &g_qpair, g_buf, md, 0, 3, dummy_cb,
+						     NULL, 0, 0, 0),
+			-EINVAL);
+	CU_ASSERT(ut_log_has("no separate metadata"));
+	/* PRACT with 8 bytes of protection information: the host moves 512 bytes a block. */
+	g_ns.pi_type = 3;
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(&g_ns, &g_qpair, g_buf, 0, 3, dummy_cb, NULL,
+					      NVME_IO_FLAGS_PRACT),
+			0);
+	CU_ASSERT_EQUAL(g_last.payload.size, 3 * 512);
+	CU_ASSERT_EQUAL(g_last.cmd.cdw14, 0); /* type 3: no reference tag */
+}
+
 static void *
 foreign_thread(void *arg)
 {
@@ -434,6 +588,9 @@ main(void)
 	CU_ADD_TEST(s, test_dsm);
 	CU_ADD_TEST(s, test_dsm_pool);
 	CU_ADD_TEST(s, test_flush_and_raw);
+	CU_ADD_TEST(s, test_noiob);
+	CU_ADD_TEST(s, test_separate_md);
+	CU_ADD_TEST(s, test_extended_md);
 	CU_ADD_TEST(s, test_owner_thread);
 	return ut_run();
 }

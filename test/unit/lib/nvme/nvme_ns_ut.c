@@ -181,6 +181,11 @@ test_ns_formats(void)
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_size(ns1), 64ull * 1024 * 1024);
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_max_io_xfer_size(ns1), 128 * 1024);
 	CU_ASSERT_EQUAL(ns1->max_io_sectors, 256);
+	CU_ASSERT_EQUAL(ns1->plain_max_sectors, 256);     /* reads and writes on the fast path */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_md_size(ns1), 0); /* format 0: no metadata */
+	CU_ASSERT(!nvp_nvme_ns_has_separate_md(ns1));
+	CU_ASSERT(!nvp_nvme_ns_supports_extended_lba(ns1));
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_optimal_io_boundary(ns1), 0);
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_sector_size(ns2), 4096);
 	CU_ASSERT_EQUAL(ns2->max_io_sectors, 32);
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_data(ns2)->flbas, 1);
@@ -192,6 +197,30 @@ test_ns_formats(void)
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_sector_size(ns1), 4104);
 	CU_ASSERT_EQUAL(ns1->max_io_sectors, 131072 / 4104);
 	CU_ASSERT_EQUAL(nvp_nvme_ns_get_max_io_xfer_size(ns1), (131072 / 4104) * 4104);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_md_size(ns1), 8);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_data_sector_size(ns1), 4096);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_extended_sector_size(ns1), 4104);
+	CU_ASSERT(nvp_nvme_ns_supports_extended_lba(ns1));
+	CU_ASSERT(!nvp_nvme_ns_has_separate_md(ns1));
+	CU_ASSERT_EQUAL(ns1->plain_max_sectors, 131072 / 4104); /* interleaved: no MPTR */
+	/* The same format with the metadata separate; PI type 1 first; NOIOB. */
+	g_nsdata[1].flbas = 1;
+	g_nsdata[1].dps = 1 | NVME_DPS_PI_FIRST;
+	g_nsdata[1].noiob = 96;
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_namespaces(&g_ctrlr, 1), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_sector_size(ns1), 4096);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_extended_sector_size(ns1), 4104);
+	CU_ASSERT_EQUAL(ns1->max_io_sectors, 32);
+	CU_ASSERT(nvp_nvme_ns_has_separate_md(ns1));
+	CU_ASSERT(!nvp_nvme_ns_supports_extended_lba(ns1));
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_pi_type(ns1), 1);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_optimal_io_boundary(ns1), 96);
+	CU_ASSERT_EQUAL(ns1->plain_max_sectors, 0); /* every I/O takes the general path */
+	/* Namespace 2's format has 8 bytes of metadata, extended bit clear: separate. */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_md_size(ns2), 8);
+	CU_ASSERT(nvp_nvme_ns_has_separate_md(ns2));
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_pi_type(ns2), 0);
+	CU_ASSERT_EQUAL(ns2->plain_max_sectors, 0); /* separate metadata needs an MPTR */
 	/* A huge max transfer is capped by the 16-bit block count. */
 	g_ctrlr.max_xfer_size = 64u * 1024 * 1024;
 	make_ns(1, 1u << 20, 9);

@@ -135,7 +135,12 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	qpair->is_admin = id == 0;
 	qpair->num_entries = num_entries;
 	qpair->num_trackers = num_entries - 1;
-	qpair->trackers = calloc(qpair->num_trackers, sizeof(*qpair->trackers));
+	/* Trackers are cache-line aligned objects, as nvme_qpair_init() allocates them. */
+	if (posix_memalign((void **)&qpair->trackers, 64,
+			   qpair->num_trackers * sizeof(*qpair->trackers)) != 0) {
+		return -ENOMEM;
+	}
+	memset(qpair->trackers, 0, qpair->num_trackers * sizeof(*qpair->trackers));
 	for (i = 0; i < qpair->num_trackers; i++) {
 		qpair->trackers[i].cid = (uint16_t)i;
 	}
@@ -220,6 +225,20 @@ nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16
 	(void)qid;
 	admin_log(opc == NVME_OPC_DELETE_IO_SQ ? "dsq " : "dcq ");
 	return 0;
+}
+
+static uint64_t g_dbbuf_db_iova, g_dbbuf_ei_iova;
+static int g_dbbuf_rc;
+
+int
+nvme_ctrlr_cmd_doorbell_buffer_config(struct nvp_nvme_ctrlr *ctrlr, uint64_t db_iova,
+				      uint64_t ei_iova)
+{
+	(void)ctrlr;
+	admin_log("dbbuf ");
+	g_dbbuf_db_iova = db_iova;
+	g_dbbuf_ei_iova = ei_iova;
+	return g_dbbuf_rc;
 }
 
 /* PRPs are tested in nvme_pcie_prp_ut: here a payload is just PRP1 = its address. */
@@ -659,6 +678,81 @@ test_connect_disconnect(void)
 	detach();
 }
 
+/* The EventIdx rule, wrap included: ring when the move from old to new passes EventIdx. */
+static void
+test_dbbuf_need_event(void)
+{
+	CU_ASSERT_TRUE(nvme_pcie_dbbuf_need_event(0, 3, 0)); /* caught up: ring */
+	CU_ASSERT_TRUE(nvme_pcie_dbbuf_need_event(3, 5, 3));
+	CU_ASSERT_FALSE(nvme_pcie_dbbuf_need_event(1, 6, 5));        /* still behind */
+	CU_ASSERT_FALSE(nvme_pcie_dbbuf_need_event(10, 5, 3));       /* asked for later */
+	CU_ASSERT_TRUE(nvme_pcie_dbbuf_need_event(65535, 1, 65534)); /* across the wrap */
+	CU_ASSERT_FALSE(nvme_pcie_dbbuf_need_event(2, 1, 65534));
+	CU_ASSERT_FALSE(nvme_pcie_dbbuf_need_event(7, 7, 7)); /* no move, no ring */
+}
+
+/*
+ * With OACS bit 8 the first I/O qpair configures the doorbell buffers; its doorbells go
+ * to the shadow page at their BAR0 offsets, and MMIO only when EventIdx asks for it.
+ */
+static void
+test_shadow_doorbells(void)
+{
+	struct nvme_request req;
+	struct nvme_pcie_ctrlr *pctrlr;
+	struct nvme_pcie_qpair *pq;
+	struct nvp_nvme_qpair *q;
+	uint32_t i;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	pctrlr = to_pcie_ctrlr(g_ctrlr);
+	g_ctrlr->cdata.oacs |= NVME_OACS_DOORBELL_BUFFER_CONFIG;
+	q = io_qpair(2, 16);
+	pq = to_pcie_qpair(q);
+	g_admin_log[0] = '\0';
+	CU_ASSERT_EQUAL(pcie_qpair_connect(q), 0);
+	CU_ASSERT_STRING_EQUAL(g_admin_log, "dbbuf ccq csq ");
+	CU_ASSERT_TRUE(pctrlr->dbbuf_on);
+	CU_ASSERT_EQUAL(g_dbbuf_db_iova, nvp_env_vtophys(pctrlr->dbbuf_db, NULL));
+	CU_ASSERT_EQUAL(g_dbbuf_ei_iova, nvp_env_vtophys(pctrlr->dbbuf_ei, NULL));
+	CU_ASSERT_PTR_EQUAL(pq->sq_shadow, &pctrlr->dbbuf_db[4]); /* (2 * qid) * 4 bytes */
+	CU_ASSERT_PTR_EQUAL(pq->cq_shadow, &pctrlr->dbbuf_db[5]);
+	CU_ASSERT_PTR_EQUAL(pq->sq_ei, &pctrlr->dbbuf_ei[4]);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(submit_one(q, &req, i), 0);
+	}
+	/* EventIdx 0, old 0: the controller has seen everything: MMIO too. */
+	nvme_pcie_qpair_ring_doorbell(q);
+	CU_ASSERT_EQUAL(*pq->sq_shadow, 3);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 3);
+	CU_ASSERT_EQUAL(q->stats.sq_doorbell_writes, 1);
+	/* The controller has not caught up (EventIdx 1): the shadow value only. */
+	*pq->sq_ei = 1;
+	CU_ASSERT_EQUAL(submit_one(q, &req, 3), 0);
+	nvme_pcie_qpair_ring_doorbell(q);
+	CU_ASSERT_EQUAL(*pq->sq_shadow, 4);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 3);
+	CU_ASSERT_EQUAL(q->stats.sq_doorbell_writes, 1);
+	CU_ASSERT_EQUAL(q->stats.sq_shadow_updates, 1);
+	/* It caught up with 4: the next move is announced by MMIO again. */
+	*pq->sq_ei = 4;
+	CU_ASSERT_EQUAL(submit_one(q, &req, 4), 0);
+	nvme_pcie_qpair_ring_doorbell(q);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 5);
+	CU_ASSERT_EQUAL(q->stats.sq_doorbell_writes, 2);
+	/* A controller that refuses the buffers leaves MMIO doorbells. */
+	pctrlr->dbbuf_on = false;
+	g_dbbuf_rc = -EIO;
+	CU_ASSERT_EQUAL(pcie_qpair_disconnect(q), 0);
+	CU_ASSERT_EQUAL(pcie_qpair_connect(q), 0);
+	CU_ASSERT_TRUE(pctrlr->dbbuf_failed);
+	CU_ASSERT_PTR_NULL(pq->sq_shadow);
+	g_dbbuf_rc = 0;
+	pcie_qpair_destroy(q);
+	detach();
+}
+
 int
 main(void)
 {
@@ -677,5 +771,7 @@ main(void)
 	CU_ADD_TEST(s, test_prp_fast_path);
 	CU_ADD_TEST(s, test_cq_phase_wrap);
 	CU_ADD_TEST(s, test_connect_disconnect);
+	CU_ADD_TEST(s, test_dbbuf_need_event);
+	CU_ADD_TEST(s, test_shadow_doorbells);
 	return ut_run();
 }
