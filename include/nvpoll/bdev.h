@@ -189,7 +189,8 @@ struct nvp_bdev *nvp_bdev_desc_get_bdev(const struct nvp_bdev_desc *desc);
 /**
  * Tag the I/O of @desc with tenant @tenant (default 0), for schedulers that share the
  * device between tenants: "fair" gives each tenant a share by its weight (see sched.h).
- * I/O submitted afterwards carries it. eturn 0; -EINVAL @tenant out of range.
+ * I/O submitted afterwards carries it. 
+eturn 0; -EINVAL @tenant out of range.
  */
 int nvp_bdev_desc_set_tenant(struct nvp_bdev_desc *desc, uint32_t tenant);
 uint32_t nvp_bdev_desc_get_tenant(const struct nvp_bdev_desc *desc);

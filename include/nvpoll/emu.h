@@ -162,9 +162,9 @@ struct nvp_emu_opts {
 	uint32_t prog_mbps;
 	uint32_t prog_us;
 	uint64_t seed;
-	uint32_t ms;        /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
-	bool mset;          /**< metadata interleaved (extended LBA) rather than separate */
-	bool dbbuf;         /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
+	uint32_t ms; /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
+	bool mset;   /**< metadata interleaved (extended LBA) rather than separate */
+	bool dbbuf;  /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
 };
 
 /** Fill @opts with the defaults listed above. */
