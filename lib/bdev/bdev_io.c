@@ -473,6 +473,16 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb
 	return 0;
 }
 
+/* The descriptor's default lifetime hint goes on writes whose flags carry none. */
+static inline uint32_t
+write_flags(const struct nvp_bdev_desc *desc, uint8_t type, uint32_t flags)
+{
+	if (type == NVP_BDEV_IO_WRITE && (flags & NVP_BDEV_WRITE_HINT_MASK) == 0) {
+		flags |= desc->write_hint;
+	}
+	return flags;
+}
+
 static inline __attribute__((always_inline)) int
 data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, void *buf,
 	uint64_t off, uint64_t num, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg)
@@ -489,7 +499,7 @@ data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, v
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
 	}
-	io->flags = flags;
+	io->flags = write_flags(desc, type, flags);
 	io->internal.iov[0].iov_base = buf;
 	io->internal.iov[0].iov_len = num * ch->bdev->block_size;
 	io->iovs = io->internal.iov;
@@ -518,7 +528,7 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 		bdev_io_release(ch, io);
 		return rc;
 	}
-	io->flags = flags;
+	io->flags = write_flags(desc, type, flags);
 	io->iovs = (struct iovec *)iov;
 	io->iovcnt = iovcnt;
 	return io_submit(ch, io, cb, cb_arg);
