@@ -491,8 +491,8 @@ struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
  * Write lifetime hints on nvme bdevs: at attach the module asks each namespace for
  * streams (nvp_nvme_ns_hints_setup(ns, 0)); a write's hint (flags bits 4-6, or its
  * descriptor's default) then picks the namespace's stream for that hint. A controller
- * without directives gets plain writes, the hints counted as dropped. Hints above
- * NVP_BDEV_HINT_EXTREME fail the write with -EINVAL. Other modules ignore hints.
+ * without directives gets plain writes, the hints counted as dropped. Other modules
+ * ignore hints. (Hints 5-7, which fit the flag bits, are refused at the call: -EINVAL.)
  * The module does not reset controllers; whoever calls nvp_nvme_ctrlr_reset() on the
  * controller of nvp_bdev_nvme_get_ctrlr() must set the hints up again.
  */

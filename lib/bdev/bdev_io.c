@@ -473,6 +473,15 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb
 	return 0;
 }
 
+/* Reserved flag bits, or a lifetime hint past the last one (5..7 fit the bits). */
+static inline bool
+flags_bad(uint32_t flags)
+{
+	return (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0 ||
+	       (flags & NVP_BDEV_WRITE_HINT_MASK) >
+		       ((uint32_t)NVP_BDEV_HINT_EXTREME << NVP_BDEV_WRITE_HINT_SHIFT);
+}
+
 /* The descriptor's default lifetime hint goes on writes whose flags carry none. */
 static inline uint32_t
 write_flags(const struct nvp_bdev_desc *desc, uint8_t type, uint32_t flags)
@@ -491,8 +500,9 @@ data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, v
 	int rc;
 
 	/* a NULL desc fails the channel's descriptor check in io_get() */
-	if (nvp_unlikely(buf == NULL || (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0 || ch == NULL)) {
-		NVP_ERRLOG("bdev I/O: NULL buffer, descriptor or channel, or reserved flag bits");
+	if (nvp_unlikely(buf == NULL || flags_bad(flags) || ch == NULL)) {
+		NVP_ERRLOG(
+			"bdev I/O: NULL buffer, descriptor or channel, or reserved flag bits (hint 5-7)");
 		return -EINVAL;
 	}
 	rc = io_get(desc, ch, type, off, num, &io);
@@ -515,8 +525,9 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	struct nvp_bdev_io *io;
 	int rc;
 
-	if (desc == NULL || ch == NULL || (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0) {
-		NVP_ERRLOG("bdev I/O: NULL descriptor or channel, or reserved flag bits");
+	if (desc == NULL || ch == NULL || flags_bad(flags)) {
+		NVP_ERRLOG(
+			"bdev I/O: NULL descriptor or channel, or reserved flag bits (hint 5-7)");
 		return -EINVAL;
 	}
 	rc = io_get(desc, ch, type, off, num, &io);
@@ -541,8 +552,9 @@ nodata_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	struct nvp_bdev_io *io;
 	int rc;
 
-	if (desc == NULL || ch == NULL || (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0) {
-		NVP_ERRLOG("bdev I/O: NULL descriptor or channel, or reserved flag bits");
+	if (desc == NULL || ch == NULL || flags_bad(flags)) {
+		NVP_ERRLOG(
+			"bdev I/O: NULL descriptor or channel, or reserved flag bits (hint 5-7)");
 		return -EINVAL;
 	}
 	rc = io_get(desc, ch, type, off, num, &io);

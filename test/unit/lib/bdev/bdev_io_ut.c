@@ -115,6 +115,14 @@ test_desc_write_hint(void)
 	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(f.desc, (enum nvp_bdev_write_hint)5), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "write hint") != NULL);
 	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(NULL, NVP_BDEV_HINT_SHORT), -EINVAL);
+	/* hints 5-7 fit the flag bits but name no lifetime */
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 0, 1,
+					      5u << NVP_BDEV_WRITE_HINT_SHIFT, ut_done_cb, &done),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_writev_blocks(f.desc, f.ch, &iov, 1, 0, 2,
+					       NVP_BDEV_WRITE_HINT_MASK, ut_done_cb, &done),
+			-EINVAL);
+	CU_ASSERT_EQUAL(g_stub.submitted, 0);
 	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(f.desc, NVP_BDEV_HINT_LONG), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_desc_get_write_hint(f.desc), NVP_BDEV_HINT_LONG);
 	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 0, 1, NVP_BDEV_WRITE_FUA,

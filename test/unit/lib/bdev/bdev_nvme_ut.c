@@ -70,10 +70,10 @@ test_bad_input(void)
 }
 
 /*
- * The write path's hint decoding without a device: hints 5-7 (flag bits the core lets
- * through) fail before the driver is called, hinted writes (plain and vectored) go to
- * the driver's _hint calls and one it refuses is not counted,
- * and the counters of live channels and of destroyed ones add up.
+ * The write path's hint decoding without a device: hints 5-7 (the core refuses them
+ * first; the module too) fail before the driver is called, hinted writes (plain and
+ * vectored) go to the driver's _hint calls and one it refuses is not counted, and the
+ * counters of live channels and of destroyed ones add up.
  */
 static void
 test_hint_mapping(void)
