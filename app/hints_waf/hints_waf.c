@@ -17,6 +17,11 @@
  * --read-every commands measures GC interference: channels=1, so a read waits for the
  * channel time (ftl_gc_us per relocated page) of the writes ahead of it.
  *
+ * --api picks the path the writes take: "driver" (the raw driver's _hint calls),
+ * "bdev-flags" (the bdev layer's nvme module, the hint in each write's flags) or
+ * "bdev-desc" (the bdev layer, one descriptor per hint class with its default hint set,
+ * as an application would use F_SET_RW_HINT on one file per class, and plain writes).
+ *
  * Prints one JSON object: the figures and the WAF of each sampling interval.
  */
 #include <errno.h>
@@ -27,6 +32,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "nvpoll/bdev.h"
 #include "nvpoll/emu.h"
 #include "nvpoll/env.h"
 #include "nvpoll/nvme.h"
@@ -57,7 +63,16 @@ struct opts {
 	uint32_t size_mb, op, streams, ppb, gc_us, qd, read_every, samples;
 	double warm, measure;
 	bool hints, cb;
+	uint32_t api; /* API_* */
 };
+
+enum {
+	API_DRIVER,
+	API_BDEV_FLAGS,
+	API_BDEV_DESC
+};
+static const char *const g_api_names[] = { "driver", "bdev-flags", "bdev-desc" };
+#define NUM_DESC 5 /* bdev-desc: one descriptor per hint, [0] for reads and no hint */
 
 struct io {
 	uint64_t start_ns;
@@ -70,6 +85,8 @@ struct run {
 	struct nvp_nvme_ctrlr *ctrlr;
 	struct nvp_nvme_ns *ns;
 	struct nvp_nvme_qpair *qp;
+	struct nvp_bdev_desc *desc[NUM_DESC]; /* bdev APIs; bdev-flags uses [0] only */
+	struct nvp_bdev_channel *ch[NUM_DESC];
 	void *buf;
 	uint64_t lpages, rng, host_done, outstanding;
 	struct io io[MAX_QD];
@@ -188,6 +205,23 @@ pick_class(struct run *r)
 	return &g_cls[NVP_COUNTOF(g_cls) - 1];
 }
 
+/* Reap completions on whatever path the run uses. */
+static void
+poll_once(struct run *r)
+{
+	if (r->o.api == API_DRIVER) {
+		if (nvp_nvme_qpair_process_completions(r->qp, 0) < 0) {
+			r->err = -EIO;
+		}
+		return;
+	}
+	for (uint32_t i = 0; i < NUM_DESC; i++) {
+		if (r->ch[i] != NULL && nvp_bdev_channel_poll(r->ch[i]) < 0) {
+			r->err = -EIO;
+		}
+	}
+}
+
 static struct io *
 free_io(struct run *r)
 {
@@ -197,9 +231,7 @@ free_io(struct run *r)
 				return &r->io[i];
 			}
 		}
-		if (nvp_nvme_qpair_process_completions(r->qp, 0) < 0) {
-			r->err = -EIO;
-		}
+		poll_once(r);
 	}
 	return NULL;
 }
@@ -219,6 +251,23 @@ record_reads(struct run *r)
 	}
 }
 
+/* Through the bdev layer: the hint in the flags, or the descriptor of that hint. */
+static int
+submit_bdev(struct run *r, struct io *io, bool read, uint64_t page, uint32_t n,
+	    enum nvp_nvme_write_hint hint)
+{
+	uint32_t d = r->o.api == API_BDEV_DESC && !read ? (uint32_t)hint : 0;
+	uint32_t flags = 0;
+
+	if (read) {
+		return nvp_bdev_read_blocks(r->desc[0], r->ch[0], r->buf, page, n, io_done, io);
+	}
+	if (r->o.api == API_BDEV_FLAGS) {
+		flags = nvp_bdev_write_flags(0, (enum nvp_bdev_write_hint)hint);
+	}
+	return nvp_bdev_write_blocks(r->desc[d], r->ch[d], r->buf, page, n, flags, io_done, io);
+}
+
 static int
 submit(struct run *r, bool read, uint64_t page, uint32_t n, enum nvp_nvme_write_hint hint)
 {
@@ -232,11 +281,16 @@ submit(struct run *r, bool read, uint64_t page, uint32_t n, enum nvp_nvme_write_
 	io->busy = true;
 	io->read = read;
 	io->start_ns = read ? now_ns() : 0;
-	if (read) {
+	if (!r->o.hints) {
+		hint = NVP_NVME_WRITE_HINT_NONE;
+	}
+	if (r->o.api != API_DRIVER) {
+		rc = submit_bdev(r, io, read, page, n, hint);
+	} else if (read) {
 		rc = nvp_nvme_ns_cmd_read(r->ns, r->qp, r->buf, page, n, io_done, io, 0);
 	} else {
 		rc = nvp_nvme_ns_cmd_write_hint(r->ns, r->qp, r->buf, page, n, io_done, io, 0,
-						r->o.hints ? hint : NVP_NVME_WRITE_HINT_NONE);
+						hint);
 	}
 	if (rc != 0) {
 		io->busy = false;
@@ -251,9 +305,7 @@ drain(struct run *r)
 {
 	for (uint32_t i = 0; i < r->o.qd; i++) {
 		while (r->io[i].busy && r->err == 0) {
-			if (nvp_nvme_qpair_process_completions(r->qp, 0) < 0) {
-				r->err = -EIO;
-			}
+			poll_once(r);
 		}
 	}
 	record_reads(r);
@@ -339,6 +391,23 @@ pct_us(const struct run *r, double p)
 	return r->lat[(uint64_t)(p * (double)(r->nlat - 1))] / 1000.0;
 }
 
+/* The nvme module's own count of writes per hint (all of the run, fill included). */
+static void
+report_bdev(struct run *r)
+{
+	struct nvp_bdev_nvme_hint_stats hs;
+
+	if (r->o.api == API_DRIVER ||
+	    nvp_bdev_nvme_get_hint_stats(nvp_bdev_desc_get_bdev(r->desc[0]), &hs) != 0) {
+		return;
+	}
+	printf(", \"bdev_writes_by_hint\": [");
+	for (uint32_t h = 0; h < NVP_BDEV_NUM_HINTS; h++) {
+		printf("%s%llu", h ? ", " : "", (unsigned long long)hs.writes[h]);
+	}
+	printf("], \"bdev_hints_dropped\": %llu", (unsigned long long)hs.hints_dropped);
+}
+
 static void
 report(struct run *r, const struct nvp_emu_ftl_log *a, const struct nvp_emu_ftl_log *b, double wall,
        double cpu)
@@ -346,13 +415,13 @@ report(struct run *r, const struct nvp_emu_ftl_log *a, const struct nvp_emu_ftl_
 	uint64_t host = b->host_pages - a->host_pages, nand = b->nand_pages - a->nand_pages;
 
 	qsort(r->lat, r->nlat, sizeof(r->lat[0]), cmp_u64);
-	printf("{\"op_pct\": %u, \"hints\": %s, \"streams_offered\": %u, \"streams_used\": %u, "
+	printf("{\"api\": \"%s\", \"op_pct\": %u, \"hints\": %s, \"streams_offered\": %u, \"streams_used\": %u, "
 	       "\"ppb\": %u, \"gc\": \"%s\", \"size_mb\": %u, \"host_pages\": %llu, "
 	       "\"nand_pages\": %llu, \"gc_pages\": %llu, \"erases\": %llu, \"waf\": %.4f, "
 	       "\"hints_dropped\": %llu, \"reads\": %llu, \"read_p50_us\": %.1f, "
 	       "\"read_p99_us\": %.1f, \"gc_busy_us\": %llu, \"wall_s\": %.2f, \"cpu_s\": %.2f, "
 	       "\"series\": [",
-	       r->o.op, r->o.hints ? "true" : "false", r->o.streams,
+	       g_api_names[r->o.api], r->o.op, r->o.hints ? "true" : "false", r->o.streams,
 	       nvp_nvme_ns_get_num_streams(r->ns), r->o.ppb, r->o.cb ? "cb" : "greedy",
 	       r->o.size_mb, (unsigned long long)host, (unsigned long long)nand,
 	       (unsigned long long)(b->gc_pages - a->gc_pages),
@@ -363,7 +432,9 @@ report(struct run *r, const struct nvp_emu_ftl_log *a, const struct nvp_emu_ftl_
 	for (uint32_t i = 0; i < r->nseries; i++) {
 		printf("%s[%.3f, %.3f]", i ? ", " : "", r->series[i][0], r->series[i][1]);
 	}
-	printf("]}\n");
+	printf("]");
+	report_bdev(r);
+	printf("}\n");
 }
 
 static int
@@ -406,7 +477,9 @@ usage(FILE *f, const char *prog)
 		"  --measure X       device writes measured (default 3)\n"
 		"  --qd N            commands in flight, 1..64 (default 8)\n"
 		"  --read-every N    one read per N writes, 0 = none (default 8)\n"
-		"  --samples N       WAF samples per device write (default 8)\n",
+		"  --samples N       WAF samples per device write (default 8)\n"
+		"  --api A           driver | bdev-flags | bdev-desc: the path of the writes\n"
+		"                    and how they carry hints (default driver)\n",
 		prog);
 }
 
@@ -460,6 +533,14 @@ parse_opt(struct opts *o, int c, const char *v)
 		return parse_u32(v, 0, 1000000, &o->read_every);
 	case 'n':
 		return parse_u32(v, 1, 64, &o->samples);
+	case 'a':
+		for (uint32_t i = 0; i < NVP_COUNTOF(g_api_names); i++) {
+			if (strcmp(v, g_api_names[i]) == 0) {
+				o->api = i;
+				return 0;
+			}
+		}
+		return -EINVAL;
 	default:
 		return -EINVAL;
 	}
@@ -475,11 +556,12 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "gc-us", 1, NULL, 'G' },      { "warm", 1, NULL, 'w' },
 		{ "measure", 1, NULL, 'm' },    { "qd", 1, NULL, 'q' },
 		{ "read-every", 1, NULL, 'r' }, { "samples", 1, NULL, 'n' },
-		{ "help", 0, NULL, 'h' },       { NULL, 0, NULL, 0 },
+		{ "api", 1, NULL, 'a' },        { "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct opts){ 256, 7, 4, 64, 2, 8, 8, 8, 3.0, 3.0, true, false };
+	*o = (struct opts){ 256, 7, 4, 64, 2, 8, 8, 8, 3.0, 3.0, true, false, API_DRIVER };
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout, argv[0]);
@@ -501,6 +583,71 @@ parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+static void
+event_ignore(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
+{
+	(void)type;
+	(void)bdev;
+	(void)ctx;
+}
+
+/*
+ * Through the bdev layer: the nvme module attaches the controller (and sets the hints
+ * up); bdev-desc opens one descriptor (and channel) per hint, its default hint set.
+ */
+static int
+attach_bdev(struct run *r, const char *trid)
+{
+	struct nvp_bdev_nvme_opts o;
+	struct nvp_bdev *bdev = NULL;
+	uint32_t n = r->o.api == API_BDEV_DESC ? NUM_DESC : 1;
+	int rc;
+
+	nvp_bdev_nvme_opts_init(&o, sizeof(o));
+	o.name = "hints_waf";
+	rc = nvp_bdev_nvme_attach(trid, &o, &bdev, 1, NULL);
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		rc = nvp_bdev_open(nvp_bdev_get_name(bdev), true, event_ignore, NULL, &r->desc[i]);
+		if (rc == 0) {
+			rc = nvp_bdev_desc_set_write_hint(r->desc[i], (enum nvp_bdev_write_hint)i);
+		}
+		if (rc == 0) {
+			rc = nvp_bdev_channel_create(r->desc[i], NULL, &r->ch[i]);
+		}
+	}
+	if (rc != 0) {
+		fprintf(stderr, "cannot open the bdev of \"%s\": %s\n", trid, strerror(-rc));
+		return rc;
+	}
+	r->ctrlr = nvp_bdev_nvme_get_ctrlr(bdev);
+	r->ns = nvp_nvme_ctrlr_get_ns(r->ctrlr, 1);
+	r->lpages = nvp_bdev_get_num_blocks(bdev);
+	return 0;
+}
+
+static void
+detach(struct run *r)
+{
+	if (r->o.api == API_DRIVER) {
+		if (r->qp != NULL) {
+			nvp_nvme_ctrlr_free_io_qpair(r->qp);
+		}
+		if (r->ctrlr != NULL) {
+			nvp_nvme_detach(r->ctrlr);
+		}
+		return;
+	}
+	for (uint32_t i = 0; i < NUM_DESC; i++) {
+		if (r->ch[i] != NULL) {
+			nvp_bdev_channel_destroy(r->ch[i]);
+		}
+		if (r->desc[i] != NULL) {
+			nvp_bdev_close(r->desc[i]);
+		}
+	}
+	nvp_bdev_fini();
+}
+
 static int
 attach(struct run *r)
 {
@@ -510,9 +657,12 @@ attach(struct run *r)
 
 	snprintf(s, sizeof(s),
 		 "trtype:emu name:hints_waf size=%uM lba=4096 backend=null streams=%u ftl=1 "
-		 "ftl_ppb=%u ftl_op=%u ftl_gc=%s ftl_gc_us=%u channels=1 queues=2",
+		 "ftl_ppb=%u ftl_op=%u ftl_gc=%s ftl_gc_us=%u channels=1 queues=%u",
 		 r->o.size_mb, r->o.streams, r->o.ppb, r->o.op, r->o.cb ? "cb" : "greedy",
-		 r->o.gc_us);
+		 r->o.gc_us, NUM_DESC + 1);
+	if (r->o.api != API_DRIVER) {
+		return attach_bdev(r, s);
+	}
 	rc = nvp_nvme_transport_id_parse(&trid, s);
 	if (rc == 0) {
 		rc = nvp_nvme_connect(&trid, NULL, &r->ctrlr);
@@ -566,12 +716,7 @@ main(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "nvp_hints_waf: %s\n", strerror(-rc));
 	}
-	if (r.qp != NULL) {
-		nvp_nvme_ctrlr_free_io_qpair(r.qp);
-	}
-	if (r.ctrlr != NULL) {
-		nvp_nvme_detach(r.ctrlr);
-	}
+	detach(&r);
 	nvp_env_dma_free(r.buf);
 	free(r.lat);
 	nvp_env_fini();

@@ -189,12 +189,20 @@ struct nvp_bdev *nvp_bdev_desc_get_bdev(const struct nvp_bdev_desc *desc);
 /**
  * Tag the I/O of @desc with tenant @tenant (default 0), for schedulers that share the
  * device between tenants: "fair" gives each tenant a share by its weight (see sched.h).
- * I/O submitted afterwards carries it. 
-eturn 0; -EINVAL @tenant out of range.
+ * I/O submitted afterwards carries it. \return 0; -EINVAL @tenant out of range.
  */
 int nvp_bdev_desc_set_tenant(struct nvp_bdev_desc *desc, uint32_t tenant);
 uint32_t nvp_bdev_desc_get_tenant(const struct nvp_bdev_desc *desc);
 bool nvp_bdev_desc_is_writable(const struct nvp_bdev_desc *desc);
+
+/**
+ * Default write lifetime hint of @desc (Linux's F_SET_RW_HINT on a file): writes and
+ * vectored writes submitted afterwards through @desc whose flags carry no hint (bits 4-6
+ * zero) carry @hint; a hint in the flags wins. NVP_BDEV_HINT_NONE (the default) turns
+ * it off. \return 0; -EINVAL NULL @desc or @hint above NVP_BDEV_HINT_EXTREME.
+ */
+int nvp_bdev_desc_set_write_hint(struct nvp_bdev_desc *desc, enum nvp_bdev_write_hint hint);
+enum nvp_bdev_write_hint nvp_bdev_desc_get_write_hint(const struct nvp_bdev_desc *desc);
 
 /* ---------------------------------------------------------------------------------------
  * Channels and poll groups
@@ -478,6 +486,32 @@ int nvp_bdev_nvme_detach(const char *name);
 
 /** The controller behind an nvme bdev, or NULL for other bdevs (admin commands, tools). */
 struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
+
+/*
+ * Write lifetime hints on nvme bdevs: at attach the module asks each namespace for
+ * streams (nvp_nvme_ns_hints_setup(ns, 0)); a write's hint (flags bits 4-6, or its
+ * descriptor's default) then picks the namespace's stream for that hint. A controller
+ * without directives gets plain writes, the hints counted as dropped. Other modules
+ * ignore hints. (Hints 5-7, which fit the flag bits, are refused at the call: -EINVAL.)
+ * The module does not reset controllers; whoever calls nvp_nvme_ctrlr_reset() on the
+ * controller of nvp_bdev_nvme_get_ctrlr() must set the hints up again.
+ */
+#define NVP_BDEV_NUM_HINTS 5
+
+struct nvp_bdev_nvme_hint_stats {
+	uint32_t placement;                  /**< enum nvp_nvme_placement of the namespace */
+	uint16_t num_streams;                /**< streams granted to the hints (0: none) */
+	uint16_t stream[NVP_BDEV_NUM_HINTS]; /**< stream of each hint, 0 = no directive */
+	uint64_t writes[NVP_BDEV_NUM_HINTS]; /**< write commands sent, by hint ([0]: none) */
+	uint64_t hints_dropped;              /**< hinted writes sent without a directive as
+						  the namespace has no placement (driver's) */
+};
+
+/**
+ * The hint counters of an nvme bdev (writes counted when the module submits them, split
+ * I/O counting each child). \return 0; -EINVAL NULL argument or not an nvme bdev.
+ */
+int nvp_bdev_nvme_get_hint_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_hint_stats *stats);
 
 /** uring: whether a uring bdev polls its completions (IORING_SETUP_IOPOLL). */
 enum nvp_bdev_uring_iopoll {

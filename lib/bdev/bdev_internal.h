@@ -77,7 +77,8 @@ struct nvp_bdev {
 struct nvp_bdev_desc {
 	struct nvp_bdev *bdev;
 	bool write;
-	uint8_t tenant; /* copied into each bdev_io */
+	uint8_t tenant;      /* copied into each bdev_io */
+	uint32_t write_hint; /* default hint, as write flag bits (0 = none) */
 	nvp_bdev_event_cb event_cb;
 	void *event_ctx;
 	uint32_t num_channels; /* under g_bdev_mutex */

@@ -473,6 +473,25 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb
 	return 0;
 }
 
+/* Reserved flag bits, or a lifetime hint past the last one (5..7 fit the bits). */
+static inline bool
+flags_bad(uint32_t flags)
+{
+	return (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0 ||
+	       (flags & NVP_BDEV_WRITE_HINT_MASK) >
+		       ((uint32_t)NVP_BDEV_HINT_EXTREME << NVP_BDEV_WRITE_HINT_SHIFT);
+}
+
+/* The descriptor's default lifetime hint goes on writes whose flags carry none. */
+static inline uint32_t
+write_flags(const struct nvp_bdev_desc *desc, uint8_t type, uint32_t flags)
+{
+	if (type == NVP_BDEV_IO_WRITE && (flags & NVP_BDEV_WRITE_HINT_MASK) == 0) {
+		flags |= desc->write_hint;
+	}
+	return flags;
+}
+
 static inline __attribute__((always_inline)) int
 data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, void *buf,
 	uint64_t off, uint64_t num, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg)
@@ -481,15 +500,16 @@ data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, v
 	int rc;
 
 	/* a NULL desc fails the channel's descriptor check in io_get() */
-	if (nvp_unlikely(buf == NULL || (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0 || ch == NULL)) {
-		NVP_ERRLOG("bdev I/O: NULL buffer, descriptor or channel, or reserved flag bits");
+	if (nvp_unlikely(buf == NULL || flags_bad(flags) || ch == NULL)) {
+		NVP_ERRLOG(
+			"bdev I/O: NULL buffer, descriptor or channel, or reserved flag bits (hint 5-7)");
 		return -EINVAL;
 	}
 	rc = io_get(desc, ch, type, off, num, &io);
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
 	}
-	io->flags = flags;
+	io->flags = write_flags(desc, type, flags);
 	io->internal.iov[0].iov_base = buf;
 	io->internal.iov[0].iov_len = num * ch->bdev->block_size;
 	io->iovs = io->internal.iov;
@@ -505,8 +525,9 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	struct nvp_bdev_io *io;
 	int rc;
 
-	if (desc == NULL || ch == NULL || (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0) {
-		NVP_ERRLOG("bdev I/O: NULL descriptor or channel, or reserved flag bits");
+	if (desc == NULL || ch == NULL || flags_bad(flags)) {
+		NVP_ERRLOG(
+			"bdev I/O: NULL descriptor or channel, or reserved flag bits (hint 5-7)");
 		return -EINVAL;
 	}
 	rc = io_get(desc, ch, type, off, num, &io);
@@ -518,7 +539,7 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 		bdev_io_release(ch, io);
 		return rc;
 	}
-	io->flags = flags;
+	io->flags = write_flags(desc, type, flags);
 	io->iovs = (struct iovec *)iov;
 	io->iovcnt = iovcnt;
 	return io_submit(ch, io, cb, cb_arg);
@@ -531,8 +552,9 @@ nodata_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	struct nvp_bdev_io *io;
 	int rc;
 
-	if (desc == NULL || ch == NULL || (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0) {
-		NVP_ERRLOG("bdev I/O: NULL descriptor or channel, or reserved flag bits");
+	if (desc == NULL || ch == NULL || flags_bad(flags)) {
+		NVP_ERRLOG(
+			"bdev I/O: NULL descriptor or channel, or reserved flag bits (hint 5-7)");
 		return -EINVAL;
 	}
 	rc = io_get(desc, ch, type, off, num, &io);

@@ -13,6 +13,13 @@
  * NVP_BDEV_EVENT_REMOVE and new I/O fails at the call. The controller stays attached
  * (its resources are released) until nvp_bdev_nvme_detach() or nvp_bdev_fini().
  *
+ * Write lifetime hints: each namespace is set up for them at attach
+ * (nvp_nvme_ns_hints_setup); a write whose flags carry a hint goes out through the
+ * driver's _hint calls, which pick the namespace's stream or, with no placement, send a
+ * plain write and count the hint as dropped. Each channel counts its writes per hint
+ * (its thread only, no locked instruction); a channel's counts are folded into its
+ * namespace's when it is destroyed.
+ *
  * Uses only the public nvme.h API and bdev_module.h.
  */
 #undef NVP_LOG_COMPONENT /* when a unit test includes the core first */
@@ -45,17 +52,22 @@ struct nvme_ctrlr_entry {
 	TAILQ_ENTRY(nvme_ctrlr_entry) link;
 };
 
+struct nvme_channel {
+	struct nvme_ns_bdev *nb;
+	struct nvp_nvme_qpair *qpair;
+	uint64_t hint_writes[NVP_BDEV_NUM_HINTS]; /* written by the channel's thread only */
+	TAILQ_ENTRY(nvme_channel) link;
+};
+
 struct nvme_ns_bdev {
 	struct nvme_ctrlr_entry *c;
 	struct nvp_nvme_ns *ns;
 	struct nvp_bdev *bdev; /* NULL once destructed */
 	uint32_t nsid;
+	pthread_mutex_t ch_mutex; /* a leaf lock: channels and hint_writes */
+	TAILQ_HEAD(, nvme_channel) channels;
+	uint64_t hint_writes[NVP_BDEV_NUM_HINTS]; /* of destroyed channels */
 	TAILQ_ENTRY(nvme_ns_bdev) link;
-};
-
-struct nvme_channel {
-	struct nvme_ns_bdev *nb;
-	struct nvp_nvme_qpair *qpair;
 };
 
 /* Scatter-list cursor of a readv/writev (the driver walks it to build PRPs). */
@@ -108,27 +120,58 @@ nvme_next_sge(void *arg, void **address, uint32_t *length)
 	return 0;
 }
 
+/* A write: with a hint through the driver's _hint calls, counted per hint once sent. */
+static int
+nvme_submit_write(struct nvme_channel *ch, struct nvp_bdev_io *io)
+{
+	struct nvp_nvme_ns *ns = ch->nb->ns;
+	uint32_t n = (uint32_t)io->num_blocks;
+	uint32_t flags = (io->flags & NVP_BDEV_WRITE_FUA) ? NVME_IO_FLAGS_FORCE_UNIT_ACCESS : 0;
+	uint32_t hint = (io->flags & NVP_BDEV_WRITE_HINT_MASK) >> NVP_BDEV_WRITE_HINT_SHIFT;
+	int rc;
+
+	if (nvp_unlikely(hint >= NVP_BDEV_NUM_HINTS)) {
+		return -EINVAL;
+	}
+	if (hint == NVP_BDEV_HINT_NONE) {
+		rc = io->iovcnt == 1 ?
+			     nvp_nvme_ns_cmd_write(ns, ch->qpair, io->iovs[0].iov_base,
+						   io->offset_blocks, n, nvme_io_done, io, flags) :
+			     nvp_nvme_ns_cmd_writev(ns, ch->qpair, io->offset_blocks, n,
+						    nvme_io_done, io, flags, nvme_reset_sgl,
+						    nvme_next_sge);
+	} else if (io->iovcnt == 1) {
+		rc = nvp_nvme_ns_cmd_write_hint(ns, ch->qpair, io->iovs[0].iov_base,
+						io->offset_blocks, n, nvme_io_done, io, flags,
+						(enum nvp_nvme_write_hint)hint);
+	} else {
+		rc = nvp_nvme_ns_cmd_writev_hint(ns, ch->qpair, io->offset_blocks, n, nvme_io_done,
+						 io, flags, (enum nvp_nvme_write_hint)hint,
+						 nvme_reset_sgl, nvme_next_sge);
+	}
+	if (rc == 0) {
+		/* a plain load and store: only this thread writes it; readers load it whole */
+		__atomic_store_n(&ch->hint_writes[hint], ch->hint_writes[hint] + 1,
+				 __ATOMIC_RELAXED);
+	}
+	return rc;
+}
+
 static int
 nvme_submit_rw(struct nvme_channel *ch, struct nvp_bdev_io *io)
 {
 	struct nvp_nvme_ns *ns = ch->nb->ns;
 	uint32_t n = (uint32_t)io->num_blocks;
-	uint32_t flags = (io->flags & NVP_BDEV_WRITE_FUA) ? NVME_IO_FLAGS_FORCE_UNIT_ACCESS : 0;
 
+	if (io->type == NVP_BDEV_IO_WRITE) {
+		return nvme_submit_write(ch, io);
+	}
 	if (io->iovcnt == 1) {
-		if (io->type == NVP_BDEV_IO_READ) {
-			return nvp_nvme_ns_cmd_read(ns, ch->qpair, io->iovs[0].iov_base,
-						    io->offset_blocks, n, nvme_io_done, io, 0);
-		}
-		return nvp_nvme_ns_cmd_write(ns, ch->qpair, io->iovs[0].iov_base, io->offset_blocks,
-					     n, nvme_io_done, io, flags);
+		return nvp_nvme_ns_cmd_read(ns, ch->qpair, io->iovs[0].iov_base, io->offset_blocks,
+					    n, nvme_io_done, io, 0);
 	}
-	if (io->type == NVP_BDEV_IO_READ) {
-		return nvp_nvme_ns_cmd_readv(ns, ch->qpair, io->offset_blocks, n, nvme_io_done, io,
-					     0, nvme_reset_sgl, nvme_next_sge);
-	}
-	return nvp_nvme_ns_cmd_writev(ns, ch->qpair, io->offset_blocks, n, nvme_io_done, io, flags,
-				      nvme_reset_sgl, nvme_next_sge);
+	return nvp_nvme_ns_cmd_readv(ns, ch->qpair, io->offset_blocks, n, nvme_io_done, io, 0,
+				     nvme_reset_sgl, nvme_next_sge);
 }
 
 static int
@@ -232,8 +275,42 @@ nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 		free(ch);
 		return rc;
 	}
+	pthread_mutex_lock(&nb->ch_mutex);
+	TAILQ_INSERT_TAIL(&nb->channels, ch, link);
+	pthread_mutex_unlock(&nb->ch_mutex);
 	*ch_ctx = ch;
 	return 0;
+}
+
+/* Take @ch off its namespace's list, its hint counts kept in the namespace's. */
+static void
+channel_unlink(struct nvme_ns_bdev *nb, struct nvme_channel *ch)
+{
+	unsigned int h;
+
+	pthread_mutex_lock(&nb->ch_mutex);
+	TAILQ_REMOVE(&nb->channels, ch, link);
+	for (h = 0; h < NVP_BDEV_NUM_HINTS; h++) {
+		nb->hint_writes[h] += ch->hint_writes[h];
+	}
+	pthread_mutex_unlock(&nb->ch_mutex);
+}
+
+/* Writes per hint so far: destroyed channels' and live ones' (read while they count). */
+static void
+hint_writes_sum(struct nvme_ns_bdev *nb, uint64_t *out)
+{
+	struct nvme_channel *ch;
+	unsigned int h;
+
+	pthread_mutex_lock(&nb->ch_mutex);
+	for (h = 0; h < NVP_BDEV_NUM_HINTS; h++) {
+		out[h] = nb->hint_writes[h];
+		TAILQ_FOREACH (ch, &nb->channels, link) {
+			out[h] += __atomic_load_n(&ch->hint_writes[h], __ATOMIC_RELAXED);
+		}
+	}
+	pthread_mutex_unlock(&nb->ch_mutex);
 }
 
 static void
@@ -241,8 +318,8 @@ nvme_channel_destroy(void *ctx, void *ch_ctx)
 {
 	struct nvme_channel *ch = ch_ctx;
 
-	(void)ctx;
 	nvp_nvme_ctrlr_free_io_qpair(ch->qpair);
+	channel_unlink(ctx, ch);
 	free(ch);
 }
 
@@ -316,6 +393,13 @@ ctrlr_find_locked(const char *name)
 	return NULL;
 }
 
+static void
+ns_bdev_free(struct nvme_ns_bdev *nb)
+{
+	pthread_mutex_destroy(&nb->ch_mutex);
+	free(nb);
+}
+
 static int
 ns_bdev_register(struct nvme_ctrlr_entry *c, uint32_t nsid, struct nvp_bdev **out)
 {
@@ -337,6 +421,15 @@ ns_bdev_register(struct nvme_ctrlr_entry *c, uint32_t nsid, struct nvp_bdev **ou
 	nb->c = c;
 	nb->ns = ns;
 	nb->nsid = nsid;
+	pthread_mutex_init(&nb->ch_mutex, NULL);
+	TAILQ_INIT(&nb->channels);
+	rc = nvp_nvme_ns_hints_setup(ns, 0);
+	if (rc != 0) {
+		NVP_ERRLOG("controller %s namespace %" PRIu32 ": write hints set-up failed: %d",
+			   c->name, nsid, rc);
+		ns_bdev_free(nb);
+		return rc;
+	}
 	bs = nvp_nvme_ns_get_sector_size(ns);
 	snprintf(name, sizeof(name), "%sn%" PRIu32, c->name, nsid);
 	memset(&spec, 0, sizeof(spec));
@@ -352,7 +445,7 @@ ns_bdev_register(struct nvme_ctrlr_entry *c, uint32_t nsid, struct nvp_bdev **ou
 	spec.ctx = nb;
 	rc = nvp_bdev_register(&spec, &nb->bdev);
 	if (rc != 0) {
-		free(nb);
+		ns_bdev_free(nb);
 		return rc;
 	}
 	TAILQ_INSERT_TAIL(&c->bdevs, nb, link);
@@ -378,7 +471,7 @@ ctrlr_bdevs_release(struct nvme_ctrlr_entry *c)
 			nvp_bdev_unregister(nb->bdev);
 		}
 		TAILQ_REMOVE(&c->bdevs, nb, link);
-		free(nb);
+		ns_bdev_free(nb);
 	}
 	return 0;
 }
@@ -516,6 +609,37 @@ nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev)
 	}
 	nb = nvp_bdev_get_module_ctx(bdev);
 	return nb->c->ctrlr;
+}
+
+/* The nvme bdev behind @bdev, or NULL for another module's. */
+static struct nvme_ns_bdev *
+ns_bdev_get(struct nvp_bdev *bdev)
+{
+	if (bdev == NULL || strcmp(nvp_bdev_get_module_name(bdev), "nvme") != 0) {
+		return NULL;
+	}
+	return nvp_bdev_get_module_ctx(bdev);
+}
+
+int
+nvp_bdev_nvme_get_hint_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_hint_stats *stats)
+{
+	struct nvme_ns_bdev *nb = ns_bdev_get(bdev);
+	unsigned int h;
+
+	if (nb == NULL || stats == NULL) {
+		NVP_ERRLOG("nvme hint stats: NULL argument or not an nvme bdev");
+		return -EINVAL;
+	}
+	memset(stats, 0, sizeof(*stats));
+	stats->placement = (uint32_t)nvp_nvme_ns_get_placement(nb->ns);
+	stats->num_streams = nvp_nvme_ns_get_num_streams(nb->ns);
+	stats->hints_dropped = nvp_nvme_ns_get_hints_dropped(nb->ns);
+	for (h = 0; h < NVP_BDEV_NUM_HINTS; h++) {
+		stats->stream[h] = nvp_nvme_ns_get_hint_stream(nb->ns, (enum nvp_nvme_write_hint)h);
+	}
+	hint_writes_sum(nb, stats->writes);
+	return 0;
 }
 
 /* nvp_bdev_fini(): detach every controller (no bdev is open by then). */

@@ -69,12 +69,87 @@ test_bad_input(void)
 	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
 }
 
+/*
+ * The write path's hint decoding without a device: hints 5-7 (the core refuses them
+ * first; the module too) fail before the driver is called, hinted writes (plain and
+ * vectored) go to the driver's _hint calls and one it refuses is not counted, and the
+ * counters of live channels and of destroyed ones add up.
+ */
+static void
+test_hint_mapping(void)
+{
+	static uint8_t mem[4096];
+	struct {
+		struct nvp_bdev_io io;
+		struct nvme_io nio;
+	} __attribute__((aligned(64))) x;
+	struct nvme_ns_bdev nb;
+	struct nvme_channel ch, gone;
+	uint64_t sum[NVP_BDEV_NUM_HINTS];
+	unsigned int h;
+
+	memset(&x, 0, sizeof(x));
+	memset(&nb, 0, sizeof(nb));
+	memset(&ch, 0, sizeof(ch));
+	pthread_mutex_init(&nb.ch_mutex, NULL);
+	TAILQ_INIT(&nb.channels);
+	ch.nb = &nb; /* nb.ns NULL: the driver's _hint calls refuse it with -EINVAL */
+	x.io.type = NVP_BDEV_IO_WRITE;
+	x.io.num_blocks = 1;
+	x.io.internal.iov[0].iov_base = mem;
+	x.io.internal.iov[0].iov_len = sizeof(mem);
+	x.io.iovs = x.io.internal.iov;
+	x.io.iovcnt = 1;
+	for (h = 5; h <= 7; h++) {
+		x.io.flags = h << NVP_BDEV_WRITE_HINT_SHIFT;
+		CU_ASSERT_EQUAL(nvme_submit(&ch, &x.io), -EINVAL);
+	}
+	for (h = NVP_BDEV_HINT_SHORT; h < NVP_BDEV_NUM_HINTS; h++) {
+		x.io.flags = nvp_bdev_write_flags(0, (enum nvp_bdev_write_hint)h);
+		x.io.iovcnt = 1 + h % 2; /* the vectored calls too */
+		CU_ASSERT_EQUAL(nvme_submit(&ch, &x.io), -EINVAL);
+		CU_ASSERT_EQUAL(ch.hint_writes[h], 0);
+	}
+	/* folding: a destroyed channel's counts stay with the namespace */
+	memset(&gone, 0, sizeof(gone));
+	gone.hint_writes[NVP_BDEV_HINT_SHORT] = 3;
+	ch.hint_writes[NVP_BDEV_HINT_SHORT] = 2;
+	ch.hint_writes[NVP_BDEV_HINT_EXTREME] = 7;
+	TAILQ_INSERT_TAIL(&nb.channels, &gone, link);
+	TAILQ_INSERT_TAIL(&nb.channels, &ch, link);
+	hint_writes_sum(&nb, sum);
+	CU_ASSERT_EQUAL(sum[NVP_BDEV_HINT_SHORT], 5);
+	channel_unlink(&nb, &gone);
+	CU_ASSERT_EQUAL(nb.hint_writes[NVP_BDEV_HINT_SHORT], 3);
+	hint_writes_sum(&nb, sum);
+	CU_ASSERT_EQUAL(sum[NVP_BDEV_HINT_SHORT], 5);
+	CU_ASSERT_EQUAL(sum[NVP_BDEV_HINT_EXTREME], 7);
+	CU_ASSERT_EQUAL(sum[NVP_BDEV_HINT_NONE], 0);
+	channel_unlink(&nb, &ch);
+	CU_ASSERT_TRUE(TAILQ_EMPTY(&nb.channels));
+	CU_ASSERT_EQUAL(nb.hint_writes[NVP_BDEV_HINT_EXTREME], 7);
+	pthread_mutex_destroy(&nb.ch_mutex);
+}
+
+static void
+test_hint_stats_bad_input(void)
+{
+	struct nvp_bdev_nvme_hint_stats st;
+
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(NULL, &st), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "not an nvme bdev") != NULL);
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(ut_stub_register("h", 8, 0, 0), &st), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+}
+
 int
 main(void)
 {
 	static const struct ut_test tests[] = {
 		UT_TEST(test_sgl_cursor),
 		UT_TEST(test_bad_input),
+		UT_TEST(test_hint_mapping),
+		UT_TEST(test_hint_stats_bad_input),
 	};
 
 	return ut_run("bdev_nvme", tests, sizeof(tests) / sizeof(tests[0]));
