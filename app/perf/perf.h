@@ -146,8 +146,40 @@ void *perf_thread_main(void *arg);
 /* The run a thread belongs to (perf_io.c keeps it). */
 void perf_io_set_run(struct perf_run *run);
 
-/* perf_io.c: thread 0's once-a-second sample of every thread's live counters. */
-void perf_take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat);
+/*
+ * perf_loop.c: the I/O loop both modes share (warm-up, samples, progress lines, SIGINT,
+ * bounded drain). A backend embeds struct perf_loop in its per-thread context.
+ */
+struct perf_loop;
+
+struct perf_loop_ops {
+	void (*start_all)(struct perf_loop *l); /* submit -q requests per target */
+	int (*poll)(struct perf_loop *l);       /* poll once; -errno: the device failed */
+	uint32_t (*outstanding)(const struct perf_loop *l);
+	const char *drain_note;   /* what ends I/O that does not come back */
+	const char *give_up_note; /* what happens to it when the drain gives up */
+};
+
+struct perf_loop {
+	struct perf_run *run;
+	struct perf_thread *thread;
+	const struct perf_loop_ops *ops;
+	uint64_t drain_limit_ms; /* the drain waits at most this long */
+	bool measuring;          /* past the warm-up: statistics count */
+	bool draining;           /* completions must not submit again */
+	uint64_t ios;            /* mirrors of the live counters, stored relaxed */
+	uint64_t lat_ticks;
+};
+
+/* Submit, poll until the window ends or a signal, drain. eturn 0 or -errno. */
+int perf_loop_run(struct perf_loop *l);
+/* A completion's bookkeeping: histogram, counters, the live counters for progress. */
+void perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
+		      bool error);
+/* Both start barriers; thread 0 sets io_start_ticks and start_ticks (after -a). */
+void perf_loop_start_barrier(struct perf_run *run, struct perf_thread *th);
+/* After the barrier: did any thread fail to set up (then none runs)? */
+bool perf_any_setup_failed(const struct perf_run *run);
 
 /* perf_bdev.c: the bdev mode. perf_bdev_opt() takes -b ('b') or a configuration (any
  * other @opt); perf_bdev_opts_check() the combination. \return 0 or -EINVAL (printed). */

@@ -43,15 +43,12 @@ struct bdev_worker {
 	uint32_t outstanding;
 };
 
+/* Per-thread state the completion path needs; the shared loop's state first. */
 struct bctx {
-	struct perf_run *run;
-	struct perf_thread *thread;
+	struct perf_loop loop;
 	struct nvp_bdev_poll_group *group;
 	struct bdev_worker *bws;
 	uint64_t rng;
-	bool draining;
-	uint64_t ios;
-	uint64_t lat_ticks;
 };
 
 static struct perf_run *g_brun;
@@ -184,7 +181,7 @@ bsubmit(struct bctx *ctx, struct btask *t)
 {
 	struct bdev_worker *bw = t->bw;
 	const struct perf_ns *ns = bw->stats->ns;
-	const struct perf_opts *o = &ctx->run->opts;
+	const struct perf_opts *o = &ctx->loop.run->opts;
 	uint64_t slot;
 	int rc;
 
@@ -225,21 +222,8 @@ bio_done(void *arg, const struct nvme_cpl *cpl)
 	uint64_t lat = nvp_env_get_ticks() - t->submit_ticks;
 
 	bw->outstanding--;
-	nvp_histogram_record(st->hist, lat);
-	st->ios++;
-	if (t->is_read) {
-		st->reads++;
-	} else {
-		st->writes++;
-	}
-	if (__builtin_expect(nvme_cpl_is_error(cpl), 0)) {
-		st->errors++;
-	}
-	ctx->ios++;
-	ctx->lat_ticks += lat;
-	atomic_store_explicit(&ctx->thread->live_ios, ctx->ios, memory_order_relaxed);
-	atomic_store_explicit(&ctx->thread->live_lat_ticks, ctx->lat_ticks, memory_order_relaxed);
-	if (!ctx->draining) {
+	perf_loop_record(&ctx->loop, st, lat, t->is_read, nvme_cpl_is_error(cpl));
+	if (!ctx->loop.draining) {
 		bsubmit(ctx, t);
 	}
 }
@@ -247,7 +231,7 @@ bio_done(void *arg, const struct nvme_cpl *cpl)
 static int
 setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 {
-	const struct perf_opts *o = &ctx->run->opts;
+	const struct perf_opts *o = &ctx->loop.run->opts;
 	struct nvp_bdev_channel_opts co;
 	uint32_t i;
 	int rc;
@@ -264,8 +248,8 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 	co.group = ctx->group;
 	rc = nvp_bdev_channel_create(st->ns->bdev_desc, &co, &bw->ch);
 	if (rc != 0) {
-		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n", ctx->thread->core,
-			st->ns->name, strerror(-rc));
+		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n",
+			ctx->loop.thread->core, st->ns->name, strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < o->queue_depth; i++) {
@@ -273,67 +257,65 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 		bw->tasks[i].buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
 		if (bw->tasks[i].buf == NULL) {
 			fprintf(stderr, "core %u: out of DMA memory: pass a larger -s\n",
-				ctx->thread->core);
+				ctx->loop.thread->core);
 			return -ENOMEM;
 		}
 		memset(bw->tasks[i].buf, 0x5a ^ (int)i, o->io_size);
 	}
-	bw->seq_next = st->ns->num_ios / ctx->run->num_threads * ctx->thread->index;
+	bw->seq_next = st->ns->num_ios / ctx->loop.run->num_threads * ctx->loop.thread->index;
 	return 0;
 }
 
 static uint32_t
-boutstanding(const struct bctx *ctx)
+boutstanding(const struct perf_loop *l)
 {
+	const struct bctx *ctx = (const struct bctx *)l;
 	uint32_t n, sum = 0;
 
-	for (n = 0; n < ctx->thread->num_ns; n++) {
+	for (n = 0; n < l->thread->num_ns; n++) {
 		sum += ctx->bws[n].outstanding;
 	}
 	return sum;
 }
 
-static int
-brun_loop(struct bctx *ctx)
+static void
+bstart_all(struct perf_loop *l)
 {
-	struct perf_run *run = ctx->run;
-	uint64_t hz = run->ticks_hz, end, next_sample, now, prev_ios = 0, prev_lat = 0;
+	struct bctx *ctx = (struct bctx *)l;
 	uint32_t n, i;
-	int rc = 0;
 
-	for (n = 0; n < ctx->thread->num_ns; n++) {
-		for (i = 0; i < run->opts.queue_depth; i++) {
+	for (n = 0; n < l->thread->num_ns; n++) {
+		for (i = 0; i < l->run->opts.queue_depth; i++) {
 			bsubmit(ctx, &ctx->bws[n].tasks[i]);
 		}
 	}
-	end = run->start_ticks + hz * run->opts.time_s;
-	next_sample = run->start_ticks + hz;
-	now = nvp_env_get_ticks();
-	while (rc == 0 && now < end) {
-		if (boutstanding(ctx) == 0) {
-			rc = -EIO; /* every submission failed: nothing left to wait for */
-			break;
-		}
-		nvp_bdev_poll_group_poll(ctx->group);
-		now = nvp_env_get_ticks();
-		if (ctx->thread->index == 0 && now >= next_sample) {
-			perf_take_sample(run, now, &prev_ios, &prev_lat);
-			next_sample += hz;
-		}
-	}
-	ctx->draining = true;
-	while (boutstanding(ctx) > 0 && nvp_bdev_poll_group_poll(ctx->group) >= 0) {
-	}
-	if (ctx->thread->index == 0 && now >= end && run->num_samples < run->opts.time_s) {
-		perf_take_sample(run, nvp_env_get_ticks(), &prev_ios, &prev_lat);
-	}
-	return rc;
 }
+
+static int
+bpoll(struct perf_loop *l)
+{
+	int rc = nvp_bdev_poll_group_poll(((struct bctx *)l)->group);
+
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * A module completes what it accepted (the nvme module's qpair aborts a request older
+ * than its timeout; a removed bdev fails its I/O), so the drain normally ends; if it does
+ * not, the channels still busy are left as they are rather than freed under the device.
+ */
+static const struct perf_loop_ops g_bdev_ops = {
+	.start_all = bstart_all,
+	.poll = bpoll,
+	.outstanding = boutstanding,
+	.drain_note = "waiting for the bdev's module to complete or fail them",
+	.give_up_note = "their channels and buffers are left in place, not freed",
+};
 
 static int
 bthread_setup(struct bctx *ctx)
 {
-	struct perf_thread *th = ctx->thread;
+	struct perf_thread *th = ctx->loop.thread;
 	cpu_set_t set;
 	uint32_t n;
 	int rc;
@@ -361,17 +343,23 @@ static void
 bthread_teardown(struct bctx *ctx)
 {
 	uint32_t n, i;
+	bool busy = false;
 
-	for (n = 0; ctx->bws != NULL && n < ctx->thread->num_ns; n++) {
+	for (n = 0; ctx->bws != NULL && n < ctx->loop.thread->num_ns; n++) {
 		struct bdev_worker *bw = &ctx->bws[n];
 
-		if (bw->ch != NULL) {
-			nvp_bdev_channel_destroy(bw->ch);
+		if (bw->outstanding != 0 ||
+		    (bw->ch != NULL && nvp_bdev_channel_destroy(bw->ch) != 0)) {
+			busy = true; /* the drain gave up: the device may still write the buffers */
+			continue;
 		}
-		for (i = 0; bw->tasks != NULL && i < ctx->run->opts.queue_depth; i++) {
+		for (i = 0; bw->tasks != NULL && i < ctx->loop.run->opts.queue_depth; i++) {
 			nvp_env_dma_free(bw->tasks[i].buf);
 		}
 		free(bw->tasks);
+	}
+	if (busy) {
+		return;
 	}
 	if (ctx->group != NULL) {
 		nvp_bdev_poll_group_destroy(ctx->group);
@@ -384,28 +372,24 @@ perf_bdev_thread_main(void *arg)
 {
 	struct perf_thread *th = arg;
 	struct perf_run *run = g_brun;
-	struct bctx ctx = { .run = run, .thread = th };
+	struct bctx ctx = { .loop = { .run = run, .thread = th, .ops = &g_bdev_ops } };
 	uint64_t cpu0;
 	int setup_rc;
 
 	t_bctx = &ctx;
+	ctx.loop.drain_limit_ms = (uint64_t)run->opts.io_timeout_ms + 1000;
 	ctx.rng = 0x9E3779B97F4A7C15ull * (th->core + 1) ^ nvp_env_get_ticks();
 	if (ctx.rng == 0) {
 		ctx.rng = 1;
 	}
 	setup_rc = bthread_setup(&ctx);
+	th->setup_rc = setup_rc;
 	/* Everybody waits here, set up or not, so nobody waits forever. */
-	pthread_barrier_wait(&run->start_barrier);
-	if (th->index == 0) {
-		run->start_ticks = nvp_env_get_ticks();
-		run->io_start_ticks = run->start_ticks;
-	}
-	pthread_barrier_wait(&run->start_barrier);
+	perf_loop_start_barrier(run, th);
 	th->rc = setup_rc;
-	if (setup_rc == 0) {
+	if (!perf_any_setup_failed(run)) {
 		cpu0 = nvp_env_thread_cpu_ns();
-		th->rc = brun_loop(&ctx);
-		th->elapsed_ticks = nvp_env_get_ticks() - run->start_ticks;
+		th->rc = perf_loop_run(&ctx.loop);
 		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
 	}
 	bthread_teardown(&ctx);
