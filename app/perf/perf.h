@@ -28,6 +28,26 @@
 #define PERF_EXIT_FAIL 1
 #define PERF_EXIT_USAGE 2
 
+/*
+ * Per -b settings of the bdev mode (--tenant, --write-hint, --write-class): given after a
+ * -b they apply to it, given before any -b to every bdev without its own. -1 = not given.
+ */
+struct perf_bdev_job {
+	int32_t tenant;      /* nvp_bdev_desc_set_tenant() */
+	int32_t weight;      /* the tenant's weight under --sched fair */
+	int32_t write_hint;  /* enum nvp_bdev_write_hint */
+	int32_t write_class; /* NVP_BDEV_WRITE_BACKGROUND, _NORMAL, _SYNC */
+};
+
+/* bdev-mode long options (perf_opts.c passes them to perf_bdev_opt()). */
+enum {
+	PERF_OPT_SCHED = 300,
+	PERF_OPT_WBT,
+	PERF_OPT_TENANT,
+	PERF_OPT_WRITE_HINT,
+	PERF_OPT_WRITE_CLASS,
+};
+
 struct perf_opts {
 	uint32_t queue_depth;   /* -q: outstanding per namespace per I/O thread */
 	uint32_t io_size;       /* -o: bytes */
@@ -52,6 +72,11 @@ struct perf_opts {
 	const char *bdev_names[PERF_MAX_TRIDS];
 	uint32_t num_bdevs;
 	const char *bdev_config;
+	const char *sched;   /* --sched NAME[:k=v,...]; NULL: the bdev's own */
+	bool wbt_set;        /* --wbt given */
+	uint32_t wbt_lat_us; /* --wbt LAT_US; 0 = off */
+	struct perf_bdev_job jobs[PERF_MAX_TRIDS]; /* per -b, in order */
+	struct perf_bdev_job job_default;          /* given before any -b: for every bdev */
 };
 
 /*
@@ -171,7 +196,8 @@ struct perf_loop {
 	uint64_t lat_ticks;
 };
 
-/* Submit, poll until the window ends or a signal, drain. eturn 0 or -errno. */
+/* Submit, poll until the window ends or a signal, drain. 
+eturn 0 or -errno. */
 int perf_loop_run(struct perf_loop *l);
 /* A completion's bookkeeping: histogram, counters, the live counters for progress. */
 void perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
@@ -185,8 +211,15 @@ bool perf_any_setup_failed(const struct perf_run *run);
  * other @opt); perf_bdev_opts_check() the combination. \return 0 or -EINVAL (printed). */
 int perf_bdev_opt(struct perf_opts *o, const char *prog, int opt, const char *arg);
 int perf_bdev_opts_check(const struct perf_opts *o, const char *prog);
+/* The bdev-mode defaults (nothing given). */
+void perf_bdev_opts_init(struct perf_opts *o);
 /* Load the configuration, open the bdevs. \return 0 or PERF_EXIT_*. */
 int perf_bdev_attach(struct perf_run *run);
+/* The throttle's and the scheduler's state of each bdev, for the report and --json. */
+void perf_bdev_report(const struct perf_run *run, FILE *f);
+struct json_object *perf_bdev_json(const struct perf_run *run);
+/* The flags of this -b's writes (class and lifetime hint). */
+uint32_t perf_bdev_write_flags(const struct perf_opts *o, uint32_t index);
 void perf_bdev_cleanup(struct perf_run *run);
 void *perf_bdev_thread_main(void *arg);
 void perf_bdev_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx);

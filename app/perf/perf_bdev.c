@@ -14,14 +14,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <json.h>
+
 #include "nvpoll/bdev.h"
 #include "nvpoll/env.h"
+#include "nvpoll/sched.h"
 #include "nvpoll/util.h"
+#include "nvpoll/wbt.h"
 
 #include "perf.h"
 
@@ -37,6 +42,7 @@ struct btask {
 /* This thread's view of one bdev. */
 struct bdev_worker {
 	struct perf_ns_stats *stats;
+	uint32_t write_flags; /* --write-class, --write-hint of this -b */
 	struct nvp_bdev_channel *ch;
 	struct btask *tasks;
 	uint64_t seq_next;
@@ -55,6 +61,85 @@ static struct perf_run *g_brun;
 static __thread struct bctx *t_bctx;
 
 /* ---- set-up on the main thread ---- */
+
+/* --sched and --wbt, on each bdev before any channel exists. \return 0 or PERF_EXIT_*. */
+static int
+set_stages(const struct perf_opts *o, struct nvp_bdev *bdev)
+{
+	char name[32], lat[32];
+	const char *colon;
+	int rc;
+
+	if (o->sched != NULL) {
+		colon = strchr(o->sched, ':');
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(colon != NULL ? (size_t)(colon - o->sched) : strlen(o->sched)),
+			 o->sched);
+		rc = nvp_bdev_set_scheduler(bdev, name, colon != NULL ? colon + 1 : NULL);
+		if (rc != 0) {
+			fprintf(stderr, "--sched %s: %s (%s)\n", o->sched,
+				rc == -ENOENT ? "unknown scheduler" : "bad parameters",
+				strerror(-rc));
+			return rc == -ENOENT || rc == -EINVAL ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		}
+	}
+	if (o->wbt_set) {
+		snprintf(lat, sizeof(lat), "lat_us=%u", o->wbt_lat_us);
+		rc = o->wbt_lat_us == 0 ? nvp_bdev_set_admission(bdev, "none", NULL) :
+					  nvp_bdev_set_admission(bdev, "wbt", lat);
+		if (rc != 0) {
+			fprintf(stderr, "--wbt %u: cannot set the throttle: %s\n", o->wbt_lat_us,
+				strerror(-rc));
+			return rc == -EINVAL ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* Is run->ns[@index] the first of its bdev (one bdev may be given twice, as two jobs)? */
+static bool
+first_of_bdev(const struct perf_run *run, uint32_t index)
+{
+	const struct nvp_bdev *b = nvp_bdev_desc_get_bdev(run->ns[index].bdev_desc);
+	uint32_t i;
+
+	for (i = 0; i < index; i++) {
+		if (nvp_bdev_desc_get_bdev(run->ns[i].bdev_desc) == b) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* --tenant of this -b (or of every -b): the descriptor's tenant, its fair weight. */
+static int
+set_tenant(const struct perf_opts *o, uint32_t index, struct perf_ns *pns)
+{
+	const struct perf_bdev_job *j = index < o->num_bdevs ? &o->jobs[index] : &o->job_default;
+	struct nvp_bdev *bdev = nvp_bdev_desc_get_bdev(pns->bdev_desc);
+	int rc;
+
+	if (j->tenant < 0) {
+		j = &o->job_default;
+	}
+	if (j->tenant < 0) {
+		return 0;
+	}
+	rc = nvp_bdev_desc_set_tenant(pns->bdev_desc, (uint32_t)j->tenant);
+	if (rc == 0 && j->weight > 0) {
+		rc = nvp_bdev_sched_fair_set_weight(bdev, (uint32_t)j->tenant, (uint32_t)j->weight);
+		if (rc == -ENOENT) {
+			fprintf(stderr, "--tenant %d:%d: a weight needs --sched fair (%s has %s)\n",
+				j->tenant, j->weight, pns->name, nvp_bdev_get_scheduler(bdev));
+			return PERF_EXIT_USAGE;
+		}
+	}
+	if (rc != 0) {
+		fprintf(stderr, "--tenant %d: %s: %s\n", j->tenant, pns->name, strerror(-rc));
+		return PERF_EXIT_USAGE;
+	}
+	return 0;
+}
 
 static int
 add_bdev(struct perf_run *run, const char *name)
@@ -91,6 +176,13 @@ add_bdev(struct perf_run *run, const char *name)
 	if (pns->num_ios == 0) {
 		fprintf(stderr, "-o %u: larger than %s itself\n", o->io_size, pns->name);
 		return PERF_EXIT_USAGE;
+	}
+	rc = first_of_bdev(run, run->num_ns - 1) ? set_stages(o, bdev) : 0;
+	if (rc == 0) {
+		rc = set_tenant(o, run->num_ns - 1, pns);
+	}
+	if (rc != 0) {
+		return rc;
 	}
 	printf("%s: %s, scheduler %s, admission %s\n", pns->name,
 	       o->read_pct != 100 ? "read-write" : "read-only", nvp_bdev_get_scheduler(bdev),
@@ -136,6 +228,167 @@ perf_bdev_attach(struct perf_run *run)
 		}
 	}
 	return 0;
+}
+
+/* ---- the throttle's and the scheduler's state, after the run ---- */
+
+static void
+report_wbt(const struct nvp_wbt_info *w, FILE *f)
+{
+	fprintf(f,
+		"  wbt: target %" PRIu64 " us, step %d, limits background/normal/sync %u/%u/%u "
+		"(base %u), windows %" PRIu64 " (up %" PRIu64 ", down %" PRIu64 "), min read "
+		"%" PRIu64 " us\n"
+		"       writes throttled %" PRIu64
+		", time deferred %.3f ms total, deferred now %u\n",
+		w->target_us, w->step, w->limit_background, w->limit_normal, w->limit_sync,
+		w->base_depth, w->windows, w->steps_up, w->steps_down, w->last_min_read_us,
+		w->throttled, (double)w->deferred_us / 1e3, w->deferred_now);
+}
+
+static void
+report_sched(const struct nvp_sched_info *si, FILE *f)
+{
+	uint64_t total = 0;
+	uint32_t t;
+
+	fprintf(f, "  scheduler %s: dispatched %" PRIu64 ", depth %u", si->name, si->dispatched,
+		si->depth);
+	if (strcmp(si->name, "deadline") == 0) {
+		fprintf(f, ", expired %" PRIu64 ", starved write batches %" PRIu64, si->expired,
+			si->starved_writes);
+	} else if (strcmp(si->name, "kyber") == 0) {
+		fprintf(f,
+			", depths read/write/discard/other %u/%u/%u/%u, windows %" PRIu64
+			" (congested %" PRIu64 ")",
+			si->kyber_depth[0], si->kyber_depth[1], si->kyber_depth[2],
+			si->kyber_depth[3], si->kyber_windows, si->kyber_congested);
+	}
+	fprintf(f, "\n");
+	for (t = 0; t < NVP_BDEV_MAX_TENANTS; t++) {
+		total += si->tenant_bytes[t];
+	}
+	for (t = 0; t < NVP_BDEV_MAX_TENANTS && total != 0; t++) {
+		if (si->tenant_ios[t] != 0) {
+			fprintf(f,
+				"    tenant %2u: weight %4u, %10" PRIu64
+				" I/Os, %6.2f%% of bytes\n",
+				t, si->tenant_weight[t], si->tenant_ios[t],
+				100.0 * (double)si->tenant_bytes[t] / (double)total);
+		}
+	}
+}
+
+void
+perf_bdev_report(const struct perf_run *run, FILE *f)
+{
+	struct nvp_wbt_info w = { .info_size = sizeof(w) };
+	struct nvp_sched_info si = { .info_size = sizeof(si) };
+	uint32_t i;
+
+	for (i = 0; i < run->num_ns; i++) {
+		struct nvp_bdev *b = nvp_bdev_desc_get_bdev(run->ns[i].bdev_desc);
+
+		if (!first_of_bdev(run, i)) {
+			continue;
+		}
+		fprintf(f, "%s: scheduler %s, admission %s\n", nvp_bdev_get_name(b),
+			nvp_bdev_get_scheduler(b), nvp_bdev_get_admission(b));
+		if (nvp_bdev_wbt_get_info(b, &w) == 0) {
+			report_wbt(&w, f);
+		}
+		if (strcmp(nvp_bdev_get_scheduler(b), "none") != 0 &&
+		    nvp_bdev_sched_get_info(b, &si) == 0) {
+			report_sched(&si, f);
+		}
+	}
+}
+
+#define JU64(o, k, v) json_object_object_add((o), (k), json_object_new_int64((int64_t)(v)))
+
+static json_object *
+wbt_json(const struct nvp_wbt_info *w)
+{
+	json_object *o = json_object_new_object();
+
+	JU64(o, "target_us", w->target_us);
+	JU64(o, "step", w->step);
+	JU64(o, "base_depth", w->base_depth);
+	JU64(o, "limit_background", w->limit_background);
+	JU64(o, "limit_normal", w->limit_normal);
+	JU64(o, "limit_sync", w->limit_sync);
+	JU64(o, "windows", w->windows);
+	JU64(o, "steps_up", w->steps_up);
+	JU64(o, "steps_down", w->steps_down);
+	JU64(o, "last_min_read_us", w->last_min_read_us);
+	JU64(o, "throttled", w->throttled);
+	JU64(o, "deferred_us", w->deferred_us);
+	return o;
+}
+
+static json_object *
+sched_json(const struct nvp_sched_info *si)
+{
+	json_object *o = json_object_new_object(), *kd = json_object_new_array();
+	json_object *tenants = json_object_new_array();
+	uint32_t t;
+
+	json_object_object_add(o, "name", json_object_new_string(si->name));
+	JU64(o, "dispatched", si->dispatched);
+	JU64(o, "depth", si->depth);
+	JU64(o, "expired", si->expired);
+	JU64(o, "starved_writes", si->starved_writes);
+	for (t = 0; t < NVP_SCHED_KYBER_NUM_DOMAINS; t++) {
+		json_object_array_add(kd, json_object_new_int64(si->kyber_depth[t]));
+	}
+	json_object_object_add(o, "kyber_depth", kd);
+	JU64(o, "kyber_windows", si->kyber_windows);
+	JU64(o, "kyber_congested", si->kyber_congested);
+	for (t = 0; t < NVP_BDEV_MAX_TENANTS; t++) {
+		json_object *te;
+
+		if (si->tenant_ios[t] == 0) {
+			continue;
+		}
+		te = json_object_new_object();
+		JU64(te, "tenant", t);
+		JU64(te, "weight", si->tenant_weight[t]);
+		JU64(te, "ios", si->tenant_ios[t]);
+		JU64(te, "bytes", si->tenant_bytes[t]);
+		json_object_array_add(tenants, te);
+	}
+	json_object_object_add(o, "tenants", tenants);
+	return o;
+}
+
+json_object *
+perf_bdev_json(const struct perf_run *run)
+{
+	json_object *arr = json_object_new_array();
+	uint32_t i;
+
+	for (i = 0; i < run->num_ns; i++) {
+		struct nvp_bdev *b = nvp_bdev_desc_get_bdev(run->ns[i].bdev_desc);
+		struct nvp_wbt_info w = { .info_size = sizeof(w) };
+		struct nvp_sched_info si = { .info_size = sizeof(si) };
+		json_object *o;
+
+		if (!first_of_bdev(run, i)) {
+			continue;
+		}
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(nvp_bdev_get_name(b)));
+		json_object_object_add(o, "admission",
+				       json_object_new_string(nvp_bdev_get_admission(b)));
+		if (nvp_bdev_wbt_get_info(b, &w) == 0) {
+			json_object_object_add(o, "wbt", wbt_json(&w));
+		}
+		if (nvp_bdev_sched_get_info(b, &si) == 0) {
+			json_object_object_add(o, "scheduler", sched_json(&si));
+		}
+		json_object_array_add(arr, o);
+	}
+	return arr;
 }
 
 void
@@ -201,7 +454,7 @@ bsubmit(struct bctx *ctx, struct btask *t)
 					  ns->lbas_per_io, bio_done, t);
 	} else {
 		rc = nvp_bdev_write_blocks(ns->bdev_desc, bw->ch, t->buf, slot * ns->lbas_per_io,
-					   ns->lbas_per_io, 0, bio_done, t);
+					   ns->lbas_per_io, bw->write_flags, bio_done, t);
 	}
 	if (__builtin_expect(rc != 0, 0)) {
 		bw->stats->errors++;
@@ -237,6 +490,7 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 	int rc;
 
 	bw->stats = st;
+	bw->write_flags = perf_bdev_write_flags(o, (uint32_t)(st->ns - ctx->loop.run->ns));
 	bw->tasks = calloc(o->queue_depth, sizeof(*bw->tasks));
 	if (bw->tasks == NULL) {
 		return -ENOMEM;
