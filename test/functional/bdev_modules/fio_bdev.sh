@@ -94,8 +94,8 @@ PY
 
 # The scheduler, the throttle, the write class and fio's write_hint= through the engine:
 # every write still completes and verifies; two weighted tenants share one bdev.
-job stages "[bg]\nfilename=m0\nrw=randwrite\nverify=crc32c\nbdev_sched=kyber:read_lat_us=1000\nbdev_wbt=2000\nwrite_class=background\nwrite_hint=short" \
-	"[sync]\nfilename=emu0n1\nrw=randwrite\nverify=crc32c\nbdev_sched=fair\nbdev_tenant=1\ntenant_weight=4\nwrite_class=sync\nwrite_hint=extreme"
+job stages "[bg]\nfilename=m0\nrw=randwrite\nverify=crc32c\nverify_state_save=0\nbdev_sched=kyber:read_lat_us=1000\nbdev_wbt=2000\nwrite_class=background\nwrite_hint=short" \
+	"[sync]\nfilename=emu0n1\nrw=randwrite\nverify=crc32c\nverify_state_save=0\nbdev_sched=fair\nbdev_tenant=1\ntenant_weight=4\nwrite_class=sync\nwrite_hint=extreme"
 timeout -k 5 120 fio --output-format=json --output="$work/stages.json" "$work/stages.fio" \
 	>"$work/stages.out" 2>&1
 rc=$?
