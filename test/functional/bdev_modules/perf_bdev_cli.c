@@ -109,6 +109,23 @@ test_bad(void)
 		run("-t 1 --no-huge -o 1000 -b z --bdev-config 'null:name=z,num_blocks=64'"), 2);
 }
 
+/* The "% of bytes" the report gives tenant @t, or -1. */
+static double
+share_of(int t)
+{
+	char key[32];
+	const char *p;
+	double pct;
+
+	snprintf(key, sizeof(key), "tenant %2d: weight", t);
+	p = strstr(g_out, key);
+	p = p != NULL ? strstr(p, "I/Os, ") : NULL;
+	if (p == NULL || sscanf(p, "I/Os, %lf%%", &pct) != 1) {
+		return -1;
+	}
+	return pct;
+}
+
 #define MCFG " --bdev-config 'malloc:name=m0,num_blocks=4096'"
 
 /* --sched, --wbt, --tenant, --write-hint, --write-class and the state they report. */
@@ -123,13 +140,15 @@ test_stages(void)
 	CU_ASSERT(has("wbt: target 2000 us"));
 	CU_ASSERT(has("writes throttled"));
 	CU_ASSERT(has("(bdev mode)"));
-	/* one bdev, two jobs as two weighted tenants */
-	CU_ASSERT_EQUAL(run("-t 1 -q 4 --no-huge --sched fair -b m0 --tenant 1:1 -b m0 "
+	/* one bdev, two jobs as two weighted tenants, contending for a depth of 8 */
+	CU_ASSERT_EQUAL(run("-t 1 -q 16 --no-huge --sched fair:depth=8 -b m0 --tenant 1:1 -b m0 "
 			    "--tenant 2:4" MCFG),
 			0);
 	CU_ASSERT(has("scheduler fair"));
 	CU_ASSERT(has("tenant  1: weight    1"));
 	CU_ASSERT(has("tenant  2: weight    4"));
+	CU_ASSERT(share_of(1) > 0);
+	CU_ASSERT(share_of(2) > 2 * share_of(1)); /* 4:1 asked; not a timing bound */
 	CU_ASSERT_EQUAL(run("-t 1 -q 4 --no-huge --wbt off -b m0" MCFG), 0);
 	CU_ASSERT(has("admission none"));
 }
