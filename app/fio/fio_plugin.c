@@ -709,7 +709,7 @@ static struct fio_option engine_options[] = {
 		.minval = -1,
 		.maxval = NVP_BDEV_MAX_TENANTS - 1,
 		.def = "-1",
-		.help = "bdev mode: the job's I/O is tenant N (0..15) for bdev_sched=fair; "
+		.help = "bdev mode: the job's I/O is tenant N (0..63) for bdev_sched=fair; "
 			"-1: the default tenant 0",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,

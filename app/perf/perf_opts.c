@@ -84,7 +84,7 @@ usage(FILE *f, const char *prog)
 		"  --wbt LAT_US|off  bdev mode: the writeback throttle on every bdev, with this\n"
 		"               read latency target in us (the kernel's wbt_lat_usec); off: none\n"
 		"  --tenant N[:WEIGHT]  bdev mode: the -b before it (every -b if before any)\n"
-		"               submits as tenant N (0..15); WEIGHT 1..1000 under --sched fair.\n"
+		"               submits as tenant N (0..63); WEIGHT 1..1000 under --sched fair.\n"
 		"               Give one bdev twice (-b m0 --tenant 1 -b m0 --tenant 2:4) for\n"
 		"               two competing jobs on it\n"
 		"  --write-hint none|short|medium|long|extreme  bdev mode: lifetime hint of the\n"
