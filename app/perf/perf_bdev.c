@@ -58,6 +58,11 @@ struct bctx {
 };
 
 static struct perf_run *g_brun;
+/* Per thread: workers whose I/O never came back when the drain gave up. */
+static struct {
+	struct bdev_worker *bws;
+	struct nvp_bdev_poll_group *group;
+} g_busy[PERF_MAX_CORES];
 static __thread struct bctx *t_bctx;
 
 /* ---- set-up on the main thread ---- */
@@ -613,6 +618,9 @@ bthread_teardown(struct bctx *ctx)
 		free(bw->tasks);
 	}
 	if (busy) {
+		/* kept reachable (not a leak to report): the device may still own them */
+		g_busy[ctx->loop.thread->index % PERF_MAX_CORES].bws = ctx->bws;
+		g_busy[ctx->loop.thread->index % PERF_MAX_CORES].group = ctx->group;
 		return;
 	}
 	if (ctx->group != NULL) {
