@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fio_bdev.h"
+#include "nvpoll/sched.h"
 #include "nvpoll/util.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -72,8 +73,107 @@ config_put(void)
 	}
 }
 
+/* bdev_sched=: set unless the bdev has it already (another job's file). */
+static int
+set_sched(struct nvp_bdev *bdev, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char name[32];
+	int rc;
+
+	snprintf(name, sizeof(name), "%.*s",
+		 (int)(colon != NULL ? (size_t)(colon - arg) : strlen(arg)), arg);
+	if (colon == NULL && strcmp(nvp_bdev_get_scheduler(bdev), name) == 0) {
+		return 0;
+	}
+	rc = nvp_bdev_set_scheduler(bdev, name, colon != NULL ? colon + 1 : NULL);
+	if (rc != 0) {
+		fprintf(stderr, "nvpoll_fio: bdev_sched=%s on %s: %s\n", arg,
+			nvp_bdev_get_name(bdev),
+			rc == -ENOENT ? "unknown scheduler" :
+			rc == -EBUSY  ? "the bdev is in use (set it in every job, or the first)" :
+					"bad parameters");
+	}
+	return rc;
+}
+
+/* bdev_wbt=LAT_US|off */
+static int
+set_wbt(struct nvp_bdev *bdev, const char *arg)
+{
+	char params[32];
+	uint64_t v = 0;
+	int rc;
+
+	if (strcmp(arg, "off") != 0 && nvp_strtou64(arg, 1, 10000000, &v) != 0) {
+		fprintf(stderr,
+			"nvpoll_fio: bdev_wbt=%s: expected a read latency target in us "
+			"(1..10000000) or off\n",
+			arg);
+		return -EINVAL;
+	}
+	snprintf(params, sizeof(params), "lat_us=%lu", (unsigned long)v);
+	rc = v == 0 ? nvp_bdev_set_admission(bdev, "none", NULL) :
+		      nvp_bdev_set_admission(bdev, "wbt", params);
+	if (rc != 0) {
+		fprintf(stderr, "nvpoll_fio: bdev_wbt=%s on %s: %s\n", arg, nvp_bdev_get_name(bdev),
+			strerror(-rc));
+	}
+	return rc;
+}
+
+/* write_class=, fio's write_hint= \return 0 or -EINVAL (printed). */
+static int
+write_flags(const struct fiobdev_opts *o, uint32_t *flags)
+{
+	static const char *const classes[] = { "normal", "background", "sync" };
+	uint32_t cls = 0;
+
+	if (o->write_class != NULL && o->write_class[0] != '\0') {
+		for (cls = 0; cls < 3 && strcmp(classes[cls], o->write_class) != 0; cls++) {
+		}
+		if (cls == 3) {
+			fprintf(stderr,
+				"nvpoll_fio: write_class=%s: expected background, normal "
+				"or sync\n",
+				o->write_class);
+			return -EINVAL;
+		}
+	}
+	*flags = nvp_bdev_write_flags(cls, (enum nvp_bdev_write_hint)NVP_MAX(o->write_hint, 0));
+	return 0;
+}
+
+/* The job's settings on a bdev just opened (no channel of it exists yet). */
+static int
+apply_opts(struct fiobdev_file *bf, const struct fiobdev_opts *o)
+{
+	struct nvp_bdev *bdev = nvp_bdev_desc_get_bdev(bf->desc);
+	int rc = write_flags(o, &bf->write_flags);
+
+	if (rc == 0 && o->sched != NULL && o->sched[0] != '\0') {
+		rc = set_sched(bdev, o->sched);
+	}
+	if (rc == 0 && o->wbt != NULL && o->wbt[0] != '\0') {
+		rc = set_wbt(bdev, o->wbt);
+	}
+	if (rc == 0 && o->tenant >= 0) {
+		rc = nvp_bdev_desc_set_tenant(bf->desc, (uint32_t)o->tenant);
+	}
+	if (rc == 0 && o->tenant >= 0 && o->weight > 0) {
+		rc = nvp_bdev_sched_fair_set_weight(bdev, (uint32_t)o->tenant, (uint32_t)o->weight);
+		if (rc != 0) {
+			fprintf(stderr, "nvpoll_fio: tenant_weight=%d on %s: %s\n", o->weight,
+				nvp_bdev_get_name(bdev),
+				rc == -ENOENT ? "needs bdev_sched=fair" : strerror(-rc));
+		}
+	}
+	return rc;
+}
+
 int
-fiobdev_open(const char *config, const char *name, struct fiobdev_file *bf)
+fiobdev_open(const char *config, const char *name, const struct fiobdev_opts *opts,
+	     struct fiobdev_file *bf)
 {
 	struct nvp_bdev *bdev;
 	int rc;
@@ -89,6 +189,11 @@ fiobdev_open(const char *config, const char *name, struct fiobdev_file *bf)
 				"(the message above lists them)\n",
 				name);
 			config_put();
+		} else if (apply_opts(bf, opts) != 0) {
+			nvp_bdev_close(bf->desc);
+			bf->desc = NULL;
+			config_put();
+			rc = -EINVAL;
 		}
 	}
 	pthread_mutex_unlock(&g_lock);
@@ -139,7 +244,8 @@ fiobdev_submit(struct fiobdev_file *bf, enum fiobdev_op op, void *buf, uint64_t 
 	case FIOBDEV_READ:
 		return nvp_bdev_read(bf->desc, bf->ch, buf, offset, len, cb, cb_arg);
 	case FIOBDEV_WRITE:
-		return nvp_bdev_write(bf->desc, bf->ch, buf, offset, len, 0, cb, cb_arg);
+		return nvp_bdev_write(bf->desc, bf->ch, buf, offset, len, bf->write_flags, cb,
+				      cb_arg);
 	case FIOBDEV_TRIM:
 		return nvp_bdev_unmap(bf->desc, bf->ch, offset, len, cb, cb_arg);
 	case FIOBDEV_FLUSH:

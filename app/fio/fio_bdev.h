@@ -12,8 +12,19 @@
 #include "nvpoll/bdev.h"
 
 /* One fio file of one job in bdev mode. */
+/* Per job settings of the bdev mode (engine options; NULL / -1: not given). */
+struct fiobdev_opts {
+	const char *sched;       /* bdev_sched=NAME[:k=v,...] */
+	const char *wbt;         /* bdev_wbt=LAT_US|off */
+	const char *write_class; /* write_class=background|normal|sync */
+	int tenant;              /* bdev_tenant=N */
+	int weight;              /* tenant_weight=W (under bdev_sched=fair) */
+	int write_hint;          /* fio's write_hint=, as enum nvp_bdev_write_hint */
+};
+
 struct fiobdev_file {
 	struct nvp_bdev_desc *desc;
+	uint32_t write_flags;        /* class and lifetime hint of this job's writes */
 	struct nvp_bdev_channel *ch; /* made by the job thread at first open */
 	uint32_t block_size;
 	uint64_t size; /* bytes */
@@ -31,7 +42,8 @@ enum fiobdev_op {
  * the process; all jobs must name the same configuration). \return 0 or -errno, with a
  * message naming @name or the configuration.
  */
-int fiobdev_open(const char *config, const char *name, struct fiobdev_file *bf);
+int fiobdev_open(const char *config, const char *name, const struct fiobdev_opts *opts,
+		 struct fiobdev_file *bf);
 
 /* On the job thread: its channel, for @depth requests in flight. \return 0 or -errno. */
 int fiobdev_channel(struct fiobdev_file *bf, uint32_t depth);

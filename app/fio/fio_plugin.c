@@ -57,6 +57,11 @@ struct engine_opts {
 	unsigned int no_huge;
 	char *bdev_config; /* bdev mode (fio_bdev.c): filenames are bdev names */
 	char *poll;        /* lib/poll mode, NULL = spin in getevents() */
+	char *bdev_sched;
+	char *bdev_wbt;
+	char *write_class;
+	int bdev_tenant;
+	unsigned int tenant_weight;
 };
 
 /* One fio file of one job thread. */
@@ -199,6 +204,7 @@ static int
 engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *name)
 {
 	struct engine_opts *eo = td->eo;
+	struct fiobdev_opts bo = { .tenant = -1, .weight = -1, .write_hint = -1 };
 	int rc;
 
 	if (eo == NULL || eo->bdev_config == NULL || eo->bdev_config[0] == '\0') {
@@ -208,7 +214,18 @@ engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *nam
 	if (ef->bdev == NULL) {
 		return 1;
 	}
-	rc = fiobdev_open(eo->bdev_config, name, ef->bdev);
+	bo.sched = eo->bdev_sched;
+	bo.wbt = eo->bdev_wbt;
+	bo.write_class = eo->write_class;
+	bo.tenant = eo->bdev_tenant;
+	bo.weight = (int)eo->tenant_weight;
+#ifdef FIO_HAVE_WRITE_HINT
+	/* fio's RWH_WRITE_LIFE_NONE (1) .. _EXTREME (5); 0: not set */
+	if (fio_option_is_set(&td->o, write_hint) && td->o.write_hint > 0) {
+		bo.write_hint = (int)td->o.write_hint - 1;
+	}
+#endif
+	rc = fiobdev_open(eo->bdev_config, name, &bo, ef->bdev);
 	if (rc != 0) {
 		free(ef->bdev);
 		ef->bdev = NULL;
@@ -295,7 +312,9 @@ engine_setup(struct thread_data *td)
 		ef->next = et->files;
 		et->files = ef;
 		FILE_SET_ENG_DATA(f, ef);
-		f->filetype = FIO_TYPE_BLOCK;
+		/* bdev mode: a char type, so fio does not fcntl() write_hint= on a file descriptor
+		 * it does not have; the engine passes the hint with each write */
+		f->filetype = ef->bdev != NULL ? FIO_TYPE_CHAR : FIO_TYPE_BLOCK;
 		f->real_file_size = ef->target.size;
 		fio_file_set_size_known(f);
 	}
@@ -764,6 +783,61 @@ static struct fio_option engine_options[] = {
 		.off1 = offsetof(struct engine_opts, poll),
 		.help = "how the job thread waits: classic, hybrid, hybrid:mean, hybrid:pN, "
 			"fixed:US (sleep per request), irq (interrupts), umwait; default: spin",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "bdev_sched",
+		.lname = "nvpoll bdev scheduler",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct engine_opts, bdev_sched),
+		.help = "bdev mode: the I/O scheduler of the job's bdevs, NAME[:key=value,...]: "
+			"none, deadline, kyber, fair (e.g. kyber:read_lat_us=1000)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "bdev_wbt",
+		.lname = "nvpoll writeback throttle",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct engine_opts, bdev_wbt),
+		.help = "bdev mode: the writeback throttle on the job's bdevs with this read "
+			"latency target in us, or off",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "write_class",
+		.lname = "nvpoll write class",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct engine_opts, write_class),
+		.help = "bdev mode: class of the job's writes for the throttle: background, "
+			"normal or sync",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "bdev_tenant",
+		.lname = "nvpoll tenant",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct engine_opts, bdev_tenant),
+		.minval = -1,
+		.maxval = NVP_BDEV_MAX_TENANTS - 1,
+		.def = "-1",
+		.help = "bdev mode: the job's I/O is tenant N (0..63) for bdev_sched=fair; "
+			"-1: the default tenant 0",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "tenant_weight",
+		.lname = "nvpoll tenant weight",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct engine_opts, tenant_weight),
+		.minval = 0,
+		.maxval = 1000,
+		.def = "0",
+		.help = "bdev mode: bdev_tenant's weight under bdev_sched=fair (1..1000; 0: keep)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},

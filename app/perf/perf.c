@@ -218,6 +218,7 @@ static void
 cleanup(struct perf_run *run)
 {
 	uint32_t i, n;
+	bool busy;
 
 	for (i = 0; i < run->num_ctrlrs; i++) {
 		nvp_nvme_detach(run->ctrlrs[i]);
@@ -231,9 +232,11 @@ cleanup(struct perf_run *run)
 		}
 	}
 	free(run->threads);
-	perf_bdev_cleanup(run);
+	busy = perf_bdev_cleanup(run) != 0;
 	free(run->ns);
-	if (nvp_env_is_initialized()) {
+	/* A device that still owns requests (a drain gave up on them) may still write to its
+	 * DMA memory, and its controller thread still runs: leave the environment up. */
+	if (nvp_env_is_initialized() && !busy) {
 		nvp_env_fini();
 	}
 }

@@ -29,6 +29,26 @@
 #define PERF_EXIT_FAIL 1
 #define PERF_EXIT_USAGE 2
 
+/*
+ * Per -b settings of the bdev mode (--tenant, --write-hint, --write-class): given after a
+ * -b they apply to it, given before any -b to every bdev without its own. -1 = not given.
+ */
+struct perf_bdev_job {
+	int32_t tenant;      /* nvp_bdev_desc_set_tenant() */
+	int32_t weight;      /* the tenant's weight under --sched fair */
+	int32_t write_hint;  /* enum nvp_bdev_write_hint */
+	int32_t write_class; /* NVP_BDEV_WRITE_BACKGROUND, _NORMAL, _SYNC */
+};
+
+/* bdev-mode long options (perf_opts.c passes them to perf_bdev_opt()). */
+enum {
+	PERF_OPT_SCHED = 300,
+	PERF_OPT_WBT,
+	PERF_OPT_TENANT,
+	PERF_OPT_WRITE_HINT,
+	PERF_OPT_WRITE_CLASS,
+};
+
 struct perf_opts {
 	uint32_t queue_depth;   /* -q: outstanding per namespace per I/O thread */
 	uint32_t io_size;       /* -o: bytes */
@@ -54,6 +74,11 @@ struct perf_opts {
 	uint32_t num_bdevs;
 	const char *bdev_config;
 	const char *poll_mode; /* --poll: how I/O threads wait (perf_poll.c), NULL = spin */
+	const char *sched;     /* --sched NAME[:k=v,...]; NULL: the bdev's own */
+	bool wbt_set;          /* --wbt given */
+	uint32_t wbt_lat_us;   /* --wbt LAT_US; 0 = off */
+	struct perf_bdev_job jobs[PERF_MAX_TRIDS]; /* per -b, in order */
+	struct perf_bdev_job job_default;          /* given before any -b: for every bdev */
 };
 
 /*
@@ -150,16 +175,57 @@ void *perf_thread_main(void *arg);
 /* The run a thread belongs to (perf_io.c keeps it). */
 void perf_io_set_run(struct perf_run *run);
 
-/* perf_io.c: thread 0's once-a-second sample of every thread's live counters. */
-void perf_take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat);
+/*
+ * perf_loop.c: the I/O loop both modes share (warm-up, samples, progress lines, SIGINT,
+ * bounded drain). A backend embeds struct perf_loop in its per-thread context.
+ */
+struct perf_loop;
+
+struct perf_loop_ops {
+	void (*start_all)(struct perf_loop *l); /* submit -q requests per target */
+	int (*poll)(struct perf_loop *l);       /* poll once; -errno: the device failed */
+	uint32_t (*outstanding)(const struct perf_loop *l);
+	const char *drain_note;   /* what ends I/O that does not come back */
+	const char *give_up_note; /* what happens to it when the drain gives up */
+};
+
+struct perf_loop {
+	struct perf_run *run;
+	struct perf_thread *thread;
+	const struct perf_loop_ops *ops;
+	uint64_t drain_limit_ms; /* the drain waits at most this long */
+	bool measuring;          /* past the warm-up: statistics count */
+	bool draining;           /* completions must not submit again */
+	uint64_t ios;            /* mirrors of the live counters, stored relaxed */
+	uint64_t lat_ticks;
+};
+
+/* Submit, poll until the window ends or a signal, drain. \return 0 or -errno. */
+int perf_loop_run(struct perf_loop *l);
+/* A completion's bookkeeping: histogram, counters, the live counters for progress. */
+void perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
+		      bool error);
+/* Both start barriers; thread 0 sets io_start_ticks and start_ticks (after -a). */
+void perf_loop_start_barrier(struct perf_run *run, struct perf_thread *th);
+/* After the barrier: did any thread fail to set up (then none runs)? */
+bool perf_any_setup_failed(const struct perf_run *run);
 
 /* perf_bdev.c: the bdev mode. perf_bdev_opt() takes -b ('b') or a configuration (any
  * other @opt); perf_bdev_opts_check() the combination. \return 0 or -EINVAL (printed). */
 int perf_bdev_opt(struct perf_opts *o, const char *prog, int opt, const char *arg);
 int perf_bdev_opts_check(const struct perf_opts *o, const char *prog);
+/* The bdev-mode defaults (nothing given). */
+void perf_bdev_opts_init(struct perf_opts *o);
 /* Load the configuration, open the bdevs. \return 0 or PERF_EXIT_*. */
 int perf_bdev_attach(struct perf_run *run);
-void perf_bdev_cleanup(struct perf_run *run);
+/* The throttle's and the scheduler's state of each bdev, for the report and --json. */
+void perf_bdev_report(const struct perf_run *run, FILE *f);
+struct json_object *perf_bdev_json(const struct perf_run *run);
+/* The flags of this -b's writes (class and lifetime hint). */
+uint32_t perf_bdev_write_flags(const struct perf_opts *o, uint32_t index);
+/* Close and release the bdevs. \return 0, or -EBUSY if I/O a drain gave up on still holds
+ * a bdev (a device may still own memory: the environment must then stay up). */
+int perf_bdev_cleanup(struct perf_run *run);
 void *perf_bdev_thread_main(void *arg);
 void perf_bdev_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx);
 

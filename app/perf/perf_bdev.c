@@ -14,14 +14,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <json.h>
+
 #include "nvpoll/bdev.h"
 #include "nvpoll/env.h"
+#include "nvpoll/sched.h"
 #include "nvpoll/util.h"
+#include "nvpoll/wbt.h"
 
 #include "perf.h"
 
@@ -37,27 +42,109 @@ struct btask {
 /* This thread's view of one bdev. */
 struct bdev_worker {
 	struct perf_ns_stats *stats;
+	uint32_t write_flags; /* --write-class, --write-hint of this -b */
 	struct nvp_bdev_channel *ch;
 	struct btask *tasks;
 	uint64_t seq_next;
 	uint32_t outstanding;
 };
 
+/* Per-thread state the completion path needs; the shared loop's state first. */
 struct bctx {
-	struct perf_run *run;
-	struct perf_thread *thread;
+	struct perf_loop loop;
 	struct nvp_bdev_poll_group *group;
 	struct bdev_worker *bws;
 	uint64_t rng;
-	bool draining;
-	uint64_t ios;
-	uint64_t lat_ticks;
 };
 
 static struct perf_run *g_brun;
+/* Per thread: workers whose I/O never came back when the drain gave up. */
+static struct {
+	struct bdev_worker *bws;
+	struct nvp_bdev_poll_group *group;
+} g_busy[PERF_MAX_CORES];
 static __thread struct bctx *t_bctx;
 
 /* ---- set-up on the main thread ---- */
+
+/* --sched and --wbt, on each bdev before any channel exists. \return 0 or PERF_EXIT_*. */
+static int
+set_stages(const struct perf_opts *o, struct nvp_bdev *bdev)
+{
+	char name[32], lat[32];
+	const char *colon;
+	int rc;
+
+	if (o->sched != NULL) {
+		colon = strchr(o->sched, ':');
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(colon != NULL ? (size_t)(colon - o->sched) : strlen(o->sched)),
+			 o->sched);
+		rc = nvp_bdev_set_scheduler(bdev, name, colon != NULL ? colon + 1 : NULL);
+		if (rc != 0) {
+			fprintf(stderr, "--sched %s: %s (%s)\n", o->sched,
+				rc == -ENOENT ? "unknown scheduler" : "bad parameters",
+				strerror(-rc));
+			return rc == -ENOENT || rc == -EINVAL ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		}
+	}
+	if (o->wbt_set) {
+		snprintf(lat, sizeof(lat), "lat_us=%u", o->wbt_lat_us);
+		rc = o->wbt_lat_us == 0 ? nvp_bdev_set_admission(bdev, "none", NULL) :
+					  nvp_bdev_set_admission(bdev, "wbt", lat);
+		if (rc != 0) {
+			fprintf(stderr, "--wbt %u: cannot set the throttle: %s\n", o->wbt_lat_us,
+				strerror(-rc));
+			return rc == -EINVAL ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/* Is run->ns[@index] the first of its bdev (one bdev may be given twice, as two jobs)? */
+static bool
+first_of_bdev(const struct perf_run *run, uint32_t index)
+{
+	const struct nvp_bdev *b = nvp_bdev_desc_get_bdev(run->ns[index].bdev_desc);
+	uint32_t i;
+
+	for (i = 0; i < index; i++) {
+		if (nvp_bdev_desc_get_bdev(run->ns[i].bdev_desc) == b) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* --tenant of this -b (or of every -b): the descriptor's tenant, its fair weight. */
+static int
+set_tenant(const struct perf_opts *o, uint32_t index, struct perf_ns *pns)
+{
+	const struct perf_bdev_job *j = index < o->num_bdevs ? &o->jobs[index] : &o->job_default;
+	struct nvp_bdev *bdev = nvp_bdev_desc_get_bdev(pns->bdev_desc);
+	int rc;
+
+	if (j->tenant < 0) {
+		j = &o->job_default;
+	}
+	if (j->tenant < 0) {
+		return 0;
+	}
+	rc = nvp_bdev_desc_set_tenant(pns->bdev_desc, (uint32_t)j->tenant);
+	if (rc == 0 && j->weight > 0) {
+		rc = nvp_bdev_sched_fair_set_weight(bdev, (uint32_t)j->tenant, (uint32_t)j->weight);
+		if (rc == -ENOENT) {
+			fprintf(stderr, "--tenant %d:%d: a weight needs --sched fair (%s has %s)\n",
+				j->tenant, j->weight, pns->name, nvp_bdev_get_scheduler(bdev));
+			return PERF_EXIT_USAGE;
+		}
+	}
+	if (rc != 0) {
+		fprintf(stderr, "--tenant %d: %s: %s\n", j->tenant, pns->name, strerror(-rc));
+		return PERF_EXIT_USAGE;
+	}
+	return 0;
+}
 
 static int
 add_bdev(struct perf_run *run, const char *name)
@@ -94,6 +181,13 @@ add_bdev(struct perf_run *run, const char *name)
 	if (pns->num_ios == 0) {
 		fprintf(stderr, "-o %u: larger than %s itself\n", o->io_size, pns->name);
 		return PERF_EXIT_USAGE;
+	}
+	rc = first_of_bdev(run, run->num_ns - 1) ? set_stages(o, bdev) : 0;
+	if (rc == 0) {
+		rc = set_tenant(o, run->num_ns - 1, pns);
+	}
+	if (rc != 0) {
+		return rc;
 	}
 	printf("%s: %s, scheduler %s, admission %s\n", pns->name,
 	       o->read_pct != 100 ? "read-write" : "read-only", nvp_bdev_get_scheduler(bdev),
@@ -141,10 +235,172 @@ perf_bdev_attach(struct perf_run *run)
 	return 0;
 }
 
+/* ---- the throttle's and the scheduler's state, after the run ---- */
+
+static void
+report_wbt(const struct nvp_wbt_info *w, FILE *f)
+{
+	fprintf(f,
+		"  wbt: target %" PRIu64 " us, step %d, limits background/normal/sync %u/%u/%u "
+		"(base %u), windows %" PRIu64 " (up %" PRIu64 ", down %" PRIu64 "), min read "
+		"%" PRIu64 " us\n"
+		"       writes throttled %" PRIu64
+		", time deferred %.3f ms total, deferred now %u\n",
+		w->target_us, w->step, w->limit_background, w->limit_normal, w->limit_sync,
+		w->base_depth, w->windows, w->steps_up, w->steps_down, w->last_min_read_us,
+		w->throttled, (double)w->deferred_us / 1e3, w->deferred_now);
+}
+
+static void
+report_sched(const struct nvp_sched_info *si, FILE *f)
+{
+	uint64_t total = 0;
+	uint32_t t;
+
+	fprintf(f, "  scheduler %s: dispatched %" PRIu64 ", depth %u", si->name, si->dispatched,
+		si->depth);
+	if (strcmp(si->name, "deadline") == 0) {
+		fprintf(f, ", expired %" PRIu64 ", starved write batches %" PRIu64, si->expired,
+			si->starved_writes);
+	} else if (strcmp(si->name, "kyber") == 0) {
+		fprintf(f,
+			", depths read/write/discard/other %u/%u/%u/%u, windows %" PRIu64
+			" (congested %" PRIu64 ")",
+			si->kyber_depth[0], si->kyber_depth[1], si->kyber_depth[2],
+			si->kyber_depth[3], si->kyber_windows, si->kyber_congested);
+	}
+	fprintf(f, "\n");
+	for (t = 0; t < NVP_BDEV_MAX_TENANTS; t++) {
+		total += si->tenant_bytes[t];
+	}
+	for (t = 0; t < NVP_BDEV_MAX_TENANTS && total != 0; t++) {
+		if (si->tenant_ios[t] != 0) {
+			fprintf(f,
+				"    tenant %2u: weight %4u, %10" PRIu64
+				" I/Os, %6.2f%% of bytes\n",
+				t, si->tenant_weight[t], si->tenant_ios[t],
+				100.0 * (double)si->tenant_bytes[t] / (double)total);
+		}
+	}
+}
+
 void
+perf_bdev_report(const struct perf_run *run, FILE *f)
+{
+	struct nvp_wbt_info w = { .info_size = sizeof(w) };
+	struct nvp_sched_info si = { .info_size = sizeof(si) };
+	uint32_t i;
+
+	for (i = 0; i < run->num_ns; i++) {
+		struct nvp_bdev *b = nvp_bdev_desc_get_bdev(run->ns[i].bdev_desc);
+
+		if (!first_of_bdev(run, i)) {
+			continue;
+		}
+		fprintf(f, "%s: scheduler %s, admission %s\n", nvp_bdev_get_name(b),
+			nvp_bdev_get_scheduler(b), nvp_bdev_get_admission(b));
+		if (nvp_bdev_wbt_get_info(b, &w) == 0) {
+			report_wbt(&w, f);
+		}
+		if (strcmp(nvp_bdev_get_scheduler(b), "none") != 0 &&
+		    nvp_bdev_sched_get_info(b, &si) == 0) {
+			report_sched(&si, f);
+		}
+	}
+}
+
+#define JU64(o, k, v) json_object_object_add((o), (k), json_object_new_int64((int64_t)(v)))
+
+static json_object *
+wbt_json(const struct nvp_wbt_info *w)
+{
+	json_object *o = json_object_new_object();
+
+	JU64(o, "target_us", w->target_us);
+	JU64(o, "step", w->step);
+	JU64(o, "base_depth", w->base_depth);
+	JU64(o, "limit_background", w->limit_background);
+	JU64(o, "limit_normal", w->limit_normal);
+	JU64(o, "limit_sync", w->limit_sync);
+	JU64(o, "windows", w->windows);
+	JU64(o, "steps_up", w->steps_up);
+	JU64(o, "steps_down", w->steps_down);
+	JU64(o, "last_min_read_us", w->last_min_read_us);
+	JU64(o, "throttled", w->throttled);
+	JU64(o, "deferred_us", w->deferred_us);
+	return o;
+}
+
+static json_object *
+sched_json(const struct nvp_sched_info *si)
+{
+	json_object *o = json_object_new_object(), *kd = json_object_new_array();
+	json_object *tenants = json_object_new_array();
+	uint32_t t;
+
+	json_object_object_add(o, "name", json_object_new_string(si->name));
+	JU64(o, "dispatched", si->dispatched);
+	JU64(o, "depth", si->depth);
+	JU64(o, "expired", si->expired);
+	JU64(o, "starved_writes", si->starved_writes);
+	for (t = 0; t < NVP_SCHED_KYBER_NUM_DOMAINS; t++) {
+		json_object_array_add(kd, json_object_new_int64(si->kyber_depth[t]));
+	}
+	json_object_object_add(o, "kyber_depth", kd);
+	JU64(o, "kyber_windows", si->kyber_windows);
+	JU64(o, "kyber_congested", si->kyber_congested);
+	for (t = 0; t < NVP_BDEV_MAX_TENANTS; t++) {
+		json_object *te;
+
+		if (si->tenant_ios[t] == 0) {
+			continue;
+		}
+		te = json_object_new_object();
+		JU64(te, "tenant", t);
+		JU64(te, "weight", si->tenant_weight[t]);
+		JU64(te, "ios", si->tenant_ios[t]);
+		JU64(te, "bytes", si->tenant_bytes[t]);
+		json_object_array_add(tenants, te);
+	}
+	json_object_object_add(o, "tenants", tenants);
+	return o;
+}
+
+json_object *
+perf_bdev_json(const struct perf_run *run)
+{
+	json_object *arr = json_object_new_array();
+	uint32_t i;
+
+	for (i = 0; i < run->num_ns; i++) {
+		struct nvp_bdev *b = nvp_bdev_desc_get_bdev(run->ns[i].bdev_desc);
+		struct nvp_wbt_info w = { .info_size = sizeof(w) };
+		struct nvp_sched_info si = { .info_size = sizeof(si) };
+		json_object *o;
+
+		if (!first_of_bdev(run, i)) {
+			continue;
+		}
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(nvp_bdev_get_name(b)));
+		json_object_object_add(o, "admission",
+				       json_object_new_string(nvp_bdev_get_admission(b)));
+		if (nvp_bdev_wbt_get_info(b, &w) == 0) {
+			json_object_object_add(o, "wbt", wbt_json(&w));
+		}
+		if (nvp_bdev_sched_get_info(b, &si) == 0) {
+			json_object_object_add(o, "scheduler", sched_json(&si));
+		}
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+int
 perf_bdev_cleanup(struct perf_run *run)
 {
 	uint32_t i;
+	int rc = 0;
 
 	for (i = 0; i < run->num_ns; i++) {
 		if (run->ns[i].bdev_desc != NULL) {
@@ -153,8 +409,9 @@ perf_bdev_cleanup(struct perf_run *run)
 		}
 	}
 	if (run->opts.bdev_config != NULL) {
-		nvp_bdev_fini();
+		rc = nvp_bdev_fini();
 	}
+	return rc;
 }
 
 /* ---- the I/O thread ---- */
@@ -184,7 +441,7 @@ bsubmit(struct bctx *ctx, struct btask *t)
 {
 	struct bdev_worker *bw = t->bw;
 	const struct perf_ns *ns = bw->stats->ns;
-	const struct perf_opts *o = &ctx->run->opts;
+	const struct perf_opts *o = &ctx->loop.run->opts;
 	uint64_t slot;
 	int rc;
 
@@ -204,7 +461,7 @@ bsubmit(struct bctx *ctx, struct btask *t)
 					  ns->lbas_per_io, bio_done, t);
 	} else {
 		rc = nvp_bdev_write_blocks(ns->bdev_desc, bw->ch, t->buf, slot * ns->lbas_per_io,
-					   ns->lbas_per_io, 0, bio_done, t);
+					   ns->lbas_per_io, bw->write_flags, bio_done, t);
 	}
 	if (__builtin_expect(rc != 0, 0)) {
 		bw->stats->errors++;
@@ -225,21 +482,8 @@ bio_done(void *arg, const struct nvme_cpl *cpl)
 	uint64_t lat = nvp_env_get_ticks() - t->submit_ticks;
 
 	bw->outstanding--;
-	nvp_histogram_record(st->hist, lat);
-	st->ios++;
-	if (t->is_read) {
-		st->reads++;
-	} else {
-		st->writes++;
-	}
-	if (__builtin_expect(nvme_cpl_is_error(cpl), 0)) {
-		st->errors++;
-	}
-	ctx->ios++;
-	ctx->lat_ticks += lat;
-	atomic_store_explicit(&ctx->thread->live_ios, ctx->ios, memory_order_relaxed);
-	atomic_store_explicit(&ctx->thread->live_lat_ticks, ctx->lat_ticks, memory_order_relaxed);
-	if (!ctx->draining) {
+	perf_loop_record(&ctx->loop, st, lat, t->is_read, nvme_cpl_is_error(cpl));
+	if (!ctx->loop.draining) {
 		bsubmit(ctx, t);
 	}
 }
@@ -247,12 +491,13 @@ bio_done(void *arg, const struct nvme_cpl *cpl)
 static int
 setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 {
-	const struct perf_opts *o = &ctx->run->opts;
+	const struct perf_opts *o = &ctx->loop.run->opts;
 	struct nvp_bdev_channel_opts co;
 	uint32_t i;
 	int rc;
 
 	bw->stats = st;
+	bw->write_flags = perf_bdev_write_flags(o, (uint32_t)(st->ns - ctx->loop.run->ns));
 	bw->tasks = calloc(o->queue_depth, sizeof(*bw->tasks));
 	if (bw->tasks == NULL) {
 		return -ENOMEM;
@@ -264,8 +509,8 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 	co.group = ctx->group;
 	rc = nvp_bdev_channel_create(st->ns->bdev_desc, &co, &bw->ch);
 	if (rc != 0) {
-		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n", ctx->thread->core,
-			st->ns->name, strerror(-rc));
+		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n",
+			ctx->loop.thread->core, st->ns->name, strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < o->queue_depth; i++) {
@@ -273,67 +518,65 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 		bw->tasks[i].buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
 		if (bw->tasks[i].buf == NULL) {
 			fprintf(stderr, "core %u: out of DMA memory: pass a larger -s\n",
-				ctx->thread->core);
+				ctx->loop.thread->core);
 			return -ENOMEM;
 		}
 		memset(bw->tasks[i].buf, 0x5a ^ (int)i, o->io_size);
 	}
-	bw->seq_next = st->ns->num_ios / ctx->run->num_threads * ctx->thread->index;
+	bw->seq_next = st->ns->num_ios / ctx->loop.run->num_threads * ctx->loop.thread->index;
 	return 0;
 }
 
 static uint32_t
-boutstanding(const struct bctx *ctx)
+boutstanding(const struct perf_loop *l)
 {
+	const struct bctx *ctx = (const struct bctx *)l;
 	uint32_t n, sum = 0;
 
-	for (n = 0; n < ctx->thread->num_ns; n++) {
+	for (n = 0; n < l->thread->num_ns; n++) {
 		sum += ctx->bws[n].outstanding;
 	}
 	return sum;
 }
 
-static int
-brun_loop(struct bctx *ctx)
+static void
+bstart_all(struct perf_loop *l)
 {
-	struct perf_run *run = ctx->run;
-	uint64_t hz = run->ticks_hz, end, next_sample, now, prev_ios = 0, prev_lat = 0;
+	struct bctx *ctx = (struct bctx *)l;
 	uint32_t n, i;
-	int rc = 0;
 
-	for (n = 0; n < ctx->thread->num_ns; n++) {
-		for (i = 0; i < run->opts.queue_depth; i++) {
+	for (n = 0; n < l->thread->num_ns; n++) {
+		for (i = 0; i < l->run->opts.queue_depth; i++) {
 			bsubmit(ctx, &ctx->bws[n].tasks[i]);
 		}
 	}
-	end = run->start_ticks + hz * run->opts.time_s;
-	next_sample = run->start_ticks + hz;
-	now = nvp_env_get_ticks();
-	while (rc == 0 && now < end) {
-		if (boutstanding(ctx) == 0) {
-			rc = -EIO; /* every submission failed: nothing left to wait for */
-			break;
-		}
-		nvp_bdev_poll_group_poll(ctx->group);
-		now = nvp_env_get_ticks();
-		if (ctx->thread->index == 0 && now >= next_sample) {
-			perf_take_sample(run, now, &prev_ios, &prev_lat);
-			next_sample += hz;
-		}
-	}
-	ctx->draining = true;
-	while (boutstanding(ctx) > 0 && nvp_bdev_poll_group_poll(ctx->group) >= 0) {
-	}
-	if (ctx->thread->index == 0 && now >= end && run->num_samples < run->opts.time_s) {
-		perf_take_sample(run, nvp_env_get_ticks(), &prev_ios, &prev_lat);
-	}
-	return rc;
 }
+
+static int
+bpoll(struct perf_loop *l)
+{
+	int rc = nvp_bdev_poll_group_poll(((struct bctx *)l)->group);
+
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * A module completes what it accepted (the nvme module's qpair aborts a request older
+ * than its timeout; a removed bdev fails its I/O), so the drain normally ends; if it does
+ * not, the channels still busy are left as they are rather than freed under the device.
+ */
+static const struct perf_loop_ops g_bdev_ops = {
+	.start_all = bstart_all,
+	.poll = bpoll,
+	.outstanding = boutstanding,
+	.drain_note = "waiting for the bdev's module to complete or fail them",
+	.give_up_note = "their channels and buffers are left in place, not freed",
+};
 
 static int
 bthread_setup(struct bctx *ctx)
 {
-	struct perf_thread *th = ctx->thread;
+	struct perf_thread *th = ctx->loop.thread;
 	cpu_set_t set;
 	uint32_t n;
 	int rc;
@@ -361,17 +604,26 @@ static void
 bthread_teardown(struct bctx *ctx)
 {
 	uint32_t n, i;
+	bool busy = false;
 
-	for (n = 0; ctx->bws != NULL && n < ctx->thread->num_ns; n++) {
+	for (n = 0; ctx->bws != NULL && n < ctx->loop.thread->num_ns; n++) {
 		struct bdev_worker *bw = &ctx->bws[n];
 
-		if (bw->ch != NULL) {
-			nvp_bdev_channel_destroy(bw->ch);
+		if (bw->outstanding != 0 ||
+		    (bw->ch != NULL && nvp_bdev_channel_destroy(bw->ch) != 0)) {
+			busy = true; /* the drain gave up: the device may still write the buffers */
+			continue;
 		}
-		for (i = 0; bw->tasks != NULL && i < ctx->run->opts.queue_depth; i++) {
+		for (i = 0; bw->tasks != NULL && i < ctx->loop.run->opts.queue_depth; i++) {
 			nvp_env_dma_free(bw->tasks[i].buf);
 		}
 		free(bw->tasks);
+	}
+	if (busy) {
+		/* kept reachable (not a leak to report): the device may still own them */
+		g_busy[ctx->loop.thread->index % PERF_MAX_CORES].bws = ctx->bws;
+		g_busy[ctx->loop.thread->index % PERF_MAX_CORES].group = ctx->group;
+		return;
 	}
 	if (ctx->group != NULL) {
 		nvp_bdev_poll_group_destroy(ctx->group);
@@ -384,28 +636,24 @@ perf_bdev_thread_main(void *arg)
 {
 	struct perf_thread *th = arg;
 	struct perf_run *run = g_brun;
-	struct bctx ctx = { .run = run, .thread = th };
+	struct bctx ctx = { .loop = { .run = run, .thread = th, .ops = &g_bdev_ops } };
 	uint64_t cpu0;
 	int setup_rc;
 
 	t_bctx = &ctx;
+	ctx.loop.drain_limit_ms = (uint64_t)run->opts.io_timeout_ms + 1000;
 	ctx.rng = 0x9E3779B97F4A7C15ull * (th->core + 1) ^ nvp_env_get_ticks();
 	if (ctx.rng == 0) {
 		ctx.rng = 1;
 	}
 	setup_rc = bthread_setup(&ctx);
+	th->setup_rc = setup_rc;
 	/* Everybody waits here, set up or not, so nobody waits forever. */
-	pthread_barrier_wait(&run->start_barrier);
-	if (th->index == 0) {
-		run->start_ticks = nvp_env_get_ticks();
-		run->io_start_ticks = run->start_ticks;
-	}
-	pthread_barrier_wait(&run->start_barrier);
+	perf_loop_start_barrier(run, th);
 	th->rc = setup_rc;
-	if (setup_rc == 0) {
+	if (!perf_any_setup_failed(run)) {
 		cpu0 = nvp_env_thread_cpu_ns();
-		th->rc = brun_loop(&ctx);
-		th->elapsed_ticks = nvp_env_get_ticks() - run->start_ticks;
+		th->rc = perf_loop_run(&ctx.loop);
 		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
 	}
 	bthread_teardown(&ctx);

@@ -6,12 +6,160 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvpoll/util.h"
 
 #include "perf.h"
+
+static int
+bad_value(const char *prog, const char *flag, const char *arg, const char *accepted)
+{
+	fprintf(stderr, "%s: %s '%s': %s\nTry '%s --help' for more information.\n", prog, flag, arg,
+		accepted, prog);
+	return -EINVAL;
+}
+
+/* The job a per -b option applies to: the last -b, or every bdev before any -b. */
+static struct perf_bdev_job *
+cur_job(struct perf_opts *o)
+{
+	return o->num_bdevs == 0 ? &o->job_default : &o->jobs[o->num_bdevs - 1];
+}
+
+static int
+lookup(const char *const *names, size_t n, const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], arg) == 0) {
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* --tenant N[:WEIGHT] */
+static int
+parse_tenant(struct perf_opts *o, const char *prog, const char *arg)
+{
+	struct perf_bdev_job *job = cur_job(o);
+	char buf[32], *colon;
+	uint64_t t, w = 0;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	colon = strchr(buf, ':');
+	if (colon != NULL) {
+		*colon = '\0';
+	}
+	if (strlen(arg) >= sizeof(buf) || nvp_strtou64(buf, 0, NVP_BDEV_MAX_TENANTS - 1, &t) != 0 ||
+	    (colon != NULL && nvp_strtou64(colon + 1, 1, 1000, &w) != 0)) {
+		char accepted[96];
+
+		snprintf(accepted, sizeof(accepted),
+			 "expected TENANT[:WEIGHT], tenant 0..%d, weight 1..1000",
+			 NVP_BDEV_MAX_TENANTS - 1);
+		return bad_value(prog, "--tenant", arg, accepted);
+	}
+	job->tenant = (int32_t)t;
+	job->weight = colon != NULL ? (int32_t)w : -1;
+	return 0;
+}
+
+static int
+parse_wbt(struct perf_opts *o, const char *prog, const char *arg)
+{
+	uint64_t v;
+
+	if (strcmp(arg, "off") == 0) {
+		v = 0;
+	} else if (nvp_strtou64(arg, 1, 10000000, &v) != 0) {
+		return bad_value(prog, "--wbt", arg,
+				 "expected a read latency target in us, 1..10000000, or off");
+	}
+	o->wbt_set = true;
+	o->wbt_lat_us = (uint32_t)v;
+	return 0;
+}
+
+static int
+parse_sched(struct perf_opts *o, const char *prog, const char *arg)
+{
+	if (arg[0] == '\0' || arg[0] == ':' || strlen(arg) > 480) {
+		return bad_value(prog, "--sched", arg,
+				 "expected NAME[:key=value,...], e.g. kyber:read_lat_us=1000");
+	}
+	o->sched = arg;
+	return 0;
+}
+
+static int
+parse_job_opt(struct perf_opts *o, const char *prog, int opt, const char *arg)
+{
+	static const char *const hints[] = { "none", "short", "medium", "long", "extreme" };
+	/* index = the class's flag value */
+	static const char *const classes[] = { "normal", "background", "sync" };
+	int v;
+
+	if (opt == PERF_OPT_TENANT) {
+		return parse_tenant(o, prog, arg);
+	}
+	if (opt == PERF_OPT_WRITE_HINT) {
+		v = lookup(hints, 5, arg);
+		if (v < 0) {
+			return bad_value(prog, "--write-hint", arg,
+					 "expected none, short, medium, long or extreme");
+		}
+		cur_job(o)->write_hint = v;
+		return 0;
+	}
+	v = lookup(classes, 3, arg);
+	if (v < 0) {
+		return bad_value(prog, "--write-class", arg, "expected background, normal or sync");
+	}
+	cur_job(o)->write_class = v;
+	return 0;
+}
+
+void
+perf_bdev_opts_init(struct perf_opts *o)
+{
+	uint32_t i;
+
+	o->job_default = (struct perf_bdev_job){ -1, -1, -1, -1 };
+	for (i = 0; i < PERF_MAX_TRIDS; i++) {
+		o->jobs[i] = o->job_default;
+	}
+}
+
+uint32_t
+perf_bdev_write_flags(const struct perf_opts *o, uint32_t index)
+{
+	const struct perf_bdev_job *d = &o->job_default;
+	const struct perf_bdev_job *j = index < o->num_bdevs ? &o->jobs[index] : d;
+	int32_t cls = j->write_class >= 0 ? j->write_class : NVP_MAX(d->write_class, 0);
+	int32_t hint = j->write_hint >= 0 ? j->write_hint : NVP_MAX(d->write_hint, 0);
+
+	return nvp_bdev_write_flags((uint32_t)cls, (enum nvp_bdev_write_hint)hint);
+}
 
 int
 perf_bdev_opt(struct perf_opts *o, const char *prog, int opt, const char *arg)
 {
+	switch (opt) {
+	case PERF_OPT_SCHED:
+		return parse_sched(o, prog, arg);
+	case PERF_OPT_WBT:
+		return parse_wbt(o, prog, arg);
+	case PERF_OPT_TENANT:
+	case PERF_OPT_WRITE_HINT:
+	case PERF_OPT_WRITE_CLASS:
+		return parse_job_opt(o, prog, opt, arg);
+	default:
+		break;
+	}
 	if (opt != 'b') {
 		if (o->bdev_config != NULL) {
 			fprintf(stderr, "%s: one of --json-config and --bdev-config, once\n", prog);
@@ -29,6 +177,25 @@ perf_bdev_opt(struct perf_opts *o, const char *prog, int opt, const char *arg)
 	return 0;
 }
 
+static bool
+job_set(const struct perf_bdev_job *j)
+{
+	return j->tenant >= 0 || j->write_hint >= 0 || j->write_class >= 0;
+}
+
+static bool
+job_given(const struct perf_opts *o)
+{
+	uint32_t i;
+
+	for (i = 0; i < o->num_bdevs; i++) {
+		if (job_set(&o->jobs[i])) {
+			return true;
+		}
+	}
+	return job_set(&o->job_default);
+}
+
 int
 perf_bdev_opts_check(const struct perf_opts *o, const char *prog)
 {
@@ -41,6 +208,9 @@ perf_bdev_opts_check(const struct perf_opts *o, const char *prog)
 		why = "-r (raw NVMe mode) and a bdev configuration (bdev mode) exclude each other";
 	} else if (o->bdev_config != NULL && o->qpairs_per_ns != 1) {
 		why = "-P applies to the raw NVMe mode only (a bdev channel has one queue)";
+	} else if (o->bdev_config == NULL && (o->sched != NULL || o->wbt_set || job_given(o))) {
+		why = "--sched, --wbt, --tenant, --write-hint and --write-class apply to the bdev "
+		      "mode only (-b with --json-config or --bdev-config)";
 	}
 	if (why != NULL) {
 		fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", prog, why, prog);

@@ -41,17 +41,12 @@ struct ns_worker {
 	uint32_t outstanding;
 };
 
-/* Per-thread state the completion path needs. */
+/* Per-thread state the completion path needs; the shared loop's state first. */
 struct io_ctx {
-	struct perf_run *run;
-	struct perf_thread *thread;
+	struct perf_loop loop;
 	struct ns_worker *nws;
 	uint64_t rng;
-	bool measuring; /* past the warm-up: statistics count */
-	bool draining;
 	struct nvp_poll_waiter *waiter; /* --poll, else NULL */
-	uint64_t ios;                   /* mirrors of the live counters, stored relaxed */
-	uint64_t lat_ticks;
 };
 
 static struct perf_run *g_run;
@@ -90,7 +85,7 @@ submit(struct io_ctx *ctx, struct task *t)
 {
 	struct ns_worker *nw = t->nw;
 	const struct perf_ns *ns = nw->stats->ns;
-	const struct perf_opts *o = &ctx->run->opts;
+	const struct perf_opts *o = &ctx->loop.run->opts;
 	uint64_t slot, lba;
 	int rc;
 
@@ -122,7 +117,7 @@ submit(struct io_ctx *ctx, struct task *t)
 	if (ctx->waiter != NULL) {
 		nvp_poll_req_start(ctx->waiter, &t->preq,
 				   t->is_read ? NVME_OPC_READ : NVME_OPC_WRITE,
-				   ctx->run->opts.io_size);
+				   ctx->loop.run->opts.io_size);
 	}
 	return 0;
 }
@@ -140,21 +135,8 @@ io_done(void *arg, const struct nvme_cpl *cpl)
 	if (ctx->waiter != NULL) {
 		nvp_poll_req_done(ctx->waiter, &t->preq);
 	}
-	nvp_histogram_record(st->hist, lat);
-	st->ios++;
-	if (t->is_read) {
-		st->reads++;
-	} else {
-		st->writes++;
-	}
-	if (__builtin_expect(nvme_cpl_is_error(cpl), 0)) {
-		st->errors++;
-	}
-	ctx->ios++;
-	ctx->lat_ticks += lat;
-	atomic_store_explicit(&ctx->thread->live_ios, ctx->ios, memory_order_relaxed);
-	atomic_store_explicit(&ctx->thread->live_lat_ticks, ctx->lat_ticks, memory_order_relaxed);
-	if (!ctx->draining) {
+	perf_loop_record(&ctx->loop, st, lat, t->is_read, nvme_cpl_is_error(cpl));
+	if (!ctx->loop.draining) {
 		submit(ctx, t);
 	}
 }
@@ -205,12 +187,12 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 static int
 setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *st)
 {
-	const struct perf_opts *o = &ctx->run->opts;
+	const struct perf_opts *o = &ctx->loop.run->opts;
 	uint32_t i;
 	int rc;
 
 	nw->stats = st;
-	nw->thread = ctx->thread;
+	nw->thread = ctx->loop.thread;
 	nw->qpairs = calloc(o->qpairs_per_ns, sizeof(*nw->qpairs));
 	nw->tasks = calloc(o->queue_depth, sizeof(*nw->tasks));
 	if (nw->qpairs == NULL || nw->tasks == NULL) {
@@ -230,13 +212,13 @@ setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *
 			fprintf(stderr,
 				"core %u: out of DMA memory (%u buffers of %u bytes per "
 				"namespace): pass a larger -s\n",
-				ctx->thread->core, o->queue_depth, o->io_size);
+				ctx->loop.thread->core, o->queue_depth, o->io_size);
 			return -ENOMEM;
 		}
 		memset(t->buf, 0x5a ^ (int)i, o->io_size);
 	}
 	/* spread sequential streams of different threads over the namespace */
-	nw->seq_next = st->ns->num_ios / ctx->run->num_threads * ctx->thread->index;
+	nw->seq_next = st->ns->num_ios / ctx->loop.run->num_threads * ctx->loop.thread->index;
 	return 0;
 }
 
@@ -270,24 +252,25 @@ teardown_ns_worker(struct ns_worker *nw, uint32_t depth, uint32_t nqp)
 
 /* Poll every qpair once. \return -ENXIO if a controller failed, else 0. */
 static int
-poll_all(struct io_ctx *ctx)
+poll_all(struct perf_loop *l)
 {
-	uint32_t n, q, nqp = ctx->run->opts.qpairs_per_ns;
+	struct io_ctx *ctx = (struct io_ctx *)l;
+	uint32_t n, q, nqp = l->run->opts.qpairs_per_ns;
 
 	if (ctx->waiter != NULL) {
 		int rc = nvp_poll_waiter_wait(ctx->waiter);
 
 		return rc < 0 ? rc : 0;
 	}
-	for (n = 0; n < ctx->thread->num_ns; n++) {
+	for (n = 0; n < l->thread->num_ns; n++) {
 		struct ns_worker *nw = &ctx->nws[n];
 
 		for (q = 0; q < nqp; q++) {
 			int32_t rc = nvp_nvme_qpair_process_completions(nw->qpairs[q], 0);
 
 			if (__builtin_expect(rc < 0, 0)) {
-				fprintf(stderr, "core %u: %s: qpair failed: %s\n",
-					ctx->thread->core, nw->stats->ns->name, strerror(-rc));
+				fprintf(stderr, "core %u: %s: qpair failed: %s\n", l->thread->core,
+					nw->stats->ns->name, strerror(-rc));
 				return rc;
 			}
 		}
@@ -296,257 +279,57 @@ poll_all(struct io_ctx *ctx)
 }
 
 static uint32_t
-outstanding(const struct io_ctx *ctx)
+outstanding(const struct perf_loop *l)
 {
+	const struct io_ctx *ctx = (const struct io_ctx *)l;
 	uint32_t n, sum = 0;
 
-	for (n = 0; n < ctx->thread->num_ns; n++) {
+	for (n = 0; n < l->thread->num_ns; n++) {
 		sum += ctx->nws[n].outstanding;
 	}
 	return sum;
 }
 
-/* Thread 0's view of every thread's live counters, for samples and progress lines. */
-struct progress {
-	uint64_t next_sample, next_print;
-	uint64_t sample_ios, sample_lat; /* at the last sample */
-	uint64_t print_ios, print_lat;   /* at the last progress line */
-	uint64_t print_ticks;
-};
-
 static void
-live_totals(const struct perf_run *run, uint64_t *ios, uint64_t *lat)
+start_all(struct perf_loop *l)
 {
-	uint32_t i;
-
-	*ios = 0;
-	*lat = 0;
-	for (i = 0; i < run->num_threads; i++) {
-		*ios += atomic_load_explicit(&run->threads[i].live_ios, memory_order_relaxed);
-		*lat += atomic_load_explicit(&run->threads[i].live_lat_ticks, memory_order_relaxed);
-	}
-}
-
-/* One IOPS sample (every run->sample_ticks) of the measured window. */
-static void
-take_sample(struct perf_run *run, struct progress *p, uint64_t now)
-{
-	uint64_t ios, lat, d_ios;
-	struct perf_sample *s;
-	double dt;
-
-	live_totals(run, &ios, &lat);
-	if (run->num_samples >= PERF_MAX_SAMPLES) {
-		return;
-	}
-	s = &run->samples[run->num_samples];
-	d_ios = ios - p->sample_ios;
-	s->t_s = (double)(now - run->start_ticks) / (double)run->ticks_hz;
-	dt = s->t_s - (run->num_samples > 0 ? run->samples[run->num_samples - 1].t_s : 0.0);
-	s->iops = dt > 0 ? (double)d_ios / dt : 0.0;
-	s->mib_s = s->iops * run->opts.io_size / (1024.0 * 1024.0);
-	s->mean_us = d_ios ? perf_ticks_to_us(run, lat - p->sample_lat) / (double)d_ios : 0.0;
-	run->num_samples++;
-	p->sample_ios = ios;
-	p->sample_lat = lat;
-}
-
-/*
- * A sample for the bdev mode's loop (perf_bdev.c), which keeps its own previous totals.
- * It samples once a second and has no warm-up yet.
- */
-void
-perf_take_sample(struct perf_run *run, uint64_t now, uint64_t *prev_ios, uint64_t *prev_lat)
-{
-	struct progress p = { .sample_ios = *prev_ios, .sample_lat = *prev_lat };
-
-	take_sample(run, &p, now);
-	*prev_ios = p.sample_ios;
-	*prev_lat = p.sample_lat;
-}
-
-/* The once-a-second progress line (warm-up seconds are marked). */
-static void
-print_progress(struct perf_run *run, struct progress *p, uint64_t now)
-{
-	uint64_t ios, lat, d_ios;
-	double dt = (double)(now - p->print_ticks) / (double)run->ticks_hz, iops;
-
-	live_totals(run, &ios, &lat);
-	d_ios = ios - p->print_ios;
-	iops = dt > 0 ? (double)d_ios / dt : 0.0;
-	if (run->opts.time_s + run->opts.warmup_s > 1) {
-		fprintf(run->out, "[%3.0fs%s] %10.0f IOPS %10.2f MiB/s  mean %8.1f us\n",
-			(double)(now - run->io_start_ticks) / (double)run->ticks_hz,
-			now <= run->start_ticks + run->ticks_hz / 100 ? " warm-up" : "", iops,
-			iops * run->opts.io_size / (1024.0 * 1024.0),
-			d_ios ? perf_ticks_to_us(run, lat - p->print_lat) / (double)d_ios : 0.0);
-		fflush(run->out);
-	}
-	p->print_ios = ios;
-	p->print_lat = lat;
-	p->print_ticks = now;
-}
-
-static int
-start_all(struct io_ctx *ctx)
-{
+	struct io_ctx *ctx = (struct io_ctx *)l;
 	uint32_t n, i;
 
-	for (n = 0; n < ctx->thread->num_ns; n++) {
-		for (i = 0; i < ctx->run->opts.queue_depth; i++) {
+	for (n = 0; n < l->thread->num_ns; n++) {
+		for (i = 0; i < l->run->opts.queue_depth; i++) {
 			submit(ctx, &ctx->nws[n].tasks[i]);
 		}
 	}
-	return outstanding(ctx) > 0 ? 0 : -EIO;
-}
-
-/* The warm-up is over: what this thread counted so far is discarded. */
-static void
-start_measuring(struct io_ctx *ctx, struct progress *p)
-{
-	uint32_t n;
-
-	for (n = 0; n < ctx->thread->num_ns; n++) {
-		struct perf_ns_stats *st = ctx->nws[n].stats;
-
-		nvp_histogram_init(st->hist);
-		st->ios = st->reads = st->writes = st->errors = st->submit_errors = 0;
-	}
-	ctx->measuring = true;
-	if (ctx->thread->index == 0) {
-		live_totals(ctx->run, &p->sample_ios, &p->sample_lat);
-		p->next_sample = ctx->run->start_ticks + ctx->run->sample_ticks;
-	}
-}
-
-/* Thread 0's bookkeeping: samples of the window, progress lines. */
-static void
-thread0_tick(struct io_ctx *ctx, struct progress *p, uint64_t now)
-{
-	struct perf_run *run = ctx->run;
-
-	if (ctx->measuring && now >= p->next_sample) {
-		take_sample(run, p, now);
-		p->next_sample += run->sample_ticks;
-	}
-	if (now >= p->next_print) {
-		print_progress(run, p, now);
-		p->next_print += run->ticks_hz;
-	}
-}
-
-/* Keep -q requests in flight until the window ends or a signal stops the run. */
-static int
-io_loop(struct io_ctx *ctx, struct progress *p)
-{
-	struct perf_run *run = ctx->run;
-	uint64_t end = run->start_ticks + run->ticks_hz * run->opts.time_s, now;
-	int rc = start_all(ctx);
-
-	now = nvp_env_get_ticks();
-	while (rc == 0 && now < end) {
-		if (!ctx->measuring && now >= run->start_ticks) {
-			start_measuring(ctx, p);
-		}
-		rc = poll_all(ctx);
-		now = nvp_env_get_ticks();
-		if (ctx->thread->index == 0) {
-			thread0_tick(ctx, p, now);
-		}
-		if (outstanding(ctx) == 0) {
-			rc = -EIO; /* every submission failed: nothing left to wait for */
-		}
-		if (atomic_load_explicit(&run->stop, memory_order_relaxed)) {
-			break;
-		}
-	}
-	if (!ctx->measuring) {
-		start_measuring(ctx, p); /* stopped during the warm-up: an empty window */
-	}
-	if (ctx->thread->index == 0 && (now >= end || run->num_samples == 0) &&
-	    now > run->start_ticks) {
-		take_sample(run, p, now); /* the last part of the window */
-	}
-	return rc;
 }
 
 /*
- * The window is over: wait for the requests still out, saying so when they do not come
- * back at once. A lost completion ends with the driver's request timeout (an Abort, and
- * the request completed as aborted); the wait is bounded by that timeout, the Abort's
- * own admin timeout and a second, after which the qpair's deletion completes the rest.
+ * A lost completion ends with the driver's request timeout (an Abort, and the request
+ * completed as aborted); the drain is bounded by that timeout, the Abort's own admin
+ * timeout and a second, after which the qpair's deletion completes the rest.
  */
-static void
-drain(struct io_ctx *ctx)
+static const struct perf_loop_ops g_raw_ops = {
+	.start_all = start_all,
+	.poll = poll_all,
+	.outstanding = outstanding,
+	.drain_note = "the driver aborts a request once it is --io-timeout old and completes "
+		      "it as aborted if the controller does not",
+	.give_up_note = "deleting the queue completes them as aborted",
+};
+
+static uint64_t
+raw_drain_limit_ms(const struct perf_opts *o)
 {
-	struct perf_run *run = ctx->run;
-	uint64_t hz = run->ticks_hz, t0 = nvp_env_get_ticks(), now = t0, next_note = t0 + hz / 2;
 	struct nvp_nvme_ctrlr_opts copts;
-	uint64_t limit;
 
 	nvp_nvme_ctrlr_opts_init(&copts, sizeof(copts)); /* the Abort's timeout: admin's */
-	limit = t0 +
-		hz * ((uint64_t)run->opts.io_timeout_ms + copts.admin_timeout_ms + 1000) / 1000;
-	ctx->draining = true;
-	while (outstanding(ctx) > 0 && poll_all(ctx) == 0) {
-		now = nvp_env_get_ticks();
-		if (now >= next_note) {
-			fprintf(run->out,
-				"core %u: %u I/O%s still outstanding %.1f s after the run ended; "
-				"the driver aborts a request once it is %u ms old (--io-timeout) and "
-				"completes it as aborted if the controller does not\n",
-				ctx->thread->core, outstanding(ctx),
-				outstanding(ctx) == 1 ? "" : "s", (double)(now - t0) / (double)hz,
-				run->opts.io_timeout_ms);
-			fflush(run->out);
-			next_note = now + 5 * hz;
-		}
-		if (now >= limit) {
-			fprintf(run->out,
-				"core %u: giving up on %u I/O%s after %.1f s; deleting the queue "
-				"completes them as aborted\n",
-				ctx->thread->core, outstanding(ctx),
-				outstanding(ctx) == 1 ? "" : "s", (double)(now - t0) / (double)hz);
-			break;
-		}
-	}
-}
-
-static void
-end_window(struct io_ctx *ctx)
-{
-	uint64_t now = nvp_env_get_ticks();
-	uint32_t n;
-
-	for (n = 0; n < ctx->thread->num_ns; n++) {
-		ctx->nws[n].stats->window_ios = ctx->nws[n].stats->ios;
-	}
-
-	ctx->thread->elapsed_ticks = now > ctx->run->start_ticks ? now - ctx->run->start_ticks : 0;
-}
-
-/* Submit, poll until the time is up, then drain. */
-static int
-run_loop(struct io_ctx *ctx)
-{
-	struct perf_run *run = ctx->run;
-	struct progress p = { 0 };
-	int rc;
-
-	p.next_print = run->io_start_ticks + run->ticks_hz;
-	p.print_ticks = run->io_start_ticks;
-	p.next_sample = run->start_ticks + run->sample_ticks;
-	rc = io_loop(ctx, &p);
-	end_window(ctx);
-	drain(ctx);
-	return rc;
+	return (uint64_t)o->io_timeout_ms + copts.admin_timeout_ms + 1000;
 }
 
 static int
 thread_setup(struct io_ctx *ctx)
 {
-	struct perf_thread *th = ctx->thread;
+	struct perf_thread *th = ctx->loop.thread;
 	uint32_t n;
 	int rc;
 
@@ -566,11 +349,11 @@ thread_setup(struct io_ctx *ctx)
 			return rc;
 		}
 	}
-	for (n = 0; n < th->num_ns && ctx->run->opts.poll_mode != NULL; n++) {
+	for (n = 0; n < th->num_ns && ctx->loop.run->opts.poll_mode != NULL; n++) {
 		if (n == 0) {
-			rc = perf_poll_setup(th, &ctx->run->opts, NULL, 0, &ctx->waiter);
+			rc = perf_poll_setup(th, &ctx->loop.run->opts, NULL, 0, &ctx->waiter);
 		}
-		for (uint32_t q = 0; rc == 0 && q < ctx->run->opts.qpairs_per_ns; q++) {
+		for (uint32_t q = 0; rc == 0 && q < ctx->loop.run->opts.qpairs_per_ns; q++) {
 			rc = nvp_poll_waiter_add_qpair(ctx->waiter, ctx->nws[n].qpairs[q]);
 		}
 		if (rc != 0) {
@@ -580,31 +363,18 @@ thread_setup(struct io_ctx *ctx)
 	return 0;
 }
 
-static bool
-any_setup_failed(const struct perf_run *run)
-{
-	uint32_t i;
-
-	for (i = 0; i < run->num_threads; i++) {
-		if (run->threads[i].setup_rc != 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
 void *
 perf_thread_main(void *arg)
 {
 	struct perf_thread *th = arg;
 	struct perf_run *run = g_run;
-	struct io_ctx ctx = { .run = run, .thread = th };
+	struct io_ctx ctx = { .loop = { .run = run, .thread = th, .ops = &g_raw_ops } };
 	uint64_t cpu0;
 	int setup_rc;
 	uint32_t n;
 
 	t_ctx = &ctx;
-	ctx.measuring = run->opts.warmup_s == 0;
+	ctx.loop.drain_limit_ms = raw_drain_limit_ms(&run->opts);
 	ctx.rng = 0x9E3779B97F4A7C15ull * (th->core + 1) ^ nvp_env_get_ticks();
 	if (ctx.rng == 0) {
 		ctx.rng = 1;
@@ -612,17 +382,12 @@ perf_thread_main(void *arg)
 	setup_rc = thread_setup(&ctx);
 	th->setup_rc = setup_rc;
 	/* Everybody waits here, set up or not, so nobody waits forever. */
-	pthread_barrier_wait(&run->start_barrier);
-	if (th->index == 0) {
-		run->io_start_ticks = nvp_env_get_ticks();
-		run->start_ticks = run->io_start_ticks + run->ticks_hz * run->opts.warmup_s;
-	}
-	pthread_barrier_wait(&run->start_barrier);
+	perf_loop_start_barrier(run, th);
 	th->rc = setup_rc;
 	/* The barrier published every thread's setup_rc: if one cannot run, none does. */
-	if (!any_setup_failed(run)) {
+	if (!perf_any_setup_failed(run)) {
 		cpu0 = nvp_env_thread_cpu_ns();
-		th->rc = run_loop(&ctx);
+		th->rc = perf_loop_run(&ctx.loop);
 		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
 	}
 	perf_poll_teardown(th, ctx.waiter);

@@ -247,6 +247,9 @@ perf_json_write(const struct perf_run *run)
 	nvp_histogram_iterate(h, hist_bucket, args);
 	json_object_object_add(root, "histogram", hist);
 	json_object_object_add(root, "samples", samples_arr(run));
+	if (run->opts.bdev_config != NULL) {
+		json_object_object_add(root, "bdevs", perf_bdev_json(run));
+	}
 	rc = put(run, root);
 	json_object_put(root);
 	free(h);

@@ -33,6 +33,11 @@ static const struct option g_long_opts[] = {
 	{ "json-config", required_argument, NULL, OPT_JSON_CONFIG },
 	{ "bdev-config", required_argument, NULL, OPT_BDEV_CONFIG },
 	{ "poll", required_argument, NULL, OPT_POLL },
+	{ "sched", required_argument, NULL, PERF_OPT_SCHED },
+	{ "wbt", required_argument, NULL, PERF_OPT_WBT },
+	{ "tenant", required_argument, NULL, PERF_OPT_TENANT },
+	{ "write-hint", required_argument, NULL, PERF_OPT_WRITE_HINT },
+	{ "write-class", required_argument, NULL, PERF_OPT_WRITE_CLASS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -79,6 +84,19 @@ usage(FILE *f, const char *prog)
 		"               \"malloc:name=m0,num_blocks=262144;null:name=z0,num_blocks=262144\"\n"
 		"  --poll MODE  how I/O threads wait: classic, hybrid[:mean|:pN], fixed:US, irq,\n"
 		"               umwait (default: spin without lib/poll)\n"
+		"  --sched NAME[:K=V,...]  bdev mode: the I/O scheduler of every bdev: none,\n"
+		"               deadline, kyber or fair, with its options (sched.h), e.g.\n"
+		"               \"kyber:read_lat_us=1000\" or \"fair:depth=32\"\n"
+		"  --wbt LAT_US|off  bdev mode: the writeback throttle on every bdev, with this\n"
+		"               read latency target in us (the kernel's wbt_lat_usec); off: none\n"
+		"  --tenant N[:WEIGHT]  bdev mode: the -b before it (every -b if before any)\n"
+		"               submits as tenant N (0..63); WEIGHT 1..1000 under --sched fair.\n"
+		"               Give one bdev twice (-b m0 --tenant 1 -b m0 --tenant 2:4) for\n"
+		"               two competing jobs on it\n"
+		"  --write-hint none|short|medium|long|extreme  bdev mode: lifetime hint of the\n"
+		"               writes of the -b before it (every -b if before any)\n"
+		"  --write-class background|normal|sync  bdev mode: class of those writes, as\n"
+		"               the throttle sees it (background writes are throttled most)\n"
 		"  -h, --help   this help\n"
 		"  --version    print the version\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM ends the run early; the results cover the time that\n"
@@ -195,6 +213,7 @@ opts_defaults(struct perf_opts *o)
 	o->core_mask = 0x1;
 	o->qpairs_per_ns = 1;
 	o->io_timeout_ms = PERF_DEFAULT_IO_TIMEOUT_MS;
+	perf_bdev_opts_init(o);
 }
 
 /* One option; \return 0, 1 (help printed) or -EINVAL. */
@@ -265,6 +284,11 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 	case 'b':
 	case OPT_JSON_CONFIG:
 	case OPT_BDEV_CONFIG:
+	case PERF_OPT_SCHED:
+	case PERF_OPT_WBT:
+	case PERF_OPT_TENANT:
+	case PERF_OPT_WRITE_HINT:
+	case PERF_OPT_WRITE_CLASS:
 		return perf_bdev_opt(o, prog, opt, arg);
 	case OPT_POLL: {
 		struct nvp_poll_opts po;

@@ -220,8 +220,12 @@ print_cpu(const struct perf_run *run, FILE *f)
 		cpu += th->cpu_ns;
 		ios += tios;
 	}
-	fprintf(f, "CPU time of I/O threads: %.3f s total, %.3f us per I/O\n", (double)cpu / 1e9,
+	fprintf(f, "CPU time of I/O threads (%s mode): %.3f s total, %.3f us per I/O\n",
+		run->opts.bdev_config != NULL ? "bdev" : "raw NVMe", (double)cpu / 1e9,
 		ios ? (double)cpu / 1e3 / (double)ios : 0.0);
+	if (run->opts.bdev_config != NULL) {
+		return; /* the bdev layer's queues are the module's: no doorbell counts here */
+	}
 	fprintf(f, "SQ doorbell writes: %" PRIu64 " for %" PRIu64 " commands, %.3f per I/O\n", dbs,
 		subs, subs ? (double)dbs / (double)subs : 0.0);
 }
@@ -239,6 +243,9 @@ perf_report_print(const struct perf_run *run, FILE *f)
 	print_cpu(run, f);
 	perf_poll_report(run, f);
 	perf_emu_lateness_report(run, f);
+	if (run->opts.bdev_config != NULL) {
+		perf_bdev_report(run, f);
+	}
 	if (errors != 0) {
 		fprintf(f, "I/O errors: %lu\n", (unsigned long)errors);
 	}

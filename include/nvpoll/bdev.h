@@ -541,8 +541,7 @@ void nvp_bdev_uring_opts_init(struct nvp_bdev_uring_opts *opts, size_t opts_size
 /**
  * Create a uring bdev of every whole block of @opts->filename (at least one). Says at
  * NOTICE level whether it polls (IOPOLL) and why not, and when the file system refused
- * O_DIRECT (then the page cache is used). 
-eturn 0 and *@bdev (may be NULL); -EINVAL a
+ * O_DIRECT (then the page cache is used). \return 0 and *@bdev (may be NULL); -EINVAL a
  * bad option (named in the message); -EEXIST the name is taken; -ENOENT, -EACCES, ...
  * the file could not be opened; -EOPNOTSUPP IOPOLL_ON and the file does not allow it;
  * -ENOMEM.

@@ -5,7 +5,9 @@
 # names. Random writes with verify=crc32c through a malloc bdev, a software controller's
 # namespace and a uring bdev over a temporary file, from three threads at once; fio's exit
 # status and its JSON report (parsed) must show no error and I/O in both directions. Then
-# an unknown bdev name and a bad configuration must be messages and a failed job. Skips
+# an unknown bdev name and a bad configuration must be messages and a failed job. The
+# engine's bdev_sched=, bdev_wbt=, bdev_tenant=, tenant_weight=, write_class= and fio's
+# write_hint= must run and verify; their bad values must be messages naming them. Skips
 # (77) without fio or the engine, unless NVP_TEST_FIO_REQUIRED=1.
 
 set -u
@@ -90,6 +92,41 @@ for j in jobs:
     assert j["read"]["io_bytes"] == 4 << 20, (j["jobname"], j["read"]["io_bytes"])
     print("%-6s wrote and verified %d KiB" % (j["jobname"], j["write"]["io_bytes"] >> 10))
 PY
+
+# The scheduler, the throttle, the write class and fio's write_hint= through the engine:
+# every write still completes and verifies; two weighted tenants share one bdev.
+job stages "[bg]\nfilename=m0\nrw=randwrite\nverify=crc32c\nverify_state_save=0\nbdev_sched=kyber:read_lat_us=1000\nbdev_wbt=2000\nwrite_class=background\nwrite_hint=short" \
+	"[sync]\nfilename=emu0n1\nrw=randwrite\nverify=crc32c\nverify_state_save=0\nbdev_sched=fair\nbdev_tenant=1\ntenant_weight=4\nwrite_class=sync\nwrite_hint=extreme"
+timeout -k 5 120 fio --output-format=json --output="$work/stages.json" "$work/stages.fio" \
+	>"$work/stages.out" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	cat "$work/stages.out"
+	fail "fio with bdev_sched/bdev_wbt/write_class/write_hint exited $rc"
+fi
+python3 - "$work/stages.json" <<'PY' || fail "the stages run shows an error or no I/O"
+import json, sys
+text = open(sys.argv[1]).read()
+jobs = json.loads(text[text.index("{"):])["jobs"]
+for j in jobs:
+    assert j["error"] == 0, (j["jobname"], j["error"])
+    assert j["write"]["io_bytes"] == 4 << 20, (j["jobname"], j["write"]["io_bytes"])
+    assert j["read"]["io_bytes"] == 4 << 20, (j["jobname"], j["read"]["io_bytes"])
+PY
+
+bad_opt() { # bad_opt OPTION=VALUE EXPECTED-MESSAGE
+	job badopt "[x]\nfilename=m0\nrw=randwrite\n$1"
+	timeout -k 5 60 fio "$work/badopt.fio" >"$work/badopt.out" 2>&1
+	grep -q -- "$2" "$work/badopt.out" || {
+		cat "$work/badopt.out"
+		fail "$1: no message \"$2\""
+	}
+}
+bad_opt bdev_sched=bogus "bdev_sched=bogus on m0: unknown scheduler"
+bad_opt bdev_sched=kyber:nope=1 "bdev_sched=kyber:nope=1 on m0: bad parameters"
+bad_opt bdev_wbt=2ms "bdev_wbt=2ms: expected"
+bad_opt write_class=urgent "write_class=urgent: expected"
+bad_opt "bdev_tenant=1\ntenant_weight=2" "tenant_weight=2 on m0: needs bdev_sched=fair"
 
 job nobdev "[x]\nfilename=nope\nrw=randread"
 # (fio 3.33 exits 0 when an engine's setup() refuses a job: the messages are what counts)

@@ -109,6 +109,72 @@ test_bad(void)
 		run("-t 1 --no-huge -o 1000 -b z --bdev-config 'null:name=z,num_blocks=64'"), 2);
 }
 
+/* The "% of bytes" the report gives tenant @t, or -1. */
+static double
+share_of(int t)
+{
+	char key[32];
+	const char *p;
+	double pct;
+
+	snprintf(key, sizeof(key), "tenant %2d: weight", t);
+	p = strstr(g_out, key);
+	p = p != NULL ? strstr(p, "I/Os, ") : NULL;
+	if (p == NULL || sscanf(p, "I/Os, %lf%%", &pct) != 1) {
+		return -1;
+	}
+	return pct;
+}
+
+#define MCFG " --bdev-config 'malloc:name=m0,num_blocks=4096'"
+
+/* --sched, --wbt, --tenant, --write-hint, --write-class and the state they report. */
+static void
+test_stages(void)
+{
+	CU_ASSERT_EQUAL(run("-t 1 -q 8 -w randrw --no-huge --sched kyber:read_lat_us=1000 "
+			    "--wbt 2000 --write-class background --write-hint short -b m0" MCFG),
+			0);
+	CU_ASSERT(has("m0: scheduler kyber, admission wbt"));
+	CU_ASSERT(has("depths read/write/discard/other"));
+	CU_ASSERT(has("wbt: target 2000 us"));
+	CU_ASSERT(has("writes throttled"));
+	CU_ASSERT(has("(bdev mode)"));
+	/* one bdev, two jobs as two weighted tenants, contending for a depth of 8 */
+	CU_ASSERT_EQUAL(run("-t 1 -q 16 --no-huge --sched fair:depth=8 -b m0 --tenant 1:1 -b m0 "
+			    "--tenant 2:4" MCFG),
+			0);
+	CU_ASSERT(has("scheduler fair"));
+	CU_ASSERT(has("tenant  1: weight    1"));
+	CU_ASSERT(has("tenant  2: weight    4"));
+	CU_ASSERT(share_of(1) > 0);
+	CU_ASSERT(share_of(2) > 2 * share_of(1)); /* 4:1 asked; not a timing bound */
+	CU_ASSERT_EQUAL(run("-t 1 -q 4 --no-huge --wbt off -b m0" MCFG), 0);
+	CU_ASSERT(has("admission none"));
+}
+
+static void
+test_stages_bad(void)
+{
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge --sched bogus -b m0" MCFG), 2);
+	CU_ASSERT(has("bogus"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge --sched kyber:nope=1 -b m0" MCFG), 2);
+	CU_ASSERT(has("kyber:nope=1"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge --wbt 2ms -b m0" MCFG), 2);
+	CU_ASSERT(has("'2ms'"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge --write-hint forever -b m0" MCFG), 2);
+	CU_ASSERT(has("'forever'"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge -b m0 --write-class urgent" MCFG), 2);
+	CU_ASSERT(has("'urgent'"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge -b m0 --tenant 99" MCFG), 2);
+	CU_ASSERT(has("'99'"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge -b m0 --tenant 1:0" MCFG), 2);
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge -b m0 --tenant 1:2" MCFG), 2);
+	CU_ASSERT(has("needs --sched fair"));
+	CU_ASSERT_EQUAL(run("-t 1 --sched kyber"), 2);
+	CU_ASSERT(has("bdev mode only"));
+}
+
 int
 main(void)
 {
@@ -127,7 +193,9 @@ main(void)
 	suite = CU_add_suite("perf_bdev_cli", NULL, NULL);
 	if (suite == NULL || CU_add_test(suite, "line_modules", test_line_modules) == NULL ||
 	    CU_add_test(suite, "json_and_raw", test_json_and_raw) == NULL ||
-	    CU_add_test(suite, "bad", test_bad) == NULL) {
+	    CU_add_test(suite, "bad", test_bad) == NULL ||
+	    CU_add_test(suite, "stages", test_stages) == NULL ||
+	    CU_add_test(suite, "stages_bad", test_stages_bad) == NULL) {
 		CU_cleanup_registry();
 		return 1;
 	}

@@ -499,6 +499,95 @@ test_attach_failure(void)
 	CU_ASSERT(strstr(g_out, "cannot attach") != NULL);
 }
 
+#define BDEV_MALLOC "--no-huge -b m0 --bdev-config 'malloc:name=m0,num_blocks=4096'"
+
+/* bdev mode, -a: the shared loop's warm-up, announced, not in the results. */
+static void
+test_bdev_warmup(void)
+{
+	char args[PATH_MAX + 256], json_path[PATH_MAX];
+	json_object *root, *row;
+
+	snprintf(json_path, sizeof(json_path), "%s/bwarm.json", g_dir);
+	snprintf(args, sizeof(args), "-q 4 -a 1 -t 1 " BDEV_MALLOC " --json '%s'", json_path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT(strstr(g_out, "Warming up for 1 s") != NULL);
+	CU_ASSERT(strstr(g_out, "warm-up]") != NULL || strstr(g_out, "[  1s") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	CU_ASSERT(num(row, "elapsed_s") >= 1.0 && num(row, "elapsed_s") < 1.9);
+	CU_ASSERT(fabs(num(row, "ios") - num(row, "iops") * num(row, "elapsed_s")) <=
+		  0.01 * num(row, "ios") + 8);
+	/* 100 ms samples of the window only */
+	CU_ASSERT(json_object_array_length(obj(root, "samples")) >= 5);
+	json_object_put(root);
+	unlink(json_path);
+}
+
+/* bdev mode, SIGINT: ends a 30 s run early, results cover the time that ran. */
+static void
+test_bdev_sigint(void)
+{
+	char json_path[PATH_MAX];
+	json_object *root, *row;
+
+	snprintf(json_path, sizeof(json_path), "%s/bint.json", g_dir);
+	{
+		char *const argv[] = { "nvp_perf",
+				       "-q",
+				       "4",
+				       "-t",
+				       "30",
+				       "--no-huge",
+				       "-b",
+				       "m0",
+				       "--bdev-config",
+				       "malloc:name=m0,num_blocks=4096",
+				       "--json",
+				       json_path,
+				       NULL };
+
+		CU_ASSERT_EQUAL(fx_run_signal(g_prog, argv, 2, SIGINT, g_out, sizeof(g_out)), 0);
+	}
+	CU_ASSERT(strstr(g_out, "Interrupted") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "interrupted");
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	CU_ASSERT(num(row, "elapsed_s") > 0 && num(row, "elapsed_s") < 25);
+	CU_ASSERT(num(row, "ios") > 0);
+	json_object_put(root);
+	unlink(json_path);
+}
+
+/* bdev mode, a completion that never arrives: said, bounded by --io-timeout, exit 1. */
+static void
+test_bdev_drain(void)
+{
+	char args[PATH_MAX + 256], json_path[PATH_MAX];
+	json_object *root, *row;
+
+	snprintf(json_path, sizeof(json_path), "%s/bdrop.json", g_dir);
+	snprintf(args, sizeof(args),
+		 "-q 4 -t 1 --io-timeout 1000 --no-huge -b emu0n1 --bdev-config "
+		 "'nvme:name=emu0,trtype=emu,size=8M,fault=drop_cpl' --json '%s'",
+		 json_path);
+	CU_ASSERT_EQUAL(run(args), 1);
+	CU_ASSERT(strstr(g_out, "still outstanding") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	row = json_object_array_get_idx(obj(root, "results"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	/* IOPS over the 1 s window, not the drain */
+	CU_ASSERT(num(row, "elapsed_s") >= 1.0 && num(row, "elapsed_s") < 1.9);
+	CU_ASSERT(num(row, "ios") > 0);
+	json_object_put(root);
+	unlink(json_path);
+}
+
 int
 main(void)
 {
@@ -535,6 +624,9 @@ main(void)
 	CU_add_test(suite, "SIGINT reports the time that ran", test_sigint);
 	CU_add_test(suite, "lost completion: not silent, bounded", test_lost_completion);
 	CU_add_test(suite, "-a warm-up", test_warmup);
+	CU_add_test(suite, "bdev mode: -a warm-up", test_bdev_warmup);
+	CU_add_test(suite, "bdev mode: SIGINT", test_bdev_sigint);
+	CU_add_test(suite, "bdev mode: bounded drain", test_bdev_drain);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

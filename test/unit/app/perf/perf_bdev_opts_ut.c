@@ -2,7 +2,8 @@
 /*
  * Unit tests for app/perf/perf_bdev_opts.c: -b and a configuration select the bdev mode
  * (no default controller then), -b without a configuration, a configuration given twice,
- * -r beside a configuration and -P in bdev mode are refused (nvp_perf exits 2).
+ * -r beside a configuration and -P in bdev mode are refused (nvp_perf exits 2); --sched,
+ * --wbt, and the per -b --tenant, --write-hint, --write-class.
  */
 #define _GNU_SOURCE
 #include <CUnit/Basic.h>
@@ -87,6 +88,60 @@ test_bdev_bad(void)
 			-EINVAL);
 }
 
+#define CFG " --bdev-config malloc:name=m0,num_blocks=8"
+
+/* --sched, --wbt; per -b options apply to the -b before them, or to every -b. */
+static void
+test_stage_opts(void)
+{
+	CU_ASSERT_EQUAL(parse("--sched kyber:read_lat_us=1000 --wbt 500 -b m0" CFG), 0);
+	CU_ASSERT_STRING_EQUAL(g_o.sched, "kyber:read_lat_us=1000");
+	CU_ASSERT(g_o.wbt_set);
+	CU_ASSERT_EQUAL(g_o.wbt_lat_us, 500);
+	CU_ASSERT_EQUAL(parse("--wbt off -b m0" CFG), 0);
+	CU_ASSERT(g_o.wbt_set);
+	CU_ASSERT_EQUAL(g_o.wbt_lat_us, 0);
+
+	CU_ASSERT_EQUAL(parse("--write-class background --write-hint long -b a --tenant 1:3 -b b "
+			      "--write-hint short --write-class sync --tenant 2" CFG),
+			0);
+	CU_ASSERT_EQUAL(g_o.job_default.write_class, NVP_BDEV_WRITE_BACKGROUND);
+	CU_ASSERT_EQUAL(g_o.jobs[0].tenant, 1);
+	CU_ASSERT_EQUAL(g_o.jobs[0].weight, 3);
+	CU_ASSERT_EQUAL(g_o.jobs[1].tenant, 2);
+	CU_ASSERT_EQUAL(g_o.jobs[1].weight, -1);
+	/* a inherits both defaults; b overrides both */
+	CU_ASSERT_EQUAL(perf_bdev_write_flags(&g_o, 0),
+			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_BDEV_HINT_LONG));
+	CU_ASSERT_EQUAL(perf_bdev_write_flags(&g_o, 1),
+			nvp_bdev_write_flags(NVP_BDEV_WRITE_SYNC, NVP_BDEV_HINT_SHORT));
+	/* a bdev past the -b list (none given): the defaults */
+	CU_ASSERT_EQUAL(perf_bdev_write_flags(&g_o, 5),
+			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_BDEV_HINT_LONG));
+	CU_ASSERT_EQUAL(parse("-b m0" CFG), 0);
+	CU_ASSERT_EQUAL(perf_bdev_write_flags(&g_o, 0), 0);
+}
+
+static void
+test_stage_opts_bad(void)
+{
+	CU_ASSERT_EQUAL(parse("--wbt 0 -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--wbt 10000001 -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--wbt -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--sched :x=1 -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--tenant 64 -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--tenant 1:1001 -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--tenant 1: -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--tenant x -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--write-hint none2 -b m0" CFG), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--write-class Sync -b m0" CFG), -EINVAL);
+	/* bdev-mode options in the raw mode */
+	CU_ASSERT_EQUAL(parse("--sched kyber"), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--wbt off"), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--tenant 1"), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--write-hint short"), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -99,6 +154,8 @@ main(void)
 	suite = CU_add_suite("perf_bdev_opts", NULL, NULL);
 	CU_add_test(suite, "bdev mode", test_bdev_mode);
 	CU_add_test(suite, "bad", test_bdev_bad);
+	CU_add_test(suite, "stage and job options", test_stage_opts);
+	CU_add_test(suite, "bad stage and job options", test_stage_opts_bad);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();

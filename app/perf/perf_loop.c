@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The I/O loop both of nvp_perf's modes share: submit -q requests per target, poll until
+ * the window ends (after the -a warm-up, whose statistics are discarded) or SIGINT/SIGTERM
+ * stops the run, with thread 0 taking the IOPS samples and printing the progress lines,
+ * then a bounded drain. What it submits and polls is a backend's business (struct
+ * perf_loop_ops): raw qpairs in perf_io.c, bdev channels in perf_bdev.c.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "nvpoll/env.h"
+
+#include "perf.h"
+
+/* Thread 0's view of every thread's live counters, for samples and progress lines. */
+struct progress {
+	uint64_t next_sample, next_print;
+	uint64_t sample_ios, sample_lat; /* at the last sample */
+	uint64_t print_ios, print_lat;   /* at the last progress line */
+	uint64_t print_ticks;
+};
+
+void
+perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
+		 bool error)
+{
+	nvp_histogram_record(st->hist, lat);
+	st->ios++;
+	if (is_read) {
+		st->reads++;
+	} else {
+		st->writes++;
+	}
+	if (__builtin_expect(error, 0)) {
+		st->errors++;
+	}
+	l->ios++;
+	l->lat_ticks += lat;
+	atomic_store_explicit(&l->thread->live_ios, l->ios, memory_order_relaxed);
+	atomic_store_explicit(&l->thread->live_lat_ticks, l->lat_ticks, memory_order_relaxed);
+}
+
+static void
+live_totals(const struct perf_run *run, uint64_t *ios, uint64_t *lat)
+{
+	uint32_t i;
+
+	*ios = 0;
+	*lat = 0;
+	for (i = 0; i < run->num_threads; i++) {
+		*ios += atomic_load_explicit(&run->threads[i].live_ios, memory_order_relaxed);
+		*lat += atomic_load_explicit(&run->threads[i].live_lat_ticks, memory_order_relaxed);
+	}
+}
+
+/* One IOPS sample (every run->sample_ticks) of the measured window. */
+static void
+take_sample(struct perf_run *run, struct progress *p, uint64_t now)
+{
+	uint64_t ios, lat, d_ios;
+	struct perf_sample *s;
+	double dt;
+
+	live_totals(run, &ios, &lat);
+	if (run->num_samples >= PERF_MAX_SAMPLES) {
+		return;
+	}
+	s = &run->samples[run->num_samples];
+	d_ios = ios - p->sample_ios;
+	s->t_s = (double)(now - run->start_ticks) / (double)run->ticks_hz;
+	dt = s->t_s - (run->num_samples > 0 ? run->samples[run->num_samples - 1].t_s : 0.0);
+	s->iops = dt > 0 ? (double)d_ios / dt : 0.0;
+	s->mib_s = s->iops * run->opts.io_size / (1024.0 * 1024.0);
+	s->mean_us = d_ios ? perf_ticks_to_us(run, lat - p->sample_lat) / (double)d_ios : 0.0;
+	run->num_samples++;
+	p->sample_ios = ios;
+	p->sample_lat = lat;
+}
+
+/* The once-a-second progress line (warm-up seconds are marked). */
+static void
+print_progress(struct perf_run *run, struct progress *p, uint64_t now)
+{
+	uint64_t ios, lat, d_ios;
+	double dt = (double)(now - p->print_ticks) / (double)run->ticks_hz, iops;
+
+	live_totals(run, &ios, &lat);
+	d_ios = ios - p->print_ios;
+	iops = dt > 0 ? (double)d_ios / dt : 0.0;
+	if (run->opts.time_s + run->opts.warmup_s > 1) {
+		fprintf(run->out, "[%3.0fs%s] %10.0f IOPS %10.2f MiB/s  mean %8.1f us\n",
+			(double)(now - run->io_start_ticks) / (double)run->ticks_hz,
+			now <= run->start_ticks + run->ticks_hz / 100 ? " warm-up" : "", iops,
+			iops * run->opts.io_size / (1024.0 * 1024.0),
+			d_ios ? perf_ticks_to_us(run, lat - p->print_lat) / (double)d_ios : 0.0);
+		fflush(run->out);
+	}
+	p->print_ios = ios;
+	p->print_lat = lat;
+	p->print_ticks = now;
+}
+
+/* The warm-up is over: what this thread counted so far is discarded. */
+static void
+start_measuring(struct perf_loop *l, struct progress *p)
+{
+	uint32_t n;
+
+	for (n = 0; n < l->thread->num_ns; n++) {
+		struct perf_ns_stats *st = &l->thread->ns_stats[n];
+
+		nvp_histogram_init(st->hist);
+		st->ios = st->reads = st->writes = st->errors = st->submit_errors = 0;
+	}
+	l->measuring = true;
+	if (l->thread->index == 0) {
+		live_totals(l->run, &p->sample_ios, &p->sample_lat);
+		p->next_sample = l->run->start_ticks + l->run->sample_ticks;
+	}
+}
+
+/* Thread 0's bookkeeping: samples of the window, progress lines. */
+static void
+thread0_tick(struct perf_loop *l, struct progress *p, uint64_t now)
+{
+	struct perf_run *run = l->run;
+
+	if (l->measuring && now >= p->next_sample) {
+		take_sample(run, p, now);
+		p->next_sample += run->sample_ticks;
+	}
+	if (now >= p->next_print) {
+		print_progress(run, p, now);
+		p->next_print += run->ticks_hz;
+	}
+}
+
+/* Keep -q requests in flight until the window ends or a signal stops the run. */
+static int
+io_loop(struct perf_loop *l, struct progress *p)
+{
+	struct perf_run *run = l->run;
+	uint64_t end = run->start_ticks + run->ticks_hz * run->opts.time_s, now;
+	int rc;
+
+	l->ops->start_all(l);
+	rc = l->ops->outstanding(l) > 0 ? 0 : -EIO;
+	now = nvp_env_get_ticks();
+	while (rc == 0 && now < end) {
+		if (!l->measuring && now >= run->start_ticks) {
+			start_measuring(l, p);
+		}
+		rc = l->ops->poll(l);
+		now = nvp_env_get_ticks();
+		if (l->thread->index == 0) {
+			thread0_tick(l, p, now);
+		}
+		if (rc == 0 && l->ops->outstanding(l) == 0) {
+			rc = -EIO; /* every submission failed: nothing left to wait for */
+		}
+		if (atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+			break;
+		}
+	}
+	if (!l->measuring) {
+		start_measuring(l, p); /* stopped during the warm-up: an empty window */
+	}
+	if (l->thread->index == 0 && (now >= end || run->num_samples == 0) &&
+	    now > run->start_ticks) {
+		take_sample(run, p, now); /* the last part of the window */
+	}
+	return rc;
+}
+
+static void
+drain_note(struct perf_loop *l, uint64_t t0, uint64_t now, bool giving_up)
+{
+	struct perf_run *run = l->run;
+	uint32_t out = l->ops->outstanding(l);
+	double s = (double)(now - t0) / (double)run->ticks_hz;
+
+	if (giving_up) {
+		fprintf(run->out, "core %u: giving up on %u I/O%s after %.1f s; %s\n",
+			l->thread->core, out, out == 1 ? "" : "s", s, l->ops->give_up_note);
+	} else {
+		fprintf(run->out,
+			"core %u: %u I/O%s still outstanding %.1f s after the run ended; %s\n",
+			l->thread->core, out, out == 1 ? "" : "s", s, l->ops->drain_note);
+	}
+	fflush(run->out);
+}
+
+/*
+ * The window is over: wait for the requests still out, saying so when they do not come
+ * back at once, for at most the backend's drain_limit_ms. \return the I/O still out.
+ */
+static uint32_t
+drain(struct perf_loop *l)
+{
+	uint64_t hz = l->run->ticks_hz, t0 = nvp_env_get_ticks(), now = t0, next_note = t0 + hz / 2;
+	uint64_t limit = t0 + hz * l->drain_limit_ms / 1000;
+
+	l->draining = true;
+	while (l->ops->outstanding(l) > 0 && l->ops->poll(l) == 0) {
+		now = nvp_env_get_ticks();
+		if (now >= next_note) {
+			drain_note(l, t0, now, false);
+			next_note = now + 5 * hz;
+		}
+		if (now >= limit) {
+			drain_note(l, t0, now, true);
+			break;
+		}
+	}
+	return l->ops->outstanding(l);
+}
+
+static void
+end_window(struct perf_loop *l)
+{
+	uint64_t now = nvp_env_get_ticks();
+	uint32_t n;
+
+	for (n = 0; n < l->thread->num_ns; n++) {
+		l->thread->ns_stats[n].window_ios = l->thread->ns_stats[n].ios;
+	}
+	l->thread->elapsed_ticks = now > l->run->start_ticks ? now - l->run->start_ticks : 0;
+}
+
+int
+perf_loop_run(struct perf_loop *l)
+{
+	struct perf_run *run = l->run;
+	struct progress p = { 0 };
+	int rc;
+
+	l->measuring = run->opts.warmup_s == 0;
+	p.next_print = run->io_start_ticks + run->ticks_hz;
+	p.print_ticks = run->io_start_ticks;
+	p.next_sample = run->start_ticks + run->sample_ticks;
+	rc = io_loop(l, &p);
+	end_window(l);
+	if (drain(l) != 0 && rc == 0) {
+		rc = -ETIMEDOUT; /* I/O that never came back: the run did not end well */
+	}
+	return rc;
+}
+
+bool
+perf_any_setup_failed(const struct perf_run *run)
+{
+	uint32_t i;
+
+	for (i = 0; i < run->num_threads; i++) {
+		if (run->threads[i].setup_rc != 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Wait for every thread at the start barrier; thread 0 sets the clock. */
+void
+perf_loop_start_barrier(struct perf_run *run, struct perf_thread *th)
+{
+	pthread_barrier_wait(&run->start_barrier);
+	if (th->index == 0) {
+		run->io_start_ticks = nvp_env_get_ticks();
+		run->start_ticks = run->io_start_ticks + run->ticks_hz * run->opts.warmup_s;
+	}
+	pthread_barrier_wait(&run->start_barrier);
+}
