@@ -58,12 +58,17 @@ nvme_ctrlr_process_admin_trylock(struct nvp_nvme_ctrlr *ctrlr)
 	return 0;
 }
 
+static bool g_ctrlr_dead; /* the next health check finds CSTS.CFS */
+
+/* \return true if the controller failed (it is then marked failed). */
 bool
 nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 {
-	(void)ctrlr;
 	(void)context;
-	return true;
+	if (g_ctrlr_dead) {
+		atomic_store(&ctrlr->is_failed, true);
+	}
+	return g_ctrlr_dead;
 }
 
 void
@@ -326,8 +331,10 @@ fz_step(struct nvp_nvme_qpair *q, const uint8_t *p, size_t n)
 		nvme_qpair_prepare_reset(q);
 		nvme_qpair_abort_reset_requests(q);
 		break;
-	default: /* re-creating the queues (reclaim of quarantined CIDs) fails or not */
+	default: /* re-creating the queues (reclaim of quarantined CIDs) fails or not; the
+		  * controller is found dead at the next health check or not */
 		g_connect_rc = p[1] == 0xff ? -EIO : 0;
+		g_ctrlr_dead = p[2] == 0xff;
 		break;
 	}
 	return 6;
@@ -345,6 +352,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_submitted = 0;
 	memset(&g_abort, 0, sizeof(g_abort));
 	g_connect_rc = 0;
+	g_ctrlr_dead = false;
+	atomic_store(&g_pctrlr->ctrlr.is_failed, false);
 	q = fz_qpair();
 	while ((used = fz_step(q, data + off, size - off)) != 0) {
 		off += used;
