@@ -232,6 +232,10 @@ fz_setup(void)
 	g_pctrlr->ctrlr.page_size = 4096;
 	g_pctrlr->ctrlr.ticks_hz = 1000;
 	g_pctrlr->ctrlr.max_xfer_size = 128 * 1024;
+	/* The admin queue: reclaiming quarantined CIDs neuters its pending Aborts. */
+	g_pctrlr->ctrlr.opts.admin_queue_size = FZ_ENTRIES;
+	FZ_CHECK(pcie_qpair_create(&g_pctrlr->ctrlr, 0, NULL, &g_pctrlr->ctrlr.adminq) == 0,
+		 "admin qpair create failed");
 }
 
 static struct nvp_nvme_qpair *
