@@ -38,7 +38,7 @@ PREFIX ?= $(CONFIG_PREFIX)
 DESTDIR ?=
 
 .PHONY: all lib app examples tests bench test install uninstall clean distclean format \
-	check-format help test-qemu bench-qemu
+	check-format help test-qemu bench-qemu fuzz
 
 all: lib app examples tests bench
 
@@ -63,6 +63,11 @@ tests: lib
 # contains "nvme"; NVP_TEST_TIMEOUT=<seconds> changes the per-program timeout.
 test: all
 	$(Q)$(NVP_ROOT_DIR)/test/run_tests.sh $(T)
+
+# Build the fuzz harnesses with clang-14's libFuzzer (+ASan, UBSan) and run each for
+# FUZZ_SECONDS (default 60): test/fuzz/README.md. `make test` only replays their corpus.
+fuzz: lib
+	$(Q)$(MAKE) -C test/fuzz fuzz $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))
 
 # Boot QEMU guests (pc + uio, q35 + vIOMMU + vfio) and run test/qemu/tests.list against QEMU's
 # NVMe controllers there: test/qemu/README.md.
@@ -160,6 +165,7 @@ help:
 	@echo "  test           build, then run every test (test/run_tests.sh)"
 	@echo "                 T=<substring> runs a subset, NVP_TEST_TIMEOUT=<s> per-program timeout"
 	@echo "  test-qemu      boot QEMU VMs and run test/qemu/tests.list in them (root, qemu, ~3 min)"
+	@echo "  fuzz           libFuzzer harnesses (clang-14), each for FUZZ_SECONDS (default 60)"
 	@echo "  bench-qemu     one QEMU boot: kernel io_uring polled vs nvpoll, QD1/QD32 (M=pc: uio)"
 	@echo "  install        headers, libnvpoll, nvpoll.pc, apps, nvp-setup, fio engine, man"
 	@echo "                 pages, bash completion (PREFIX=, DESTDIR=)"

@@ -10,6 +10,7 @@
  * format, reset and namespace changes (an inactive namespace just reports inactive).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,12 +131,19 @@ static void
 ns_update(struct nvp_nvme_ns *ns)
 {
 	const struct nvme_ns_data *d = &ns->data;
-	const struct nvme_lbaf *lbaf = &d->lbaf[d->flbas & NVME_FLBAS_FORMAT_MASK];
+	uint32_t fmt = d->flbas & NVME_FLBAS_FORMAT_MASK;
+	const struct nvme_lbaf *lbaf = &d->lbaf[fmt];
 	uint32_t sector;
 
 	ns->active = false;
 	if (d->nsze == 0) {
 		return; /* identify of an inactive id returns zeroes */
+	}
+	if (fmt > d->nlbaf) {
+		/* FLBAS names a format beyond NLBAF (0's based): its entry is not valid. */
+		NVP_WARNLOG("%s: namespace %u: format %u in use, but only %u formats; ignored",
+			    ns->ctrlr->name, ns->id, fmt, d->nlbaf + 1u);
+		return;
 	}
 	if (lbaf->lbads < 9 || lbaf->lbads > 24) {
 		NVP_WARNLOG("%s: namespace %u: LBA data size 2^%u not supported; ignored",
@@ -150,6 +158,12 @@ ns_update(struct nvp_nvme_ns *ns)
 	ns->noiob = d->noiob;
 	if (d->flbas & NVME_FLBAS_EXTENDED) {
 		sector += lbaf->ms; /* metadata interleaved with the data */
+	}
+	if (d->nsze > UINT64_MAX / sector) {
+		NVP_WARNLOG("%s: namespace %u: %" PRIu64 " blocks of %u bytes overflow 64 bits; "
+			    "ignored",
+			    ns->ctrlr->name, ns->id, d->nsze, sector);
+		return;
 	}
 	ns->sector_size = sector;
 	ns->num_sectors = d->nsze;

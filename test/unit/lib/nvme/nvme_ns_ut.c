@@ -256,6 +256,39 @@ test_ns_identify_errors(void)
 	nvme_ctrlr_free_namespaces(&g_ctrlr);
 }
 
+/* Found by test/fuzz/fuzz_identify: a device's identify data that is not self-consistent
+ * makes the namespace unusable (with a message), never a wrong sector size or size. */
+static void
+test_ns_bad_identify_data(void)
+{
+	setup(NVME_VERSION(1, 4, 0));
+	g_ids[0] = 1;
+	g_ids[1] = 2;
+	g_num_ids = 2;
+	make_ns(1, 1000, 9);
+	make_ns(2, 1000, 9);
+	/* FLBAS names format 5 while NLBAF says 2 formats: entry 5 is not valid. */
+	g_nsdata[1].flbas = 5;
+	g_nsdata[1].lbaf[5].lbads = 12;
+	/* 2^62 blocks of 4 KiB: the size does not fit in 64 bits. */
+	g_nsdata[2].flbas = 1;
+	g_nsdata[2].nsze = 1ull << 62;
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_active_ns(&g_ctrlr), 0);
+	ut_log_clear();
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_namespaces(&g_ctrlr, NVME_GLOBAL_NS_TAG), 0);
+	CU_ASSERT_PTR_NULL(nvp_nvme_ctrlr_get_ns(&g_ctrlr, 1));
+	CU_ASSERT_PTR_NULL(nvp_nvme_ctrlr_get_ns(&g_ctrlr, 2));
+	CU_ASSERT_EQUAL(g_ctrlr.num_active_ns, 0);
+	CU_ASSERT_TRUE(ut_log_has("format 5 in use, but only 2 formats"));
+	CU_ASSERT_TRUE(ut_log_has("overflow 64 bits"));
+	/* The last valid format index (NLBAF, 0's based) is fine. */
+	g_nsdata[1].flbas = 1;
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_active_ns(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_namespaces(&g_ctrlr, NVME_GLOBAL_NS_TAG), 0);
+	CU_ASSERT_PTR_NOT_NULL(nvp_nvme_ctrlr_get_ns(&g_ctrlr, 1));
+	nvme_ctrlr_free_namespaces(&g_ctrlr);
+}
+
 int
 main(void)
 {
@@ -271,5 +304,6 @@ main(void)
 	CU_ADD_TEST(s, test_pre_1_1_fallback);
 	CU_ADD_TEST(s, test_ns_formats);
 	CU_ADD_TEST(s, test_ns_identify_errors);
+	CU_ADD_TEST(s, test_ns_bad_identify_data);
 	return ut_run();
 }
