@@ -86,14 +86,25 @@ nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
 static int g_connect_rc;
 
 int
-nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
-			    uint64_t iova)
+nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, int32_t iv,
+			    uint32_t entries, uint64_t iova)
 {
 	(void)ctrlr;
 	(void)qid;
+	(void)iv;
 	(void)entries;
 	(void)iova;
 	return 0;
+}
+
+int
+nvme_ctrlr_cmd_doorbell_buffer_config(struct nvp_nvme_ctrlr *ctrlr, uint64_t db_iova,
+				      uint64_t ei_iova)
+{
+	(void)ctrlr;
+	(void)db_iova;
+	(void)ei_iova;
+	return -ENOTSUP; /* the fuzzed controller offers no shadow doorbells */
 }
 
 int
