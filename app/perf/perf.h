@@ -263,4 +263,24 @@ int perf_plot_write(const struct perf_run *run);
 /* The plot's title: "nvp_perf FLAGS -> TARGETS" (@len bytes). */
 void perf_plot_title(const struct perf_run *run, char *buf, size_t len);
 
+/* xorshift64*: fast, per thread, good enough to spread offsets. */
+static inline uint64_t
+perf_rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* Uniform in [0, n) without a division: the high half of a 64x64 product. */
+static inline uint64_t
+perf_rng_below(uint64_t *s, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)perf_rng_next(s) * n) >> 64);
+}
+
 #endif /* NVP_PERF_H */

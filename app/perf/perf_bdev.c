@@ -416,24 +416,6 @@ perf_bdev_cleanup(struct perf_run *run)
 
 /* ---- the I/O thread ---- */
 
-static inline uint64_t
-rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-static inline uint64_t
-rng_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
-}
-
 static void bio_done(void *arg, const struct nvme_cpl *cpl);
 
 static int
@@ -446,7 +428,7 @@ bsubmit(struct bctx *ctx, struct btask *t)
 	int rc;
 
 	if (o->random) {
-		slot = rng_below(&ctx->rng, ns->num_ios);
+		slot = perf_rng_below(&ctx->rng, ns->num_ios);
 	} else {
 		slot = bw->seq_next++;
 		if (bw->seq_next >= ns->num_ios) {
@@ -454,7 +436,7 @@ bsubmit(struct bctx *ctx, struct btask *t)
 		}
 	}
 	t->is_read = o->read_pct == 100 ||
-		     (o->read_pct != 0 && rng_below(&ctx->rng, 100) < o->read_pct);
+		     (o->read_pct != 0 && perf_rng_below(&ctx->rng, 100) < o->read_pct);
 	t->submit_ticks = nvp_env_get_ticks();
 	if (t->is_read) {
 		rc = nvp_bdev_read_blocks(ns->bdev_desc, bw->ch, t->buf, slot * ns->lbas_per_io,

@@ -58,26 +58,6 @@ perf_io_set_run(struct perf_run *run)
 	g_run = run;
 }
 
-/* xorshift64*: fast, per thread, good enough to spread offsets. */
-static inline uint64_t
-rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1Dull;
-}
-
-/* Uniform in [0, n) without a division: the high half of a 64x64 product. */
-static inline uint64_t
-rng_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rng_next(s) * n) >> 64);
-}
-
 static void io_done(void *arg, const struct nvme_cpl *cpl);
 
 static int
@@ -90,7 +70,7 @@ submit(struct io_ctx *ctx, struct task *t)
 	int rc;
 
 	if (o->random) {
-		slot = rng_below(&ctx->rng, ns->num_ios);
+		slot = perf_rng_below(&ctx->rng, ns->num_ios);
 	} else {
 		slot = nw->seq_next++;
 		if (nw->seq_next >= ns->num_ios) {
@@ -99,7 +79,7 @@ submit(struct io_ctx *ctx, struct task *t)
 	}
 	lba = slot * ns->lbas_per_io;
 	t->is_read = o->read_pct == 100 ||
-		     (o->read_pct != 0 && rng_below(&ctx->rng, 100) < o->read_pct);
+		     (o->read_pct != 0 && perf_rng_below(&ctx->rng, 100) < o->read_pct);
 	t->submit_ticks = nvp_env_get_ticks();
 	if (t->is_read) {
 		rc = nvp_nvme_ns_cmd_read(ns->ns, t->qpair, t->buf, lba, ns->lbas_per_io, io_done,
