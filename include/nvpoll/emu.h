@@ -52,9 +52,15 @@
  *                      for the one in progress (read/write interference)
  *   seed=1             seed of the service-time generator: same seed, same sequence
  *   vwc=1              volatile write cache present
+ *   power_loss=0       file backend with vwc=1: 1 = model the cache a power cut loses:
+ *                      writes not yet flushed may be lost or torn at a block boundary by
+ *                      fault=power_cut / nvp_emu_ctrlr_power_cut(), flushed ones stay
+ *                      (the undo log holds wcache_mb MiB, 64 when 0); 2 = the same with
+ *                      a Flush that lies, to prove a power-loss test catches it
  *   fw_slots=3         firmware slots (1..7); slot 1 is read-only
  *   fault=TYPE         inject a fault from the start: drop_cpl, error, slow, cfs,
- *                      all_ones, rdy_never
+ *                      all_ones, rdy_never, power_cut (when the command after
+ *                      fault_skip arrives; fault_arg seeds the loss)
  *   fault_count=1      commands the fault applies to (command faults)
  *   fault_skip=0       I/O commands to let pass before the fault applies
  *   fault_arg=0        error: status (sct << 8 | sc); slow: extra µs
@@ -119,6 +125,10 @@ enum nvp_emu_fault_type {
 	NVP_EMU_FAULT_CFS,       /**< set CSTS.CFS (controller fatal status) now */
 	NVP_EMU_FAULT_ALL_ONES,  /**< every register reads as all ones (surprise removal) */
 	NVP_EMU_FAULT_RDY_NEVER, /**< CSTS.RDY never rises after CC.EN = 1 */
+	NVP_EMU_FAULT_POWER_CUT, /**< cut the power when the fault's command arrives (after
+				  * skip I/O commands): unflushed writes may be lost or torn
+				  * (power_loss=1), then every register reads all ones; arg
+				  * seeds the loss (0 = from the seed option) */
 };
 
 /** Options of a software controller. Initialise with nvp_emu_opts_init(). */
@@ -162,9 +172,11 @@ struct nvp_emu_opts {
 	uint32_t prog_mbps;
 	uint32_t prog_us;
 	uint64_t seed;
-	uint32_t ms; /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
-	bool mset;   /**< metadata interleaved (extended LBA) rather than separate */
-	bool dbbuf;  /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
+	uint32_t ms;         /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
+	bool mset;           /**< metadata interleaved (extended LBA) rather than separate */
+	bool dbbuf;          /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
+	uint32_t power_loss; /**< file backend: 1 = a power cut can lose unflushed writes,
+			      * 2 = the same with a Flush that lies (to test the tests) */
 };
 
 /** Fill @opts with the defaults listed above. */
@@ -216,6 +228,16 @@ int nvp_emu_ctrlr_inject_fault(struct nvp_emu_ctrlr *ctrlr, enum nvp_emu_fault_t
 			       uint32_t count, uint32_t skip, uint32_t arg);
 
 /**
+ * Cut the power now: with power_loss=1 the writes not yet flushed are lost, torn at a
+ * block boundary or kept (chosen by @seed, 0 = from the seed option); flushed data stays.
+ * Then every register reads all ones and nothing more completes, as after a power
+ * failure. Detach, destroy and create the controller again on the same backend files to
+ * "power it back on". Without power_loss=1 nothing is lost (data was written through).
+ * \return 0 or -EINVAL.
+ */
+int nvp_emu_ctrlr_power_cut(struct nvp_emu_ctrlr *ctrlr, uint32_t seed);
+
+/**
  * Stop (@on) or restart the controller's own thread. While it is stopped the controller
  * only runs when the caller calls nvp_emu_ctrlr_poll(): for benchmarks that count the
  * driver's work alone on one thread. Attach with the thread running (the driver waits
@@ -260,6 +282,11 @@ struct nvp_emu_stats {
 	uint64_t reads_delayed;    /**< reads that waited behind a program operation */
 	uint64_t writes_throttled; /**< writes that found the write cache full */
 	uint64_t interrupts;       /**< interrupts signalled (eventfd writes) */
+	/* power-loss model (power_loss=1): unflushed writes at power cuts */
+	uint64_t power_cuts;
+	uint64_t plm_lost_writes; /**< written back to their pre-image */
+	uint64_t plm_torn_writes; /**< lost from a block boundary on */
+	uint64_t plm_kept_writes; /**< reached the media after all */
 };
 
 void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);

@@ -200,8 +200,19 @@ fault_apply(struct emu_ctrlr *c, enum emu_fault_cat cat, const struct emu_fault_
 		emu_csts_write(c);
 		break;
 	case EMU_FAULT_CAT_ALL_ONES:
+		if (c->powered_off) {
+			NVP_WARNLOG("emu %s: powered off: registers stay all ones until the "
+				    "controller is destroyed and created again",
+				    c->opts.name);
+			return;
+		}
 		emu_all_ones_set(c, on);
 		break;
+	case EMU_FAULT_CAT_POWER_NOW:
+		if (!c->powered_off) {
+			emu_plm_cut(c, r->arg);
+		}
+		return;
 	default:
 		c->fault_rdy_never = on;
 		break;
@@ -256,6 +267,10 @@ emu_fault_take(struct emu_ctrlr *c, struct emu_cmd *slot, uint64_t *extra_ticks)
 	case NVP_EMU_FAULT_SLOW:
 		*extra_ticks = emu_us_to_ticks(c, c->cfault_arg);
 		return false;
+	case NVP_EMU_FAULT_POWER_CUT:
+		emu_plm_cut(c, c->cfault_arg);
+		slot->flags |= EMU_SLOT_F_SKIPPED;
+		return true;
 	default:
 		return false;
 	}
@@ -267,7 +282,7 @@ fault_request(struct emu_ctrlr *c, enum nvp_emu_fault_type type, uint32_t count,
 {
 	enum emu_fault_cat cat = fault_cat(type);
 
-	if ((unsigned)type > NVP_EMU_FAULT_RDY_NEVER ||
+	if ((unsigned)type > NVP_EMU_FAULT_POWER_CUT ||
 	    (type == NVP_EMU_FAULT_ERROR && count != 0 && (arg == 0 || arg > 0x7ff))) {
 		return -EINVAL;
 	}
@@ -300,6 +315,28 @@ wait_fault_applied(struct emu_ctrlr *c)
 		}
 		sched_yield();
 	}
+}
+
+int
+nvp_emu_ctrlr_power_cut(struct nvp_emu_ctrlr *ctrlr, uint32_t seed)
+{
+	struct emu_ctrlr *c = emu_ctrlr_from_pub(ctrlr);
+
+	if (ctrlr == NULL) {
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&c->fault_lock);
+	c->fault_req[EMU_FAULT_CAT_POWER_NOW].type = NVP_EMU_FAULT_POWER_CUT;
+	c->fault_req[EMU_FAULT_CAT_POWER_NOW].count = 1;
+	c->fault_req[EMU_FAULT_CAT_POWER_NOW].skip = 0;
+	c->fault_req[EMU_FAULT_CAT_POWER_NOW].arg = seed;
+	__atomic_store_n(&c->fault_pending, c->fault_pending | (1u << EMU_FAULT_CAT_POWER_NOW),
+			 __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&c->fault_lock);
+	if (c->thread_started) {
+		wait_fault_applied(c);
+	}
+	return 0;
 }
 
 int

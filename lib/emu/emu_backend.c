@@ -251,7 +251,8 @@ file_open(struct emu_ctrlr *c, struct emu_ns *ns)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s.ns%u", c->opts.backend_path, ns->nsid);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* 0600: namespace data is nobody else's business on a shared machine. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		NVP_ERRLOG("emu %s: cannot open backend file %s: %s; check the backend=file: path",
 			   c->opts.name, path, strerror(errno));
@@ -330,6 +331,18 @@ file_read(struct emu_ns *ns, uint64_t off, const struct emu_sgl *sgl)
 static int
 file_write(struct emu_ns *ns, uint64_t off, const struct emu_sgl *sgl)
 {
+	if (ns->plm != NULL) {
+		uint64_t len = 0;
+		int rc;
+
+		for (uint32_t i = 0; i < sgl->nsegs; i++) {
+			len += sgl->segs[i].len;
+		}
+		rc = emu_plm_record(ns, off, len);
+		if (rc != 0) {
+			return rc;
+		}
+	}
 	return file_rw(ns, off, sgl, true);
 }
 
@@ -344,6 +357,13 @@ file_zero(struct emu_ns *ns, uint64_t off, uint64_t len)
 {
 	static const uint8_t zeroes[PAGE_4K];
 
+	if (ns->plm != NULL) {
+		int rc = emu_plm_record(ns, off, len);
+
+		if (rc != 0) {
+			return rc;
+		}
+	}
 	if (fallocate(ns->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) ==
 	    0) {
 		return 0;
@@ -364,7 +384,11 @@ file_zero(struct emu_ns *ns, uint64_t off, uint64_t len)
 static int
 file_flush(struct emu_ns *ns)
 {
-	return fdatasync(ns->fd) == 0 ? 0 : -errno;
+	if (fdatasync(ns->fd) != 0) {
+		return -errno;
+	}
+	emu_plm_flushed(ns);
+	return 0;
 }
 
 static const struct emu_backend_ops g_file_ops = {
@@ -501,12 +525,16 @@ emu_ns_init(struct emu_ctrlr *c, struct emu_ns *ns, uint32_t nsid, uint32_t lba_
 	}
 	emu_ns_set_format(ns, (lba_size == 4096 ? 1 : 0) + (ns->ms_opt != 0 ? 2 : 0));
 	ns_make_ids(c, ns);
+	if (c->opts.backend == NVP_EMU_BACKEND_FILE && emu_plm_init(c, ns) != 0) {
+		return -ENOMEM;
+	}
 	return ns->ops->open(c, ns);
 }
 
 void
 emu_ns_fini(struct emu_ns *ns)
 {
+	emu_plm_fini(ns);
 	if (ns->md != NULL) {
 		munmap(ns->md, ns->md_len);
 		ns->md = NULL;

@@ -183,9 +183,18 @@ struct emu_ns {
 	bool streams_enabled;
 	uint16_t streams_alloc; /* NSA */
 	uint64_t streams_open;  /* bit (sid - 1) */
+	struct emu_plm *plm;    /* power-loss model's undo log, or NULL (emu_plm.c) */
 };
 
 const struct emu_backend_ops *emu_backend_get(enum nvp_emu_backend type);
+
+/* ---- power-loss model of the file backend (emu_plm.c) ---- */
+struct emu_plm;
+int emu_plm_init(struct emu_ctrlr *c, struct emu_ns *ns);
+void emu_plm_fini(struct emu_ns *ns);
+int emu_plm_record(struct emu_ns *ns, uint64_t off, uint64_t len);
+void emu_plm_flushed(struct emu_ns *ns);
+void emu_plm_cut(struct emu_ctrlr *c, uint64_t seed);
 int emu_backend_compare(struct emu_ns *ns, uint64_t off, const struct emu_sgl *sgl, uint8_t *bounce,
 			uint32_t bounce_len, bool *equal);
 int emu_ns_init(struct emu_ctrlr *c, struct emu_ns *ns, uint32_t nsid, uint32_t lba_size);
@@ -475,6 +484,7 @@ enum emu_fault_cat {
 	EMU_FAULT_CAT_CFS,
 	EMU_FAULT_CAT_ALL_ONES,
 	EMU_FAULT_CAT_RDY_NEVER,
+	EMU_FAULT_CAT_POWER_NOW, /* nvp_emu_ctrlr_power_cut() */
 	EMU_FAULT_CAT_COUNT,
 };
 
@@ -529,6 +539,7 @@ struct emu_ctrlr {
 	union nvme_csts_register csts;
 	bool fault_cfs;
 	bool fault_all_ones;
+	bool powered_off; /* a power cut: dark until destroyed */
 	bool fault_rdy_never;
 	bool bm_warned;
 	uint8_t saved_regs[0x40]; /* register values hidden by all_ones */

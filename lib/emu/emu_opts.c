@@ -72,7 +72,8 @@ static const struct opt_desc g_opts[] = {
 	{ "dbbuf", OPT_BOOL, offsetof(struct nvp_emu_opts, dbbuf), 0, 1, "1",
 	  "shadow doorbells (Doorbell Buffer Config) offered" },
 	U32("fw_slots", fw_slots, 1, 7, "3", "firmware slots; slot 1 is read-only"),
-	{ "fault", OPT_FAULT, 0, 0, 0, "none", "drop_cpl, error, slow, cfs, all_ones, rdy_never" },
+	{ "fault", OPT_FAULT, 0, 0, 0, "none",
+	  "drop_cpl, error, slow, cfs, all_ones, rdy_never, power_cut" },
 	U32("fault_count", fault_count, 0, UINT32_MAX, "1",
 	    "commands the fault applies to (command faults)"),
 	U32("fault_skip", fault_skip, 0, UINT32_MAX, "0",
@@ -97,6 +98,8 @@ static const struct opt_desc g_opts[] = {
 	U32("xfer_mbps", xfer_mbps, 0, 1000000, "0",
 	    "per-channel transfer rate MB/s for bytes past 4 KiB (0 = free)"),
 	U32("wcache_mb", wcache_mb, 0, 1048576, "0", "write cache MiB (needs prog_mbps)"),
+	U32("power_loss", power_loss, 0, 2, "0",
+	    "file backend with vwc=1: a power cut loses unflushed writes (2: Flush lies)"),
 	U32("prog_mbps", prog_mbps, 0, 1000000, "0",
 	    "device program rate MB/s draining the cache (0 = none)"),
 	U32("prog_us", prog_us, 0, 1000000, "0",
@@ -117,6 +120,7 @@ static const char *const g_fault_names[] = {
 	[NVP_EMU_FAULT_CFS] = "cfs",
 	[NVP_EMU_FAULT_ALL_ONES] = "all_ones",
 	[NVP_EMU_FAULT_RDY_NEVER] = "rdy_never",
+	[NVP_EMU_FAULT_POWER_CUT] = "power_cut",
 };
 
 const char *
@@ -256,7 +260,8 @@ parse_fault(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 		}
 	}
 	return opt_error(err, errlen, "fault", val,
-			 "expected none, drop_cpl, error, slow, cfs, all_ones or rdy_never");
+			 "expected none, drop_cpl, error, slow, cfs, all_ones, rdy_never or "
+			 "power_cut");
 }
 
 static int
@@ -460,6 +465,10 @@ validate_model(const struct nvp_emu_opts *o, char *err, size_t errlen)
 	}
 	if (o->write_lat[0] != '\0' && emu_dist_parse(o->write_lat, &d) != 0) {
 		return opt_error(err, errlen, "write_lat", o->write_lat, "not a distribution");
+	}
+	if (o->power_loss != 0 && (o->backend != NVP_EMU_BACKEND_FILE || !o->vwc)) {
+		return opt_error(err, errlen, "power_loss", o->power_loss == 1 ? "1" : "2",
+				 "the power-loss model needs backend=file:PATH and vwc=1");
 	}
 	if (o->wcache_mb != 0 && o->prog_mbps == 0) {
 		return opt_error(err, errlen, "wcache_mb", "(without prog_mbps)",

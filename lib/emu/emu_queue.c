@@ -460,7 +460,8 @@ sq_fetch_io(struct emu_ctrlr *c, struct emu_sq *sq, uint64_t now, uint32_t budge
 {
 	int n = 0;
 
-	while (budget-- > 0 && sq->head != sq->tail && c->io_free != EMU_NO_SLOT) {
+	while (budget-- > 0 && sq->head != sq->tail && c->io_free != EMU_NO_SLOT &&
+	       !c->powered_off) {
 		uint32_t pos = sq->head;
 		uint16_t idx;
 
@@ -764,6 +765,9 @@ emu_queue_poll(struct emu_ctrlr *c, uint64_t now)
 	}
 	work += admin_fetch(c);
 	work += io_fetch(c, now);
+	if (nvp_unlikely(c->powered_off)) {
+		return work; /* a power cut while fetching: nothing more is completed */
+	}
 	c->now = now;
 	if (c->heap_len > 0) {
 		work += complete_due(c, now);
