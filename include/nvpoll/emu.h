@@ -60,7 +60,8 @@
  *   fw_slots=3         firmware slots (1..7); slot 1 is read-only
  *   fault=TYPE         inject a fault from the start: drop_cpl, error, slow, cfs,
  *                      all_ones, rdy_never, power_cut (when the command after
- *                      fault_skip arrives; fault_arg seeds the loss)
+ *                      fault_skip arrives; fault_arg seeds the loss), and completions
+ *                      posted wrongly: bad_cid, dup_cpl, wrong_cq, bad_phase, bad_sqhd
  *   fault_count=1      commands the fault applies to (command faults)
  *   fault_skip=0       I/O commands to let pass before the fault applies
  *   fault_arg=0        error: status (sct << 8 | sc); slow: extra µs
@@ -129,6 +130,14 @@ enum nvp_emu_fault_type {
 				  * skip I/O commands): unflushed writes may be lost or torn
 				  * (power_loss=1), then every register reads all ones; arg
 				  * seeds the loss (0 = from the seed option) */
+	/* Completions posted wrongly: what a broken or hostile device does. */
+	NVP_EMU_FAULT_BAD_CID,   /**< the completion carries command id 0xffff instead */
+	NVP_EMU_FAULT_DUP_CPL,   /**< the completion is posted twice */
+	NVP_EMU_FAULT_WRONG_CQ,  /**< the completion goes to the admin queue (I/O) or the
+				  * first I/O queue (admin) instead */
+	NVP_EMU_FAULT_BAD_PHASE, /**< the entry is written with the old phase tag: the host
+				  * cannot see it nor anything after it in that queue */
+	NVP_EMU_FAULT_BAD_SQHD,  /**< the entry's SQ head pointer is past the queue's end */
 };
 
 /** Options of a software controller. Initialise with nvp_emu_opts_init(). */

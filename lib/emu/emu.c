@@ -271,6 +271,21 @@ emu_fault_take(struct emu_ctrlr *c, struct emu_cmd *slot, uint64_t *extra_ticks)
 		emu_plm_cut(c, c->cfault_arg);
 		slot->flags |= EMU_SLOT_F_SKIPPED;
 		return true;
+	case NVP_EMU_FAULT_BAD_CID:
+		slot->flags |= EMU_SLOT_F_BAD_CID;
+		return false;
+	case NVP_EMU_FAULT_DUP_CPL:
+		slot->flags |= EMU_SLOT_F_DUP;
+		return false;
+	case NVP_EMU_FAULT_WRONG_CQ:
+		slot->flags |= EMU_SLOT_F_WRONG_CQ;
+		return false;
+	case NVP_EMU_FAULT_BAD_PHASE:
+		slot->flags |= EMU_SLOT_F_BAD_PHASE;
+		return false;
+	case NVP_EMU_FAULT_BAD_SQHD:
+		slot->flags |= EMU_SLOT_F_BAD_SQHD;
+		return false;
 	default:
 		return false;
 	}
@@ -282,7 +297,7 @@ fault_request(struct emu_ctrlr *c, enum nvp_emu_fault_type type, uint32_t count,
 {
 	enum emu_fault_cat cat = fault_cat(type);
 
-	if ((unsigned)type > NVP_EMU_FAULT_POWER_CUT ||
+	if ((unsigned)type > NVP_EMU_FAULT_BAD_SQHD ||
 	    (type == NVP_EMU_FAULT_ERROR && count != 0 && (arg == 0 || arg > 0x7ff))) {
 		return -EINVAL;
 	}

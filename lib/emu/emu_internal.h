@@ -249,6 +249,15 @@ enum emu_slot_kind {
 #define EMU_SLOT_F_ABORT 0x1u   /* an Abort command waiting for its completion */
 #define EMU_SLOT_F_HELD 0x2u    /* on the held list (CQ was full) */
 #define EMU_SLOT_F_SKIPPED 0x4u /* not executed (aborted or injected error) */
+/* Completion faults (fault injection): how this slot's completion is posted wrongly. */
+#define EMU_SLOT_F_BAD_CID 0x8u    /* with a command id nobody sent (0xffff) */
+#define EMU_SLOT_F_DUP 0x10u       /* twice */
+#define EMU_SLOT_F_WRONG_CQ 0x20u  /* on another completion queue */
+#define EMU_SLOT_F_BAD_PHASE 0x40u /* with the old phase tag: the host cannot see it */
+#define EMU_SLOT_F_BAD_SQHD 0x80u  /* with an SQ head pointer past the queue's end */
+#define EMU_SLOT_F_MANGLE                                                                   \
+	(EMU_SLOT_F_BAD_CID | EMU_SLOT_F_DUP | EMU_SLOT_F_WRONG_CQ | EMU_SLOT_F_BAD_PHASE | \
+	 EMU_SLOT_F_BAD_SQHD)
 
 /* One command between fetch and completion. */
 struct emu_cmd {

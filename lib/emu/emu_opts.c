@@ -73,7 +73,8 @@ static const struct opt_desc g_opts[] = {
 	  "shadow doorbells (Doorbell Buffer Config) offered" },
 	U32("fw_slots", fw_slots, 1, 7, "3", "firmware slots; slot 1 is read-only"),
 	{ "fault", OPT_FAULT, 0, 0, 0, "none",
-	  "drop_cpl, error, slow, cfs, all_ones, rdy_never, power_cut" },
+	  "drop_cpl, error, slow, cfs, all_ones, rdy_never, power_cut, bad_cid, dup_cpl, "
+	  "wrong_cq, bad_phase, bad_sqhd" },
 	U32("fault_count", fault_count, 0, UINT32_MAX, "1",
 	    "commands the fault applies to (command faults)"),
 	U32("fault_skip", fault_skip, 0, UINT32_MAX, "0",
@@ -121,6 +122,11 @@ static const char *const g_fault_names[] = {
 	[NVP_EMU_FAULT_ALL_ONES] = "all_ones",
 	[NVP_EMU_FAULT_RDY_NEVER] = "rdy_never",
 	[NVP_EMU_FAULT_POWER_CUT] = "power_cut",
+	[NVP_EMU_FAULT_BAD_CID] = "bad_cid",
+	[NVP_EMU_FAULT_DUP_CPL] = "dup_cpl",
+	[NVP_EMU_FAULT_WRONG_CQ] = "wrong_cq",
+	[NVP_EMU_FAULT_BAD_PHASE] = "bad_phase",
+	[NVP_EMU_FAULT_BAD_SQHD] = "bad_sqhd",
 };
 
 const char *
@@ -260,8 +266,8 @@ parse_fault(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 		}
 	}
 	return opt_error(err, errlen, "fault", val,
-			 "expected none, drop_cpl, error, slow, cfs, all_ones, rdy_never or "
-			 "power_cut");
+			 "expected none, drop_cpl, error, slow, cfs, all_ones, rdy_never, "
+			 "power_cut, bad_cid, dup_cpl, wrong_cq, bad_phase or bad_sqhd");
 }
 
 static int

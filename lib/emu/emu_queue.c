@@ -265,9 +265,15 @@ cq_refresh_head(struct emu_ctrlr *c, struct emu_cq *cq)
  * must never see the new phase with stale contents (section 4.6).
  * \return false if the CQ is full.
  */
-bool
-emu_cq_post(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, uint32_t cdw0,
-	    uint16_t st)
+/* How a completion entry is written: normally, or wrongly on purpose (fault injection). */
+struct cpl_form {
+	uint16_t sqhd;
+	uint16_t phase_flip; /* 1: write the old phase tag */
+};
+
+static bool
+cq_post_form(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, uint32_t cdw0,
+	     uint16_t st, const struct cpl_form *form)
 {
 	struct emu_cq *cq = &c->cqs[cqid];
 	struct nvme_cpl *e;
@@ -283,11 +289,11 @@ emu_cq_post(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, uin
 		}
 	}
 	e = &cq->base[cq->tail];
-	status = (uint16_t)(cq->phase | ((uint16_t)EMU_ST_SC(st) << 1) |
+	status = (uint16_t)((cq->phase ^ form->phase_flip) | ((uint16_t)EMU_ST_SC(st) << 1) |
 			    ((uint16_t)EMU_ST_SCT(st) << 9) | ((uint16_t)EMU_ST_DNR(st) << 15));
 	e->cdw0 = cdw0;
 	e->cdw1 = 0;
-	e->sqhd = (uint16_t)c->sqs[sqid].head;
+	e->sqhd = form->sqhd;
 	e->sqid = sqid;
 	e->cid = cid;
 	__atomic_store_n(&e->status_raw, status, __ATOMIC_RELEASE);
@@ -301,13 +307,60 @@ emu_cq_post(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, uin
 	return true;
 }
 
+bool
+emu_cq_post(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, uint32_t cdw0,
+	    uint16_t st)
+{
+	struct cpl_form form = { .sqhd = (uint16_t)c->sqs[sqid].head, .phase_flip = 0 };
+
+	return cq_post_form(c, cqid, sqid, cid, cdw0, st, &form);
+}
+
+/* Post a completion the way an injected completion fault says (EMU_SLOT_F_MANGLE). */
+static bool
+post_mangled(struct emu_ctrlr *c, struct emu_cmd *s, const struct emu_sq *sq)
+{
+	struct cpl_form form = { .sqhd = (uint16_t)sq->head, .phase_flip = 0 };
+	uint16_t cqid = sq->cqid, cid = s->cmd.cid;
+
+	if (s->flags & EMU_SLOT_F_BAD_CID) {
+		cid = 0xffff;
+	}
+	if (s->flags & EMU_SLOT_F_BAD_SQHD) {
+		form.sqhd = (uint16_t)(sq->size + 7);
+	}
+	if (s->flags & EMU_SLOT_F_BAD_PHASE) {
+		form.phase_flip = 1;
+	}
+	if (s->flags & EMU_SLOT_F_WRONG_CQ) {
+		cqid = cqid != 0 ? 0 : (c->n_io_sqs > 0 ? c->io_sqs[0]->cqid : 0);
+	}
+	if ((s->flags & EMU_SLOT_F_DUP) && emu_cq_free_entries(&c->cqs[cqid]) < 2) {
+		return false;
+	}
+	if (!cq_post_form(c, cqid, s->sqid, cid, s->cdw0, s->st, &form)) {
+		return false;
+	}
+	if (s->flags & EMU_SLOT_F_DUP) {
+		cq_post_form(c, cqid, s->sqid, cid, s->cdw0, s->st, &form);
+	}
+	NVP_NOTICELOG("emu %s: completion of cid %u (sq %u) posted wrongly on purpose (flags "
+		      "0x%x)",
+		      c->opts.name, s->cmd.cid, s->sqid, s->flags);
+	return true;
+}
+
 static bool
 post_slot(struct emu_ctrlr *c, uint16_t idx)
 {
 	struct emu_cmd *s = &c->slots[idx];
 	struct emu_sq *sq = &c->sqs[s->sqid];
 
-	if (!emu_cq_post(c, sq->cqid, s->sqid, s->cmd.cid, s->cdw0, s->st)) {
+	if (nvp_unlikely(s->flags & EMU_SLOT_F_MANGLE)) {
+		if (!post_mangled(c, s, sq)) {
+			return false;
+		}
+	} else if (!emu_cq_post(c, sq->cqid, s->sqid, s->cmd.cid, s->cdw0, s->st)) {
 		return false;
 	}
 	if (sq->inflight > 0) {

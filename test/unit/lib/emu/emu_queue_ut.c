@@ -175,6 +175,61 @@ test_due_order(void)
 	ut_host_fini(&h);
 }
 
+/* Completion faults: each posts the first command's completion wrongly, the next right. */
+static void
+test_completion_faults(void)
+{
+	static const char *const faults[] = { "bad_cid", "dup_cpl", "bad_sqhd", "wrong_cq",
+					      "bad_phase" };
+
+	for (uint32_t f = 0; f < NVP_COUNTOF(faults); f++) {
+		struct ut_host h;
+		struct nvme_cmd cmd;
+		struct nvme_cpl cpls[2];
+		char opts[64];
+		uint16_t a, b;
+
+		snprintf(opts, sizeof(opts), "fault=%s fault_count=1", faults[f]);
+		CU_ASSERT_EQUAL_FATAL(ut_host_init(&h, opts), 0);
+		CU_ASSERT_EQUAL_FATAL(ut_create_qpair(&h, 1, 16), 0);
+		read_cmd(&cmd, 0);
+		a = ut_submit(&h, 1, &cmd, false);
+		ut_poll(h.c, 4);
+		read_cmd(&cmd, 1);
+		b = ut_submit(&h, 1, &cmd, false);
+		ut_poll(h.c, 4);
+		if (f == 0) { /* bad_cid: 0xffff, then b */
+			CU_ASSERT(reap_all(&h, 1, cpls, 2));
+			CU_ASSERT_EQUAL(cpls[0].cid, 0xffff);
+			CU_ASSERT_EQUAL(cpls[1].cid, b);
+		} else if (f == 1) { /* dup_cpl: a, a, b */
+			struct nvme_cpl third;
+
+			CU_ASSERT(reap_all(&h, 1, cpls, 2));
+			CU_ASSERT_EQUAL(cpls[0].cid, a);
+			CU_ASSERT_EQUAL(cpls[1].cid, a);
+			CU_ASSERT(reap_all(&h, 1, &third, 1));
+			CU_ASSERT_EQUAL(third.cid, b);
+		} else if (f == 2) { /* bad_sqhd: past the 16-entry queue */
+			CU_ASSERT(reap_all(&h, 1, cpls, 2));
+			CU_ASSERT_EQUAL(cpls[0].cid, a);
+			CU_ASSERT(cpls[0].sqhd >= 16);
+			CU_ASSERT(cpls[1].sqhd < 16);
+		} else if (f == 3) { /* wrong_cq: a on the admin queue, b on its own */
+			CU_ASSERT(reap_all(&h, 0, cpls, 1));
+			CU_ASSERT_EQUAL(cpls[0].cid, a);
+			CU_ASSERT_EQUAL(cpls[0].sqid, 1);
+			CU_ASSERT(reap_all(&h, 1, &cpls[1], 1));
+			CU_ASSERT_EQUAL(cpls[1].cid, b);
+		} else { /* bad_phase: the host sees nothing, not even b behind it */
+			CU_ASSERT_FALSE(reap_all(&h, 1, cpls, 1));
+			CU_ASSERT_EQUAL(h.q[1].cq[0].cid, a);
+			CU_ASSERT_EQUAL(h.q[1].cq[1].cid, b);
+		}
+		ut_host_fini(&h);
+	}
+}
+
 /* Arbitration burst 1 and one channel: SQs are served alternately. */
 static void
 test_round_robin(void)
@@ -390,10 +445,15 @@ int
 main(void)
 {
 	static const struct ut_test tests[] = {
-		UT_TEST(test_phase_wrap),         UT_TEST(test_cq_full_hold),
-		UT_TEST(test_channels_and_abort), UT_TEST(test_due_order),
-		UT_TEST(test_round_robin),        UT_TEST(test_invalid_doorbells),
-		UT_TEST(test_delete_sq_pending),  UT_TEST(test_reset_with_commands_in_flight),
+		UT_TEST(test_phase_wrap),
+		UT_TEST(test_cq_full_hold),
+		UT_TEST(test_channels_and_abort),
+		UT_TEST(test_due_order),
+		UT_TEST(test_completion_faults),
+		UT_TEST(test_round_robin),
+		UT_TEST(test_invalid_doorbells),
+		UT_TEST(test_delete_sq_pending),
+		UT_TEST(test_reset_with_commands_in_flight),
 		UT_TEST(test_garbage_commands),
 	};
 	int rc;
