@@ -230,7 +230,9 @@ const char *nvp_emu_ctrlr_get_traddr(const struct nvp_emu_ctrlr *ctrlr);
 /**
  * Inject a fault while running. Command faults (drop_cpl, error, slow) apply to the next
  * @count I/O commands after @skip more have passed; controller faults (cfs, all_ones,
- * rdy_never) switch on with @count != 0 and off with @count == 0.
+ * rdy_never) switch on with @count != 0 and off with @count == 0. CFS is fatal, as on a
+ * device: switched off, CSTS.CFS stays set and no queue runs until the host resets the
+ * controller (CC.EN 1 -> 0).
  * \return 0 or -EINVAL.
  */
 int nvp_emu_ctrlr_inject_fault(struct nvp_emu_ctrlr *ctrlr, enum nvp_emu_fault_type type,

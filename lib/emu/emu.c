@@ -196,6 +196,11 @@ fault_apply(struct emu_ctrlr *c, enum emu_fault_cat cat, const struct emu_fault_
 		break;
 	case EMU_FAULT_CAT_CFS:
 		c->fault_cfs = on;
+		if (on && c->state == EMU_STATE_READY) {
+			/* Fatal: latched until the host resets (CC.EN 1 -> 0); switching the
+			 * fault off does not let the controller go on with its queues. */
+			c->state = EMU_STATE_FAILED;
+		}
 		c->csts.bits.cfs = on || c->state == EMU_STATE_FAILED;
 		emu_csts_write(c);
 		break;

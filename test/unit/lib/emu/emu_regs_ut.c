@@ -218,9 +218,18 @@ test_fault_cfs_rdy_never(void)
 	ut_submit(&h, 0, &(struct nvme_cmd){ .opc = NVME_OPC_IDENTIFY, .cdw10 = 1 }, false);
 	ut_poll(h.c, 50);
 	CU_ASSERT_EQUAL(h.c->sqs[0].head, 0);
+	/* Switched off, the fatal state is still latched: nothing runs until a reset. */
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(pub, NVP_EMU_FAULT_CFS, 0, 0, 0), 0);
-	ut_poll(h.c, 1);
+	ut_poll(h.c, 50);
+	CU_ASSERT_EQUAL(ut_csts(h.c) & 2u, 2u);
+	CU_ASSERT_EQUAL(h.c->sqs[0].head, 0);
+	/* CC.EN 1 -> 0 clears it; enabled again, the controller works */
+	nvp_mmio_write4(&h.c->regs->cc.raw, 0);
+	CU_ASSERT(ut_wait_rdy(h.c, 0, 100));
 	CU_ASSERT_EQUAL(ut_csts(h.c) & 2u, 0);
+	ut_q_free(&h.q[0]);
+	CU_ASSERT_EQUAL(ut_host_enable(&h, 4), 0);
+	CU_ASSERT_EQUAL(identify_st(&h, buf), 0);
 	ut_host_fini(&h);
 
 	/* rdy_never from the options: RDY never rises, until the fault is switched off */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One cell of the fault matrix: shared state of the main thread (set-up, fault, recovery,
+ * report) and the I/O threads (fm_io.c: submit, complete, verify).
+ */
+#ifndef NVP_BENCH_FM_H
+#define NVP_BENCH_FM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nvpoll/bdev.h"
+#include "nvpoll/nvme.h"
+
+#define FM_BS 4096u
+#define FM_QD 8u
+#define FM_MAX_THREADS 8u
+#define FM_MAX_BLKS 4u /* blocks per I/O at most */
+#define FM_MAYBE 4u    /* failed writes remembered per block after its last good one */
+
+enum fm_workload {
+	FM_RANDREAD = 0,
+	FM_RANDWRITE,
+	FM_MIXED,
+	FM_ADMIN
+};
+
+/* What one block may hold: its last acknowledged write, or a failed one after it. */
+struct fm_blk {
+	uint32_t good;            /* generation of the last write that succeeded (0: none) */
+	uint32_t maybe[FM_MAYBE]; /* failed writes since: they may or may not have landed */
+	uint8_t nmaybe;           /* FM_MAYBE + 1: too many, the block is not judged */
+	bool busy;                /* an I/O on it is in flight */
+};
+
+struct fm_slot {
+	struct fm_thread *t;
+	uint8_t *buf;
+	uint32_t lba, n, gen; /* gen 0: a read */
+	atomic_uint calls;    /* completions seen: must end at exactly 1 */
+	bool busy;
+};
+
+struct fm_thread {
+	struct fm_cell *cell;
+	uint32_t idx;
+	pthread_t tid;
+	uint32_t base, nblk; /* this thread's blocks */
+	struct fm_blk *blk;
+	struct fm_slot slots[FM_QD];
+	struct nvp_nvme_qpair *qpair; /* raw */
+	struct nvp_bdev_channel *ch;  /* bdev */
+	uint64_t rng;
+	uint32_t next_gen;
+	/* counters (this thread only) */
+	uint64_t issued, ok, err, dup, corrupted, verified, refused;
+	uint64_t t_last_err, t_ok_after_err; /* ticks */
+	bool waiting_ok;
+	atomic_bool parked;
+};
+
+struct fm_cell {
+	/* options */
+	const char *fault;
+	enum fm_workload workload;
+	uint32_t threads;
+	bool bdev;
+	double seconds;
+	uint32_t inject_ms;
+	uint32_t timeout_ms;
+	char dir[64];
+	/* objects */
+	struct nvp_emu_ctrlr *emu;
+	struct nvp_nvme_ctrlr *ctrlr;
+	struct nvp_nvme_ns *ns;
+	struct nvp_bdev_desc *desc;
+	uint64_t num_blocks;
+	struct fm_thread t[FM_MAX_THREADS];
+	/* control */
+	atomic_bool stop;  /* threads stop submitting and drain */
+	atomic_bool park;  /* threads stop touching their qpairs (for a reset) */
+	atomic_bool dead;  /* the controller is gone: polls return -ENXIO */
+	uint64_t t_inject; /* ticks */
+	uint32_t resets, reset_failures, admin_ok, admin_err;
+};
+
+uint64_t fm_rand(uint64_t *s);
+void fm_fill(uint8_t *buf, uint32_t lba, uint32_t n, uint32_t gen);
+int fm_thread_setup(struct fm_thread *t);
+void fm_thread_teardown(struct fm_thread *t);
+void *fm_thread_main(void *arg);
+int fm_prefill(struct fm_thread *t);
+void fm_verify_all(struct fm_thread *t);
+uint32_t fm_thread_outstanding(const struct fm_thread *t);
+
+#endif
