@@ -36,9 +36,11 @@ Usage: $(basename "$0") [config|status|reset|help] [--dry-run] [BDF ...]
 
   config  reserve HUGEMEM MiB of 2 MiB hugepages (mounting hugetlbfs at /dev/hugepages if
           nothing is mounted) and bind every NVMe function that is not in use to vfio-pci
-          when an IOMMU is on (/sys/kernel/iommu_groups is not empty), else to
-          uio_pci_generic. A function whose namespaces are mounted or held (LVM, md,
-          dm) is left to the kernel, with the reason printed.
+          with the IOMMU (/sys/kernel/iommu_groups is not empty). Without an IOMMU it
+          stops, unless you ask for DRIVER_OVERRIDE=uio_pci_generic: then the device
+          can DMA to any memory of the machine (a warning says so). A function whose
+          namespaces are mounted or held (LVM, md, dm) is left to the kernel, with the
+          reason printed.
   status  print NVMe functions (BDF, vendor:device, driver, IOMMU group, NUMA node) and
           hugepages per NUMA node.
   reset   give the functions back to the kernel nvme driver and release the hugepages.
@@ -245,7 +247,10 @@ cmd_config() {
 	fi
 	drv=$(pick_driver)
 	if [ -z "$DRIVER_OVERRIDE" ] && [ "$drv" = uio_pci_generic ]; then
-		echo "No IOMMU ($SYSFS/kernel/iommu_groups is empty): using uio_pci_generic, which needs hugepages and root for physical addresses. For vfio-pci boot with intel_iommu=on (or amd_iommu=on)."
+		die "No IOMMU ($SYSFS/kernel/iommu_groups is empty): vfio-pci cannot isolate the device. Boot with intel_iommu=on (or amd_iommu=on) for vfio-pci, or accept a device that can DMA to all memory with DRIVER_OVERRIDE=uio_pci_generic (needs root and hugepages for physical addresses)."
+	fi
+	if [ "$drv" = uio_pci_generic ] || { [ "$drv" = vfio-pci ] && ! iommu_on; }; then
+		echo "WARNING: $drv without an IOMMU: the NVMe device can read and write any memory of this machine; use it only on a machine you trust with that (a test VM, a dedicated box)." >&2
 	fi
 	run load_module "$drv"
 	for bdf in $(nvme_functions); do

@@ -102,6 +102,8 @@ for fid in $(seq 1 31) $(seq 120 132); do
 done >"$out/gf.nvme"
 
 # 2. nvp, through nvpoll
+# Without an IOMMU (pc) setup.sh binds uio_pci_generic only when asked to.
+[ "${NVP_UDRV:-}" = uio_pci_generic ] && export DRIVER_OVERRIDE=uio_pci_generic
 HUGEMEM=${HUGEMEM:-128} setup.sh config "$bdf" || { echo "FAIL setup.sh config $bdf"; exit 1; }
 nvp list -o json >"$out/list.nvp" 2>"$out/list.nvp.err"
 nvp list -v -o json >"$out/listv.nvp" 2>/dev/null

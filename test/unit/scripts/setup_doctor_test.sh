@@ -68,9 +68,22 @@ out=$("$setup" reset 2>&1)
 check "reset" "$out" '0000:01:00.0: uio_pci_generic -> nvme' '0000:06:00.0: vfio-pci -> nvme' \
 	'hugepages released'
 
+check "uio_pci_generic asked for: warned about DMA" "$(DRIVER_OVERRIDE=uio_pci_generic \
+	PCI_ALLOWED="01:00.0" "$setup" config 2>&1)" 'WARNING: uio_pci_generic without an IOMMU'
+"$setup" reset >/dev/null 2>&1
+
 rm -rf "$tmp/sys/kernel/iommu_groups"
 out=$(PCI_ALLOWED=06:00.0 "$setup" config 2>&1)
-check "no IOMMU: uio_pci_generic, and why" "$out" 'No IOMMU' '0000:06:00.0: nvme -> uio_pci_generic'
+rc=$?
+check "no IOMMU: refused unless asked, and why" "$out" 'No IOMMU' 'DRIVER_OVERRIDE=uio_pci_generic'
+check "no IOMMU: exit 1" "$rc" '^1$'
+if echo "$out" | grep -q -- '-> uio_pci_generic'; then
+	echo "FAIL no IOMMU: something was bound without being asked: $out"
+	fails=$((fails + 1))
+fi
+out=$(DRIVER_OVERRIDE=uio_pci_generic PCI_ALLOWED=06:00.0 "$setup" config 2>&1)
+check "no IOMMU, uio asked for: bound, with the warning" "$out" \
+	'0000:06:00.0: nvme -> uio_pci_generic' 'WARNING: uio_pci_generic without an IOMMU'
 
 out=$(HUGEMEM=lots "$setup" config 2>&1)
 check "bad HUGEMEM refused" "$out" "HUGEMEM must be a number of MiB, got 'lots'"
