@@ -66,7 +66,7 @@ struct engine_opts {
 	unsigned int tenant_weight;
 	unsigned int qpair_stats;    /* print the counters below at cleanup */
 	unsigned int emu_inline;     /* run the software controller in getevents() */
-	unsigned int ring_at_commit; /* spin mode: ring the SQ doorbell in commit() */
+	unsigned int ring_at_commit; /* spin mode: commit() rings at this many pending */
 };
 
 /* One fio file of one job thread. */
@@ -74,19 +74,22 @@ struct engine_file {
 	struct fionvp_target target;
 	struct nvp_nvme_qpair *qpair; /* made by the job thread at first open */
 	struct engine_thread *thread;
-	int doorbell_pending;
-	struct nvp_emu_ctrlr *emu; /* emu_inline=1: run by this thread's getevents() */
-	struct fiobdev_file *bdev; /* bdev mode: no target, no qpair */
+	unsigned int doorbell_pending; /* submissions since the last SQ doorbell (commit's view) */
+	struct nvp_emu_ctrlr *emu;     /* emu_inline=1: run by this thread's getevents() */
+	struct fiobdev_file *bdev;     /* bdev mode: no target, no qpair */
 	struct engine_file *next;
 };
 
 /* What fio asked of the engine and what the polls found (qpair_stats=1 prints them). */
 struct engine_counters {
-	uint64_t queued;      /* io_u accepted by queue() */
-	uint64_t commits;     /* commit() calls */
-	uint64_t getevents;   /* getevents() calls */
-	uint64_t polls;       /* process_completions() calls made by getevents() */
-	uint64_t empty_polls; /* ... that found nothing */
+	uint64_t queued;       /* io_u accepted by queue() */
+	uint64_t commits;      /* commit() calls */
+	uint64_t getevents;    /* getevents() calls */
+	uint64_t polls;        /* process_completions() calls made by getevents() */
+	uint64_t empty_polls;  /* ... that found nothing */
+	uint64_t first_tick;   /* qpair_stats=1: env ticks at the first queue() */
+	uint64_t last_tick;    /* ... at the last return from getevents() */
+	uint64_t in_getevents; /* ... spent inside getevents() */
 };
 
 /*
@@ -99,6 +102,7 @@ struct engine_thread {
 	unsigned int nr_ret; /* the first nr_ret were handed to fio by the last getevents() */
 	unsigned int max_done;
 	struct engine_counters cnt;
+	bool stats; /* qpair_stats=1: also time getevents() */
 	unsigned int io_queue_size;
 	struct engine_file *files;
 	struct nvp_poll_waiter *waiter; /* poll=MODE: made by the job thread */
@@ -212,6 +216,7 @@ thread_get(struct thread_data *td)
 	}
 	/* One more entry than iodepth: an NVMe queue of N entries holds N - 1 commands. */
 	et->io_queue_size = td->o.iodepth + 1;
+	et->stats = td->eo != NULL && ((struct engine_opts *)td->eo)->qpair_stats;
 	td->io_ops_data = et;
 	return et;
 }
@@ -377,6 +382,17 @@ print_counters(struct thread_data *td, const struct engine_thread *et)
 		td->o.name, c->queued, per_io(c->commits, c->queued),
 		per_io(c->getevents, c->queued), per_io(c->polls, c->queued),
 		per_io(c->empty_polls, c->queued));
+	if (c->last_tick > c->first_tick && c->queued != 0) {
+		double us = 1e6 / (double)nvp_env_get_ticks_hz();
+		uint64_t all = c->last_tick - c->first_tick;
+
+		fprintf(stderr,
+			"nvpoll_fio: job '%s': %.1f %% of the time in getevents(); per I/O %.3f us "
+			"outside it (fio, queue, commit), %.3f us inside\n",
+			td->o.name, 100.0 * (double)c->in_getevents / (double)all,
+			us * (double)(all - c->in_getevents) / (double)c->queued,
+			us * (double)c->in_getevents / (double)c->queued);
+	}
 	for (ef = et->files; ef != NULL; ef = ef->next) {
 		if (ef->qpair == NULL ||
 		    nvp_nvme_qpair_get_stats(ef->qpair, &qs, sizeof(qs)) != 0) {
@@ -747,8 +763,10 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 		io_u->error = -rc;
 		return FIO_Q_COMPLETED;
 	}
-	ef->doorbell_pending = 1;
-	ef->thread->cnt.queued++;
+	ef->doorbell_pending++;
+	if (ef->thread->cnt.queued++ == 0 && ef->thread->stats) {
+		ef->thread->cnt.first_tick = nvp_env_get_ticks();
+	}
 	if (ef->thread->waiter != NULL) {
 		nvp_poll_req_start(ef->thread->waiter, io_u->engine_data,
 				   io_u->ddir == DDIR_READ ? NVME_OPC_READ : NVME_OPC_WRITE,
@@ -762,7 +780,9 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
  * it reaps. Spinning in getevents() (no poll=), the job thread polls next anyway and a poll
  * rings the delayed SQ doorbell first: leave it to the poll, so everything fio queued
  * between two polls reaches the device with one doorbell write, whatever fio's batch
- * options. With a waiter the thread may sleep, so commit() rings (so does ring_at_commit=1).
+ * options - unless ring_at_commit=N asks for a doorbell once N are waiting (the device then
+ * starts on them while fio queues the rest). With a waiter the thread may sleep, so
+ * commit() rings whatever is waiting.
  */
 static int
 engine_commit(struct thread_data *td)
@@ -771,12 +791,14 @@ engine_commit(struct thread_data *td)
 	struct engine_opts *eo = td->eo;
 	struct engine_file *ef;
 
+	unsigned int at = et->waiter != NULL ? 1 : eo != NULL ? eo->ring_at_commit : 0;
+
 	et->cnt.commits++;
-	if (et->waiter == NULL && (eo == NULL || !eo->ring_at_commit)) {
+	if (at == 0) {
 		return 0;
 	}
 	for (ef = et->files; ef != NULL; ef = ef->next) {
-		if (ef->doorbell_pending && ef->qpair != NULL) {
+		if (ef->doorbell_pending >= at && ef->qpair != NULL) {
 			nvp_nvme_qpair_ring_doorbell(ef->qpair);
 			ef->doorbell_pending = 0;
 		}
@@ -867,6 +889,7 @@ poll_events(struct thread_data *td, struct engine_thread *et, unsigned int min, 
 			if (ef->emu != NULL) {
 				emu_inline_run(ef);
 			}
+			ef->doorbell_pending = 0; /* the poll rings first thing */
 			rc = nvp_nvme_qpair_process_completions(ef->qpair,
 								et->max_done - et->nr_done);
 			et->cnt.polls++;
@@ -895,6 +918,7 @@ engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 	struct engine_thread *et = td->io_ops_data;
 	bool once = t != NULL && t->tv_sec == 0 && t->tv_nsec == 0;
 	uint64_t deadline = once ? 0 : deadline_ns(t);
+	uint64_t t0 = et->stats ? nvp_env_get_ticks() : 0;
 	int rc = 0;
 
 	drop_returned(et);
@@ -907,6 +931,10 @@ engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 		return rc;
 	}
 	et->nr_ret = et->nr_done < max ? et->nr_done : max;
+	if (et->stats) {
+		et->cnt.last_tick = nvp_env_get_ticks();
+		et->cnt.in_getevents += et->cnt.last_tick - t0;
+	}
 	return (int)et->nr_ret;
 }
 
@@ -1043,11 +1071,13 @@ static struct fio_option engine_options[] = {
 	{
 		.name = "ring_at_commit",
 		.lname = "nvpoll doorbell at commit",
-		.type = FIO_OPT_BOOL,
+		.type = FIO_OPT_INT,
 		.off1 = offsetof(struct engine_opts, ring_at_commit),
 		.def = "0",
-		.help = "ring the SQ doorbell in every commit, not at the next poll (the default "
-			"when spinning; with poll= commit always rings)",
+		.minval = 0,
+		.maxval = 65536,
+		.help = "N: commit rings the SQ doorbell once N submissions wait for it (1: every "
+			"commit); 0: the next poll rings (default; with poll= commit always rings)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
