@@ -17,6 +17,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include "fio_bdev.h"
 #include "fio_nvp.h"
 #include "nvpoll/poll.h"
+#include "nvpoll/emu.h"
 #include "nvpoll/env.h"
 #include "nvpoll/nvme.h"
 
@@ -62,6 +64,9 @@ struct engine_opts {
 	char *write_class;
 	int bdev_tenant;
 	unsigned int tenant_weight;
+	unsigned int qpair_stats;    /* print the counters below at cleanup */
+	unsigned int emu_inline;     /* run the software controller in getevents() */
+	unsigned int ring_at_commit; /* spin mode: commit() rings at this many pending */
 };
 
 /* One fio file of one job thread. */
@@ -69,9 +74,22 @@ struct engine_file {
 	struct fionvp_target target;
 	struct nvp_nvme_qpair *qpair; /* made by the job thread at first open */
 	struct engine_thread *thread;
-	int doorbell_pending;
-	struct fiobdev_file *bdev; /* bdev mode: no target, no qpair */
+	unsigned int doorbell_pending; /* submissions since the last SQ doorbell (commit's view) */
+	struct nvp_emu_ctrlr *emu;     /* emu_inline=1: run by this thread's getevents() */
+	struct fiobdev_file *bdev;     /* bdev mode: no target, no qpair */
 	struct engine_file *next;
+};
+
+/* What fio asked of the engine and what the polls found (qpair_stats=1 prints them). */
+struct engine_counters {
+	uint64_t queued;       /* io_u accepted by queue() */
+	uint64_t commits;      /* commit() calls */
+	uint64_t getevents;    /* getevents() calls */
+	uint64_t polls;        /* process_completions() calls made by getevents() */
+	uint64_t empty_polls;  /* ... that found nothing */
+	uint64_t first_tick;   /* qpair_stats=1: env ticks at the first queue() */
+	uint64_t last_tick;    /* ... at the last return from getevents() */
+	uint64_t in_getevents; /* ... spent inside getevents() */
 };
 
 /*
@@ -79,9 +97,12 @@ struct engine_file {
  * its own list of files: fio frees its fio_file objects before it calls cleanup().
  */
 struct engine_thread {
-	struct io_u **done; /* completions found by the last getevents() */
+	struct io_u **done; /* completions found, oldest first; kept until returned */
 	unsigned int nr_done;
+	unsigned int nr_ret; /* the first nr_ret were handed to fio by the last getevents() */
 	unsigned int max_done;
+	struct engine_counters cnt;
+	bool stats; /* qpair_stats=1: also time getevents() */
 	unsigned int io_queue_size;
 	struct engine_file *files;
 	struct nvp_poll_waiter *waiter; /* poll=MODE: made by the job thread */
@@ -195,6 +216,7 @@ thread_get(struct thread_data *td)
 	}
 	/* One more entry than iodepth: an NVMe queue of N entries holds N - 1 commands. */
 	et->io_queue_size = td->o.iodepth + 1;
+	et->stats = td->eo != NULL && ((struct engine_opts *)td->eo)->qpair_stats;
 	td->io_ops_data = et;
 	return et;
 }
@@ -337,14 +359,69 @@ engine_init(struct thread_data *td)
 	return thread_get(td) != NULL ? 0 : job_failed(td, ENOMEM, "init");
 }
 
+static double
+per_io(uint64_t n, uint64_t ios)
+{
+	return ios != 0 ? (double)n / (double)ios : 0.0;
+}
+
+/*
+ * qpair_stats=1: where the job's I/Os went, per I/O queued - fio's calls into the engine,
+ * the polls they made, and each qpair's doorbell writes (MMIO, or shadow only).
+ */
+static void
+print_counters(struct thread_data *td, const struct engine_thread *et)
+{
+	const struct engine_counters *c = &et->cnt;
+	struct nvp_nvme_qpair_stats qs;
+	struct engine_file *ef;
+
+	fprintf(stderr,
+		"nvpoll_fio: job '%s': %" PRIu64 " I/Os queued; per I/O: %.3f commit, "
+		"%.3f getevents, %.3f polls (%.3f empty)\n",
+		td->o.name, c->queued, per_io(c->commits, c->queued),
+		per_io(c->getevents, c->queued), per_io(c->polls, c->queued),
+		per_io(c->empty_polls, c->queued));
+	if (c->last_tick > c->first_tick && c->queued != 0) {
+		double us = 1e6 / (double)nvp_env_get_ticks_hz();
+		uint64_t all = c->last_tick - c->first_tick;
+
+		fprintf(stderr,
+			"nvpoll_fio: job '%s': %.1f %% of the time in getevents(); per I/O %.3f us "
+			"outside it (fio, queue, commit), %.3f us inside\n",
+			td->o.name, 100.0 * (double)c->in_getevents / (double)all,
+			us * (double)(all - c->in_getevents) / (double)c->queued,
+			us * (double)c->in_getevents / (double)c->queued);
+	}
+	for (ef = et->files; ef != NULL; ef = ef->next) {
+		if (ef->qpair == NULL ||
+		    nvp_nvme_qpair_get_stats(ef->qpair, &qs, sizeof(qs)) != 0) {
+			continue;
+		}
+		fprintf(stderr,
+			"nvpoll_fio: job '%s', qpair %u: %" PRIu64 " commands; per command: "
+			"SQ doorbell %.3f MMIO + %.3f shadow, CQ doorbell %.3f MMIO + %.3f shadow, "
+			"%.3f polls\n",
+			td->o.name, nvp_nvme_qpair_get_id(ef->qpair), qs.submitted,
+			per_io(qs.sq_doorbell_writes, qs.submitted),
+			per_io(qs.sq_shadow_updates, qs.submitted),
+			per_io(qs.cq_doorbell_writes, qs.submitted),
+			per_io(qs.cq_shadow_updates, qs.submitted), per_io(qs.polls, qs.submitted));
+	}
+}
+
 static void
 engine_cleanup(struct thread_data *td)
 {
 	struct engine_thread *et = td->io_ops_data;
+	struct engine_opts *eo = td->eo;
 	struct engine_file *ef;
 
 	if (et == NULL) {
 		return;
+	}
+	if (eo != NULL && eo->qpair_stats) {
+		print_counters(td, et);
 	}
 	while ((ef = et->files) != NULL) {
 		et->files = ef->next;
@@ -352,6 +429,10 @@ engine_cleanup(struct thread_data *td)
 			fiobdev_close(ef->bdev);
 			free(ef->bdev);
 		} else {
+			if (ef->emu != NULL) {
+				/* its thread again: deleting the queues needs the admin queue */
+				nvp_emu_ctrlr_set_inline(ef->emu, false);
+			}
 			nvp_nvme_ctrlr_free_io_qpair(ef->qpair);
 			fionvp_target_close(&ef->target);
 		}
@@ -433,6 +514,48 @@ engine_io_u_free(struct thread_data *td, struct io_u *io_u)
 	io_u->engine_data = NULL;
 }
 
+/*
+ * emu_inline=1 (measurement): stop the software controller's own thread and run it from
+ * this job's getevents(), so that one thread does all the work and a profiler counts the
+ * engine's and fio's instructions per I/O without the empty polls that exist only because
+ * the controller runs elsewhere (as bench/driver_cost does for nvp_perf's path).
+ * \return 0 or a positive errno (message printed).
+ */
+static int
+emu_inline_start(struct thread_data *td, struct fio_file *f, struct engine_file *ef)
+{
+	struct engine_opts *eo = td->eo;
+	struct nvp_nvme_transport_id trid;
+
+	if (eo == NULL || !eo->emu_inline) {
+		return 0;
+	}
+	if (nvp_nvme_transport_id_parse(&trid, f->file_name) != 0 ||
+	    trid.trtype != NVP_NVME_TRANSPORT_VDEV ||
+	    (ef->emu = nvp_emu_ctrlr_find(trid.name)) == NULL) {
+		fprintf(stderr,
+			"nvpoll_fio: job '%s', file '%s': emu_inline=1 needs a software "
+			"controller named in the filename (trtype=emu name=NAME)\n",
+			td->o.name, f->file_name);
+		return EINVAL;
+	}
+	if (nvp_emu_ctrlr_set_inline(ef->emu, true) != 0) {
+		ef->emu = NULL;
+		return EIO;
+	}
+	return 0;
+}
+
+/* The controller runs until idle, after the doorbell of what fio queued. */
+static void
+emu_inline_run(struct engine_file *ef)
+{
+	nvp_nvme_qpair_ring_doorbell(ef->qpair);
+	ef->doorbell_pending = 0;
+	while (nvp_emu_ctrlr_poll(ef->emu) > 0) {
+	}
+}
+
 /* The job thread opens its files: make the qpair here, in the thread that will poll it. */
 static int
 engine_open_file(struct thread_data *td, struct fio_file *f)
@@ -467,6 +590,10 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 			"of %u entries: %s\n",
 			td->o.name, f->file_name, qopts.io_queue_size, strerror(-rc));
 		return job_failed(td, -rc, "open_file");
+	}
+	rc = emu_inline_start(td, f, ef);
+	if (rc != 0) {
+		return job_failed(td, rc, "open_file");
 	}
 	return waiter_add(td, et, ef->qpair);
 }
@@ -636,7 +763,10 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 		io_u->error = -rc;
 		return FIO_Q_COMPLETED;
 	}
-	ef->doorbell_pending = 1;
+	ef->doorbell_pending++;
+	if (ef->thread->cnt.queued++ == 0 && ef->thread->stats) {
+		ef->thread->cnt.first_tick = nvp_env_get_ticks();
+	}
 	if (ef->thread->waiter != NULL) {
 		nvp_poll_req_start(ef->thread->waiter, io_u->engine_data,
 				   io_u->ddir == DDIR_READ ? NVME_OPC_READ : NVME_OPC_WRITE,
@@ -645,15 +775,30 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 	return FIO_Q_QUEUED;
 }
 
-/* One SQ tail doorbell write per qpair for the whole batch fio queued. */
+/*
+ * fio calls commit() after every iodepth_batch_submit I/Os (1 unless set) and again before
+ * it reaps. Spinning in getevents() (no poll=), the job thread polls next anyway and a poll
+ * rings the delayed SQ doorbell first: leave it to the poll, so everything fio queued
+ * between two polls reaches the device with one doorbell write, whatever fio's batch
+ * options - unless ring_at_commit=N asks for a doorbell once N are waiting (the device then
+ * starts on them while fio queues the rest). With a waiter the thread may sleep, so
+ * commit() rings whatever is waiting.
+ */
 static int
 engine_commit(struct thread_data *td)
 {
 	struct engine_thread *et = td->io_ops_data;
+	struct engine_opts *eo = td->eo;
 	struct engine_file *ef;
 
+	unsigned int at = et->waiter != NULL ? 1 : eo != NULL ? eo->ring_at_commit : 0;
+
+	et->cnt.commits++;
+	if (at == 0) {
+		return 0;
+	}
 	for (ef = et->files; ef != NULL; ef = ef->next) {
-		if (ef->doorbell_pending && ef->qpair != NULL) {
+		if (ef->doorbell_pending >= at && ef->qpair != NULL) {
 			nvp_nvme_qpair_ring_doorbell(ef->qpair);
 			ef->doorbell_pending = 0;
 		}
@@ -686,33 +831,54 @@ timed_out(uint64_t deadline)
 	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec >= deadline;
 }
 
-/* Poll every qpair of the thread until @min completions are found (at most @max). */
-static int
-engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
-		 const struct timespec *t)
+/* Forget the completions the last getevents() handed to fio; keep the rest, in order. */
+static void
+drop_returned(struct engine_thread *et)
 {
-	struct engine_thread *et = td->io_ops_data;
-	uint64_t deadline = deadline_ns(t);
-	struct engine_file *ef;
+	if (et->nr_ret == 0) {
+		return;
+	}
+	et->nr_done -= et->nr_ret;
+	memmove(et->done, et->done + et->nr_ret, et->nr_done * sizeof(*et->done));
+	et->nr_ret = 0;
+}
+
+/* poll=MODE: wait through the lib/poll waiter until @min completions are kept. */
+static int
+wait_events(struct thread_data *td, struct engine_thread *et, unsigned int min, bool once,
+	    uint64_t deadline)
+{
 	int32_t rc;
 
-	et->nr_done = 0;
-	if (max > et->max_done) {
-		max = et->max_done;
-	}
-	while (et->waiter != NULL) {
+	while (et->nr_done < min || et->nr_done == 0) {
 		rc = nvp_poll_waiter_wait(et->waiter);
 		if (rc < 0) {
 			fprintf(stderr, "nvpoll_fio: job '%s': waiting failed: %s\n", td->o.name,
 				strerror(-rc));
 			return -EIO;
 		}
-		if (et->nr_done >= min || timed_out(deadline)) {
-			return (int)et->nr_done;
+		if (once || timed_out(deadline)) {
+			break;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Poll every qpair of the thread until @min completions are kept (one pass if @once). Each
+ * poll takes every completion there is (room is never short: fio has at most iodepth I/Os
+ * out, kept ones included), so a CQ head doorbell and the queued submissions' SQ doorbell
+ * are written once per batch, not once per fio "max".
+ */
+static int
+poll_events(struct thread_data *td, struct engine_thread *et, unsigned int min, bool once,
+	    uint64_t deadline)
+{
+	struct engine_file *ef;
+	int32_t rc;
+
 	for (;;) {
-		for (ef = et->files; ef != NULL && et->nr_done < max; ef = ef->next) {
+		for (ef = et->files; ef != NULL && et->nr_done < et->max_done; ef = ef->next) {
 			if (ef->bdev != NULL) {
 				fiobdev_poll(ef->bdev);
 				continue;
@@ -720,17 +886,56 @@ engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 			if (ef->qpair == NULL) {
 				continue;
 			}
-			rc = nvp_nvme_qpair_process_completions(ef->qpair, max - et->nr_done);
+			if (ef->emu != NULL) {
+				emu_inline_run(ef);
+			}
+			ef->doorbell_pending = 0; /* the poll rings first thing */
+			rc = nvp_nvme_qpair_process_completions(ef->qpair,
+								et->max_done - et->nr_done);
+			et->cnt.polls++;
+			et->cnt.empty_polls += rc == 0;
 			if (rc < 0) {
 				fprintf(stderr, "nvpoll_fio: job '%s': polling failed: %s\n",
 					td->o.name, strerror(-rc));
 				return -EIO;
 			}
 		}
-		if (et->nr_done >= min || timed_out(deadline)) {
-			return (int)et->nr_done;
+		if ((et->nr_done >= min && et->nr_done > 0) || once || timed_out(deadline)) {
+			return 0;
 		}
 	}
+}
+
+/*
+ * Hand fio between @min and @max completions. Completions found beyond @max (fio's
+ * iodepth_batch_complete_max, 1 unless set) are kept for the next calls, which return them
+ * without polling. A zero @t means one pass and no clock read.
+ */
+static int
+engine_getevents(struct thread_data *td, unsigned int min, unsigned int max,
+		 const struct timespec *t)
+{
+	struct engine_thread *et = td->io_ops_data;
+	bool once = t != NULL && t->tv_sec == 0 && t->tv_nsec == 0;
+	uint64_t deadline = once ? 0 : deadline_ns(t);
+	uint64_t t0 = et->stats ? nvp_env_get_ticks() : 0;
+	int rc = 0;
+
+	drop_returned(et);
+	et->cnt.getevents++;
+	if (et->nr_done < min || et->nr_done == 0) {
+		rc = et->waiter != NULL ? wait_events(td, et, min, once, deadline) :
+					  poll_events(td, et, min, once, deadline);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	et->nr_ret = et->nr_done < max ? et->nr_done : max;
+	if (et->stats) {
+		et->cnt.last_tick = nvp_env_get_ticks();
+		et->cnt.in_getevents += et->cnt.last_tick - t0;
+	}
+	return (int)et->nr_ret;
 }
 
 static struct io_u *
@@ -738,7 +943,7 @@ engine_event(struct thread_data *td, int event)
 {
 	struct engine_thread *et = td->io_ops_data;
 
-	return (event >= 0 && (unsigned int)event < et->nr_done) ? et->done[event] : NULL;
+	return (event >= 0 && (unsigned int)event < et->nr_ret) ? et->done[event] : NULL;
 }
 
 /* ---- registration ---------------------------------------------------------------------- */
@@ -838,6 +1043,41 @@ static struct fio_option engine_options[] = {
 		.maxval = 1000,
 		.def = "0",
 		.help = "bdev mode: bdev_tenant's weight under bdev_sched=fair (1..1000; 0: keep)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "qpair_stats",
+		.lname = "nvpoll engine counters",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct engine_opts, qpair_stats),
+		.def = "0",
+		.help = "print per I/O at the end of the job: commit/getevents calls, polls "
+			"(empty ones too) and SQ/CQ doorbell writes (MMIO or shadow) per qpair",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "emu_inline",
+		.lname = "nvpoll software controller inline",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct engine_opts, emu_inline),
+		.def = "0",
+		.help = "measurement: the software controller of the job's files runs in the job "
+			"thread's getevents(), not its own thread (one job per controller)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "ring_at_commit",
+		.lname = "nvpoll doorbell at commit",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct engine_opts, ring_at_commit),
+		.def = "0",
+		.minval = 0,
+		.maxval = 65536,
+		.help = "N: commit rings the SQ doorbell once N submissions wait for it (1: every "
+			"commit); 0: the next poll rings (default; with poll= commit always rings)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},

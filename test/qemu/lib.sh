@@ -177,6 +177,16 @@ NVP_BENCH_BDF=${NVP_BENCH_BDF:-0000:00:05.0}
 NVP_BENCH_SERIAL=${NVP_BENCH_SERIAL:-NVPQEMU1}
 NVP_BENCH_SECS=${NVP_BENCH_SECS:-10}
 
+# nvp_bench_fio_opts QD: the fio options both fio rows (kernel and nvpoll engine) take, as
+# app/fio/README.md recommends. The guest's clocksource is hpet (TCG: "Marking TSC
+# unstable"), so fio's default clock_gettime() is a system call reading HPET - 20-46 % of
+# the fio thread's time was sys with the nvpoll engine; clocksource=cpu reads the TSC, as
+# nvp_perf does. norandommap: no map of blocks already read (nvp_perf keeps none). Reaping
+# up to QD completions per call instead of fio's default of one.
+nvp_bench_fio_opts() {
+	echo "--clocksource=cpu --norandommap=1 --iodepth_batch_complete_max=$1"
+}
+
 # nvp_bench_kernel_poll N: reload the kernel's nvme driver with N polled queues (hipri
 # I/O needs them: without, io_uring's IOPOLL falls back to interrupts or fails).
 nvp_bench_kernel_poll() {
@@ -203,26 +213,40 @@ nvp_bench_kernel_poll() {
 nvp_bench_fio() {
 	local blk out=/tmp/fio-qd$1.json
 	blk=$(nvp_blk "$NVP_BENCH_SERIAL" 1) || { nvp_fail "no namespace 1 on $NVP_BENCH_SERIAL"; return 1; }
+	# shellcheck disable=SC2046 # the options are words
 	fio --name=bench --ioengine=io_uring --hipri=1 --direct=1 --rw=randread --bs=4k \
 		--iodepth="$1" --runtime="$NVP_BENCH_SECS" --time_based --filename=/dev/"$blk" \
-		--lat_percentiles=1 --output-format=json --output="$out" || { nvp_fail "fio exit $?"; return 1; }
+		--lat_percentiles=1 $(nvp_bench_fio_opts "$1") --output-format=json --output="$out" || { nvp_fail "fio exit $?"; return 1; }
 	echo "NVPBENCH kernel $1 $(jq -c '.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
 		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
 		cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios),
 		usr_cpu_pct: .usr_cpu, sys_cpu_pct: .sys_cpu, runtime_ms: .job_runtime, errors: .error}' "$out")"
 }
 
-# nvp_bench_fio_nvpoll QD: the same fio job through nvpoll's fio ioengine
-# (build/fio/nvpoll_fio.so, copied in by run.sh --bench): the same tool on both sides, so the
-# difference is the driver, not fio vs nvp_perf.
+# nvp_bench_fio_nvpoll QD [LABEL FIO-OPTION...]: the same fio job through nvpoll's fio
+# ioengine (build/fio/nvpoll_fio.so, copied in by run.sh --bench): the same tool on both
+# sides, so the difference is the driver, not fio vs nvp_perf. Without LABEL: the
+# NVPBENCH line "fio-nvpoll" with nvp_bench_fio_opts; with it, that label and only the
+# options given (fio-plain: none, fio's defaults). qpair_stats=1: the engine prints its
+# commit/getevents/poll and SQ/CQ doorbell counts per I/O.
 nvp_bench_fio_nvpoll() {
-	local out=/tmp/fio-nvpoll-qd$1.json engine=/nvp/build/fio/nvpoll_fio.so
+	local qd=$1 label=fio-nvpoll out engine=/nvp/build/fio/nvpoll_fio.so
+	shift
+	if [ $# -gt 0 ]; then
+		label=$1
+		shift
+	else
+		# shellcheck disable=SC2046 # the options are words
+		set -- $(nvp_bench_fio_opts "$qd")
+	fi
+	out=/tmp/$label-qd$qd.json
 	[ -f "$engine" ] || { echo "$engine not built (./configure --with-fio)"; return 77; }
 	fio --name=bench --ioengine=external:"$engine" --thread=1 --rw=randread --bs=4k \
-		--iodepth="$1" --runtime="$NVP_BENCH_SECS" --time_based \
+		--iodepth="$qd" --runtime="$NVP_BENCH_SECS" --time_based \
 		--filename="trtype=PCIe traddr=$(echo "$NVP_BENCH_BDF" | tr : .) ns=1" \
-		--lat_percentiles=1 --output-format=json --output="$out" || { nvp_fail "fio exit $?"; cat "$out"; return 1; }
-	echo "NVPBENCH fio-nvpoll $1 $(jq -c '.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
+		--lat_percentiles=1 --qpair_stats=1 "$@" --output-format=json --output="$out" ||
+		{ nvp_fail "fio exit $?"; cat "$out"; return 1; }
+	echo "NVPBENCH $label $qd $(jq -c '.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
 		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
 		cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios),
 		usr_cpu_pct: .usr_cpu, sys_cpu_pct: .sys_cpu, runtime_ms: .job_runtime, errors: .error}' "$out")"

@@ -290,4 +290,40 @@ args=(--name=badpoll "--ioengine=external:$engine" --thread=1
 	"--filename=trtype=emu name=emu0" --rw=read --size=1M --poll=sometimes)
 expect_refusal badpoll "poll=sometimes"
 
+# 9. Doorbells per I/O (counted, not timed): with the software controller run inline by the
+# job thread (emu_inline=1), fio's default batching (commit after every I/O, reap one at a
+# time) must still reach the device with one SQ doorbell per poll, and each poll must take
+# every completion there is - writes verified, so the kept completions are the right ones.
+# ring_at_commit=1 (a doorbell per commit) shows the counters are not vacuous.
+for rac in 0 1; do
+	cat >"$work/db_$rac.fio" <<EOF
+[global]
+$common
+filename=trtype=emu name=emu0 size=64M
+iodepth=32
+emu_inline=1
+qpair_stats=1
+ring_at_commit=$rac
+[db_$rac]
+rw=randwrite
+size=8M
+verify=crc32c
+do_verify=1
+EOF
+	run_fio "db_$rac" "$work/db_$rac.fio"
+	check_json "db_$rac" "db_$rac=write,read"
+	grep '^nvpoll_fio:' "$work/db_$rac.err"
+	sq=$(sed -n 's/.*SQ doorbell \([0-9.]*\) MMIO + \([0-9.]*\) shadow.*/\1 \2/p' "$work/db_$rac.err")
+	polls=$(sed -n 's/.*getevents, \([0-9.]*\) polls.*/\1/p' "$work/db_$rac.err")
+	[ -n "$sq" ] && [ -n "$polls" ] || fail "db_$rac: no qpair_stats lines on stderr"
+	if [ "$rac" = 0 ]; then
+		awk -v s="$sq" -v p="$polls" 'BEGIN { split(s, a, " ");
+			exit !(a[1] + a[2] <= 0.1 && p <= 0.1) }' ||
+			fail "db_0: SQ doorbells ($sq MMIO, shadow) or polls ($polls) per I/O above 0.1"
+	else
+		awk -v s="$sq" 'BEGIN { split(s, a, " "); exit !(a[1] + a[2] >= 0.9) }' ||
+			fail "db_1: ring_at_commit=1 rang less than once per I/O ($sq)"
+	fi
+done
+
 echo "PASS"
