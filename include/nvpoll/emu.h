@@ -35,6 +35,10 @@
  *   write_us=0         service time of a write, µs
  *   channels=4         internal parallelism: commands serviced at once (1..256); also
  *                      the media channels of the device model
+ *   slots=0            commands the controller holds at once (fetched, not yet
+ *                      completed), 1..4096; 0 = as many as channels. A drive's command
+ *                      queue is deeper than its media parallelism: with slots > channels,
+ *                      commands wait inside the device, on their channel
  *
  * Device model (see nvp_emu_opts_usage() for the presets and their figures):
  *   preset=NAME        scm | tlc | qlc: sets the model keys below; later keys override
@@ -45,11 +49,13 @@
  *   write_lat=DIST     write latency (into the write cache when there is one)
  *   xfer_mbps=0        per-channel transfer rate, MB/s: bytes past the first 4 KiB take
  *                      len / rate more (0 = size does not matter)
- *   wcache_mb=0        write cache, MiB: writes complete at write_lat while it has room,
- *                      then when their own data is programmed; flush drains it
+ *   wcache_mb=0        write cache, MiB, a share per channel: writes complete at write_lat
+ *                      while their channel's share has room, else once it has programmed
+ *                      enough to take them (0: when programmed); flush drains it
  *   prog_mbps=0        program rate of the whole device, MB/s (0 = no program model)
- *   prog_us=0          one program operation; a read on a channel busy programming waits
- *                      for the one in progress (read/write interference)
+ *   prog_us=0          one program operation; a read on a channel waits behind the
+ *                      writes there still waiting for cache room, then for the program
+ *                      operation in progress (read/write interference)
  *   seed=1             seed of the service-time generator: same seed, same sequence
  *   vwc=1              volatile write cache present
  *   fw_slots=3         firmware slots (1..7); slot 1 is read-only
@@ -162,9 +168,10 @@ struct nvp_emu_opts {
 	uint32_t prog_mbps;
 	uint32_t prog_us;
 	uint64_t seed;
-	uint32_t ms; /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
-	bool mset;   /**< metadata interleaved (extended LBA) rather than separate */
-	bool dbbuf;  /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
+	uint32_t ms;    /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
+	bool mset;      /**< metadata interleaved (extended LBA) rather than separate */
+	bool dbbuf;     /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
+	uint32_t slots; /**< commands held at once; 0 = channels */
 };
 
 /** Fill @opts with the defaults listed above. */
