@@ -8,7 +8,8 @@
  *    two runs with the same seed see the same sequence of service times.
  *  - Size: a per-channel transfer rate; the latency figures are for 4 KiB, bytes past the
  *    first 4 KiB take len / xfer_mbps more.
- *  - Media channels: 64 KiB stripes, stripe s on channel s % channels. A read uses the
+ *  - Media channels: 16 KiB stripes (a NAND page), stripe s on channel s % channels, so
+ *    a large write keeps every channel busy, as a controller's striping does. A read uses the
  *    channel of its first byte; a write's bytes go to the channels of the stripes they
  *    cover.
  *  - Writes: a write cache of wcache_mb MiB, an equal share per channel, completes
@@ -34,7 +35,7 @@
 
 #include "emu_internal.h"
 
-#define MODEL_STRIPE_SHIFT 16u /* 64 KiB per channel stripe */
+#define MODEL_STRIPE_SHIFT 14u /* 16 KiB per channel stripe */
 #define MODEL_BASE_XFER 4096u  /* latency figures include the first 4 KiB */
 #define Z99 2.326347874        /* standard normal quantile of 0.99 */
 #define TWO_PI 6.283185307179586

@@ -155,6 +155,12 @@ us(struct emu_ctrlr *c, double v)
 	return (uint64_t)(v * (double)c->ticks_hz / 1e6);
 }
 
+static void
+svc_in(struct emu_ctrlr *c, uint64_t svc, double lo_us, double hi_us)
+{
+	CU_ASSERT(svc >= us(c, lo_us) && svc <= us(c, hi_us));
+}
+
 /*
  * 4 channels, 1 MiB cache (256 KiB a channel), 40 MB/s program (10 MB/s a channel: 4 KiB
  * take 409.6 us).
@@ -174,7 +180,7 @@ test_write_cache_and_interference(void)
 	CU_ASSERT(svc >= us(c, 50) - tol && svc <= us(c, 50) + tol);
 	/* Writes into the cache complete at write_lat until it is full (256 x 4 KiB). */
 	do {
-		svc = emu_model_write(c, (uint64_t)n * 65536, 4096, now);
+		svc = emu_model_write(c, (uint64_t)n * 16384, 4096, now);
 		n++;
 	} while (svc <= us(c, 10) + tol && n < 1000);
 	CU_ASSERT_EQUAL(n, 257);
@@ -183,7 +189,7 @@ test_write_cache_and_interference(void)
 	CU_ASSERT(svc > us(c, 419.5) && svc < us(c, 419.7));
 	CU_ASSERT_EQUAL(c->stats.writes_throttled, 1);
 	/* A read on a programming channel waits for the operation in progress only. */
-	svc = emu_model_read(c, 65536, 4096, now + us(c, 30));
+	svc = emu_model_read(c, 16384, 4096, now + us(c, 30));
 	CU_ASSERT(svc > us(c, 50) + tol && svc <= us(c, 150) + tol);
 	CU_ASSERT_EQUAL(c->stats.reads_delayed, 1);
 	/* On the channel where a write waits for room, the read waits behind it first. */
@@ -206,7 +212,7 @@ test_write_cache_and_interference(void)
  * A write flood: reads wait in proportion to the writes waiting for cache room on their
  * channel, so fewer writes in flight mean shorter reads, at the same write throughput.
  * 2 channels, 1 MiB cache, 20 MB/s (64 KiB take 6.5536 ms a channel), 128 KiB writes
- * striped over both channels.
+ * striped over both channels (64 KiB each).
  */
 static uint64_t
 flood_read(uint32_t depth, uint64_t *wr_bytes_per_s)
@@ -261,24 +267,24 @@ test_reads_behind_write_flood(void)
 	emu_ctrlr_free(c);
 }
 
-/* A write's bytes go to the channels of the 64 KiB stripes it covers. */
+/* A write's bytes go to the channels of the 16 KiB stripes it covers. */
 static void
 test_write_striping(void)
 {
-	struct emu_ctrlr *c = ut_ctrlr_new("channels=4 write_lat=10us prog_mbps=40");
+	struct emu_ctrlr *c = ut_ctrlr_new("channels=8 write_lat=10us prog_mbps=80");
 	uint64_t now = us(c, 1000);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-	/* No cache: a write is done when programmed. 96 KiB from 32 KiB: 32 KiB on channel
-	 * 0, 64 KiB on channel 1, at 10 MB/s a channel: 6.5536 ms. */
-	CU_ASSERT(emu_model_write(c, 32768, 98304, now) > us(c, 6563));
-	/* 4 KiB on idle channel 3: 409.6 us programming + 10 us. */
-	CU_ASSERT(emu_model_write(c, 3 * 65536, 4096, now) < us(c, 420));
-	CU_ASSERT(c->model.prog_until[0] - now > us(c, 3276) &&
-		  c->model.prog_until[0] - now < us(c, 3277));
-	CU_ASSERT(c->model.prog_until[1] - now > us(c, 6553) &&
-		  c->model.prog_until[1] - now < us(c, 6554));
-	CU_ASSERT_EQUAL(c->model.prog_until[2], 0);
+	/* No cache: a write is done when programmed. 96 KiB from 32 KiB: 16 KiB on each of
+	 * channels 2..7, at 10 MB/s a channel: 1638.4 us. */
+	svc_in(c, emu_model_write(c, 32768, 98304, now), 1648.3, 1648.5);
+	for (uint32_t ch = 2; ch < 8; ch++) {
+		svc_in(c, c->model.prog_until[ch] - now, 1638.3, 1638.5);
+	}
+	CU_ASSERT_EQUAL(c->model.prog_until[0], 0);
+	CU_ASSERT_EQUAL(c->model.prog_until[1], 0);
+	/* 4 KiB on idle channel 0: 409.6 us programming + 10 us. */
+	svc_in(c, emu_model_write(c, 0, 4096, now), 419.5, 419.7);
 	emu_ctrlr_free(c);
 }
 
