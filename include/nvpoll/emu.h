@@ -237,6 +237,14 @@ int nvp_emu_ctrlr_set_inline(struct nvp_emu_ctrlr *ctrlr, bool on);
  */
 int nvp_emu_ctrlr_poll(struct nvp_emu_ctrlr *ctrlr);
 
+/**
+ * Inline mode: the tick (nvp_env_get_ticks()) at which the earliest command in service
+ * completes, UINT64_MAX if none is. A caller with nothing else to do may sleep until then
+ * (as a host would wait for an interrupt) instead of polling.
+ * \return the tick, or UINT64_MAX also if @ctrlr is NULL or its own thread is running.
+ */
+uint64_t nvp_emu_ctrlr_next_due(struct nvp_emu_ctrlr *ctrlr);
+
 /** What the controller saw; counters only grow. */
 struct nvp_emu_stats {
 	uint64_t admin_cmds;
