@@ -5,8 +5,10 @@
  * reader against a background write flood) and bench/sched (readers against writers,
  * tenants sharing a device, the cost of each scheduler).
  *
- *   --bdev emu:OPTS | null:MIB     a software controller (options of include/nvpoll/emu.h)
- *                                  through the nvme module, or a null bdev of MIB MiB
+ *   --bdev emu:OPTS | null:MIB | uring:PATH
+ *                                  a software controller (options of include/nvpoll/emu.h)
+ *                                  through the nvme module, a null bdev of MIB MiB, or a
+ *                                  file or block device through io_uring (O_DIRECT)
  *   --wbt LAT_US|off               the admission stage
  *   --sched NAME[:PARAMS]          the scheduler (PARAMS with ',' between key=value)
  *   --job SPEC                     repeatable; SPEC is key=value,...: rw=read|randread|
@@ -120,7 +122,7 @@ static uint64_t g_emu_cpu_ns;
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: nvp_bench_mix [--bdev emu:OPTS|null:MIB] [--wbt LAT_US|off]\n"
+	fprintf(f, "usage: nvp_bench_mix [--bdev emu:OPTS|null:MIB|uring:PATH] [--wbt LAT_US|off]\n"
 		   "  [--sched NAME[:k=v,...]] --job rw=RW,bs=SIZE,qd=N[,tenant=N][,class=C] ...\n"
 		   "  [--seconds S] [--interval-ms MS] [--one-thread [--inline [--idle-sleep]]]\n"
 		   "Runs each job on its own thread (or all as stages of one thread) against one\n"
@@ -204,7 +206,8 @@ parse_args(int argc, char **argv)
 		switch (c) {
 		case 'b':
 			g_o.bdev_spec = optarg;
-			rc = strncmp(optarg, "emu:", 4) == 0 || strncmp(optarg, "null:", 5) == 0 ?
+			rc = strncmp(optarg, "emu:", 4) == 0 || strncmp(optarg, "null:", 5) == 0 ||
+					     strncmp(optarg, "uring:", 6) == 0 ?
 				     0 :
 				     -EINVAL;
 			break;
@@ -468,6 +471,7 @@ make_bdev(struct nvp_bdev **b)
 {
 	struct nvp_bdev_nvme_opts no;
 	struct nvp_bdev_null_opts nu;
+	struct nvp_bdev_uring_opts uo;
 	char trid[512];
 	uint64_t mib;
 	int rc;
@@ -480,6 +484,17 @@ make_bdev(struct nvp_bdev **b)
 		nu.name = g_bdev_name = "null0";
 		nu.num_blocks = mib * 2048;
 		return nvp_bdev_null_create(&nu, b);
+	}
+	if (strncmp(g_o.bdev_spec, "uring:", 6) == 0) {
+		nvp_bdev_uring_opts_init(&uo, sizeof(uo));
+		uo.name = g_bdev_name = "mixu0";
+		uo.filename = g_o.bdev_spec + 6;
+		rc = nvp_bdev_uring_create(&uo, b);
+		if (rc != 0) {
+			fprintf(stderr, "nvp_bench_mix: cannot open '%s': %s\n", uo.filename,
+				strerror(-rc));
+		}
+		return rc;
 	}
 	nvp_bdev_nvme_opts_init(&no, sizeof(no));
 	no.name = "mix0";
