@@ -35,6 +35,10 @@
  *   write_us=0         service time of a write, µs
  *   channels=4         internal parallelism: commands serviced at once (1..256); also
  *                      the media channels of the device model
+ *   slots=0            commands the controller holds at once (fetched, not yet
+ *                      completed), 1..4096; 0 = as many as channels. A drive's command
+ *                      queue is deeper than its media parallelism: with slots > channels,
+ *                      commands wait inside the device, on their channel
  *
  * Device model (see nvp_emu_opts_usage() for the presets and their figures):
  *   preset=NAME        scm | tlc | qlc: sets the model keys below; later keys override
@@ -45,11 +49,13 @@
  *   write_lat=DIST     write latency (into the write cache when there is one)
  *   xfer_mbps=0        per-channel transfer rate, MB/s: bytes past the first 4 KiB take
  *                      len / rate more (0 = size does not matter)
- *   wcache_mb=0        write cache, MiB: writes complete at write_lat while it has room,
- *                      then when their own data is programmed; flush drains it
+ *   wcache_mb=0        write cache, MiB, a share per channel: writes complete at write_lat
+ *                      while their channel's share has room, else once it has programmed
+ *                      enough to take them (0: when programmed); flush drains it
  *   prog_mbps=0        program rate of the whole device, MB/s (0 = no program model)
- *   prog_us=0          one program operation; a read on a channel busy programming waits
- *                      for the one in progress (read/write interference)
+ *   prog_us=0          one program operation; a read on a channel waits behind the
+ *                      writes there still waiting for cache room, then for the program
+ *                      operation in progress (read/write interference)
  *   seed=1             seed of the service-time generator: same seed, same sequence
  *   vwc=1              volatile write cache present
  *   power_loss=0       file backend with vwc=1: 1 = model the cache a power cut loses:
@@ -186,6 +192,7 @@ struct nvp_emu_opts {
 	bool dbbuf;          /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
 	uint32_t power_loss; /**< file backend: 1 = a power cut can lose unflushed writes,
 			      * 2 = the same with a Flush that lies (to test the tests) */
+	uint32_t slots;      /**< commands held at once; 0 = channels */
 };
 
 /** Fill @opts with the defaults listed above. */
@@ -262,6 +269,14 @@ int nvp_emu_ctrlr_set_inline(struct nvp_emu_ctrlr *ctrlr, bool on);
  * \return work done (0 = idle), or -EINVAL if its own thread is running.
  */
 int nvp_emu_ctrlr_poll(struct nvp_emu_ctrlr *ctrlr);
+
+/**
+ * Inline mode: the tick (nvp_env_get_ticks()) at which the earliest command in service
+ * completes, UINT64_MAX if none is. A caller with nothing else to do may sleep until then
+ * (as a host would wait for an interrupt) instead of polling.
+ * \return the tick, or UINT64_MAX also if @ctrlr is NULL or its own thread is running.
+ */
+uint64_t nvp_emu_ctrlr_next_due(struct nvp_emu_ctrlr *ctrlr);
 
 /** What the controller saw; counters only grow. */
 struct nvp_emu_stats {

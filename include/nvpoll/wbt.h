@@ -12,8 +12,8 @@
  *
  * The budget is steered CoDel-style: in windows (100 ms by default), the minimum latency
  * of the reads completed in the window is compared with a target (2 ms by default, for
- * flash). Over target, the scale step goes up and the depth becomes
- * 1 + ((depth - 1) >> step); the window shortens to window / sqrt(step + 1) so that
+ * flash). Over target, the scale step goes up (from below zero straight to zero, as the
+ * kernel's hard throttle does) and the depth becomes 1 + ((depth - 1) >> step); the window shortens to window / sqrt(step + 1) so that
  * recovery is checked more often. Under target, the step comes back down (below zero,
  * the depth grows past its base, up to 4x, while only writes are seen). A read that has
  * waited longer than a window, or longer than the target while no read completed at
@@ -32,7 +32,7 @@
  *
  * Parameters ("key=value", comma or space separated): lat_us (target; 0 = throttle off,
  * like the kernel's wbt_lat_usec), window_ms (1..10000; 100), depth (the budget at step
- * 0, 1..65536; 64).
+ * 0, 1..65536; 16, the kernel's RWB_DEF_DEPTH).
  */
 #ifndef NVPOLL_WBT_H
 #define NVPOLL_WBT_H
@@ -49,7 +49,7 @@ struct nvp_bdev;
 
 #define NVP_WBT_DEFAULT_LAT_US 2000u
 #define NVP_WBT_DEFAULT_WINDOW_MS 100u
-#define NVP_WBT_DEFAULT_DEPTH 64u
+#define NVP_WBT_DEFAULT_DEPTH 16u
 
 /** What the throttle of one bdev is doing. Times in microseconds. */
 struct nvp_wbt_info {

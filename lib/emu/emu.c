@@ -165,6 +165,14 @@ nvp_emu_ctrlr_poll(struct nvp_emu_ctrlr *ctrlr)
 	return emu_ctrlr_poll(c);
 }
 
+uint64_t
+nvp_emu_ctrlr_next_due(struct nvp_emu_ctrlr *ctrlr)
+{
+	struct emu_ctrlr *c = emu_ctrlr_from_pub(ctrlr);
+
+	return c == NULL || c->thread_started ? UINT64_MAX : emu_next_due(c);
+}
+
 /* ---- fault injection ---- */
 
 static enum emu_fault_cat

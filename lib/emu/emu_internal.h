@@ -401,11 +401,13 @@ struct emu_model {
 	struct emu_dist wr;
 	uint64_t rng;
 	double ticks_per_ns;
-	double xfer_tpb;      /* ticks per byte on one channel, 0 = free */
-	double prog_tpb;      /* ticks per byte programmed on one channel, 0 = no model */
-	uint64_t prog_op;     /* ticks of one program operation */
-	uint64_t cache_bytes; /* write cache size */
-	uint64_t *prog_until; /* [nch]: when the channel has programmed all it holds */
+	double xfer_tpb;       /* ticks per byte on one channel, 0 = free */
+	double prog_tpb;       /* ticks per byte programmed on one channel, 0 = no model */
+	uint64_t prog_op;      /* ticks of one program operation */
+	uint64_t cache_bytes;  /* write cache size */
+	uint64_t share_ticks;  /* a channel's cache share, in ticks of programming */
+	uint64_t *prog_until;  /* [nch]: when the channel has programmed all it holds */
+	uint64_t *stall_until; /* [nch]: when its last write waiting for cache room gets it */
 	uint32_t nch;
 };
 
@@ -611,6 +613,13 @@ static inline uint64_t
 emu_us_to_ticks(const struct emu_ctrlr *c, uint64_t us)
 {
 	return us * c->ticks_hz / 1000000u;
+}
+
+/* I/O command slots: the commands the controller holds at once. */
+static inline uint32_t
+emu_io_slots(const struct emu_ctrlr *c)
+{
+	return c->opts.slots != 0 ? c->opts.slots : c->opts.channels;
 }
 
 /* The running state: queues are processed only here. */

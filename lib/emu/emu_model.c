@@ -8,13 +8,21 @@
  *    two runs with the same seed see the same sequence of service times.
  *  - Size: a per-channel transfer rate; the latency figures are for 4 KiB, bytes past the
  *    first 4 KiB take len / xfer_mbps more.
- *  - Media channels: an I/O lands on channel (offset / 64 KiB) % channels.
- *  - Writes: a write cache of wcache_mb MiB completes writes at write_lat while it has
- *    room; its contents are programmed per channel at prog_mbps / channels. A full cache
- *    completes a write only when its own data is programmed (the program rate). Flush
- *    completes when every channel has programmed what it holds. A read landing on a
- *    channel busy programming waits for the program operation in progress (prog_us,
- *    no program suspend): read/write interference.
+ *  - Media channels: 16 KiB stripes (a NAND page), stripe s on channel s % channels, so
+ *    a large write keeps every channel busy, as a controller's striping does. A read uses the
+ *    channel of its first byte; a write's bytes go to the channels of the stripes they
+ *    cover.
+ *  - Writes: a write cache of wcache_mb MiB, an equal share per channel, completes
+ *    writes at write_lat while it has room; its contents are programmed per channel at
+ *    prog_mbps / channels. A write whose bytes do not fit in a channel's share waits
+ *    until the channel has programmed enough to take them (the program rate: backpressure
+ *    the host sees as write latency); with no cache, a write is done when programmed.
+ *    Flush completes when every channel has programmed what it holds.
+ *  - Reads and writes on one channel: a channel takes commands in order, so a read
+ *    waits behind the writes on its channel still waiting for cache room (how a write
+ *    flood makes reads wait in proportion to the writes in flight), then for the program
+ *    operation in progress (prog_us, no program suspend). Data already in the cache is
+ *    programmed between reads and does not hold them up further.
  *
  * The model runs on the controller thread only; no locks.
  */
@@ -27,7 +35,7 @@
 
 #include "emu_internal.h"
 
-#define MODEL_STRIPE_SHIFT 16u /* 64 KiB per channel stripe */
+#define MODEL_STRIPE_SHIFT 14u /* 16 KiB per channel stripe */
 #define MODEL_BASE_XFER 4096u  /* latency figures include the first 4 KiB */
 #define Z99 2.326347874        /* standard normal quantile of 0.99 */
 #define TWO_PI 6.283185307179586
@@ -299,7 +307,9 @@ emu_model_init(struct emu_ctrlr *c)
 	m->prog_tpb = o->prog_mbps ? hz * m->nch / ((double)o->prog_mbps * 1e6) : 0;
 	m->prog_op = emu_us_to_ticks(c, o->prog_us);
 	m->cache_bytes = (uint64_t)o->wcache_mb << 20;
-	m->prog_until = calloc(m->nch, sizeof(*m->prog_until));
+	m->share_ticks = (uint64_t)((double)(m->cache_bytes / m->nch) * m->prog_tpb);
+	m->prog_until = calloc(2 * (size_t)m->nch, sizeof(*m->prog_until));
+	m->stall_until = m->prog_until == NULL ? NULL : m->prog_until + m->nch;
 	return m->prog_until == NULL ? -ENOMEM : 0;
 }
 
@@ -308,6 +318,7 @@ emu_model_fini(struct emu_ctrlr *c)
 {
 	free(c->model.prog_until);
 	c->model.prog_until = NULL;
+	c->model.stall_until = NULL;
 }
 
 static inline uint32_t
@@ -329,33 +340,45 @@ sample_ticks(struct emu_model *m, const struct emu_dist *d)
 	return (uint64_t)(emu_dist_sample(d, &m->rng) * m->ticks_per_ns + 0.5);
 }
 
-/* Bytes written but not yet programmed, over all channels. */
-static uint64_t
-cache_used(const struct emu_model *m, uint64_t now)
-{
-	uint64_t ticks = 0;
-
-	for (uint32_t i = 0; i < m->nch; i++) {
-		ticks += m->prog_until[i] > now ? m->prog_until[i] - now : 0;
-	}
-	return (uint64_t)((double)ticks / m->prog_tpb);
-}
-
 uint64_t
 emu_model_read(struct emu_ctrlr *c, uint64_t off, uint64_t len, uint64_t now)
 {
 	struct emu_model *m = &c->model;
 	uint64_t svc = sample_ticks(m, &m->rd) + xfer_ticks(m, len);
-	uint64_t until = m->prog_until[model_channel(m, off)];
+	uint32_t ch = model_channel(m, off);
+	uint64_t start = NVP_MAX(now, m->stall_until[ch]), until = m->prog_until[ch], left;
+	bool delayed = start > now;
 
-	if (until > now && m->prog_op > 0) {
+	/* Behind the writes on this channel still waiting for cache room. */
+	svc += start - now;
+	if (until > start && m->prog_op > 0) {
 		/* The program operation in progress finishes first (no suspend). */
-		uint64_t left = (until - now) % m->prog_op;
-
+		left = (until - start) % m->prog_op;
 		svc += left == 0 ? m->prog_op : left;
+		delayed = true;
+	}
+	if (delayed) {
 		EMU_STAT_ADD(c, reads_delayed, 1);
 	}
 	return svc;
+}
+
+/*
+ * @bytes to program on channel @ch, handed over at @now. \return when the channel's cache
+ * share has room for them: once what is queued ahead of them fits in the share.
+ */
+static uint64_t
+channel_take(struct emu_model *m, uint32_t ch, uint64_t bytes, uint64_t now)
+{
+	uint64_t *until = &m->prog_until[ch], accept;
+
+	*until = NVP_MAX(*until, now) + (uint64_t)((double)bytes * m->prog_tpb);
+	accept = *until > m->share_ticks ? *until - m->share_ticks : 0;
+	if (accept <= now) {
+		return now;
+	}
+	m->stall_until[ch] = NVP_MAX(m->stall_until[ch], accept);
+	return accept;
 }
 
 uint64_t
@@ -363,18 +386,19 @@ emu_model_write(struct emu_ctrlr *c, uint64_t off, uint64_t len, uint64_t now)
 {
 	struct emu_model *m = &c->model;
 	uint64_t svc = sample_ticks(m, &m->wr) + xfer_ticks(m, len);
-	uint64_t *until;
-	bool fits;
+	uint64_t stripe = 1ull << MODEL_STRIPE_SHIFT, end = off + len, accept = now, next, at;
 
 	if (m->prog_tpb == 0) {
 		return svc; /* no program model: writes cost their latency only */
 	}
-	fits = cache_used(m, now) + len <= m->cache_bytes;
-	until = &m->prog_until[model_channel(m, off)];
-	*until = NVP_MAX(*until, now) + (uint64_t)((double)len * m->prog_tpb);
-	if (!fits) {
+	for (; off < end; off = next) {
+		next = NVP_MIN(end, (off & ~(stripe - 1)) + stripe);
+		at = channel_take(m, model_channel(m, off), next - off, now);
+		accept = NVP_MAX(accept, at);
+	}
+	if (accept > now) {
 		EMU_STAT_ADD(c, writes_throttled, 1);
-		svc = NVP_MAX(svc, *until - now); /* done when its own data is programmed */
+		svc += accept - now; /* into the cache once it has room */
 	}
 	return svc;
 }

@@ -65,6 +65,7 @@ static const struct opt_desc g_opts[] = {
 	U32("read_us", read_us, 0, 10000000, "0", "service time of a read, us"),
 	U32("write_us", write_us, 0, 10000000, "0", "service time of a write, us"),
 	U32("channels", channels, 1, 256, "4", "commands serviced at once"),
+	U32("slots", slots, 0, 4096, "0", "commands held at once (0 = channels)"),
 	{ "vwc", OPT_BOOL, offsetof(struct nvp_emu_opts, vwc), 0, 1, "1",
 	  "volatile write cache present" },
 	{ "prefault", OPT_BOOL, offsetof(struct nvp_emu_opts, prefault), 0, 1, "1",

@@ -36,7 +36,7 @@ slots_reset(struct emu_ctrlr *c)
 	for (uint32_t i = c->nslots; i-- > 0;) {
 		struct emu_cmd *s = &c->slots[i];
 
-		s->kind = i < c->opts.channels ? EMU_SLOT_IO : EMU_SLOT_ADMIN;
+		s->kind = i < emu_io_slots(c) ? EMU_SLOT_IO : EMU_SLOT_ADMIN;
 		if (s->kind == EMU_SLOT_IO) {
 			s->next = c->io_free;
 			c->io_free = (uint16_t)i;
@@ -99,9 +99,9 @@ emu_queues_init(struct emu_ctrlr *c)
 	c->sqs = calloc(nq, sizeof(*c->sqs));
 	c->cqs = calloc(nq, sizeof(*c->cqs));
 	c->io_sqs = calloc(nq, sizeof(*c->io_sqs));
-	c->nslots = c->opts.channels + EMU_ADMIN_SLOTS;
+	c->nslots = emu_io_slots(c) + EMU_ADMIN_SLOTS;
 	c->slots = calloc(c->nslots, sizeof(*c->slots));
-	c->heap = calloc(c->opts.channels, sizeof(*c->heap));
+	c->heap = calloc(emu_io_slots(c), sizeof(*c->heap));
 	if (c->sqs == NULL || c->cqs == NULL || c->io_sqs == NULL || c->slots == NULL ||
 	    c->heap == NULL) {
 		emu_queues_fini(c);

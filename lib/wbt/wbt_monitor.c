@@ -255,7 +255,8 @@ apply_verdict(struct wbt_monitor *m, enum wbt_verdict v, uint64_t rd_min)
 	}
 	switch (v) {
 	case WBT_LAT_EXCEEDED:
-		move_step(m, 1, v, rd_min);
+		/* A boost ends at once (blk-wbt's hard throttle): back to step 0, not one up. */
+		move_step(m, step < 0 ? -step : 1, v, rd_min);
 		break;
 	case WBT_LAT_OK:
 	case WBT_LAT_UNKNOWN_WRITES:

@@ -5,21 +5,40 @@
  * reader against a background write flood) and bench/sched (readers against writers,
  * tenants sharing a device, the cost of each scheduler).
  *
- *   --bdev emu:OPTS | null:MIB     a software controller (options of include/nvpoll/emu.h)
- *                                  through the nvme module, or a null bdev of MIB MiB
+ *   --bdev emu:OPTS | null:MIB | uring:PATH
+ *                                  a software controller (options of include/nvpoll/emu.h)
+ *                                  through the nvme module, a null bdev of MIB MiB, or a
+ *                                  file or block device through io_uring (O_DIRECT)
  *   --wbt LAT_US|off               the admission stage
  *   --sched NAME[:PARAMS]          the scheduler (PARAMS with ',' between key=value)
  *   --job SPEC                     repeatable; SPEC is key=value,...: rw=read|randread|
  *                                  write|randwrite, bs=SIZE, qd=N, tenant=N, class=
  *                                  normal|background|sync
  *   --seconds S, --interval-ms MS
+ *   --one-thread                   run every job as a stage of one thread (the main one),
+ *                                  round robin, instead of a thread each
+ *   --inline                       with --one-thread and emu: that thread also runs the
+ *                                  software controller (nvp_emu_ctrlr_poll()) between its
+ *                                  stages, so no other busy thread competes for a CPU and
+ *                                  latency is the device model's, not the scheduler's
+ *   --ramp S                       run S seconds before measuring (0): the per-job
+ *                                  figures leave them out (the intervals keep them)
+ *   --idle-sleep                   with --inline: when a round finds nothing to do, sleep
+ *                                  until the controller's next completion is due (as a
+ *                                  host waits for an interrupt), so that on a loaded
+ *                                  machine the thread is woken in time rather than
+ *                                  waiting for its turn among busy threads
  *
- * Output, one record a line of key=value fields:
+ * Output, one record a line of key=value fields (the job lines cover the run after the
+ * ramp; the interval lines all of it):
  *   interval t_ms=.. j0_ios=.. j0_p99_us=.. j0_max_us=.. j0_mib=.. ... [step=.. depth=..]
  *   job id=N rw=.. bs=.. qd=.. tenant=.. ios=.. iops=.. mib_s=.. mean_us=.. p50_us=..
  *       p99_us=.. p999_us=.. max_us=.. cpu_s=.. cpu_ns_per_io=..
  *   summary seconds=.. wbt=on|off throttled=.. deferred_ms=.. steps_up=.. steps_down=..
  *       sched=.. dispatched=..
+ *   summary_emu emu_cpu_s=..       (--inline)
+ * With --one-thread, a job's cpu_s is the thread's CPU time times the share of the
+ * thread's time spent in that job's stage; emu_cpu_s is the inline controller's share.
  * Exit status: 0; 1 if the run failed (attach, I/O error); 2 for a bad command line.
  */
 #include <errno.h>
@@ -30,9 +49,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "nvpoll/bdev.h"
+#include "nvpoll/emu.h"
 #include "nvpoll/env.h"
 #include "nvpoll/histogram.h"
 #include "nvpoll/sched.h"
@@ -74,24 +95,39 @@ static struct {
 	const char *sched;
 	double seconds;
 	uint64_t interval_ms;
-} g_o = { "emu:size:1G channels:8 read_us:80 write_us:1000", -1, "none", 10, 100 };
+	bool one_thread;
+	bool inline_emu;
+	bool idle_sleep;
+	double ramp;
+} g_o = { "emu:size:1G channels:8 read_us:80 write_us:1000",
+	  -1,
+	  "none",
+	  10,
+	  100,
+	  false,
+	  false,
+	  false,
+	  0 };
 
 static struct job g_jobs[MAX_JOBS];
 static uint32_t g_num_jobs;
 static struct interval *g_iv;
 static uint32_t g_num_iv;
-static uint64_t g_t0, g_hz;
+static uint64_t g_t0, g_hz, g_ramp_end;
 static atomic_bool g_stop;
 static const char *g_bdev_name;
+static struct nvp_emu_ctrlr *g_emu; /* --inline: the controller this thread runs */
+static uint64_t g_emu_cpu_ns;
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: nvp_bench_mix [--bdev emu:OPTS|null:MIB] [--wbt LAT_US|off]\n"
+	fprintf(f, "usage: nvp_bench_mix [--bdev emu:OPTS|null:MIB|uring:PATH] [--wbt LAT_US|off]\n"
 		   "  [--sched NAME[:k=v,...]] --job rw=RW,bs=SIZE,qd=N[,tenant=N][,class=C] ...\n"
-		   "  [--seconds S] [--interval-ms MS]\n"
-		   "Runs each job on its own thread against one bdev for S seconds and prints\n"
-		   "per-interval and per-job figures (see bench/prog/mix/mix.c).\n");
+		   "  [--seconds S] [--interval-ms MS] [--one-thread [--inline [--idle-sleep]]]\n"
+		   "Runs each job on its own thread (or all as stages of one thread) against one\n"
+		   "bdev for S seconds and prints per-interval and per-job figures (see\n"
+		   "bench/prog/mix/mix.c).\n");
 }
 
 static uint64_t
@@ -154,6 +190,10 @@ parse_args(int argc, char **argv)
 		{ "job", required_argument, NULL, 'j' },
 		{ "seconds", required_argument, NULL, 't' },
 		{ "interval-ms", required_argument, NULL, 'i' },
+		{ "one-thread", no_argument, NULL, '1' },
+		{ "inline", no_argument, NULL, 'I' },
+		{ "idle-sleep", no_argument, NULL, 'S' },
+		{ "ramp", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -166,7 +206,8 @@ parse_args(int argc, char **argv)
 		switch (c) {
 		case 'b':
 			g_o.bdev_spec = optarg;
-			rc = strncmp(optarg, "emu:", 4) == 0 || strncmp(optarg, "null:", 5) == 0 ?
+			rc = strncmp(optarg, "emu:", 4) == 0 || strncmp(optarg, "null:", 5) == 0 ||
+					     strncmp(optarg, "uring:", 6) == 0 ?
 				     0 :
 				     -EINVAL;
 			break;
@@ -196,6 +237,19 @@ parse_args(int argc, char **argv)
 		case 'i':
 			rc = nvp_strtou64(optarg, 10, 10000, &g_o.interval_ms);
 			break;
+		case '1':
+			g_o.one_thread = true;
+			break;
+		case 'I':
+			g_o.inline_emu = true;
+			break;
+		case 'S':
+			g_o.idle_sleep = true;
+			break;
+		case 'r':
+			g_o.ramp = strtod(optarg, &end);
+			rc = *end != '\0' || !(g_o.ramp >= 0) || g_o.ramp > 3600 ? -EINVAL : 0;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -208,6 +262,19 @@ parse_args(int argc, char **argv)
 	}
 	if (rc == 0 && (optind != argc || g_num_jobs == 0)) {
 		fprintf(stderr, "nvp_bench_mix: at least one --job; no positional arguments\n");
+		rc = -EINVAL;
+	}
+	if (rc == 0 && g_o.inline_emu &&
+	    (!g_o.one_thread || strncmp(g_o.bdev_spec, "emu:", 4) != 0)) {
+		fprintf(stderr, "nvp_bench_mix: --inline needs --one-thread and an emu bdev\n");
+		rc = -EINVAL;
+	}
+	if (rc == 0 && g_o.ramp >= g_o.seconds) {
+		fprintf(stderr, "nvp_bench_mix: --ramp must be shorter than --seconds\n");
+		rc = -EINVAL;
+	}
+	if (rc == 0 && g_o.idle_sleep && !g_o.inline_emu) {
+		fprintf(stderr, "nvp_bench_mix: --idle-sleep needs --inline\n");
 		rc = -EINVAL;
 	}
 	return rc;
@@ -249,11 +316,13 @@ reap(struct job *j, uint32_t id, struct slot *s, uint64_t now)
 	if (s->err) {
 		return -EIO;
 	}
-	nvp_histogram_record(&j->hist, lat);
 	nvp_histogram_record(&g_iv[iv].lat[id], lat);
 	atomic_fetch_add_explicit(&g_iv[iv].bytes[id], s->bytes, memory_order_relaxed);
-	j->ios++;
-	j->bytes += s->bytes;
+	if (now >= g_ramp_end) {
+		nvp_histogram_record(&j->hist, lat);
+		j->ios++;
+		j->bytes += s->bytes;
+	}
 	s->bytes = 0;
 	return 0;
 }
@@ -269,88 +338,131 @@ next_offset(struct job *j, uint64_t *seq, uint64_t *x, uint64_t units)
 	return (*x % units) * j->bs;
 }
 
+/* One job's running state: its descriptor, channel, slots and offsets. */
+struct run {
+	struct job *j;
+	uint32_t id;
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+	struct slot *slots;
+	uint8_t *bufs;
+	uint64_t units, seq, x;
+	uint32_t flags;
+	uint64_t ticks; /* --one-thread: time spent in this stage */
+	bool done;
+	bool busy; /* the last step delivered or submitted something */
+};
+
 static int
-job_loop(struct job *j, uint32_t id, struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
-	 uint8_t *bufs, struct slot *slots, uint64_t units)
+run_open(struct run *r, struct job *j)
 {
-	uint32_t flags = nvp_bdev_write_flags(j->cls, NVP_BDEV_HINT_NONE), i;
-	uint64_t seq = id * (units / MAX_JOBS), x = 88172645463325252ull + id, now, off;
+	uint64_t size;
+
+	*r = (struct run){ .j = j, .id = (uint32_t)(j - g_jobs) };
+	r->flags = nvp_bdev_write_flags(j->cls, NVP_BDEV_HINT_NONE);
+	r->x = 88172645463325252ull + r->id;
+	r->slots = calloc(j->qd, sizeof(*r->slots));
+	r->bufs = nvp_env_dma_zmalloc(j->bs * j->qd, 4096, NULL);
+	if (r->slots == NULL || r->bufs == NULL) {
+		j->rc = -ENOMEM;
+		return j->rc;
+	}
+	j->rc = nvp_bdev_open(g_bdev_name, j->write, on_event, NULL, &r->desc);
+	if (j->rc == 0) {
+		nvp_bdev_desc_set_tenant(r->desc, (uint32_t)j->tenant);
+		j->rc = nvp_bdev_channel_create(r->desc, NULL, &r->ch);
+	}
+	if (j->rc == 0) {
+		size = nvp_bdev_get_num_blocks(nvp_bdev_desc_get_bdev(r->desc)) *
+		       nvp_bdev_get_block_size(nvp_bdev_desc_get_bdev(r->desc));
+		r->units = size / j->bs;
+		r->seq = r->id * (r->units / MAX_JOBS);
+		j->rc = size < j->bs ? -EINVAL : 0;
+	}
+	return j->rc;
+}
+
+/* Poll the channel, reap, resubmit: one pass. Sets r->done once stopped and drained. */
+static int
+run_step(struct run *r)
+{
+	struct job *j = r->j;
+	uint64_t now, off;
+	uint32_t i;
 	int rc = 0;
 
-	while (rc == 0) {
-		nvp_bdev_channel_poll(ch);
-		now = nvp_env_get_ticks();
-		for (i = 0; i < j->qd && rc == 0; i++) {
-			struct slot *s = &slots[i];
+	r->busy = nvp_bdev_channel_poll(r->ch) > 0;
+	now = nvp_env_get_ticks();
+	for (i = 0; i < j->qd && rc == 0; i++) {
+		struct slot *s = &r->slots[i];
 
-			if (s->bytes != 0 && !s->done) {
-				continue;
-			}
-			if (s->bytes != 0) {
-				rc = reap(j, id, s, now);
-			}
-			if (rc != 0 || atomic_load_explicit(&g_stop, memory_order_relaxed)) {
-				continue;
-			}
-			*s = (struct slot){ j, now, j->bs, false, false };
-			off = next_offset(j, &seq, &x, units);
-			rc = j->write ? nvp_bdev_write(desc, ch, bufs + i * j->bs, off, j->bs,
-						       flags, slot_done, s) :
-					nvp_bdev_read(desc, ch, bufs + i * j->bs, off, j->bs,
-						      slot_done, s);
-			if (rc == -ENOMEM) { /* pool empty: retry from the next poll */
-				s->bytes = 0;
-				rc = 0;
-			}
+		if (s->bytes != 0 && !s->done) {
+			continue;
 		}
-		if (atomic_load_explicit(&g_stop, memory_order_relaxed) &&
-		    nvp_bdev_channel_get_outstanding(ch) == 0) {
-			break;
+		if (s->bytes != 0) {
+			rc = reap(j, r->id, s, now);
 		}
+		if (rc != 0 || atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+			continue;
+		}
+		*s = (struct slot){ j, now, j->bs, false, false };
+		off = next_offset(j, &r->seq, &r->x, r->units);
+		rc = j->write ? nvp_bdev_write(r->desc, r->ch, r->bufs + i * j->bs, off, j->bs,
+					       r->flags, slot_done, s) :
+				nvp_bdev_read(r->desc, r->ch, r->bufs + i * j->bs, off, j->bs,
+					      slot_done, s);
+		if (rc == -ENOMEM) { /* pool empty: retry from the next poll */
+			s->bytes = 0;
+			rc = 0;
+		}
+		r->busy |= s->bytes != 0;
 	}
+	r->done = rc != 0 || (atomic_load_explicit(&g_stop, memory_order_relaxed) &&
+			      nvp_bdev_channel_get_outstanding(r->ch) == 0);
 	return rc;
+}
+
+/* Wait for what is still outstanding, then free everything. */
+static void
+run_close(struct run *r)
+{
+	while (r->ch != NULL && nvp_bdev_channel_get_outstanding(r->ch) != 0) {
+		if (g_emu != NULL) {
+			nvp_emu_ctrlr_poll(g_emu);
+		}
+		nvp_bdev_channel_poll(r->ch);
+	}
+	if (r->ch != NULL) {
+		nvp_bdev_channel_destroy(r->ch);
+	}
+	if (r->desc != NULL) {
+		nvp_bdev_close(r->desc);
+	}
+	nvp_env_dma_free(r->bufs);
+	free(r->slots);
+	if (r->j->rc != 0) {
+		atomic_store(&g_stop, true);
+	}
 }
 
 static void *
 job_main(void *arg)
 {
 	struct job *j = arg;
-	uint32_t id = (uint32_t)(j - g_jobs);
-	struct nvp_bdev_desc *desc = NULL;
-	struct nvp_bdev_channel *ch = NULL;
-	struct slot *slots = calloc(j->qd, sizeof(*slots));
-	uint8_t *bufs = nvp_env_dma_zmalloc(j->bs * j->qd, 4096, NULL);
-	uint64_t cpu0 = thread_cpu_ns(), size;
+	uint64_t cpu0 = thread_cpu_ns();
+	bool ramped = false;
+	struct run r;
 
-	j->rc = slots == NULL || bufs == NULL ? -ENOMEM : 0;
-	if (j->rc == 0) {
-		j->rc = nvp_bdev_open(g_bdev_name, j->write, on_event, NULL, &desc);
-	}
-	if (j->rc == 0) {
-		nvp_bdev_desc_set_tenant(desc, (uint32_t)j->tenant);
-		j->rc = nvp_bdev_channel_create(desc, NULL, &ch);
-	}
-	if (j->rc == 0) {
-		size = nvp_bdev_get_num_blocks(nvp_bdev_desc_get_bdev(desc)) *
-		       nvp_bdev_get_block_size(nvp_bdev_desc_get_bdev(desc));
-		j->rc = size < j->bs ? -EINVAL :
-				       job_loop(j, id, desc, ch, bufs, slots, size / j->bs);
-	}
-	while (ch != NULL && nvp_bdev_channel_get_outstanding(ch) != 0) {
-		nvp_bdev_channel_poll(ch);
+	j->rc = run_open(&r, j);
+	while (j->rc == 0 && !r.done) {
+		j->rc = run_step(&r);
+		if (!ramped && nvp_env_get_ticks() >= g_ramp_end) {
+			cpu0 = thread_cpu_ns(); /* CPU time counts from the end of the ramp */
+			ramped = true;
+		}
 	}
 	j->cpu_ns = thread_cpu_ns() - cpu0;
-	if (ch != NULL) {
-		nvp_bdev_channel_destroy(ch);
-	}
-	if (desc != NULL) {
-		nvp_bdev_close(desc);
-	}
-	nvp_env_dma_free(bufs);
-	free(slots);
-	if (j->rc != 0) {
-		atomic_store(&g_stop, true);
-	}
+	run_close(&r);
 	return NULL;
 }
 
@@ -359,6 +471,7 @@ make_bdev(struct nvp_bdev **b)
 {
 	struct nvp_bdev_nvme_opts no;
 	struct nvp_bdev_null_opts nu;
+	struct nvp_bdev_uring_opts uo;
 	char trid[512];
 	uint64_t mib;
 	int rc;
@@ -371,6 +484,17 @@ make_bdev(struct nvp_bdev **b)
 		nu.name = g_bdev_name = "null0";
 		nu.num_blocks = mib * 2048;
 		return nvp_bdev_null_create(&nu, b);
+	}
+	if (strncmp(g_o.bdev_spec, "uring:", 6) == 0) {
+		nvp_bdev_uring_opts_init(&uo, sizeof(uo));
+		uo.name = g_bdev_name = "mixu0";
+		uo.filename = g_o.bdev_spec + 6;
+		rc = nvp_bdev_uring_create(&uo, b);
+		if (rc != 0) {
+			fprintf(stderr, "nvp_bench_mix: cannot open '%s': %s\n", uo.filename,
+				strerror(-rc));
+		}
+		return rc;
 	}
 	nvp_bdev_nvme_opts_init(&no, sizeof(no));
 	no.name = "mix0";
@@ -415,22 +539,176 @@ setup(struct nvp_bdev **b)
 }
 
 static void
-sample_until_done(struct nvp_bdev *b)
+sample_wbt(struct nvp_bdev *b, uint64_t now)
 {
 	struct nvp_wbt_info wi = { .info_size = sizeof(wi) };
+	uint32_t iv = interval_of(now);
+
+	if (nvp_bdev_wbt_get_info(b, &wi) == 0) {
+		g_iv[iv].step = wi.step;
+		g_iv[iv].depth = wi.limit_background;
+		g_iv[iv].sampled = true;
+	}
+}
+
+static void
+sample_until_done(struct nvp_bdev *b)
+{
 	uint64_t end = g_t0 + (uint64_t)(g_o.seconds * (double)g_hz), now;
-	uint32_t iv;
 
 	while ((now = nvp_env_get_ticks()) < end && !atomic_load(&g_stop)) {
-		iv = interval_of(now);
-		if (nvp_bdev_wbt_get_info(b, &wi) == 0) {
-			g_iv[iv].step = wi.step;
-			g_iv[iv].depth = wi.limit_background;
-			g_iv[iv].sampled = true;
-		}
+		sample_wbt(b, now);
 		nvp_env_delay_us((uint32_t)g_o.interval_ms * 250); /* four samples an interval */
 	}
 	atomic_store(&g_stop, true);
+}
+
+/* --inline: this thread runs the controller from now on. */
+static int
+inline_on(void)
+{
+	int rc;
+
+	g_emu = nvp_emu_ctrlr_find("mix0");
+	rc = g_emu == NULL ? -ENODEV : nvp_emu_ctrlr_set_inline(g_emu, true);
+	if (rc != 0) {
+		fprintf(stderr, "nvp_bench_mix: cannot run the controller inline: %s\n",
+			strerror(-rc));
+		g_emu = NULL;
+	}
+	return rc;
+}
+
+/*
+ * One round: the controller (--inline), then each live stage. \return stages live;
+ * *@busy: whether the controller or a stage did anything.
+ */
+static uint32_t
+stages_round(struct run *runs, uint64_t *emu_ticks, bool *busy)
+{
+	uint64_t t = nvp_env_get_ticks(), t2;
+	uint32_t k, live = 0;
+
+	*busy = false;
+	if (g_emu != NULL) {
+		while (nvp_emu_ctrlr_poll(g_emu) > 0) {
+			*busy = true;
+		}
+		t2 = nvp_env_get_ticks();
+		*emu_ticks += t2 - t;
+		t = t2;
+	}
+	for (k = 0; k < g_num_jobs; k++) {
+		if (runs[k].done) {
+			continue;
+		}
+		g_jobs[k].rc = run_step(&runs[k]);
+		t2 = nvp_env_get_ticks();
+		runs[k].ticks += t2 - t;
+		t = t2;
+		*busy |= runs[k].busy;
+		live += g_jobs[k].rc == 0 && !runs[k].done;
+		if (g_jobs[k].rc != 0) {
+			atomic_store(&g_stop, true);
+		}
+	}
+	return live;
+}
+
+/*
+ * --idle-sleep: nothing to do until the controller's next completion (or @limit). With
+ * none in service, poll on: a submission may not have reached the controller yet.
+ */
+static void
+idle_sleep(uint64_t limit)
+{
+	uint64_t now = nvp_env_get_ticks(), due = nvp_emu_ctrlr_next_due(g_emu);
+	uint64_t margin = g_hz / 100000; /* wake 10 us early, then poll */
+	struct timespec ts;
+	uint64_t ns;
+
+	due = NVP_MIN(due, limit);
+	if (nvp_emu_ctrlr_next_due(g_emu) == UINT64_MAX || due <= now + 2 * margin) {
+		return;
+	}
+	ns = (due - now - margin) * 1000000000ull / g_hz;
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	nanosleep(&ts, NULL);
+}
+
+/* --one-thread: every job is a stage of this thread (and the controller with --inline). */
+static void
+stages_run(struct nvp_bdev *b)
+{
+	struct run runs[MAX_JOBS];
+	uint64_t cpu, cpu0, end, now, next = 0, emu_ticks = 0, total;
+	uint32_t k, opened = 0;
+	bool busy, ramped = false;
+	int rc = 0;
+
+	if (g_o.idle_sleep) {
+		prctl(PR_SET_TIMERSLACK, 1UL); /* wake when asked, not up to 50 us later */
+	}
+	for (; opened < g_num_jobs && rc == 0; opened++) {
+		rc = run_open(&runs[opened], &g_jobs[opened]);
+	}
+	if (rc == 0 && g_o.inline_emu) {
+		rc = inline_on();
+		g_jobs[0].rc = rc;
+	}
+	g_t0 = nvp_env_get_ticks();
+	g_ramp_end = g_t0 + (uint64_t)(g_o.ramp * (double)g_hz);
+	end = g_t0 + (uint64_t)(g_o.seconds * (double)g_hz);
+	cpu0 = thread_cpu_ns();
+	while (rc == 0) {
+		now = nvp_env_get_ticks();
+		if (now >= end) {
+			atomic_store(&g_stop, true);
+		}
+		if (!ramped && now >= g_ramp_end) {
+			cpu0 = thread_cpu_ns(); /* CPU time counts from the end of the ramp */
+			emu_ticks = 0;
+			for (k = 0; k < opened; k++) {
+				runs[k].ticks = 0;
+			}
+			ramped = true;
+		}
+		if (now >= next) {
+			sample_wbt(b, now);
+			next = now + g_o.interval_ms * g_hz / 4000; /* four samples an interval */
+		}
+		if (stages_round(runs, &emu_ticks, &busy) == 0) {
+			break;
+		}
+		if (g_o.idle_sleep && !busy) {
+			idle_sleep(NVP_MIN(next, end));
+		}
+	}
+	cpu = thread_cpu_ns() - cpu0;
+	total = emu_ticks;
+	for (k = 0; k < opened; k++) {
+		total += runs[k].ticks;
+	}
+	for (k = 0; k < opened && total != 0; k++) {
+		g_jobs[k].cpu_ns = (uint64_t)((double)cpu * (double)runs[k].ticks / (double)total);
+	}
+	g_emu_cpu_ns = total != 0 ? (uint64_t)((double)cpu * (double)emu_ticks / (double)total) : 0;
+	atomic_store(&g_stop, true);
+	for (k = 0; k < opened; k++) {
+		while (runs[k].ch != NULL && !runs[k].done && run_step(&runs[k]) == 0) {
+			if (g_emu != NULL) {
+				nvp_emu_ctrlr_poll(g_emu);
+			}
+		}
+	}
+	if (g_emu != NULL) {
+		nvp_emu_ctrlr_set_inline(g_emu, false); /* closing channels needs the admin queue */
+		g_emu = NULL;
+	}
+	for (k = 0; k < opened; k++) {
+		run_close(&runs[k]);
+	}
 }
 
 static const char *
@@ -440,7 +718,7 @@ rw_name(const struct job *j)
 }
 
 static void
-report(struct nvp_bdev *b, double secs)
+report(struct nvp_bdev *b, double secs, double measured)
 {
 	struct nvp_wbt_info wi = { .info_size = sizeof(wi) };
 	struct nvp_sched_info si = { .info_size = sizeof(si) };
@@ -470,8 +748,8 @@ report(struct nvp_bdev *b, double secs)
 		printf("job id=%u rw=%s bs=%" PRIu64 " qd=%" PRIu64 " tenant=%" PRIu64
 		       " ios=%" PRIu64 " iops=%.0f mib_s=%.2f mean_us=%.1f p50_us=%.1f p99_us=%.1f "
 		       "p999_us=%.1f max_us=%.1f cpu_s=%.3f cpu_ns_per_io=%.0f\n",
-		       k, rw_name(j), j->bs, j->qd, j->tenant, j->ios, j->ios / secs,
-		       j->bytes / 1048576.0 / secs, nvp_histogram_mean(h) / 1e3,
+		       k, rw_name(j), j->bs, j->qd, j->tenant, j->ios, j->ios / measured,
+		       j->bytes / 1048576.0 / measured, nvp_histogram_mean(h) / 1e3,
 		       nvp_histogram_value_at_percentile(h, 50) / 1e3,
 		       nvp_histogram_value_at_percentile(h, 99) / 1e3,
 		       nvp_histogram_value_at_percentile(h, 99.9) / 1e3, nvp_histogram_max(h) / 1e3,
@@ -482,6 +760,9 @@ report(struct nvp_bdev *b, double secs)
 	       " steps_up=%" PRIu64 " steps_down=%" PRIu64 " sched=%s dispatched=%" PRIu64 "\n",
 	       secs, wbt ? "on" : "off", wbt ? wi.throttled : 0, wbt ? wi.deferred_us / 1000 : 0,
 	       wbt ? wi.steps_up : 0, wbt ? wi.steps_down : 0, si.name, si.dispatched);
+	if (g_o.inline_emu) {
+		printf("summary_emu emu_cpu_s=%.3f\n", g_emu_cpu_ns / 1e9);
+	}
 }
 
 int
@@ -515,13 +796,22 @@ main(int argc, char **argv)
 	}
 	g_hz = nvp_env_get_ticks_hz();
 	g_t0 = nvp_env_get_ticks();
+	g_ramp_end = g_t0 + (uint64_t)(g_o.ramp * (double)g_hz);
 	for (k = 0; k < g_num_jobs; k++) {
 		nvp_histogram_init(&g_jobs[k].hist);
-		pthread_create(&g_jobs[k].thread, NULL, job_main, &g_jobs[k]);
+		if (!g_o.one_thread) {
+			pthread_create(&g_jobs[k].thread, NULL, job_main, &g_jobs[k]);
+		}
 	}
-	sample_until_done(b);
+	if (g_o.one_thread) {
+		stages_run(b);
+	} else {
+		sample_until_done(b);
+	}
 	for (k = 0; k < g_num_jobs; k++) {
-		pthread_join(g_jobs[k].thread, NULL);
+		if (!g_o.one_thread) {
+			pthread_join(g_jobs[k].thread, NULL);
+		}
 		if (g_jobs[k].rc != 0) {
 			fprintf(stderr, "nvp_bench_mix: job %u failed: %s\n", k,
 				strerror(-g_jobs[k].rc));
@@ -530,7 +820,7 @@ main(int argc, char **argv)
 	}
 	secs = (nvp_env_get_ticks() - g_t0) / (double)g_hz;
 	if (rc == 0) {
-		report(b, secs);
+		report(b, secs, secs - g_o.ramp);
 	}
 	nvp_bdev_fini();
 	nvp_env_fini();

@@ -16,6 +16,7 @@
 
 #include "bdev_fx.h"
 #include "nvpoll/bdev_module.h"
+#include "nvpoll/emu.h"
 #include "nvpoll/wbt.h"
 
 #define WB_QD 32u
@@ -174,8 +175,9 @@ reader_main(void *arg)
 	return NULL;
 }
 
+/* The flood against the controller made with @trid (named wbemu0), throttle @params. */
 static void
-test_flood_completes_and_verifies(void)
+flood_run(const char *trid, const char *params)
 {
 	struct nvp_bdev_nvme_opts o;
 	struct nvp_bdev *b;
@@ -190,14 +192,8 @@ test_flood_completes_and_verifies(void)
 
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
 	o.name = "wbemu0";
-	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_attach("trtype:emu name:wbemu0 size:8M lba:512 "
-						   "read_us:20 write_us:200 channels:2",
-						   &o, &b, 1, NULL),
-			      0);
-	/* a 50 us target under 200 us writes: the throttle steps in; depth 8 gives
-	 * background 2 and normal 4 writes in flight at step 0, far below QD32 */
-	CU_ASSERT_EQUAL_FATAL(nvp_bdev_set_admission(b, "wbt", "lat_us=50 depth=8 window_ms=20"),
-			      0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_attach(trid, &o, &b, 1, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_set_admission(b, "wbt", params), 0);
 	atomic_store(&g_writers_done, false);
 	CU_ASSERT_EQUAL_FATAL(pthread_create(&rt, NULL, reader_main, &r), 0);
 	for (i = 0; i < 2; i++) {
@@ -228,6 +224,38 @@ test_flood_completes_and_verifies(void)
 	CU_ASSERT_EQUAL(info.inflight, 0);
 	CU_ASSERT_EQUAL(info.deferred_now, 0);
 	CU_ASSERT(info.windows > 0);
+}
+
+static void
+test_flood_completes_and_verifies(void)
+{
+	/* a 50 us target under 200 us writes: the throttle steps in; depth 8 gives
+	 * background 2 and normal 4 writes in flight at step 0, far below QD32 */
+	flood_run("trtype:emu name:wbemu0 size:8M lba:512 read_us:20 write_us:200 channels:2",
+		  "lat_us=50 depth=8 window_ms=20");
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("wbemu0"), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+}
+
+/*
+ * The same on a device with the program model and no write cache: every write waits in
+ * the device until its data is programmed (40 MB/s), reads wait behind the writes on
+ * their channel, and the controller holds more commands than it has channels. Still
+ * every write completes once and verifies.
+ */
+static void
+test_flood_write_through(void)
+{
+	struct nvp_emu_stats st = { 0 };
+	struct nvp_emu_ctrlr *emu;
+
+	flood_run("trtype:emu name:wbemu0 size:8M lba:512 read_us:20 write_us:20 channels:2 "
+		  "slots:64 prog_mbps:40 prog_us:300",
+		  "lat_us=1000 depth=8 window_ms=20");
+	emu = nvp_emu_ctrlr_find("wbemu0");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+	nvp_emu_ctrlr_get_stats(emu, &st);
+	CU_ASSERT(st.writes_throttled > 0); /* writes waited for their programs */
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("wbemu0"), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
 }
@@ -237,6 +265,7 @@ main(int argc, char **argv)
 {
 	static const struct fx_test tests[] = {
 		{ "flood_completes_and_verifies", test_flood_completes_and_verifies },
+		{ "flood_write_through", test_flood_write_through },
 	};
 
 	return fx_main(argc, argv, "bdev_wbt", tests, NVP_COUNTOF(tests));

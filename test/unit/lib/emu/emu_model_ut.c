@@ -155,7 +155,16 @@ us(struct emu_ctrlr *c, double v)
 	return (uint64_t)(v * (double)c->ticks_hz / 1e6);
 }
 
-/* 4 channels, 1 MiB cache, 40 MB/s program (10 MB/s per channel: 4 KiB = 409.6 us). */
+static void
+svc_in(struct emu_ctrlr *c, uint64_t svc, double lo_us, double hi_us)
+{
+	CU_ASSERT(svc >= us(c, lo_us) && svc <= us(c, hi_us));
+}
+
+/*
+ * 4 channels, 1 MiB cache (256 KiB a channel), 40 MB/s program (10 MB/s a channel: 4 KiB
+ * take 409.6 us).
+ */
 static void
 test_write_cache_and_interference(void)
 {
@@ -171,23 +180,111 @@ test_write_cache_and_interference(void)
 	CU_ASSERT(svc >= us(c, 50) - tol && svc <= us(c, 50) + tol);
 	/* Writes into the cache complete at write_lat until it is full (256 x 4 KiB). */
 	do {
-		svc = emu_model_write(c, (uint64_t)n * 65536, 4096, now);
+		svc = emu_model_write(c, (uint64_t)n * 16384, 4096, now);
 		n++;
 	} while (svc <= us(c, 10) + tol && n < 1000);
 	CU_ASSERT_EQUAL(n, 257);
-	/* The full-cache write waits for its own data: 65 x 409.6 us on its channel. */
-	CU_ASSERT(svc > us(c, 26000) && svc < us(c, 27000));
+	/* The write that does not fit waits until its channel has programmed 4 KiB to make
+	 * room for it, then goes into the cache: 409.6 + 10 us. */
+	CU_ASSERT(svc > us(c, 419.5) && svc < us(c, 419.7));
 	CU_ASSERT_EQUAL(c->stats.writes_throttled, 1);
-	/* A read on a programming channel waits for the operation in progress. */
-	svc = emu_model_read(c, 0, 4096, now + us(c, 30));
+	/* A read on a programming channel waits for the operation in progress only. */
+	svc = emu_model_read(c, 16384, 4096, now + us(c, 30));
 	CU_ASSERT(svc > us(c, 50) + tol && svc <= us(c, 150) + tol);
 	CU_ASSERT_EQUAL(c->stats.reads_delayed, 1);
-	/* Flush: until every channel has programmed what it holds. */
+	/* On the channel where a write waits for room, the read waits behind it first. */
+	svc = emu_model_read(c, 0, 4096, now + us(c, 30));
+	CU_ASSERT(svc >= us(c, 409.6 - 30 + 50) && svc <= us(c, 409.6 - 30 + 150) + tol);
+	CU_ASSERT_EQUAL(c->stats.reads_delayed, 2);
+	/* Once that write is in, only the program in progress is in the way. */
+	svc = emu_model_read(c, 0, 4096, now + us(c, 410));
+	CU_ASSERT(svc <= us(c, 150) + tol);
+	/* Flush: until every channel has programmed what it holds (65 x 409.6 us). */
 	svc = emu_model_flush(c, now);
-	CU_ASSERT(svc > us(c, 26000));
+	CU_ASSERT(svc > us(c, 26000) && svc < us(c, 27000));
 	CU_ASSERT_EQUAL(emu_model_flush(c, now + svc), 0);
 	/* Drained: writes are fast again, reads do not wait. */
 	CU_ASSERT(emu_model_write(c, 0, 4096, now + svc) <= us(c, 10) + tol);
+	emu_ctrlr_free(c);
+}
+
+/*
+ * A write flood: reads wait in proportion to the writes waiting for cache room on their
+ * channel, so fewer writes in flight mean shorter reads, at the same write throughput.
+ * 2 channels, 1 MiB cache, 20 MB/s (64 KiB take 6.5536 ms a channel), 128 KiB writes
+ * striped over both channels (64 KiB each).
+ */
+static uint64_t
+flood_read(uint32_t depth, uint64_t *wr_bytes_per_s)
+{
+	struct emu_ctrlr *c = ut_ctrlr_new("channels=2 read_lat=50us write_lat=10us "
+					   "wcache_mb=1 prog_mbps=20");
+	uint64_t t = us(c, 1000), done[64] = { 0 }, off = 0, bytes = 0, rd;
+	uint64_t t_end = t + us(c, 2000000);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	/* @depth writers each resubmit when their write completes, for 2 s. */
+	for (;;) {
+		uint32_t k = 0;
+
+		for (uint32_t i = 1; i < depth; i++) {
+			k = done[i] < done[k] ? i : k;
+		}
+		t = NVP_MAX(t, done[k]);
+		if (t >= t_end) {
+			break;
+		}
+		bytes += done[k] != 0 ? 131072 : 0; /* completed within the 2 s */
+		done[k] = t + emu_model_write(c, off, 131072, t);
+		off = (off + 131072) % (1u << 30);
+	}
+	*wr_bytes_per_s = bytes / 2;
+	rd = emu_model_read(c, 0, 4096, t);
+	emu_ctrlr_free(c);
+	return rd;
+}
+
+static void
+test_reads_behind_write_flood(void)
+{
+	uint64_t bw64, bw4, bw1, rd64, rd4, rd1;
+	struct emu_ctrlr *c = ut_ctrlr_new("read_lat=50us");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	rd64 = flood_read(64, &bw64);
+	rd4 = flood_read(4, &bw4);
+	rd1 = flood_read(1, &bw1);
+	/* 64 writes in flight: ~63 x 64 KiB wait on each channel, 400 ms. */
+	CU_ASSERT(rd64 > us(c, 300000));
+	/* 4 in flight: 3 x 64 KiB at most, 20 ms; 1: nothing waits for room. */
+	CU_ASSERT(rd4 < us(c, 20000) && rd4 * 10 < rd64);
+	CU_ASSERT(rd1 <= us(c, 50) + us(c, 0.01));
+	/* The program rate (20 MB/s, and the 1 MiB cache filled once) bounds the writer,
+	 * whatever its depth. */
+	CU_ASSERT(bw64 > 19000000 && bw64 < 21000000);
+	CU_ASSERT(bw4 > 19000000 && bw4 < 21000000);
+	CU_ASSERT(bw1 > 19000000 && bw1 < 21000000);
+	emu_ctrlr_free(c);
+}
+
+/* A write's bytes go to the channels of the 16 KiB stripes it covers. */
+static void
+test_write_striping(void)
+{
+	struct emu_ctrlr *c = ut_ctrlr_new("channels=8 write_lat=10us prog_mbps=80");
+	uint64_t now = us(c, 1000);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	/* No cache: a write is done when programmed. 96 KiB from 32 KiB: 16 KiB on each of
+	 * channels 2..7, at 10 MB/s a channel: 1638.4 us. */
+	svc_in(c, emu_model_write(c, 32768, 98304, now), 1648.3, 1648.5);
+	for (uint32_t ch = 2; ch < 8; ch++) {
+		svc_in(c, c->model.prog_until[ch] - now, 1638.3, 1638.5);
+	}
+	CU_ASSERT_EQUAL(c->model.prog_until[0], 0);
+	CU_ASSERT_EQUAL(c->model.prog_until[1], 0);
+	/* 4 KiB on idle channel 0: 409.6 us programming + 10 us. */
+	svc_in(c, emu_model_write(c, 0, 4096, now), 419.5, 419.7);
 	emu_ctrlr_free(c);
 }
 
@@ -245,6 +342,8 @@ main(void)
 		UT_TEST(test_seed_determinism),
 		UT_TEST(test_presets_and_opts),
 		UT_TEST(test_write_cache_and_interference),
+		UT_TEST(test_reads_behind_write_flood),
+		UT_TEST(test_write_striping),
 		UT_TEST(test_transfer_rate),
 		UT_TEST(test_ctrlr_seed),
 		UT_TEST(test_lateness),

@@ -103,6 +103,25 @@ reap_all(struct ut_host *h, uint16_t qid, struct nvme_cpl *out, uint32_t want)
 	return n == want;
 }
 
+/* slots=3 with channels=1: the controller holds three commands, whatever its channels. */
+static void
+test_slots(void)
+{
+	struct ut_host h;
+	struct nvme_cmd cmd;
+
+	CU_ASSERT_EQUAL_FATAL(ut_host_init(&h, "channels=1 slots=3 read_us=150000"), 0);
+	CU_ASSERT_EQUAL_FATAL(ut_create_qpair(&h, 1, 16), 0);
+	for (uint32_t i = 0; i < 5; i++) {
+		read_cmd(&cmd, i);
+		ut_submit(&h, 1, &cmd, false);
+	}
+	ut_poll(h.c, 10);
+	CU_ASSERT_EQUAL(h.c->io_busy, 3);
+	CU_ASSERT_EQUAL(h.c->sqs[1].head, 3);
+	ut_host_fini(&h);
+}
+
 /* channels=2 and a long service time: commands 3 and 4 really wait in the SQ. */
 static void
 test_channels_and_abort(void)
@@ -447,6 +466,7 @@ main(void)
 	static const struct ut_test tests[] = {
 		UT_TEST(test_phase_wrap),
 		UT_TEST(test_cq_full_hold),
+		UT_TEST(test_slots),
 		UT_TEST(test_channels_and_abort),
 		UT_TEST(test_due_order),
 		UT_TEST(test_completion_faults),
