@@ -46,40 +46,48 @@ static const struct nvp_poll_source_ops g_qpair_ops = {
 	.irq_unmask = qpair_irq_unmask,
 };
 
-static int
-source_irq_fd(const struct poll_source *s)
+/*
+ * Add a source with @nfds interrupt fds given by the caller (a bdev poll group: one per
+ * channel) instead of its get_irq_fd(); @release runs when the waiter is destroyed.
+ */
+int
+poll_waiter_add_source_fds(struct nvp_poll_waiter *w, const struct nvp_poll_source_ops *ops,
+			   void *ctx, const int *fds, uint32_t nfds, void (*release)(void *))
 {
-	return s->ops->get_irq_fd != NULL ? s->ops->get_irq_fd(s->ctx) : -ENOTSUP;
+	struct poll_source *s;
+
+	if (w->nsources == w->max_sources) {
+		return -ENOSPC;
+	}
+	if (nfds == 0 && w->mode == NVP_POLL_IRQ) {
+		NVP_ERRLOG("irq mode: source %u has no interrupt: use another mode", w->nsources);
+		return -ENOTSUP;
+	}
+	for (uint32_t i = 0; i < nfds; i++) {
+		if (poll_irq_add(w, fds[i]) != 0) {
+			return -EIO;
+		}
+	}
+	s = &w->sources[w->nsources++];
+	s->ops = ops;
+	s->ctx = ctx;
+	s->irq_fd = nfds > 0 ? fds[0] : -ENOTSUP;
+	s->nfds = nfds;
+	s->release = release;
+	return 0;
 }
 
 int
 nvp_poll_waiter_add_source(struct nvp_poll_waiter *w, const struct nvp_poll_source_ops *ops,
 			   void *ctx)
 {
-	struct poll_source *s;
 	int fd;
 
 	if (w == NULL || ops == NULL || ops->poll == NULL) {
 		return -EINVAL;
 	}
-	if (w->nsources == w->max_sources) {
-		return -ENOSPC;
-	}
-	s = &w->sources[w->nsources];
-	s->ops = ops;
-	s->ctx = ctx;
-	fd = source_irq_fd(s);
-	if (fd < 0 && w->mode == NVP_POLL_IRQ) {
-		NVP_ERRLOG("irq mode: source %u has no interrupt (%d): use another mode",
-			   w->nsources, fd);
-		return -ENOTSUP;
-	}
-	s->irq_fd = fd;
-	if (fd >= 0 && poll_irq_add(w, fd) != 0) {
-		return -EIO;
-	}
-	w->nsources++;
-	return 0;
+	fd = ops->get_irq_fd != NULL ? ops->get_irq_fd(ctx) : -ENOTSUP;
+	return poll_waiter_add_source_fds(w, ops, ctx, &fd, fd >= 0 ? 1 : 0, NULL);
 }
 
 int
@@ -191,6 +199,11 @@ nvp_poll_waiter_destroy(struct nvp_poll_waiter *w)
 	if (w == NULL) {
 		return;
 	}
+	for (uint32_t i = 0; i < w->nsources; i++) {
+		if (w->sources[i].release != NULL) {
+			w->sources[i].release(w->sources[i].ctx);
+		}
+	}
 	poll_epoll_close(w->epfd);
 	free(w->sources);
 	free(w);
@@ -206,11 +219,12 @@ nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *w, struct nvp_poll_stats
 /* ---- requests ---- */
 
 void
-nvp_poll_req_start(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc, uint32_t bytes)
+poll_req_start_at(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc, uint32_t bytes,
+		  uint64_t now)
 {
 	uint64_t e;
 
-	r->start = poll_now();
+	r->start = now;
 	r->bucket = poll_bucket_of(opc, bytes);
 	e = w->mode == NVP_POLL_FIXED ? w->fixed_ticks : poll_stats_expect(&w->stats, r->bucket);
 	/*
@@ -228,10 +242,34 @@ nvp_poll_req_start(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t op
 }
 
 void
-nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
+nvp_poll_req_start(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc, uint32_t bytes)
 {
-	uint64_t end;
+	poll_req_start_at(w, r, opc, bytes, poll_now());
+}
 
+/* A request the waiter has no nvp_poll_req for: it only counts, and forbids sleeping. */
+void
+poll_untracked_start(struct nvp_poll_waiter *w)
+{
+	w->untracked++;
+	w->inflight++;
+	w->need_decide = true;
+}
+
+void
+poll_untracked_done(struct nvp_poll_waiter *w)
+{
+	if (w->untracked > 0) { /* else: sent before the waiter knew the source */
+		w->untracked--;
+		w->inflight--;
+		w->need_decide = true;
+	}
+}
+
+/* The request completed @ticks after its start. */
+void
+poll_req_done_ticks(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint64_t ticks)
+{
 	TAILQ_REMOVE(&w->reqs, r, link);
 	w->inflight--;
 	w->need_decide = true;
@@ -250,17 +288,24 @@ nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
 		}
 		return;
 	}
+	poll_stats_add(&w->stats, r->bucket, ticks);
+	w->st.samples++;
+	if (nvp_unlikely(r->probe) && poll_stats_probe(&w->stats, r->bucket, ticks)) {
+		w->st.relearns++;
+	}
+}
+
+void
+nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
+{
 	/*
 	 * A request submitted from a completion callback of this pass may complete in the
 	 * same pass (a device that completes during the doorbell write, as QEMU's can under
 	 * TCG): it started after pass_now, so read the clock rather than wrap around.
 	 */
-	end = nvp_likely(w->pass_now >= r->start) ? w->pass_now : poll_now();
-	poll_stats_add(&w->stats, r->bucket, end - r->start);
-	w->st.samples++;
-	if (nvp_unlikely(r->probe) && poll_stats_probe(&w->stats, r->bucket, end - r->start)) {
-		w->st.relearns++;
-	}
+	uint64_t end = nvp_likely(w->pass_now >= r->start) ? w->pass_now : poll_now();
+
+	poll_req_done_ticks(w, r, end - r->start);
 }
 
 /* ---- waiting ---- */
@@ -275,7 +320,7 @@ poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
 	const struct nvp_poll_req *r;
 	uint64_t first = UINT64_MAX;
 
-	if (w->inflight == 0) {
+	if (w->inflight == 0 || w->untracked > 0) {
 		return 0;
 	}
 	TAILQ_FOREACH (r, &w->reqs, link) {

@@ -69,7 +69,9 @@ poll_stats_expect(const struct poll_stats_tab *t, uint16_t bucket)
 struct poll_source {
 	const struct nvp_poll_source_ops *ops;
 	void *ctx;
-	int irq_fd;
+	int irq_fd;                 /* the first of its interrupt fds, or -errno */
+	uint32_t nfds;              /* how many (a bdev poll group: one per channel) */
+	void (*release)(void *ctx); /* at waiter destruction, or NULL */
 };
 
 TAILQ_HEAD(poll_req_list, nvp_poll_req);
@@ -84,6 +86,8 @@ struct nvp_poll_waiter {
 	bool need_decide;  /* in-flight set changed since the last sleep decision */
 	bool found_after_sleep;
 	uint32_t inflight;
+	uint32_t untracked; /* in flight without a nvp_poll_req (a bdev source out of slots):
+			     * the waiter spins while any is out */
 	uint32_t probe_ctr;
 	struct poll_req_list reqs;
 	uint64_t fixed_ticks;
@@ -102,6 +106,13 @@ struct nvp_poll_waiter {
 };
 
 uint64_t poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now);
+int poll_waiter_add_source_fds(struct nvp_poll_waiter *w, const struct nvp_poll_source_ops *ops,
+			       void *ctx, const int *fds, uint32_t nfds, void (*release)(void *));
+void poll_req_start_at(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc,
+		       uint32_t bytes, uint64_t now);
+void poll_req_done_ticks(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint64_t ticks);
+void poll_untracked_start(struct nvp_poll_waiter *w);
+void poll_untracked_done(struct nvp_poll_waiter *w);
 void poll_wake_cost_update(struct nvp_poll_waiter *w, uint64_t late);
 
 /* ---- clock, sleep, interrupts (poll_sleep.c; faked by unit tests) ---- */
