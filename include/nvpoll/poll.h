@@ -79,6 +79,8 @@ struct nvp_poll_stats {
 				   * interrupt (left out) */
 	uint64_t relearns;        /**< predictions dropped: a probe beat them (device got faster) */
 	uint64_t wake_cost_ns;    /**< the current estimate of what a sleep costs */
+	uint64_t wake_probes;     /**< short sleeps taken only to re-measure that cost (hybrid
+				   * had declined every sleep for 50 ms) */
 };
 
 /** Fill @opts with the defaults (classic). */

@@ -187,7 +187,10 @@ nvp_poll_waiter_create(const struct nvp_poll_opts *opts, struct nvp_poll_waiter 
 		w->wake_cost = NVP_MAX(w->wake_floor,
 				       poll_wake_cost_measure(w->ticks_hz, &w->sleep_cpu));
 	}
-	w->late_mean = (int64_t)w->wake_cost;
+	for (uint32_t i = 0; i < POLL_LATE_RING; i++) {
+		w->late_ring[i] = w->wake_cost; /* what the calibration said, until sleeps say */
+	}
+	w->last_sleep = poll_now();
 	nvp_poll_waiter_set_mode(w, &o);
 	*out = w;
 	return 0;
@@ -310,12 +313,9 @@ nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
 
 /* ---- waiting ---- */
 
-/*
- * When to wake up, or 0 to spin: the earliest target minus the cost of a sleep, if every
- * in-flight request has a target and the sleep is longer than a sleep costs.
- */
-uint64_t
-poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
+/* The earliest target of the in-flight requests; 0 when one has none (spin for it). */
+static uint64_t
+earliest_due(const struct nvp_poll_waiter *w)
 {
 	const struct nvp_poll_req *r;
 	uint64_t first = UINT64_MAX;
@@ -329,6 +329,21 @@ poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
 		}
 		first = NVP_MIN(first, r->due);
 	}
+	return first;
+}
+
+/*
+ * When to wake up, or 0 to spin: the earliest target minus the cost of a sleep, if every
+ * in-flight request has a target and the sleep is longer than a sleep costs.
+ */
+uint64_t
+poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
+{
+	uint64_t first = earliest_due(w);
+
+	if (first == 0) {
+		return 0;
+	}
 	if (w->mode == NVP_POLL_FIXED) {
 		return first > now ? first : 0; /* the kernel's io_poll_delay > 0: no correction */
 	}
@@ -340,22 +355,54 @@ poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
 }
 
 /*
- * Track what a sleep costs: an ewma of the timer's lateness plus its deviation. One
- * sample counts at most twice the current estimate (plus 10 us): a thread preempted for
- * milliseconds once must not stop the waiter from ever sleeping again, while a machine
- * that really got slower still moves the estimate up geometrically.
+ * A waiter that declines every sleep because sleeps cost too much here would never see
+ * them get cheaper (the cost is only measured by sleeping): a machine loaded for a few
+ * seconds would turn hybrid into classic for good. So when it has not slept for
+ * POLL_EXPLORE_MS, it takes one short sleep (as the calibration does) if the earliest
+ * request is due later than twice that: a fresh sample of the wake-up cost, at the risk
+ * of one late completion per interval. \return the deadline, or 0.
+ */
+uint64_t
+poll_explore_deadline(struct nvp_poll_waiter *w, uint64_t now)
+{
+	uint64_t first, nap = w->ticks_hz / (1000000u / POLL_EXPLORE_SLEEP_US);
+
+	if (w->mode != NVP_POLL_HYBRID ||
+	    now - w->last_sleep < w->ticks_hz / 1000u * POLL_EXPLORE_MS) {
+		return 0;
+	}
+	first = earliest_due(w);
+	if (first == 0 || first <= now + 2 * nap) {
+		return 0;
+	}
+	w->st.wake_probes++;
+	return now + nap;
+}
+
+static int
+cmp_late(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Track what a sleep costs: the POLL_WAKE_PCT-th percentile of the timer's lateness over
+ * the last POLL_LATE_RING sleeps. A percentile, not a mean: a thread preempted for
+ * milliseconds now and then must not stop the waiter from sleeping (the tail is left to
+ * the few requests it hits), while a machine that really got slower moves it within a
+ * ring's worth of sleeps.
  */
 void
 poll_wake_cost_update(struct nvp_poll_waiter *w, uint64_t late)
 {
-	int64_t d;
+	uint64_t v[POLL_LATE_RING];
 
-	late = NVP_MIN(late, 2 * w->wake_cost + w->ticks_hz / 100000u);
-	d = (int64_t)late - w->late_mean;
-
-	w->late_mean += d / 8;
-	w->late_dev += ((d < 0 ? -d : d) - w->late_dev) / 8;
-	w->wake_cost = NVP_MAX(w->wake_floor, (uint64_t)NVP_MAX(w->late_mean + w->late_dev, 0));
+	w->late_ring[w->late_n++ % POLL_LATE_RING] = late;
+	memcpy(v, w->late_ring, sizeof(v));
+	qsort(v, POLL_LATE_RING, sizeof(v[0]), cmp_late);
+	w->wake_cost = NVP_MAX(w->wake_floor, v[(POLL_LATE_RING - 1) * POLL_WAKE_PCT / 100]);
 }
 
 int
@@ -385,10 +432,11 @@ sleep_once(struct nvp_poll_waiter *w, uint64_t now)
 {
 	uint64_t dl = poll_hybrid_deadline(w, now), woke;
 
-	if (dl == 0) {
+	if (dl == 0 && (dl = poll_explore_deadline(w, now)) == 0) {
 		return;
 	}
 	woke = poll_sleep_until(w, dl);
+	w->last_sleep = woke;
 	w->st.sleeps++;
 	w->st.sleep_ns += (dl - now) * 1000000000u / w->ticks_hz;
 	if (woke > dl) {

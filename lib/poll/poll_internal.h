@@ -25,6 +25,10 @@
 #define POLL_MAX_EVENTS 16
 #define POLL_IRQ_TIMEOUT_MS 10 /* irq: poll anyway after this long without an interrupt */
 #define POLL_PROBE_EVERY 32u   /* hybrid: one request in this many is spun for */
+#define POLL_LATE_RING 32u     /* sleeps whose lateness make the wake-up cost */
+#define POLL_WAKE_PCT 90u      /* the wake-up cost: this percentile of their lateness */
+#define POLL_EXPLORE_MS 50u    /* hybrid without a sleep this long: take a short one */
+#define POLL_EXPLORE_SLEEP_US 20u
 
 /* Defaults (poll_opts.c) */
 #define POLL_DEFAULT_WINDOW_MS 100u
@@ -97,8 +101,9 @@ struct nvp_poll_waiter {
 
 	/* ---- cold ---- */
 	uint64_t ticks_hz;
-	int64_t late_mean; /* ewma of timer lateness, ticks */
-	int64_t late_dev;  /* ewma of its absolute deviation */
+	uint64_t late_ring[POLL_LATE_RING]; /* timer lateness of the last sleeps, ticks */
+	uint32_t late_n;
+	uint64_t last_sleep; /* ticks at the last wake-up (hybrid: explore after a while) */
 	uint64_t wake_floor;
 	uint32_t max_sources;
 	int epfd;
@@ -106,6 +111,7 @@ struct nvp_poll_waiter {
 };
 
 uint64_t poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now);
+uint64_t poll_explore_deadline(struct nvp_poll_waiter *w, uint64_t now);
 int poll_waiter_add_source_fds(struct nvp_poll_waiter *w, const struct nvp_poll_source_ops *ops,
 			       void *ctx, const int *fds, uint32_t nfds, void (*release)(void *));
 void poll_req_start_at(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc,

@@ -349,6 +349,41 @@ test_sample_started_in_pass(void)
 	nvp_poll_waiter_destroy(w);
 }
 
+/*
+ * A machine that was slow for a while: the cost estimate says sleeping is not worth it,
+ * hybrid spins, but a short sleep every 50 ms re-measures; once sleeps are cheap again
+ * the estimate comes down and hybrid sleeps again.
+ */
+static void
+test_wake_cost_explores(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid", &d);
+	struct nvp_poll_stats st;
+
+	d.lat = 100 * US;
+	warm(&d);
+	for (int i = 0; i < 40; i++) {
+		poll_wake_cost_update(w, 500 * US); /* sleeps woke 500 us late */
+	}
+	g_nsleeps = 0;
+	run_qd1(&d, 100);
+	CU_ASSERT(g_nsleeps <= 1); /* not worth it now: one exploring sleep (50 ms passed) */
+	g_sleep_late = 2 * US;     /* the machine is idle again */
+	for (int i = 0; i < 40 * 500; i++) { /* 40 x 50 ms of 100 us requests */
+		run_qd1(&d, 1);
+	}
+	nvp_poll_waiter_get_stats(w, &st);
+	CU_ASSERT(st.wake_probes >= 28);
+	CU_ASSERT(w->wake_cost <= 2 * US);
+	g_nsleeps = 0;
+	run_qd1(&d, 10);
+	CU_ASSERT(g_nsleeps >= 9); /* sleeping again, once per request (bar a probe) */
+	printf("(%u sleeps, %lu wake probes) ", g_nsleeps, (unsigned long)st.wake_probes);
+	g_sleep_late = 0;
+	nvp_poll_waiter_destroy(w);
+}
+
 static void
 test_wake_cost_tracks(void)
 {
@@ -492,6 +527,7 @@ main(void)
 		UT_TEST(test_device_gets_faster),
 		UT_TEST(test_sample_started_in_pass),
 		UT_TEST(test_wake_cost_tracks),
+		UT_TEST(test_wake_cost_explores),
 		UT_TEST(test_fixed),
 		UT_TEST(test_classic_never_sleeps),
 		UT_TEST(test_irq),
