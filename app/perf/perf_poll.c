@@ -10,6 +10,7 @@
 
 #include "nvpoll/emu.h"
 #include "nvpoll/poll.h"
+#include "nvpoll/util.h"
 
 #include "perf.h"
 
@@ -86,6 +87,11 @@ perf_poll_report(const struct perf_run *run, FILE *f)
 			(double)s->wake_cost_ns / 1e3, (unsigned long)s->samples,
 			(unsigned long)s->samples_skipped, (unsigned long)s->relearns,
 			(unsigned long)s->wake_probes);
+		fprintf(f,
+			"Poll core %u: %.3f s (wall) waiting for completions: %.3f s asleep or "
+			"blocked, %.3f s polling or preempted\n",
+			th->core, (double)s->wait_ns / 1e9, (double)s->slept_ns / 1e9,
+			(double)(s->wait_ns - NVP_MIN(s->wait_ns, s->slept_ns)) / 1e9);
 	}
 }
 

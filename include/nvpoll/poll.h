@@ -81,6 +81,8 @@ struct nvp_poll_stats {
 	uint64_t wake_cost_ns;    /**< the current estimate of what a sleep costs */
 	uint64_t wake_probes;     /**< short sleeps taken only to re-measure that cost (hybrid
 				   * had declined every sleep for 50 ms) */
+	uint64_t wait_ns;         /**< time inside nvp_poll_waiter_wait() (first pass to last) */
+	uint64_t slept_ns;        /**< of which asleep or blocked; the rest was spent polling */
 };
 
 /** Fill @opts with the defaults (classic). */

@@ -217,6 +217,8 @@ nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *w, struct nvp_poll_stats
 {
 	*st = w->st;
 	st->wake_cost_ns = w->wake_cost * 1000000000u / w->ticks_hz;
+	st->wait_ns = (uint64_t)((double)w->wait_ticks * 1e9 / (double)w->ticks_hz);
+	st->slept_ns = (uint64_t)((double)w->slept_ticks * 1e9 / (double)w->ticks_hz);
 }
 
 /* ---- requests ---- */
@@ -437,6 +439,7 @@ sleep_once(struct nvp_poll_waiter *w, uint64_t now)
 	}
 	woke = poll_sleep_until(w, dl);
 	w->last_sleep = woke;
+	w->slept_ticks += woke - now;
 	w->st.sleeps++;
 	w->st.sleep_ns += (dl - now) * 1000000000u / w->ticks_hz;
 	if (woke > dl) {
@@ -460,7 +463,9 @@ between_passes(struct nvp_poll_waiter *w)
 		return 0;
 	case NVP_POLL_IRQ:
 		w->st.irq_waits++;
+		w->slept_ticks -= poll_now();
 		rc = poll_irq_block(w);
+		w->slept_ticks += poll_now();
 		w->skip_samples = true;
 		w->found_after_sleep = false;
 		return rc;
@@ -476,10 +481,14 @@ between_passes(struct nvp_poll_waiter *w)
 int
 nvp_poll_waiter_wait(struct nvp_poll_waiter *w)
 {
+	uint64_t t0 = 0;
 	int n, rc;
 
 	for (;;) {
 		n = nvp_poll_waiter_poll(w);
+		if (t0 == 0) {
+			t0 = w->pass_now;
+		}
 		if (w->skip_samples) {
 			w->skip_samples = false;
 			if (w->found_after_sleep && w->mode != NVP_POLL_IRQ) {
@@ -488,7 +497,8 @@ nvp_poll_waiter_wait(struct nvp_poll_waiter *w)
 			w->found_after_sleep = false;
 		}
 		if (n != 0 || w->inflight == 0) {
-			return n;
+			w->wait_ticks += w->pass_now - t0; /* where the thread's time went: */
+			return n;                          /* this minus slept_ticks is spin */
 		}
 		w->st.spins++;
 		rc = between_passes(w);

@@ -98,6 +98,8 @@ struct nvp_poll_waiter {
 	uint64_t wake_cost; /* ticks: what a sleep costs beyond its deadline */
 	uint64_t sleep_cpu; /* ticks of CPU one sleep uses: shorter sleeps save nothing */
 	struct nvp_poll_stats st;
+	uint64_t wait_ticks;  /* inside nvp_poll_waiter_wait(), from its first pass to its last */
+	uint64_t slept_ticks; /* of which asleep (timer, TPAUSE) or blocked on an interrupt */
 
 	/* ---- cold ---- */
 	uint64_t ticks_hz;

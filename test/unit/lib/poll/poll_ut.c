@@ -375,6 +375,7 @@ test_wake_cost_explores(void)
 	}
 	nvp_poll_waiter_get_stats(w, &st);
 	CU_ASSERT(st.wake_probes >= 28);
+	CU_ASSERT(st.slept_ns > 0 && st.slept_ns < st.wait_ns); /* slept, and polled too */
 	CU_ASSERT(w->wake_cost <= 2 * US);
 	g_nsleeps = 0;
 	run_qd1(&d, 10);
@@ -435,6 +436,9 @@ test_classic_never_sleeps(void)
 	CU_ASSERT_EQUAL(st.sleeps, 0);
 	CU_ASSERT(st.spins >= 30 * 90);
 	CU_ASSERT_EQUAL(st.samples, 30);
+	/* all of its waiting was polling: 30 requests of 100 us, 1 us a pass */
+	CU_ASSERT_EQUAL(st.slept_ns, 0);
+	CU_ASSERT(st.wait_ns >= 30 * 98 * US && st.wait_ns <= 30 * 101 * US);
 	/* Nothing in flight: wait returns 0 after one pass. */
 	CU_ASSERT_EQUAL(nvp_poll_waiter_wait(w), 0);
 	nvp_poll_waiter_destroy(w);
