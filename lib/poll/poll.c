@@ -362,7 +362,9 @@ poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
  * seconds would turn hybrid into classic for good. So when it has not slept for
  * POLL_EXPLORE_MS, it takes one short sleep (as the calibration does) if the earliest
  * request is due later than twice that: a fresh sample of the wake-up cost, at the risk
- * of one late completion per interval. \return the deadline, or 0.
+ * of one late completion per interval. The interval doubles (up to 32 times) while the
+ * probes find sleeping still too dear, so a machine that stays loaded pays little for
+ * them. \return the deadline, or 0.
  */
 uint64_t
 poll_explore_deadline(struct nvp_poll_waiter *w, uint64_t now)
@@ -370,7 +372,7 @@ poll_explore_deadline(struct nvp_poll_waiter *w, uint64_t now)
 	uint64_t first, nap = w->ticks_hz / (1000000u / POLL_EXPLORE_SLEEP_US);
 
 	if (w->mode != NVP_POLL_HYBRID ||
-	    now - w->last_sleep < w->ticks_hz / 1000u * POLL_EXPLORE_MS) {
+	    now - w->last_sleep < (w->ticks_hz / 1000u * POLL_EXPLORE_MS) << w->explore_backoff) {
 		return 0;
 	}
 	first = earliest_due(w);
@@ -378,6 +380,7 @@ poll_explore_deadline(struct nvp_poll_waiter *w, uint64_t now)
 		return 0;
 	}
 	w->st.wake_probes++;
+	w->explore_backoff = NVP_MIN(w->explore_backoff + 1, POLL_EXPLORE_MAX_SHIFT);
 	return now + nap;
 }
 
@@ -432,22 +435,28 @@ nvp_poll_waiter_poll(struct nvp_poll_waiter *w)
 static void
 sleep_once(struct nvp_poll_waiter *w, uint64_t now)
 {
-	uint64_t dl = poll_hybrid_deadline(w, now), woke;
+	uint64_t dl = poll_hybrid_deadline(w, now), woke, late;
+	bool probe = false;
 
-	if (dl == 0 && (dl = poll_explore_deadline(w, now)) == 0) {
+	if (dl != 0) {
+		w->explore_backoff = 0; /* sleeping is worth it again */
+	} else if ((dl = poll_explore_deadline(w, now)) != 0) {
+		probe = true;
+	} else {
 		return;
 	}
 	woke = poll_sleep_until(w, dl);
+	late = woke > dl ? woke - dl : 0;
 	w->last_sleep = woke;
 	w->slept_ticks += woke - now;
 	w->st.sleeps++;
 	w->st.sleep_ns += (dl - now) * 1000000000u / w->ticks_hz;
-	if (woke > dl) {
-		w->st.sleep_late_ns += (woke - dl) * 1000000000u / w->ticks_hz;
-		poll_wake_cost_update(w, woke - dl);
-	} else {
-		poll_wake_cost_update(w, 0);
+	w->st.sleep_late_ns += late * 1000000000u / w->ticks_hz;
+	/* a probe that found sleeping cheap again: keep probing at the base interval */
+	if (probe && late < w->wake_cost / 2) {
+		w->explore_backoff = 0;
 	}
+	poll_wake_cost_update(w, late);
 	w->skip_samples = true;
 	w->found_after_sleep = false;
 }

@@ -29,6 +29,7 @@
 #define POLL_WAKE_PCT 90u      /* the wake-up cost: this percentile of their lateness */
 #define POLL_EXPLORE_MS 50u    /* hybrid without a sleep this long: take a short one */
 #define POLL_EXPLORE_SLEEP_US 20u
+#define POLL_EXPLORE_MAX_SHIFT 5u /* explore at least every 50 ms << 5 = 1.6 s */
 
 /* Defaults (poll_opts.c) */
 #define POLL_DEFAULT_WINDOW_MS 100u
@@ -105,7 +106,8 @@ struct nvp_poll_waiter {
 	uint64_t ticks_hz;
 	uint64_t late_ring[POLL_LATE_RING]; /* timer lateness of the last sleeps, ticks */
 	uint32_t late_n;
-	uint64_t last_sleep; /* ticks at the last wake-up (hybrid: explore after a while) */
+	uint64_t last_sleep;      /* ticks at the last wake-up (hybrid: explore after a while) */
+	uint32_t explore_backoff; /* the explore interval is POLL_EXPLORE_MS << this */
 	uint64_t wake_floor;
 	uint32_t max_sources;
 	int epfd;
