@@ -11,6 +11,8 @@
  * Each I/O thread opens one channel per bdev (its own qpair for nvme bdevs, its own ring
  * for uring) in its own poll group, keeps -q requests in flight per bdev, and records
  * latency from the call to the completion callback. Nothing is allocated while I/O runs.
+ * With --poll MODE the thread waits through a lib/poll waiter over its poll group (the
+ * group's poll hook tells the waiter every I/O; irq mode asks for interrupt channels).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +26,7 @@
 
 #include "nvpoll/bdev.h"
 #include "nvpoll/env.h"
+#include "nvpoll/poll.h"
 #include "nvpoll/sched.h"
 #include "nvpoll/util.h"
 #include "nvpoll/wbt.h"
@@ -55,6 +58,7 @@ struct bctx {
 	struct nvp_bdev_poll_group *group;
 	struct bdev_worker *bws;
 	uint64_t rng;
+	struct nvp_poll_waiter *waiter; /* --poll, else NULL */
 };
 
 static struct perf_run *g_brun;
@@ -470,6 +474,12 @@ bio_done(void *arg, const struct nvme_cpl *cpl)
 	}
 }
 
+static uint32_t
+bdev_pool_size(const struct perf_opts *o)
+{
+	return NVP_MIN(NVP_MAX(o->queue_depth * 2, 64u), 65536u);
+}
+
 static int
 setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 {
@@ -486,9 +496,10 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 	}
 	nvp_bdev_channel_opts_init(&co, sizeof(co));
 	/* room for split children beside -q requests */
-	co.io_pool_size = NVP_MIN(NVP_MAX(o->queue_depth * 2, 64u), 65536u);
+	co.io_pool_size = bdev_pool_size(o);
 	co.module_queue_depth = o->queue_depth + 1;
 	co.group = ctx->group;
+	co.interrupts = perf_poll_wants_irq(o);
 	rc = nvp_bdev_channel_create(st->ns->bdev_desc, &co, &bw->ch);
 	if (rc != 0) {
 		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n",
@@ -537,7 +548,9 @@ bstart_all(struct perf_loop *l)
 static int
 bpoll(struct perf_loop *l)
 {
-	int rc = nvp_bdev_poll_group_poll(((struct bctx *)l)->group);
+	struct bctx *ctx = (struct bctx *)l;
+	int rc = ctx->waiter != NULL ? nvp_poll_waiter_wait(ctx->waiter) :
+				       nvp_bdev_poll_group_poll(ctx->group);
 
 	return rc < 0 ? rc : 0;
 }
@@ -579,6 +592,18 @@ bthread_setup(struct bctx *ctx)
 	for (n = 0; rc == 0 && n < th->num_ns; n++) {
 		rc = setup_worker(ctx, &ctx->bws[n], &th->ns_stats[n]);
 	}
+	if (rc == 0) {
+		rc = perf_poll_setup(th, &ctx->loop.run->opts, NULL, 0, &ctx->waiter);
+	}
+	if (rc == 0 && ctx->waiter != NULL) {
+		/* every bdev_io of the channels' pools may be in a module at once */
+		rc = nvp_poll_waiter_add_bdev_group(
+			ctx->waiter, ctx->group, bdev_pool_size(&ctx->loop.run->opts) * th->num_ns);
+		if (rc != 0) {
+			fprintf(stderr, "core %u: --poll %s: cannot wait on the poll group: %s\n",
+				th->core, ctx->loop.run->opts.poll_mode, strerror(-rc));
+		}
+	}
 	return rc;
 }
 
@@ -588,6 +613,9 @@ bthread_teardown(struct bctx *ctx)
 	uint32_t n, i;
 	bool busy = false;
 
+	/* before the channels and the group: it removes its hook from the group */
+	perf_poll_teardown(ctx->loop.thread, ctx->waiter);
+	ctx->waiter = NULL;
 	for (n = 0; ctx->bws != NULL && n < ctx->loop.thread->num_ns; n++) {
 		struct bdev_worker *bw = &ctx->bws[n];
 

@@ -10,6 +10,7 @@
 
 #include "nvpoll/emu.h"
 #include "nvpoll/poll.h"
+#include "nvpoll/util.h"
 
 #include "perf.h"
 
@@ -77,15 +78,74 @@ perf_poll_report(const struct perf_run *run, FILE *f)
 		fprintf(f,
 			"Poll core %u (--poll %s): %lu sleeps (%.1f us asked, %.1f us late on "
 			"average), %lu oversleeps, %lu irq waits (%lu timed out), %lu empty polls, wake-up cost "
-			"%.1f us, %lu samples (%lu after a sleep or irq), %lu relearns\n",
+			"%.1f us, %lu samples (%lu after a sleep or irq), %lu relearns, %lu wake probes\n",
 			th->core, run->opts.poll_mode, (unsigned long)s->sleeps,
 			s->sleeps ? (double)s->sleep_ns / 1e3 / (double)s->sleeps : 0.0,
 			s->sleeps ? (double)s->sleep_late_ns / 1e3 / (double)s->sleeps : 0.0,
 			(unsigned long)s->oversleeps, (unsigned long)s->irq_waits,
 			(unsigned long)s->irq_timeouts, (unsigned long)s->spins,
 			(double)s->wake_cost_ns / 1e3, (unsigned long)s->samples,
-			(unsigned long)s->samples_skipped, (unsigned long)s->relearns);
+			(unsigned long)s->samples_skipped, (unsigned long)s->relearns,
+			(unsigned long)s->wake_probes);
+		fprintf(f,
+			"Poll core %u: %.3f s (wall) waiting for completions: %.3f s asleep or "
+			"blocked, %.3f s polling or preempted\n",
+			th->core, (double)s->wait_ns / 1e9, (double)s->slept_ns / 1e9,
+			(double)(s->wait_ns - NVP_MIN(s->wait_ns, s->slept_ns)) / 1e9);
 	}
+}
+
+static void
+emu_lateness_line(const char *name, FILE *f)
+{
+	struct nvp_emu_ctrlr *c = nvp_emu_ctrlr_find(name);
+	struct nvp_emu_stats st;
+
+	if (c == NULL) {
+		return;
+	}
+	nvp_emu_ctrlr_get_stats(c, &st);
+	if (st.timed_cpls == 0) {
+		return;
+	}
+	fprintf(f,
+		"Device model %s: completions posted %.2f us late on average, %.1f us at "
+		"worst, %lu of %lu more than 10 us late; %lu interrupts\n",
+		name, (double)st.late_ns_sum / 1e3 / (double)st.timed_cpls,
+		(double)st.late_ns_max / 1e3, (unsigned long)st.late_over_10us,
+		(unsigned long)st.timed_cpls, (unsigned long)st.interrupts);
+}
+
+/*
+ * The controller name of an nvme bdev "<ctrlr>n<nsid>" into @buf; the first bdev of it
+ * only (several namespaces share one controller). \return false when not such a name.
+ */
+static bool
+bdev_ctrlr_name(const struct perf_run *run, uint32_t i, char *buf, size_t len)
+{
+	const char *b = run->ns[i].name, *open = strstr(b, "BDEV "), *end;
+
+	if (open == NULL || strstr(b, "(nvme)") == NULL) {
+		return false;
+	}
+	open += 5;
+	end = strchr(open, ' ');
+	if (end == NULL) {
+		return false;
+	}
+	while (end > open && end[-1] >= '0' && end[-1] <= '9') {
+		end--;
+	}
+	if (end == open || end[-1] != 'n' || (size_t)(end - open) >= len) {
+		return false;
+	}
+	snprintf(buf, len, "%.*s", (int)(end - 1 - open), open);
+	for (uint32_t k = 0; k < i; k++) {
+		if (strncmp(run->ns[k].name, b, (size_t)(end - b)) == 0) {
+			return false; /* reported with an earlier namespace */
+		}
+	}
+	return true;
 }
 
 /*
@@ -95,25 +155,19 @@ perf_poll_report(const struct perf_run *run, FILE *f)
 void
 perf_emu_lateness_report(const struct perf_run *run, FILE *f)
 {
+	char name[64];
+
 	for (uint32_t i = 0; i < run->opts.num_trids; i++) {
 		struct nvp_nvme_transport_id trid;
-		struct nvp_emu_ctrlr *c;
-		struct nvp_emu_stats st;
 
-		if (nvp_nvme_transport_id_parse(&trid, run->opts.trids[i]) != 0 ||
-		    trid.trtype != NVP_NVME_TRANSPORT_VDEV ||
-		    (c = nvp_emu_ctrlr_find(trid.name)) == NULL) {
-			continue;
+		if (nvp_nvme_transport_id_parse(&trid, run->opts.trids[i]) == 0 &&
+		    trid.trtype == NVP_NVME_TRANSPORT_VDEV) {
+			emu_lateness_line(trid.name, f);
 		}
-		nvp_emu_ctrlr_get_stats(c, &st);
-		if (st.timed_cpls == 0) {
-			continue;
+	}
+	for (uint32_t i = 0; run->opts.bdev_config != NULL && i < run->num_ns; i++) {
+		if (bdev_ctrlr_name(run, i, name, sizeof(name))) {
+			emu_lateness_line(name, f);
 		}
-		fprintf(f,
-			"Device model %s: completions posted %.2f us late on average, %.1f us at "
-			"worst, %lu of %lu more than 10 us late; %lu interrupts\n",
-			trid.name, (double)st.late_ns_sum / 1e3 / (double)st.timed_cpls,
-			(double)st.late_ns_max / 1e3, (unsigned long)st.late_over_10us,
-			(unsigned long)st.timed_cpls, (unsigned long)st.interrupts);
 	}
 }

@@ -133,6 +133,12 @@ struct nvp_bdev_fn_table {
 	int (*submit)(void *ch_ctx, struct nvp_bdev_io *io);
 	/** Find completions and call nvp_bdev_io_complete() for each. \return how many. */
 	int (*poll)(void *ch_ctx);
+	/** The eventfd the channel's interrupt signals (channels created with .interrupts),
+	 * or -ENOTSUP. NULL: the module has no interrupts. */
+	int (*get_irq_fd)(void *ch_ctx);
+	/** Re-arm a level interrupt masked when it fired (uio INTx) before a waiter blocks.
+	 * NULL: nothing to do. */
+	int (*irq_unmask)(void *ch_ctx);
 };
 
 /** A bdev to register. Zero it, then fill it. */
@@ -317,6 +323,17 @@ struct nvp_bdev_poll_hook {
  */
 int nvp_bdev_poll_group_set_hook(struct nvp_bdev_poll_group *group,
 				 const struct nvp_bdev_poll_hook *hook);
+
+/**
+ * The interrupt eventfds of the group's channels (for a waiter in irq mode), at most @max
+ * into @fds. \return how many; -ENOTSUP if a channel has none (its module has no
+ * interrupts, or it was created without .interrupts); -ENOSPC more than @max.
+ */
+int nvp_bdev_poll_group_get_irq_fds(const struct nvp_bdev_poll_group *group, int *fds,
+				    uint32_t max);
+
+/** Re-arm every channel's interrupt before blocking on it (uio INTx). \return 0. */
+int nvp_bdev_poll_group_irq_unmask(const struct nvp_bdev_poll_group *group);
 
 #ifdef __cplusplus
 }

@@ -79,6 +79,10 @@ struct nvp_poll_stats {
 				   * interrupt (left out) */
 	uint64_t relearns;        /**< predictions dropped: a probe beat them (device got faster) */
 	uint64_t wake_cost_ns;    /**< the current estimate of what a sleep costs */
+	uint64_t wake_probes;     /**< short sleeps taken only to re-measure that cost (hybrid
+				   * had declined every sleep for 50 ms) */
+	uint64_t wait_ns;         /**< time inside nvp_poll_waiter_wait() (first pass to last) */
+	uint64_t slept_ns;        /**< of which asleep or blocked; the rest was spent polling */
 };
 
 /** Fill @opts with the defaults (classic). */
@@ -140,6 +144,25 @@ int nvp_poll_waiter_add_qpair(struct nvp_poll_waiter *waiter, struct nvp_nvme_qp
 /** Add another kind of source (bdev poll groups). \return as nvp_poll_waiter_add_qpair. */
 int nvp_poll_waiter_add_source(struct nvp_poll_waiter *waiter,
 			       const struct nvp_poll_source_ops *ops, void *ctx);
+
+struct nvp_bdev_poll_group;
+
+/**
+ * Add a bdev poll group: the waiter polls it (nvp_bdev_poll_group_poll()), blocks on its
+ * channels' interrupts in irq mode (channels created with .interrupts), and learns every
+ * I/O the group sends to a module through the group's poll hook, which this installs
+ * (replacing any other): no nvp_poll_req_start()/done() calls for bdev I/O. The hybrid
+ * statistics are the device times the bdev layer measures for each bdev_io (split
+ * children count at their own size). Add the group's channels first: one added later is
+ * polled and tracked, but its interrupt is not waited on. Destroy the waiter before the
+ * group (destroying it removes the hook).
+ * @max_inflight: I/Os of the group the waiter tracks at once (0 = 1024); past that an I/O
+ * is counted but untracked, and the waiter spins until it completes.
+ * \return 0, -EINVAL, -ENOSPC (max_sources, or more than 64 channels in irq mode),
+ * -ENOTSUP in irq mode when a channel has no interrupt, -ENOMEM, -EPERM (foreign thread).
+ */
+int nvp_poll_waiter_add_bdev_group(struct nvp_poll_waiter *waiter,
+				   struct nvp_bdev_poll_group *group, uint32_t max_inflight);
 
 /** A request the waiter knows about; embed it in the caller's per-request context. */
 struct nvp_poll_req {

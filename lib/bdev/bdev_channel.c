@@ -519,6 +519,43 @@ nvp_bdev_poll_group_poll(struct nvp_bdev_poll_group *g)
 	return n;
 }
 
+int
+nvp_bdev_poll_group_get_irq_fds(const struct nvp_bdev_poll_group *g, int *fds, uint32_t max)
+{
+	const struct nvp_bdev_channel *ch;
+	uint32_t n = 0;
+	int fd;
+
+	if (g == NULL || (fds == NULL && max > 0)) {
+		return -EINVAL;
+	}
+	TAILQ_FOREACH (ch, &g->channels, group_link) {
+		fd = ch->bdev->fn->get_irq_fd != NULL ? ch->bdev->fn->get_irq_fd(ch->module_ch) :
+							-ENOTSUP;
+		if (fd < 0) {
+			return -ENOTSUP;
+		}
+		if (n == max) {
+			return -ENOSPC;
+		}
+		fds[n++] = fd;
+	}
+	return (int)n;
+}
+
+int
+nvp_bdev_poll_group_irq_unmask(const struct nvp_bdev_poll_group *g)
+{
+	const struct nvp_bdev_channel *ch;
+
+	TAILQ_FOREACH (ch, &g->channels, group_link) {
+		if (ch->bdev->fn->irq_unmask != NULL) {
+			(void)ch->bdev->fn->irq_unmask(ch->module_ch);
+		}
+	}
+	return 0;
+}
+
 uint32_t
 nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g)
 {

@@ -46,40 +46,48 @@ static const struct nvp_poll_source_ops g_qpair_ops = {
 	.irq_unmask = qpair_irq_unmask,
 };
 
-static int
-source_irq_fd(const struct poll_source *s)
+/*
+ * Add a source with @nfds interrupt fds given by the caller (a bdev poll group: one per
+ * channel) instead of its get_irq_fd(); @release runs when the waiter is destroyed.
+ */
+int
+poll_waiter_add_source_fds(struct nvp_poll_waiter *w, const struct nvp_poll_source_ops *ops,
+			   void *ctx, const int *fds, uint32_t nfds, void (*release)(void *))
 {
-	return s->ops->get_irq_fd != NULL ? s->ops->get_irq_fd(s->ctx) : -ENOTSUP;
+	struct poll_source *s;
+
+	if (w->nsources == w->max_sources) {
+		return -ENOSPC;
+	}
+	if (nfds == 0 && w->mode == NVP_POLL_IRQ) {
+		NVP_ERRLOG("irq mode: source %u has no interrupt: use another mode", w->nsources);
+		return -ENOTSUP;
+	}
+	for (uint32_t i = 0; i < nfds; i++) {
+		if (poll_irq_add(w, fds[i]) != 0) {
+			return -EIO;
+		}
+	}
+	s = &w->sources[w->nsources++];
+	s->ops = ops;
+	s->ctx = ctx;
+	s->irq_fd = nfds > 0 ? fds[0] : -ENOTSUP;
+	s->nfds = nfds;
+	s->release = release;
+	return 0;
 }
 
 int
 nvp_poll_waiter_add_source(struct nvp_poll_waiter *w, const struct nvp_poll_source_ops *ops,
 			   void *ctx)
 {
-	struct poll_source *s;
 	int fd;
 
 	if (w == NULL || ops == NULL || ops->poll == NULL) {
 		return -EINVAL;
 	}
-	if (w->nsources == w->max_sources) {
-		return -ENOSPC;
-	}
-	s = &w->sources[w->nsources];
-	s->ops = ops;
-	s->ctx = ctx;
-	fd = source_irq_fd(s);
-	if (fd < 0 && w->mode == NVP_POLL_IRQ) {
-		NVP_ERRLOG("irq mode: source %u has no interrupt (%d): use another mode",
-			   w->nsources, fd);
-		return -ENOTSUP;
-	}
-	s->irq_fd = fd;
-	if (fd >= 0 && poll_irq_add(w, fd) != 0) {
-		return -EIO;
-	}
-	w->nsources++;
-	return 0;
+	fd = ops->get_irq_fd != NULL ? ops->get_irq_fd(ctx) : -ENOTSUP;
+	return poll_waiter_add_source_fds(w, ops, ctx, &fd, fd >= 0 ? 1 : 0, NULL);
 }
 
 int
@@ -179,7 +187,10 @@ nvp_poll_waiter_create(const struct nvp_poll_opts *opts, struct nvp_poll_waiter 
 		w->wake_cost = NVP_MAX(w->wake_floor,
 				       poll_wake_cost_measure(w->ticks_hz, &w->sleep_cpu));
 	}
-	w->late_mean = (int64_t)w->wake_cost;
+	for (uint32_t i = 0; i < POLL_LATE_RING; i++) {
+		w->late_ring[i] = w->wake_cost; /* what the calibration said, until sleeps say */
+	}
+	w->last_sleep = poll_now();
 	nvp_poll_waiter_set_mode(w, &o);
 	*out = w;
 	return 0;
@@ -191,6 +202,11 @@ nvp_poll_waiter_destroy(struct nvp_poll_waiter *w)
 	if (w == NULL) {
 		return;
 	}
+	for (uint32_t i = 0; i < w->nsources; i++) {
+		if (w->sources[i].release != NULL) {
+			w->sources[i].release(w->sources[i].ctx);
+		}
+	}
 	poll_epoll_close(w->epfd);
 	free(w->sources);
 	free(w);
@@ -201,16 +217,19 @@ nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *w, struct nvp_poll_stats
 {
 	*st = w->st;
 	st->wake_cost_ns = w->wake_cost * 1000000000u / w->ticks_hz;
+	st->wait_ns = (uint64_t)((double)w->wait_ticks * 1e9 / (double)w->ticks_hz);
+	st->slept_ns = (uint64_t)((double)w->slept_ticks * 1e9 / (double)w->ticks_hz);
 }
 
 /* ---- requests ---- */
 
 void
-nvp_poll_req_start(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc, uint32_t bytes)
+poll_req_start_at(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc, uint32_t bytes,
+		  uint64_t now)
 {
 	uint64_t e;
 
-	r->start = poll_now();
+	r->start = now;
 	r->bucket = poll_bucket_of(opc, bytes);
 	e = w->mode == NVP_POLL_FIXED ? w->fixed_ticks : poll_stats_expect(&w->stats, r->bucket);
 	/*
@@ -228,10 +247,34 @@ nvp_poll_req_start(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t op
 }
 
 void
-nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
+nvp_poll_req_start(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc, uint32_t bytes)
 {
-	uint64_t end;
+	poll_req_start_at(w, r, opc, bytes, poll_now());
+}
 
+/* A request the waiter has no nvp_poll_req for: it only counts, and forbids sleeping. */
+void
+poll_untracked_start(struct nvp_poll_waiter *w)
+{
+	w->untracked++;
+	w->inflight++;
+	w->need_decide = true;
+}
+
+void
+poll_untracked_done(struct nvp_poll_waiter *w)
+{
+	if (w->untracked > 0) { /* else: sent before the waiter knew the source */
+		w->untracked--;
+		w->inflight--;
+		w->need_decide = true;
+	}
+}
+
+/* The request completed @ticks after its start. */
+void
+poll_req_done_ticks(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint64_t ticks)
+{
 	TAILQ_REMOVE(&w->reqs, r, link);
 	w->inflight--;
 	w->need_decide = true;
@@ -250,20 +293,46 @@ nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
 		}
 		return;
 	}
+	poll_stats_add(&w->stats, r->bucket, ticks);
+	w->st.samples++;
+	if (nvp_unlikely(r->probe) && poll_stats_probe(&w->stats, r->bucket, ticks)) {
+		w->st.relearns++;
+	}
+}
+
+void
+nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
+{
 	/*
 	 * A request submitted from a completion callback of this pass may complete in the
 	 * same pass (a device that completes during the doorbell write, as QEMU's can under
 	 * TCG): it started after pass_now, so read the clock rather than wrap around.
 	 */
-	end = nvp_likely(w->pass_now >= r->start) ? w->pass_now : poll_now();
-	poll_stats_add(&w->stats, r->bucket, end - r->start);
-	w->st.samples++;
-	if (nvp_unlikely(r->probe) && poll_stats_probe(&w->stats, r->bucket, end - r->start)) {
-		w->st.relearns++;
-	}
+	uint64_t end = nvp_likely(w->pass_now >= r->start) ? w->pass_now : poll_now();
+
+	poll_req_done_ticks(w, r, end - r->start);
 }
 
 /* ---- waiting ---- */
+
+/* The earliest target of the in-flight requests; 0 when one has none (spin for it). */
+static uint64_t
+earliest_due(const struct nvp_poll_waiter *w)
+{
+	const struct nvp_poll_req *r;
+	uint64_t first = UINT64_MAX;
+
+	if (w->inflight == 0 || w->untracked > 0) {
+		return 0;
+	}
+	TAILQ_FOREACH (r, &w->reqs, link) {
+		if (r->due == 0) {
+			return 0; /* no statistics for it: spin */
+		}
+		first = NVP_MIN(first, r->due);
+	}
+	return first;
+}
 
 /*
  * When to wake up, or 0 to spin: the earliest target minus the cost of a sleep, if every
@@ -272,17 +341,10 @@ nvp_poll_req_done(struct nvp_poll_waiter *w, struct nvp_poll_req *r)
 uint64_t
 poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
 {
-	const struct nvp_poll_req *r;
-	uint64_t first = UINT64_MAX;
+	uint64_t first = earliest_due(w);
 
-	if (w->inflight == 0) {
+	if (first == 0) {
 		return 0;
-	}
-	TAILQ_FOREACH (r, &w->reqs, link) {
-		if (r->due == 0) {
-			return 0; /* no statistics for it: spin */
-		}
-		first = NVP_MIN(first, r->due);
 	}
 	if (w->mode == NVP_POLL_FIXED) {
 		return first > now ? first : 0; /* the kernel's io_poll_delay > 0: no correction */
@@ -295,22 +357,57 @@ poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
 }
 
 /*
- * Track what a sleep costs: an ewma of the timer's lateness plus its deviation. One
- * sample counts at most twice the current estimate (plus 10 us): a thread preempted for
- * milliseconds once must not stop the waiter from ever sleeping again, while a machine
- * that really got slower still moves the estimate up geometrically.
+ * A waiter that declines every sleep because sleeps cost too much here would never see
+ * them get cheaper (the cost is only measured by sleeping): a machine loaded for a few
+ * seconds would turn hybrid into classic for good. So when it has not slept for
+ * POLL_EXPLORE_MS, it takes one short sleep (as the calibration does) if the earliest
+ * request is due later than twice that: a fresh sample of the wake-up cost, at the risk
+ * of one late completion per interval. The interval doubles (up to 32 times) while the
+ * probes find sleeping still too dear, so a machine that stays loaded pays little for
+ * them. \return the deadline, or 0.
+ */
+uint64_t
+poll_explore_deadline(struct nvp_poll_waiter *w, uint64_t now)
+{
+	uint64_t first, nap = w->ticks_hz / (1000000u / POLL_EXPLORE_SLEEP_US);
+
+	if (w->mode != NVP_POLL_HYBRID ||
+	    now - w->last_sleep < (w->ticks_hz / 1000u * POLL_EXPLORE_MS) << w->explore_backoff) {
+		return 0;
+	}
+	first = earliest_due(w);
+	if (first == 0 || first <= now + 2 * nap) {
+		return 0;
+	}
+	w->st.wake_probes++;
+	w->explore_backoff = NVP_MIN(w->explore_backoff + 1, POLL_EXPLORE_MAX_SHIFT);
+	return now + nap;
+}
+
+static int
+cmp_late(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Track what a sleep costs: the POLL_WAKE_PCT-th percentile of the timer's lateness over
+ * the last POLL_LATE_RING sleeps. A percentile, not a mean: a thread preempted for
+ * milliseconds now and then must not stop the waiter from sleeping (the tail is left to
+ * the few requests it hits), while a machine that really got slower moves it within a
+ * ring's worth of sleeps.
  */
 void
 poll_wake_cost_update(struct nvp_poll_waiter *w, uint64_t late)
 {
-	int64_t d;
+	uint64_t v[POLL_LATE_RING];
 
-	late = NVP_MIN(late, 2 * w->wake_cost + w->ticks_hz / 100000u);
-	d = (int64_t)late - w->late_mean;
-
-	w->late_mean += d / 8;
-	w->late_dev += ((d < 0 ? -d : d) - w->late_dev) / 8;
-	w->wake_cost = NVP_MAX(w->wake_floor, (uint64_t)NVP_MAX(w->late_mean + w->late_dev, 0));
+	w->late_ring[w->late_n++ % POLL_LATE_RING] = late;
+	memcpy(v, w->late_ring, sizeof(v));
+	qsort(v, POLL_LATE_RING, sizeof(v[0]), cmp_late);
+	w->wake_cost = NVP_MAX(w->wake_floor, v[(POLL_LATE_RING - 1) * POLL_WAKE_PCT / 100]);
 }
 
 int
@@ -338,20 +435,28 @@ nvp_poll_waiter_poll(struct nvp_poll_waiter *w)
 static void
 sleep_once(struct nvp_poll_waiter *w, uint64_t now)
 {
-	uint64_t dl = poll_hybrid_deadline(w, now), woke;
+	uint64_t dl = poll_hybrid_deadline(w, now), woke, late;
+	bool probe = false;
 
-	if (dl == 0) {
+	if (dl != 0) {
+		w->explore_backoff = 0; /* sleeping is worth it again */
+	} else if ((dl = poll_explore_deadline(w, now)) != 0) {
+		probe = true;
+	} else {
 		return;
 	}
 	woke = poll_sleep_until(w, dl);
+	late = woke > dl ? woke - dl : 0;
+	w->last_sleep = woke;
+	w->slept_ticks += woke - now;
 	w->st.sleeps++;
 	w->st.sleep_ns += (dl - now) * 1000000000u / w->ticks_hz;
-	if (woke > dl) {
-		w->st.sleep_late_ns += (woke - dl) * 1000000000u / w->ticks_hz;
-		poll_wake_cost_update(w, woke - dl);
-	} else {
-		poll_wake_cost_update(w, 0);
+	w->st.sleep_late_ns += late * 1000000000u / w->ticks_hz;
+	/* a probe that found sleeping cheap again: keep probing at the base interval */
+	if (probe && late < w->wake_cost / 2) {
+		w->explore_backoff = 0;
 	}
+	poll_wake_cost_update(w, late);
 	w->skip_samples = true;
 	w->found_after_sleep = false;
 }
@@ -367,7 +472,9 @@ between_passes(struct nvp_poll_waiter *w)
 		return 0;
 	case NVP_POLL_IRQ:
 		w->st.irq_waits++;
+		w->slept_ticks -= poll_now();
 		rc = poll_irq_block(w);
+		w->slept_ticks += poll_now();
 		w->skip_samples = true;
 		w->found_after_sleep = false;
 		return rc;
@@ -383,10 +490,14 @@ between_passes(struct nvp_poll_waiter *w)
 int
 nvp_poll_waiter_wait(struct nvp_poll_waiter *w)
 {
+	uint64_t t0 = 0;
 	int n, rc;
 
 	for (;;) {
 		n = nvp_poll_waiter_poll(w);
+		if (t0 == 0) {
+			t0 = w->pass_now;
+		}
 		if (w->skip_samples) {
 			w->skip_samples = false;
 			if (w->found_after_sleep && w->mode != NVP_POLL_IRQ) {
@@ -395,7 +506,8 @@ nvp_poll_waiter_wait(struct nvp_poll_waiter *w)
 			w->found_after_sleep = false;
 		}
 		if (n != 0 || w->inflight == 0) {
-			return n;
+			w->wait_ticks += w->pass_now - t0; /* where the thread's time went: */
+			return n;                          /* this minus slept_ticks is spin */
 		}
 		w->st.spins++;
 		rc = between_passes(w);

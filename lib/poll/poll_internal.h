@@ -25,6 +25,11 @@
 #define POLL_MAX_EVENTS 16
 #define POLL_IRQ_TIMEOUT_MS 10 /* irq: poll anyway after this long without an interrupt */
 #define POLL_PROBE_EVERY 32u   /* hybrid: one request in this many is spun for */
+#define POLL_LATE_RING 32u     /* sleeps whose lateness make the wake-up cost */
+#define POLL_WAKE_PCT 90u      /* the wake-up cost: this percentile of their lateness */
+#define POLL_EXPLORE_MS 50u    /* hybrid without a sleep this long: take a short one */
+#define POLL_EXPLORE_SLEEP_US 20u
+#define POLL_EXPLORE_MAX_SHIFT 5u /* explore at least every 50 ms << 5 = 1.6 s */
 
 /* Defaults (poll_opts.c) */
 #define POLL_DEFAULT_WINDOW_MS 100u
@@ -69,7 +74,9 @@ poll_stats_expect(const struct poll_stats_tab *t, uint16_t bucket)
 struct poll_source {
 	const struct nvp_poll_source_ops *ops;
 	void *ctx;
-	int irq_fd;
+	int irq_fd;                 /* the first of its interrupt fds, or -errno */
+	uint32_t nfds;              /* how many (a bdev poll group: one per channel) */
+	void (*release)(void *ctx); /* at waiter destruction, or NULL */
 };
 
 TAILQ_HEAD(poll_req_list, nvp_poll_req);
@@ -84,17 +91,23 @@ struct nvp_poll_waiter {
 	bool need_decide;  /* in-flight set changed since the last sleep decision */
 	bool found_after_sleep;
 	uint32_t inflight;
+	uint32_t untracked; /* in flight without a nvp_poll_req (a bdev source out of slots):
+			     * the waiter spins while any is out */
 	uint32_t probe_ctr;
 	struct poll_req_list reqs;
 	uint64_t fixed_ticks;
 	uint64_t wake_cost; /* ticks: what a sleep costs beyond its deadline */
 	uint64_t sleep_cpu; /* ticks of CPU one sleep uses: shorter sleeps save nothing */
 	struct nvp_poll_stats st;
+	uint64_t wait_ticks;  /* inside nvp_poll_waiter_wait(), from its first pass to its last */
+	uint64_t slept_ticks; /* of which asleep (timer, TPAUSE) or blocked on an interrupt */
 
 	/* ---- cold ---- */
 	uint64_t ticks_hz;
-	int64_t late_mean; /* ewma of timer lateness, ticks */
-	int64_t late_dev;  /* ewma of its absolute deviation */
+	uint64_t late_ring[POLL_LATE_RING]; /* timer lateness of the last sleeps, ticks */
+	uint32_t late_n;
+	uint64_t last_sleep;      /* ticks at the last wake-up (hybrid: explore after a while) */
+	uint32_t explore_backoff; /* the explore interval is POLL_EXPLORE_MS << this */
 	uint64_t wake_floor;
 	uint32_t max_sources;
 	int epfd;
@@ -102,6 +115,14 @@ struct nvp_poll_waiter {
 };
 
 uint64_t poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now);
+uint64_t poll_explore_deadline(struct nvp_poll_waiter *w, uint64_t now);
+int poll_waiter_add_source_fds(struct nvp_poll_waiter *w, const struct nvp_poll_source_ops *ops,
+			       void *ctx, const int *fds, uint32_t nfds, void (*release)(void *));
+void poll_req_start_at(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint8_t opc,
+		       uint32_t bytes, uint64_t now);
+void poll_req_done_ticks(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint64_t ticks);
+void poll_untracked_start(struct nvp_poll_waiter *w);
+void poll_untracked_done(struct nvp_poll_waiter *w);
 void poll_wake_cost_update(struct nvp_poll_waiter *w, uint64_t late);
 
 /* ---- clock, sleep, interrupts (poll_sleep.c; faked by unit tests) ---- */

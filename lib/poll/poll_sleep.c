@@ -215,7 +215,7 @@ poll_irq_block(struct nvp_poll_waiter *w)
 	int n;
 
 	irq_unmask(w);
-	if (w->nsources == 1) {
+	if (w->nsources == 1 && w->sources[0].nfds <= 1) { /* one fd: poll() it */
 		pfd.fd = w->sources[0].irq_fd;
 		pfd.events = POLLIN;
 		n = poll(&pfd, 1, POLL_IRQ_TIMEOUT_MS);

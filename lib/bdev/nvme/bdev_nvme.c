@@ -270,6 +270,7 @@ nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 	qo.io_queue_requests = NVP_MAX(qo.io_queue_requests, opts->io_pool_size);
 	qo.io_queue_requests = NVP_MAX(qo.io_queue_requests, qo.io_queue_size);
 	qo.delay_doorbell = true;
+	qo.interrupts = opts->interrupts;
 	rc = nvp_nvme_ctrlr_alloc_io_qpair(nb->c->ctrlr, &qo, &ch->qpair);
 	if (rc != 0) {
 		free(ch);
@@ -323,6 +324,18 @@ nvme_channel_destroy(void *ctx, void *ch_ctx)
 	free(ch);
 }
 
+static int
+nvme_get_irq_fd(void *ch_ctx)
+{
+	return nvp_nvme_qpair_get_irq_fd(((struct nvme_channel *)ch_ctx)->qpair);
+}
+
+static int
+nvme_irq_unmask(void *ch_ctx)
+{
+	return nvp_nvme_qpair_irq_unmask(((struct nvme_channel *)ch_ctx)->qpair);
+}
+
 static bool
 nvme_io_type_supported(void *ctx, enum nvp_bdev_io_type type)
 {
@@ -361,6 +374,8 @@ static const struct nvp_bdev_fn_table g_nvme_fn = {
 	.channel_destroy = nvme_channel_destroy,
 	.submit = nvme_submit,
 	.poll = nvme_poll,
+	.get_irq_fd = nvme_get_irq_fd,
+	.irq_unmask = nvme_irq_unmask,
 };
 
 /* ---- attach and detach ---- */

@@ -349,6 +349,49 @@ test_sample_started_in_pass(void)
 	nvp_poll_waiter_destroy(w);
 }
 
+/*
+ * A machine that was slow for a while: the cost estimate says sleeping is not worth it,
+ * hybrid spins, but a short sleep every 50 ms re-measures; once sleeps are cheap again
+ * the estimate comes down and hybrid sleeps again.
+ */
+static void
+test_wake_cost_explores(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w = make("hybrid", &d);
+	struct nvp_poll_stats st;
+
+	d.lat = 100 * US;
+	warm(&d);
+	for (int i = 0; i < 40; i++) {
+		poll_wake_cost_update(w, 500 * US); /* sleeps woke 500 us late */
+	}
+	g_nsleeps = 0;
+	run_qd1(&d, 100);
+	CU_ASSERT(g_nsleeps <= 1); /* not worth it now: one exploring sleep (50 ms passed) */
+	g_sleep_late = 500 * US;   /* still slow for 2 s: probes back off (50, 100, ... ms) */
+	for (uint64_t end = g_now + 2000000 * US; g_now < end;) {
+		run_qd1(&d, 1);
+	}
+	nvp_poll_waiter_get_stats(w, &st);
+	CU_ASSERT(st.wake_probes >= 3 && st.wake_probes <= 8); /* not 40 */
+	CU_ASSERT(w->wake_cost >= 500 * US);
+	g_sleep_late = 2 * US;               /* the machine is idle again */
+	for (int i = 0; i < 80 * 500; i++) { /* 80 x 50 ms of 100 us requests */
+		run_qd1(&d, 1);
+	}
+	nvp_poll_waiter_get_stats(w, &st);
+	CU_ASSERT(st.wake_probes >= 28 + 3);
+	CU_ASSERT(st.slept_ns > 0 && st.slept_ns < st.wait_ns); /* slept, and polled too */
+	CU_ASSERT(w->wake_cost <= 2 * US);
+	g_nsleeps = 0;
+	run_qd1(&d, 10);
+	CU_ASSERT(g_nsleeps >= 9); /* sleeping again, once per request (bar a probe) */
+	printf("(%u sleeps, %lu wake probes) ", g_nsleeps, (unsigned long)st.wake_probes);
+	g_sleep_late = 0;
+	nvp_poll_waiter_destroy(w);
+}
+
 static void
 test_wake_cost_tracks(void)
 {
@@ -400,6 +443,9 @@ test_classic_never_sleeps(void)
 	CU_ASSERT_EQUAL(st.sleeps, 0);
 	CU_ASSERT(st.spins >= 30 * 90);
 	CU_ASSERT_EQUAL(st.samples, 30);
+	/* all of its waiting was polling: 30 requests of 100 us, 1 us a pass */
+	CU_ASSERT_EQUAL(st.slept_ns, 0);
+	CU_ASSERT(st.wait_ns >= 30 * 98 * US && st.wait_ns <= 30 * 101 * US);
 	/* Nothing in flight: wait returns 0 after one pass. */
 	CU_ASSERT_EQUAL(nvp_poll_waiter_wait(w), 0);
 	nvp_poll_waiter_destroy(w);
@@ -492,6 +538,7 @@ main(void)
 		UT_TEST(test_device_gets_faster),
 		UT_TEST(test_sample_started_in_pass),
 		UT_TEST(test_wake_cost_tracks),
+		UT_TEST(test_wake_cost_explores),
 		UT_TEST(test_fixed),
 		UT_TEST(test_classic_never_sleeps),
 		UT_TEST(test_irq),

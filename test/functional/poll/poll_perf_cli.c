@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvp_perf --poll in bdev mode, as a user runs it: each waiting mode over an nvme bdev on
+ * the software controller runs to the end and reports what the waiter did (irq mode with
+ * interrupt channels: the waits and the controller's interrupts are there); a bdev whose
+ * module has no interrupts in irq mode exits with a message, never hangs. No timing.
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "subproc.h"
+
+#define EMU_BDEV "-b emu0n1 --bdev-config 'nvme:name=emu0,trtype=emu,size=8M,read_lat=30us'"
+
+static char g_prog[PATH_MAX];
+static char g_out[65536];
+
+static bool
+has(const char *s)
+{
+	if (strstr(g_out, s) == NULL) {
+		printf("\n    expected \"%s\" in:\n%s", s, g_out);
+		return false;
+	}
+	return true;
+}
+
+static int
+run_mode(const char *mode, const char *target)
+{
+	char args[512];
+
+	snprintf(args, sizeof(args), "-t 1 -q 2 -w randread --no-huge %s --poll %s", target, mode);
+	return fx_run_capture(g_prog, args, g_out, sizeof(g_out));
+}
+
+static void
+test_modes(void)
+{
+	static const char *const modes[] = { "classic", "hybrid", "hybrid:mean", "fixed:10",
+					     "irq" };
+	char line[64];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		CU_ASSERT_EQUAL(run_mode(modes[i], EMU_BDEV), 0);
+		snprintf(line, sizeof(line), "Poll core 0 (--poll %s)", modes[i]);
+		CU_ASSERT(has(line));
+		CU_ASSERT(has("BDEV emu0n1 (nvme) from core  0"));
+		CU_ASSERT(has("Device model emu0: completions posted"));
+	}
+	/* irq (the last run): waits happened, and the controller raised interrupts */
+	CU_ASSERT(strstr(g_out, " 0 irq waits") == NULL);
+	CU_ASSERT(strstr(g_out, "; 0 interrupts") == NULL);
+}
+
+static void
+test_irq_without_interrupts(void)
+{
+	CU_ASSERT_NOT_EQUAL(run_mode("irq", "-b m0 --bdev-config 'malloc:name=m0,num_blocks=4096'"),
+			    0);
+	CU_ASSERT(has("no interrupt"));
+	CU_ASSERT(has("--poll irq"));
+}
+
+int
+main(void)
+{
+	unsigned int failures;
+	CU_pSuite suite;
+
+	if (fx_find_program("../../bin/nvp_perf", g_prog, sizeof(g_prog)) != 0) {
+		printf("SKIP: build/bin/nvp_perf not built\n");
+		return 77;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		return 1;
+	}
+	suite = CU_add_suite("poll_perf_cli", NULL, NULL);
+	if (suite == NULL || CU_add_test(suite, "modes", test_modes) == NULL ||
+	    CU_add_test(suite, "irq_without_interrupts", test_irq_without_interrupts) == NULL) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures == 0 ? 0 : 1;
+}
