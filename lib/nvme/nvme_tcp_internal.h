@@ -100,7 +100,7 @@ struct nvme_tcp_qpair {
 	uint8_t *rx_buf;
 	uint32_t rx_pos, rx_len;
 	uint8_t rx_state; /* enum nvme_tcp_rx_state */
-	uint8_t rx_hdr[NVME_TCP_IC_LEN + NVME_TCP_DIGEST_LEN];
+	uint8_t rx_hdr[NVME_TCP_IC_LEN + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
 	uint32_t rx_have, rx_need; /* of the header, padding, data or digest */
 	uint8_t *rx_dst;           /* where data goes, NULL = discard (TermReq) */
 	struct nvme_tcp_req *rx_treq;
