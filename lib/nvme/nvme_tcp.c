@@ -135,6 +135,11 @@ tcp_flush(struct nvme_tcp_qpair *tq)
 			}
 			n_iov += k;
 		}
+		if (nvp_unlikely(n_iov == 0)) {
+			nvme_tcp_qpair_fail(tq, "a request's scatter list ended before its data", 0,
+					    0);
+			return -ENXIO;
+		}
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = iov;
 		msg.msg_iovlen = n_iov;
@@ -382,10 +387,14 @@ conn_open(struct nvme_tcp_qpair *tq, uint64_t deadline)
  * Fabrics commands on the qpair's own spare CID
  * ------------------------------------------------------------------------------------- */
 
-/* Run @cmd (with @len bytes of host-to-controller data at tq's connect buffer). */
-static int
-fabric_sync(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void *data, uint32_t len,
-	    struct nvme_cpl *cpl)
+/*
+ * Run @cmd on the qpair's spare CID and wait: Connect, Property Get/Set, and the
+ * discovery log page (@len bytes at @data, to the controller if @write, else from it).
+ * \return 0, -EIO (error status in *@cpl), -ETIMEDOUT, -ENXIO (connection failed).
+ */
+int
+nvme_tcp_fabric_sync(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void *data,
+		     uint32_t len, bool write, struct nvme_cpl *cpl)
 {
 	struct nvp_nvme_ctrlr *ctrlr = tq->qpair.ctrlr;
 	struct nvme_tcp_req *treq = &tq->treqs[tq->qpair.num_trackers];
@@ -403,9 +412,9 @@ fabric_sync(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void *data, u
 	req->cmd.cid = (uint16_t)tq->qpair.num_trackers;
 	nvme_request_set_contig(req, data, len);
 	treq->req = req;
-	treq->write = len != 0;
+	treq->write = write && len != 0;
 	treq->data_len = len;
-	treq->in_capsule = len != 0 && len <= tq->incapsule_max;
+	treq->in_capsule = treq->write && len <= tq->incapsule_max;
 	treq->c2h_next = treq->r2t_next = 0;
 	treq->r2t_active = treq->resp_pending = false;
 	tq->fabric_done = false;
@@ -450,7 +459,7 @@ fabric_connect(struct nvme_tcp_qpair *tq, uint32_t kato_ms)
 	data->cntlid = tq->qpair.id == 0 ? NVME_FABRIC_CNTLID_DYNAMIC : tc->cntlid;
 	nvp_strlcpy(data->subnqn, tc->ctrlr.trid.subnqn, sizeof(data->subnqn));
 	nvp_strlcpy(data->hostnqn, tc->hostnqn, sizeof(data->hostnqn));
-	rc = fabric_sync(tq, (const struct nvme_cmd *)&c, data, sizeof(*data), &cpl);
+	rc = nvme_tcp_fabric_sync(tq, (const struct nvme_cmd *)&c, data, sizeof(*data), true, &cpl);
 	free(data);
 	if (rc == -EIO) {
 		NVP_ERRLOG("%s: Connect of qpair %u refused: %s (sct 0x%x sc 0x%x); check subnqn "
@@ -477,7 +486,7 @@ prop_get(struct nvme_tcp_qpair *tq, uint32_t ofst, bool eight, uint64_t *value)
 	c.fctype = NVME_FCTYPE_PROPERTY_GET;
 	c.attrib = eight ? 1 : 0;
 	c.ofst = ofst;
-	rc = fabric_sync(tq, (const struct nvme_cmd *)&c, NULL, 0, &cpl);
+	rc = nvme_tcp_fabric_sync(tq, (const struct nvme_cmd *)&c, NULL, 0, false, &cpl);
 	if (rc == 0) {
 		*value = (uint64_t)cpl.cdw0 | (eight ? (uint64_t)cpl.cdw1 << 32 : 0);
 	}
@@ -495,13 +504,13 @@ prop_set(struct nvme_tcp_qpair *tq, uint32_t ofst, uint32_t value)
 	c.fctype = NVME_FCTYPE_PROPERTY_SET;
 	c.ofst = ofst;
 	c.value = value;
-	return fabric_sync(tq, (const struct nvme_cmd *)&c, NULL, 0, &cpl);
+	return nvme_tcp_fabric_sync(tq, (const struct nvme_cmd *)&c, NULL, 0, false, &cpl);
 }
 
 /* The admin connection: socket, ICReq, Connect (a new controller with the dynamic
  * model), keep-alive armed. */
-static int
-admin_connect(struct nvme_tcp_ctrlr *tc)
+int
+nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc)
 {
 	struct nvme_tcp_qpair *tq = nvme_tcp_qpair(tc->ctrlr.adminq);
 	uint64_t deadline = deadline_ms(&tc->ctrlr, tc->ctrlr.opts.admin_timeout_ms);
@@ -523,10 +532,10 @@ admin_connect(struct nvme_tcp_ctrlr *tc)
 	return 0;
 }
 
-static int tcp_get_reg_4(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t *value);
-
-static int
-tcp_reg_access(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, bool eight, uint64_t *value, bool set)
+/* Property Get/Set on the admin connection (reconnected first during a reset). */
+int
+nvme_tcp_reg_access(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, bool eight, uint64_t *value,
+		    bool set)
 {
 	struct nvme_tcp_qpair *tq = nvme_tcp_qpair(ctrlr->adminq);
 	int rc = 0;
@@ -534,7 +543,7 @@ tcp_reg_access(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, bool eight, uint64
 	nvme_ctrlr_lock(ctrlr);
 	if (tq->conn != NVME_TCP_CONN_READY) {
 		/* A reset after the connection was lost starts with a new one. */
-		rc = ctrlr->resetting ? admin_connect(nvme_tcp_ctrlr(ctrlr)) : -ENXIO;
+		rc = ctrlr->resetting ? nvme_tcp_admin_connect(nvme_tcp_ctrlr(ctrlr)) : -ENXIO;
 	}
 	if (rc == 0) {
 		rc = set ? prop_set(tq, offset, (uint32_t)*value) :
@@ -548,7 +557,7 @@ static int
 tcp_get_reg_4(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t *value)
 {
 	uint64_t v = 0;
-	int rc = tcp_reg_access(ctrlr, offset, false, &v, false);
+	int rc = nvme_tcp_reg_access(ctrlr, offset, false, &v, false);
 
 	*value = rc == 0 ? (uint32_t)v : UINT32_MAX;
 	return rc;
@@ -559,7 +568,7 @@ tcp_set_reg_4(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t value)
 {
 	uint64_t v = value;
 
-	return tcp_reg_access(ctrlr, offset, false, &v, true);
+	return nvme_tcp_reg_access(ctrlr, offset, false, &v, true);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -583,9 +592,9 @@ tcp_qpair_destroy(struct nvp_nvme_qpair *qpair)
 	free(tq);
 }
 
-static int
-tcp_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
-		 const struct nvp_nvme_io_qpair_opts *opts, struct nvp_nvme_qpair **out)
+int
+nvme_tcp_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
+		      const struct nvp_nvme_io_qpair_opts *opts, struct nvp_nvme_qpair **out)
 {
 	uint32_t entries = qid == 0 ? ctrlr->opts.admin_queue_size : opts->io_queue_size;
 	uint32_t requests = qid == 0 ? NVP_MAX(2 * entries, 64u) : opts->io_queue_requests;
@@ -667,18 +676,38 @@ tcp_qpair_disconnect(struct nvp_nvme_qpair *qpair)
 	return 0;
 }
 
+/* A scattered payload must hold its size: walk it once (the PCIe check does too). */
+static int
+sgl_check(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	struct nvme_payload *pl = &req->payload;
+	uint32_t left = pl->size;
+
+	pl->reset_sgl_fn(pl->sgl_arg, 0);
+	while (left > 0) {
+		void *addr = NULL;
+		uint32_t n = 0;
+
+		if (pl->next_sge_fn(pl->sgl_arg, &addr, &n) != 0 || addr == NULL || n == 0) {
+			NVP_ERRLOG("qpair %u: the scatter list ends %u bytes before the payload's "
+				   "%u",
+				   qpair->id, left, pl->size);
+			return -EINVAL;
+		}
+		left -= NVP_MIN(n, left);
+	}
+	return 0;
+}
+
 static int
 tcp_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	if (nvp_unlikely(req->payload.type == NVME_PAYLOAD_SGL)) {
-		NVP_ERRLOG("qpair %u: scattered (SGL callback) payloads are not supported over "
-			   "TCP; use a contiguous buffer",
-			   qpair->id);
-		return -ENOTSUP;
-	}
 	if (nvp_unlikely(req->cmd.mptr != 0)) {
 		NVP_ERRLOG("qpair %u: separate metadata cannot travel over TCP", qpair->id);
 		return -ENOTSUP;
+	}
+	if (req->payload.type == NVME_PAYLOAD_SGL) {
+		return sgl_check(qpair, req);
 	}
 	return 0;
 }
@@ -779,12 +808,13 @@ static int
 tcp_ctrlr_enable_admin_queue(struct nvp_nvme_ctrlr *ctrlr)
 {
 	struct nvme_tcp_ctrlr *tc = nvme_tcp_ctrlr(ctrlr);
+	int rc = 0;
 
-	if (tc->admin_fresh) {
-		tc->admin_fresh = false;
-		return 0;
+	if (!tc->admin_fresh) {
+		rc = nvme_tcp_admin_connect(tc);
 	}
-	return admin_connect(tc);
+	tc->admin_fresh = false; /* the next reset reconnects */
+	return rc;
 }
 
 static uint32_t
@@ -794,8 +824,8 @@ tcp_get_max_io_queues(struct nvp_nvme_ctrlr *ctrlr)
 	return 65535u;
 }
 
-static void
-tcp_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
+void
+nvme_tcp_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 {
 	if (ctrlr->adminq != NULL) {
 		tcp_qpair_destroy(ctrlr->adminq);
@@ -858,8 +888,8 @@ parse_host(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid)
 }
 
 /* trsvcid, adrfam, hostnqn, hdgst, ddgst, kato from the trid. */
-static int
-parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid)
+int
+nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid)
 {
 	char v[64];
 	uint64_t n;
@@ -903,10 +933,10 @@ read_cap_vs(struct nvme_tcp_ctrlr *tc)
 	uint64_t v = 0;
 	int rc;
 
-	rc = tcp_reg_access(&tc->ctrlr, NVME_REG_CAP, true, &v, false);
+	rc = nvme_tcp_reg_access(&tc->ctrlr, NVME_REG_CAP, true, &v, false);
 	cap.raw = v;
 	if (rc == 0) {
-		rc = tcp_reg_access(&tc->ctrlr, NVME_REG_VS, false, &v, false);
+		rc = nvme_tcp_reg_access(&tc->ctrlr, NVME_REG_VS, false, &v, false);
 		vs.raw = (uint32_t)v;
 	}
 	if (rc != 0) {
@@ -939,20 +969,20 @@ tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 		free(tc);
 		return rc;
 	}
-	rc = parse_trid(tc, trid);
+	rc = nvme_tcp_parse_trid(tc, trid);
 	if (rc == 0) {
 		snprintf(tc->ctrlr.name, sizeof(tc->ctrlr.name), "tcp %.48s:%.8s", tc->traddr,
 			 tc->trsvcid);
-		rc = tcp_qpair_create(&tc->ctrlr, 0, NULL, &tc->ctrlr.adminq);
+		rc = nvme_tcp_qpair_create(&tc->ctrlr, 0, NULL, &tc->ctrlr.adminq);
 	}
 	if (rc == 0) {
-		rc = admin_connect(tc);
+		rc = nvme_tcp_admin_connect(tc);
 	}
 	if (rc == 0) {
 		rc = read_cap_vs(tc);
 	}
 	if (rc != 0) {
-		tcp_ctrlr_destruct(&tc->ctrlr);
+		nvme_tcp_ctrlr_destruct(&tc->ctrlr);
 		return rc;
 	}
 	*out = &tc->ctrlr;
@@ -963,12 +993,12 @@ const struct nvme_transport_ops g_nvme_tcp_transport = {
 	.name = "TCP",
 	.type = NVP_NVME_TRANSPORT_TCP,
 	.ctrlr_construct = tcp_ctrlr_construct,
-	.ctrlr_destruct = tcp_ctrlr_destruct,
+	.ctrlr_destruct = nvme_tcp_ctrlr_destruct,
 	.ctrlr_get_reg_4 = tcp_get_reg_4,
 	.ctrlr_set_reg_4 = tcp_set_reg_4,
 	.ctrlr_enable_admin_queue = tcp_ctrlr_enable_admin_queue,
 	.ctrlr_get_max_io_queues = tcp_get_max_io_queues,
-	.qpair_create = tcp_qpair_create,
+	.qpair_create = nvme_tcp_qpair_create,
 	.qpair_destroy = tcp_qpair_destroy,
 	.qpair_connect = tcp_qpair_connect,
 	.qpair_disconnect = tcp_qpair_disconnect,

@@ -102,7 +102,8 @@ struct nvme_tcp_qpair {
 	uint8_t rx_state; /* enum nvme_tcp_rx_state */
 	uint8_t rx_hdr[NVME_TCP_IC_LEN + NVME_TCP_DIGEST_LEN] __attribute__((aligned(8)));
 	uint32_t rx_have, rx_need; /* of the header, padding, data or digest */
-	uint8_t *rx_dst;           /* where data goes, NULL = discard (TermReq) */
+	uint8_t *rx_dst;           /* where data goes (a contiguous payload) */
+	bool rx_sgl;               /* or into rx_treq's scattered payload; neither: dropped */
 	struct nvme_tcp_req *rx_treq;
 	uint32_t rx_crc;
 	uint32_t rx_cpls; /* completions of this poll */
@@ -159,6 +160,15 @@ void nvme_tcp_treq_done(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq,
 			const struct nvme_cpl *cpl);
 
 /* nvme_tcp.c */
+int nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid);
+int nvme_tcp_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
+			  const struct nvp_nvme_io_qpair_opts *opts, struct nvp_nvme_qpair **out);
+int nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc);
+void nvme_tcp_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr);
+int nvme_tcp_reg_access(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, bool eight, uint64_t *value,
+			bool set);
+int nvme_tcp_fabric_sync(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void *data,
+			 uint32_t len, bool write, struct nvme_cpl *cpl);
 void nvme_tcp_qpair_fail(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, uint32_t fei);
 
 #endif /* NVP_NVME_TCP_INTERNAL_H */

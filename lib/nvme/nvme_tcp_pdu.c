@@ -48,10 +48,85 @@ host_pdo(const struct nvme_tcp_qpair *tq, uint32_t hlen)
 	return (end + align - 1u) / align * align;
 }
 
-static uint8_t *
-treq_data(struct nvme_tcp_req *treq, uint32_t off)
+/*
+ * The request's payload as byte ranges: one buffer, or the caller's scatter list walked
+ * with its reset_sgl/next_sge callbacks (a split child's callbacks add its offset).
+ * @fn is called for each piece of [off, off + len) until it returns false.
+ * \return 0, or -EFAULT if the list ends (or returns an error) before @len bytes.
+ */
+typedef bool (*piece_fn)(void *ctx, uint8_t *p, uint32_t n);
+
+static int
+payload_walk(struct nvme_request *req, uint32_t off, uint32_t len, piece_fn fn, void *ctx)
 {
-	return (uint8_t *)treq->req->payload.buf + off;
+	struct nvme_payload *pl = &req->payload;
+
+	if (nvp_likely(pl->type == NVME_PAYLOAD_CONTIG)) {
+		(void)fn(ctx, (uint8_t *)pl->buf + off, len);
+		return 0;
+	}
+	pl->reset_sgl_fn(pl->sgl_arg, off);
+	while (len > 0) {
+		void *addr = NULL;
+		uint32_t n = 0;
+
+		if (pl->next_sge_fn(pl->sgl_arg, &addr, &n) != 0 || addr == NULL || n == 0) {
+			return -EFAULT;
+		}
+		n = NVP_MIN(n, len);
+		if (!fn(ctx, addr, n)) {
+			return 0;
+		}
+		len -= n;
+	}
+	return 0;
+}
+
+static bool
+crc_piece(void *ctx, uint8_t *p, uint32_t n)
+{
+	uint32_t *crc = ctx;
+
+	*crc = nvp_crc32c(*crc, p, n);
+	return true;
+}
+
+static uint32_t
+payload_digest(struct nvme_request *req, uint32_t off, uint32_t len)
+{
+	uint32_t crc = ~0u;
+
+	(void)payload_walk(req, off, len, crc_piece, &crc);
+	return crc ^ ~0u;
+}
+
+struct copy_ctx {
+	const uint8_t *src;
+};
+
+static bool
+copy_piece(void *ctx, uint8_t *p, uint32_t n)
+{
+	struct copy_ctx *c = ctx;
+
+	memcpy(p, c->src, n);
+	c->src += n;
+	return true;
+}
+
+struct iov_ctx {
+	struct iovec *iov;
+	uint32_t n, max;
+};
+
+static bool
+iov_piece(void *ctx, uint8_t *p, uint32_t n)
+{
+	struct iov_ctx *c = ctx;
+
+	c->iov[c->n].iov_base = p;
+	c->iov[c->n].iov_len = n;
+	return ++c->n < c->max;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -125,7 +200,7 @@ nvme_tcp_build_cmd_pdu(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq)
 		if (tq->ddgst) {
 			pdu->ch.flags |= NVME_TCP_FLAG_DDGSTF;
 			pdu->ch.plen += NVME_TCP_DIGEST_LEN;
-			put_le32(treq->ddgst, nvme_tcp_digest(treq_data(treq, 0), treq->data_len));
+			put_le32(treq->ddgst, payload_digest(treq->req, 0, treq->data_len));
 		}
 	} else if (treq->data_len != 0) {
 		sgl->type = 0x5;    /* transport SGL data block */
@@ -160,8 +235,7 @@ nvme_tcp_build_h2c_pdu(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq)
 		put_le32(treq->h2c_pdu.hdgst, nvme_tcp_digest(h, NVME_TCP_DATA_HLEN));
 	}
 	if (tq->ddgst) {
-		put_le32(treq->ddgst,
-			 nvme_tcp_digest(treq_data(treq, treq->h2c_off), treq->h2c_len));
+		put_le32(treq->ddgst, payload_digest(treq->req, treq->h2c_off, treq->h2c_len));
 	}
 }
 
@@ -174,21 +248,24 @@ struct seg {
 	uint32_t len;
 };
 
-/* The current PDU of @treq in up to four pieces: header+digest, pad, data, data digest. */
+/*
+ * The current PDU of @treq: header+digest, pad, data (payload offset *@data_off), data
+ * digest. \return how many of the four pieces there are.
+ */
 static uint32_t
-pdu_segs(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq, struct seg *s)
+pdu_segs(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq, struct seg *s, uint32_t *data_off)
 {
 	const struct nvme_tcp_common_hdr *ch;
 	uint32_t hd = tq->hdgst ? NVME_TCP_DIGEST_LEN : 0u;
-	uint32_t off, len;
+	uint32_t len;
 
 	if (treq->send_kind == NVME_TCP_SEND_CMD) {
 		ch = &treq->cmd_pdu.cmd.ch;
-		off = 0;
+		*data_off = 0;
 		len = treq->in_capsule ? treq->data_len : 0u;
 	} else {
 		ch = &treq->h2c_pdu.h2c.ch;
-		off = treq->h2c_off;
+		*data_off = treq->h2c_off;
 		len = treq->h2c_len;
 	}
 	s[0].base = (const uint8_t *)ch;
@@ -198,34 +275,50 @@ pdu_segs(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq, struct seg *s)
 	}
 	s[1].base = g_zero_pad;
 	s[1].len = ch->pdo - s[0].len;
-	s[2].base = treq_data(treq, off);
+	s[2].base = NULL; /* the payload: see nvme_tcp_send_iov() */
 	s[2].len = len;
 	s[3].base = treq->ddgst;
 	s[3].len = tq->ddgst ? NVME_TCP_DIGEST_LEN : 0u;
 	return 4;
 }
 
-/* iovecs for what is left of @treq's current PDU. \return how many (0: no room). */
+/*
+ * iovecs for what is left of @treq's current PDU, at most @max_iov (a scattered payload
+ * may not fit: the rest goes in a later call). \return how many (0: no room).
+ */
 uint32_t
 nvme_tcp_send_iov(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq, struct iovec *iov,
 		  uint32_t max_iov)
 {
 	struct seg s[4];
-	uint32_t nseg, i, n = 0, skip = treq->sent;
+	uint32_t nseg, i, n = 0, skip = treq->sent, data_off;
 
 	if (max_iov < 4) {
 		return 0;
 	}
-	nseg = pdu_segs(tq, treq, s);
-	for (i = 0; i < nseg; i++) {
+	nseg = pdu_segs(tq, treq, s, &data_off);
+	for (i = 0; i < nseg && n < max_iov; i++) {
 		if (skip >= s[i].len) {
 			skip -= s[i].len;
 			continue;
 		}
-		iov[n].iov_base = (void *)(uintptr_t)(s[i].base + skip);
-		iov[n].iov_len = s[i].len - skip;
+		if (i == 2) {
+			struct iov_ctx c = { .iov = iov + n, .n = 0, .max = max_iov - n - 1 };
+
+			if (payload_walk(treq->req, data_off + skip, s[2].len - skip, iov_piece,
+					 &c) != 0) {
+				return n; /* the list is short: the caller sends what there is */
+			}
+			n += c.n;
+			if (c.n == c.max) {
+				return n; /* no room for the rest of the data: later */
+			}
+		} else {
+			iov[n].iov_base = (void *)(uintptr_t)(s[i].base + skip);
+			iov[n].iov_len = s[i].len - skip;
+			n++;
+		}
 		skip = 0;
-		n++;
 	}
 	return n;
 }
@@ -275,6 +368,7 @@ nvme_tcp_rx_reset(struct nvme_tcp_qpair *tq)
 	tq->rx_have = 0;
 	tq->rx_need = sizeof(struct nvme_tcp_common_hdr);
 	tq->rx_dst = NULL;
+	tq->rx_sgl = false;
 	tq->rx_treq = NULL;
 }
 
@@ -398,6 +492,7 @@ rx_next_pdu(struct nvme_tcp_qpair *tq)
 	tq->rx_have = 0;
 	tq->rx_need = sizeof(struct nvme_tcp_common_hdr);
 	tq->rx_dst = NULL;
+	tq->rx_sgl = false;
 	tq->rx_treq = NULL;
 }
 
@@ -470,7 +565,15 @@ rx_c2h_data(struct nvme_tcp_qpair *tq)
 	treq->c2h_next += h->datal;
 	tq->rx_treq = treq;
 	/* Data of a request the driver gave up on (timeout) is read and dropped. */
-	tq->rx_dst = rx_req_live(tq, treq) ? treq_data(treq, h->datao) : NULL;
+	tq->rx_dst = NULL;
+	tq->rx_sgl = false;
+	if (rx_req_live(tq, treq)) {
+		if (treq->req->payload.type == NVME_PAYLOAD_CONTIG) {
+			tq->rx_dst = (uint8_t *)treq->req->payload.buf + h->datao;
+		} else {
+			tq->rx_sgl = true;
+		}
+	}
 	tq->rx_crc = ~0u;
 	tq->rx_have = 0;
 	tq->rx_need = h->ch.pdo - hend;
@@ -583,6 +686,16 @@ rx_step(struct nvme_tcp_qpair *tq, const uint8_t *p, uint32_t avail)
 	case NVME_TCP_RX_DATA:
 		if (tq->rx_dst != NULL) {
 			memcpy(tq->rx_dst + tq->rx_have, p, n);
+		} else if (tq->rx_sgl) {
+			struct copy_ctx c = { .src = p };
+			const struct nvme_tcp_data_hdr *h = (const void *)tq->rx_hdr;
+
+			if (payload_walk(tq->rx_treq->req, h->datao + tq->rx_have, n, copy_piece,
+					 &c) != 0) {
+				return rx_error(
+					tq, "the request's scatter list is shorter than its data",
+					0, 0);
+			}
 		}
 		if (tq->ddgst) {
 			tq->rx_crc = nvp_crc32c(tq->rx_crc, p, n);

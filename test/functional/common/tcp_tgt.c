@@ -51,6 +51,7 @@ struct tgt_conn {
 	bool hdgst, ddgst;
 	uint16_t qid;
 	uint16_t cntlid;
+	bool discovery;            /* connected to the discovery NQN */
 	struct nvp_nvme_qpair *bq; /* the backend qpair of an I/O connection */
 	uint8_t *buf;              /* DMA memory: a command's data */
 	struct pending *backlog;   /* capsules that came while waiting for H2CData */
@@ -456,7 +457,10 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 	struct tcp_tgt *t = c->t;
 	struct nvp_nvme_io_qpair_opts o;
 
-	if (len != sizeof(*d) || strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0 ||
+	c->discovery = fc->qid == 0 &&
+		       strncmp(d->subnqn, NVME_DISCOVERY_NQN, sizeof(d->subnqn)) == 0;
+	if (len != sizeof(*d) ||
+	    (!c->discovery && strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0) ||
 	    fc->sqsize == 0 || fc->sqsize > TGT_MQES) {
 		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
 		return;
@@ -537,6 +541,36 @@ patch_identify(struct tgt_conn *c, const struct nvme_cmd *cmd)
 	f->msdbd = 1;
 }
 
+/* The discovery log page: one record, this target's subsystem. */
+static void
+discovery_log(struct tgt_conn *c, uint32_t len, struct nvme_cpl *cpl)
+{
+	uint8_t page[2048];
+	struct nvme_discovery_log_header *h = (void *)page;
+	struct nvme_discovery_log_entry *e = (void *)(page + sizeof(*h));
+	char port[8];
+
+	memset(page, 0, sizeof(page));
+	h->genctr = 1;
+	h->numrec = 1;
+	e->trtype = NVME_TRTYPE_TCP;
+	e->adrfam = NVME_ADRFAM_IPV4;
+	e->subtype = NVME_SUBTYPE_NVME;
+	e->portid = 1;
+	e->cntlid = 0xffff;
+	memset(e->trsvcid, ' ', sizeof(e->trsvcid));
+	memset(e->traddr, ' ', sizeof(e->traddr));
+	snprintf(port, sizeof(port), "%u", c->t->port);
+	memcpy(e->trsvcid, port, strlen(port));
+	memcpy(e->traddr, "127.0.0.1", 9);
+	nvp_strlcpy(e->subnqn, c->t->subnqn, sizeof(e->subnqn));
+	if (len > sizeof(page)) {
+		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+		return;
+	}
+	memcpy(c->buf, page, len);
+}
+
 /* \return 0, or 1 when the command gets no response (AER held). */
 static int
 admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
@@ -547,6 +581,15 @@ admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct n
 		return 1;
 	}
 	if (cmd->opc == NVME_OPC_KEEP_ALIVE) {
+		return 0;
+	}
+	if (c->discovery) {
+		if (cmd->opc == NVME_OPC_GET_LOG_PAGE &&
+		    (cmd->cdw10 & 0xff) == NVME_LOG_DISCOVERY) {
+			discovery_log(c, len, cpl);
+		} else {
+			set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+		}
 		return 0;
 	}
 	if (cmd->opc == NVME_OPC_SET_FEATURES &&

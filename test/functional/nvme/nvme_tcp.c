@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "nvpoll/nvme_tcp_spec.h"
 #include "tcp_tgt.h"
 
 #define BS 512u
@@ -233,6 +234,51 @@ test_queue_depth(void)
 	tfx_close(&f);
 }
 
+/* Scattered payloads (readv/writev): pieces of odd sizes, in-capsule, R2T and C2HData
+ * split across them, with data digests over the pieces. */
+static void
+test_scattered(void)
+{
+	static struct fx_sgl w, r;
+	struct tcp_fx f;
+	uint8_t *flat, *out;
+	const uint32_t count = 96; /* 48 KiB: R2T */
+	uint32_t cuts[] = { 100, 4000, 7, 20000 }, off, i;
+
+	if (tfx_open(&f, "ddgst:1 hdgst:1") != 0) {
+		tfx_close(&f);
+		return;
+	}
+	flat = fx_dma_alloc(count * BS);
+	out = fx_dma_alloc(count * BS);
+	fx_pattern_fill(flat, 40, count, BS, 0x33);
+	fx_sgl_init(&w);
+	fx_sgl_init(&r);
+	for (off = 0, i = 0; off < count * BS; i++) {
+		uint32_t n = NVP_MIN(cuts[i % 4], count * BS - off);
+
+		fx_sgl_add(&w, flat + off, n);
+		off += n;
+	}
+	for (off = 0, i = 0; off < count * BS; i++) {
+		uint32_t n = NVP_MIN(cuts[(i + 2) % 4], count * BS - off);
+
+		fx_sgl_add(&r, out + off, n);
+		off += n;
+	}
+	CU_ASSERT_EQUAL(fx_iov_io(f.ns, f.qpair, true, &w, 40, count, NULL), 0);
+	CU_ASSERT_EQUAL(fx_iov_io(f.ns, f.qpair, false, &r, 40, count, NULL), 0);
+	CU_ASSERT_EQUAL(fx_pattern_check(out, 40, count, BS, 0x33), -1);
+	/* Small ones travel in the capsule. */
+	fx_sgl_init(&w);
+	fx_sgl_add(&w, flat, 1000);
+	fx_sgl_add(&w, flat + 1000, 24);
+	CU_ASSERT_EQUAL(fx_iov_io(f.ns, f.qpair, true, &w, 40, 2, NULL), 0);
+	nvp_env_dma_free(flat);
+	nvp_env_dma_free(out);
+	tfx_close(&f);
+}
+
 static void
 test_digests(void)
 {
@@ -313,6 +359,29 @@ check_fault(enum tcp_tgt_fault fault, const char *extra, uint32_t count, enum fx
 	tfx_close(&f);
 }
 
+/* Each reset starts over with a new admin connection (a new controller in the dynamic
+ * model) and a new connection per I/O queue: nvmet refuses an I/O queue id twice. */
+static void
+test_reset_loop(void)
+{
+	struct tcp_tgt_stats before, after;
+	struct tcp_fx f;
+	int i;
+
+	if (tfx_open(&f, NULL) != 0) {
+		tfx_close(&f);
+		return;
+	}
+	for (i = 0; i < 5; i++) {
+		tcp_tgt_get_stats(f.tgt, &before);
+		CU_ASSERT_EQUAL_FATAL(nvp_nvme_ctrlr_reset(f.ctrlr), 0);
+		tcp_tgt_get_stats(f.tgt, &after);
+		CU_ASSERT_EQUAL(after.connections - before.connections, 2);
+		write_read_verify(&f, (uint64_t)i * 8, 8, (uint32_t)i);
+	}
+	tfx_close(&f);
+}
+
 static void
 test_dropped_connection(void)
 {
@@ -374,6 +443,55 @@ test_admin_connection_lost(void)
 	tfx_close(&f);
 }
 
+struct disc {
+	unsigned int n;
+	struct nvp_nvme_discovery_entry e;
+};
+
+static void
+disc_cb(void *arg, const struct nvp_nvme_discovery_entry *e)
+{
+	struct disc *d = arg;
+
+	d->n++;
+	d->e = *e;
+}
+
+/* nvp_nvme_discover(): the record names the subsystem; its trid attaches. */
+static void
+test_discover(void)
+{
+	struct nvp_nvme_transport_id trid;
+	struct nvp_nvme_ctrlr *ctrlr = NULL;
+	struct disc d = { 0 };
+	struct tcp_fx f;
+	char str[256];
+
+	if (tfx_open(&f, NULL) != 0) {
+		tfx_close(&f);
+		return;
+	}
+	snprintf(str, sizeof(str), "trtype:TCP traddr:127.0.0.1 trsvcid:%u", tcp_tgt_port(f.tgt));
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_transport_id_parse(&trid, str), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_discover(&trid, disc_cb, &d), 1);
+	CU_ASSERT_EQUAL(d.n, 1);
+	CU_ASSERT_EQUAL(d.e.trtype, NVME_TRTYPE_TCP);
+	CU_ASSERT_EQUAL(d.e.subtype, NVME_SUBTYPE_NVME);
+	CU_ASSERT_STRING_EQUAL(d.e.traddr, "127.0.0.1");
+	CU_ASSERT_STRING_EQUAL(d.e.subnqn, "nqn.2026-01.io.nvpoll:test");
+	CU_ASSERT_EQUAL(nvp_nvme_connect(&d.e.trid, NULL, &ctrlr), 0);
+	if (ctrlr != NULL) {
+		CU_ASSERT_EQUAL(nvp_nvme_detach(ctrlr), 0);
+	}
+	/* Not TCP, nothing listening: errors, not hangs. */
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, "trtype:PCIe traddr:0000:00:04.0"), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_discover(&trid, disc_cb, &d), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, "trtype:TCP traddr:127.0.0.1 trsvcid:1"),
+			0);
+	CU_ASSERT(nvp_nvme_discover(&trid, disc_cb, &d) < 0);
+	tfx_close(&f);
+}
+
 static void
 test_bad_trid(void)
 {
@@ -404,14 +522,17 @@ main(int argc, char **argv)
 		{ "io_verify", test_io_verify },
 		{ "large_io_r2t", test_large_io_r2t },
 		{ "queue_depth", test_queue_depth },
+		{ "scattered", test_scattered },
 		{ "digests", test_digests },
 		{ "c2h_success", test_c2h_success },
+		{ "reset_loop", test_reset_loop },
 		{ "dropped_connection", test_dropped_connection },
 		{ "malformed_pdu", test_malformed_pdu },
 		{ "wrong_pdu_length", test_wrong_pdu_length },
 		{ "bad_digest", test_bad_digest },
 		{ "r2t_beyond", test_r2t_beyond },
 		{ "admin_connection_lost", test_admin_connection_lost },
+		{ "discover", test_discover },
 		{ "bad_trid", test_bad_trid },
 	};
 

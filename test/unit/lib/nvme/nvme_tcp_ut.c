@@ -146,7 +146,7 @@ parse(const char *traddr, const char *args, struct nvme_tcp_ctrlr *tc)
 	nvp_strlcpy(trid.traddr, traddr, sizeof(trid.traddr));
 	nvp_strlcpy(trid.subnqn, "nqn.x", sizeof(trid.subnqn));
 	nvp_strlcpy(trid.args, args, sizeof(trid.args));
-	return parse_trid(tc, &trid);
+	return nvme_tcp_parse_trid(tc, &trid);
 }
 
 static void
@@ -212,7 +212,7 @@ make_qpair(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, int *peer)
 
 	CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
 	(void)setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-	CU_ASSERT_EQUAL_FATAL(tcp_qpair_create(ctrlr, qid, &o, &qpair), 0);
+	CU_ASSERT_EQUAL_FATAL(nvme_tcp_qpair_create(ctrlr, qid, &o, &qpair), 0);
 	tq = nvme_tcp_qpair(qpair);
 	tq->fd = sv[0];
 	tq->conn = NVME_TCP_CONN_READY;
