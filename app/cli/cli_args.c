@@ -134,6 +134,9 @@ static const struct cmd_def g_cmds[CLI_CMD_COUNT] = {
 	[CLI_CMD_VERSION] = { "version", false, "print the version" },
 	[CLI_CMD_DIR_RECEIVE] = { "dir-receive", true, "directive receive (identify, streams)" },
 	[CLI_CMD_WAF] = { "waf", true, "write amplification of the software controller's FTL" },
+	[CLI_CMD_DISCOVER] = { "discover", true,
+			       "NVMe/TCP discovery log page (device: \"trtype:TCP traddr:... "
+			       "trsvcid:...\")" },
 };
 
 const char *

@@ -106,6 +106,9 @@ run_one(struct run_state *st, const struct cli_args *a)
 		cli_usage(stdout, a->cmd);
 		return CLI_EXIT_OK;
 	}
+	if (a->cmd == CLI_CMD_DISCOVER) {
+		return cli_cmd_discover(a); /* a discovery controller, not one to attach */
+	}
 	if (a->device != NULL) {
 		rc = get_ctrlr(st, a->device, &ctrlr);
 		if (rc != 0) {

@@ -54,6 +54,7 @@ enum cli_cmd_id {
 	CLI_CMD_VERSION,
 	CLI_CMD_DIR_RECEIVE, /* cli_dir.c */
 	CLI_CMD_WAF,
+	CLI_CMD_DISCOVER, /* cli_discover.c */
 	CLI_CMD_COUNT,
 };
 
@@ -226,5 +227,10 @@ int cli_cmd_run(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
 int cli_cmd_dir_receive(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
 /** waf: the software controller's FTL log page (C0h): write amplification. */
 int cli_cmd_waf(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
+
+/* ---- cli_discover.c ---- */
+
+/** discover: an NVMe-oF discovery controller's log page (no controller is attached). */
+int cli_cmd_discover(const struct cli_args *args);
 
 #endif /* NVP_CLI_H */

@@ -38,7 +38,7 @@ enum nvp_nvme_transport_type {
 	NVP_NVME_TRANSPORT_PCIE = 1, /**< a PCI function env offers (real or virtual) */
 	NVP_NVME_TRANSPORT_VDEV = 2, /**< a virtual device made on demand by an env provider
 				      * ("emu"), then driven through the PCIe transport */
-	NVP_NVME_TRANSPORT_TCP = 3,  /**< reserved for the NVMe/TCP transport */
+	NVP_NVME_TRANSPORT_TCP = 3,  /**< NVMe/TCP: traddr, trsvcid, subnqn, hostnqn... */
 };
 
 #define NVP_NVME_TRSTRING_MAX 16
@@ -71,6 +71,35 @@ int nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *
 
 /** Format back to the string form. \return 0 or -ENOSPC. */
 int nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport_id *trid);
+
+/* ---------------------------------------------------------------------------------------
+ * Discovery (NVMe over Fabrics)
+ * ------------------------------------------------------------------------------------- */
+
+/** One record of a discovery log page (NVMe-oF 1.1 section 5.3). */
+struct nvp_nvme_discovery_entry {
+	struct nvp_nvme_transport_id trid; /**< ready for nvp_nvme_connect() (TCP records) */
+	uint8_t trtype;                    /**< 1 RDMA, 2 FC, 3 TCP, 254 loop */
+	uint8_t adrfam;                    /**< 1 IPv4, 2 IPv6 */
+	uint8_t subtype;                   /**< 1 referral, 2 NVM subsystem, 3 this discovery */
+	uint16_t portid;
+	uint16_t cntlid;
+	char trsvcid[33];
+	char traddr[257];
+	char subnqn[257];
+};
+
+typedef void (*nvp_nvme_discover_cb)(void *cb_arg, const struct nvp_nvme_discovery_entry *entry);
+
+/**
+ * Connect to the discovery controller at @trid ("trtype:TCP traddr:... trsvcid:8009";
+ * subnqn defaults to nqn.2014-08.org.nvmexpress.discovery), read its discovery log page
+ * and call @cb once per record. env must be initialised.
+ * \return the number of records; -EINVAL bad trid; -ENODEV nothing listening; -EIO the
+ * controller refused (message logged); -ETIMEDOUT; -ENOMEM.
+ */
+int nvp_nvme_discover(const struct nvp_nvme_transport_id *trid, nvp_nvme_discover_cb cb,
+		      void *cb_arg);
 
 /* ---------------------------------------------------------------------------------------
  * Controllers

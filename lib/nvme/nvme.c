@@ -406,6 +406,35 @@ connect_pcie(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctr
 	return attach_pci(dev, trid, opts, out);
 }
 
+/* A fabrics transport (TCP): the transport makes the connection, then the same init. */
+static int
+connect_fabric(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
+	       struct nvp_nvme_ctrlr **out)
+{
+	const struct nvme_transport_ops *transport = nvme_transport_get(trid_type_string(trid));
+	struct nvp_nvme_ctrlr *ctrlr = NULL;
+	int rc;
+
+	if (transport == NULL) {
+		NVP_ERRLOG("connect: transport %s is not available in this build", trid->trstring);
+		return -EINVAL;
+	}
+	rc = transport->ctrlr_construct(trid, opts, NULL, &ctrlr);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = nvme_ctrlr_init(ctrlr);
+	if (rc != 0) {
+		NVP_ERRLOG("%s: initialisation failed (%s)", ctrlr->name, strerror(-rc));
+		transport->ctrlr_destruct(ctrlr);
+		return rc;
+	}
+	NVP_INFOLOG("%s: attached, %u I/O queues, %u namespaces", ctrlr->name, ctrlr->num_io_queues,
+		    ctrlr->num_active_ns);
+	*out = ctrlr;
+	return 0;
+}
+
 /* Ask the provider named by trtype for a device, attach to its PCI function. */
 static int
 connect_vdev(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
@@ -468,6 +497,8 @@ nvp_nvme_connect(const struct nvp_nvme_transport_id *trid,
 		return connect_pcie(&t, &opts, ctrlr);
 	case NVP_NVME_TRANSPORT_VDEV:
 		return connect_vdev(&t, &opts, ctrlr);
+	case NVP_NVME_TRANSPORT_TCP:
+		return connect_fabric(&t, &opts, ctrlr);
 	default:
 		NVP_ERRLOG("connect: transport %s is not available in this build", t.trstring);
 		return -EINVAL;

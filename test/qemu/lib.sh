@@ -290,3 +290,101 @@ nvp_bench_fio_irq() {
 		cpu_pct: (.usr_cpu + .sys_cpu),
 		cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios)}' "$out")"
 }
+
+# --- NVMe/TCP: the kernel's target (nvmet + nvmet-tcp through configfs) on 127.0.0.1:4420,
+# one file-backed namespace (64 MiB on the guest's tmpfs, buffered I/O: tmpfs has no
+# O_DIRECT). nvpoll's TCP initiator and the kernel's (nvme connect -t tcp) both talk to it.
+NVP_TCP_NQN=nqn.2026-01.io.nvpoll:qemu
+NVP_TCP_TRID="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NVP_TCP_NQN"
+
+nvp_tcp_target() {
+	local cfg=/sys/kernel/config/nvmet sub port
+	ifconfig lo 127.0.0.1 up || { nvp_fail "cannot bring up lo"; return 1; }
+	modprobe nvmet && modprobe nvmet-tcp || { nvp_fail "nvmet/nvmet-tcp do not load"; return 1; }
+	[ -d /sys/kernel/config/nvmet ] || mount -t configfs none /sys/kernel/config ||
+		{ nvp_fail "configfs not mounted"; return 1; }
+	[ -d "$cfg/subsystems/$NVP_TCP_NQN" ] && return 0
+	dd if=/dev/zero of=/tmp/nvp_tcp.img bs=1M count=64 2>/dev/null || return 1
+	sub=$cfg/subsystems/$NVP_TCP_NQN
+	mkdir "$sub" && echo 1 >"$sub/attr_allow_any_host" || return 1
+	mkdir "$sub/namespaces/1" || return 1
+	echo -n /tmp/nvp_tcp.img >"$sub/namespaces/1/device_path"
+	echo 1 >"$sub/namespaces/1/buffered_io"
+	echo 1 >"$sub/namespaces/1/enable" || { nvp_fail "namespace not enabled"; return 1; }
+	port=$cfg/ports/1
+	mkdir "$port" || return 1
+	echo tcp >"$port/addr_trtype"
+	echo ipv4 >"$port/addr_adrfam"
+	echo 127.0.0.1 >"$port/addr_traddr"
+	echo 4420 >"$port/addr_trsvcid"
+	ln -s "$sub" "$port/subsystems/$NVP_TCP_NQN" || { nvp_fail "port not linked"; return 1; }
+	echo "nvmet-tcp: $NVP_TCP_NQN on 127.0.0.1:4420"
+}
+
+# nvp_tcp_kernel_connect: the kernel's initiator on the same target; prints its block
+# device (the one that appeared). nvp_tcp_kernel_disconnect undoes it.
+nvp_tcp_kernel_connect() {
+	local before after b
+	before=$(ls /sys/block)
+	modprobe nvme-tcp || return 1
+	nvme connect -t tcp -a 127.0.0.1 -s 4420 -n "$NVP_TCP_NQN" >/dev/null || return 1
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		after=$(ls /sys/block)
+		for b in $after; do
+			case $b in nvme*c*n*) continue ;; esac # a multipath path: no /dev node
+			echo "$before" | grep -qx "$b" || { echo "$b"; return 0; }
+		done
+		sleep 1
+	done
+	return 1
+}
+
+nvp_tcp_kernel_disconnect() {
+	nvme disconnect -n "$NVP_TCP_NQN" >/dev/null
+}
+
+# nvp_tcp_cross_check: what nvpoll wrote over TCP (hello_world: LBA 0) the kernel's
+# initiator reads back, and what the kernel writes nvpoll reads (nvp over TCP).
+nvp_tcp_cross_check() {
+	local blk
+	blk=$(nvp_tcp_kernel_connect) || { nvp_fail "nvme connect -t tcp failed"; return 1; }
+	echo "kernel initiator: /dev/$blk"
+	dd if=/dev/"$blk" bs=4096 count=1 iflag=direct 2>/dev/null | grep -q "Hello world!" ||
+		{ nvp_fail "the kernel does not read what nvpoll wrote over TCP"; nvp_tcp_kernel_disconnect; return 1; }
+	nvp_tcp_kernel_disconnect
+}
+
+# CPU time of the whole guest (user+nice+system+irq+softirq, USER_HZ ticks): over TCP the
+# initiator's work is partly in kernel threads (and the target's always is), which a
+# process's rusage misses.
+nvp_cpu_ticks() {
+	awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
+# nvp_bench_tcp_kernel QD: fio io_uring 4 KiB random reads on the kernel initiator's device.
+nvp_bench_tcp_kernel() {
+	local blk out=/tmp/fio-tcp-qd$1.json t0 t1
+	blk=$(nvp_tcp_kernel_connect) || { nvp_fail "nvme connect -t tcp failed"; return 1; }
+	t0=$(nvp_cpu_ticks)
+	fio --name=bench --ioengine=io_uring --direct=1 --rw=randread --bs=4k \
+		--iodepth="$1" --runtime="$NVP_BENCH_SECS" --time_based --filename=/dev/"$blk" \
+		--lat_percentiles=1 --output-format=json --output="$out" || { nvp_fail "fio exit $?"; nvp_tcp_kernel_disconnect; return 1; }
+	t1=$(nvp_cpu_ticks)
+	nvp_tcp_kernel_disconnect
+	echo "NVPBENCH tcp-kernel $1 $(jq -c --argjson ticks $((t1 - t0)) '.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
+		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
+		cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios),
+		sys_cpu_us_per_io: ($ticks * 10000 / .read.total_ios), errors: .error}' "$out")"
+}
+
+# nvp_bench_tcp_nvpoll QD: nvp_perf through nvpoll's TCP transport on the same target.
+nvp_bench_tcp_nvpoll() {
+	local out=/tmp/perf-tcp-qd$1.json t0 t1
+	t0=$(nvp_cpu_ticks)
+	nvp_perf -r "$NVP_TCP_TRID" -q "$1" -o 4096 -w randread -t "$NVP_BENCH_SECS" \
+		--json "$out" || { nvp_fail "nvp_perf exit $?"; return 1; }
+	t1=$(nvp_cpu_ticks)
+	echo "NVPBENCH tcp-nvpoll $1 $(jq -c --argjson ticks $((t1 - t0)) '.total | {iops: .iops, ios: .ios,
+		mean_us: .latency_us.mean, p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us,
+		sys_cpu_us_per_io: ($ticks * 10000 / .ios), errors: .errors}' "$out")"
+}

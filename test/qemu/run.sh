@@ -13,6 +13,7 @@
 #                                                 kernel io_uring polled vs nvpoll, 4 KiB
 #                                                 random reads at QD1 and QD32; not a test)
 #        test/qemu/run.sh --bench-table LOG      (the benchmark table of a saved log only)
+#        test/qemu/run.sh --tcp-bench-table LOG  (the NVMe/TCP table and RESULT line of one)
 #        test/qemu/run.sh --judge MACHINE LOG    (judge a saved console log only)
 #        test/qemu/run.sh --selftest             (the judge against made-up logs, no VM)
 #   -m  machines to boot (default "pc q35", or $NVP_QEMU_MACHINES)
@@ -46,7 +47,7 @@ test_list=$qdir/tests.list
 FAULT_RE='DMAR: \[DMA (Read|Write)|DMAR: DRHD: handling fault|DMAR:.*[Ff]ault reason|IO_PAGE_FAULT|AMD-Vi: Event logged|Kernel panic|BUG: |Oops: |general protection fault'
 
 # Modules the guest needs; their dependencies are added from modules.dep.
-MODULES="uio uio_pci_generic vfio vfio_iommu_type1 vfio-pci nvme nvme-core"
+MODULES="uio uio_pci_generic vfio vfio_iommu_type1 vfio-pci nvme nvme-core nvmet nvmet-tcp nvme-tcp nvme-fabrics"
 
 die() {
 	echo "test/qemu/run.sh: $*" >&2
@@ -183,6 +184,59 @@ bench_table() {
 		}'
 }
 
+# tcp_bench_table LOG: the NVMe/TCP lines (NVPBENCH tcp-kernel|tcp-nvpoll QD {json}): the
+# kernel's initiator (fio io_uring) and nvpoll's (nvp_perf) against the guest's nvmet-tcp.
+# CPU per I/O twice: the process's own (fio's usr+sys, nvp_perf's I/O threads) and the whole
+# guest's (/proc/stat: the kernel initiator works partly in kernel threads, which fio's
+# rusage misses; the target's work is in both). IOPS per CPU-second uses the whole guest's.
+# Ends with RESULT tcp_iops_per_cpu_ratio=X (nvpoll / kernel at QD32).
+tcp_bench_table() {
+	local logf=$1 lines
+	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(tcp-kernel\|tcp-nvpoll\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
+	[ -n "$lines" ] || { echo "no NVPBENCH tcp lines in $logf"; return 1; }
+	echo
+	echo "NVMe/TCP: 4 KiB random reads against the guest's nvmet-tcp on 127.0.0.1 ($logf)"
+	echo "$lines" | while read -r who qd json; do
+		echo "$json" | jq -r --arg who "$who" --arg qd "$qd" \
+			'[$who, $qd, .iops, .mean_us, .p99_us, .cpu_us_per_io, .sys_cpu_us_per_io, .ios] | @tsv'
+	done | awk -F'\t' '
+		{ k = $1 " " $2; iops[k] = $3; mean[k] = $4; p99[k] = $5; cpu[k] = $6; sys[k] = $7; ios[k] = $8; qds[$2] = 1 }
+		END {
+			printf "  %-22s %4s %10s %10s %10s %12s %12s %12s\n", "initiator", "QD", "IOPS", "mean us",
+				"p99 us", "proc CPU/IO", "guest CPU/IO", "IOPS/CPU-s"
+			ratio = ""
+			n = split("1 32", order, " ")
+			for (i = 1; i <= n; i++) {
+				q = order[i]
+				if (!(q in qds)) continue
+				split("tcp-kernel tcp-nvpoll", who, " ")
+				split("kernel nvme-tcp+fio|nvpoll TCP nvp_perf", label, "|")
+				for (w = 1; w <= 2; w++) {
+					k = who[w] " " q
+					if (k in iops && sys[k] > 0) {
+						eff[k] = 1e6 / sys[k]
+						printf "  %-22s %4s %10.0f %10.1f %10.1f %12.1f %12.1f %12.0f\n", label[w], q, iops[k],
+							mean[k], p99[k], cpu[k], sys[k], eff[k]
+					} else
+						printf "  %-22s %4s %10s\n", label[w], q, "(missing)"
+				}
+				kk = "tcp-kernel " q; kn = "tcp-nvpoll " q
+				if ((kk in eff) && (kn in eff)) {
+					printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %11.2fx %11.2fx %11.2fx\n", "ratio nvpoll/kernel", q,
+						iops[kn] / iops[kk], mean[kn] / mean[kk], p99[kn] / p99[kk], cpu[kn] / cpu[kk],
+						sys[kn] / sys[kk], eff[kn] / eff[kk]
+					if (q == 32) ratio = sprintf("%.2f", eff[kn] / eff[kk])
+				}
+			}
+			if (ratio == "") { print "RESULT tcp_iops_per_cpu_ratio=missing"; exit 1 }
+			print "RESULT tcp_iops_per_cpu_ratio=" ratio
+		}'
+}
+if [ "${1:-}" = --tcp-bench-table ]; then
+	[ $# -eq 2 ] || die "usage: $0 --tcp-bench-table LOG"
+	tcp_bench_table "$2"
+	exit $?
+fi
 if [ "${1:-}" = --bench-table ]; then
 	[ $# -eq 2 ] || die "usage: $0 --bench-table LOG"
 	bench_table "$2"
@@ -519,6 +573,7 @@ if [ $bench -eq 1 ]; then
 	boot "$m" bench
 	judge "$m" "$workdir/$m-bench.log" || failed+=("$m-bench")
 	bench_table "$workdir/$m-bench.log" || failed+=("$m-bench-table")
+	tcp_bench_table "$workdir/$m-bench.log" || failed+=("$m-tcp-bench-table")
 	echo "guest: $(tr -d '\r' <"$workdir/$m-bench.log" | sed -n 's/^.*NVPBOOT [a-z0-9]* //p' | head -1);" \
 		"host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (TCG: shared cores add noise)"
 	if [ ${#failed[@]} -gt 0 ]; then

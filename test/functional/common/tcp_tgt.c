@@ -1,0 +1,900 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The functional tests' NVMe/TCP target (see tcp_tgt.h): a thread accepting connections
+ * on 127.0.0.1 and a thread per connection with blocking sockets, one command at a time
+ * per connection. It checks what the host sends (header and data digests, PDU lengths,
+ * the H2CData answering each R2T) and counts anything wrong in bad_host_pdus.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "nvpoll/env.h"
+#include "nvpoll/nvme_tcp_spec.h"
+#include "nvpoll/util.h"
+#include "tcp_tgt.h"
+
+#define TGT_MAX_CONNS 64
+#define TGT_MAX_DATA (1024u * 1024)
+#define TGT_MQES 1023u
+
+struct tcp_tgt {
+	int lfd;
+	uint16_t port;
+	pthread_t acceptor;
+	atomic_bool stop;
+	struct nvp_nvme_ctrlr *backend;
+	struct tcp_tgt_opts opts;
+	char subnqn[NVME_NQN_FIELD_SIZE];
+	_Atomic int fault;
+	pthread_mutex_t lock;
+	struct tgt_conn *conns[TGT_MAX_CONNS];
+	uint32_t num_conns;
+	uint32_t cc, csts; /* the fabrics controller's registers (admin connection) */
+	uint16_t next_cntlid;
+	struct tcp_tgt_stats stats;
+};
+
+struct tgt_conn {
+	struct tcp_tgt *t;
+	int fd;
+	pthread_t thread;
+	bool hdgst, ddgst;
+	uint16_t qid;
+	uint16_t cntlid;
+	bool discovery;            /* connected to the discovery NQN */
+	struct nvp_nvme_qpair *bq; /* the backend qpair of an I/O connection */
+	uint8_t *buf;              /* DMA memory: a command's data */
+	struct pending *backlog;   /* capsules that came while waiting for H2CData */
+	struct pending **backlog_tail;
+};
+
+/* A capsule read ahead of its turn, with its in-capsule data. */
+struct pending {
+	struct pending *next;
+	struct nvme_cmd cmd;
+	uint32_t len;
+	bool inc;
+	uint8_t data[];
+};
+
+#define STAT_INC(t, f)                            \
+	do {                                      \
+		pthread_mutex_lock(&(t)->lock);   \
+		(t)->stats.f++;                   \
+		pthread_mutex_unlock(&(t)->lock); \
+	} while (0)
+
+static uint32_t
+digest(const void *p, size_t n)
+{
+	return nvp_crc32c(~0u, p, n) ^ ~0u;
+}
+
+static int
+rd(int fd, void *buf, size_t n)
+{
+	uint8_t *p = buf;
+
+	while (n > 0) {
+		ssize_t r = recv(fd, p, n, 0);
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR) {
+				continue;
+			}
+			return -1;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int
+wr_iov(int fd, struct iovec *iov, int cnt)
+{
+	while (cnt > 0) {
+		ssize_t r = writev(fd, iov, cnt);
+
+		if (r < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			return -1;
+		}
+		while (cnt > 0 && (size_t)r >= iov->iov_len) {
+			r -= (ssize_t)iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + r;
+			iov->iov_len -= (size_t)r;
+		}
+	}
+	return 0;
+}
+
+/* A controller PDU: header (HLEN bytes at @hdr, plen/pdo/flags filled here), data. */
+static int
+send_pdu(struct tgt_conn *c, void *hdr, uint32_t hlen, const void *data, uint32_t dlen,
+	 bool corrupt_hdgst, bool corrupt_ddgst)
+{
+	struct nvme_tcp_common_hdr *ch = hdr;
+	bool hd = c->hdgst && ch->pdu_type != NVME_TCP_PDU_C2H_TERM_REQ;
+	uint32_t hdg, ddg;
+	struct iovec iov[4];
+	int n = 0;
+
+	ch->hlen = (uint8_t)hlen;
+	ch->flags |= hd ? NVME_TCP_FLAG_HDGSTF : 0;
+	ch->pdo = dlen ? (uint8_t)(hlen + (hd ? 4 : 0)) : 0;
+	if (dlen && c->ddgst) {
+		ch->flags |= NVME_TCP_FLAG_DDGSTF;
+	}
+	ch->plen = hlen + (hd ? 4 : 0) + dlen + (dlen && c->ddgst ? 4 : 0);
+	hdg = digest(hdr, hlen) ^ (corrupt_hdgst ? 1u : 0u);
+	ddg = (dlen && c->ddgst ? digest(data, dlen) : 0) ^ (corrupt_ddgst ? 1u : 0u);
+	iov[n++] = (struct iovec){ hdr, hlen };
+	if (hd) {
+		iov[n++] = (struct iovec){ &hdg, 4 };
+	}
+	if (dlen) {
+		iov[n++] = (struct iovec){ (void *)(uintptr_t)data, dlen };
+		if (c->ddgst) {
+			iov[n++] = (struct iovec){ &ddg, 4 };
+		}
+	}
+	return wr_iov(c->fd, iov, n);
+}
+
+static int
+send_resp(struct tgt_conn *c, const struct nvme_cpl *cpl, enum tcp_tgt_fault fault)
+{
+	struct nvme_tcp_rsp r;
+
+	memset(&r, 0, sizeof(r));
+	r.ch.pdu_type = NVME_TCP_PDU_CAPSULE_RESP;
+	r.rccqe = *cpl;
+	r.rccqe.sqid = c->qid;
+	if (fault == TCP_TGT_FAULT_BAD_PLEN) {
+		uint8_t raw[40];
+		struct iovec iov = { raw, sizeof(raw) };
+
+		memset(raw, 0, sizeof(raw));
+		memcpy(raw, &r, sizeof(r));
+		raw[1] = c->hdgst ? NVME_TCP_FLAG_HDGSTF : 0;
+		raw[2] = NVME_TCP_RSP_HLEN;
+		raw[4] = sizeof(raw); /* PLEN 40, while HLEN (+ digest) says 24 or 28 */
+		return wr_iov(c->fd, &iov, 1);
+	}
+	return send_pdu(c, &r, NVME_TCP_RSP_HLEN, NULL, 0, fault == TCP_TGT_FAULT_BAD_HDGST, false);
+}
+
+/* ---- what the host sends ---- */
+
+static int
+host_error(struct tgt_conn *c, const char *what)
+{
+	fprintf(stderr, "tcp_tgt: qpair %u: host PDU wrong: %s\n", c->qid, what);
+	STAT_INC(c->t, bad_host_pdus);
+	return -1;
+}
+
+/* Header rest and its digest after the common header @hdr[0..8). */
+static int
+read_header(struct tgt_conn *c, uint8_t *hdr, uint32_t hlen)
+{
+	uint32_t d;
+
+	if (rd(c->fd, hdr + 8, hlen - 8) != 0) {
+		return -1;
+	}
+	if (((hdr[1] & NVME_TCP_FLAG_HDGSTF) != 0) != c->hdgst) {
+		return host_error(c, "HDGSTF differs from what was negotiated");
+	}
+	if (c->hdgst) {
+		if (rd(c->fd, &d, 4) != 0) {
+			return -1;
+		}
+		if (d != digest(hdr, hlen)) {
+			return host_error(c, "header digest");
+		}
+		STAT_INC(c->t, hdgsts_checked);
+	}
+	return 0;
+}
+
+/* Padding up to PDO, @len data bytes into @dst, the data digest. */
+static int
+read_data(struct tgt_conn *c, const struct nvme_tcp_common_hdr *ch, uint8_t *dst, uint32_t len)
+{
+	uint8_t pad[256];
+	uint32_t hend = ch->hlen + (c->hdgst ? 4u : 0u), d;
+
+	if (ch->pdo < hend || ((ch->flags & NVME_TCP_FLAG_DDGSTF) != 0) != c->ddgst ||
+	    ch->plen != ch->pdo + len + (c->ddgst ? 4u : 0u)) {
+		return host_error(c, "PDO, PLEN or DDGSTF of a PDU with data");
+	}
+	if (rd(c->fd, pad, ch->pdo - hend) != 0 || rd(c->fd, dst, len) != 0) {
+		return -1;
+	}
+	if (c->ddgst) {
+		if (rd(c->fd, &d, 4) != 0) {
+			return -1;
+		}
+		if (d != digest(dst, len)) {
+			return host_error(c, "data digest");
+		}
+		STAT_INC(c->t, ddgsts_checked);
+	}
+	return 0;
+}
+
+/*
+ * The rest of a CapsuleCmd whose common header is in @hdr; in-capsule data into @data.
+ * *@len = its data length, *@inc = the data came in the capsule.
+ */
+static int
+read_capsule_rest(struct tgt_conn *c, uint8_t *hdr, struct nvme_cmd *cmd, uint32_t *len, bool *inc,
+		  uint8_t *data)
+{
+	struct nvme_tcp_common_hdr *ch = (void *)hdr;
+	const struct nvme_sgl_descriptor *sgl;
+	uint32_t max = c->qid == 0 ? 8192u : c->t->opts.incapsule;
+
+	if (ch->hlen != NVME_TCP_CMD_HLEN || read_header(c, hdr, NVME_TCP_CMD_HLEN) != 0) {
+		return host_error(c, "CapsuleCmd header");
+	}
+	memcpy(cmd, hdr + 8, sizeof(*cmd));
+	sgl = &cmd->dptr.sgl1;
+	*len = sgl->length;
+	*inc = ch->pdo != 0;
+	STAT_INC(c->t, capsules);
+	if (*len > TGT_MAX_DATA || cmd->psdt != NVME_PSDT_SGL_MPTR_CONTIG) {
+		return host_error(c, "data too long or PSDT not SGL");
+	}
+	if (*inc) {
+		if (sgl->type != 0 || sgl->subtype != 1 || *len == 0 || *len > max) {
+			return host_error(c, "in-capsule data: wrong SGL or too long");
+		}
+		if (c->qid != 0) {
+			STAT_INC(c->t, incapsule_writes);
+		}
+		return read_data(c, ch, data, *len);
+	}
+	if (ch->plen != NVME_TCP_CMD_HLEN + (c->hdgst ? 4u : 0u) ||
+	    (*len != 0 && (sgl->type != 5 || sgl->subtype != 0xa))) {
+		return host_error(c, "capsule without data: PLEN or SGL wrong");
+	}
+	return 0;
+}
+
+/* A capsule that arrived while H2CData was awaited: kept for its turn. */
+static int
+stash_capsule(struct tgt_conn *c, uint8_t *hdr)
+{
+	struct pending *p = calloc(1, sizeof(*p) + 8192u);
+
+	if (p == NULL) {
+		return -1;
+	}
+	if (read_capsule_rest(c, hdr, &p->cmd, &p->len, &p->inc, p->data) != 0) {
+		free(p);
+		return -1;
+	}
+	*c->backlog_tail = p;
+	c->backlog_tail = &p->next;
+	return 0;
+}
+
+/* The next capsule: from the backlog, else from the socket. */
+static int
+read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, uint32_t *len, bool *inc)
+{
+	uint8_t hdr[NVME_TCP_CMD_HLEN];
+	struct nvme_tcp_common_hdr *ch = (void *)hdr;
+	struct pending *p = c->backlog;
+
+	if (p != NULL) {
+		c->backlog = p->next;
+		if (c->backlog == NULL) {
+			c->backlog_tail = &c->backlog;
+		}
+		*cmd = p->cmd;
+		*len = p->len;
+		*inc = p->inc;
+		if (p->inc) {
+			memcpy(c->buf, p->data, p->len);
+		}
+		free(p);
+		return 0;
+	}
+	if (rd(c->fd, hdr, 8) != 0 || ch->pdu_type == NVME_TCP_PDU_H2C_TERM_REQ) {
+		return -1;
+	}
+	if (ch->pdu_type != NVME_TCP_PDU_CAPSULE_CMD) {
+		return host_error(c, "expected a CapsuleCmd");
+	}
+	return read_capsule_rest(c, hdr, cmd, len, inc, c->buf);
+}
+
+static int
+send_r2t(struct tgt_conn *c, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t len)
+{
+	struct nvme_tcp_r2t_hdr r;
+
+	memset(&r, 0, sizeof(r));
+	r.ch.pdu_type = NVME_TCP_PDU_R2T;
+	r.cccid = cid;
+	r.ttag = ttag;
+	r.r2to = off;
+	r.r2tl = len;
+	STAT_INC(c->t, r2ts);
+	return send_pdu(c, &r, NVME_TCP_R2T_HLEN, NULL, 0, false, false);
+}
+
+/* H2CData PDUs answering one R2T for [off, off + len). */
+static int
+read_h2c(struct tgt_conn *c, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t len)
+{
+	uint32_t at = off;
+
+	while (at < off + len) {
+		uint8_t hdr[NVME_TCP_DATA_HLEN];
+		struct nvme_tcp_data_hdr *h = (void *)hdr;
+
+		if (rd(c->fd, hdr, 8) != 0) {
+			return -1;
+		}
+		if (h->ch.pdu_type == NVME_TCP_PDU_CAPSULE_CMD) {
+			uint8_t chdr[NVME_TCP_CMD_HLEN];
+
+			memcpy(chdr, hdr, 8);
+			if (stash_capsule(c, chdr) != 0) {
+				return -1;
+			}
+			continue;
+		}
+		if (h->ch.pdu_type != NVME_TCP_PDU_H2C_DATA || h->ch.hlen != NVME_TCP_DATA_HLEN ||
+		    read_header(c, hdr, NVME_TCP_DATA_HLEN) != 0) {
+			return host_error(c, "expected H2CData");
+		}
+		if (h->cccid != cid || h->ttag != ttag || h->datao != at || h->datal == 0 ||
+		    h->datal > c->t->opts.maxh2cdata || h->datal > off + len - at) {
+			return host_error(c, "H2CData CID, tag, offset or length");
+		}
+		if (read_data(c, &h->ch, c->buf + at, h->datal) != 0) {
+			return -1;
+		}
+		at += h->datal;
+		if (((h->ch.flags & NVME_TCP_FLAG_LAST_PDU) != 0) != (at == off + len)) {
+			return host_error(c, "H2CData LAST_PDU flag");
+		}
+		STAT_INC(c->t, h2c_pdus);
+	}
+	return 0;
+}
+
+/* Ask for a write's data with R2Ts of r2t_chunk bytes, one outstanding at a time. */
+static int
+get_write_data(struct tgt_conn *c, uint16_t cid, uint32_t len, enum tcp_tgt_fault fault)
+{
+	uint32_t off, chunk = c->t->opts.r2t_chunk;
+	uint16_t ttag = 0;
+
+	if (fault == TCP_TGT_FAULT_R2T_BEYOND) {
+		(void)send_r2t(c, cid, 0, 0, len + 4096);
+		return -1;
+	}
+	for (off = 0; off < len; off += chunk, ttag++) {
+		uint32_t n = len - off < chunk ? len - off : chunk;
+
+		if (send_r2t(c, cid, ttag, off, n) != 0 || read_h2c(c, cid, ttag, off, n) != 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A read's data in C2HData PDUs; with c2h_success the last one completes the command. */
+static int
+put_read_data(struct tgt_conn *c, uint16_t cid, uint32_t len, bool success,
+	      enum tcp_tgt_fault fault)
+{
+	uint32_t off, chunk = c->t->opts.c2h_chunk;
+
+	for (off = 0; off < len; off += chunk) {
+		struct nvme_tcp_data_hdr h;
+		uint32_t n = len - off < chunk ? len - off : chunk;
+
+		memset(&h, 0, sizeof(h));
+		h.ch.pdu_type = NVME_TCP_PDU_C2H_DATA;
+		h.cccid = cid;
+		h.datao = fault == TCP_TGT_FAULT_C2H_BEYOND ? len : off;
+		h.datal = n;
+		if (off + n == len) {
+			h.ch.flags = NVME_TCP_FLAG_LAST_PDU |
+				     (success ? NVME_TCP_FLAG_C2H_SUCCESS : 0);
+		}
+		STAT_INC(c->t, c2h_pdus);
+		if (send_pdu(c, &h, NVME_TCP_DATA_HLEN, c->buf + off, n, false,
+			     fault == TCP_TGT_FAULT_BAD_DDGST) != 0) {
+			return -1;
+		}
+		if (fault != TCP_TGT_FAULT_NONE) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- commands ---- */
+
+static void
+set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc)
+{
+	cpl->status.sct = sct;
+	cpl->status.sc = sc;
+	cpl->status.dnr = 1;
+}
+
+static void
+fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
+{
+	const struct nvme_fabric_connect_cmd *fc = (const void *)cmd;
+	const struct nvme_fabric_connect_data *d = (const void *)c->buf;
+	struct tcp_tgt *t = c->t;
+	struct nvp_nvme_io_qpair_opts o;
+
+	c->discovery = fc->qid == 0 &&
+		       strncmp(d->subnqn, NVME_DISCOVERY_NQN, sizeof(d->subnqn)) == 0;
+	if (len != sizeof(*d) ||
+	    (!c->discovery && strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0) ||
+	    fc->sqsize == 0 || fc->sqsize > TGT_MQES) {
+		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
+		return;
+	}
+	c->qid = fc->qid;
+	pthread_mutex_lock(&t->lock);
+	if (fc->qid == 0) {
+		c->cntlid = ++t->next_cntlid;
+		t->cc = 0;
+		t->csts = 0;
+	} else {
+		c->cntlid = d->cntlid;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (fc->qid != 0) {
+		nvp_nvme_ctrlr_get_default_io_qpair_opts(t->backend, &o, sizeof(o));
+		if (d->cntlid != t->next_cntlid ||
+		    nvp_nvme_ctrlr_alloc_io_qpair(t->backend, &o, &c->bq) != 0) {
+			set_status(cpl, NVME_SCT_COMMAND_SPECIFIC,
+				   NVME_SC_CONNECT_INVALID_PARAMETERS);
+			return;
+		}
+	}
+	cpl->cdw0 = c->cntlid;
+}
+
+static void
+fabric_property(struct tgt_conn *c, const struct nvme_cmd *cmd, struct nvme_cpl *cpl)
+{
+	const struct nvme_fabric_prop_cmd *p = (const void *)cmd;
+	struct tcp_tgt *t = c->t;
+	union nvme_cap_register cap = nvp_nvme_ctrlr_get_regs_cap(t->backend);
+	uint64_t v = 0;
+
+	pthread_mutex_lock(&t->lock);
+	if (p->fctype == NVME_FCTYPE_PROPERTY_SET) {
+		if (p->ofst == NVME_REG_CC) {
+			union nvme_cc_register cc = { .raw = (uint32_t)p->value };
+			union nvme_csts_register csts = { .raw = t->csts };
+
+			csts.bits.rdy = cc.bits.en;
+			csts.bits.shst = cc.bits.shn != 0 ? NVME_SHST_COMPLETE : 0;
+			t->cc = cc.raw;
+			t->csts = csts.raw;
+		}
+	} else if (p->ofst == NVME_REG_CAP) {
+		cap.bits.mqes = TGT_MQES;
+		v = cap.raw;
+	} else if (p->ofst == NVME_REG_VS) {
+		v = nvp_nvme_ctrlr_get_regs_vs(t->backend).raw;
+	} else if (p->ofst == NVME_REG_CC) {
+		v = t->cc;
+	} else if (p->ofst == NVME_REG_CSTS) {
+		v = t->csts;
+	}
+	pthread_mutex_unlock(&t->lock);
+	cpl->cdw0 = (uint32_t)v;
+	cpl->cdw1 = (uint32_t)(v >> 32);
+}
+
+/* Identify Controller as a fabrics controller: the subsystem, capsule sizes, SGLs. */
+static void
+patch_identify(struct tgt_conn *c, const struct nvme_cmd *cmd)
+{
+	struct nvme_ctrlr_data *cd = (void *)c->buf;
+	struct nvme_fabric_ctrlr_data *f = (void *)cd->nvmf_specific;
+
+	if ((cmd->cdw10 & 0xff) != 1) {
+		return;
+	}
+	cd->cntlid = c->cntlid;
+	cd->sgls = 0x100005; /* SGLs, keyed data block, offsets (in-capsule data) */
+	memset(cd->subnqn, 0, sizeof(cd->subnqn));
+	nvp_strlcpy(cd->subnqn, c->t->subnqn, sizeof(cd->subnqn));
+	memset(f, 0, sizeof(*f));
+	f->ioccsz = (64 + c->t->opts.incapsule) / 16;
+	f->iorcsz = 1;
+	f->msdbd = 1;
+}
+
+/* The discovery log page: one record, this target's subsystem. */
+static void
+discovery_log(struct tgt_conn *c, uint32_t len, struct nvme_cpl *cpl)
+{
+	uint8_t page[2048];
+	struct nvme_discovery_log_header *h = (void *)page;
+	struct nvme_discovery_log_entry *e = (void *)(page + sizeof(*h));
+	char port[8];
+
+	memset(page, 0, sizeof(page));
+	h->genctr = 1;
+	h->numrec = 1;
+	e->trtype = NVME_TRTYPE_TCP;
+	e->adrfam = NVME_ADRFAM_IPV4;
+	e->subtype = NVME_SUBTYPE_NVME;
+	e->portid = 1;
+	e->cntlid = 0xffff;
+	memset(e->trsvcid, ' ', sizeof(e->trsvcid));
+	memset(e->traddr, ' ', sizeof(e->traddr));
+	snprintf(port, sizeof(port), "%u", c->t->port);
+	memcpy(e->trsvcid, port, strlen(port));
+	memcpy(e->traddr, "127.0.0.1", 9);
+	nvp_strlcpy(e->subnqn, c->t->subnqn, sizeof(e->subnqn));
+	if (len > sizeof(page)) {
+		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+		return;
+	}
+	memcpy(c->buf, page, len);
+}
+
+/* \return 0, or 1 when the command gets no response (AER held). */
+static int
+admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
+{
+	struct nvme_cmd fwd = *cmd;
+
+	if (cmd->opc == NVME_OPC_ASYNC_EVENT_REQUEST) {
+		return 1;
+	}
+	if (cmd->opc == NVME_OPC_KEEP_ALIVE) {
+		return 0;
+	}
+	if (c->discovery) {
+		if (cmd->opc == NVME_OPC_GET_LOG_PAGE &&
+		    (cmd->cdw10 & 0xff) == NVME_LOG_DISCOVERY) {
+			discovery_log(c, len, cpl);
+		} else {
+			set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+		}
+		return 0;
+	}
+	if (cmd->opc == NVME_OPC_SET_FEATURES &&
+	    (cmd->cdw10 & 0xff) == NVME_FEAT_NUMBER_OF_QUEUES) {
+		cpl->cdw0 = 7u | 7u << 16;
+		return 0;
+	}
+	fwd.psdt = 0;
+	memset(&fwd.dptr, 0, sizeof(fwd.dptr));
+	(void)nvp_nvme_ctrlr_cmd_admin_sync(c->t->backend, &fwd, len ? c->buf : NULL, len, cpl);
+	if (cmd->opc == NVME_OPC_IDENTIFY && !nvme_cpl_is_error(cpl)) {
+		patch_identify(c, cmd);
+	}
+	return 0;
+}
+
+struct io_wait {
+	bool done;
+	struct nvme_cpl cpl;
+};
+
+static void
+io_done(void *arg, const struct nvme_cpl *cpl)
+{
+	struct io_wait *w = arg;
+
+	w->cpl = *cpl;
+	w->done = true;
+}
+
+static void
+io_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
+{
+	struct nvme_cmd fwd = *cmd;
+	struct io_wait w = { .done = false };
+	int rc;
+
+	fwd.psdt = 0;
+	memset(&fwd.dptr, 0, sizeof(fwd.dptr));
+	rc = nvp_nvme_ctrlr_cmd_io_raw(c->t->backend, c->bq, &fwd, len ? c->buf : NULL, len,
+				       io_done, &w);
+	while (rc == 0 && !w.done) {
+		if (nvp_nvme_qpair_process_completions(c->bq, 0) < 0) {
+			break;
+		}
+	}
+	if (w.done) {
+		*cpl = w.cpl;
+	} else {
+		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INTERNAL_DEVICE_ERROR);
+	}
+}
+
+/* One command: its data in, executed, its data out, its response. \return 0 or -1. */
+static int
+serve_cmd(struct tgt_conn *c)
+{
+	struct nvme_cmd cmd;
+	struct nvme_cpl cpl;
+	enum nvme_data_transfer dir;
+	enum tcp_tgt_fault fault = TCP_TGT_FAULT_NONE;
+	uint32_t len;
+	bool inc;
+
+	if (read_capsule(c, &cmd, &len, &inc) != 0) {
+		return -1;
+	}
+	if (c->qid != 0 && c->bq != NULL) {
+		fault = (enum tcp_tgt_fault)atomic_exchange(&c->t->fault, TCP_TGT_FAULT_NONE);
+	}
+	if (fault == TCP_TGT_FAULT_CLOSE) {
+		return -1;
+	}
+	if (fault == TCP_TGT_FAULT_BAD_TYPE || fault == TCP_TGT_FAULT_TERM_REQ) {
+		struct nvme_tcp_term_req_hdr h;
+
+		memset(&h, 0, sizeof(h));
+		h.ch.pdu_type = fault == TCP_TGT_FAULT_BAD_TYPE ? 0x0f : NVME_TCP_PDU_C2H_TERM_REQ;
+		h.fes = NVME_TCP_FES_INVALID_HEADER_FIELD;
+		(void)send_pdu(c, &h, NVME_TCP_TERM_HLEN, NULL, 0, false, false);
+		return -1;
+	}
+	dir = cmd.opc == NVME_OPC_FABRIC ? (len ? NVME_DATA_HOST_TO_CONTROLLER : NVME_DATA_NONE) :
+					   nvme_opc_get_data_transfer((uint8_t)cmd.opc);
+	if ((dir & NVME_DATA_HOST_TO_CONTROLLER) && len != 0 && !inc &&
+	    get_write_data(c, cmd.cid, len, fault) != 0) {
+		return -1;
+	}
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.cid = cmd.cid;
+	if (cmd.opc == NVME_OPC_FABRIC) {
+		const struct nvme_fabric_prop_cmd *p = (const void *)&cmd;
+
+		if (p->fctype == NVME_FCTYPE_CONNECT) {
+			fabric_connect(c, &cmd, len, &cpl);
+		} else {
+			fabric_property(c, &cmd, &cpl);
+		}
+	} else if (c->qid == 0) {
+		if (admin_cmd(c, &cmd, len, &cpl) != 0) {
+			return 0;
+		}
+	} else if (c->bq != NULL) {
+		io_cmd(c, &cmd, len, &cpl);
+	} else {
+		set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_COMMAND_SEQUENCE_ERROR);
+	}
+	cpl.cid = cmd.cid;
+	if ((dir & NVME_DATA_CONTROLLER_TO_HOST) && len != 0 && !nvme_cpl_is_error(&cpl)) {
+		bool success = c->t->opts.c2h_success && fault == TCP_TGT_FAULT_NONE;
+
+		if (put_read_data(c, cmd.cid, len, success, fault) != 0) {
+			return -1;
+		}
+		if (success) {
+			return 0;
+		}
+	}
+	return send_resp(c, &cpl, fault) != 0 || fault != TCP_TGT_FAULT_NONE ? -1 : 0;
+}
+
+/* ICReq -> ICResp: digests as asked, MAXH2CDATA from the options. */
+static int
+serve_ic(struct tgt_conn *c)
+{
+	struct nvme_tcp_ic_req req;
+	struct nvme_tcp_ic_resp resp;
+	struct iovec iov = { &resp, sizeof(resp) };
+
+	if (rd(c->fd, &req, sizeof(req)) != 0) {
+		return -1;
+	}
+	if (req.ch.pdu_type != NVME_TCP_PDU_ICREQ || req.ch.hlen != NVME_TCP_IC_LEN ||
+	    req.ch.plen != NVME_TCP_IC_LEN || req.pfv != 0) {
+		return host_error(c, "ICReq");
+	}
+	c->hdgst = (req.dgst & NVME_TCP_DGST_HDGST) != 0;
+	c->ddgst = (req.dgst & NVME_TCP_DGST_DDGST) != 0;
+	memset(&resp, 0, sizeof(resp));
+	resp.ch.pdu_type = NVME_TCP_PDU_ICRESP;
+	resp.ch.hlen = NVME_TCP_IC_LEN;
+	resp.ch.plen = NVME_TCP_IC_LEN;
+	resp.dgst = req.dgst & (NVME_TCP_DGST_HDGST | NVME_TCP_DGST_DDGST);
+	resp.maxh2cdata = c->t->opts.maxh2cdata;
+	return wr_iov(c->fd, &iov, 1);
+}
+
+static void *
+conn_thread(void *arg)
+{
+	struct tgt_conn *c = arg;
+	struct pending *p;
+
+	c->backlog_tail = &c->backlog;
+	if (serve_ic(c) == 0) {
+		while (!atomic_load(&c->t->stop) && serve_cmd(c) == 0) {
+		}
+	}
+	shutdown(c->fd, SHUT_RDWR);
+	while ((p = c->backlog) != NULL) {
+		c->backlog = p->next;
+		free(p);
+	}
+	if (c->bq != NULL) {
+		(void)nvp_nvme_ctrlr_free_io_qpair(c->bq);
+		c->bq = NULL;
+	}
+	return NULL;
+}
+
+static void *
+accept_thread(void *arg)
+{
+	struct tcp_tgt *t = arg;
+
+	while (!atomic_load(&t->stop)) {
+		struct tgt_conn *c;
+		int fd = accept(t->lfd, NULL, NULL);
+		int one = 1;
+
+		if (fd < 0) {
+			usleep(1000);
+			continue;
+		}
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c = calloc(1, sizeof(*c));
+		if (c != NULL) {
+			c->buf = nvp_env_dma_zmalloc(TGT_MAX_DATA, 4096, NULL);
+		}
+		pthread_mutex_lock(&t->lock);
+		if (c == NULL || c->buf == NULL || t->num_conns == TGT_MAX_CONNS) {
+			pthread_mutex_unlock(&t->lock);
+			close(fd);
+			if (c != NULL) {
+				nvp_env_dma_free(c->buf);
+			}
+			free(c);
+			continue;
+		}
+		c->t = t;
+		c->fd = fd;
+		t->conns[t->num_conns++] = c;
+		t->stats.connections++;
+		pthread_mutex_unlock(&t->lock);
+		if (pthread_create(&c->thread, NULL, conn_thread, c) != 0) {
+			shutdown(fd, SHUT_RDWR);
+			c->thread = pthread_self();
+		}
+	}
+	return NULL;
+}
+
+/* ---- life ---- */
+
+void
+tcp_tgt_opts_init(struct tcp_tgt_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->subnqn = "nqn.2026-01.io.nvpoll:test";
+	opts->incapsule = 8192;
+	opts->maxh2cdata = 32768;
+	opts->c2h_chunk = 32768;
+	opts->r2t_chunk = 65536;
+}
+
+int
+tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts, struct tcp_tgt **out)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	struct tcp_tgt *t = calloc(1, sizeof(*t));
+	int one = 1;
+
+	if (t == NULL) {
+		return -ENOMEM;
+	}
+	t->backend = backend;
+	t->opts = *opts;
+	nvp_strlcpy(t->subnqn, opts->subnqn, sizeof(t->subnqn));
+	pthread_mutex_init(&t->lock, NULL);
+	t->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (t->lfd < 0 || setsockopt(t->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(t->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(t->lfd, 64) != 0 ||
+	    getsockname(t->lfd, (struct sockaddr *)&a, &alen) != 0 ||
+	    pthread_create(&t->acceptor, NULL, accept_thread, t) != 0) {
+		int rc = -errno;
+
+		if (t->lfd >= 0) {
+			close(t->lfd);
+		}
+		pthread_mutex_destroy(&t->lock);
+		free(t);
+		return rc != 0 ? rc : -EIO;
+	}
+	t->port = ntohs(a.sin_port);
+	*out = t;
+	return 0;
+}
+
+uint16_t
+tcp_tgt_port(const struct tcp_tgt *t)
+{
+	return t->port;
+}
+
+void
+tcp_tgt_trid(const struct tcp_tgt *t, const char *extra, char *buf, size_t len)
+{
+	snprintf(buf, len, "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:%u subnqn:%s%s%s",
+		 t->port, t->subnqn, extra != NULL ? " " : "", extra != NULL ? extra : "");
+}
+
+void
+tcp_tgt_set_fault(struct tcp_tgt *t, enum tcp_tgt_fault fault)
+{
+	atomic_store(&t->fault, (int)fault);
+}
+
+void
+tcp_tgt_get_stats(struct tcp_tgt *t, struct tcp_tgt_stats *stats)
+{
+	pthread_mutex_lock(&t->lock);
+	*stats = t->stats;
+	pthread_mutex_unlock(&t->lock);
+}
+
+void
+tcp_tgt_stop(struct tcp_tgt *t)
+{
+	uint32_t i;
+
+	atomic_store(&t->stop, true);
+	pthread_join(t->acceptor, NULL);
+	for (i = 0; i < t->num_conns; i++) {
+		struct tgt_conn *c = t->conns[i];
+
+		shutdown(c->fd, SHUT_RDWR);
+		if (!pthread_equal(c->thread, pthread_self())) {
+			pthread_join(c->thread, NULL);
+		}
+		close(c->fd);
+		nvp_env_dma_free(c->buf);
+		free(c);
+	}
+	close(t->lfd);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}

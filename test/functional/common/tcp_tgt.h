@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A small NVMe/TCP target for the functional tests: it listens on 127.0.0.1, speaks the
+ * NVMe/TCP PDUs (ICReq/ICResp, capsules, R2T/H2CData, C2HData, digests) and passes the
+ * commands to a controller the test attached through the PCIe transport (the software
+ * controller), as the kernel's nvmet passes them to a block device. Registers are
+ * properties it keeps itself. It can misbehave on request, once, on the next I/O
+ * command: the faults a host must survive. The judge of the transport is the kernel's
+ * target in the QEMU guest; this one lets `make test` cover it without a VM.
+ */
+#ifndef NVP_TEST_TCP_TGT_H
+#define NVP_TEST_TCP_TGT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "nvpoll/nvme.h"
+
+enum tcp_tgt_fault {
+	TCP_TGT_FAULT_NONE = 0,
+	TCP_TGT_FAULT_CLOSE,      /* close the connection instead of answering */
+	TCP_TGT_FAULT_BAD_TYPE,   /* a PDU of a type the controller may not send */
+	TCP_TGT_FAULT_BAD_PLEN,   /* a CapsuleResp whose PLEN disagrees with its HLEN */
+	TCP_TGT_FAULT_BAD_HDGST,  /* a CapsuleResp with a wrong header digest */
+	TCP_TGT_FAULT_BAD_DDGST,  /* C2HData with a wrong data digest (a read) */
+	TCP_TGT_FAULT_R2T_BEYOND, /* an R2T for more data than the write has */
+	TCP_TGT_FAULT_C2H_BEYOND, /* C2HData past the end of the read's buffer */
+	TCP_TGT_FAULT_TERM_REQ,   /* a C2HTermReq */
+};
+
+struct tcp_tgt_opts {
+	const char *subnqn;
+	uint32_t incapsule;  /* in-capsule data bytes an I/O command may carry (IOCCSZ) */
+	uint32_t maxh2cdata; /* ICResp MAXH2CDATA */
+	uint32_t c2h_chunk;  /* bytes per C2HData PDU */
+	uint32_t r2t_chunk;  /* bytes per R2T */
+	bool c2h_success;    /* reads end with C2HData SUCCESS instead of a CapsuleResp */
+};
+
+struct tcp_tgt_stats {
+	uint64_t connections;
+	uint64_t capsules;
+	uint64_t incapsule_writes;
+	uint64_t r2ts;
+	uint64_t h2c_pdus;
+	uint64_t c2h_pdus;
+	uint64_t hdgsts_checked; /* header digests the host sent and the target verified */
+	uint64_t ddgsts_checked;
+	uint64_t bad_host_pdus; /* anything wrong the host sent (a test expects 0) */
+};
+
+struct tcp_tgt;
+
+void tcp_tgt_opts_init(struct tcp_tgt_opts *opts);
+
+/* Listen on 127.0.0.1 (an ephemeral port) serving @backend. \return 0 or -errno. */
+int tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts,
+		  struct tcp_tgt **out);
+uint16_t tcp_tgt_port(const struct tcp_tgt *t);
+/* "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:<port> subnqn:<nqn>" + @extra. */
+void tcp_tgt_trid(const struct tcp_tgt *t, const char *extra, char *buf, size_t len);
+void tcp_tgt_set_fault(struct tcp_tgt *t, enum tcp_tgt_fault fault);
+void tcp_tgt_get_stats(struct tcp_tgt *t, struct tcp_tgt_stats *stats);
+/* Close every connection, join every thread, free everything. */
+void tcp_tgt_stop(struct tcp_tgt *t);
+
+#endif /* NVP_TEST_TCP_TGT_H */
