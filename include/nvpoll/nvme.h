@@ -273,6 +273,21 @@ typedef void (*nvp_nvme_timeout_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr,
 void nvp_nvme_ctrlr_register_timeout_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_timeout_cb cb,
 					      void *cb_arg);
 
+/**
+ * Surprise removal: called once when the driver finds the device gone (registers read
+ * all ones: a health check, a timeout, or with vfio a BAR access that env's SIGBUS
+ * handler turned into all ones). By then the controller is failed: every call returns
+ * -ENXIO and each outstanding request completes, once, with status Host Pathing Error
+ * (SCT 3h, SC 70h, DNR), at its owner's next poll. Runs on the thread that noticed, maybe
+ * inside a poll or with the admin queue's mutex held: note the event and act later
+ * (detach, free qpairs) from the application's own context.
+ */
+typedef void (*nvp_nvme_remove_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr);
+void nvp_nvme_ctrlr_register_remove_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_remove_cb cb,
+					     void *cb_arg);
+/** True once the device was found removed (then nvp_nvme_ctrlr_is_failed() is too). */
+bool nvp_nvme_ctrlr_is_removed(const struct nvp_nvme_ctrlr *ctrlr);
+
 /* ---- namespaces ---- */
 
 uint32_t nvp_nvme_ns_get_id(const struct nvp_nvme_ns *ns);

@@ -64,6 +64,7 @@ nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transpo
 	ctrlr->state = NVME_CTRLR_STATE_DISABLE;
 	atomic_init(&ctrlr->is_failed, false);
 	atomic_init(&ctrlr->reset_gen, 0);
+	atomic_init(&ctrlr->removed, false);
 	atomic_init(&ctrlr->resetting, false);
 	TAILQ_INIT(&ctrlr->io_qpairs);
 	if (ctrlr->name[0] == '\0') {
@@ -473,15 +474,60 @@ nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 	}
 	csts.raw = get_reg4(ctrlr, NVME_REG_CSTS);
 	if (csts.raw == UINT32_MAX) {
-		why = CAUSE_ALL_ONES;
-	} else if (csts.bits.cfs) {
-		why = CAUSE_CFS;
-	} else {
+		NVP_ERRLOG("%s: %s (%s); requests complete with Host Pathing Error", ctrlr->name,
+			   CAUSE_ALL_ONES, context);
+		nvme_ctrlr_removed(ctrlr);
+		return true;
+	}
+	if (!csts.bits.cfs) {
 		return false;
 	}
+	why = CAUSE_CFS;
 	log_regs(ctrlr, context, why);
 	nvme_ctrlr_fail(ctrlr, why);
 	return true;
+}
+
+/*
+ * The device is gone: failed (every call -ENXIO, requests completed with Host Pathing
+ * Error), and the application told once through its remove callback.
+ */
+void
+nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
+{
+	nvp_nvme_remove_cb cb;
+	void *arg;
+
+	if (atomic_exchange(&ctrlr->removed, true)) {
+		return;
+	}
+	nvme_ctrlr_fail(ctrlr, "device removed");
+	nvme_ctrlr_lock(ctrlr);
+	cb = ctrlr->remove_cb;
+	arg = ctrlr->remove_cb_arg;
+	nvme_ctrlr_unlock(ctrlr);
+	if (cb != NULL) {
+		cb(arg, ctrlr);
+	}
+}
+
+void
+nvp_nvme_ctrlr_register_remove_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_remove_cb cb,
+					void *cb_arg)
+{
+	if (ctrlr == NULL) {
+		return;
+	}
+	nvme_ctrlr_lock(ctrlr);
+	ctrlr->remove_cb = cb;
+	ctrlr->remove_cb_arg = cb_arg;
+	nvme_ctrlr_unlock(ctrlr);
+}
+
+bool
+nvp_nvme_ctrlr_is_removed(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return ctrlr != NULL && atomic_load(&ctrlr->removed);
 }
 
 /* RTD3E (µs) says how long the controller may take; bounded to a few seconds. */

@@ -232,8 +232,10 @@ sync_run(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void **bounce
 			nvp_pause();
 		}
 	}
-	if (rc == 0 && sync_done(w) && w->cpl.status.sct == NVME_SCT_GENERIC &&
-	    w->cpl.status.sc == NVME_SC_ABORTED_SQ_DELETION && nvme_ctrlr_is_failed(ctrlr)) {
+	if (rc == 0 && sync_done(w) && nvme_ctrlr_is_failed(ctrlr) &&
+	    ((w->cpl.status.sct == NVME_SCT_GENERIC &&
+	      w->cpl.status.sc == NVME_SC_ABORTED_SQ_DELETION) ||
+	     (w->cpl.status.sct == NVME_SCT_PATH && w->cpl.status.sc == NVME_SC_HOST_PATH_ERROR))) {
 		rc = -ENXIO;
 	}
 	return rc;

@@ -437,6 +437,9 @@ struct nvp_nvme_ctrlr {
 	void *aer_cb_arg;
 	nvp_nvme_timeout_cb timeout_cb;
 	void *timeout_cb_arg;
+	nvp_nvme_remove_cb remove_cb;
+	void *remove_cb_arg;
+	atomic_bool removed; /* registers read all ones: the device is gone */
 
 	/* A virtual device created for this controller's trid, destroyed at detach. */
 	const struct nvp_env_vdev_provider *vdev_provider;
@@ -510,6 +513,7 @@ const char *nvme_ctrlr_state_string(enum nvme_ctrlr_state state);
 int nvme_ctrlr_shutdown(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why);
 bool nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context);
+void nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr);
 bool nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr);

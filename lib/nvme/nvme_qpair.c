@@ -948,16 +948,26 @@ expire_queued(struct nvp_nvme_qpair *qpair, uint64_t now)
  * Polling
  * ------------------------------------------------------------------------------------- */
 
-/* Complete every request of a qpair whose controller failed; accept no more. */
+/*
+ * Complete every request of a qpair whose controller failed; accept no more. A removed
+ * device's requests get Host Pathing Error (as Linux's nvme_host_path_error()): the
+ * path to the device is gone, which a multipath layer may want to tell from a failure.
+ */
 static void
 fail_qpair(struct nvp_nvme_qpair *qpair)
 {
+	bool removed = atomic_load_explicit(&qpair->ctrlr->removed, memory_order_relaxed);
+
 	if (!qpair->failed) {
 		qpair->failed = true;
-		NVP_ERRLOG("qpair %u: controller failed; completing %u outstanding requests "
-			   "with ABORTED SQ DELETION",
-			   qpair->id, qpair->num_outstanding);
-		nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+		NVP_ERRLOG("qpair %u: controller %s; completing %u outstanding requests with %s",
+			   qpair->id, removed ? "removed" : "failed", qpair->num_outstanding,
+			   removed ? "HOST PATHING ERROR" : "ABORTED SQ DELETION");
+		if (removed) {
+			nvme_qpair_abort_all(qpair, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR);
+		} else {
+			nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+		}
 	}
 }
 

@@ -6,6 +6,9 @@
  *    twice), every successful write reads back intact, and the qpair carries on.
  *  - A synchronous admin command waiting for a controller that does not answer holds
  *    nobody up: another thread's admin command is accepted, and completes, meanwhile.
+ *  - Surprise removal (registers read all ones) under I/O: the remove callback runs once,
+ *    every request completes once (Host Pathing Error unless it finished before), every
+ *    later call returns -ENXIO, nothing hangs.
  *
  * CUnit assertions are not thread-safe: the worker counts, the main thread asserts.
  */
@@ -220,12 +223,104 @@ test_sync_admin_does_not_hold_the_lock(void)
 	fx_close(&fx);
 }
 
+struct removal {
+	unsigned int calls;
+	struct nvp_nvme_ctrlr *ctrlr;
+};
+
+static void
+remove_cb(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr)
+{
+	struct removal *r = cb_arg;
+
+	r->calls++;
+	r->ctrlr = ctrlr;
+}
+
+static void
+test_surprise_removal(void)
+{
+	struct nvp_nvme_ctrlr_opts opts;
+	struct nvp_nvme_qpair *qpair = NULL, *q2 = NULL;
+	struct removal r = { 0 };
+	struct fx_cpl c[8], a = { 0 };
+	struct fx_ctrlr fx;
+	struct nvme_cmd cmd;
+	uint8_t *buf;
+	unsigned int i, done = 0, path_errors = 0;
+	uint64_t deadline;
+	uint32_t value;
+	int32_t rc = 0;
+
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	opts.admin_timeout_ms = 1000;
+	if (fx_open_opts(&fx, "size=4M,channels=1,write_us=50000,to=2", &opts) != 0) {
+		fx_close(&fx);
+		return;
+	}
+	nvp_nvme_ctrlr_register_remove_callback(fx.ctrlr, remove_cb, &r);
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 16, 16, 0, false, &qpair), 0);
+	buf = fx_dma_alloc(8 * 4096);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(fx.ns, qpair, buf + i * 4096, i, 1, fx_cpl_cb,
+						      &c[i], 0),
+				0);
+	}
+	nvp_nvme_qpair_process_completions(qpair, 0);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ALL_ONES, 1, 0, 0), 0);
+	/* No I/O timeout: the once-a-second status check finds it. */
+	deadline = fx_now_us() + 10u * 1000 * 1000;
+	while (fx_now_us() < deadline && rc >= 0) {
+		rc = nvp_nvme_qpair_process_completions(qpair, 0);
+	}
+	for (i = 0; i < 8; i++) {
+		done += c[i].calls;
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		if (c[i].cpl.status.sct == NVME_SCT_PATH &&
+		    c[i].cpl.status.sc == NVME_SC_HOST_PATH_ERROR) {
+			path_errors++;
+		}
+	}
+	fprintf(stderr, "  %u of 8 completed, %u with Host Pathing Error; remove callback %u\n",
+		done, path_errors, r.calls);
+	CU_ASSERT_EQUAL(rc, -ENXIO);
+	CU_ASSERT(path_errors >= 7); /* the first write may have finished before */
+	CU_ASSERT_EQUAL(r.calls, 1);
+	CU_ASSERT_PTR_EQUAL(r.ctrlr, fx.ctrlr);
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_removed(fx.ctrlr));
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_failed(fx.ctrlr));
+	/* Every later call: -ENXIO, at once. */
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(fx.ns, qpair, buf, 0, 1, fx_cpl_cb, &c[0], 0), -ENXIO);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_alloc_io_qpair(fx.ctrlr, NULL, &q2), -ENXIO);
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opc = NVME_OPC_GET_FEATURES;
+	cmd.cdw10 = NVME_FEAT_ARBITRATION;
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_cmd_admin_raw(fx.ctrlr, &cmd, NULL, 0, fx_cpl_cb, &a),
+			-ENXIO);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_feature(fx.ctrlr, NVME_FEAT_NUMBER_OF_QUEUES, 0, 0, 0,
+						   &value, NULL, 0, NULL),
+			-ENXIO);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_process_admin_completions(fx.ctrlr), -ENXIO);
+	CU_ASSERT_EQUAL(r.calls, 1);
+	nvp_nvme_ctrlr_free_io_qpair(qpair);
+	nvp_nvme_ctrlr_free_io_qpair(fx.qpair);
+	fx.qpair = NULL;
+	nvp_nvme_detach(fx.ctrlr);
+	fx.ctrlr = NULL;
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ALL_ONES, 0, 0, 0), 0);
+	nvp_env_dma_free(buf);
+	fx_close(&fx);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct fx_test tests[] = {
 		{ "reset_under_io_from_another_thread", test_reset_under_io_from_another_thread },
 		{ "sync_admin_does_not_hold_the_lock", test_sync_admin_does_not_hold_the_lock },
+		{ "surprise_removal", test_surprise_removal },
 	};
 
 	return fx_main(argc, argv, "nvme_reset_contract", tests, NVP_COUNTOF(tests));
