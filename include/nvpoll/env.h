@@ -75,6 +75,15 @@ void nvp_env_sigbus_unregister(void *addr);
 /** Ranges the handler has replaced so far. */
 uint64_t nvp_env_sigbus_get_remaps(void);
 
+/**
+ * Fault injection for tests: of the calling thread's next DMA allocations
+ * (nvp_env_dma_malloc/zmalloc), let @skip succeed, then fail @count (NULL, as when memory
+ * runs out). Other threads are not affected. (0, 0) turns it off.
+ */
+void nvp_env_dma_inject_failure(uint32_t skip, uint32_t count);
+/** Allocations of the calling thread failed by injection since the last inject call. */
+uint32_t nvp_env_dma_get_injected_failures(void);
+
 /** Name of the backend in this build: "dpdk" or "posix". */
 const char *nvp_env_name(void);
 

@@ -194,6 +194,7 @@ test_sync_admin_does_not_hold_the_lock(void)
 	pthread_t t;
 	int rc;
 
+	FX_NEEDS_EMU("stopping the controller's thread");
 	if (fx_open(&fx, "size=4M") != 0) {
 		fx_close(&fx);
 		return;
@@ -252,6 +253,7 @@ test_surprise_removal(void)
 	uint32_t value;
 	int32_t rc = 0;
 
+	FX_NEEDS_EMU("fault injection (registers reading all ones)");
 	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
 	opts.admin_timeout_ms = 1000;
 	if (fx_open_opts(&fx, "size=4M,channels=1,write_us=50000,to=2", &opts) != 0) {

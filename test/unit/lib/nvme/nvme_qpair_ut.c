@@ -1253,6 +1253,50 @@ test_owner_thread(void)
 	teardown();
 }
 
+/*
+ * Requests on the queued list that end in an error: the transport refuses one when its
+ * slot comes (DATA TRANSFER ERROR), the controller fails, the device is removed (HOST
+ * PATHING ERROR). Each completes exactly once, none is sent.
+ */
+static void
+test_queued_error_completions(void)
+{
+	struct ut_cpl c[6];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(2, 16, 0); /* one slot */
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(submit(&c[i], i), 0);
+	}
+	g_fake.submit_rc = -EINVAL;
+	device_complete(g_fake.sq[0].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	for (i = 1; i < 3; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_DATA_TRANSFER_ERROR);
+	}
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 1);
+	g_fake.submit_rc = 0;
+	/* Queued at a controller failure / a removal. */
+	for (i = 3; i < 6; i++) {
+		CU_ASSERT_EQUAL(submit(&c[i], i), 0);
+	}
+	atomic_store(&g_ctrlr.removed, true);
+	atomic_store(&g_ctrlr.is_failed, true);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	for (i = 3; i < 6; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sct, NVME_SCT_PATH);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_HOST_PATH_ERROR);
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(c[5].calls, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(count_free_requests(), 16);
+	teardown();
+}
+
 /* The admin queue's poller completes the last queue step with @sc (generic). */
 static void
 admin_step_completes(uint8_t sc)
@@ -1504,6 +1548,7 @@ main(void)
 	CU_ADD_TEST(s, test_quarantine_exhausted_reclaims);
 	CU_ADD_TEST(s, test_reclaim_fails);
 	CU_ADD_TEST(s, test_reset_retries);
+	CU_ADD_TEST(s, test_queued_error_completions);
 	CU_ADD_TEST(s, test_deadline_counts_from_submit);
 	CU_ADD_TEST(s, test_reconnect_does_not_block);
 	CU_ADD_TEST(s, test_reclaim_does_not_block);
