@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for lib/env_common/sigbus.c: a registered mapping whose backing goes away
- * (a file truncated under a shared mapping raises SIGBUS, as a removed device's BAR does)
+ * (a memfd truncated under a shared mapping raises SIGBUS, as a removed device's BAR does)
  * is replaced by memory reading all ones and the process carries on; the opt-out.
  */
 #define _GNU_SOURCE
@@ -30,15 +30,13 @@ test_bad_args(void)
 static void
 test_fault_becomes_all_ones(void)
 {
-	char path[] = "/tmp/nvp_sigbus_ut.XXXXXX";
 	volatile uint32_t *reg;
 	uint64_t before = nvp_env_sigbus_get_remaps();
 	void *map;
 	int fd;
 
-	fd = mkstemp(path);
+	fd = memfd_create("nvp_sigbus_ut", 0); /* a file no other process sees */
 	CU_ASSERT_FATAL(fd >= 0);
-	unlink(path);
 	CU_ASSERT_EQUAL_FATAL(ftruncate(fd, MAP_LEN), 0);
 	map = mmap(NULL, MAP_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	CU_ASSERT_FATAL(map != MAP_FAILED);
