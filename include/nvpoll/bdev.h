@@ -101,7 +101,9 @@ nvp_bdev_write_flags(uint32_t cls, enum nvp_bdev_write_hint hint)
  * nvme_cpl_is_error()) or an NVMe status: the device's own for nvme bdevs, and for
  * failures found by the core or another module: INTERNAL_DEVICE_ERROR (module failure),
  * ABORTED_SQ_DELETION (device removed or failed), COMPARE_FAILURE (media error type),
- * LBA_OUT_OF_RANGE. @cpl is valid during the call only.
+ * LBA_OUT_OF_RANGE; an nvme bdev's I/O outstanding at a surprise removal completes with
+ * HOST_PATH_ERROR (SCT 3h, the driver's removal status). @cpl is valid during the call
+ * only.
  */
 typedef void (*nvp_bdev_io_cb)(void *cb_arg, const struct nvme_cpl *cpl);
 

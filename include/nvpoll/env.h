@@ -28,13 +28,17 @@ extern "C" {
 
 /** Options for nvp_env_init(). Always initialise with nvp_env_opts_init(). */
 struct nvp_env_opts {
-	size_t opts_size;      /**< sizeof(struct nvp_env_opts) as the caller knows it */
-	const char *name;      /**< program name, used for DPDK's file prefix; "nvpoll" */
-	const char *core_mask; /**< DPDK core mask, e.g. "0x1"; NULL = "0x1" */
-	size_t mem_size_mb;    /**< DMA memory to reserve; 0 = backend default */
-	bool no_huge;          /**< force anonymous memory even if hugepages are reserved */
-	bool no_pci;           /**< do not enumerate real PCI functions */
-	bool quiet;            /**< suppress the backend's informational output */
+	size_t opts_size;       /**< sizeof(struct nvp_env_opts) as the caller knows it */
+	const char *name;       /**< program name, used for DPDK's file prefix; "nvpoll" */
+	const char *core_mask;  /**< DPDK core mask, e.g. "0x1"; NULL = "0x1" */
+	size_t mem_size_mb;     /**< DMA memory to reserve; 0 = backend default */
+	bool no_huge;           /**< force anonymous memory even if hugepages are reserved */
+	bool no_pci;            /**< do not enumerate real PCI functions */
+	bool quiet;             /**< suppress the backend's informational output */
+	bool no_sigbus_handler; /**< do not install the SIGBUS handler that keeps the
+				 * process alive when a mapped BAR's device is removed
+				 * (nvp_env_sigbus_register()); for applications that
+				 * handle SIGBUS themselves */
 };
 
 /** Fill @opts with defaults; @opts_size is sizeof(*opts) at the caller. */
@@ -56,6 +60,29 @@ bool nvp_env_is_initialized(void);
 
 /** Release the environment (for tests and clean shutdown). */
 void nvp_env_fini(void);
+
+/**
+ * Keep the process alive if @addr..@addr+@len (a BAR mapping) faults with SIGBUS because
+ * its device went away: the handler (installed at the first call, chaining to the one
+ * before it for other addresses) maps anonymous memory filled with ones over the range,
+ * so the access reads all ones and the driver sees a removed device. env's own BAR
+ * mappings of real functions are registered already. Async-signal-safe lookup.
+ * \return 0; -EINVAL; -ENOTSUP (opts.no_sigbus_handler); -ENOSPC (64 ranges in use).
+ */
+int nvp_env_sigbus_register(void *addr, size_t len);
+/** Forget the range at @addr (before it is unmapped). */
+void nvp_env_sigbus_unregister(void *addr);
+/** Ranges the handler has replaced so far. */
+uint64_t nvp_env_sigbus_get_remaps(void);
+
+/**
+ * Fault injection for tests: of the calling thread's next DMA allocations
+ * (nvp_env_dma_malloc/zmalloc), let @skip succeed, then fail @count (NULL, as when memory
+ * runs out). Other threads are not affected. (0, 0) turns it off.
+ */
+void nvp_env_dma_inject_failure(uint32_t skip, uint32_t count);
+/** Allocations of the calling thread failed by injection since the last inject call. */
+uint32_t nvp_env_dma_get_injected_failures(void);
 
 /** Name of the backend in this build: "dpdk" or "posix". */
 const char *nvp_env_name(void);

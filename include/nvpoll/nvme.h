@@ -6,8 +6,20 @@
  *
  * Threads: a qpair belongs to the thread that allocated it; only that thread may submit
  * on it or process its completions (debug builds check and return -EPERM). The admin
- * queue is shared and serialised by a mutex; the *_sync helpers may be called from any
- * thread.
+ * queue is shared and serialised by a mutex held only to submit a command or to poll
+ * once, never while a *_sync helper waits: the helpers may be called from any thread, and
+ * a slow or unanswered admin command holds up no other thread's admin command.
+ *
+ * A qpair's poll never blocks and never waits for the admin mutex: work that needs admin
+ * commands (re-creating its queues after a reset, or to reclaim command identifiers
+ * after lost completions) is done a step per poll, the poll returning 0 meanwhile and
+ * submissions waiting on the qpair's queued list.
+ *
+ * A vanished or dead controller: while requests are outstanding and nothing completes,
+ * the owner's poll reads CSTS once a second (NVME_HEALTH_CHECK_MS); all-ones (device
+ * removed) or CFS marks the controller failed. Request timeouts and admin timeouts look
+ * at CSTS too. From then on every call returns -ENXIO and every request outstanding
+ * completes with an error status, once.
  *
  * Errors: every call returns 0 (or a count) or a negative errno. The NVMe status of a
  * command reaches the caller only through its completion (callback, or the @cpl out
@@ -113,10 +125,16 @@ struct nvp_nvme_ctrlr_opts {
 	uint32_t io_queue_requests; /**< default request objects per qpair; 4 x entries */
 	uint32_t admin_queue_size;  /**< admin queue entries; 32 */
 	uint32_t admin_timeout_ms;  /**< sync admin command timeout; 10000 */
-	uint64_t io_timeout_us;     /**< default per-request timeout, 0 = none; 30 s */
+	uint64_t io_timeout_us;     /**< default per-request timeout, 0 = none; 30 s. It
+				     * bounds submit call to completion: time waiting on the
+				     * queued list for a slot counts */
 	uint32_t max_io_size;       /**< largest single command in bytes, further limited
 				     * by MDTS; 2 MiB */
 	bool no_shn_notification;   /**< detach without CC.SHN (abrupt) */
+	uint32_t io_retry_count;    /**< times an I/O request the device lost to a controller
+				     * reset is sent again before it completes with
+				     * ABORTED_SQ_DELETION; 0 = never; 4 (SPDK's
+				     * transport_retry_count) */
 };
 
 void nvp_nvme_ctrlr_opts_init(struct nvp_nvme_ctrlr_opts *opts, size_t opts_size);
@@ -159,10 +177,25 @@ int nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr);
 
 /**
  * Reset the controller (CC.EN 1 -> 0 -> 1) and bring it back: admin queue, number of
- * queues, namespaces, AERs, and every allocated I/O qpair re-created on the device.
- * Requests outstanding on I/O qpairs complete with ABORTED_SQ_DELETION on their owner's
- * next nvp_nvme_qpair_process_completions(). No thread may be inside a call on one of
- * the controller's qpairs during the reset. \return 0, -ETIMEDOUT, -EIO.
+ * queues, namespaces, AERs. Any thread may call it, at any time, also from a completion
+ * callback; owner threads need not park their qpairs.
+ *
+ * The contract, as SPDK's: the reset marks every I/O qpair (a new reset generation) and
+ * waits only for owner threads already inside a poll to leave it (the driver never
+ * blocks a poll, so this is the rest of one poll); it never touches a qpair. Each owner,
+ * at its next nvp_nvme_qpair_process_completions() after the controller is READY again,
+ * takes back what the device had and re-creates its own queues (admin commands it does
+ * not wait for; the poll returns 0 until they are there). Requests the device had are
+ * sent again, ahead of anything queued, up to opts.io_retry_count times each (default
+ * 4), unless their timeout passed; past that they complete with ABORTED_SQ_DELETION
+ * (DNR clear: the caller may retry). Requests still on a qpair's queued list never
+ * reached the device: they stay queued and go out once the queues exist (as SPDK's
+ * queued requests do; their timeout keeps running from their submit call), and
+ * nvp_nvme_qpair_get_num_outstanding() counts them all along. Every request completes
+ * exactly once. Submissions during the reset are accepted (queued). A qpair whose queues
+ * cannot be re-created fails (-ENXIO, its requests complete with ABORTED_SQ_DELETION)
+ * until the next successful reset.
+ * \return 0, -ETIMEDOUT, -EIO (the controller is then failed).
  */
 int nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr);
 
@@ -268,6 +301,21 @@ typedef void (*nvp_nvme_timeout_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr,
 				    struct nvp_nvme_qpair *qpair, uint16_t cid);
 void nvp_nvme_ctrlr_register_timeout_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_timeout_cb cb,
 					      void *cb_arg);
+
+/**
+ * Surprise removal: called once when the driver finds the device gone (registers read
+ * all ones: a health check, a timeout, or with vfio a BAR access that env's SIGBUS
+ * handler turned into all ones). By then the controller is failed: every call returns
+ * -ENXIO and each outstanding request completes, once, with status Host Pathing Error
+ * (SCT 3h, SC 70h, DNR), at its owner's next poll. Runs on the thread that noticed, maybe
+ * inside a poll or with the admin queue's mutex held: note the event and act later
+ * (detach, free qpairs) from the application's own context.
+ */
+typedef void (*nvp_nvme_remove_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr);
+void nvp_nvme_ctrlr_register_remove_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_remove_cb cb,
+					     void *cb_arg);
+/** True once the device was found removed (then nvp_nvme_ctrlr_is_failed() is too). */
+bool nvp_nvme_ctrlr_is_removed(const struct nvp_nvme_ctrlr *ctrlr);
 
 /* ---- namespaces ---- */
 

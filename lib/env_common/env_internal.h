@@ -23,6 +23,9 @@
  * taking only the first @src->opts_size bytes (an older caller knows fewer fields).
  * @src may be NULL (all defaults). \return 0 or -EINVAL (opts_size too small).
  */
+/* dma_fault.c: true if this allocation must fail (nvp_env_dma_inject_failure()). */
+bool env_dma_fail_injected(void);
+
 int env_opts_copy(struct nvp_env_opts *dst, const struct nvp_env_opts *src);
 
 /*

@@ -307,6 +307,8 @@ real_map_bar(struct nvp_pci_device *dev, uint32_t bar, void **mapped_addr, uint6
 	if (rc != 0) {
 		real_close_locked(rd);
 	} else {
+		/* A removal under I/O must not kill the process (sigbus.c). */
+		(void)nvp_env_sigbus_register(rd->bar, rd->bar_len);
 		*mapped_addr = rd->bar;
 		*phys_addr = rd->bar_phys;
 		*size = rd->bar_len;
@@ -325,6 +327,7 @@ real_unmap_bar(struct nvp_pci_device *dev, uint32_t bar, void *addr)
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&g_real_lock);
+	nvp_env_sigbus_unregister(rd->bar);
 	real_close_locked(rd);
 	pthread_mutex_unlock(&g_real_lock);
 	return 0;

@@ -181,6 +181,9 @@ nvp_env_dma_malloc(size_t size, size_t align, uint64_t *iova)
 			   size);
 		return NULL;
 	}
+	if (nvp_unlikely(env_dma_fail_injected())) {
+		return NULL; /* a test asked for it: as if memory ran out */
+	}
 	if (align == 0) {
 		align = DEFAULT_ALIGN;
 	}

@@ -87,6 +87,7 @@ nvp_nvme_ctrlr_opts_init(struct nvp_nvme_ctrlr_opts *opts, size_t opts_size)
 	d.admin_timeout_ms = NVME_DEFAULT_ADMIN_TIMEOUT_MS;
 	d.io_timeout_us = NVME_DEFAULT_IO_TIMEOUT_US;
 	d.max_io_size = NVME_DEFAULT_MAX_IO_SIZE;
+	d.io_retry_count = NVME_DEFAULT_IO_RETRY_COUNT;
 	d.no_shn_notification = false;
 	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
 }

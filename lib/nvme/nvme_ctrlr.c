@@ -63,6 +63,9 @@ nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transpo
 	ctrlr->ticks_hz = nvp_env_get_ticks_hz();
 	ctrlr->state = NVME_CTRLR_STATE_DISABLE;
 	atomic_init(&ctrlr->is_failed, false);
+	atomic_init(&ctrlr->reset_gen, 0);
+	atomic_init(&ctrlr->removed, false);
+	atomic_init(&ctrlr->resetting, false);
 	TAILQ_INIT(&ctrlr->io_qpairs);
 	if (ctrlr->name[0] == '\0') {
 		nvp_strlcpy(ctrlr->name, trid->name[0] ? trid->name : trid->traddr,
@@ -126,6 +129,13 @@ void
 nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
 {
 	pthread_mutex_lock(&ctrlr->adminq_lock);
+}
+
+/* For I/O threads: never wait for the admin queue. \return true if now held. */
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	return pthread_mutex_trylock(&ctrlr->adminq_lock) == 0;
 }
 
 void
@@ -464,15 +474,60 @@ nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 	}
 	csts.raw = get_reg4(ctrlr, NVME_REG_CSTS);
 	if (csts.raw == UINT32_MAX) {
-		why = CAUSE_ALL_ONES;
-	} else if (csts.bits.cfs) {
-		why = CAUSE_CFS;
-	} else {
+		NVP_ERRLOG("%s: %s (%s); requests complete with Host Pathing Error", ctrlr->name,
+			   CAUSE_ALL_ONES, context);
+		nvme_ctrlr_removed(ctrlr);
+		return true;
+	}
+	if (!csts.bits.cfs) {
 		return false;
 	}
+	why = CAUSE_CFS;
 	log_regs(ctrlr, context, why);
 	nvme_ctrlr_fail(ctrlr, why);
 	return true;
+}
+
+/*
+ * The device is gone: failed (every call -ENXIO, requests completed with Host Pathing
+ * Error), and the application told once through its remove callback.
+ */
+void
+nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
+{
+	nvp_nvme_remove_cb cb;
+	void *arg;
+
+	if (atomic_exchange(&ctrlr->removed, true)) {
+		return;
+	}
+	nvme_ctrlr_fail(ctrlr, "device removed");
+	nvme_ctrlr_lock(ctrlr);
+	cb = ctrlr->remove_cb;
+	arg = ctrlr->remove_cb_arg;
+	nvme_ctrlr_unlock(ctrlr);
+	if (cb != NULL) {
+		cb(arg, ctrlr);
+	}
+}
+
+void
+nvp_nvme_ctrlr_register_remove_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_remove_cb cb,
+					void *cb_arg)
+{
+	if (ctrlr == NULL) {
+		return;
+	}
+	nvme_ctrlr_lock(ctrlr);
+	ctrlr->remove_cb = cb;
+	ctrlr->remove_cb_arg = cb_arg;
+	nvme_ctrlr_unlock(ctrlr);
+}
+
+bool
+nvp_nvme_ctrlr_is_removed(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return ctrlr != NULL && atomic_load(&ctrlr->removed);
 }
 
 /* RTD3E (µs) says how long the controller may take; bounded to a few seconds. */
@@ -527,43 +582,70 @@ nvme_ctrlr_shutdown(struct nvp_nvme_ctrlr *ctrlr)
 	}
 }
 
-/* Reset, admin lock held: the device forgets every queue when CC.EN goes to 0. */
+/*
+ * Reset, admin lock held: the device forgets every queue when CC.EN goes to 0. I/O qpairs
+ * are not touched here: bumping the reset generation tells each owner thread to take its
+ * requests back and re-create its queues at its next poll (nvme_qpair.c), once
+ * ctrlr->resetting is clear again.
+ */
+/*
+ * The handshake: after the generation bump (a full barrier), wait for every other
+ * thread's qpair to close its doorbell window; from then on its owner sees the new
+ * generation before it writes a doorbell. Owners are never blocked by the driver, so the
+ * wait is the rest of one poll (its callbacks included); bounded anyway. The caller's
+ * own qpairs are skipped: it may be inside one of their callbacks.
+ */
+static void
+wait_doorbell_windows(struct nvp_nvme_ctrlr *ctrlr)
+{
+	uint64_t deadline = nvme_ticks(ctrlr) +
+			    nvme_ms_to_ticks(ctrlr, ctrlr->opts.admin_timeout_ms);
+	struct nvp_nvme_qpair *qpair;
+
+	TAILQ_FOREACH (qpair, &ctrlr->io_qpairs, link) {
+		if (pthread_equal(qpair->owner, pthread_self())) {
+			continue;
+		}
+		while (atomic_load_explicit(&qpair->db_window, memory_order_seq_cst) != 0) {
+			if (nvme_ticks(ctrlr) >= deadline) {
+				NVP_WARNLOG("%s: qpair %u stayed in a poll for %u ms (a blocking "
+					    "completion callback?); resetting anyway",
+					    ctrlr->name, qpair->id, ctrlr->opts.admin_timeout_ms);
+				break;
+			}
+			nvp_pause();
+		}
+	}
+}
+
 static int
 reset_locked(struct nvp_nvme_ctrlr *ctrlr)
 {
-	struct nvp_nvme_qpair *qpair;
+	uint32_t gen;
 	int rc;
 
+	atomic_store(&ctrlr->resetting, true);
+	gen = atomic_fetch_add(&ctrlr->reset_gen, 1) + 1;
+	ctrlr->adminq->reset_gen = gen; /* the admin queue is re-made here, under the lock */
+	wait_doorbell_windows(ctrlr);
 	set_state(ctrlr, NVME_CTRLR_STATE_DISABLE, 0);
 	rc = run_init(ctrlr, NVME_CTRLR_STATE_SET_ADMIN_QUEUE);
 	if (rc != 0) {
 		return rc;
 	}
 	/* Disabled: nothing the device had will complete. Admin requests (AERs, aborts,
-	 * orphans) complete here; I/O requests at their owner's next poll. */
+	 * orphans, other threads' queue steps) complete here; I/O requests at their owner's
+	 * next poll. */
 	atomic_store(&ctrlr->is_failed, false);
 	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
 	ctrlr->adminq->failed = false;
 	ctrlr->num_aers = 0;
-	TAILQ_FOREACH (qpair, &ctrlr->io_qpairs, link) {
-		nvme_qpair_prepare_reset(qpair);
-	}
 	rc = run_init(ctrlr, NVME_CTRLR_STATE_READY);
 	if (rc != 0) {
 		return rc;
 	}
-	TAILQ_FOREACH (qpair, &ctrlr->io_qpairs, link) {
-		if (qpair->id > ctrlr->num_io_queues) {
-			NVP_ERRLOG("%s: qpair %u no longer granted after reset (%u queues)",
-				   ctrlr->name, qpair->id, ctrlr->num_io_queues);
-			return -EIO;
-		}
-		rc = qpair->transport->qpair_connect(qpair);
-		if (rc != 0) {
-			NVP_ERRLOG("%s: cannot re-create qpair %u after reset", ctrlr->name,
-				   qpair->id);
-			return -EIO;
-		}
+	if (ctrlr->transport->ctrlr_reset_done != NULL) {
+		ctrlr->transport->ctrlr_reset_done(ctrlr);
 	}
 	return 0;
 }
@@ -578,13 +660,12 @@ nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
 	}
 	nvme_ctrlr_lock(ctrlr);
 	NVP_NOTICELOG("%s: resetting", ctrlr->name);
-	ctrlr->resetting = true;
 	rc = reset_locked(ctrlr);
-	ctrlr->resetting = false;
 	if (rc != 0) {
 		nvme_ctrlr_fail(ctrlr, "reset failed");
 		rc = rc == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
 	}
+	atomic_store(&ctrlr->resetting, false);
 	nvme_ctrlr_unlock(ctrlr);
 	return rc;
 }
@@ -659,15 +740,21 @@ qpair_opts_check(const struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qp
 	return 0;
 }
 
-/* Allocate, then create on the device; admin lock held. */
+/*
+ * Allocate, then create on the device. The admin lock is held for the qid and the list,
+ * not across the queue commands (each takes it to submit and to poll).
+ */
 static int
-qpair_create_locked(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qpair_opts *opts,
-		    struct nvp_nvme_qpair **out)
+qpair_create(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qpair_opts *opts,
+	     struct nvp_nvme_qpair **out)
 {
 	struct nvp_nvme_qpair *qpair = NULL;
-	uint16_t qid = qid_alloc(ctrlr);
+	uint16_t qid;
 	int rc;
 
+	nvme_ctrlr_lock(ctrlr);
+	qid = qid_alloc(ctrlr);
+	nvme_ctrlr_unlock(ctrlr);
 	if (qid == 0) {
 		NVP_ERRLOG("%s: all %u granted I/O queues are in use; free a qpair or ask for "
 			   "more (opts.num_io_queues)",
@@ -676,19 +763,24 @@ qpair_create_locked(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qpair
 	}
 	rc = ctrlr->transport->qpair_create(ctrlr, qid, opts, &qpair);
 	if (rc != 0) {
+		nvme_ctrlr_lock(ctrlr);
 		qid_free(ctrlr, qid);
+		nvme_ctrlr_unlock(ctrlr);
 		return rc;
 	}
 	qpair->opts = *opts;
 	qpair->delay_doorbell = opts->delay_doorbell;
 	qpair->timeout_ticks = nvme_us_to_ticks(ctrlr, opts->timeout_us);
 	rc = qpair->transport->qpair_connect(qpair);
+	nvme_ctrlr_lock(ctrlr);
 	if (rc != 0) {
-		qpair->transport->qpair_destroy(qpair);
 		qid_free(ctrlr, qid);
+		nvme_ctrlr_unlock(ctrlr);
+		qpair->transport->qpair_destroy(qpair);
 		return rc == -ENXIO || rc == -ENOMEM ? rc : -EIO;
 	}
 	TAILQ_INSERT_TAIL(&ctrlr->io_qpairs, qpair, link);
+	nvme_ctrlr_unlock(ctrlr);
 	*out = qpair;
 	return 0;
 }
@@ -716,24 +808,29 @@ nvp_nvme_ctrlr_alloc_io_qpair(struct nvp_nvme_ctrlr *ctrlr,
 	if (nvme_ctrlr_is_failed(ctrlr)) {
 		return -ENXIO;
 	}
-	nvme_ctrlr_lock(ctrlr);
-	rc = qpair_create_locked(ctrlr, &opts, qpair);
-	nvme_ctrlr_unlock(ctrlr);
-	return rc;
+	return qpair_create(ctrlr, &opts, qpair);
 }
 
-/* Delete on the device, complete what is left, free. Any thread (detach uses it). */
+/*
+ * Delete on the device, complete what is left, free. Any thread (detach uses it). The
+ * queue commands run without the admin lock held around them.
+ */
 static int
 qpair_free(struct nvp_nvme_qpair *qpair)
 {
 	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	bool exists = qpair->conn_state == NVME_QP_CONNECTED && !qpair->failed &&
+		      qpair->reset_gen == atomic_load(&ctrlr->reset_gen);
 	int rc = 0;
 
-	nvme_ctrlr_lock(ctrlr);
 	qpair->deleting = true;
 	if (!nvme_ctrlr_is_failed(ctrlr)) {
 		rc = qpair->transport->qpair_disconnect(qpair);
+		if (!exists) {
+			rc = 0; /* its queues were gone or half made (reset, reclaim) */
+		}
 	}
+	nvme_ctrlr_lock(ctrlr);
 	/* Aborts still queued or in flight for this qpair's trackers must not call back
 	 * into freed memory; admin callbacks run under this lock, so none is running. */
 	nvme_qpair_neuter_aborts(ctrlr->adminq, qpair);

@@ -5,7 +5,8 @@
  * log pages, queue creation and deletion, format, firmware download and commit, abort,
  * asynchronous event requests.
  *
- * The admin queue is shared by every thread; each use holds ctrlr->adminq_lock. The lock
+ * The admin queue is shared by every thread; each use holds ctrlr->adminq_lock, for the
+ * time of one submission or one poll: a synchronous command waits without it. The lock
  * is recursive so that a callback run while completions are processed (an AER handler)
  * may itself issue admin commands.
  */
@@ -124,7 +125,7 @@ nvme_ctrlr_process_admin_trylock(struct nvp_nvme_ctrlr *ctrlr)
 
 struct sync_wait {
 	struct nvme_cpl cpl;
-	bool done;
+	atomic_bool done; /* set by sync_cb on whichever thread polled the completion */
 };
 
 static void
@@ -133,7 +134,14 @@ sync_cb(void *cb_arg, const struct nvme_cpl *cpl)
 	struct sync_wait *w = cb_arg;
 
 	w->cpl = *cpl;
-	w->done = true;
+	/* Release: the waiter reads cpl after it sees done (it may not hold the lock). */
+	atomic_store_explicit(&w->done, true, memory_order_release);
+}
+
+static bool
+sync_done(struct sync_wait *w)
+{
+	return atomic_load_explicit(&w->done, memory_order_acquire);
 }
 
 /* A timed-out command completed after all: only its bounce buffer is left to free. */
@@ -145,8 +153,8 @@ orphan_cb(void *cb_arg, const struct nvme_cpl *cpl)
 }
 
 /*
- * The waiter gives up: the request keeps the bounce buffer (the device may still write
- * it) and frees it if it ever completes; an Abort is sent for it.
+ * The waiter gives up (admin lock held): the request keeps the bounce buffer (the device
+ * may still write it) and frees it if it ever completes; an Abort is sent for it.
  * \return -ENXIO if the controller turned out dead, else -ETIMEDOUT.
  */
 static int
@@ -168,7 +176,39 @@ sync_timeout(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, struct sy
 	return -ETIMEDOUT;
 }
 
-/* Submit and poll the admin queue until done; the admin lock is held throughout. */
+/* One look at the admin queue, the lock held for that look only. \return as process. */
+static int32_t
+sync_poll(struct nvp_nvme_ctrlr *ctrlr)
+{
+	int32_t n;
+
+	nvme_ctrlr_lock(ctrlr);
+	n = nvme_qpair_process(ctrlr->adminq, 0);
+	nvme_ctrlr_unlock(ctrlr);
+	return n;
+}
+
+/* The deadline passed: give up under the lock, unless the completion just came. */
+static int
+sync_expire(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void **bounce,
+	    struct sync_wait *w)
+{
+	int rc = 0;
+
+	nvme_ctrlr_lock(ctrlr);
+	if (!sync_done(w)) {
+		rc = sync_timeout(ctrlr, cmd, w, bounce);
+	}
+	nvme_ctrlr_unlock(ctrlr);
+	return rc;
+}
+
+/*
+ * Submit, then poll the admin queue until done. The admin lock is taken to submit and for
+ * each poll, never across the wait: other threads' admin commands go out and complete
+ * meanwhile (whoever polls completes everybody's; each waiter watches its own status),
+ * so a slow command makes nobody else wait for the admin timeout.
+ */
 static int
 sync_run(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void **bounce, uint32_t len,
 	 struct sync_wait *w)
@@ -178,24 +218,24 @@ sync_run(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void **bounce
 	uint32_t idle = 0;
 	int rc;
 
-	nvme_ctrlr_lock(ctrlr);
 	rc = nvme_ctrlr_submit_admin(ctrlr, cmd, *bounce, len, sync_cb, w);
-	while (rc == 0 && !w->done) {
-		if (nvme_qpair_process(ctrlr->adminq, 0) < 0 && !w->done) {
+	while (rc == 0 && !sync_done(w)) {
+		if (sync_poll(ctrlr) < 0 && !sync_done(w)) {
 			rc = -ENXIO;
-		} else if (w->done) {
+		} else if (sync_done(w)) {
 			break;
 		} else if (nvme_ticks(ctrlr) >= deadline) {
-			rc = sync_timeout(ctrlr, cmd, w, bounce);
+			rc = sync_expire(ctrlr, cmd, bounce, w);
 		} else if (++idle > 1000) {
 			nvp_env_delay_us(50); /* a slow command (format): stop spinning hard */
 		} else {
 			nvp_pause();
 		}
 	}
-	nvme_ctrlr_unlock(ctrlr);
-	if (rc == 0 && w->done && w->cpl.status.sct == NVME_SCT_GENERIC &&
-	    w->cpl.status.sc == NVME_SC_ABORTED_SQ_DELETION && nvme_ctrlr_is_failed(ctrlr)) {
+	if (rc == 0 && sync_done(w) && nvme_ctrlr_is_failed(ctrlr) &&
+	    ((w->cpl.status.sct == NVME_SCT_GENERIC &&
+	      w->cpl.status.sc == NVME_SC_ABORTED_SQ_DELETION) ||
+	     (w->cpl.status.sct == NVME_SCT_PATH && w->cpl.status.sc == NVME_SC_HOST_PATH_ERROR))) {
 		rc = -ENXIO;
 	}
 	return rc;
@@ -210,11 +250,13 @@ admin_sync(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf, 
 	   struct nvme_cpl *cpl, bool keep_dptr)
 {
 	enum nvme_data_transfer dir = nvme_opc_get_data_transfer((uint8_t)cmd->opc);
-	struct sync_wait w = { .done = false };
+	struct sync_wait w;
 	struct nvme_cmd c = *cmd;
 	void *bounce = NULL;
 	int rc;
 
+	memset(&w, 0, sizeof(w));
+	atomic_init(&w.done, false);
 	if (nvme_ctrlr_is_failed(ctrlr)) {
 		return -ENXIO;
 	}
@@ -231,7 +273,7 @@ admin_sync(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf, 
 		memset(&c.dptr, 0, sizeof(c.dptr));
 	}
 	rc = sync_run(ctrlr, &c, &bounce, len, &w);
-	if (rc == 0 && w.done) {
+	if (rc == 0 && sync_done(&w)) {
 		if (cpl != NULL) {
 			*cpl = w.cpl;
 		}
@@ -534,20 +576,40 @@ queue_cmd(struct nvp_nvme_ctrlr *ctrlr, struct nvme_cmd *cmd, const char *what, 
 	return rc;
 }
 
+void
+nvme_ctrlr_cmd_build_create_io_cq(struct nvme_cmd *cmd, uint16_t qid, int32_t iv, uint32_t entries,
+				  uint64_t iova)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_CREATE_IO_CQ;
+	cmd->dptr.prp.prp1 = iova;
+	cmd->cdw10 = NVME_CREATE_IO_Q_CDW10(qid, entries);
+	cmd->cdw11 = NVME_CREATE_IO_CQ_PC; /* iv < 0: polled, no interrupts */
+	if (iv >= 0) {
+		cmd->cdw11 |= NVME_CREATE_IO_CQ_IEN | ((uint32_t)iv << 16);
+	}
+}
+
+void
+nvme_ctrlr_cmd_build_create_io_sq(struct nvme_cmd *cmd, uint16_t qid, uint32_t entries,
+				  uint64_t iova, uint8_t qprio)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_CREATE_IO_SQ;
+	cmd->dptr.prp.prp1 = iova;
+	cmd->cdw10 = NVME_CREATE_IO_Q_CDW10(qid, entries);
+	cmd->cdw11 = NVME_CREATE_IO_SQ_PC |
+		     ((uint32_t)(qprio & 3u) << NVME_CREATE_IO_SQ_QPRIO_SHIFT) |
+		     ((uint32_t)qid << NVME_CREATE_IO_SQ_CQID_SHIFT);
+}
+
 int
 nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, int32_t iv,
 			    uint32_t entries, uint64_t iova)
 {
 	struct nvme_cmd cmd;
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opc = NVME_OPC_CREATE_IO_CQ;
-	cmd.dptr.prp.prp1 = iova;
-	cmd.cdw10 = NVME_CREATE_IO_Q_CDW10(qid, entries);
-	cmd.cdw11 = NVME_CREATE_IO_CQ_PC; /* iv < 0: polled, no interrupts */
-	if (iv >= 0) {
-		cmd.cdw11 |= NVME_CREATE_IO_CQ_IEN | ((uint32_t)iv << 16);
-	}
+	nvme_ctrlr_cmd_build_create_io_cq(&cmd, qid, iv, entries, iova);
 	return queue_cmd(ctrlr, &cmd, "Create I/O CQ", qid);
 }
 
@@ -557,13 +619,7 @@ nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t
 {
 	struct nvme_cmd cmd;
 
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opc = NVME_OPC_CREATE_IO_SQ;
-	cmd.dptr.prp.prp1 = iova;
-	cmd.cdw10 = NVME_CREATE_IO_Q_CDW10(qid, entries);
-	cmd.cdw11 = NVME_CREATE_IO_SQ_PC |
-		    ((uint32_t)(qprio & 3u) << NVME_CREATE_IO_SQ_QPRIO_SHIFT) |
-		    ((uint32_t)qid << NVME_CREATE_IO_SQ_CQID_SHIFT);
+	nvme_ctrlr_cmd_build_create_io_sq(&cmd, qid, entries, iova, qprio);
 	return queue_cmd(ctrlr, &cmd, "Create I/O SQ", qid);
 }
 

@@ -75,6 +75,7 @@
 #define NVME_DEFAULT_ADMIN_TIMEOUT_MS 10000u
 #define NVME_DEFAULT_IO_TIMEOUT_US (30ull * 1000 * 1000)
 #define NVME_DEFAULT_MAX_IO_SIZE (2u * 1024 * 1024)
+#define NVME_DEFAULT_IO_RETRY_COUNT 4u
 
 /* io_flags each NVM command accepts (CDW12 bits), see nvme_spec.h. */
 #define NVME_IO_FLAGS_DTYPE_MASK (0xfu << NVME_IO_FLAGS_DTYPE_SHIFT)
@@ -125,10 +126,15 @@ struct nvme_request {
 	STAILQ_ENTRY(nvme_request) link;
 	bool dptr_built; /* the transport filled cmd.dptr when it checked the request (it
 			  * was queued): its submission does not walk the payload again */
+	uint8_t retries; /* times sent again after a controller reset lost it */
 	struct nvme_payload payload;
 
 	/* Cold: only dataset management uses it. */
 	void *dma_page; /* a page of the qpair's DSM pool while the request holds one */
+
+	/* Cold: set while the request waits on the queued list (its deadline counts from
+	 * here: a user's timeout bounds submit to completion, the wait included). */
+	uint64_t accept_ticks;
 
 	/* Cold: split requests and separate metadata (nvme_ns_split.c). */
 	struct nvme_request *parent;  /* a child: the request it is a part of */
@@ -142,6 +148,17 @@ struct nvme_request {
 	uint16_t num_children;        /* a parent: children accepted, not completed */
 	uint16_t split_status;        /* a parent: first error (status_raw), 0 = none */
 } __attribute__((aligned(64)));
+
+/*
+ * Whether a qpair's queues exist on the device. Anything but CONNECTED means the owner's
+ * polls drive a small state machine that deletes and/or creates them with admin commands
+ * it never waits for (nvme_qpair.c); submissions meanwhile wait on the queued list.
+ */
+enum nvme_qpair_conn_state {
+	NVME_QP_CONNECTED = 0,
+	NVME_QP_DELETING, /* reclaiming quarantined CIDs: Delete I/O SQ/CQ in flight */
+	NVME_QP_CREATING, /* after a reset or a reclaim: Create I/O CQ/SQ in flight */
+};
 
 enum nvme_tracker_state {
 	NVME_TR_FREE = 0,
@@ -213,17 +230,26 @@ struct nvp_nvme_qpair {
 	uint16_t id;
 	bool is_admin;
 	bool delay_doorbell;
-	bool sq_dirty; /* entries written since the last SQ doorbell */
-	bool in_batch; /* inside a poll (callbacks) or submitting the queued list: the
+	bool sq_dirty;      /* entries written since the last SQ doorbell */
+	bool in_batch;      /* inside a poll (callbacks) or submitting the queued list: the
 			* doorbell is rung once at the end */
-	bool failed;   /* the controller failed: everything completed, nothing accepted */
+	bool failed;        /* the controller failed: everything completed, nothing accepted */
+	uint8_t conn_state; /* enum nvme_qpair_conn_state: CONNECTED on the fast path */
+	uint32_t reset_gen; /* the controller's reset generation the queues were made in */
+	/* Nonzero while the owner may write this qpair's doorbells (a poll, a doorbell
+	 * call): a reset waits for it to drop before it disables the controller, so no
+	 * doorbell of a queue the device no longer has is ever written. */
+	_Atomic uint32_t db_window;
 	struct nvp_nvme_qpair_stats stats; /* a few adds per poll or I/O */
 	uint64_t poll_ticks;               /* when the current (or last) poll started */
 
 	/* Cold: recovery, reset, bookkeeping. */
-	struct nvme_tracker_list recovery;      /* expired, aborting or quarantined */
-	struct nvme_tracker_list reset_aborted; /* outstanding at a controller reset */
-	uint64_t next_health_tick;              /* read CSTS if nothing completes by then */
+	struct nvme_tracker_list recovery; /* expired, aborting or quarantined */
+	uint64_t conn_deadline;            /* the step's admin command times out */
+	_Atomic uint32_t conn_status;      /* written by conn_cb (any thread) */
+	uint8_t conn_step;                 /* admin command of the current phase */
+	bool conn_inflight;                /* that command is on the admin queue */
+	uint64_t next_health_tick;         /* read CSTS if nothing completes by then */
 	pthread_t owner;
 	struct nvp_nvme_io_qpair_opts opts;
 	struct nvme_request *reqs;
@@ -264,6 +290,12 @@ struct nvme_transport_ops {
 	int (*ctrlr_set_reg_4)(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t value);
 	/* Reset the admin qpair's rings and tell the controller where they are (AQA/ASQ/ACQ). */
 	int (*ctrlr_enable_admin_queue)(struct nvp_nvme_ctrlr *ctrlr);
+	/*
+	 * Optional: a reset brought the controller back to READY; restore controller-wide
+	 * state of the transport before the I/O qpairs re-create their queues (PCIe: shadow
+	 * doorbells). Called by the resetting thread, admin lock held.
+	 */
+	void (*ctrlr_reset_done)(struct nvp_nvme_ctrlr *ctrlr);
 	/* I/O queues the transport can address (PCIe: doorbells inside BAR0). */
 	uint32_t (*ctrlr_get_max_io_queues)(struct nvp_nvme_ctrlr *ctrlr);
 
@@ -278,6 +310,15 @@ struct nvme_transport_ops {
 	int (*qpair_disconnect)(struct nvp_nvme_qpair *qpair);
 	/* Ring indices and phase back to their initial values (empty queues). */
 	void (*qpair_reset)(struct nvp_nvme_qpair *qpair);
+	/*
+	 * Optional, for the owner's non-blocking re-creation (after a reset or to reclaim
+	 * CIDs): the admin command of step @step of creating (@create) or deleting the
+	 * qpair's queues, the same commands qpair_connect/disconnect run synchronously.
+	 * \return 0 and *@cmd; -ENOENT after the last step. A transport without it has its
+	 * qpairs re-created with the synchronous ops from the owner's poll (which may block).
+	 */
+	int (*qpair_conn_cmd)(struct nvp_nvme_qpair *qpair, bool create, uint32_t step,
+			      struct nvme_cmd *cmd);
 	/* Validate a request's payload as submit would, without side effects. */
 	int (*qpair_check_request)(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
 	/*
@@ -356,9 +397,11 @@ struct nvp_nvme_ctrlr {
 	/* Hot: read on the I/O path. */
 	const struct nvme_transport_ops *transport;
 	atomic_bool is_failed;
-	uint32_t page_size;     /* CC.MPS page size: PRP granularity */
-	uint32_t max_xfer_size; /* MDTS, opts.max_io_size */
-	bool ticks_tsc;         /* nvp_env_get_ticks() is the TSC: read it inline */
+	_Atomic uint32_t reset_gen; /* bumped as a reset starts: qpairs made in an older one
+				     * re-create their queues at their owner's next poll */
+	uint32_t page_size;         /* CC.MPS page size: PRP granularity */
+	uint32_t max_xfer_size;     /* MDTS, opts.max_io_size */
+	bool ticks_tsc;             /* nvp_env_get_ticks() is the TSC: read it inline */
 	uint64_t ticks_hz;
 
 	/* Cold. */
@@ -370,7 +413,7 @@ struct nvp_nvme_ctrlr {
 	struct nvme_ctrlr_data cdata;
 	enum nvme_ctrlr_state state;
 	uint64_t state_deadline; /* ticks; 0 = no wait in progress */
-	bool resetting;
+	atomic_bool resetting;   /* a reset is between disable and READY: qpairs wait */
 	bool shutdown_done;
 
 	/* The admin queue is shared: every use holds adminq_lock (recursive, so that an
@@ -394,6 +437,9 @@ struct nvp_nvme_ctrlr {
 	void *aer_cb_arg;
 	nvp_nvme_timeout_cb timeout_cb;
 	void *timeout_cb_arg;
+	nvp_nvme_remove_cb remove_cb;
+	void *remove_cb_arg;
+	atomic_bool removed; /* registers read all ones: the device is gone */
 
 	/* A virtual device created for this controller's trid, destroyed at detach. */
 	const struct nvp_env_vdev_provider *vdev_provider;
@@ -443,6 +489,14 @@ nvme_ctrlr_is_failed(const struct nvp_nvme_ctrlr *ctrlr)
 	return atomic_load_explicit(&ctrlr->is_failed, memory_order_relaxed);
 }
 
+/* The queues this qpair has on the device are from before the last controller reset. */
+static inline bool
+nvme_qpair_reset_pending(const struct nvp_nvme_qpair *qpair)
+{
+	return qpair->reset_gen !=
+	       atomic_load_explicit(&qpair->ctrlr->reset_gen, memory_order_acquire);
+}
+
 /* nvme.c */
 void nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src);
 
@@ -459,7 +513,9 @@ const char *nvme_ctrlr_state_string(enum nvme_ctrlr_state state);
 int nvme_ctrlr_shutdown(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why);
 bool nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context);
+void nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr);
+bool nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_free_io_qpairs(struct nvp_nvme_ctrlr *ctrlr);
 
@@ -469,6 +525,10 @@ int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd 
 int nvme_ctrlr_cmd_identify_ctrlr(struct nvp_nvme_ctrlr *ctrlr);
 int nvme_ctrlr_cmd_set_num_queues(struct nvp_nvme_ctrlr *ctrlr, uint32_t wanted, uint32_t *granted);
 int nvme_ctrlr_configure_aer(struct nvp_nvme_ctrlr *ctrlr);
+void nvme_ctrlr_cmd_build_create_io_cq(struct nvme_cmd *cmd, uint16_t qid, int32_t iv,
+				       uint32_t entries, uint64_t iova);
+void nvme_ctrlr_cmd_build_create_io_sq(struct nvme_cmd *cmd, uint16_t qid, uint32_t entries,
+				       uint64_t iova, uint8_t qprio);
 int nvme_ctrlr_cmd_create_io_cq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, int32_t iv,
 				uint32_t entries, uint64_t iova);
 int nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t entries,
@@ -497,8 +557,6 @@ void nvme_qpair_fini(struct nvp_nvme_qpair *qpair);
 int nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
 int32_t nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions);
 void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
-void nvme_qpair_prepare_reset(struct nvp_nvme_qpair *qpair);
-void nvme_qpair_abort_reset_requests(struct nvp_nvme_qpair *qpair);
 bool nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb, void *cb_arg,
 			       nvp_nvme_cmd_cb new_cb, void *new_arg, uint16_t *cid);
 void nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair);

@@ -386,7 +386,9 @@ pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
 	if (iv < -1) {
 		return iv;
 	}
+	nvme_ctrlr_lock(ctrlr); /* dbbuf state is the controller's: one configurer at a time */
 	dbbuf_configure(to_pcie_ctrlr(ctrlr));
+	nvme_ctrlr_unlock(ctrlr);
 	dbbuf_attach(pq); /* before the queues exist: the shadow values start at 0 */
 	rc = nvme_ctrlr_cmd_create_io_cq(ctrlr, qpair->id, iv, qpair->num_entries, pq->cq_iova);
 	if (rc != 0) {
@@ -398,6 +400,42 @@ pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
 		(void)nvme_ctrlr_cmd_delete_io_queue(ctrlr, NVME_OPC_DELETE_IO_CQ, qpair->id);
 	}
 	return rc;
+}
+
+/*
+ * The same commands one at a time for the owner's non-blocking re-creation: create CQ,
+ * create SQ; or delete SQ, delete CQ. The interrupt vector and shadow doorbells were set
+ * up when the qpair was first connected (and again by ctrlr_reset_done).
+ */
+static int
+pcie_qpair_conn_cmd(struct nvp_nvme_qpair *qpair, bool create, uint32_t step, struct nvme_cmd *cmd)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	int32_t iv = qpair->has_irq ? (int32_t)qpair->irq_vector : -1;
+
+	if (step >= 2) {
+		return -ENOENT;
+	}
+	if (create && step == 0) {
+		dbbuf_attach(pq);
+		nvme_ctrlr_cmd_build_create_io_cq(cmd, qpair->id, iv, qpair->num_entries,
+						  pq->cq_iova);
+	} else if (create) {
+		nvme_ctrlr_cmd_build_create_io_sq(cmd, qpair->id, qpair->num_entries, pq->sq_iova,
+						  qpair->opts.qprio);
+	} else {
+		memset(cmd, 0, sizeof(*cmd));
+		cmd->opc = step == 0 ? NVME_OPC_DELETE_IO_SQ : NVME_OPC_DELETE_IO_CQ;
+		cmd->cdw10 = qpair->id;
+	}
+	return 0;
+}
+
+/* After a reset: the shadow doorbells again, before any qpair re-creates its queues. */
+static void
+pcie_ctrlr_reset_done(struct nvp_nvme_ctrlr *ctrlr)
+{
+	dbbuf_configure(to_pcie_ctrlr(ctrlr));
 }
 
 /* Delete the SQ first: a CQ cannot be deleted while an SQ still posts to it. */
@@ -524,7 +562,7 @@ nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 	/* One head doorbell for the batch. It gives the slots back to the device, so every
 	 * read of the entries must be done first (x86: a compiler barrier, stores are not
 	 * reordered with older loads; arm64: dmb osh). */
-	if (n > 0) {
+	if (n > 0 && nvp_likely(!nvme_qpair_reset_pending(qpair))) {
 		nvp_dma_rwmb();
 		if (pq->cq_shadow == NULL ||
 		    nvme_pcie_dbbuf_update(pq->cq_shadow, pq->cq_ei, pq->cq_head)) {
@@ -747,12 +785,14 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.ctrlr_get_reg_4 = pcie_get_reg_4,
 	.ctrlr_set_reg_4 = pcie_set_reg_4,
 	.ctrlr_enable_admin_queue = pcie_ctrlr_enable_admin_queue,
+	.ctrlr_reset_done = pcie_ctrlr_reset_done,
 	.ctrlr_get_max_io_queues = pcie_get_max_io_queues,
 	.qpair_create = pcie_qpair_create,
 	.qpair_destroy = pcie_qpair_destroy,
 	.qpair_connect = pcie_qpair_connect,
 	.qpair_disconnect = pcie_qpair_disconnect,
 	.qpair_reset = pcie_qpair_reset,
+	.qpair_conn_cmd = pcie_qpair_conn_cmd,
 	.qpair_check_request = nvme_pcie_qpair_check_request,
 	.qpair_submit = pcie_qpair_submit,
 	.qpair_ring_doorbell = pcie_qpair_ring_doorbell,

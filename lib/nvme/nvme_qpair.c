@@ -22,6 +22,13 @@
  * given back while its CID stays quarantined. Should quarantined CIDs ever take every
  * usable tracker, the qpair deletes and re-creates its queues, which ends every command
  * of the old SQ and frees them all.
+ *
+ * A request's deadline counts from the submit call that accepted it, time on the queued
+ * list included; one that expires there was never sent and completes at once.
+ *
+ * The I/O poll never blocks: queue deletion and creation (to reclaim CIDs, or after a
+ * controller reset) are admin commands the owner submits under a trylock and whose
+ * status it reads at later polls; see "Re-creating the queues" below.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -119,10 +126,13 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 			      NVP_MIN(NVP_MIN(qpair->num_slots, NVME_QUARANTINE_SPARE_CIDS),
 				      NVME_MAX_QUEUE_ENTRIES - qpair->num_slots);
 	qpair->owner = pthread_self();
+	qpair->conn_state = NVME_QP_CONNECTED;
+	qpair->reset_gen = atomic_load(&ctrlr->reset_gen);
+	atomic_init(&qpair->conn_status, 0);
+	atomic_init(&qpair->db_window, 0);
 	SLIST_INIT(&qpair->free_tr);
 	TAILQ_INIT(&qpair->outstanding);
 	TAILQ_INIT(&qpair->recovery);
-	TAILQ_INIT(&qpair->reset_aborted);
 	STAILQ_INIT(&qpair->queued);
 	STAILQ_INIT(&qpair->free_req);
 	if (num_entries < NVME_MIN_QUEUE_ENTRIES || num_requests == 0) {
@@ -190,10 +200,14 @@ xport_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 	return qpair->transport->qpair_process_completions(qpair, max);
 }
 
-/* Hand @req to the transport in slot @tr, the top of the free stack. \return 0, -EAGAIN,
- * or -errno. */
+/*
+ * Hand @req to the transport in slot @tr, the top of the free stack. Its deadline counts
+ * from @accepted (when the submit call took it: it waited on the queued list), 0 = now.
+ * \return 0, -EAGAIN, or -errno.
+ */
 static inline __attribute__((always_inline)) int
-submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
+submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req,
+	       uint64_t accepted)
 {
 	int rc = xport_submit(qpair, tr, req);
 
@@ -208,8 +222,10 @@ submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvm
 	tr->state = NVME_TR_ACTIVE;
 	if (qpair->timeout_ticks != 0) {
 		/* Inside a poll (callbacks) the poll's own timestamp is fresh enough. */
-		tr->deadline = (qpair->in_batch ? qpair->poll_ticks : nvme_ticks(qpair->ctrlr)) +
-			       qpair->timeout_ticks;
+		if (nvp_likely(accepted == 0)) {
+			accepted = qpair->in_batch ? qpair->poll_ticks : nvme_ticks(qpair->ctrlr);
+		}
+		tr->deadline = accepted + qpair->timeout_ticks;
 	} else {
 		tr->deadline = 0;
 	}
@@ -217,6 +233,82 @@ submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvm
 	qpair->sq_dirty = true;
 	qpair->stats.submitted++;
 	return 0;
+}
+
+#define reset_pending nvme_qpair_reset_pending
+
+/*
+ * The doorbell window (see db_window): opened before the owner looks at the reset
+ * generation, closed when it has written its last doorbell. A full barrier between the
+ * store and the generation's load (seq_cst: x86 xchg/lock add, arm64 dmb ish), paired
+ * with the resetting thread's generation bump before it reads the window: either the
+ * owner sees the new generation and writes no doorbell, or the reset waits for it.
+ */
+static inline bool
+db_window_open(struct nvp_nvme_qpair *qpair)
+{
+	atomic_fetch_add_explicit(&qpair->db_window, 1, memory_order_seq_cst);
+	return qpair->reset_gen ==
+	       atomic_load_explicit(&qpair->ctrlr->reset_gen, memory_order_seq_cst);
+}
+
+static inline void
+db_window_close(struct nvp_nvme_qpair *qpair)
+{
+	/* Release: the doorbell writes are ordered before it (only the owner writes). */
+	atomic_store_explicit(&qpair->db_window,
+			      atomic_load_explicit(&qpair->db_window, memory_order_relaxed) - 1,
+			      memory_order_release);
+}
+
+/* A doorbell outside a poll (delay_doorbell off, or the public ring call). */
+static void
+ring_sq_guarded(struct nvp_nvme_qpair *qpair)
+{
+	if (qpair->is_admin) {
+		ring_sq(qpair);
+		return;
+	}
+	if (db_window_open(qpair)) {
+		ring_sq(qpair);
+	}
+	db_window_close(qpair);
+}
+
+/* Onto the queued list (its payload checked first, so a bad buffer is still reported). */
+static int
+queue_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	int rc = nvme_qpair_is_pcie(qpair) ? nvme_pcie_qpair_check_request(qpair, req) :
+					     qpair->transport->qpair_check_request(qpair, req);
+
+	if (nvp_unlikely(rc != 0)) {
+		nvme_qpair_free_request(qpair, req);
+		return rc;
+	}
+	req->accept_ticks = 0;
+	if (qpair->timeout_ticks != 0) {
+		req->accept_ticks = qpair->in_batch ? qpair->poll_ticks : nvme_ticks(qpair->ctrlr);
+	}
+	STAILQ_INSERT_TAIL(&qpair->queued, req, link);
+	qpair->num_outstanding++;
+	return 0;
+}
+
+/*
+ * Not the fast path: a failed controller or qpair, a qpair being freed, or one whose
+ * queues are being re-created (after a reset, or to reclaim CIDs): the request waits on
+ * the queued list until they are there.
+ */
+static int
+submit_slow(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	if (nvme_ctrlr_is_failed(qpair->ctrlr) || qpair->deleting ||
+	    (qpair->failed && !reset_pending(qpair))) {
+		nvme_qpair_free_request(qpair, req);
+		return -ENXIO;
+	}
+	return queue_request(qpair, req);
 }
 
 /*
@@ -231,17 +323,17 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 	struct nvme_tracker *tr = SLIST_FIRST(&qpair->free_tr);
 	int rc;
 
-	if (nvp_unlikely(qpair->failed || qpair->deleting || nvme_ctrlr_is_failed(qpair->ctrlr))) {
-		nvme_qpair_free_request(qpair, req);
-		return -ENXIO;
+	if (nvp_unlikely(qpair->failed || qpair->deleting || qpair->conn_state != 0 ||
+			 nvme_ctrlr_is_failed(qpair->ctrlr) || reset_pending(qpair))) {
+		return submit_slow(qpair, req);
 	}
 	if (nvp_likely(tr != NULL && qpair->slots_used < qpair->num_slots &&
 		       STAILQ_EMPTY(&qpair->queued))) {
-		rc = submit_tracker(qpair, tr, req);
+		rc = submit_tracker(qpair, tr, req, 0);
 		if (nvp_likely(rc == 0)) {
 			qpair->num_outstanding++;
 			if (!qpair->delay_doorbell && !qpair->in_batch) {
-				ring_sq(qpair);
+				ring_sq_guarded(qpair);
 			}
 			return 0;
 		}
@@ -250,15 +342,7 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 			return rc;
 		}
 	}
-	rc = nvme_qpair_is_pcie(qpair) ? nvme_pcie_qpair_check_request(qpair, req) :
-					 qpair->transport->qpair_check_request(qpair, req);
-	if (nvp_unlikely(rc != 0)) {
-		nvme_qpair_free_request(qpair, req);
-		return rc;
-	}
-	STAILQ_INSERT_TAIL(&qpair->queued, req, link);
-	qpair->num_outstanding++;
-	return 0;
+	return queue_request(qpair, req);
 }
 
 /* Move queued requests into free slots (the caller rings once for the whole batch). */
@@ -272,7 +356,7 @@ submit_queued(struct nvp_nvme_qpair *qpair)
 	while (qpair->slots_used < qpair->num_slots &&
 	       (req = STAILQ_FIRST(&qpair->queued)) != NULL &&
 	       (tr = SLIST_FIRST(&qpair->free_tr)) != NULL) {
-		int rc = submit_tracker(qpair, tr, req);
+		int rc = submit_tracker(qpair, tr, req, req->accept_ticks);
 
 		if (rc == -EAGAIN) {
 			break; /* chained PRP list pages short: retry after more completions */
@@ -312,9 +396,7 @@ complete_recovering(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 	struct nvme_request *req = tr->req;
 
 	if (tr->state == NVME_TR_FREE) {
-		/* Outstanding at a controller reset: the owner completes it at its next poll
-		 * (nvme_qpair_abort_reset_requests()); a stale completion must not. */
-		return;
+		return; /* defensive: a free tracker owes nothing */
 	}
 	if (req != NULL) {
 		/* Completed after all (perhaps ABORTED BY REQUEST): pass its status on. */
@@ -542,41 +624,323 @@ qpair_is_stuck(struct nvp_nvme_qpair *qpair)
 	return true;
 }
 
-/*
- * Delete and re-create the qpair's queues on the device. Once Delete I/O SQ completes,
- * every command of that SQ is completed or implicitly completed (NVMe 1.4 section 5.6):
- * no late completion can come for a quarantined CID any more, so all are freed.
- */
+/* ---------------------------------------------------------------------------------------
+ * Re-creating the queues without blocking: after a controller reset, to reclaim CIDs
+ *
+ * A reset (from any thread) only bumps the controller's reset generation; it never
+ * touches a qpair. The owner notices at its next poll (or submission), takes back what
+ * the device forgot (retried, or completed with ABORTED SQ DELETION) and re-creates its
+ * queues; reclaiming quarantined CIDs deletes them first. Each step is one admin command
+ * submitted under a trylock and finished by whoever polls the admin queue; the owner's
+ * polls only look at its status. Submissions meanwhile wait on the queued list, their
+ * deadlines running.
+ * ------------------------------------------------------------------------------------- */
+
+#define NVME_CONN_PENDING UINT32_MAX
+
+/* Any thread (the admin queue's poller): store the step's status for the owner. */
 static void
-reclaim_quarantined(struct nvp_nvme_qpair *qpair)
+conn_cb(void *cb_arg, const struct nvme_cpl *cpl)
+{
+	struct nvp_nvme_qpair *qpair = cb_arg;
+	uint32_t st = (uint32_t)cpl->status.sct << 8 | cpl->status.sc;
+
+	atomic_store_explicit(&qpair->conn_status, st, memory_order_release);
+}
+
+static void
+conn_start(struct nvp_nvme_qpair *qpair, enum nvme_qpair_conn_state state)
+{
+	qpair->conn_state = (uint8_t)state;
+	qpair->conn_step = 0;
+	qpair->conn_inflight = false;
+}
+
+/* Submit the current step's command. \return 0, 1 after the last step, -EAGAIN, -errno. */
+static int
+conn_submit_step(struct nvp_nvme_qpair *qpair)
 {
 	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
-	struct nvme_cpl cpl;
+	struct nvme_cmd cmd;
 	int rc;
 
-	NVP_WARNLOG("qpair %u: every usable command identifier is quarantined after lost "
-		    "completions; deleting and re-creating the queues to reclaim them",
-		    qpair->id);
-	nvme_ctrlr_lock(ctrlr);
-	rc = qpair->transport->qpair_disconnect(qpair);
+	rc = qpair->transport->qpair_conn_cmd(qpair, qpair->conn_state == NVME_QP_CREATING,
+					      qpair->conn_step, &cmd);
 	if (rc != 0) {
-		nvme_ctrlr_unlock(ctrlr);
-		NVP_ERRLOG("qpair %u: cannot delete its queues (%d); reset the controller",
-			   qpair->id, rc);
-		return;
+		return rc == -ENOENT ? 1 : rc;
 	}
-	nvme_qpair_neuter_aborts(ctrlr->adminq, qpair);
+	if (!nvme_ctrlr_trylock(ctrlr)) {
+		return -EAGAIN;
+	}
+	atomic_store_explicit(&qpair->conn_status, NVME_CONN_PENDING, memory_order_relaxed);
+	rc = nvme_ctrlr_submit_admin(ctrlr, &cmd, NULL, 0, conn_cb, qpair);
+	nvme_ctrlr_unlock(ctrlr);
+	if (rc == 0) {
+		qpair->conn_inflight = true;
+		qpair->conn_deadline = qpair->poll_ticks +
+				       nvme_ms_to_ticks(ctrlr, ctrlr->opts.admin_timeout_ms);
+	}
+	return rc == -ENOMEM ? -EAGAIN : rc;
+}
+
+/*
+ * Move the steps along as far as they go without waiting.
+ * \return 1 when all are done, -EAGAIN while one is in flight, -ETIMEDOUT, -EIO (the
+ * controller refused a step), or another -errno.
+ */
+static int
+conn_advance(struct nvp_nvme_qpair *qpair)
+{
+	uint32_t st;
+	int rc;
+
+	for (;;) {
+		if (qpair->conn_inflight) {
+			st = atomic_load_explicit(&qpair->conn_status, memory_order_acquire);
+			if (st == NVME_CONN_PENDING) {
+				nvme_ctrlr_process_admin_trylock(qpair->ctrlr);
+				st = atomic_load_explicit(&qpair->conn_status,
+							  memory_order_acquire);
+			}
+			if (st == NVME_CONN_PENDING) {
+				return qpair->poll_ticks >= qpair->conn_deadline ? -ETIMEDOUT :
+										   -EAGAIN;
+			}
+			qpair->conn_inflight = false;
+			if (st != 0) {
+				NVP_ERRLOG("qpair %u: %s its queues: step %u failed (sct 0x%x, sc "
+					   "0x%02x)",
+					   qpair->id,
+					   qpair->conn_state == NVME_QP_CREATING ? "re-creating" :
+										   "deleting",
+					   qpair->conn_step, st >> 8, st & 0xffu);
+				return -EIO;
+			}
+			qpair->conn_step++;
+		}
+		rc = conn_submit_step(qpair);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+}
+
+/* A transport without qpair_conn_cmd: the synchronous ops (they may block the poll). */
+static int
+conn_sync(struct nvp_nvme_qpair *qpair)
+{
+	int rc;
+
+	nvme_ctrlr_lock(qpair->ctrlr);
+	rc = qpair->conn_state == NVME_QP_CREATING ? qpair->transport->qpair_connect(qpair) :
+						     qpair->transport->qpair_disconnect(qpair);
+	nvme_ctrlr_unlock(qpair->ctrlr);
+	return rc == 0 ? 1 : rc;
+}
+
+/*
+ * Nothing on the admin queue may call back into this qpair's trackers or itself any more
+ * (Aborts, a step that timed out). \return false if the admin lock was busy: try later.
+ */
+static bool
+conn_neuter(struct nvp_nvme_qpair *qpair)
+{
+	if (!nvme_ctrlr_trylock(qpair->ctrlr)) {
+		return false;
+	}
+	nvme_qpair_neuter_aborts(qpair->ctrlr->adminq, qpair);
+	nvme_ctrlr_unlock(qpair->ctrlr);
+	qpair->conn_inflight = false;
+	return true;
+}
+
+static void
+complete_lost(struct nvp_nvme_qpair *qpair, struct nvme_request *req, uint16_t cid)
+{
+	struct nvme_cpl cpl;
+
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.sqid = qpair->id;
+	cpl.cid = cid;
+	nvme_cpl_set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
+	nvme_complete_request(qpair, req, &cpl);
+}
+
+/*
+ * The requests of @lost (the device forgot them in a reset): sent again ahead of the
+ * queued list while their retry budget lasts and they had not timed out, else completed
+ * with ABORTED SQ DELETION (DNR clear). Each exactly once: the trackers are freed first.
+ */
+static void
+retry_or_complete(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *lost)
+{
+	STAILQ_HEAD(, nvme_request) retry = STAILQ_HEAD_INITIALIZER(retry);
+	uint32_t budget = qpair->ctrlr->opts.io_retry_count;
+	struct nvme_tracker *tr;
+
+	while ((tr = TAILQ_FIRST(lost)) != NULL) {
+		struct nvme_request *req = tr->req;
+		bool active = tr->state == NVME_TR_ACTIVE;
+		uint64_t deadline = tr->deadline;
+
+		TAILQ_REMOVE(lost, tr, link);
+		tr->cpl_pending = false;
+		atomic_store_explicit(&tr->abort_result, NVME_ABORT_NONE, memory_order_relaxed);
+		nvme_tracker_free(qpair, tr);
+		if (req == NULL) {
+			continue; /* quarantined: already completed */
+		}
+		if (active && req->retries < budget && !qpair->is_admin) {
+			req->retries++;
+			req->dptr_built = false; /* its PRP list pages went with the tracker */
+			req->accept_ticks = deadline != 0 ? deadline - qpair->timeout_ticks : 0;
+			STAILQ_INSERT_TAIL(&retry, req, link);
+		} else {
+			complete_lost(qpair, req, tr->cid);
+		}
+	}
+	STAILQ_CONCAT(&retry, &qpair->queued);
+	STAILQ_CONCAT(&qpair->queued, &retry);
+}
+
+/*
+ * The owner's side of a controller reset: take back every command the device had, rewind
+ * the rings, start re-creating the queues. \return false if the admin lock was busy.
+ */
+static bool
+owner_reset(struct nvp_nvme_qpair *qpair, uint32_t gen)
+{
+	struct nvme_tracker_list lost = TAILQ_HEAD_INITIALIZER(lost);
+
+	if (!conn_neuter(qpair)) {
+		return false;
+	}
+	NVP_NOTICELOG("qpair %u: controller was reset; re-creating its queues (%u requests "
+		      "outstanding)",
+		      qpair->id, qpair->num_outstanding);
+	qpair->reset_gen = gen;
+	qpair->failed = false;
+	TAILQ_CONCAT(&lost, &qpair->outstanding, link);
+	TAILQ_CONCAT(&lost, &qpair->recovery, link);
+	qpair->transport->qpair_reset(qpair);
+	conn_start(qpair, NVME_QP_CREATING); /* callbacks' submissions now queue */
+	retry_or_complete(qpair, &lost);
+	return true;
+}
+
+/*
+ * The old SQ is deleted: every command of it is completed or implicitly completed
+ * (NVMe 1.4 section 5.6), no late completion can come for a quarantined CID any more.
+ */
+static bool
+reclaim_done(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_cpl cpl;
+
+	if (!conn_neuter(qpair)) {
+		return false;
+	}
 	memset(&cpl, 0, sizeof(cpl));
 	cpl.sqid = qpair->id;
 	nvme_cpl_set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
 	abort_tracker_list(qpair, &qpair->recovery, &cpl);
 	qpair->transport->qpair_reset(qpair);
-	rc = qpair->transport->qpair_connect(qpair);
-	nvme_ctrlr_unlock(ctrlr);
-	if (rc != 0) {
-		NVP_ERRLOG("qpair %u: cannot re-create its queues (%d); failing it", qpair->id, rc);
-		qpair->failed = true;
-		nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	conn_start(qpair, NVME_QP_CREATING);
+	return true;
+}
+
+/* A step failed for good: fail the qpair (a controller reset brings it back). */
+static void
+conn_fail(struct nvp_nvme_qpair *qpair, int rc)
+{
+	NVP_ERRLOG("qpair %u: cannot %s its queues (%d); failing it: its requests complete "
+		   "with ABORTED SQ DELETION until a controller reset",
+		   qpair->id, qpair->conn_state == NVME_QP_CREATING ? "re-create" : "delete", rc);
+	qpair->conn_state = NVME_QP_CONNECTED;
+	qpair->failed = true;
+	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+}
+
+/* One move of the machine. \return true once the queues are usable. */
+static bool
+conn_step(struct nvp_nvme_qpair *qpair)
+{
+	int rc = qpair->transport->qpair_conn_cmd != NULL ? conn_advance(qpair) : conn_sync(qpair);
+
+	if (rc == -EAGAIN) {
+		return false;
+	}
+	if (rc == 1 && qpair->conn_state == NVME_QP_DELETING) {
+		return reclaim_done(qpair) && conn_step(qpair);
+	}
+	if (rc == 1) {
+		qpair->conn_state = NVME_QP_CONNECTED;
+		NVP_NOTICELOG("qpair %u: queues re-created", qpair->id);
+		return true;
+	}
+	if ((rc == -ETIMEDOUT && !conn_neuter(qpair)) || reset_pending(qpair)) {
+		return false; /* try again at the next poll; a new reset restarts it all */
+	}
+	conn_fail(qpair, rc);
+	return false;
+}
+
+/*
+ * The slow part of a poll: a reset to catch up with, or queues being re-created.
+ * \return true once the queues are usable (the poll goes on as usual).
+ */
+static bool
+conn_poll(struct nvp_nvme_qpair *qpair)
+{
+	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	uint32_t gen = atomic_load_explicit(&ctrlr->reset_gen, memory_order_acquire);
+
+	if (qpair->reset_gen != gen) {
+		/* Wait until the resetting thread has the controller READY again. */
+		if (atomic_load_explicit(&ctrlr->resetting, memory_order_acquire) ||
+		    !owner_reset(qpair, gen)) {
+			return false;
+		}
+	}
+	if (qpair->conn_state == NVME_QP_CONNECTED) {
+		return !qpair->failed;
+	}
+	return conn_step(qpair);
+}
+
+/*
+ * Requests wait, yet nothing can go out and nothing will come back: every tracker in use
+ * is quarantined (lost completions took all spare CIDs, or all slots). Delete and
+ * re-create the queues, without waiting for the admin queue.
+ */
+static void
+reclaim_start(struct nvp_nvme_qpair *qpair)
+{
+	NVP_WARNLOG("qpair %u: every usable command identifier is quarantined after lost "
+		    "completions; deleting and re-creating the queues to reclaim them",
+		    qpair->id);
+	conn_start(qpair, NVME_QP_DELETING);
+	(void)conn_poll(qpair);
+}
+
+/* Requests that waited on the queued list past their deadline: never sent, completed. */
+static void
+expire_queued(struct nvp_nvme_qpair *qpair, uint64_t now)
+{
+	struct nvme_request *req;
+	struct nvme_cpl cpl;
+
+	while ((req = STAILQ_FIRST(&qpair->queued)) != NULL &&
+	       now >= req->accept_ticks + qpair->timeout_ticks) {
+		STAILQ_REMOVE_HEAD(&qpair->queued, link);
+		NVP_ERRLOG("qpair %u: a request (opcode 0x%02x) timed out after %" PRIu64
+			   " us before it could be sent; completed with ABORTED BY HOST",
+			   qpair->id, req->cmd.opc, qpair->opts.timeout_us);
+		memset(&cpl, 0, sizeof(cpl));
+		cpl.sqid = qpair->id;
+		cpl.cid = 0xffff;
+		nvme_cpl_set_status(&cpl, NVME_SCT_PATH, NVME_SC_ABORTED_BY_HOST, true);
+		nvme_complete_request(qpair, req, &cpl);
 	}
 }
 
@@ -584,16 +948,26 @@ reclaim_quarantined(struct nvp_nvme_qpair *qpair)
  * Polling
  * ------------------------------------------------------------------------------------- */
 
-/* Complete every request of a qpair whose controller failed; accept no more. */
+/*
+ * Complete every request of a qpair whose controller failed; accept no more. A removed
+ * device's requests get Host Pathing Error (as Linux's nvme_host_path_error()): the
+ * path to the device is gone, which a multipath layer may want to tell from a failure.
+ */
 static void
 fail_qpair(struct nvp_nvme_qpair *qpair)
 {
+	bool removed = atomic_load_explicit(&qpair->ctrlr->removed, memory_order_relaxed);
+
 	if (!qpair->failed) {
 		qpair->failed = true;
-		NVP_ERRLOG("qpair %u: controller failed; completing %u outstanding requests "
-			   "with ABORTED SQ DELETION",
-			   qpair->id, qpair->num_outstanding);
-		nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+		NVP_ERRLOG("qpair %u: controller %s; completing %u outstanding requests with %s",
+			   qpair->id, removed ? "removed" : "failed", qpair->num_outstanding,
+			   removed ? "HOST PATHING ERROR" : "ABORTED SQ DELETION");
+		if (removed) {
+			nvme_qpair_abort_all(qpair, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR);
+		} else {
+			nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+		}
 	}
 }
 
@@ -603,9 +977,6 @@ process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 {
 	int32_t n;
 
-	if (nvp_unlikely(!TAILQ_EMPTY(&qpair->reset_aborted))) {
-		nvme_qpair_abort_reset_requests(qpair);
-	}
 	n = xport_process_completions(qpair, max_completions);
 	if (!TAILQ_EMPTY(&qpair->outstanding) || nvp_unlikely(!TAILQ_EMPTY(&qpair->recovery))) {
 		check_deadlines(qpair, n);
@@ -615,13 +986,30 @@ process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 		}
 	}
 	if (!STAILQ_EMPTY(&qpair->queued)) {
+		if (qpair->timeout_ticks != 0) {
+			expire_queued(qpair, qpair->poll_ticks);
+		}
 		submit_queued(qpair);
 		if (nvp_unlikely(qpair_is_stuck(qpair))) {
-			reclaim_quarantined(qpair);
-			submit_queued(qpair);
+			reclaim_start(qpair);
+			if (qpair->conn_state == NVME_QP_CONNECTED) {
+				submit_queued(qpair);
+			}
 		}
 	}
 	return n;
+}
+
+/* A poll while the queues are being re-created: only deadlines of what waits. */
+static int32_t
+process_unconnected(struct nvp_nvme_qpair *qpair)
+{
+	if (qpair->timeout_ticks != 0 && !STAILQ_EMPTY(&qpair->queued)) {
+		qpair->in_batch = true;
+		expire_queued(qpair, qpair->poll_ticks);
+		qpair->in_batch = false;
+	}
+	return qpair->failed && !reset_pending(qpair) ? -ENXIO : 0;
 }
 
 /*
@@ -632,18 +1020,15 @@ process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
  * application that resubmits from its callbacks costs one SQ doorbell per poll, not one
  * per I/O: on real hardware an uncached PCIe write, under virtualization a trap.
  * in_batch is saved and restored: an admin callback may poll the admin queue again.
- * \return completions processed, or -ENXIO once the controller failed.
+ * \return completions processed (0 while the queues are being re-created after a reset),
+ * or -ENXIO once the controller (or the qpair) failed.
  */
-int32_t
-nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+static int32_t
+process_connected(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 {
 	bool outer_batch = qpair->in_batch;
 	int32_t n;
 
-	if (nvp_unlikely(qpair->failed || nvme_ctrlr_is_failed(qpair->ctrlr))) {
-		fail_qpair(qpair);
-		return -ENXIO;
-	}
 	qpair->stats.polls++;
 	if (qpair->sq_dirty) {
 		ring_sq(qpair);
@@ -656,10 +1041,37 @@ nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 	if (nvp_unlikely(n < 0)) {
 		return n;
 	}
-	if (qpair->sq_dirty) {
-		ring_sq(qpair);
+	if (qpair->sq_dirty && nvp_likely(!reset_pending(qpair))) {
+		ring_sq(qpair); /* not if a callback of this thread reset the controller */
 	}
 	return qpair->failed ? -ENXIO : n;
+}
+
+int32_t
+nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+{
+	bool usable;
+	int32_t n;
+
+	if (nvp_unlikely(nvme_ctrlr_is_failed(qpair->ctrlr))) {
+		fail_qpair(qpair);
+		return -ENXIO;
+	}
+	/* The admin queue is re-made by the resetting thread itself, under the lock. */
+	usable = qpair->is_admin || db_window_open(qpair);
+	if (nvp_unlikely(!usable || qpair->conn_state != NVME_QP_CONNECTED || qpair->failed)) {
+		qpair->poll_ticks = nvme_ticks(qpair->ctrlr);
+		if (!conn_poll(qpair)) {
+			n = process_unconnected(qpair);
+			goto out;
+		}
+	}
+	n = process_connected(qpair, max_completions);
+out:
+	if (!qpair->is_admin) {
+		db_window_close(qpair);
+	}
+	return n;
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -702,51 +1114,11 @@ nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
 	nvme_cpl_set_status(&cpl, sct, sc, true);
 	abort_tracker_list(qpair, &qpair->outstanding, &cpl);
 	abort_tracker_list(qpair, &qpair->recovery, &cpl);
-	abort_tracker_list(qpair, &qpair->reset_aborted, &cpl);
 	while ((req = STAILQ_FIRST(&qpair->queued)) != NULL) {
 		STAILQ_REMOVE_HEAD(&qpair->queued, link);
 		cpl.cid = 0xffff;
 		nvme_complete_request(qpair, req, &cpl);
 	}
-}
-
-/*
- * Controller reset, called with the admin lock held while no thread is inside a call on
- * @qpair: every request the device had is forgotten by it. Park their trackers for the
- * owner (it completes them at its next poll) and rewind the rings.
- */
-void
-nvme_qpair_prepare_reset(struct nvp_nvme_qpair *qpair)
-{
-	struct nvme_tracker *tr;
-
-	while ((tr = TAILQ_FIRST(&qpair->outstanding)) != NULL) {
-		TAILQ_REMOVE(&qpair->outstanding, tr, link);
-		TAILQ_INSERT_TAIL(&qpair->reset_aborted, tr, link);
-		tr->state = NVME_TR_FREE; /* not ACTIVE: a stray completion is ignored */
-	}
-	while ((tr = TAILQ_FIRST(&qpair->recovery)) != NULL) {
-		TAILQ_REMOVE(&qpair->recovery, tr, link);
-		TAILQ_INSERT_TAIL(&qpair->reset_aborted, tr, link);
-		tr->state = NVME_TR_FREE;
-	}
-	TAILQ_FOREACH (tr, &qpair->reset_aborted, link) {
-		tr->cpl_pending = false;
-	}
-	qpair->failed = false;
-	qpair->transport->qpair_reset(qpair);
-}
-
-/* The owner's side of a reset: complete what the device forgot (retry allowed). */
-void
-nvme_qpair_abort_reset_requests(struct nvp_nvme_qpair *qpair)
-{
-	struct nvme_cpl cpl;
-
-	memset(&cpl, 0, sizeof(cpl));
-	cpl.sqid = qpair->id;
-	nvme_cpl_set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
-	abort_tracker_list(qpair, &qpair->reset_aborted, &cpl);
 }
 
 /*
@@ -783,19 +1155,24 @@ nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb, void
 	return false;
 }
 
-/* True if @req is an Abort sent for one of @qpair's trackers. */
+/* True if @req is an Abort sent for one of @qpair's trackers, or a step of re-creating
+ * its queues. */
 static bool
 is_abort_for(const struct nvme_request *req, const struct nvp_nvme_qpair *qpair)
 {
 	const struct nvme_tracker *tr = req->cb_arg;
 
+	if (req->cb_fn == conn_cb) {
+		return req->cb_arg == qpair;
+	}
 	return req->cb_fn == abort_cb && tr >= qpair->trackers &&
 	       tr < qpair->trackers + qpair->num_trackers;
 }
 
 /*
- * @qpair is going away: Aborts on the admin queue that point at its trackers must not
- * call back into freed memory. Called with the admin lock held.
+ * @qpair is going away (or its trackers are being reused after a reset): Aborts and
+ * queue commands on the admin queue that point at it must not call back into it. Called
+ * with the admin lock held.
  */
 void
 nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair)
@@ -842,7 +1219,7 @@ nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 		return;
 	}
 	if (qpair->sq_dirty) {
-		ring_sq(qpair);
+		ring_sq_guarded(qpair);
 	}
 }
 

@@ -83,6 +83,13 @@ nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
 	(void)ctrlr;
 }
 
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return true;
+}
+
 static int g_connect_rc;
 
 int
@@ -117,6 +124,49 @@ nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t
 	(void)iova;
 	(void)qprio;
 	return g_connect_rc;
+}
+
+void
+nvme_ctrlr_cmd_build_create_io_cq(struct nvme_cmd *cmd, uint16_t qid, int32_t iv, uint32_t entries,
+				  uint64_t iova)
+{
+	(void)iv;
+	(void)entries;
+	(void)iova;
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_CREATE_IO_CQ;
+	cmd->cdw10 = qid;
+}
+
+void
+nvme_ctrlr_cmd_build_create_io_sq(struct nvme_cmd *cmd, uint16_t qid, uint32_t entries,
+				  uint64_t iova, uint8_t qprio)
+{
+	(void)entries;
+	(void)iova;
+	(void)qprio;
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_CREATE_IO_SQ;
+	cmd->cdw10 = qid;
+}
+
+/* Queue steps of the non-blocking re-creation complete at once; Create I/O SQ with the
+ * status g_connect_rc asks for. */
+int
+nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,
+			uint32_t len, nvp_nvme_cmd_cb cb, void *cb_arg)
+{
+	struct nvme_cpl cpl;
+
+	(void)ctrlr;
+	(void)buf;
+	(void)len;
+	memset(&cpl, 0, sizeof(cpl));
+	if (cmd->opc == NVME_OPC_CREATE_IO_SQ && g_connect_rc != 0) {
+		cpl.status.sc = NVME_SC_INTERNAL_DEVICE_ERROR;
+	}
+	cb(cb_arg, &cpl);
+	return 0;
 }
 
 int
@@ -342,9 +392,8 @@ fz_step(struct nvp_nvme_qpair *q, const uint8_t *p, size_t n)
 		}
 		g_abort.rc = p[3] & 1 ? -EBUSY : 0;
 		break;
-	case 7: /* a controller reset: rewind, then the owner completes what was lost */
-		nvme_qpair_prepare_reset(q);
-		nvme_qpair_abort_reset_requests(q);
+	case 7: /* a controller reset: the owner takes back what was lost at its next poll */
+		atomic_fetch_add(&q->ctrlr->reset_gen, 1);
 		break;
 	default: /* re-creating the queues (reclaim of quarantined CIDs) fails or not; the
 		  * controller is found dead at the next health check or not */

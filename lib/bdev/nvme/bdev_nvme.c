@@ -10,7 +10,9 @@
  * Failure: when a qpair reports the controller failed (CSTS.CFS, registers reading all
  * ones), the driver completes its outstanding requests with ABORTED SQ DELETION; this
  * module then hot-removes every bdev of the controller, so each descriptor gets
- * NVP_BDEV_EVENT_REMOVE and new I/O fails at the call. The controller stays attached
+ * NVP_BDEV_EVENT_REMOVE and new I/O fails at the call. A surprise removal found anywhere
+ * else (an admin command's timeout, the driver's remove callback) does the same, so
+ * descriptors hear of it even with no channel polling. The controller stays attached
  * (its resources are released) until nvp_bdev_nvme_detach() or nvp_bdev_fini().
  *
  * Write lifetime hints: each namespace is set up for them at attach
@@ -227,6 +229,14 @@ nvme_ctrlr_failed(struct nvme_ctrlr_entry *c)
 			nvp_bdev_hot_remove(bdev);
 		}
 	}
+}
+
+/* The driver's remove callback (any thread, maybe inside a poll): the same as failure. */
+static void
+nvme_ctrlr_remove_cb(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	nvme_ctrlr_failed(cb_arg);
 }
 
 static int
@@ -577,6 +587,8 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *opts
 			ctrlr_bdevs_release(c);
 			TAILQ_REMOVE(&g_ctrlrs, c, link);
 			nvp_nvme_detach(c->ctrlr);
+		} else {
+			nvp_nvme_ctrlr_register_remove_callback(c->ctrlr, nvme_ctrlr_remove_cb, c);
 		}
 	}
 	pthread_mutex_unlock(&g_nvme_mutex);

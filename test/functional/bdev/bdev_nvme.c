@@ -188,6 +188,39 @@ test_removal_under_io(void)
 }
 
 /*
+ * The device vanishes while nobody does I/O: an admin command finds it (its timeout
+ * reads CSTS), the driver's remove callback reaches the module, and the descriptor gets
+ * its REMOVE event without any channel polling.
+ */
+static void
+test_removal_found_by_admin(void)
+{
+	struct nvp_bdev_desc *desc;
+	struct nvp_nvme_ctrlr *ctrlr;
+	struct nvp_emu_ctrlr *emu;
+	struct removal r;
+	uint32_t value = 0;
+
+	FX_NEEDS_EMU("fault injection");
+	CU_ASSERT_EQUAL_FATAL(attach("bemu4", "size:4M to:2", NULL), 0);
+	emu = nvp_emu_ctrlr_find("bemu4");
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("bemu4n1", false, removal_event, &r, &desc), 0);
+	ctrlr = nvp_bdev_nvme_get_ctrlr(nvp_bdev_desc_get_bdev(desc));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctrlr);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_ALL_ONES, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_feature(ctrlr, NVME_FEAT_NUMBER_OF_QUEUES, 0, 0, 0,
+						   &value, NULL, 0, NULL),
+			-ENXIO);
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_removed(ctrlr));
+	CU_ASSERT_EQUAL(r.events, 1);
+	CU_ASSERT_TRUE(nvp_bdev_is_removed(nvp_bdev_desc_get_bdev(desc)));
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_ALL_ONES, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+}
+
+/*
  * A real controller (NVP_TEST_TRID, NVP_TEST_NSID; the QEMU judge's): attached as
  * "nvme0", two threads verify data on the chosen namespace, a compare mismatch comes back
  * with the device's status. Skipped with the software controller.
@@ -255,6 +288,7 @@ main(int argc, char **argv)
 		{ "threads_verify", test_threads_verify },
 		{ "status_passthrough", test_status_passthrough },
 		{ "removal_under_io", test_removal_under_io },
+		{ "removal_found_by_admin", test_removal_found_by_admin },
 		{ "real_controller", test_real_controller },
 	};
 

@@ -4,8 +4,9 @@
  * command slow on request; the driver must notice the request's deadline, tell the
  * application (timeout callback), recover (Abort, then reset if needed) and complete the
  * request exactly once with an error status. Nothing is lost, nothing completes twice,
- * and the qpair carries on. A controller reset completes outstanding requests with
- * Aborted - SQ Deletion.
+ * and the qpair carries on. A controller reset sends outstanding requests again (the
+ * retry policy, opts.io_retry_count) or, with no retries, completes them with Aborted -
+ * SQ Deletion.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -303,18 +304,22 @@ test_no_timeout_free_completes(void)
 	fx_close(&fx);
 }
 
-/* Reset with requests in the device: each completes once, the unfinished ones with
- * Aborted - SQ Deletion, and the qpair works after the reset. */
+/* Reset with requests in the device, no retries (io_retry_count 0): each completes
+ * once, the unfinished ones with Aborted - SQ Deletion, and the qpair works after the
+ * reset. */
 static void
 test_reset_with_outstanding(void)
 {
 	struct nvp_emu_stats before, after;
+	struct nvp_nvme_ctrlr_opts opts;
 	struct fx_cpl c[4];
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 	unsigned int i, deleted = 0;
 
-	if (fx_open(&fx, "size=4M,channels=1,read_us=1000000") != 0) {
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	opts.io_retry_count = 0;
+	if (fx_open_opts(&fx, "size=4M,channels=1,read_us=1000000", &opts) != 0) {
 		fx_close(&fx);
 		return;
 	}
@@ -348,6 +353,51 @@ test_reset_with_outstanding(void)
 	fx_close(&fx);
 }
 
+/*
+ * The default policy: requests the device lost in a reset are sent again. Writes of a
+ * known pattern in flight at the reset all succeed, and read back intact.
+ */
+static void
+test_reset_retries_by_default(void)
+{
+	struct nvp_nvme_ctrlr_opts opts;
+	struct fx_cpl c[4];
+	struct fx_ctrlr fx;
+	uint8_t *buf;
+	unsigned int i;
+
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	CU_ASSERT(opts.io_retry_count > 0);
+	if (fx_open(&fx, "size=4M,channels=1,write_us=200000") != 0) {
+		fx_close(&fx);
+		return;
+	}
+	buf = fx_dma_alloc(4 * 4096);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 4; i++) {
+		fx_pattern_fill(buf + i * 4096, 20 + i, 1, 512, 0x77);
+		CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(fx.ns, fx.qpair, buf + i * 4096, 20 + i, 1,
+						      fx_cpl_cb, &c[i], 0),
+				0);
+	}
+	nvp_nvme_qpair_process_completions(fx.qpair, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_ctrlr_reset(fx.ctrlr), 0);
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(fx_poll_until(fx.qpair, &c[i].calls, 1, 10000), 0);
+	}
+	fx_poll_for(fx.qpair, 100);
+	memset(buf, 0, 4 * 4096);
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_FALSE(nvme_cpl_is_error(&c[i].cpl));
+		CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, 20 + i, 1, 0, NULL), 0);
+		CU_ASSERT(fx_pattern_check(buf, 20 + i, 1, 512, 0x77) < 0);
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(fx.qpair), 0);
+	nvp_env_dma_free(buf);
+	fx_close(&fx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -359,6 +409,7 @@ main(int argc, char **argv)
 		{ "abort_unknown_cid", test_abort_unknown_cid },
 		{ "no_timeout_free_completes", test_no_timeout_free_completes },
 		{ "reset_with_outstanding", test_reset_with_outstanding },
+		{ "reset_retries_by_default", test_reset_retries_by_default },
 	};
 
 	return fx_main(argc, argv, "nvme_timeout", tests, NVP_COUNTOF(tests));

@@ -170,7 +170,7 @@ static const struct nvme_transport_ops g_fake_ops = {
 
 /* ---- stubs of the neighbours ---- */
 
-static uint32_t g_identifies, g_granted, g_aer_configs, g_prepare_resets, g_admin_aborts;
+static uint32_t g_identifies, g_granted, g_aer_configs, g_admin_aborts;
 static uint8_t g_mdts;
 static int g_identify_rc;
 
@@ -236,13 +236,6 @@ nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
 }
 
 void
-nvme_qpair_prepare_reset(struct nvp_nvme_qpair *qpair)
-{
-	(void)qpair;
-	g_prepare_resets++;
-}
-
-void
 nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair)
 {
 	(void)adminq;
@@ -268,7 +261,7 @@ setup(enum dev_mode mode)
 	g_autotick = 0;
 	g_en_changed = 0;
 	g_rdy_delay = 2000;
-	g_admin_queue_set = g_identifies = g_aer_configs = g_prepare_resets = 0;
+	g_admin_queue_set = g_identifies = g_aer_configs = 0;
 	g_admin_aborts = 0;
 	g_qp_connects = g_qp_disconnects = g_qp_destroys = 0;
 	g_qp_connect_rc = 0;
@@ -641,18 +634,26 @@ static void
 test_reset(void)
 {
 	struct nvp_nvme_qpair *q;
+	uint32_t gen;
 
 	setup(DEV_NORMAL);
 	bring_up();
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_alloc_io_qpair(g_ctrlr, NULL, &q), 0);
 	g_admin_queue_set = g_qp_connects = g_aer_configs = 0;
+	gen = atomic_load(&g_ctrlr->reset_gen);
+	CU_ASSERT_EQUAL(q->reset_gen, gen);
 	atomic_store(&g_ctrlr->is_failed, true);
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_reset(g_ctrlr), 0);
 	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(g_ctrlr));
-	CU_ASSERT_EQUAL(g_admin_aborts, 1);   /* admin requests completed */
-	CU_ASSERT_EQUAL(g_prepare_resets, 1); /* the I/O qpair rewound */
+	CU_ASSERT_EQUAL(g_admin_aborts, 1); /* admin requests completed */
 	CU_ASSERT_EQUAL(g_admin_queue_set, 1);
-	CU_ASSERT_EQUAL(g_qp_connects, 1); /* and re-created */
+	/* The I/O qpair is its owner's business: marked (a new generation), not touched by
+	 * the resetting thread; its owner re-creates it at its next poll. */
+	CU_ASSERT_EQUAL(atomic_load(&g_ctrlr->reset_gen), gen + 1);
+	CU_ASSERT_EQUAL(g_ctrlr->adminq->reset_gen, gen + 1);
+	CU_ASSERT_EQUAL(q->reset_gen, gen);
+	CU_ASSERT_EQUAL(g_qp_connects, 0);
+	CU_ASSERT_FALSE(atomic_load(&g_ctrlr->resetting));
 	CU_ASSERT_EQUAL(g_aer_configs, 1);
 	CU_ASSERT_EQUAL(g_ctrlr->state, NVME_CTRLR_STATE_READY);
 	/* A controller that does not come back: failed. */

@@ -218,6 +218,40 @@ nvme_ctrlr_cmd_create_io_sq(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid, uint32_t
 	return g_create_sq_rc;
 }
 
+void
+nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+}
+
+void
+nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+}
+
+void
+nvme_ctrlr_cmd_build_create_io_cq(struct nvme_cmd *cmd, uint16_t qid, int32_t iv, uint32_t entries,
+				  uint64_t iova)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_CREATE_IO_CQ;
+	cmd->cdw10 = NVME_CREATE_IO_Q_CDW10(qid, entries);
+	cmd->cdw11 = (uint32_t)iv;
+	cmd->dptr.prp.prp1 = iova;
+}
+
+void
+nvme_ctrlr_cmd_build_create_io_sq(struct nvme_cmd *cmd, uint16_t qid, uint32_t entries,
+				  uint64_t iova, uint8_t qprio)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_CREATE_IO_SQ;
+	cmd->cdw10 = NVME_CREATE_IO_Q_CDW10(qid, entries);
+	cmd->cdw11 = qprio;
+	cmd->dptr.prp.prp1 = iova;
+}
+
 int
 nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16_t qid)
 {
@@ -753,6 +787,37 @@ test_shadow_doorbells(void)
 	detach();
 }
 
+/* The non-blocking re-creation's steps: the same commands, in the same order. */
+static void
+test_conn_cmd_steps(void)
+{
+	struct nvme_pcie_qpair *pq;
+	struct nvp_nvme_qpair *q;
+	struct nvme_cmd cmd;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(3, 16);
+	pq = to_pcie_qpair(q);
+	CU_ASSERT_EQUAL(pcie_qpair_conn_cmd(q, true, 0, &cmd), 0);
+	CU_ASSERT_EQUAL(cmd.opc, NVME_OPC_CREATE_IO_CQ);
+	CU_ASSERT_EQUAL(cmd.cdw10, NVME_CREATE_IO_Q_CDW10(3, 16));
+	CU_ASSERT_EQUAL(cmd.cdw11, (uint32_t)-1); /* polled: no vector */
+	CU_ASSERT_EQUAL(cmd.dptr.prp.prp1, pq->cq_iova);
+	CU_ASSERT_EQUAL(pcie_qpair_conn_cmd(q, true, 1, &cmd), 0);
+	CU_ASSERT_EQUAL(cmd.opc, NVME_OPC_CREATE_IO_SQ);
+	CU_ASSERT_EQUAL(cmd.dptr.prp.prp1, pq->sq_iova);
+	CU_ASSERT_EQUAL(pcie_qpair_conn_cmd(q, true, 2, &cmd), -ENOENT);
+	CU_ASSERT_EQUAL(pcie_qpair_conn_cmd(q, false, 0, &cmd), 0);
+	CU_ASSERT_EQUAL(cmd.opc, NVME_OPC_DELETE_IO_SQ); /* the SQ first */
+	CU_ASSERT_EQUAL(cmd.cdw10, 3);
+	CU_ASSERT_EQUAL(pcie_qpair_conn_cmd(q, false, 1, &cmd), 0);
+	CU_ASSERT_EQUAL(cmd.opc, NVME_OPC_DELETE_IO_CQ);
+	CU_ASSERT_EQUAL(pcie_qpair_conn_cmd(q, false, 2, &cmd), -ENOENT);
+	pcie_qpair_destroy(q);
+	detach();
+}
+
 int
 main(void)
 {
@@ -773,5 +838,6 @@ main(void)
 	CU_ADD_TEST(s, test_connect_disconnect);
 	CU_ADD_TEST(s, test_dbbuf_need_event);
 	CU_ADD_TEST(s, test_shadow_doorbells);
+	CU_ADD_TEST(s, test_conn_cmd_steps);
 	return ut_run();
 }

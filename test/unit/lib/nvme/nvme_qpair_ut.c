@@ -159,6 +159,37 @@ static const struct nvme_transport_ops g_fake_ops = {
 	.qpair_disconnect = fake_disconnect,
 };
 
+/* The same transport with the non-blocking re-creation's commands. */
+static int
+fake_conn_cmd(struct nvp_nvme_qpair *qpair, bool create, uint32_t step, struct nvme_cmd *cmd)
+{
+	static const uint8_t opc[2][2] = {
+		{ NVME_OPC_DELETE_IO_SQ, NVME_OPC_DELETE_IO_CQ },
+		{ NVME_OPC_CREATE_IO_CQ, NVME_OPC_CREATE_IO_SQ },
+	};
+
+	if (step >= 2) {
+		return -ENOENT;
+	}
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = opc[create][step];
+	cmd->cdw10 = qpair->id;
+	return 0;
+}
+
+static const struct nvme_transport_ops g_fake_async_ops = {
+	.name = "fake-async",
+	.qpair_submit = fake_submit,
+	.qpair_check_request = fake_check,
+	.qpair_ring_doorbell = fake_ring,
+	.qpair_process_completions = fake_process,
+	.qpair_release_tracker = fake_release,
+	.qpair_reset = fake_reset,
+	.qpair_connect = fake_connect,
+	.qpair_disconnect = fake_disconnect,
+	.qpair_conn_cmd = fake_conn_cmd,
+};
+
 /* The device completes command @cid with @sct/@sc. */
 static void
 device_complete(uint16_t cid, uint8_t sct, uint8_t sc)
@@ -227,6 +258,46 @@ nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
 	g_locks--;
 }
 
+static uint32_t g_trylock_busy; /* trylocks that fail before one succeeds */
+
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	if (g_trylock_busy > 0) {
+		g_trylock_busy--;
+		return false;
+	}
+	g_locks++;
+	return true;
+}
+
+/* Admin commands of the non-blocking queue re-creation: kept for the test to complete. */
+static struct {
+	uint32_t calls;
+	struct nvme_cmd cmd[8];
+	nvp_nvme_cmd_cb cb;
+	void *cb_arg;
+	int rc;
+} g_admin_cmds;
+
+int
+nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,
+			uint32_t len, nvp_nvme_cmd_cb cb, void *cb_arg)
+{
+	(void)ctrlr;
+	(void)buf;
+	(void)len;
+	CU_ASSERT(g_locks > 0);
+	if (g_admin_cmds.rc != 0) {
+		return g_admin_cmds.rc;
+	}
+	g_admin_cmds.cmd[g_admin_cmds.calls++ % 8] = *cmd;
+	g_admin_cmds.cb = cb;
+	g_admin_cmds.cb_arg = cb_arg;
+	return 0;
+}
+
 bool
 nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 {
@@ -285,6 +356,8 @@ setup(uint32_t entries, uint32_t requests, uint64_t timeout_ticks)
 	memset(&g_abort, 0, sizeof(g_abort));
 	memset(&g_timeout, 0, sizeof(g_timeout));
 	g_admin_polls = 0;
+	memset(&g_admin_cmds, 0, sizeof(g_admin_cmds));
+	g_trylock_busy = 0;
 	g_health_failed = false;
 	g_health_checks = 0;
 	g_now = 1000;
@@ -712,11 +785,15 @@ test_lost_completion_single_slot(void)
 	memset(c, 0, sizeof(c));
 	setup(2, 16, 100);
 	CU_ASSERT_EQUAL(g_qpair.num_trackers, 2);
-	for (i = 0; i < 4; i++) {
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0);
+	/* The others are accepted later: a deadline counts from acceptance, so they have
+	 * time left when the first one expires. */
+	g_now += 95;
+	for (i = 1; i < 4; i++) {
 		CU_ASSERT_EQUAL(submit(&c[i], i), 0);
 	}
 	CU_ASSERT_EQUAL(g_fake.num_submitted, 1);
-	g_now += 200;
+	g_now += 5;
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);
 	CU_ASSERT_EQUAL(g_abort.calls, 1);
 	abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
@@ -749,14 +826,20 @@ test_quarantine_exhausted_reclaims(void)
 
 	memset(c, 0, sizeof(c));
 	setup(2, 16, 100); /* 1 slot, 1 spare CID */
-	for (i = 0; i < 4; i++) {
-		CU_ASSERT_EQUAL(submit(&c[i], i), 0);
-	}
-	/* Both CIDs lose their completions in turn. */
+	/* Both CIDs lose their completions in turn; the requests are accepted at times
+	 * that let each expire only once it is in the device (deadlines count from the
+	 * submit call). */
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0);
+	g_now = 1150;
+	CU_ASSERT_EQUAL(submit(&c[1], 1), 0);
 	for (i = 0; i < 2; i++) {
-		g_now += 200;
+		g_now = 1200 + 200 * i;
 		nvp_nvme_qpair_process_completions(&g_qpair, 0);
 		abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+		if (i == 1) {
+			CU_ASSERT_EQUAL(submit(&c[2], 2), 0);
+			CU_ASSERT_EQUAL(submit(&c[3], 3), 0);
+		}
 		nvp_nvme_qpair_process_completions(&g_qpair, 0);
 		CU_ASSERT_EQUAL(c[i].calls, 1);
 		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
@@ -795,13 +878,16 @@ test_reclaim_fails(void)
 	memset(c, 0, sizeof(c));
 	setup(2, 16, 100);
 	g_fake.connect_rc = -EIO;
-	for (i = 0; i < 3; i++) {
-		submit(&c[i], i);
-	}
+	submit(&c[0], 0);
+	g_now = 1150;
+	submit(&c[1], 1);
 	for (i = 0; i < 2; i++) {
-		g_now += 200;
+		g_now = 1200 + 200 * i;
 		nvp_nvme_qpair_process_completions(&g_qpair, 0);
 		abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+		if (i == 1) {
+			submit(&c[2], 2);
+		}
 		nvp_nvme_qpair_process_completions(&g_qpair, 0);
 	}
 	CU_ASSERT_EQUAL(c[2].calls, 1);
@@ -1007,8 +1093,9 @@ test_reset(void)
 		submit(&c[i], i); /* three in slots, one queued */
 	}
 	old_cid = g_fake.sq[0].cid;
-	nvme_qpair_prepare_reset(&g_qpair);
-	CU_ASSERT_EQUAL(g_fake.resets, 1);
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1); /* a reset from some thread */
+	/* The resetting thread touches nothing of the qpair: its owner rewinds it. */
+	CU_ASSERT_EQUAL(g_fake.resets, 0);
 	/* Nothing completes until the owner polls. */
 	for (i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(c[i].calls, 0);
@@ -1016,6 +1103,8 @@ test_reset(void)
 	/* A stale completion from before the reset is ignored. */
 	device_complete(old_cid, 0, 0);
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_fake.resets, 1);
+	CU_ASSERT_EQUAL(g_fake.connects, 1); /* re-created by the owner */
 	for (i = 0; i < 3; i++) {
 		CU_ASSERT_EQUAL(c[i].calls, 1);
 		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
@@ -1046,7 +1135,7 @@ test_reset_frees_quarantine(void)
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);
 	CU_ASSERT_EQUAL(c.calls, 1);
 	CU_ASSERT_EQUAL(count_free_trackers(), 5);
-	nvme_qpair_prepare_reset(&g_qpair);
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1); /* a reset from some thread */
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);
 	CU_ASSERT_EQUAL(c.calls, 1);
 	CU_ASSERT_EQUAL(count_free_trackers(), 6);
@@ -1164,6 +1253,278 @@ test_owner_thread(void)
 	teardown();
 }
 
+/*
+ * Requests on the queued list that end in an error: the transport refuses one when its
+ * slot comes (DATA TRANSFER ERROR), the controller fails, the device is removed (HOST
+ * PATHING ERROR). Each completes exactly once, none is sent.
+ */
+static void
+test_queued_error_completions(void)
+{
+	struct ut_cpl c[6];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(2, 16, 0); /* one slot */
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(submit(&c[i], i), 0);
+	}
+	g_fake.submit_rc = -EINVAL;
+	device_complete(g_fake.sq[0].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	for (i = 1; i < 3; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_DATA_TRANSFER_ERROR);
+	}
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 1);
+	g_fake.submit_rc = 0;
+	/* Queued at a controller failure / a removal. */
+	for (i = 3; i < 6; i++) {
+		CU_ASSERT_EQUAL(submit(&c[i], i), 0);
+	}
+	atomic_store(&g_ctrlr.removed, true);
+	atomic_store(&g_ctrlr.is_failed, true);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	for (i = 3; i < 6; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sct, NVME_SCT_PATH);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_HOST_PATH_ERROR);
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(c[5].calls, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(count_free_requests(), 16);
+	teardown();
+}
+
+/* The admin queue's poller completes the last queue step with @sc (generic). */
+static void
+admin_step_completes(uint8_t sc)
+{
+	struct nvme_cpl cpl;
+
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.status.sc = sc;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g_admin_cmds.cb);
+	g_admin_cmds.cb(g_admin_cmds.cb_arg, &cpl);
+	g_admin_cmds.cb = NULL;
+}
+
+/*
+ * A reset with the retry policy: requests the device had are sent again (ahead of the
+ * queued one, in their order) until the budget is spent, then complete with ABORTED SQ
+ * DELETION; never twice, never lost.
+ */
+static void
+test_reset_retries(void)
+{
+	struct ut_cpl c[4];
+	uint32_t i, round;
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 0);
+	g_ctrlr.opts.io_retry_count = 2;
+	for (i = 0; i < 4; i++) {
+		submit(&c[i], i); /* three in slots, one queued */
+	}
+	for (round = 0; round < 2; round++) {
+		atomic_fetch_add(&g_ctrlr.reset_gen, 1);
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+		for (i = 0; i < 4; i++) {
+			CU_ASSERT_EQUAL(c[i].calls, 0);
+		}
+		/* Sent again in their order: 0, 1, 2 (the queued 3 waits for a slot). */
+		CU_ASSERT_EQUAL(g_fake.num_submitted, 3 * (round + 2));
+		for (i = 0; i < 3; i++) {
+			CU_ASSERT_EQUAL(g_fake.sq[3 * (round + 1) + i].cdw10, i);
+		}
+		CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 4);
+	}
+	/* A third reset: their budget (2) is spent. */
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+		CU_ASSERT_EQUAL(c[i].cpl.status.dnr, 0);
+	}
+	/* The queued one went out into a freed slot and completes normally. */
+	CU_ASSERT_EQUAL(c[3].calls, 0);
+	CU_ASSERT_EQUAL(g_fake.sq[g_fake.num_submitted - 1].cdw10, 3);
+	device_complete(g_fake.sq[g_fake.num_submitted - 1].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[3].calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[3].cpl));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(count_free_requests(), 16);
+	teardown();
+}
+
+/*
+ * A deadline counts from the submit call: a request that waits on the queued list past
+ * it completes without ever being sent (it would otherwise get a whole new timeout).
+ */
+static void
+test_deadline_counts_from_submit(void)
+{
+	struct ut_cpl c[3];
+
+	memset(c, 0, sizeof(c));
+	setup(2, 16, 100); /* one slot */
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0);
+	CU_ASSERT_EQUAL(submit(&c[1], 1), 0); /* queued at t = 1000 */
+	g_now += 60;
+	CU_ASSERT_EQUAL(submit(&c[2], 2), 0); /* queued at t = 1060 */
+	/* c[0] completes late, at t = 1099: c[1] goes out with 1 tick left. */
+	g_now += 39;
+	device_complete(g_fake.sq[0].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 2);
+	/* t = 1100: c[1] expired in the device (Abort), c[2] is still queued with time. */
+	g_now += 1;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_abort.calls, 1);
+	CU_ASSERT_EQUAL(c[2].calls, 0);
+	/* t = 1160: c[2] expired on the queued list: completed, never sent. */
+	g_now += 60;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[2].calls, 1);
+	CU_ASSERT_EQUAL(c[2].cpl.status.sct, NVME_SCT_PATH);
+	CU_ASSERT_EQUAL(c[2].cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 2);
+	abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[1].calls, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
+/*
+ * After a reset the owner re-creates its queues without waiting: each step an admin
+ * command under a trylock, its status read at later polls; the poll returns at once,
+ * submissions wait on the queued list meanwhile.
+ */
+static void
+test_reconnect_does_not_block(void)
+{
+	struct ut_cpl c[2];
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 0);
+	g_qpair.transport = &g_fake_async_ops;
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1);
+	atomic_store(&g_ctrlr.resetting, true); /* still resetting: the owner waits */
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_fake.resets, 0);
+	atomic_store(&g_ctrlr.resetting, false);
+	g_trylock_busy = 1; /* another thread holds the admin lock: try again later */
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_admin_cmds.calls, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_admin_cmds.calls, 1);
+	CU_ASSERT_EQUAL(g_admin_cmds.cmd[0].opc, NVME_OPC_CREATE_IO_CQ);
+	CU_ASSERT_EQUAL(submit(&c[0], 7), 0); /* accepted, waits */
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_admin_cmds.calls, 1); /* CQ not created yet */
+	admin_step_completes(0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_admin_cmds.calls, 2);
+	CU_ASSERT_EQUAL(g_admin_cmds.cmd[1].opc, NVME_OPC_CREATE_IO_SQ);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 0);
+	admin_step_completes(0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_qpair.conn_state, NVME_QP_CONNECTED);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 1);
+	CU_ASSERT_EQUAL(g_fake.sq[0].cdw10, 7);
+	CU_ASSERT_EQUAL(g_fake.connects, 0); /* never the synchronous op */
+	CU_ASSERT_EQUAL(g_locks, 0);
+	device_complete(g_fake.sq[0].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+
+	/* Re-creation refused by the controller: the qpair fails, nothing is lost, and
+	 * the next reset brings it back. */
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(submit(&c[1], 8), 0);
+	admin_step_completes(NVME_SC_INVALID_QUEUE_IDENTIFIER);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(c[1].calls, 1);
+	CU_ASSERT_EQUAL(c[1].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(submit(&c[1], 9), -ENXIO);
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	admin_step_completes(0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	admin_step_completes(0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_qpair.conn_state, NVME_QP_CONNECTED);
+	CU_ASSERT_FALSE(g_qpair.failed);
+
+	/* A step that never completes: failed after the admin timeout, its request no
+	 * longer pointing at the qpair. */
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	g_now += 10 * 1000 + 1;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_TRUE(g_qpair.failed);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(g_locks, 0);
+	teardown();
+}
+
+/* Reclaiming quarantined CIDs with the non-blocking steps: delete, then create. */
+static void
+test_reclaim_does_not_block(void)
+{
+	struct ut_cpl c[3];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(2, 16, 100);
+	g_qpair.transport = &g_fake_async_ops;
+	submit(&c[0], 0);
+	g_now = 1150;
+	submit(&c[1], 1);
+	for (i = 0; i < 2; i++) {
+		g_now = 1200 + 200 * i;
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+		abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+		if (i == 1) {
+			submit(&c[2], 2);
+		}
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	}
+	/* Stuck: Delete I/O SQ went out; the poll did not wait for it. */
+	CU_ASSERT_EQUAL(g_qpair.conn_state, NVME_QP_DELETING);
+	CU_ASSERT_EQUAL(g_admin_cmds.calls, 1);
+	CU_ASSERT_EQUAL(g_admin_cmds.cmd[0].opc, NVME_OPC_DELETE_IO_SQ);
+	admin_step_completes(0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_admin_cmds.cmd[1].opc, NVME_OPC_DELETE_IO_CQ);
+	admin_step_completes(0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_admin_cmds.cmd[2].opc, NVME_OPC_CREATE_IO_CQ);
+	CU_ASSERT_TRUE(TAILQ_EMPTY(&g_qpair.recovery)); /* quarantine freed */
+	CU_ASSERT_EQUAL(g_fake.resets, 1);
+	admin_step_completes(0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_admin_cmds.cmd[3].opc, NVME_OPC_CREATE_IO_SQ);
+	admin_step_completes(0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_qpair.conn_state, NVME_QP_CONNECTED);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 3);
+	device_complete(g_fake.sq[2].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[2].calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[2].cpl));
+	CU_ASSERT_EQUAL(g_fake.disconnects + g_fake.connects, 0);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -1186,6 +1547,11 @@ main(void)
 	CU_ADD_TEST(s, test_lost_completion_single_slot);
 	CU_ADD_TEST(s, test_quarantine_exhausted_reclaims);
 	CU_ADD_TEST(s, test_reclaim_fails);
+	CU_ADD_TEST(s, test_reset_retries);
+	CU_ADD_TEST(s, test_queued_error_completions);
+	CU_ADD_TEST(s, test_deadline_counts_from_submit);
+	CU_ADD_TEST(s, test_reconnect_does_not_block);
+	CU_ADD_TEST(s, test_reclaim_does_not_block);
 	CU_ADD_TEST(s, test_timeout_aborted);
 	CU_ADD_TEST(s, test_timeout_abort_unanswered);
 	CU_ADD_TEST(s, test_timeout_aborted_but_never_completes);

@@ -19,6 +19,7 @@
 #include "env_common/pci_addr.c"
 #include "env_common/pci_real.c"
 #include "env_common/pci_sysfs.c"
+#include "env_common/sigbus.c"
 #include "env_common/pci_uio.c"
 #include "env_common/pci_vfio.c"
 
