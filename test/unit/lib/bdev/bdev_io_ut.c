@@ -95,7 +95,7 @@ test_validation(void)
 	CU_ASSERT_EQUAL(g_stub.submitted, 1);
 	CU_ASSERT_EQUAL(done.calls, 1);
 	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(f.ch), 0);
-	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	CU_ASSERT_EQUAL(ut_free_count(f.ch), f.ch->pool_size);
 	fx_close(&f);
 }
 
@@ -175,7 +175,7 @@ test_split_max_xfer(void)
 	stub_complete_held(&g_stub);
 	CU_ASSERT_EQUAL(done.calls, 1);
 	CU_ASSERT_FALSE(nvme_cpl_is_error(&done.cpl));
-	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	CU_ASSERT_EQUAL(ut_free_count(f.ch), f.ch->pool_size);
 	fx_close(&f);
 }
 
@@ -197,7 +197,7 @@ test_split_first_error(void)
 	CU_ASSERT_EQUAL(done.calls, 1);
 	CU_ASSERT_EQUAL(done.cpl.status.sct, NVME_SCT_MEDIA_ERROR);
 	CU_ASSERT_EQUAL(done.cpl.status.sc, 0x81);
-	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	CU_ASSERT_EQUAL(ut_free_count(f.ch), f.ch->pool_size);
 	fx_close(&f);
 }
 
