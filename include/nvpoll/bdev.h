@@ -386,8 +386,10 @@ const char *nvp_bdev_get_scheduler(const struct nvp_bdev *bdev);
 
 /**
  * Accounting on (default) or off for @bdev. Channels see the change at their next poll.
- * Off saves two clock reads and two histogram records per I/O; counters of I/Os, bytes
- * and errors are kept either way.
+ * On, each I/O is timed with the channel's clock (one clock read per poll shared by
+ * the I/Os it completes and its callbacks submit; one per submission made outside a
+ * poll) and recorded in the histograms; off saves that. Counters of I/Os, bytes and
+ * errors are kept either way.
  */
 void nvp_bdev_set_accounting(struct nvp_bdev *bdev, bool enable);
 
@@ -401,7 +403,8 @@ struct nvp_bdev_op_stats {
 				* channels */
 	struct nvp_histogram queued; /**< time from the call to the module (admission
 				      * and scheduler queues); accounting on only */
-	struct nvp_histogram device; /**< time in the module/device */
+	struct nvp_histogram device; /**< time in the module/device, to the poll that
+				      * completed it (that poll's one clock read) */
 };
 
 struct nvp_bdev_stats {

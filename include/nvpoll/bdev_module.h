@@ -14,8 +14,8 @@
  *     admission.admit() -> GO, or DEFER: the core parks it on the channel's deferred
  *        |                 list and asks again from the poll loop (oldest first)
  *     scheduler.submit() -> the scheduler holds it until scheduler.dispatch() hands it
- *        |                  back (called after each submit and completion, and from the
- *        |                  poll loop while has_work() says so)
+ *        |                  back (called after each submit and completion while it
+ *        |                  holds I/O of the channel, and from the poll loop)
  *     module.submit()   the device
  *     ... nvp_bdev_channel_poll() -> module.poll() -> nvp_bdev_io_complete()
  *     scheduler.complete(), admission.complete()   latency feedback
@@ -69,7 +69,8 @@ struct nvp_bdev_io {
 	struct nvp_bdev_channel *ch;
 	void *module_ch;      /**< the module's context of this channel */
 	uint64_t submit_tick; /**< when the caller submitted; set only when a stage, the
-			       * poll hook or accounting needs time (else 0) */
+			       * poll hook or accounting needs time (else 0). Inside a poll
+			       * (callbacks resubmitting) it is the poll's one clock read */
 
 	/* ---- for the stage holding the I/O (deferred list, scheduler queues) ---- */
 	struct nvp_bdev_io *stage_next; /**< free for the holder's singly linked lists */
@@ -252,9 +253,16 @@ uint32_t nvp_bdev_channel_get_deferred_count(const struct nvp_bdev_channel *ch);
  *
  * Chosen per bdev with nvp_bdev_set_scheduler(). A NULL submit means pass-through
  * ("none"). Otherwise the scheduler owns each I/O from submit() until dispatch() returns
- * it; the core sends what dispatch() returns to the module, calling dispatch() until it
- * returns NULL after every submit() and complete(), and from every poll while has_work()
- * is true and *next_tick (0 = now) has come.
+ * it; the core sends what dispatch() returns to the module. The core counts the I/Os the
+ * scheduler holds (submitted, not yet dispatched) and asks only while there are some:
+ * after every submit() and complete() it calls dispatch() until it returns NULL or has
+ * returned them all; when some stay held, it calls dispatch() again from its polls once
+ * *next_tick of has_work() (asked then, 0 = now) has come. A scheduler holding nothing is
+ * not called at all, so dispatch() must not rely on being called to do other work.
+ *
+ * Times (@now) come from the channel's clock: one read per poll shared by everything
+ * the poll completes and submits, a fresh read for a submission outside a poll. A stage
+ * wanting an exact time may read nvp_env_get_ticks() itself.
  * ------------------------------------------------------------------------------------- */
 
 struct nvp_bdev_sched_ops {
@@ -270,7 +278,8 @@ struct nvp_bdev_sched_ops {
 	/** An I/O it dispatched completed; @latency = device time in ticks. */
 	void (*complete)(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now);
 	/** "I have work later": true while it holds I/O; *@next_tick = earliest tick at
-	 * which dispatch() may return one (0 = now). */
+	 * which dispatch() may return one (0 = now). Called only after dispatch() returned
+	 * NULL while the scheduler held I/O. */
 	bool (*has_work)(void *ch_ctx, uint64_t *next_tick);
 };
 

@@ -86,24 +86,39 @@ struct nvp_bdev_desc {
 };
 
 /* Channel mode bits: what the I/O path must do beyond "module submit, callback". */
-#define CH_MODE_ACCT 0x1u   /* accounting on: clock reads, histograms */
+#define CH_MODE_ACCT 0x1u   /* accounting on: time each I/O, histograms, busy time */
 #define CH_MODE_STAGES 0x2u /* an admission or scheduling stage is not "none" */
 #define CH_MODE_HOOK 0x4u   /* the poll group has a hook wanting io_sent / io_done */
+#define CH_MODE_SPLIT 0x8u  /* the bdev has a max transfer or an optimal boundary */
 #define CH_MODE_SLOW (CH_MODE_STAGES | CH_MODE_HOOK)
+
+/*
+ * The channel's clock (ch->tick): one read of the tick counter per poll, shared by every
+ * completion of the poll and every I/O its callbacks submit (blk-mq's cached plug time).
+ * Outside a poll each caller reads the clock: a submission made after the application
+ * slept must not be stamped with the time of the poll before.
+ */
+#define CH_TICK_NONE 0u /* outside a poll: read the clock at each use */
+#define CH_TICK_LAZY 1u /* in a poll, not read yet: the first use reads and keeps it */
 
 /* Per-operation-type counters of a channel, written by its thread only. */
 struct ch_op_stats {
 	uint64_t ios;
-	uint64_t bytes;
+	uint64_t blocks; /* bytes / block size: the block size is the bdev's, fixed */
 	uint64_t errors;
 	uint64_t inflight;
 	uint64_t busy_ticks;
 	uint64_t busy_start; /* tick inflight went 0 -> 1 (accounting on) */
 };
 
-/* bdev_io internal.state */
-#define IO_STATE_SINGLE 0 /* goes down the pipeline itself (a whole I/O or a child) */
-#define IO_STATE_SPLIT 1  /* a parent: its children go down */
+/*
+ * bdev_io internal.state: bits saying which rare path an I/O is on. A free bdev_io and
+ * one on the fast path (no stage, no hook, not split) have none, so that completion
+ * tests a single byte; whoever sets a bit clears it before the I/O goes back to the pool.
+ */
+#define IO_STATE_STAGED 0x1u /* went down the pipeline: its completion goes back up it */
+#define IO_STATE_CHILD 0x2u  /* a split child: internal.parent is valid */
+#define IO_STATE_SPLIT 0x4u  /* a split parent: its children go down, not itself */
 
 /* A singly linked FIFO of bdev_ios through internal.next. */
 struct io_list {
@@ -113,12 +128,16 @@ struct io_list {
 };
 
 struct nvp_bdev_channel {
-	/* ---- hot: every I/O ---- */
+	/* ---- hot: every I/O, one cache line ---- */
 	struct nvp_bdev_io *free_ios; /* pool: LIFO stack through internal.next */
-	uint32_t num_free;
-	uint32_t outstanding; /* accepted user I/Os (parents), not completed */
-	uint32_t mode;        /* CH_MODE_* */
-	bool in_submit;       /* inside module submit: completions go to done_list */
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev *bdev;
+	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io);
+	void *module_ch;
+	struct nvp_bdev_io_wait_entry *wait_head;
+	uint64_t tick;  /* CH_TICK_NONE, CH_TICK_LAZY or this poll's tick */
+	uint8_t mode;   /* CH_MODE_* */
+	bool in_submit; /* inside module submit: completions go to done_list */
 	union {
 		struct {
 			bool pending_work; /* a list below non-empty, or a scheduler holds I/O */
@@ -128,13 +147,12 @@ struct nvp_bdev_channel {
 	};
 	uint32_t allowed; /* atomic: bit per type the channel may send (supported,
 			       * writable descriptor, bdev not removed) */
-	struct nvp_bdev_desc *desc;
-	struct nvp_bdev *bdev;
-	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io);
+
+	/* ---- hot: every I/O or poll, second line ---- */
+	uint32_t outstanding; /* accepted user I/Os (parents), not completed */
+	uint32_t sched_held;  /* I/Os the scheduler took and has not dispatched yet */
+	uint64_t completed;   /* user callbacks delivered */
 	int (*mod_poll)(void *ch_ctx);
-	void *module_ch;
-	uint64_t completed; /* user callbacks delivered */
-	struct nvp_bdev_io_wait_entry *wait_head;
 
 	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
 	uint32_t seq; /* odd while the counters below are being updated */
@@ -146,6 +164,7 @@ struct nvp_bdev_channel {
 	void *admit_ch;
 	const struct nvp_bdev_sched_ops *sched_ops;
 	void *sched_ch;
+	uint64_t sched_next; /* has_work()'s next_tick while the scheduler holds I/O */
 	const struct nvp_bdev_poll_hook *hook;
 	struct io_list deferred; /* admission said DEFER */
 	struct io_list retry;    /* module said -ENOMEM */
@@ -160,7 +179,7 @@ struct nvp_bdev_channel {
 	void *pool_mem;
 	uint32_t pool_size;
 	size_t io_size;
-};
+} __attribute__((aligned(64)));
 
 struct nvp_bdev_poll_group {
 	TAILQ_HEAD(, nvp_bdev_channel) channels;
@@ -215,7 +234,6 @@ bdev_io_release(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
 	io->internal.next = ch->free_ios;
 	ch->free_ios = io;
-	ch->num_free++;
 }
 
 static inline void
@@ -244,6 +262,30 @@ io_list_pop(struct io_list *l)
 		l->count--;
 	}
 	return io;
+}
+
+/* The read of the clock behind ch_now(): outside a poll every time, in a poll once. */
+static inline uint64_t
+ch_now_read(struct nvp_bdev_channel *ch, uint64_t state)
+{
+	uint64_t now = nvp_env_get_ticks();
+
+	if (state == CH_TICK_LAZY) {
+		ch->tick = now;
+	}
+	return now;
+}
+
+/* The time for whoever on the channel needs one (see CH_TICK_NONE). */
+static inline uint64_t
+ch_now(struct nvp_bdev_channel *ch)
+{
+	uint64_t t = ch->tick;
+
+	if (nvp_likely(t > CH_TICK_LAZY)) {
+		return t;
+	}
+	return ch_now_read(ch, t);
 }
 
 /* Seqcount writer side: the counters change between begin and end. x86 keeps stores in

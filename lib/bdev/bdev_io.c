@@ -6,11 +6,14 @@
  * completes once with the first error), the pipeline admission -> scheduling -> module
  * and back, and accounting.
  *
- * Fast path: with both stages "none", no poll hook and the bdev not split, an I/O is
- * pool pop, a few stores, module submit; its completion is the counters, two histogram
- * records (accounting on), pool push, callback. Everything else — stages, the hook,
- * deferred and retried I/O, completions made inside module submit — is behind one
- * predicted branch on the channel's mode or its pending_work flag.
+ * Fast path: with both stages "none", no poll hook and a bdev that never splits, an I/O
+ * is pool pop, the fields the module reads, module submit; its completion is the
+ * counters, one histogram record (accounting on), pool push, callback. Time comes from
+ * the channel's clock (ch_now(): one read per poll, shared by the poll's completions and
+ * what their callbacks submit), never from a clock read per I/O inside a poll.
+ * Everything else — stages, the hook, splitting, deferred and retried I/O, completions
+ * made inside module submit — is one predicted branch away, in functions kept out of
+ * line (io_submit_slow, io_complete_slow) so that the fast ones stay small.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +21,7 @@
 
 #include "bdev/bdev_internal.h"
 
-static void io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
+static void io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
 			     const struct nvme_cpl *cpl);
 
 uint64_t
@@ -63,47 +66,82 @@ io_check_slow(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *c
 	return 0;
 }
 
-/*
- * Check a request and take a bdev_io for it. One combined test on the fast path; the
- * reason is worked out only when it fails.
- */
-static inline __attribute__((always_inline)) int
-io_get(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, uint64_t off,
-       uint64_t num, struct nvp_bdev_io **out)
+/* The channel's thread calls (always true in release builds: see bdev_check_owner()). */
+static inline bool
+owner_ok(const struct nvp_bdev_channel *ch)
 {
-	struct nvp_bdev *bdev = ch->bdev;
-	struct nvp_bdev_io *io;
-	uint64_t nb = bdev->num_blocks;
+#if NVP_CONFIG_DEBUG
+	return pthread_equal(ch->owner, pthread_self());
+#else
+	(void)ch;
+	return true;
+#endif
+}
+
+/*
+ * The quick check of a request: one combined test on the fast path. num - 1 wraps for
+ * num == 0, so one compare covers empty and too long; ch->allowed holds the types the
+ * channel may send now (supported, writable descriptor, bdev not removed).
+ */
+static inline __attribute__((always_inline)) bool
+io_ok(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, uint8_t type,
+      uint64_t off, uint64_t num)
+{
+	uint64_t nb;
+
+	if (nvp_unlikely(ch == NULL)) {
+		return false;
+	}
+	nb = ch->bdev->num_blocks;
+	return owner_ok(ch) && ch->desc == desc && off < nb && num - 1 < nb - off &&
+	       (__atomic_load_n(&ch->allowed, __ATOMIC_RELAXED) & (1u << type)) != 0;
+}
+
+/*
+ * Why io_ok() said no (@args_bad: a NULL buffer or reserved flag bits). Out of line so
+ * that the I/O calls keep no state for it. \return a negative errno, never 0.
+ */
+static __attribute__((noinline, cold)) int
+io_refused(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, uint8_t type,
+	   bool args_bad, uint64_t off, uint64_t num)
+{
 	int rc;
 
+	if (args_bad || ch == NULL) {
+		NVP_ERRLOG("bdev I/O: NULL buffer, descriptor or channel, or reserved flag bits "
+			   "(hint 5-7)");
+		return -EINVAL;
+	}
 	rc = bdev_check_owner(ch->owner, "bdev channel");
-	if (nvp_unlikely(rc != 0)) {
-		return rc;
-	}
-	/* num - 1 wraps for num == 0: one compare covers empty and too long */
-	/* ch->allowed: the types this channel may send now (supported, writable, not removed) */
-	if (nvp_unlikely(ch->desc != desc || off >= nb || num - 1 >= nb - off ||
-			 (__atomic_load_n(&ch->allowed, __ATOMIC_RELAXED) & (1u << type)) == 0)) {
+	if (rc == 0) {
 		rc = io_check_slow(desc, ch, type, off, num);
-		if (rc != 0) {
-			return rc;
-		}
 	}
-	io = ch->free_ios;
+	if (rc == 0) {
+		/* the quick check and this one disagree: a bdev changing under the call */
+		NVP_ERRLOG("%s: %s refused while the bdev changed; retry", ch->bdev->name,
+			   nvp_bdev_io_type_name(type));
+		rc = -EAGAIN;
+	}
+	return rc;
+}
+
+/* Take a bdev_io from the pool (NULL: empty) and set what every I/O needs, field by
+ * field: the caller sets flags and data. */
+static inline __attribute__((always_inline)) struct nvp_bdev_io *
+io_take(const struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, uint64_t off,
+	uint64_t num)
+{
+	struct nvp_bdev_io *io = ch->free_ios;
+
 	if (nvp_unlikely(io == NULL)) {
-		return -ENOMEM;
+		return NULL;
 	}
 	ch->free_ios = io->internal.next;
-	ch->num_free--;
 	io->type = type;
 	io->tenant = desc->tenant;
-	io->flags = 0;
 	io->offset_blocks = off;
 	io->num_blocks = num;
-	io->iovs = NULL;
-	io->iovcnt = 0;
-	*out = io;
-	return 0;
+	return io;
 }
 
 /* Byte offset and length to blocks. */
@@ -151,7 +189,7 @@ iov_check(const struct nvp_bdev_io *io, const struct iovec *iov, int iovcnt)
 
 /* ---- the pipeline ---- */
 
-static void
+static __attribute__((noinline)) void
 module_submit_failed(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, int rc)
 {
 	if (rc == -ENOMEM) {
@@ -191,16 +229,22 @@ to_module(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 	module_submit(ch, io);
 }
 
+/*
+ * Send what the scheduler gives. It is asked only while it holds I/O of this channel
+ * (sched_held: taken by submit, not yet returned by dispatch), so a scheduler that
+ * passes everything straight on costs one dispatch call per I/O and no has_work call.
+ * If it keeps some back, the channel polls it again (poll_sched).
+ */
 static void
 sched_dispatch(struct nvp_bdev_channel *ch, uint64_t now)
 {
 	struct nvp_bdev_io *io;
-	uint64_t next = 0;
 
-	while ((io = ch->sched_ops->dispatch(ch->sched_ch, now)) != NULL) {
+	while (ch->sched_held != 0 && (io = ch->sched_ops->dispatch(ch->sched_ch, now)) != NULL) {
+		ch->sched_held--;
 		to_module(ch, io, now);
 	}
-	if (ch->sched_ops->has_work != NULL && ch->sched_ops->has_work(ch->sched_ch, &next)) {
+	if (ch->sched_held != 0) {
 		ch->pending_work = true;
 	}
 }
@@ -213,6 +257,7 @@ sched_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 		return;
 	}
 	ch->sched_ops->submit(ch->sched_ch, io, now);
+	ch->sched_held++;
 	sched_dispatch(ch, now);
 }
 
@@ -220,8 +265,9 @@ sched_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 static void
 pipeline_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
-	uint64_t now = nvp_env_get_ticks();
+	uint64_t now = io->submit_tick != 0 ? io->submit_tick : ch_now(ch);
 
+	io->internal.state |= IO_STATE_STAGED;
 	if (ch->admit_ops->admit != NULL) {
 		/* Every new I/O is asked, even while others wait: the stage keeps each class
 		 * in order, and a read need not wait behind deferred writes. */
@@ -239,9 +285,10 @@ static void
 pipeline_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
 	const struct nvp_bdev_poll_hook *hook = ch->hook;
-	uint64_t now = nvp_env_get_ticks();
+	uint64_t now = ch_now(ch);
 	uint64_t dev = now - io->internal.dev_tick;
 
+	io->internal.state &= (uint8_t)~IO_STATE_STAGED;
 	if (ch->sched_ops->complete != NULL) {
 		ch->sched_ops->complete(ch->sched_ch, io, dev, now);
 	}
@@ -251,7 +298,7 @@ pipeline_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 	if (hook != NULL && hook->io_done != NULL) {
 		hook->io_done(hook->ctx, io, dev, now);
 	}
-	if (ch->sched_ops->dispatch != NULL) {
+	if (ch->sched_held != 0) {
 		sched_dispatch(ch, now);
 	}
 }
@@ -372,8 +419,8 @@ split_issue(struct nvp_bdev_channel *ch, struct nvp_bdev_io *parent, struct nvp_
 	}
 	child->num_blocks = len;
 	child->internal.parent = parent;
-	child->internal.state = IO_STATE_SINGLE;
-	child->submit_tick = parent->submit_tick != 0 ? nvp_env_get_ticks() : 0;
+	child->internal.state = IO_STATE_CHILD;
+	child->submit_tick = parent->submit_tick != 0 ? ch_now(ch) : 0;
 	parent->internal.split_next += len;
 	parent->internal.split_iov_off += len * ch->bdev->block_size;
 	parent->internal.split_outstanding++;
@@ -389,6 +436,7 @@ split_start(struct nvp_bdev_channel *ch, struct nvp_bdev_io *parent)
 	uint32_t n;
 
 	parent->internal.state = IO_STATE_SPLIT;
+	parent->internal.cpl.status_raw = 0;
 	parent->internal.split_next = parent->offset_blocks;
 	parent->internal.split_iov_off = 0;
 	parent->internal.split_outstanding = 0;
@@ -399,8 +447,9 @@ split_start(struct nvp_bdev_channel *ch, struct nvp_bdev_io *parent)
 			break;
 		}
 		ch->free_ios = child->internal.next;
-		ch->num_free--;
+		child->tenant = parent->tenant;
 		if (!split_issue(ch, parent, child)) {
+			child->internal.state = 0;
 			bdev_io_release(ch, child);
 			break;
 		}
@@ -431,10 +480,10 @@ child_done(struct nvp_bdev_channel *ch, struct nvp_bdev_io *child, const struct 
 	    split_issue(ch, parent, child)) {
 		return;
 	}
-	child->internal.parent = NULL;
+	child->internal.state = 0;
 	bdev_io_release(ch, child);
 	if (parent->internal.split_outstanding == 0) {
-		io_complete_slow(ch, parent, &parent->internal.cpl);
+		io_complete_rare(ch, parent, &parent->internal.cpl);
 	} else if (ch->wait_head != NULL) {
 		bdev_run_io_waiters(ch);
 	}
@@ -442,34 +491,51 @@ child_done(struct nvp_bdev_channel *ch, struct nvp_bdev_io *child, const struct 
 
 /* ---- submission ---- */
 
-static inline __attribute__((always_inline)) int
-io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb, void *cb_arg)
+/* Accepted: counted in flight (and the start of a busy period of its type). */
+static inline __attribute__((always_inline)) void
+io_accept(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 {
 	struct ch_op_stats *op = &ch->op[io->type];
-	bool split = needs_split(ch->bdev, io);
+
+	io->submit_tick = now;
+	ch->outstanding++;
+	if (op->inflight++ == 0) {
+		op->busy_start = now;
+	}
+}
+
+/* Splitting, stages or a hook: everything but the straight path to the module. */
+static __attribute__((noinline)) int
+io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
+{
+	bool split = (ch->mode & CH_MODE_SPLIT) != 0 && needs_split(ch->bdev, io);
 
 	if (nvp_unlikely(split && ch->free_ios == NULL)) {
 		bdev_io_release(ch, io);
 		return -ENOMEM;
 	}
-	io->internal.cb = cb;
-	io->internal.cb_arg = cb_arg;
-	io->internal.parent = NULL;
-	io->internal.state = IO_STATE_SINGLE;
-	io->internal.cpl.status_raw = 0;
-	io->submit_tick = 0;
-	if (ch->mode != 0) {
-		io->submit_tick = nvp_env_get_ticks();
-	}
-	ch->outstanding++;
-	if (op->inflight++ == 0) {
-		op->busy_start = io->submit_tick;
-	}
-	if (nvp_unlikely(split)) {
+	io_accept(ch, io, (ch->mode & (CH_MODE_ACCT | CH_MODE_SLOW)) != 0 ? ch_now(ch) : 0);
+	if (split) {
 		split_start(ch, io);
 	} else {
 		io_send(ch, io);
 	}
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb, void *cb_arg)
+{
+	uint32_t mode = ch->mode;
+
+	io->internal.cb = cb;
+	io->internal.cb_arg = cb_arg;
+	if (nvp_unlikely((mode & ~CH_MODE_ACCT) != 0)) {
+		return io_submit_slow(ch, io);
+	}
+	/* straight to the module: no stage, no hook, no split; timed if accounting is on */
+	io_accept(ch, io, mode != 0 ? ch_now(ch) : 0);
+	module_submit(ch, io);
 	return 0;
 }
 
@@ -497,17 +563,14 @@ data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, v
 	uint64_t off, uint64_t num, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg)
 {
 	struct nvp_bdev_io *io;
-	int rc;
 
-	/* a NULL desc fails the channel's descriptor check in io_get() */
-	if (nvp_unlikely(buf == NULL || flags_bad(flags) || ch == NULL)) {
-		NVP_ERRLOG(
-			"bdev I/O: NULL buffer, descriptor or channel, or reserved flag bits (hint 5-7)");
-		return -EINVAL;
+	/* a NULL desc fails the channel's descriptor check */
+	if (nvp_unlikely(buf == NULL || flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
+		return io_refused(desc, ch, type, buf == NULL || flags_bad(flags), off, num);
 	}
-	rc = io_get(desc, ch, type, off, num, &io);
-	if (nvp_unlikely(rc != 0)) {
-		return rc;
+	io = io_take(desc, ch, type, off, num);
+	if (nvp_unlikely(io == NULL)) {
+		return -ENOMEM;
 	}
 	io->flags = write_flags(desc, type, flags);
 	io->internal.iov[0].iov_base = buf;
@@ -525,14 +588,12 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	struct nvp_bdev_io *io;
 	int rc;
 
-	if (desc == NULL || ch == NULL || flags_bad(flags)) {
-		NVP_ERRLOG(
-			"bdev I/O: NULL descriptor or channel, or reserved flag bits (hint 5-7)");
-		return -EINVAL;
+	if (nvp_unlikely(flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
+		return io_refused(desc, ch, type, flags_bad(flags), off, num);
 	}
-	rc = io_get(desc, ch, type, off, num, &io);
-	if (rc != 0) {
-		return rc;
+	io = io_take(desc, ch, type, off, num);
+	if (nvp_unlikely(io == NULL)) {
+		return -ENOMEM;
 	}
 	rc = iov_check(io, iov, iovcnt);
 	if (rc != 0) {
@@ -550,18 +611,17 @@ nodata_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	  uint64_t num, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg)
 {
 	struct nvp_bdev_io *io;
-	int rc;
 
-	if (desc == NULL || ch == NULL || flags_bad(flags)) {
-		NVP_ERRLOG(
-			"bdev I/O: NULL descriptor or channel, or reserved flag bits (hint 5-7)");
-		return -EINVAL;
+	if (nvp_unlikely(flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
+		return io_refused(desc, ch, type, flags_bad(flags), off, num);
 	}
-	rc = io_get(desc, ch, type, off, num, &io);
-	if (rc != 0) {
-		return rc;
+	io = io_take(desc, ch, type, off, num);
+	if (nvp_unlikely(io == NULL)) {
+		return -ENOMEM;
 	}
 	io->flags = flags;
+	io->iovs = NULL;
+	io->iovcnt = 0;
 	return io_submit(ch, io, cb, cb_arg);
 }
 
@@ -710,74 +770,93 @@ nvp_bdev_compare(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *
 
 /* ---- completion ---- */
 
-/* Accounting of a finished user I/O. */
+/* Accounting of a finished user I/O, sent to the module at @dev_tick. */
 static inline __attribute__((always_inline)) void
-io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err)
+io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, uint64_t dev_tick)
 {
 	struct ch_op_stats *op = &ch->op[io->type];
-	bool timed = (ch->mode & CH_MODE_ACCT) != 0 && io->submit_tick != 0;
-	uint64_t now = timed ? nvp_env_get_ticks() : 0;
+	uint64_t start = io->submit_tick;
+	bool timed = start != 0 && (ch->mode & CH_MODE_ACCT) != 0;
+	uint64_t now = timed ? ch_now(ch) : 0;
 
 	ch_stats_begin(ch);
 	op->ios++;
-	op->bytes += io->num_blocks * ch->bdev->block_size;
-	op->errors += err;
-	if (--op->inflight == 0 && op->busy_start != 0 && timed) {
+	op->blocks += io->num_blocks;
+	if (nvp_unlikely(err)) {
+		op->errors++;
+	}
+	if (--op->inflight == 0 && timed && op->busy_start != 0) {
 		op->busy_ticks += now - op->busy_start;
 	}
 	ch_stats_end(ch);
 	if (timed) {
 		/* Without stages the queued time is 0 by construction: not recorded here,
 		 * nvp_bdev_get_stats() adds those zeroes (device count - queued count). */
-		if (nvp_unlikely(io->internal.dev_tick != io->submit_tick)) {
-			nvp_histogram_record(&ch->hist[io->type * 2],
-					     io->internal.dev_tick - io->submit_tick);
+		if (nvp_unlikely(dev_tick != start)) {
+			nvp_histogram_record(&ch->hist[io->type * 2], dev_tick - start);
 		}
-		nvp_histogram_record(&ch->hist[io->type * 2 + 1], now - io->internal.dev_tick);
+		nvp_histogram_record(&ch->hist[io->type * 2 + 1], now - dev_tick);
 	}
 }
 
-/* A user I/O is done: account, free it, then call back (the callback may reuse it). */
+/*
+ * A user I/O is done: account, free it, then call back (the callback may reuse it, so
+ * @cpl must not point into it). Nothing after the callback, so that on the fast path
+ * the compiler makes it a jump: io_wait waiters are the slow path's.
+ */
 static inline __attribute__((always_inline)) void
-io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
+	  uint64_t dev_tick)
 {
 	nvp_bdev_io_cb cb = io->internal.cb;
 	void *cb_arg = io->internal.cb_arg;
-	struct nvme_cpl copy;
 
-	io_account(ch, io, nvme_cpl_is_error(cpl));
-	if (cpl == &io->internal.cpl) {
-		copy = *cpl;
-		cpl = &copy;
-	}
+	io_account(ch, io, nvme_cpl_is_error(cpl), dev_tick);
 	ch->outstanding--;
 	ch->completed++;
 	bdev_io_release(ch, io);
 	cb(cb_arg, cpl);
-	if (nvp_unlikely(ch->wait_head != NULL)) {
+}
+
+/* A staged I/O, a split child, a split parent, or any I/O while io_wait waiters wait
+ * (not inside module submit). */
+static void
+io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+{
+	struct nvme_cpl copy = *cpl; /* may be io->internal.cpl, reused by the callback */
+	uint8_t state = io->internal.state;
+	uint64_t dev = io->internal.dev_tick;
+
+	if ((state & IO_STATE_STAGED) != 0) {
+		pipeline_complete(ch, io);
+	}
+	if ((state & IO_STATE_CHILD) != 0) {
+		child_done(ch, io, &copy);
+		return;
+	}
+	/* a straight I/O completed from the done list was sent when submitted; a parent
+	 * none of whose children was sent, too */
+	if ((state & (IO_STATE_STAGED | IO_STATE_SPLIT)) == 0 || dev == 0) {
+		dev = io->submit_tick;
+	}
+	io->internal.state = 0;
+	io_finish(ch, io, &copy, dev);
+	if (ch->wait_head != NULL) {
 		bdev_run_io_waiters(ch);
 	}
 }
 
-static inline __attribute__((always_inline)) void
-io_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
-{
-	/* a split parent never went down the pipeline: its children did */
-	if (nvp_unlikely((ch->mode & CH_MODE_SLOW) != 0) && io->internal.state != IO_STATE_SPLIT) {
-		pipeline_complete(ch, io);
-	}
-	if (nvp_unlikely(io->internal.parent != NULL)) {
-		child_done(ch, io, cpl);
-		return;
-	}
-	io_finish(ch, io, cpl);
-}
-
-/* The same, out of line: for split parents and deferred completions. */
-static void
+static __attribute__((noinline)) void
 io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
-	io_complete(ch, io, cpl);
+	if (ch->in_submit) {
+		/* not from inside the module's submit: the caller of submit is on the stack */
+		io->internal.cpl = *cpl;
+		io_list_append(&ch->done, io);
+		ch->pending_work = true;
+		return;
+	}
+	io_complete_rare(ch, io, cpl);
 }
 
 void
@@ -785,13 +864,13 @@ nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
 	struct nvp_bdev_channel *ch = io->ch;
 
-	if (nvp_unlikely(ch->in_submit)) {
-		io->internal.cpl = *cpl;
-		io_list_append(&ch->done, io);
-		ch->pending_work = true;
+	if (nvp_unlikely((ch->in_submit | io->internal.state) != 0 || ch->wait_head != NULL)) {
+		io_complete_slow(ch, io, cpl);
 		return;
 	}
-	io_complete(ch, io, cpl);
+	/* the fast path: it went straight to the module, so its device time starts at
+	 * its submission */
+	io_finish(ch, io, cpl, io->submit_tick);
 }
 
 void
@@ -855,20 +934,39 @@ poll_deferred(struct nvp_bdev_channel *ch, uint64_t now)
 	}
 }
 
+/*
+ * The scheduler keeps I/O back (tokens, fairness): ask it again once its next_tick has
+ * come, and learn the next one only when it still holds some.
+ */
+static void
+poll_sched(struct nvp_bdev_channel *ch, uint64_t now)
+{
+	uint64_t next = 0;
+
+	if (ch->sched_next > now) {
+		return;
+	}
+	sched_dispatch(ch, now);
+	if (ch->sched_held != 0 && ch->sched_ops->has_work != NULL &&
+	    ch->sched_ops->has_work(ch->sched_ch, &next)) {
+		ch->sched_next = next;
+	} else {
+		ch->sched_next = 0;
+	}
+}
+
 /* Inline completions, module retries, deferred I/O, scheduler work. */
 int
 bdev_channel_poll_slow(struct nvp_bdev_channel *ch)
 {
-	const struct nvp_bdev_sched_ops *sched = ch->sched_ops;
 	struct io_list done = ch->done;
 	struct nvp_bdev_io *io;
-	uint64_t now = nvp_env_get_ticks(), next = 0;
-	bool sched_work = false;
+	uint64_t now = ch_now(ch);
 
 	ch->pending_work = false;
 	memset(&ch->done, 0, sizeof(ch->done));
 	while ((io = io_list_pop(&done)) != NULL) {
-		io_complete_slow(ch, io, &io->internal.cpl);
+		io_complete_rare(ch, io, &io->internal.cpl);
 	}
 	if (ch->retry.count != 0) {
 		poll_retry(ch);
@@ -876,13 +974,11 @@ bdev_channel_poll_slow(struct nvp_bdev_channel *ch)
 	if (ch->deferred.count != 0) {
 		poll_deferred(ch, now);
 	}
-	if (sched->has_work != NULL && sched->has_work(ch->sched_ch, &next)) {
-		if (next <= now) {
-			sched_dispatch(ch, now);
-		}
-		sched_work = sched->has_work(ch->sched_ch, &next);
+	if (ch->sched_held != 0) {
+		poll_sched(ch, now);
 	}
-	if (ch->done.count != 0 || ch->retry.count != 0 || ch->deferred.count != 0 || sched_work) {
+	if (ch->done.count != 0 || ch->retry.count != 0 || ch->deferred.count != 0 ||
+	    ch->sched_held != 0) {
 		ch->pending_work = true;
 	}
 	return 0;

@@ -95,7 +95,7 @@ test_validation(void)
 	CU_ASSERT_EQUAL(g_stub.submitted, 1);
 	CU_ASSERT_EQUAL(done.calls, 1);
 	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(f.ch), 0);
-	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	CU_ASSERT_EQUAL(ut_free_count(f.ch), f.ch->pool_size);
 	fx_close(&f);
 }
 
@@ -175,7 +175,7 @@ test_split_max_xfer(void)
 	stub_complete_held(&g_stub);
 	CU_ASSERT_EQUAL(done.calls, 1);
 	CU_ASSERT_FALSE(nvme_cpl_is_error(&done.cpl));
-	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	CU_ASSERT_EQUAL(ut_free_count(f.ch), f.ch->pool_size);
 	fx_close(&f);
 }
 
@@ -197,7 +197,7 @@ test_split_first_error(void)
 	CU_ASSERT_EQUAL(done.calls, 1);
 	CU_ASSERT_EQUAL(done.cpl.status.sct, NVME_SCT_MEDIA_ERROR);
 	CU_ASSERT_EQUAL(done.cpl.status.sc, 0x81);
-	CU_ASSERT_EQUAL(f.ch->num_free, f.ch->pool_size);
+	CU_ASSERT_EQUAL(ut_free_count(f.ch), f.ch->pool_size);
 	fx_close(&f);
 }
 
@@ -496,6 +496,88 @@ test_pipeline_order(void)
 	fx_close(&f);
 }
 
+/* ---- the scheduler is asked only while it holds I/O ---- */
+
+static bool g_hold;
+static uint32_t g_disp_calls, g_hw_calls;
+
+static struct nvp_bdev_io *
+h_dispatch(void *ch_ctx, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)now;
+	g_disp_calls++;
+	return g_hold || g_sq_n == 0 ? NULL : g_sq[--g_sq_n];
+}
+
+static bool
+h_has_work(void *ch_ctx, uint64_t *next)
+{
+	(void)ch_ctx;
+	g_hw_calls++;
+	*next = 0;
+	return g_sq_n != 0;
+}
+
+static const struct nvp_bdev_sched_ops g_h_sched = {
+	.name = "t_hold",
+	.submit = t_submit,
+	.dispatch = h_dispatch,
+	.complete = t_complete,
+	.has_work = h_has_work,
+};
+
+static void
+test_sched_asked_while_holding(void)
+{
+	struct ut_done done = { 0 };
+	struct nvp_bdev_channel_opts o;
+	struct fixture f;
+	char buf[512];
+
+	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_h_sched), 0);
+	memset(&f, 0, sizeof(f));
+	f.bdev = ut_stub_register("io", 100, 0, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_set_scheduler(f.bdev, "t_hold", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("io", true, ut_event_cb, &f.ev, &f.desc), 0);
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(f.desc, &o, &f.ch), 0);
+	g_sq_n = 0;
+	g_hold = false;
+	g_disp_calls = g_hw_calls = 0;
+	memset(g_trace, 0, sizeof(g_trace));
+
+	/* passed straight on: one dispatch call per I/O, no has_work, nothing on the poll */
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 1);
+	nvp_bdev_channel_poll(f.ch);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(g_disp_calls, 1);
+	CU_ASSERT_EQUAL(g_hw_calls, 0);
+
+	/* held back: asked again from each poll (has_work once a poll) until it lets go */
+	g_hold = true;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 1, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 1);
+	CU_ASSERT_EQUAL(g_disp_calls, 2);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(g_disp_calls, 3);
+	CU_ASSERT_EQUAL(g_hw_calls, 1);
+	CU_ASSERT_EQUAL(g_stub.submitted, 1);
+	g_hold = false;
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(g_stub.submitted, 2);
+	CU_ASSERT_EQUAL(g_hw_calls, 1);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 2);
+	/* nothing held: later polls leave the scheduler alone */
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(g_disp_calls, 4);
+	CU_ASSERT_EQUAL(g_hw_calls, 1);
+	fx_close(&f);
+}
+
 int
 main(void)
 {
@@ -509,6 +591,7 @@ main(void)
 		UT_TEST(test_pool_exhaustion_and_wait),
 		UT_TEST(test_enomem_retry_and_inline_completion),
 		UT_TEST(test_pipeline_order),
+		UT_TEST(test_sched_asked_while_holding),
 	};
 
 	return ut_run("bdev_io", tests, sizeof(tests) / sizeof(tests[0]));

@@ -212,6 +212,20 @@ ut_done_cb(void *arg, const struct nvme_cpl *cpl)
 	ut_trace(d->trace, "U");
 }
 
+/* bdev_ios in @ch's pool now, each checked to be back in its fast-path state. */
+static __attribute__((unused)) uint32_t
+ut_free_count(const struct nvp_bdev_channel *ch)
+{
+	const struct nvp_bdev_io *io;
+	uint32_t n = 0;
+
+	for (io = ch->free_ios; io != NULL && n <= ch->pool_size; io = io->internal.next) {
+		CU_ASSERT_EQUAL(io->internal.state, 0);
+		n++;
+	}
+	return n;
+}
+
 struct ut_events {
 	uint32_t remove;
 	uint32_t resize;
