@@ -36,6 +36,8 @@ struct dl_channel {
 	struct sched_chan base; /* first */
 	struct dl_bdev *d;
 	struct sched_fifo fifo[2];
+	struct tok_cache tok;
+	uint32_t busy;       /* dispatched by this channel, not completed */
 	int batch_dir;       /* direction of the current batch, -1 none */
 	uint32_t batch_left; /* dispatches left in it */
 	uint32_t starved;    /* read batches started while writes waited */
@@ -118,6 +120,7 @@ dl_channel_fini(void *ch_ctx)
 {
 	struct dl_channel *c = ch_ctx;
 
+	tok_flush(&c->tok, &c->d->inflight);
 	sched_chan_del(&c->d->common, &c->base);
 	free(c);
 }
@@ -182,9 +185,10 @@ dl_dispatch(void *ch_ctx, uint64_t now)
 	int dir;
 
 	if (c->fifo[DL_READ].count + c->fifo[DL_WRITE].count == 0 ||
-	    !tokens_get(&c->d->inflight, c->d->depth)) {
+	    !tok_get(&c->tok, &c->d->inflight, c->d->depth)) {
 		return NULL;
 	}
+	c->busy++;
 	dir = choose_dir(c, now);
 	if (dir != c->batch_dir || c->batch_left == 0) {
 		c->batch_dir = dir;
@@ -203,7 +207,9 @@ dl_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now
 	(void)io;
 	(void)latency;
 	(void)now;
-	tokens_put(&c->d->inflight);
+	c->busy--;
+	tok_put(&c->tok, &c->d->inflight, c->d->depth,
+		c->busy == 0 && c->fifo[DL_READ].count + c->fifo[DL_WRITE].count == 0);
 }
 
 static bool

@@ -30,13 +30,14 @@
 #include "nvpoll/util.h"
 #include "sched_internal.h"
 
-#define FAIR_VSCALE 1024u /* virtual time units per byte at weight 1 */
+#define FAIR_VSCALE (1u << 20) /* virtual time units per byte at weight 1 */
 #define FAIR_MAX_WEIGHT 1000u
 #define FAIR_WINDOW_MS 100u
 
 struct fair_tenant {
 	_Atomic uint64_t vtime;
 	_Atomic uint32_t weight;
+	_Atomic uint32_t vcost;  /* FAIR_VSCALE / weight: virtual time per byte, no division */
 	_Atomic uint32_t queued; /* requests submitted, not yet dispatched, all threads */
 	_Atomic uint64_t seen;   /* last tick a thread of it submitted or tried to dispatch */
 	uint64_t lat_target;     /* ticks, 0 = none */
@@ -65,7 +66,16 @@ struct fair_channel {
 	struct sched_chan base; /* first */
 	struct fair_bdev *f;
 	struct sched_fifo fifo;
+	struct tok_cache tok;
+	uint32_t busy; /* dispatched by this channel, not completed */
 };
+
+static void
+set_weight(struct fair_tenant *t, uint32_t weight)
+{
+	atomic_store_explicit(&t->weight, weight, RLX);
+	atomic_store_explicit(&t->vcost, FAIR_VSCALE / weight, RLX);
+}
 
 static void
 fair_get_info(void *ctx, struct nvp_sched_info *info)
@@ -100,7 +110,7 @@ fair_param(void *ctx, const char *key, const char *value)
 					value, FAIR_MAX_WEIGHT);
 				return -EINVAL;
 			}
-			atomic_store_explicit(&f->t[i++].weight, (uint32_t)v, RLX);
+			set_weight(&f->t[i++], (uint32_t)v);
 			p = *end == '/' ? end + 1 : end;
 		}
 		return 0;
@@ -135,7 +145,7 @@ fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 		return -ENOMEM;
 	}
 	for (i = 0; i < NVP_BDEV_MAX_TENANTS; i++) {
-		atomic_store_explicit(&f->t[i].weight, 1, RLX);
+		set_weight(&f->t[i], 1);
 	}
 	if (sched_parse_params("fair", params, table, fair_param, f) != 0) {
 		free(f);
@@ -180,6 +190,7 @@ fair_channel_fini(void *ch_ctx)
 {
 	struct fair_channel *c = ch_ctx;
 
+	tok_flush(&c->tok, &c->f->inflight);
 	sched_chan_del(&c->f->common, &c->base);
 	free(c);
 }
@@ -241,7 +252,7 @@ fair_dispatch(void *ch_ctx, uint64_t now)
 	struct fair_bdev *f = c->f;
 	struct nvp_bdev_io *io = c->fifo.head;
 	struct fair_tenant *t;
-	uint64_t v, bytes, last;
+	uint64_t v, bytes, last, cost;
 	uint32_t limit;
 
 	if (io == NULL) {
@@ -256,14 +267,14 @@ fair_dispatch(void *ch_ctx, uint64_t now)
 		return NULL;                            /* ahead of its share: others first */
 	}
 	limit = t->lat_target != 0 ? f->depth : atomic_load_explicit(&f->cut_depth, RLX);
-	if (!tokens_get(&f->inflight, limit)) {
+	if (!tok_get(&c->tok, &f->inflight, limit)) {
 		return NULL;
 	}
+	c->busy++;
 	fifo_pop(&c->fifo);
 	bytes = nvp_bdev_io_get_nbytes(io);
-	v = atomic_fetch_add_explicit(
-		    &t->vtime, bytes * FAIR_VSCALE / atomic_load_explicit(&t->weight, RLX), RLX) +
-	    bytes * FAIR_VSCALE / atomic_load_explicit(&t->weight, RLX);
+	cost = bytes * atomic_load_explicit(&t->vcost, RLX);
+	v = atomic_fetch_add_explicit(&t->vtime, cost, RLX) + cost;
 	chan_count(&c->base.dispatched, 1);
 	chan_count(&c->base.tenant_bytes[io->tenant], bytes);
 	chan_count(&c->base.tenant_ios[io->tenant], 1);
@@ -313,7 +324,8 @@ fair_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t n
 	struct fair_bdev *f = c->f;
 	struct fair_tenant *t = &f->t[io->tenant];
 
-	tokens_put(&f->inflight);
+	c->busy--;
+	tok_put(&c->tok, &f->inflight, f->depth, c->busy == 0 && c->fifo.count == 0);
 	if (nvp_unlikely(f->any_target)) {
 		if (t->lat_target != 0) {
 			atomic_fetch_add_explicit(&t->lat_sum, latency, RLX);
@@ -362,6 +374,6 @@ nvp_bdev_sched_fair_set_weight(struct nvp_bdev *bdev, uint32_t tenant, uint32_t 
 			   tenant, weight, NVP_BDEV_MAX_TENANTS - 1, FAIR_MAX_WEIGHT);
 		return -EINVAL;
 	}
-	atomic_store_explicit(&f->t[tenant].weight, weight, RLX);
+	set_weight(&f->t[tenant], weight);
 	return 0;
 }

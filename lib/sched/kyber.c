@@ -30,6 +30,7 @@
 #define KY_BUCKETS 8u
 #define KY_GOOD_BUCKETS 4u /* buckets 0..3: at or under target */
 #define KY_MIN_SAMPLES 500u
+#define KY_INV_SHIFT 40u /* x < 8 widths: x * inv_width < 2^43 + 8 * width, no overflow */
 
 static const uint32_t g_max_depth[KY_DOMAINS] = { 256, 128, 64, 16 };
 static const uint32_t g_batch[KY_DOMAINS] = { 16, 8, 1, 1 };
@@ -51,6 +52,8 @@ struct ky_bdev {
 	uint64_t first_sample[KY_MEASURED][2]; /* window closer only: when counting began */
 	int p99_saved[KY_MEASURED];            /* window closer only: last p99 seen, -1 none */
 	uint64_t target[KY_MEASURED];          /* ticks */
+	uint64_t width[KY_MEASURED];           /* ticks: a bucket, a quarter of the target */
+	uint64_t inv_width[KY_MEASURED];       /* 2^KY_INV_SHIFT / width, rounded down */
 	uint64_t win;                          /* ticks */
 	uint64_t hz;
 	_Atomic uint64_t windows;
@@ -64,6 +67,8 @@ struct ky_channel {
 	/* running latency counts, written by this thread only (no locked instruction) */
 	_Atomic uint64_t buckets[KY_MEASURED][2][KY_BUCKETS];
 	struct sched_fifo fifo[KY_DOMAINS];
+	struct tok_cache tok[KY_DOMAINS];
+	uint32_t busy;       /* dispatched by this channel, not completed */
 	uint32_t cur;        /* domain being served */
 	uint32_t batch_left; /* dispatches left in its batch */
 	uint32_t queued;
@@ -132,6 +137,8 @@ ky_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	}
 	for (d = 0; d < KY_MEASURED; d++) {
 		k->p99_saved[d] = -1;
+		k->width[d] = NVP_MAX(k->target[d] / KY_GOOD_BUCKETS, 1);
+		k->inv_width[d] = (1ull << KY_INV_SHIFT) / k->width[d];
 	}
 	atomic_store_explicit(&k->win_end, nvp_env_get_ticks() + k->win, RLX);
 	*bdev_ctx = k;
@@ -166,6 +173,9 @@ ky_channel_fini(void *ch_ctx)
 	struct ky_channel *c = ch_ctx;
 	uint32_t d, t, b;
 
+	for (d = 0; d < KY_DOMAINS; d++) {
+		tok_flush(&c->tok[d], &c->k->inflight[d]);
+	}
 	pthread_mutex_lock(&c->k->common.lock);
 	for (d = 0; d < KY_MEASURED; d++) {
 		for (t = 0; t < 2; t++) {
@@ -206,8 +216,8 @@ ky_dispatch(void *ch_ctx, uint64_t now)
 	/* the current domain while its batch lasts, then the next ones in turn */
 	for (i = 0; i < KY_DOMAINS; i++) {
 		d = (c->cur + i + (c->batch_left == 0 ? 1 : 0)) % KY_DOMAINS;
-		if (c->fifo[d].count == 0 ||
-		    !tokens_get(&k->inflight[d], atomic_load_explicit(&k->depth[d], RLX))) {
+		if (c->fifo[d].count == 0 || !tok_get(&c->tok[d], &k->inflight[d],
+						      atomic_load_explicit(&k->depth[d], RLX))) {
 			continue;
 		}
 		if (d != c->cur || c->batch_left == 0) {
@@ -216,19 +226,31 @@ ky_dispatch(void *ch_ctx, uint64_t now)
 		}
 		c->batch_left--;
 		c->queued--;
+		c->busy++;
 		chan_count(&c->base.dispatched, 1);
 		return fifo_pop(&c->fifo[d]);
 	}
 	return NULL;
 }
 
-/* The bucket of @lat for a domain whose target is @target: a quarter of it wide. */
-static uint32_t
-bucket_of(uint64_t lat, uint64_t target)
+/*
+ * The bucket of @lat in domain @d: (lat - 1) / width, width a quarter of the target, without
+ * a division per I/O: an estimate from the reciprocal (never over), then one correction.
+ * Latencies of 8 widths or more all go to the last bucket.
+ */
+static inline uint32_t
+bucket_of(const struct ky_bdev *k, uint32_t d, uint64_t lat)
 {
-	uint64_t width = NVP_MAX(target / KY_GOOD_BUCKETS, 1);
-	uint64_t b = lat == 0 ? 0 : (lat - 1) / width;
+	uint64_t x = lat - 1, w = k->width[d], b;
 
+	if (lat == 0) {
+		return 0;
+	}
+	if (x >= w * KY_BUCKETS) {
+		return KY_BUCKETS - 1;
+	}
+	b = (x * k->inv_width[d]) >> KY_INV_SHIFT;
+	b += (b + 1) * w <= x;
 	return (uint32_t)NVP_MIN(b, (uint64_t)KY_BUCKETS - 1);
 }
 
@@ -336,11 +358,12 @@ ky_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now
 	struct ky_bdev *k = c->k;
 	uint32_t d = (uint32_t)io->stage_data[0];
 
-	tokens_put(&k->inflight[d]);
+	c->busy--;
+	tok_put(&c->tok[d], &k->inflight[d], atomic_load_explicit(&k->depth[d], RLX),
+		c->busy == 0 && c->queued == 0);
 	if (d < KY_MEASURED) {
-		chan_count(&c->buckets[d][KY_IO_LAT][bucket_of(latency, k->target[d])], 1);
-		chan_count(&c->buckets[d][KY_TOTAL_LAT]
-				      [bucket_of(now - io->stage_data[1], k->target[d])],
+		chan_count(&c->buckets[d][KY_IO_LAT][bucket_of(k, d, latency)], 1);
+		chan_count(&c->buckets[d][KY_TOTAL_LAT][bucket_of(k, d, now - io->stage_data[1])],
 			   1);
 	}
 	if (now >= atomic_load_explicit(&k->win_end, RLX)) {

@@ -17,6 +17,7 @@
 #include "nvpoll/bdev.h"
 #include "nvpoll/bdev_module.h"
 #include "nvpoll/sched.h"
+#include "nvpoll/util.h"
 
 #undef NVP_LOG_COMPONENT
 #define NVP_LOG_COMPONENT "sched"
@@ -77,6 +78,73 @@ static inline void
 tokens_put(_Atomic uint32_t *inflight)
 {
 	atomic_fetch_sub_explicit(inflight, 1, RLX);
+}
+
+/*
+ * A channel's share of a device-wide token count, taken and given back in batches so that
+ * an I/O of a busy channel normally costs no locked instruction. The device-wide counter
+ * counts the tokens channels hold (in flight or spare), so the limit is never exceeded;
+ * a channel keeps at most tok_batch(limit) spare ones, and none once it is idle (nothing
+ * queued, nothing in flight), so an idle thread holds nobody back. A channel's spares let
+ * it send while the limit is being lowered (kyber shrinking a domain), at most a batch
+ * over the new limit until its next completion. Below 32 tokens there are no spares:
+ * every token is taken and given back alone, exactly.
+ */
+struct tok_cache {
+	uint32_t spare;
+};
+
+static inline uint32_t
+tok_batch(uint32_t limit)
+{
+	return limit >= 32 ? limit / 16 : 0; /* 0: no spares, exact */
+}
+
+/* One token of @limit for this channel. \return true if it has one. */
+static inline bool
+tok_get(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t limit)
+{
+	uint32_t batch = tok_batch(limit), cur, take;
+
+	if (nvp_likely(tc->spare != 0)) {
+		if (nvp_likely(batch != 0)) {
+			tc->spare--;
+			return true;
+		}
+		atomic_fetch_sub_explicit(held, tc->spare, RLX); /* the limit fell: be exact */
+		tc->spare = 0;
+	}
+	cur = atomic_load_explicit(held, RLX);
+	do {
+		if (cur >= limit) {
+			return false;
+		}
+		take = NVP_MIN(NVP_MAX(batch, 1u), limit - cur);
+	} while (!atomic_compare_exchange_weak_explicit(held, &cur, cur + take, RLX, RLX));
+	tc->spare = take - 1;
+	return true;
+}
+
+/* Give back a completed I/O's token; @idle: the channel has nothing else, keep none. */
+static inline void
+tok_put(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t limit, bool idle)
+{
+	uint32_t keep = idle ? 0 : tok_batch(limit);
+
+	if (++tc->spare > keep) {
+		atomic_fetch_sub_explicit(held, tc->spare - keep, RLX);
+		tc->spare = keep;
+	}
+}
+
+/* Give back every spare token (channel going away). */
+static inline void
+tok_flush(struct tok_cache *tc, _Atomic uint32_t *held)
+{
+	if (tc->spare != 0) {
+		atomic_fetch_sub_explicit(held, tc->spare, RLX);
+		tc->spare = 0;
+	}
 }
 
 /* Single writer: a relaxed add without a locked instruction. */

@@ -222,8 +222,86 @@ test_kyber_domains_and_tokens(void)
 	}
 	CU_ASSERT_EQUAL(reads, 256);
 	CU_ASSERT_EQUAL(writes, 128);
-	CU_ASSERT_EQUAL(((struct ky_bdev *)r.bctx)->inflight[NVP_SCHED_KYBER_DISCARD], 1);
-	CU_ASSERT_EQUAL(((struct ky_bdev *)r.bctx)->inflight[NVP_SCHED_KYBER_OTHER], 1);
+	/* the device-wide counts hold the channel's spare tokens too: in flight = held - spare */
+	CU_ASSERT_EQUAL(((struct ky_bdev *)r.bctx)->inflight[NVP_SCHED_KYBER_DISCARD] -
+				((struct ky_channel *)r.ch[0])->tok[NVP_SCHED_KYBER_DISCARD].spare,
+			1);
+	CU_ASSERT_EQUAL(((struct ky_bdev *)r.bctx)->inflight[NVP_SCHED_KYBER_OTHER] -
+				((struct ky_channel *)r.ch[0])->tok[NVP_SCHED_KYBER_OTHER].spare,
+			1);
+	stop(&r, 1);
+}
+
+/* Batched tokens: never over the limit across channels, none kept by an idle channel. */
+static void
+test_tokens_batched(void)
+{
+	struct tok_cache a = { 0 }, b = { 0 };
+	_Atomic uint32_t held = 0;
+	uint32_t in_a = 0, in_b = 0, i;
+
+	/* 64 tokens: batches of 4; two channels take turns until the limit stops both */
+	for (i = 0; i < 100; i++) {
+		in_a += tok_get(&a, &held, 64);
+		in_b += tok_get(&b, &held, 64);
+	}
+	CU_ASSERT_EQUAL(in_a + in_b, 64);
+	CU_ASSERT_EQUAL(held, 64);
+	/* a completes all but one: it keeps at most a batch, the rest goes back */
+	while (in_a > 1) {
+		tok_put(&a, &held, 64, false);
+		in_a--;
+	}
+	CU_ASSERT(a.spare <= tok_batch(64));
+	CU_ASSERT_EQUAL(held, in_a + in_b + a.spare + b.spare);
+	/* b may now take what a gave back, and no more */
+	for (i = 0; i < 100; i++) {
+		in_b += tok_get(&b, &held, 64);
+	}
+	CU_ASSERT_EQUAL(in_a + in_b + a.spare + b.spare, 64);
+	/* idle channels keep nothing */
+	tok_put(&a, &held, 64, true);
+	while (in_b > 0) {
+		tok_put(&b, &held, 64, --in_b == 0);
+	}
+	CU_ASSERT_EQUAL(held, 0);
+	CU_ASSERT_EQUAL(a.spare + b.spare, 0);
+	/* under 32 tokens no spares: exact */
+	CU_ASSERT(tok_get(&a, &held, 8));
+	CU_ASSERT_EQUAL(held, 1);
+	CU_ASSERT_EQUAL(a.spare, 0);
+	tok_put(&a, &held, 8, false);
+	CU_ASSERT_EQUAL(held, 0);
+	/* a limit lowered under a channel's spares: they go back before it may send */
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT(tok_get(&a, &held, 64));
+	}
+	CU_ASSERT_EQUAL(a.spare, 1);
+	CU_ASSERT(!tok_get(&a, &held, 3));
+	CU_ASSERT_EQUAL(a.spare, 0);
+	CU_ASSERT_EQUAL(held, 3);
+}
+
+/* The bucket by reciprocal is the bucket by division, boundaries included. */
+static void
+test_kyber_buckets(void)
+{
+	struct sched_run r;
+	struct ky_bdev *k;
+	uint64_t lat, w, want;
+	uint32_t d;
+
+	start(&r, &g_sched_kyber_ops, "read_lat_us=1000 write_lat_us=7 discard_lat_us=60000000", 1);
+	k = r.bctx;
+	for (d = 0; d < KY_MEASURED; d++) {
+		w = k->width[d];
+		for (lat = 0; lat < 9 * w + 3;
+		     lat += (lat % w < 3 || w - lat % w < 3) ? 1 : w / 7 + 1) {
+			want = lat == 0 ? 0 : NVP_MIN((lat - 1) / w, (uint64_t)KY_BUCKETS - 1);
+			CU_ASSERT_EQUAL(bucket_of(k, d, lat), want);
+		}
+		CU_ASSERT_EQUAL(bucket_of(k, d, UINT64_MAX / 2), KY_BUCKETS - 1);
+	}
 	stop(&r, 1);
 }
 
@@ -273,6 +351,34 @@ test_kyber_resize(void)
 	kyber_feed(&r, NVP_BDEV_IO_READ, 600, ms(1.6), now);
 	kyber_feed(&r, NVP_BDEV_IO_READ, 1, ms(1.6), now + ms(101));
 	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_READ], 64 * 7 / 4);
+	stop(&r, 1);
+}
+
+/*
+ * bench/sched's case: reads over their target at the device (congestion) while writes,
+ * queueing included, stay well under theirs: the write depth is cut by (p99 bucket + 1) / 4
+ * each congested window; reads, over target, are not throttled.
+ */
+static void
+test_kyber_throttles_writes_for_reads(void)
+{
+	struct sched_run r;
+	struct ky_bdev *k;
+	uint64_t now = g_t0;
+	uint32_t w;
+
+	start(&r, &g_sched_kyber_ops, NULL, 1); /* read 2 ms, write 10 ms */
+	k = r.bctx;
+	for (w = 0; w < 3; w++) {
+		now += ms(1);
+		kyber_feed(&r, NVP_BDEV_IO_READ, 600, ms(4), now);  /* bucket 7 */
+		kyber_feed(&r, NVP_BDEV_IO_WRITE, 600, ms(4), now); /* 4 ms of 10: bucket 1 */
+		now += ms(101);
+		kyber_feed(&r, NVP_BDEV_IO_WRITE, 1, ms(4), now);
+	}
+	CU_ASSERT_EQUAL(k->congested, 3);
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_WRITE], 128 / 2 / 2 / 2);
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_READ], 256);
 	stop(&r, 1);
 }
 
@@ -424,6 +530,9 @@ main(void)
 		UT_TEST(test_fair_no_idling_no_banking),
 		UT_TEST(test_fair_stale_tenant),
 		UT_TEST(test_fair_latency_target_cuts_others),
+		UT_TEST(test_tokens_batched),
+		UT_TEST(test_kyber_buckets),
+		UT_TEST(test_kyber_throttles_writes_for_reads),
 	};
 	struct ut_done unused = { 0 };
 
