@@ -22,7 +22,7 @@
  * Exit 0 when the cell ran, 1 set-up failure, 2 usage, 3 a thread did not stop (hang).
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* pthread_timedjoin_np */
+#define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <getopt.h>
@@ -338,7 +338,7 @@ supervise(struct fm_cell *c, uint64_t end)
 	uint64_t hz = nvp_env_get_ticks_hz(), next_admin = 0;
 	uint8_t buf[512];
 
-	while (nvp_env_get_ticks() < end) {
+	while (nvp_env_get_ticks() < end && atomic_load(&c->running) > 0) {
 		uint64_t now = nvp_env_get_ticks();
 
 		nvp_nvme_ctrlr_process_admin_completions(c->ctrlr);
@@ -354,6 +354,10 @@ supervise(struct fm_cell *c, uint64_t end)
 		if (g_fault->rec == FM_REC_RESET && nvp_nvme_ctrlr_is_failed(c->ctrlr) &&
 		    now > c->t_inject + hz / 5) {
 			nvp_emu_ctrlr_inject_fault(c->emu, g_fault->type, 0, 0, 0);
+			reset_parked(c);
+		}
+		/* A thread's qpair failed on a live controller: what nvme.h says to do. */
+		if (atomic_exchange(&c->want_reset, false) && !nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
 			reset_parked(c);
 		}
 		usleep(1000);
@@ -376,6 +380,7 @@ thread_run(void *arg)
 		t->ok = ok; /* the run's figures, not the read-back's */
 		t->err = err;
 	}
+	atomic_fetch_sub(&c->running, 1);
 	return NULL;
 }
 
@@ -428,8 +433,8 @@ static int
 run(struct fm_cell *c)
 {
 	uint64_t hz = nvp_env_get_ticks_hz(), lost = 0;
-	struct timespec ts;
 
+	atomic_store(&c->running, c->threads);
 	for (uint32_t i = 0; i < c->threads; i++) {
 		if (pthread_create(&c->t[i].tid, NULL, thread_run, &c->t[i]) != 0) {
 			return -EAGAIN;
@@ -439,14 +444,16 @@ run(struct fm_cell *c)
 	inject(c);
 	supervise(c, c->t_inject + (uint64_t)(c->seconds * (double)hz));
 	atomic_store(&c->stop, true);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 20 + 4 * c->timeout_ms / 1000;
+	/* Drain and read-back: still supervised (a qpair may need a reset to come back). */
+	supervise(c, nvp_env_get_ticks() + hz * (30 + 4ull * c->timeout_ms / 1000));
+	if (atomic_load(&c->running) > 0) {
+		printf("cell fault=%s hang=1 (%u thread(s) did not stop)\n", g_fault->name,
+		       atomic_load(&c->running));
+		fflush(stdout);
+		_exit(3);
+	}
 	for (uint32_t i = 0; i < c->threads; i++) {
-		if (pthread_timedjoin_np(c->t[i].tid, NULL, &ts) != 0) {
-			printf("cell fault=%s hang=1 (thread %u did not stop)\n", g_fault->name, i);
-			fflush(stdout);
-			_exit(3);
-		}
+		pthread_join(c->t[i].tid, NULL);
 		lost += fm_thread_outstanding(&c->t[i]);
 	}
 	report(c, lost);

@@ -79,10 +79,12 @@ struct fm_cell {
 	uint64_t num_blocks;
 	struct fm_thread t[FM_MAX_THREADS];
 	/* control */
-	atomic_bool stop;  /* threads stop submitting and drain */
-	atomic_bool park;  /* threads stop touching their qpairs (for a reset) */
-	atomic_bool dead;  /* the controller is gone: polls return -ENXIO */
-	uint64_t t_inject; /* ticks */
+	atomic_bool stop;       /* threads stop submitting and drain */
+	atomic_bool park;       /* threads stop touching their qpairs (for a reset) */
+	atomic_bool dead;       /* the controller is gone: polls return -ENXIO */
+	atomic_bool want_reset; /* a qpair failed on a live controller: reset it */
+	atomic_uint running;    /* I/O threads not yet finished */
+	uint64_t t_inject;      /* ticks */
 	uint32_t resets, reset_failures, admin_ok, admin_err;
 };
 

@@ -255,7 +255,13 @@ fm_thread_main(void *arg)
 	while (!atomic_load(&c->stop)) {
 		park_point(t);
 		if (poll_once(t) == -ENXIO) {
-			atomic_store(&c->dead, true);
+			/* A failed controller is the supervisor's to judge; a failed qpair on a
+			 * live one (its queues could not be re-created) needs a reset. */
+			if (nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
+				atomic_store(&c->dead, true);
+			} else {
+				atomic_store(&c->want_reset, true);
+			}
 		}
 		if (!submit_free(t)) {
 			sched_yield();
@@ -318,8 +324,10 @@ fm_verify_all(struct fm_thread *t)
 		if (t->blk[i].busy) {
 			continue; /* its request was lost: counted elsewhere */
 		}
-		if (sync_io(t, &t->slots[0], t->base + i, 0) != 0) {
-			break;
+		uint64_t err = t->err;
+
+		if (sync_io(t, &t->slots[0], t->base + i, 0) != 0 || t->err != err) {
+			break; /* the qpair is not healthy: the rest stays unverified */
 		}
 	}
 }
