@@ -302,15 +302,8 @@ init_enable(struct nvp_nvme_ctrlr *ctrlr)
 static void
 update_max_xfer(struct nvp_nvme_ctrlr *ctrlr)
 {
-	uint32_t mdts = ctrlr->cdata.mdts;
-	uint64_t limit;
-
-	if (mdts != 0 && mdts < 32) {
-		limit = (uint64_t)(1u << (12 + ctrlr->cap.bits.mpsmin)) << mdts;
-		if (limit < ctrlr->max_xfer_size) {
-			ctrlr->max_xfer_size = (uint32_t)limit;
-		}
-	}
+	ctrlr->max_xfer_size = nvme_mdts_max_xfer(ctrlr->cdata.mdts, ctrlr->cap.bits.mpsmin,
+						  ctrlr->max_xfer_size);
 }
 
 static int

@@ -447,6 +447,23 @@ struct nvp_nvme_ctrlr {
 };
 
 /*
+ * The largest transfer MDTS allows: 2^MDTS pages of CAP.MPSMIN (4 KiB << MPSMIN), 0 = no
+ * limit; a value past 31 exceeds any buffer and is no limit either. \return it, capped
+ * at @cap. The device's values are untrusted input (fuzz_identify feeds them).
+ */
+static inline uint32_t
+nvme_mdts_max_xfer(uint8_t mdts, uint32_t mpsmin, uint32_t cap)
+{
+	uint64_t limit;
+
+	if (mdts == 0 || mdts >= 32) {
+		return cap;
+	}
+	limit = (uint64_t)(1u << (12 + (mpsmin & 0xfu))) << mdts;
+	return limit < cap ? (uint32_t)limit : cap;
+}
+
+/*
  * The tick counter of deadlines, read inline where it is the TSC. Unit tests run the
  * driver on a fake clock through the build: they define NVME_UT_TICKS to a static
  * function of theirs before including the .c under test.

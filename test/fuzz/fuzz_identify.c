@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fuzz the namespace side of Identify (nvme_ns.c): the input is what a controller says.
- * Bytes 0-8: VS (1.0 or 1.4), CDATA.NN, the controller's max transfer size; then one
+ * Bytes 0-8: VS (1.0 or 1.4), CDATA.NN, CDATA.MDTS, CAP.MPSMIN and the driver's own cap
+ * on a transfer (KiB, 0 = the default 2 MiB): the controller's max transfer comes out of
+ * them as at attach (MDTS 0 and 255 included); then one
  * Identify Namespace data structure (4 KiB, zero padded: every namespace gets it), then an
  * Active Namespace ID list page (returned for every page asked: a device may repeat).
  * Checks: enumeration ends, and a namespace reported active has a sector size of 512 B
@@ -87,7 +89,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&ctrlr, 0, sizeof(ctrlr));
 	ctrlr.vs.raw = data[0] & 1 ? NVME_VERSION(1, 4, 0) : NVME_VERSION(1, 0, 0);
 	memcpy(&ctrlr.cdata.nn, data + 1, 4);
-	memcpy(&ctrlr.max_xfer_size, data + 5, 4);
+	ctrlr.cdata.mdts = data[5];
+	ctrlr.cap.bits.mpsmin = data[6] & 0xfu;
+	ctrlr.max_xfer_size = (uint32_t)(data[7] | data[8] << 8) * 1024u;
+	if (ctrlr.max_xfer_size == 0) {
+		ctrlr.max_xfer_size = 2u << 20;
+	}
+	ctrlr.max_xfer_size = nvme_mdts_max_xfer(ctrlr.cdata.mdts, ctrlr.cap.bits.mpsmin,
+						 ctrlr.max_xfer_size);
+	FZ_CHECK(ctrlr.max_xfer_size >= 1024, "max transfer %u from MDTS %u", ctrlr.max_xfer_size,
+		 ctrlr.cdata.mdts);
 	if (nvme_ctrlr_identify_active_ns(&ctrlr) == 0 &&
 	    nvme_ctrlr_identify_namespaces(&ctrlr, NVME_GLOBAL_NS_TAG) == 0) {
 		for (i = 0; i < ctrlr.num_ns_objs; i++) {
