@@ -86,6 +86,15 @@
  *                      Data Transfer Error counted in dma_rejects. Metadata is kept
  *                      in RAM whatever the backend. No protection information (DPS 0).
  *   dbbuf=1            offer shadow doorbells (Doorbell Buffer Config, NVMe 1.3)
+ *   fdp=0              Flexible Data Placement (NVMe 2.0 TP4146) with this many reclaim
+ *                      unit handles (1..32), enabled from creation: CTRATT.FDPS, one
+ *                      endurance group (ENDGID 1) holding every namespace, one FDP
+ *                      configuration (one reclaim group, RGIF 0, reclaim unit = one FTL
+ *                      erase block), FDP log pages 20h-23h, Set/Get Features 1Dh, I/O
+ *                      Management Receive/Send (RUH Status, RUH Update); every namespace
+ *                      has placement handles 0..fdp-1 -> RUH 0..fdp-1, each an open erase
+ *                      block of the FTL model. Excludes streams (FDP and Streams cannot be
+ *                      enabled together)
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -162,9 +171,10 @@ struct nvp_emu_opts {
 	uint32_t prog_mbps;
 	uint32_t prog_us;
 	uint64_t seed;
-	uint32_t ms; /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
-	bool mset;   /**< metadata interleaved (extended LBA) rather than separate */
-	bool dbbuf;  /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
+	uint32_t ms;  /**< metadata bytes per block (LBA formats 2 and 3), 0 = none */
+	bool mset;    /**< metadata interleaved (extended LBA) rather than separate */
+	bool dbbuf;   /**< Doorbell Buffer Config (shadow doorbells, OACS bit 8) offered */
+	uint32_t fdp; /**< Flexible Data Placement: reclaim unit handles, 0 = no FDP */
 };
 
 /** Fill @opts with the defaults listed above. */
@@ -260,6 +270,7 @@ struct nvp_emu_stats {
 	uint64_t reads_delayed;    /**< reads that waited behind a program operation */
 	uint64_t writes_throttled; /**< writes that found the write cache full */
 	uint64_t interrupts;       /**< interrupts signalled (eventfd writes) */
+	uint64_t placement_writes; /**< writes that carried a Data Placement directive (FDP) */
 };
 
 void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);
