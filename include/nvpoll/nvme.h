@@ -596,7 +596,8 @@ int nvp_nvme_ctrlr_fdp_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid
 /**
  * Find configuration @idx in an FDP Configurations log of @len bytes (what was read of
  * it): *@desc points into @log; its NRUH handle descriptors follow it.
- * eturn 0; -ENOENT no such configuration; -EINVAL truncated or inconsistent sizes.
+ * 
+eturn 0; -ENOENT no such configuration; -EINVAL truncated or inconsistent sizes.
  */
 int nvp_nvme_fdp_config_find(const void *log, size_t len, uint16_t idx,
 			     const struct nvme_fdp_config_desc **desc);
@@ -610,8 +611,10 @@ int nvp_nvme_ctrlr_fdp_get_config(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid,
 /**
  * I/O Management Receive, Reclaim Unit Handle Status of @ns into @buf (struct
  * nvme_fdp_ruh_status, then its descriptors), synchronously on @qpair, which must
- * belong to the calling thread and be polled by nobody else meanwhile; NULL = on a
- * two-entry qpair created and freed here (-EBUSY if no queue id is free).
+ * belong to the calling thread and be polled by nobody else meanwhile, and the call
+ * waits as long as its requests' deadline (timeout_us; none: as long as the device
+ * takes); NULL = on a two-entry qpair with a 10 s deadline created and freed here
+ * (-EBUSY if no queue id is free).
  */
 int nvp_nvme_ns_fdp_ruh_status(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
 			       uint32_t len, struct nvme_cpl *cpl);
