@@ -71,9 +71,9 @@ new_obj(const struct cli_args *a)
 }
 
 static void
-print_config(const struct nvme_fdp_config_desc *d, uint32_t i, struct json_object *arr)
+print_config(const struct nvme_fdp_config_desc *d, const struct nvme_fdp_ruh_desc *r, uint32_t i,
+	     struct json_object *arr)
 {
-	const struct nvme_fdp_ruh_desc *r = (const void *)(d + 1);
 	struct json_object *o = arr != NULL ? json_object_new_object() : NULL;
 	struct json_object *ruhs = arr != NULL ? json_object_new_array() : NULL;
 
@@ -125,9 +125,10 @@ cmd_configs(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr, uint16_t end
 	kv(o, "endgid", "endurance group", endgid);
 	kv(o, "numfdpc", "configurations", h->numfdpc + 1u);
 	for (uint32_t i = 0; i <= h->numfdpc; i++) {
-		const struct nvme_fdp_config_desc *d;
+		struct nvme_fdp_config_desc d;
+		size_t off = 0;
 
-		rc = nvp_nvme_fdp_config_find(buf, FDP_BUF, (uint16_t)i, &d);
+		rc = nvp_nvme_fdp_config_find(buf, FDP_BUF, (uint16_t)i, &d, &off);
 		if (rc != 0) {
 			fprintf(stderr,
 				"fdp configs: configuration %u: the page is malformed (%s)\n", i,
@@ -135,7 +136,7 @@ cmd_configs(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr, uint16_t end
 			json_object_put(o);
 			return CLI_EXIT_FAIL;
 		}
-		print_config(d, i, arr);
+		print_config(&d, (const void *)(buf + off + sizeof(d)), i, arr);
 	}
 	if (o != NULL) {
 		json_object_object_add(o, "configs", arr);

@@ -595,12 +595,12 @@ int nvp_nvme_ctrlr_fdp_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid
 				   uint8_t cfg_idx, struct nvme_cpl *cpl);
 /**
  * Find configuration @idx in an FDP Configurations log of @len bytes (what was read of
- * it): *@desc points into @log; its NRUH handle descriptors follow it.
- * 
-eturn 0; -ENOENT no such configuration; -EINVAL truncated or inconsistent sizes.
+ * it): copied to *@desc (descriptors need not be aligned in the page), its byte offset
+ * in @log to *@offset (may be NULL); its NRUH handle descriptors follow it there.
+ * \return 0; -ENOENT no such configuration; -EINVAL truncated or inconsistent sizes.
  */
 int nvp_nvme_fdp_config_find(const void *log, size_t len, uint16_t idx,
-			     const struct nvme_fdp_config_desc **desc);
+			     struct nvme_fdp_config_desc *desc, size_t *offset);
 /** Read the configurations log of @endgid and copy out configuration @idx's header. */
 int nvp_nvme_ctrlr_fdp_get_config(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, uint16_t idx,
 				  struct nvme_fdp_config_desc *out, struct nvme_cpl *cpl);

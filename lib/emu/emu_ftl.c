@@ -344,7 +344,7 @@ emu_ftl_open_room(const struct emu_ftl *f, uint32_t stream)
 
 /*
  * Close the open block of host stream @stream, partly written or not: the next write
- * through it takes a fresh block (an FDP reclaim unit handle update). eturn whether
+ * through it takes a fresh block (an FDP reclaim unit handle update). \return whether
  * a block with room left was closed.
  */
 bool

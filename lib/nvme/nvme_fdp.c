@@ -89,29 +89,38 @@ nvp_nvme_ctrlr_fdp_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, bo
 
 int
 nvp_nvme_fdp_config_find(const void *log, size_t len, uint16_t idx,
-			 const struct nvme_fdp_config_desc **desc)
+			 struct nvme_fdp_config_desc *desc, size_t *offset)
 {
-	const struct nvme_fdp_config_log *h = log;
+	struct nvme_fdp_config_log h;
 	const uint8_t *p = log;
 	size_t off = FDP_LOG_HDR_SIZE, end;
 
 	if (log == NULL || desc == NULL || len < FDP_LOG_HDR_SIZE) {
 		return -EINVAL;
 	}
+	memcpy(&h, log, sizeof(h));
 	/* the page says how long it is; the caller may have read less of it */
-	end = h->size < FDP_LOG_HDR_SIZE ? 0 : NVP_MIN((size_t)h->size, len);
-	for (uint32_t i = 0; i <= h->numfdpc; i++) {
-		const struct nvme_fdp_config_desc *d = (const void *)(p + off);
+	end = h.size < FDP_LOG_HDR_SIZE ? 0 : NVP_MIN((size_t)h.size, len);
+	for (uint32_t i = 0; i <= h.numfdpc; i++) {
+		struct nvme_fdp_config_desc d;
 
-		if (end < off + sizeof(*d) || d->dsze < sizeof(*d) || end - off < d->dsze ||
-		    (size_t)d->nruh * sizeof(struct nvme_fdp_ruh_desc) > d->dsze - sizeof(*d)) {
-			return -EINVAL; /* truncated or inconsistent */
+		if (end < off + sizeof(d)) {
+			return -EINVAL; /* truncated */
+		}
+		/* descriptors are DSZE bytes each: the next one need not be 8-byte aligned */
+		memcpy(&d, p + off, sizeof(d));
+		if (d.dsze < sizeof(d) || end - off < d.dsze ||
+		    (size_t)d.nruh * sizeof(struct nvme_fdp_ruh_desc) > d.dsze - sizeof(d)) {
+			return -EINVAL; /* inconsistent sizes */
 		}
 		if (i == idx) {
 			*desc = d;
+			if (offset != NULL) {
+				*offset = off;
+			}
 			return 0;
 		}
-		off += d->dsze;
+		off += d.dsze;
 	}
 	return -ENOENT;
 }
@@ -150,7 +159,6 @@ int
 nvp_nvme_ctrlr_fdp_get_config(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, uint16_t idx,
 			      struct nvme_fdp_config_desc *out, struct nvme_cpl *cpl)
 {
-	const struct nvme_fdp_config_desc *d;
 	uint8_t *log = NULL;
 	uint32_t len = 0;
 	int rc;
@@ -160,10 +168,7 @@ nvp_nvme_ctrlr_fdp_get_config(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, uin
 	}
 	rc = read_configs(ctrlr, endgid, &log, &len, cpl);
 	if (rc == 0) {
-		rc = nvp_nvme_fdp_config_find(log, len, idx, &d);
-	}
-	if (rc == 0) {
-		*out = *d;
+		rc = nvp_nvme_fdp_config_find(log, len, idx, out, NULL);
 	}
 	free(log);
 	return rc;

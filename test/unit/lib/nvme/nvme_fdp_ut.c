@@ -36,32 +36,47 @@ record(const struct nvme_cmd *cmd, uint32_t len)
 	}
 }
 
-/* Configurations log: two configurations, the second (index 1) with g_nruh handles. */
+/*
+ * Configurations log: two configurations, the second (index 1) with g_nruh handles; it
+ * starts at byte 84, not 8-byte aligned, as on a real device.
+ */
 static uint32_t
 make_configs(uint8_t *p)
 {
-	struct nvme_fdp_config_log *h = (void *)p;
-	struct nvme_fdp_config_desc *d0 = (void *)(p + 16), *d1;
+	struct nvme_fdp_config_log h = { .numfdpc = 1 };
+	struct nvme_fdp_config_desc d0 = { .dsze = 64 + 4, .nruh = 1 }, d1;
 
 	memset(p, 0, 512);
-	d0->dsze = 64 + 4;
-	d0->nruh = 1;
-	d1 = (void *)(p + 16 + d0->dsze);
-	d1->dsze = (uint16_t)(64 + 4 * g_nruh);
-	d1->fdpa = (uint8_t)(NVME_FDPA_VALID | g_rgif);
-	d1->nrg = 1;
-	d1->nruh = g_nruh;
-	d1->runs = 1u << 20;
-	h->numfdpc = 1;
-	h->size = 16u + d0->dsze + d1->dsze;
-	return h->size;
+	memset(&d1, 0, sizeof(d1));
+	d1.dsze = (uint16_t)(64 + 4 * g_nruh);
+	d1.fdpa = (uint8_t)(NVME_FDPA_VALID | g_rgif);
+	d1.nrg = 1;
+	d1.nruh = g_nruh;
+	d1.runs = 1u << 20;
+	h.size = 16u + d0.dsze + d1.dsze;
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 16, &d0, sizeof(d0));
+	memcpy(p + 16 + d0.dsze, &d1, sizeof(d1));
+	return h.size;
+}
+
+static void
+put_u16(uint8_t *p, size_t off, uint16_t v)
+{
+	memcpy(p + off, &v, sizeof(v));
+}
+
+static void
+put_u32(uint8_t *p, size_t off, uint32_t v)
+{
+	memcpy(p + off, &v, sizeof(v));
 }
 
 int
 nvp_nvme_ctrlr_cmd_admin_sync(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,
 			      uint32_t len, struct nvme_cpl *cpl)
 {
-	uint8_t page[512];
+	_Alignas(8) uint8_t page[512];
 
 	(void)ctrlr;
 	record(cmd, len);
@@ -240,32 +255,35 @@ setup(bool fdps, bool enabled, uint16_t endgid)
 static void
 test_config_parse(void)
 {
-	const struct nvme_fdp_config_desc *d = NULL;
-	uint8_t page[512];
+	struct nvme_fdp_config_desc d;
+	_Alignas(8) uint8_t page[512];
 	uint32_t size;
+	size_t off = 0;
 
 	setup(true, true, 1);
 	size = make_configs(page);
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 0, &d), 0);
-	CU_ASSERT_PTR_EQUAL(d, page + 16);
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 1, &d), 0);
-	CU_ASSERT_PTR_EQUAL(d, page + 16 + 68);
-	CU_ASSERT_EQUAL(d->nruh, 4);
-	CU_ASSERT_EQUAL(d->runs, 1u << 20);
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 2, &d), -ENOENT);
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 0, &d, &off), 0);
+	CU_ASSERT_EQUAL(off, 16);
+	CU_ASSERT_EQUAL(d.nruh, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 1, &d, &off), 0);
+	CU_ASSERT_EQUAL(off, 16 + 68);
+	CU_ASSERT_EQUAL(d.nruh, 4);
+	CU_ASSERT_EQUAL(d.runs, 1u << 20);
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 1, &d, NULL), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 2, &d, NULL), -ENOENT);
 	/* read short of the page, or a page shorter than its descriptors */
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size - 4, 1, &d), -EINVAL);
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, 12, 0, &d), -EINVAL);
-	((struct nvme_fdp_config_log *)(void *)page)->size = 40;
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 0, &d), -EINVAL);
-	size = make_configs(page);
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size - 4, 1, &d, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, 12, 0, &d, NULL), -EINVAL);
+	put_u32(page, 4, 40); /* SIZE */
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 0, &d, NULL), -EINVAL);
 	/* a descriptor too small for its handles, or smaller than its header */
-	((struct nvme_fdp_config_desc *)(void *)(page + 16))->nruh = 2;
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 0, &d), -EINVAL);
 	size = make_configs(page);
-	((struct nvme_fdp_config_desc *)(void *)(page + 16))->dsze = 8;
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 1, &d), -EINVAL);
-	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(NULL, size, 1, &d), -EINVAL);
+	put_u16(page, 16 + 8, 2); /* NRUH of configuration 0 */
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 0, &d, NULL), -EINVAL);
+	size = make_configs(page);
+	put_u16(page, 16, 8); /* DSZE of configuration 0 */
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(page, size, 1, &d, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_fdp_config_find(NULL, size, 1, &d, NULL), -EINVAL);
 }
 
 static void
