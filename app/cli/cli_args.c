@@ -20,9 +20,13 @@
 #define OUT_CMDS                                                                     \
 	(CMD_BIT(CLI_CMD_LIST) | CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | \
 	 CMD_BIT(CLI_CMD_LIST_NS) | LOG_CMDS | CMD_BIT(CLI_CMD_GET_FEATURE) |        \
-	 CMD_BIT(CLI_CMD_SHOW_REGS) | DIR_CMDS)
+	 CMD_BIT(CLI_CMD_SHOW_REGS) | DIR_CMDS | FDP_CMDS)
 #define FEAT_CMDS (CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SET_FEATURE))
 #define DIR_CMDS (CMD_BIT(CLI_CMD_DIR_RECEIVE) | CMD_BIT(CLI_CMD_WAF))
+#define FDP_LOG_CMDS                                                                              \
+	(CMD_BIT(CLI_CMD_FDP_CONFIGS) | CMD_BIT(CLI_CMD_FDP_USAGE) | CMD_BIT(CLI_CMD_FDP_STATS) | \
+	 CMD_BIT(CLI_CMD_FDP_EVENTS) | CMD_BIT(CLI_CMD_FDP_FEATURE))
+#define FDP_CMDS (FDP_LOG_CMDS | CMD_BIT(CLI_CMD_FDP_STATUS) | CMD_BIT(CLI_CMD_FDP_UPDATE))
 
 enum opt_id {
 	OPT_OUTPUT,
@@ -48,6 +52,10 @@ enum opt_id {
 	OPT_DIR_OPER,
 	OPT_DIR_SPEC,
 	OPT_NSR,
+	OPT_ENDGID,
+	OPT_PIDS,
+	OPT_FDP_ENABLE,
+	OPT_FDP_DISABLE,
 };
 
 struct opt_def {
@@ -68,7 +76,7 @@ static const struct opt_def g_opts[] = {
 	  "decode bitfields" },
 	{ "namespace-id", 'n', true, OPT_NSID,
 	  CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) | FEAT_CMDS |
-		  CMD_BIT(CLI_CMD_FORMAT) | DIR_CMDS,
+		  CMD_BIT(CLI_CMD_FORMAT) | DIR_CMDS | FDP_CMDS,
 	  "namespace id (default: the first active one; smart-log, get-feature, waf: 0xffffffff)" },
 	{ "log-entries", 'e', true, OPT_LOG_ENTRIES, CMD_BIT(CLI_CMD_ERROR_LOG),
 	  "entries to read (default: ELPE + 1 of id-ctrl)" },
@@ -106,6 +114,13 @@ static const struct opt_def g_opts[] = {
 	  "directive specific value (CDW11 31:16)" },
 	{ "req-resource", 'r', true, OPT_NSR, CMD_BIT(CLI_CMD_DIR_RECEIVE),
 	  "streams to allocate (streams, operation 3)" },
+	{ "endgrp-id", 'e', true, OPT_ENDGID, FDP_LOG_CMDS,
+	  "endurance group (default: the one of the namespace, -n or the first active)" },
+	{ "pids", 'p', true, OPT_PIDS, CMD_BIT(CLI_CMD_FDP_UPDATE),
+	  "placement identifiers to move to new reclaim units, comma separated (required)" },
+	{ "enable", 'E', true, OPT_FDP_ENABLE, CMD_BIT(CLI_CMD_FDP_FEATURE),
+	  "enable FDP with this configuration index (0..255)" },
+	{ "disable", 'd', false, OPT_FDP_DISABLE, CMD_BIT(CLI_CMD_FDP_FEATURE), "disable FDP" },
 	{ "help", 'h', false, OPT_HELP, 0xffffffffu, "this help" },
 };
 
@@ -137,6 +152,16 @@ static const struct cmd_def g_cmds[CLI_CMD_COUNT] = {
 	[CLI_CMD_DISCOVER] = { "discover", true,
 			       "NVMe/TCP discovery log page (device: \"trtype:TCP traddr:... "
 			       "trsvcid:...\")" },
+	[CLI_CMD_FDP_CONFIGS] = { "fdp-configs", true, "FDP configurations log (fdp configs)" },
+	[CLI_CMD_FDP_USAGE] = { "fdp-usage", true, "FDP reclaim unit handle usage (fdp usage)" },
+	[CLI_CMD_FDP_STATS] = { "fdp-stats", true, "FDP statistics log (fdp stats)" },
+	[CLI_CMD_FDP_EVENTS] = { "fdp-events", true, "FDP host events log (fdp events)" },
+	[CLI_CMD_FDP_STATUS] = { "fdp-status", true,
+				 "reclaim unit handle status of a namespace (fdp status)" },
+	[CLI_CMD_FDP_UPDATE] = { "fdp-update", true,
+				 "move placement identifiers to new reclaim units (fdp update)" },
+	[CLI_CMD_FDP_FEATURE] = { "fdp-feature", true,
+				  "FDP enabled? enable (-E CONF) or disable (-d) it (fdp feature)" },
 };
 
 const char *
@@ -253,6 +278,8 @@ static const struct num_spec g_num[] = {
 	[OPT_DIR_OPER] = NUM(dir_oper, 1, 3, 0),
 	[OPT_DIR_SPEC] = NUM(dir_spec, 0, 65535, 0),
 	[OPT_NSR] = NUM(nsr, 0, 65535, 0),
+	[OPT_ENDGID] = NUM(endgid, 1, 65535, SET(endgid_set)),
+	[OPT_FDP_ENABLE] = NUM(fdp_enable, 0, 255, SET(fdp_enable_set)),
 };
 
 static int
@@ -316,6 +343,12 @@ apply_opt(struct cli_args *a, const struct opt_def *o, const char *val, char *er
 	case OPT_FW:
 		a->fw_file = val;
 		return 0;
+	case OPT_PIDS:
+		a->pids = val;
+		return 0;
+	case OPT_FDP_DISABLE:
+		a->fdp_disable = true;
+		return 0;
 	default:
 		return store_num(a, o, val, err, errlen);
 	}
@@ -370,6 +403,33 @@ parse_opt(struct cli_args *a, int argc, char **argv, int *i, char *err, size_t e
 	return apply_opt(a, o, val, err, errlen);
 }
 
+int
+cli_fdp_parse_pids(const char *str, uint16_t *pids, uint32_t max)
+{
+	char tok[16];
+	uint32_t n = 0;
+
+	while (*str != '\0') {
+		size_t len = strcspn(str, ",");
+		uint64_t v;
+
+		if (len == 0 || len >= sizeof(tok) || n == max) {
+			return -EINVAL;
+		}
+		memcpy(tok, str, len);
+		tok[len] = '\0';
+		if (nvp_strtou64(tok, 0, 65535, &v) != 0) {
+			return -EINVAL;
+		}
+		pids[n++] = (uint16_t)v;
+		str += len;
+		if (*str == ',' && *++str == '\0') {
+			return -EINVAL; /* trailing comma */
+		}
+	}
+	return n == 0 ? -EINVAL : (int)n;
+}
+
 /* What a command needs beyond its options' own ranges. */
 static int
 check_args(const struct cli_args *a, char *err, size_t errlen)
@@ -396,7 +456,21 @@ check_args(const struct cli_args *a, char *err, size_t errlen)
 	    a->dir_oper > 1) {
 		return fail(err, errlen, "%s: the identify directive has operation 1 only", cmd);
 	}
-	if ((a->cmd == CLI_CMD_LIST || a->cmd == CLI_CMD_SHOW_REGS || a->cmd == CLI_CMD_WAF) &&
+	if (a->cmd == CLI_CMD_FDP_UPDATE) {
+		uint16_t pids[NVP_NVME_FDP_MAX_UPDATE];
+
+		if (a->pids == NULL || cli_fdp_parse_pids(a->pids, pids, NVP_COUNTOF(pids)) < 0) {
+			return fail(err, errlen,
+				    "%s: --pids needs 1..%u placement identifiers, comma separated "
+				    "(0..65535 each)",
+				    cmd, NVP_NVME_FDP_MAX_UPDATE);
+		}
+	}
+	if (a->cmd == CLI_CMD_FDP_FEATURE && a->fdp_enable_set && a->fdp_disable) {
+		return fail(err, errlen, "%s: --enable and --disable exclude each other", cmd);
+	}
+	if ((a->cmd == CLI_CMD_LIST || a->cmd == CLI_CMD_SHOW_REGS || a->cmd == CLI_CMD_WAF ||
+	     (CMD_BIT(a->cmd) & FDP_CMDS)) &&
 	    a->output == CLI_OUT_BINARY) {
 		return fail(err, errlen, "%s: binary output is not defined for %s", cmd, cmd);
 	}
@@ -440,7 +514,22 @@ cli_args_parse(int argc, char **argv, struct cli_args *a, char *err, size_t errl
 		return fail(err, errlen, "missing command");
 	}
 	cmd = cli_cmd_lookup(argv[0]);
-	if (cmd == CLI_CMD_COUNT) {
+	if (strcmp(argv[0], "fdp") == 0) { /* nvme-cli's "fdp configs": our "fdp-configs" */
+		char name[32];
+
+		if (argc < 2 || argv[1][0] == '-') {
+			return fail(err, errlen,
+				    "fdp: missing subcommand (configs, usage, stats, "
+				    "events, status, update, feature)");
+		}
+		snprintf(name, sizeof(name), "fdp-%s", argv[1]);
+		cmd = cli_cmd_lookup(name);
+		if (cmd == CLI_CMD_COUNT) {
+			return fail(err, errlen, "fdp: unknown subcommand '%s'", argv[1]);
+		}
+		argc--;
+		argv++;
+	} else if (cmd == CLI_CMD_COUNT) {
 		return fail(err, errlen, "unknown command '%s'", argv[0]);
 	}
 	args_init(a, cmd);

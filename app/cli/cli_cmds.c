@@ -507,6 +507,14 @@ cli_cmd_run(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		return cli_cmd_dir_receive(a, ctrlr);
 	case CLI_CMD_WAF:
 		return cli_cmd_waf(a, ctrlr);
+	case CLI_CMD_FDP_CONFIGS:
+	case CLI_CMD_FDP_USAGE:
+	case CLI_CMD_FDP_STATS:
+	case CLI_CMD_FDP_EVENTS:
+	case CLI_CMD_FDP_STATUS:
+	case CLI_CMD_FDP_UPDATE:
+	case CLI_CMD_FDP_FEATURE:
+		return cli_cmd_fdp(a, ctrlr);
 	case CLI_CMD_HELP:
 		if (a->help_emu) {
 			nvp_emu_opts_usage(stdout);

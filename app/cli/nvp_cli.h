@@ -54,7 +54,14 @@ enum cli_cmd_id {
 	CLI_CMD_VERSION,
 	CLI_CMD_DIR_RECEIVE, /* cli_dir.c */
 	CLI_CMD_WAF,
-	CLI_CMD_DISCOVER, /* cli_discover.c */
+	CLI_CMD_DISCOVER,    /* cli_discover.c */
+	CLI_CMD_FDP_CONFIGS, /* cli_fdp.c */
+	CLI_CMD_FDP_USAGE,
+	CLI_CMD_FDP_STATS,
+	CLI_CMD_FDP_EVENTS,
+	CLI_CMD_FDP_STATUS,
+	CLI_CMD_FDP_UPDATE,
+	CLI_CMD_FDP_FEATURE,
 	CLI_CMD_COUNT,
 };
 
@@ -95,6 +102,12 @@ struct cli_args {
 	uint8_t dir_oper; /**< dir-receive -O */
 	uint32_t dir_spec;
 	uint32_t nsr;               /**< dir-receive -r: streams to allocate */
+	bool endgid_set;            /**< fdp -e given */
+	uint32_t endgid;            /**< fdp -e: endurance group */
+	const char *pids;           /**< fdp update -p: "1,2,3" */
+	bool fdp_enable_set;        /**< fdp feature -E given */
+	uint8_t fdp_enable;         /**< fdp feature -E: configuration to enable */
+	bool fdp_disable;           /**< fdp feature -d */
 	enum cli_cmd_id help_topic; /**< "help CMD"; CLI_CMD_COUNT = general help */
 	bool help_emu;              /**< "help emu": the software controller's options */
 };
@@ -113,6 +126,9 @@ bool cli_cmd_needs_device(enum cli_cmd_id cmd);
  * \return 0, or -EINVAL with a message for people in @err.
  */
 int cli_args_parse(int argc, char **argv, struct cli_args *args, char *err, size_t errlen);
+
+/** fdp update -p: parse "1,2,0x3" into @pids (at most @max). \return the count or -EINVAL. */
+int cli_fdp_parse_pids(const char *str, uint16_t *pids, uint32_t max);
 
 /** Parse "normal", "json", "binary". \return 0 or -EINVAL. */
 int cli_output_parse(const char *str, enum cli_output *out);
@@ -220,6 +236,11 @@ int cli_cmd_list(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
  * \return an exit status (CLI_EXIT_*).
  */
 int cli_cmd_run(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
+
+/* ---- cli_fdp.c ---- */
+
+/** The fdp-* commands ("nvp fdp configs" = "nvp fdp-configs"). \return an exit status. */
+int cli_cmd_fdp(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
 
 /* ---- cli_dir.c ---- */
 

@@ -22,6 +22,9 @@
  * "bdev-desc" (the bdev layer, one descriptor per hint class with its default hint set,
  * as an application would use F_SET_RW_HINT on one file per class, and plain writes).
  *
+ * --fdp N makes the controller an FDP controller with N reclaim unit handles instead
+ * of a Streams one: the hints then travel as placement identifiers (DTYPE 2).
+ *
  * Prints one JSON object: the figures and the WAF of each sampling interval.
  */
 #include <errno.h>
@@ -64,6 +67,7 @@ struct opts {
 	double warm, measure;
 	bool hints, cb;
 	uint32_t api; /* API_* */
+	uint32_t fdp; /* FDP reclaim unit handles instead of streams, 0 = none */
 };
 
 enum {
@@ -72,6 +76,7 @@ enum {
 	API_BDEV_DESC
 };
 static const char *const g_api_names[] = { "driver", "bdev-flags", "bdev-desc" };
+static const char *const g_placement_names[] = { "none", "streams", "fdp" };
 #define NUM_DESC 5 /* bdev-desc: one descriptor per hint, [0] for reads and no hint */
 
 struct io {
@@ -415,7 +420,9 @@ report(struct run *r, const struct nvp_emu_ftl_log *a, const struct nvp_emu_ftl_
 	uint64_t host = b->host_pages - a->host_pages, nand = b->nand_pages - a->nand_pages;
 
 	qsort(r->lat, r->nlat, sizeof(r->lat[0]), cmp_u64);
-	printf("{\"api\": \"%s\", \"op_pct\": %u, \"hints\": %s, \"streams_offered\": %u, \"streams_used\": %u, "
+	printf("{\"placement\": \"%s\", \"fdp_handles\": %u, ",
+	       g_placement_names[nvp_nvme_ns_get_placement(r->ns)], r->o.fdp);
+	printf("\"api\": \"%s\", \"op_pct\": %u, \"hints\": %s, \"streams_offered\": %u, \"streams_used\": %u, "
 	       "\"ppb\": %u, \"gc\": \"%s\", \"size_mb\": %u, \"host_pages\": %llu, "
 	       "\"nand_pages\": %llu, \"gc_pages\": %llu, \"erases\": %llu, \"waf\": %.4f, "
 	       "\"hints_dropped\": %llu, \"reads\": %llu, \"read_p50_us\": %.1f, "
@@ -469,6 +476,8 @@ usage(FILE *f, const char *prog)
 		"  --size MiB        namespace size (default 256)\n"
 		"  --op PCT          over-provisioning, percent (default 7)\n"
 		"  --streams N       streams the controller offers, 0..32 (default 4)\n"
+		"  --fdp N           FDP instead: reclaim unit handles offered, 1..32; the\n"
+		"                    controller then offers no streams (default 0: no FDP)\n"
 		"  --hints on|off    pass the classes' lifetime hints (default on)\n"
 		"  --ppb N           pages per erase block (default 64)\n"
 		"  --gc greedy|cb    GC victim policy (default greedy)\n"
@@ -514,6 +523,8 @@ parse_opt(struct opts *o, int c, const char *v)
 		return parse_u32(v, 1, 400, &o->op);
 	case 'S':
 		return parse_u32(v, 0, 32, &o->streams);
+	case 'F':
+		return parse_u32(v, 1, 32, &o->fdp);
 	case 'H':
 		return nvp_parse_bool(v, &o->hints);
 	case 'p':
@@ -557,11 +568,11 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "measure", 1, NULL, 'm' },    { "qd", 1, NULL, 'q' },
 		{ "read-every", 1, NULL, 'r' }, { "samples", 1, NULL, 'n' },
 		{ "api", 1, NULL, 'a' },        { "help", 0, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "fdp", 1, NULL, 'F' },        { NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct opts){ 256, 7, 4, 64, 2, 8, 8, 8, 3.0, 3.0, true, false, API_DRIVER };
+	*o = (struct opts){ 256, 7, 4, 64, 2, 8, 8, 8, 3.0, 3.0, true, false, API_DRIVER, 0 };
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout, argv[0]);
@@ -656,10 +667,10 @@ attach(struct run *r)
 	int rc;
 
 	snprintf(s, sizeof(s),
-		 "trtype:emu name:hints_waf size=%uM lba=4096 backend=null streams=%u ftl=1 "
+		 "trtype:emu name:hints_waf size=%uM lba=4096 backend=null streams=%u fdp=%u ftl=1 "
 		 "ftl_ppb=%u ftl_op=%u ftl_gc=%s ftl_gc_us=%u channels=1 queues=%u",
-		 r->o.size_mb, r->o.streams, r->o.ppb, r->o.op, r->o.cb ? "cb" : "greedy",
-		 r->o.gc_us, NUM_DESC + 1);
+		 r->o.size_mb, r->o.fdp != 0 ? 0 : r->o.streams, r->o.fdp, r->o.ppb, r->o.op,
+		 r->o.cb ? "cb" : "greedy", r->o.gc_us, NUM_DESC + 1);
 	if (r->o.api != API_DRIVER) {
 		return attach_bdev(r, s);
 	}

@@ -506,9 +506,10 @@ struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
 #define NVP_BDEV_NUM_HINTS 5
 
 struct nvp_bdev_nvme_hint_stats {
-	uint32_t placement;                  /**< enum nvp_nvme_placement of the namespace */
-	uint16_t num_streams;                /**< streams granted to the hints (0: none) */
-	uint16_t stream[NVP_BDEV_NUM_HINTS]; /**< stream of each hint, 0 = no directive */
+	uint32_t placement;   /**< enum nvp_nvme_placement of the namespace */
+	uint16_t num_streams; /**< streams (FDP: placement ids) granted to the hints (0: none) */
+	uint16_t stream[NVP_BDEV_NUM_HINTS]; /**< stream (FDP: placement id) of each hint, 0 =
+					      * no directive */
 	uint64_t writes[NVP_BDEV_NUM_HINTS]; /**< write commands sent, by hint ([0]: none) */
 	uint64_t hints_dropped;              /**< hinted writes sent without a directive as
 						  the namespace has no placement (driver's) */

@@ -99,6 +99,15 @@
  *                      Data Transfer Error counted in dma_rejects. Metadata is kept
  *                      in RAM whatever the backend. No protection information (DPS 0).
  *   dbbuf=1            offer shadow doorbells (Doorbell Buffer Config, NVMe 1.3)
+ *   fdp=0              Flexible Data Placement (NVMe 2.0 TP4146) with this many reclaim
+ *                      unit handles (1..32), enabled from creation: CTRATT.FDPS, one
+ *                      endurance group (ENDGID 1) holding every namespace, one FDP
+ *                      configuration (one reclaim group, RGIF 0, reclaim unit = one FTL
+ *                      erase block), FDP log pages 20h-23h, Set/Get Features 1Dh, I/O
+ *                      Management Receive/Send (RUH Status, RUH Update); every namespace
+ *                      has placement handles 0..fdp-1 -> RUH 0..fdp-1, each an open erase
+ *                      block of the FTL model. Excludes streams (FDP and Streams cannot be
+ *                      enabled together)
  */
 #ifndef NVPOLL_EMU_H
 #define NVPOLL_EMU_H
@@ -193,6 +202,7 @@ struct nvp_emu_opts {
 	uint32_t power_loss; /**< file backend: 1 = a power cut can lose unflushed writes,
 			      * 2 = the same with a Flush that lies (to test the tests) */
 	uint32_t slots;      /**< commands held at once; 0 = channels */
+	uint32_t fdp;        /**< Flexible Data Placement: reclaim unit handles, 0 = no FDP */
 };
 
 /** Fill @opts with the defaults listed above. */
@@ -310,9 +320,10 @@ struct nvp_emu_stats {
 	uint64_t interrupts;       /**< interrupts signalled (eventfd writes) */
 	/* power-loss model (power_loss=1): unflushed writes at power cuts */
 	uint64_t power_cuts;
-	uint64_t plm_lost_writes; /**< written back to their pre-image */
-	uint64_t plm_torn_writes; /**< lost from a block boundary on */
-	uint64_t plm_kept_writes; /**< reached the media after all */
+	uint64_t plm_lost_writes;  /**< written back to their pre-image */
+	uint64_t plm_torn_writes;  /**< lost from a block boundary on */
+	uint64_t plm_kept_writes;  /**< reached the media after all */
+	uint64_t placement_writes; /**< writes that carried a Data Placement directive (FDP) */
 };
 
 void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);

@@ -593,6 +593,7 @@ enum nvp_nvme_write_hint {
 enum nvp_nvme_placement {
 	NVP_NVME_PLACEMENT_NONE = 0, /**< hints are dropped (and counted) */
 	NVP_NVME_PLACEMENT_STREAMS,  /**< hints choose NVMe streams */
+	NVP_NVME_PLACEMENT_FDP,      /**< hints choose FDP placement identifiers (DTYPE 2) */
 };
 
 /** "none", "short", "medium", "long", "extreme"; NULL for a bad value. */
@@ -601,7 +602,11 @@ const char *nvp_nvme_write_hint_name(enum nvp_nvme_write_hint hint);
 int nvp_nvme_write_hint_parse(const char *str, enum nvp_nvme_write_hint *hint);
 
 /**
- * Make @ns carry write lifetime hints. Without the Directives capability (OACS bit 5)
+ * Make @ns carry write lifetime hints. On an FDP controller (CTRATT.FDPS) whose
+ * namespace is in an endurance group with FDP enabled, the hints go to placement
+ * identifiers (see the FDP section below), spread as streams are (placement handle 0
+ * playing the part of "no directive"); nothing else is tried there. Without the
+ * Directives capability (OACS bit 5) and FDPS
  * nothing is sent to the device; otherwise Identify directive, and where Streams are
  * supported: enable them, read their parameters and allocate up to @max_streams (0 = one
  * per hint class) of them. The hint classes are then spread over the n streams granted
@@ -618,9 +623,9 @@ int nvp_nvme_write_hint_parse(const char *str, enum nvp_nvme_write_hint *hint);
 int nvp_nvme_ns_hints_setup(struct nvp_nvme_ns *ns, uint16_t max_streams);
 
 enum nvp_nvme_placement nvp_nvme_ns_get_placement(const struct nvp_nvme_ns *ns);
-/** Streams granted to the hints of @ns (0 without streams). */
+/** Streams (or FDP placement identifiers) granted to the hints of @ns (0 without). */
 uint16_t nvp_nvme_ns_get_num_streams(const struct nvp_nvme_ns *ns);
-/** The stream a hint goes to, 0 = written without a directive. */
+/** The stream (or placement identifier) a hint goes to, 0 = written without a directive. */
 uint16_t nvp_nvme_ns_get_hint_stream(const struct nvp_nvme_ns *ns, enum nvp_nvme_write_hint hint);
 /** Hinted writes that went out without a directive because @ns has no placement. */
 uint64_t nvp_nvme_ns_get_hints_dropped(const struct nvp_nvme_ns *ns);
@@ -639,6 +644,60 @@ int nvp_nvme_ns_cmd_writev_hint(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *q
 				uint32_t io_flags, enum nvp_nvme_write_hint hint,
 				nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
 				nvp_nvme_req_next_sge_cb next_sge_fn);
+
+/*
+ * Flexible Data Placement (NVMe 2.0 TP4146). Errors as nvp_nvme_ctrlr_cmd_admin_sync()
+ * (-EIO: the device refused, status in *@cpl), and -EINVAL for bad arguments.
+ */
+
+/** CTRATT bit 19: the controller supports FDP. */
+bool nvp_nvme_ctrlr_fdp_supported(const struct nvp_nvme_ctrlr *ctrlr);
+/** Identify Namespace ENDGID: the endurance group of @ns (0 = none reported). */
+uint16_t nvp_nvme_ns_get_endgid(const struct nvp_nvme_ns *ns);
+/**
+ * Get Log Page @lid (NVME_LOG_FDP_*) of endurance group @endgid (LSI), @lsp in CDW10
+ * 11:8 (FDP events: 0 host, 1 controller); @len a multiple of 4.
+ */
+int nvp_nvme_ctrlr_fdp_get_log(struct nvp_nvme_ctrlr *ctrlr, uint8_t lid, uint16_t endgid,
+			       uint8_t lsp, void *buf, uint32_t len, struct nvme_cpl *cpl);
+/** Get Features FDP of @endgid: enabled, and with which configuration (may be NULL). */
+int nvp_nvme_ctrlr_fdp_get_feature(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, bool *enabled,
+				   uint8_t *cfg_idx, struct nvme_cpl *cpl);
+/**
+ * Set Features FDP: enable configuration @cfg_idx on @endgid, or disable FDP. A device
+ * may refuse while the endurance group holds namespaces. Hints already set up keep
+ * their map until nvp_nvme_ns_hints_setup() runs again.
+ */
+int nvp_nvme_ctrlr_fdp_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, bool enable,
+				   uint8_t cfg_idx, struct nvme_cpl *cpl);
+/**
+ * Find configuration @idx in an FDP Configurations log of @len bytes (what was read of
+ * it): copied to *@desc (descriptors need not be aligned in the page), its byte offset
+ * in @log to *@offset (may be NULL); its NRUH handle descriptors follow it there.
+ * \return 0; -ENOENT no such configuration; -EINVAL truncated or inconsistent sizes.
+ */
+int nvp_nvme_fdp_config_find(const void *log, size_t len, uint16_t idx,
+			     struct nvme_fdp_config_desc *desc, size_t *offset);
+/** Read the configurations log of @endgid and copy out configuration @idx's header. */
+int nvp_nvme_ctrlr_fdp_get_config(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, uint16_t idx,
+				  struct nvme_fdp_config_desc *out, struct nvme_cpl *cpl);
+
+/** Most placement identifiers one nvp_nvme_ns_fdp_ruh_update() takes. */
+#define NVP_NVME_FDP_MAX_UPDATE 128
+
+/**
+ * I/O Management Receive, Reclaim Unit Handle Status of @ns into @buf (struct
+ * nvme_fdp_ruh_status, then its descriptors), synchronously on @qpair, which must
+ * belong to the calling thread and be polled by nobody else meanwhile, and the call
+ * waits as long as its requests' deadline (timeout_us; none: as long as the device
+ * takes); NULL = on a two-entry qpair with a 10 s deadline created and freed here
+ * (-EBUSY if no queue id is free).
+ */
+int nvp_nvme_ns_fdp_ruh_status(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+			       uint32_t len, struct nvme_cpl *cpl);
+/** I/O Management Send, Reclaim Unit Handle Update of @npids identifiers, as above. */
+int nvp_nvme_ns_fdp_ruh_update(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
+			       const uint16_t *pids, uint32_t npids, struct nvme_cpl *cpl);
 
 /**
  * Submit any I/O command as given (no LBA checks: for tools and tests that want to see

@@ -1013,6 +1013,139 @@ struct nvme_dir_streams_status {
 	uint16_t sid[];
 };
 
+/* ---------------------------------------------------------------------------------------
+ * Flexible Data Placement (NVMe 2.0 TP4146; NVMe 2.1 base section 5.2.2 / 8.1.10)
+ *
+ * An FDP controller (CTRATT bit 19) groups its media in reclaim units (RU), written
+ * through reclaim unit handles (RUH). FDP is enabled per endurance group with Set
+ * Features FDP (1Dh): CDW11 ENDGID 15:0, CDW12 FDPE bit 0 and FDPCIDX 15:8 (the
+ * configuration of the FDP Configurations log to use); Get Features returns FDPE and
+ * FDPCIDX in DW0 the same way. The four FDP log pages are endurance-group scoped: Get
+ * Log Page CDW11 31:16 (LSI) carries the ENDGID. A namespace reaches the handles through
+ * its placement handles; a write selects one with DTYPE 2 (Data Placement) and DSPEC =
+ * placement identifier: reclaim group in the top RGIF bits, placement handle below.
+ * I/O Management Receive (12h, MO 1) lists a namespace's handles (RUH Status); I/O
+ * Management Send (1Dh, MO 1, Reclaim Unit Handle Update) moves the listed handles to
+ * fresh reclaim units. Both: CDW10 MO 7:0, MOS 31:16; Receive CDW11 NUMD (0's based).
+ * ------------------------------------------------------------------------------------- */
+
+#define NVME_CTRATT_FDPS (1u << 19) /**< Flexible Data Placement supported */
+
+#define NVME_FEAT_FDP 0x1du        /**< Set/Get Features: FDP enable and configuration */
+#define NVME_FEAT_FDP_EVENTS 0x1eu /**< Set/Get Features: FDP events enabled per handle */
+#define NVME_FEAT_FDP_CDW12(enable, cfg_idx) (((uint32_t)(cfg_idx) << 8) | ((enable) ? 1u : 0u))
+#define NVME_FEAT_FDP_FDPE(dw) (((dw)&1u) != 0)
+#define NVME_FEAT_FDP_FDPCIDX(dw) ((uint8_t)(((dw) >> 8) & 0xffu))
+
+#define NVME_LOG_FDP_CONFIGS 0x20u /**< struct nvme_fdp_config_log, descriptors follow */
+#define NVME_LOG_FDP_RUH_USAGE 0x21u
+#define NVME_LOG_FDP_STATS 0x22u
+#define NVME_LOG_FDP_EVENTS 0x23u /**< LSP bit 0: 0 host events, 1 controller events */
+#define NVME_GET_LOG_CDW11_LSI(lsi) ((uint32_t)(lsi) << 16)
+
+#define NVME_OPC_IO_MGMT_RECEIVE 0x12u
+#define NVME_OPC_IO_MGMT_SEND 0x1du
+#define NVME_IO_MGMT_RECV_RUH_STATUS 0x01u /**< MO: struct nvme_fdp_ruh_status */
+#define NVME_IO_MGMT_SEND_RUH_UPDATE 0x01u /**< MO: MOS = placement ids - 1, list in data */
+#define NVME_IO_MGMT_CDW10(mo, mos) ((uint32_t)(mo) | ((uint32_t)(mos) << 16))
+
+/** FDP Configurations log header (LID 20h); NUMFDPC + 1 descriptors follow. */
+struct nvme_fdp_config_log {
+	uint16_t numfdpc; /**< number of configurations, 0's based */
+	uint8_t ver;      /**< 0 */
+	uint8_t rsvd3;
+	uint32_t size; /**< bytes of the whole log page */
+	uint8_t rsvd8[8];
+};
+
+#define NVME_FDPA_VALID (1u << 7)          /**< FDPA: configuration valid */
+#define NVME_FDPA_VWC (1u << 4)            /**< FDPA: volatile write cache in the RUs */
+#define NVME_FDPA_RGIF(fdpa) ((fdpa)&0xfu) /**< reclaim group identifier format, bits */
+
+/** One FDP configuration (DSZE bytes: this header, then NRUH RUH descriptors, then VSS). */
+struct nvme_fdp_config_desc {
+	uint16_t dsze;    /**< descriptor size, bytes */
+	uint8_t fdpa;     /**< attributes: NVME_FDPA_* */
+	uint8_t vss;      /**< vendor specific size, bytes */
+	uint32_t nrg;     /**< number of reclaim groups */
+	uint16_t nruh;    /**< number of reclaim unit handles */
+	uint16_t maxpids; /**< max placement identifiers per namespace, 0's based */
+	uint32_t nnss;    /**< number of namespaces supported */
+	uint64_t runs;    /**< reclaim unit nominal size, bytes */
+	uint32_t erutl;   /**< estimated reclaim unit time limit, s (0 = none) */
+	uint8_t rsvd28[36];
+};
+
+#define NVME_RUHT_INITIALLY_ISOLATED 0x1u
+#define NVME_RUHT_PERSISTENTLY_ISOLATED 0x2u
+
+/** Reclaim Unit Handle descriptor of a configuration. */
+struct nvme_fdp_ruh_desc {
+	uint8_t ruht; /**< NVME_RUHT_* */
+	uint8_t rsvd1[3];
+};
+
+/** Reclaim Unit Handle Usage log header (LID 21h); NRUH descriptors follow. */
+struct nvme_fdp_ruhu_log {
+	uint16_t nruh;
+	uint8_t rsvd2[6];
+};
+
+#define NVME_RUHA_UNUSED 0x0u
+#define NVME_RUHA_HOST 0x1u /**< a namespace's placement handle refers to it */
+#define NVME_RUHA_CTRLR 0x2u
+
+struct nvme_fdp_ruhu_desc {
+	uint8_t ruha; /**< NVME_RUHA_* */
+	uint8_t rsvd1[7];
+};
+
+/** FDP Statistics log (LID 22h): 128-bit byte counters, low quadword first. */
+struct nvme_fdp_stats_log {
+	uint64_t hbmw[2]; /**< host bytes with metadata written */
+	uint64_t mbmw[2]; /**< media bytes with metadata written */
+	uint64_t mbe[2];  /**< media bytes erased */
+	uint8_t rsvd48[16];
+};
+
+/** FDP Events log header (LID 23h); NEVENTS events of 64 bytes follow. */
+struct nvme_fdp_events_log {
+	uint32_t nevents;
+	uint8_t rsvd4[60];
+};
+
+#define NVME_FDP_EVT_RU_NOT_WRITTEN_FULLY 0x00u /**< host event */
+#define NVME_FDP_EVT_INVALID_PID 0x03u          /**< host event */
+#define NVME_FDP_EVT_F_PIV (1u << 0)            /**< PID valid */
+#define NVME_FDP_EVT_F_NSIDV (1u << 1)          /**< NSID valid */
+
+struct nvme_fdp_event {
+	uint8_t type;
+	uint8_t flags; /**< NVME_FDP_EVT_F_* */
+	uint16_t pid;
+	uint8_t timestamp[8]; /**< as the Timestamp feature (ms in 47:0), unaligned */
+	uint32_t nsid;
+	uint8_t type_specific[16];
+	uint16_t rgid;
+	uint8_t ruhid;
+	uint8_t rsvd35[5];
+	uint8_t vs[24];
+};
+
+/** Reclaim Unit Handle Status (I/O Management Receive MO 1) header. */
+struct nvme_fdp_ruh_status {
+	uint8_t rsvd0[14];
+	uint16_t nruhsd; /**< descriptors that follow */
+};
+
+struct nvme_fdp_ruh_status_desc {
+	uint16_t pid;    /**< placement identifier (reclaim group | placement handle) */
+	uint16_t ruhid;  /**< the reclaim unit handle it refers to */
+	uint32_t earutr; /**< estimated active RU time remaining, s (0 = not reported) */
+	uint64_t ruamw;  /**< RU available media writes, logical blocks */
+	uint8_t rsvd16[16];
+};
+
 /* Directive type in a write's io_flags (CDW12 23:20). */
 #define NVME_IO_FLAGS_DTYPE_STREAMS \
 	((uint32_t)NVME_DIRECTIVE_TYPE_STREAMS << NVME_IO_FLAGS_DTYPE_SHIFT)
@@ -1131,6 +1264,23 @@ NVME_CHECK_OFFSET(struct nvme_dir_streams_params, sws, 16);
 NVME_CHECK_OFFSET(struct nvme_dir_streams_params, sgs, 20);
 NVME_CHECK_OFFSET(struct nvme_dir_streams_params, nso, 24);
 NVME_CHECK_SIZE(struct nvme_dir_streams_status, 2);
+NVME_CHECK_SIZE(struct nvme_fdp_config_log, 16);
+NVME_CHECK_SIZE(struct nvme_fdp_config_desc, 64);
+NVME_CHECK_OFFSET(struct nvme_fdp_config_desc, runs, 16);
+NVME_CHECK_OFFSET(struct nvme_fdp_config_desc, erutl, 24);
+NVME_CHECK_SIZE(struct nvme_fdp_ruh_desc, 4);
+NVME_CHECK_SIZE(struct nvme_fdp_ruhu_log, 8);
+NVME_CHECK_SIZE(struct nvme_fdp_ruhu_desc, 8);
+NVME_CHECK_SIZE(struct nvme_fdp_stats_log, 64);
+NVME_CHECK_SIZE(struct nvme_fdp_events_log, 64);
+NVME_CHECK_SIZE(struct nvme_fdp_event, 64);
+NVME_CHECK_OFFSET(struct nvme_fdp_event, timestamp, 4);
+NVME_CHECK_OFFSET(struct nvme_fdp_event, nsid, 12);
+NVME_CHECK_OFFSET(struct nvme_fdp_event, rgid, 32);
+NVME_CHECK_OFFSET(struct nvme_fdp_event, vs, 40);
+NVME_CHECK_SIZE(struct nvme_fdp_ruh_status, 16);
+NVME_CHECK_SIZE(struct nvme_fdp_ruh_status_desc, 32);
+NVME_CHECK_OFFSET(struct nvme_fdp_ruh_status_desc, ruamw, 8);
 
 #ifdef __cplusplus
 }

@@ -444,6 +444,7 @@ emu_ctrlr_alloc(const struct nvp_emu_opts *opts, struct emu_ctrlr **out)
 	}
 	emu_log_init(c);
 	emu_fw_init(c);
+	emu_fdp_init(c);
 	rc = ctrlr_init_parts(c);
 	if (rc != 0) {
 		emu_ctrlr_free(c);
@@ -725,6 +726,7 @@ nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats 
 	STAT_COPY(stats, s, ftl_erases);
 	STAT_COPY(stats, s, ftl_gc_busy_us);
 	STAT_COPY(stats, s, stream_writes);
+	STAT_COPY(stats, s, placement_writes);
 	STAT_COPY(stats, s, timed_cpls);
 	STAT_COPY(stats, s, late_ns_sum);
 	STAT_COPY(stats, s, late_ns_max);

@@ -56,6 +56,7 @@ identify_ctrlr(const struct emu_ctrlr *c, struct nvme_ctrlr_data *cd)
 	if (c->opts.streams != 0) {
 		cd->oacs |= NVME_OACS_DIRECTIVES; /* emu_dir.c */
 	}
+	emu_fdp_identify_ctrlr(c, cd); /* CTRATT.FDPS, ENDGIDMAX */
 	cd->acl = EMU_ACL;
 	cd->aerl = EMU_AERL;
 	cd->frmw = (uint8_t)(NVME_FRMW_SLOT1_RO | (c->opts.fw_slots << NVME_FRMW_NUM_SLOTS_SHIFT));
@@ -158,6 +159,7 @@ admin_identify(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 		}
 		if ((cmd->cdw10 & 0xff) == NVME_IDENTIFY_NS) {
 			identify_ns(ns, &buf.nd);
+			emu_fdp_identify_ns(c, &buf.nd);
 		} else {
 			identify_ns_desc(ns, buf.raw);
 		}
@@ -281,6 +283,8 @@ feat_get_value(const struct emu_ctrlr *c, uint8_t fid, uint32_t cdw11, bool dflt
 		return EMU_ST_OK;
 	case NVME_FEAT_TEMPERATURE_THRESHOLD:
 		return feat_temp_get(c, cdw11, dflt, val);
+	case NVME_FEAT_FDP:
+		return emu_fdp_get_feature(c, cdw11, dflt, val);
 	case NVME_FEAT_ERROR_RECOVERY:
 		*val = dflt ? 0 : f->err_recovery;
 		return EMU_ST_OK;
@@ -381,6 +385,8 @@ feat_supported(const struct emu_ctrlr *c, uint8_t fid)
 		return true;
 	case NVME_FEAT_VOLATILE_WRITE_CACHE:
 		return c->opts.vwc;
+	case NVME_FEAT_FDP:
+		return c->opts.fdp != 0;
 	default:
 		return false;
 	}
@@ -402,6 +408,8 @@ admin_set_features(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint32_t *cd
 		return feat_nq_set(c, cmd->cdw11, cdw0);
 	case NVME_FEAT_TEMPERATURE_THRESHOLD:
 		return feat_temp_set(c, cmd->cdw11);
+	case NVME_FEAT_FDP:
+		return emu_fdp_set_feature(c, cmd->cdw11, cmd->cdw12);
 	default:
 		return feat_set_simple(c, fid, cmd->cdw11);
 	}

@@ -19,8 +19,10 @@
  * 1..MSL in DSPEC (CDW13 31:16); the identifier opens the stream and chooses the FTL's
  * open erase block. Streams parameters can be read before Streams are enabled; Get
  * Status, Allocate and Send need them enabled. Anything else is Invalid Field in
- * Command. DTYPE 2 (Data Placement)
- * is not offered.
+ * Command. DTYPE 2 (Data Placement) belongs to Flexible Data Placement (emu_fdp.c): with
+ * fdp=N the Directive commands exist for the Identify directive, which reports Data
+ * Placement supported and enabled while FDP is (enabled by Set Features FDP, not by
+ * Directive Send), and Streams operations are Invalid Field.
  */
 #include <errno.h>
 #include <string.h>
@@ -59,6 +61,13 @@ streams_release(struct emu_ns *ns)
 	ns->streams_open = 0;
 }
 
+/* Directive commands exist: Streams or FDP offered (OACS bit 5). */
+static bool
+dir_offered(const struct emu_ctrlr *c)
+{
+	return c->opts.streams != 0 || c->opts.fdp != 0;
+}
+
 static struct emu_ns *
 dir_ns(struct emu_ctrlr *c, uint32_t nsid)
 {
@@ -67,9 +76,9 @@ dir_ns(struct emu_ctrlr *c, uint32_t nsid)
 
 /* Identify, Enable Directive: CDW12 bit 0 ENDIR, bits 15:8 TDTYPE. */
 static uint16_t
-dir_enable(struct emu_ns *ns, uint32_t cdw12)
+dir_enable(const struct emu_ctrlr *c, struct emu_ns *ns, uint32_t cdw12)
 {
-	if (((cdw12 >> 8) & 0xffu) != NVME_DIRECTIVE_TYPE_STREAMS) {
+	if (((cdw12 >> 8) & 0xffu) != NVME_DIRECTIVE_TYPE_STREAMS || c->opts.streams == 0) {
 		return EMU_GEN(NVME_SC_INVALID_FIELD); /* Identify cannot be switched off */
 	}
 	ns->streams_enabled = (cdw12 & 1u) != 0;
@@ -86,17 +95,17 @@ emu_dir_send(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	uint16_t dspec = (uint16_t)(cmd->cdw11 >> 16);
 	struct emu_ns *ns = dir_ns(c, cmd->nsid);
 
-	if (c->opts.streams == 0) {
+	if (!dir_offered(c)) {
 		return EMU_GEN(NVME_SC_INVALID_OPCODE);
 	}
 	if (ns == NULL) {
 		return EMU_GEN(NVME_SC_INVALID_NAMESPACE_OR_FORMAT);
 	}
 	if (dtype == NVME_DIRECTIVE_TYPE_IDENTIFY && doper == NVME_DIR_SEND_IDENTIFY_ENABLE) {
-		return dir_enable(ns, cmd->cdw12);
+		return dir_enable(c, ns, cmd->cdw12);
 	}
 	if (dtype != NVME_DIRECTIVE_TYPE_STREAMS || !ns->streams_enabled) {
-		return EMU_GEN(NVME_SC_INVALID_FIELD);
+		return EMU_GEN(NVME_SC_INVALID_FIELD); /* also every Streams operation under FDP */
 	}
 	switch (doper) {
 	case NVME_DIR_SEND_STREAMS_RELEASE_ID:
@@ -114,15 +123,17 @@ emu_dir_send(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 }
 
 static uint32_t
-build_identify(const struct emu_ns *ns, uint8_t *buf)
+build_identify(const struct emu_ctrlr *c, const struct emu_ns *ns, uint8_t *buf)
 {
 	struct nvme_dir_identify_params *p = (void *)buf;
-	uint8_t streams = 1u << NVME_DIRECTIVE_TYPE_STREAMS;
+	uint8_t streams = c->opts.streams != 0 ? 1u << NVME_DIRECTIVE_TYPE_STREAMS : 0;
+	uint8_t dp = c->opts.fdp != 0 ? 1u << NVME_DIRECTIVE_TYPE_DATA_PLACEMENT : 0;
 
-	p->supported[0] = 1u << NVME_DIRECTIVE_TYPE_IDENTIFY | streams;
+	p->supported[0] = (uint8_t)(1u << NVME_DIRECTIVE_TYPE_IDENTIFY | streams | dp);
 	p->enabled[0] = (uint8_t)(1u << NVME_DIRECTIVE_TYPE_IDENTIFY |
-				  (ns->streams_enabled ? streams : 0));
-	p->persistent[0] = streams;
+				  (ns->streams_enabled ? streams : 0) |
+				  (emu_fdp_dir_enabled(c) ? dp : 0));
+	p->persistent[0] = (uint8_t)(streams | dp);
 	return sizeof(*p);
 }
 
@@ -192,7 +203,7 @@ emu_dir_receive(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint32_t *cdw0)
 	struct emu_ns *ns = dir_ns(c, cmd->nsid);
 	uint32_t size = 0;
 
-	if (c->opts.streams == 0) {
+	if (!dir_offered(c)) {
 		return EMU_GEN(NVME_SC_INVALID_OPCODE);
 	}
 	if (ns == NULL) {
@@ -200,7 +211,9 @@ emu_dir_receive(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint32_t *cdw0)
 	}
 	memset(buf, 0, sizeof(buf));
 	if (dtype == NVME_DIRECTIVE_TYPE_IDENTIFY && doper == NVME_DIR_RECV_IDENTIFY_PARAMS) {
-		size = build_identify(ns, buf);
+		size = build_identify(c, ns, buf);
+	} else if (c->opts.streams == 0) {
+		size = 0; /* FDP only: no Streams operations */
 	} else if (dtype == NVME_DIRECTIVE_TYPE_STREAMS && doper == NVME_DIR_RECV_STREAMS_PARAMS) {
 		size = build_params(c, ns, buf); /* readable before enabling, as a capability */
 	} else if (dtype == NVME_DIRECTIVE_TYPE_STREAMS && ns->streams_enabled) {
@@ -233,7 +246,10 @@ emu_dir_write_stream(struct emu_ctrlr *c, struct emu_ns *ns, const struct nvme_c
 
 	*stream = 0;
 	if (nvp_likely(dtype == 0)) {
-		return EMU_ST_OK;
+		return EMU_ST_OK; /* FDP: placement handle 0, the FTL's stream 0 */
+	}
+	if (dtype == NVME_DIRECTIVE_TYPE_DATA_PLACEMENT) {
+		return emu_fdp_write_pid(c, ns, (uint16_t)sid, stream);
 	}
 	if (dtype != NVME_DIRECTIVE_TYPE_STREAMS || !ns->streams_enabled || sid == 0 ||
 	    sid > c->opts.streams) {
@@ -259,15 +275,18 @@ emu_ns_ftl_init(struct emu_ctrlr *c, struct emu_ns *ns)
 	cfg.lpages = ns->size >> EMU_FTL_PAGE_SHIFT;
 	cfg.ppb = c->opts.ftl_ppb;
 	cfg.op_pct = c->opts.ftl_op;
-	cfg.nstreams = c->opts.streams;
+	/* FDP: reclaim unit handle h is open block h, handle 0 that of writes without one */
+	cfg.nstreams = c->opts.fdp != 0 ? c->opts.fdp - 1 : c->opts.streams;
 	cfg.gc = c->opts.ftl_gc ? EMU_FTL_GC_COST_BENEFIT : EMU_FTL_GC_GREEDY;
 	rc = emu_ftl_create(&cfg, &ns->ftl);
 	if (rc == -EINVAL) {
-		NVP_ERRLOG("emu %s: ftl: %llu pages of 4 KiB with ftl_ppb=%u ftl_op=%u streams=%u "
-			   "leave too few spare erase blocks for GC, or too many pages: raise "
-			   "ftl_op or size, or lower ftl_ppb",
-			   c->opts.name, (unsigned long long)cfg.lpages, cfg.ppb, cfg.op_pct,
-			   cfg.nstreams);
+		NVP_ERRLOG(
+			"emu %s: ftl: %llu pages of 4 KiB with ftl_ppb=%u ftl_op=%u streams=%u (or "
+			"fdp handles - 1) "
+			"leave too few spare erase blocks for GC, or too many pages: raise "
+			"ftl_op or size, or lower ftl_ppb",
+			c->opts.name, (unsigned long long)cfg.lpages, cfg.ppb, cfg.op_pct,
+			cfg.nstreams);
 	}
 	return rc;
 }

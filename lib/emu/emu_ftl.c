@@ -332,3 +332,32 @@ emu_ftl_counters(const struct emu_ftl *f)
 {
 	return &f->cnt;
 }
+
+/* Pages left in the open block of @stream: a whole block when none is open or it is full. */
+uint32_t
+emu_ftl_open_room(const struct emu_ftl *f, uint32_t stream)
+{
+	uint32_t b = stream < f->nopen / 2 ? f->open[stream] : NO_BLOCK;
+
+	return b == NO_BLOCK || f->blk[b].wp == f->cfg.ppb ? f->cfg.ppb : f->cfg.ppb - f->blk[b].wp;
+}
+
+/*
+ * Close the open block of host stream @stream, partly written or not: the next write
+ * through it takes a fresh block (an FDP reclaim unit handle update). \return whether
+ * a block with room left was closed.
+ */
+bool
+emu_ftl_close_stream(struct emu_ftl *f, uint32_t stream)
+{
+	uint32_t b = stream < f->nopen / 2 ? f->open[stream] : NO_BLOCK;
+	bool partial;
+
+	if (b == NO_BLOCK) {
+		return false;
+	}
+	partial = f->blk[b].wp < f->cfg.ppb;
+	f->blk[b].state = BLK_CLOSED;
+	f->open[stream] = NO_BLOCK;
+	return partial;
+}

@@ -161,6 +161,8 @@ int emu_ftl_write(struct emu_ftl *f, uint64_t lpage, uint64_t npages, uint32_t s
 void emu_ftl_trim(struct emu_ftl *f, uint64_t lpage, uint64_t npages);
 void emu_ftl_get_counters(const struct emu_ftl *f, struct emu_ftl_counters *out);
 const struct emu_ftl_counters *emu_ftl_counters(const struct emu_ftl *f);
+uint32_t emu_ftl_open_room(const struct emu_ftl *f, uint32_t stream);
+bool emu_ftl_close_stream(struct emu_ftl *f, uint32_t stream);
 
 struct emu_ns {
 	uint32_t nsid;
@@ -355,6 +357,33 @@ void emu_ns_ftl_write(struct emu_ctrlr *c, struct emu_ns *ns, uint64_t off, uint
 		      uint32_t stream, uint64_t *svc);
 void emu_ns_ftl_trim(struct emu_ns *ns, uint64_t off, uint64_t len);
 uint32_t emu_ftl_build_log(struct emu_ctrlr *c, uint32_t nsid, uint8_t *buf);
+
+/* ---- Flexible Data Placement (emu_fdp.c) ---- */
+
+#define EMU_FDP_ENDGID 1u      /* the one endurance group: every namespace */
+#define EMU_FDP_MAX_EVENTS 16u /* host events kept, oldest dropped first */
+
+struct emu_fdp {
+	bool enabled;             /* Set Features FDP: FDPE (configuration 0 is the only one) */
+	uint64_t base_host_bytes; /* counters when FDP was last enabled */
+	uint64_t base_nand_pages;
+	uint64_t base_erased_pages;
+	struct nvme_fdp_event events[EMU_FDP_MAX_EVENTS]; /* ring, oldest at ev_first */
+	uint32_t ev_first;
+	uint32_t ev_count;
+};
+
+void emu_fdp_init(struct emu_ctrlr *c);
+void emu_fdp_identify_ctrlr(const struct emu_ctrlr *c, struct nvme_ctrlr_data *cd);
+void emu_fdp_identify_ns(const struct emu_ctrlr *c, struct nvme_ns_data *nd);
+bool emu_fdp_dir_enabled(const struct emu_ctrlr *c);
+uint16_t emu_fdp_get_feature(const struct emu_ctrlr *c, uint32_t cdw11, bool dflt, uint32_t *val);
+uint16_t emu_fdp_set_feature(struct emu_ctrlr *c, uint32_t cdw11, uint32_t cdw12);
+uint16_t emu_fdp_build_log(struct emu_ctrlr *c, const struct nvme_cmd *cmd, uint8_t *buf,
+			   uint32_t *size);
+uint16_t emu_fdp_write_pid(struct emu_ctrlr *c, struct emu_ns *ns, uint16_t pid, uint32_t *stream);
+uint16_t emu_fdp_io_mgmt_recv(struct emu_ctrlr *c, const struct nvme_cmd *cmd);
+uint16_t emu_fdp_io_mgmt_send(struct emu_ctrlr *c, const struct nvme_cmd *cmd);
 
 /* ---- firmware slots (emu_fw.c) ---- */
 
@@ -559,6 +588,7 @@ struct emu_ctrlr {
 
 	struct emu_features feat;
 	struct emu_smart smart;
+	struct emu_fdp fdp;
 
 	/* async events */
 	uint16_t aer_slots[EMU_AERL + 1];

@@ -408,6 +408,10 @@ emu_io_execute(struct emu_ctrlr *c, struct emu_cmd *slot, uint64_t *service_tick
 		return io_write_zeroes(c, cmd);
 	case NVME_OPC_DATASET_MANAGEMENT:
 		return io_dsm(c, cmd);
+	case NVME_OPC_IO_MGMT_RECEIVE:
+		return emu_fdp_io_mgmt_recv(c, cmd);
+	case NVME_OPC_IO_MGMT_SEND:
+		return emu_fdp_io_mgmt_send(c, cmd);
 	default:
 		return EMU_GEN(NVME_SC_INVALID_OPCODE);
 	}

@@ -439,6 +439,11 @@ emu_log_get_page(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 		if (size == 0) {
 			return EMU_GEN(NVME_SC_INVALID_NAMESPACE_OR_FORMAT);
 		}
+	} else if (lid >= NVME_LOG_FDP_CONFIGS && lid <= NVME_LOG_FDP_EVENTS) {
+		st = emu_fdp_build_log(c, cmd, buf, &size); /* endurance group scoped */
+		if (st != EMU_ST_OK) {
+			return st;
+		}
 	} else {
 		size = build_log(c, lid, buf);
 	}

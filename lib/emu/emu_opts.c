@@ -112,6 +112,8 @@ static const struct opt_desc g_opts[] = {
 	    "metadata bytes per block: formats 512+ms and 4096+ms offered and used"),
 	{ "mset", OPT_BOOL, offsetof(struct nvp_emu_opts, mset), 0, 1, "0",
 	  "with ms: 1 = metadata interleaved (extended LBA), 0 = separate (MPTR)" },
+	U32("fdp", fdp, 0, EMU_FTL_MAX_STREAMS, "0",
+	    "Flexible Data Placement: reclaim unit handles (0 = no FDP); excludes streams"),
 };
 
 static const char *const g_fault_names[] = {
@@ -512,6 +514,11 @@ emu_opts_validate(const struct nvp_emu_opts *o, char *err, size_t errlen)
 	}
 	if (o->ftl_gc > 1) {
 		return opt_error(err, errlen, "ftl_gc", "?", "expected greedy or cb");
+	}
+	if (o->fdp != 0 && o->streams != 0) {
+		return opt_error(
+			err, errlen, "fdp", "(with streams)",
+			"FDP and Streams exclude each other: set one of fdp= and streams=");
 	}
 	if (validate_model(o, err, errlen) != 0) {
 		return -EINVAL;

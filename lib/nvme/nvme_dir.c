@@ -7,8 +7,10 @@
  * the controller once what it offers and builds a per-namespace table hint -> stream;
  * nvp_nvme_ns_cmd_write_hint() then costs one table lookup per write. As the Linux driver
  * did (nvme_configure_directives), nothing is sent to a controller whose OACS lacks the
- * Directives bit, so probing such a controller (QEMU 7.2's) changes nothing; a hint on a
- * namespace without placement goes out as a plain write and is counted.
+ * Directives bit and whose CTRATT lacks FDPS, so probing such a controller (QEMU 7.2's)
+ * changes nothing; a hint on a namespace without placement goes out as a plain write
+ * and is counted. Where Flexible Data Placement is enabled (nvme_fdp.c) hints become
+ * placement identifiers with DTYPE 2 instead of streams.
  */
 #include <errno.h>
 #include <string.h>
@@ -128,13 +130,16 @@ nvp_nvme_ns_streams_allocate(struct nvp_nvme_ns *ns, uint16_t nsr, uint16_t *nsa
 /* ---- hints ---- */
 
 /*
- * Spread hint classes 1..4 over @n streams. The device keeps writes without a directive
- * apart too (its default stream), so there are n + 1 groups: class h goes to group
- * (h - 1)(n + 1) / 4, groups 0..n-1 are streams 1..n, and the longest-lived group, n,
- * goes without a directive. With 4 or more streams every class has its own.
+ * Spread hint classes 1..4 over @n streams (@ids NULL: identifiers 1..n) or FDP
+ * placement identifiers @ids[0..n-1]. The device keeps writes without a directive
+ * apart too (its default stream, FDP's placement handle 0), so there are n + 1 groups:
+ * class h goes to group (h - 1)(n + 1) / 4, groups 0..n-1 are the n identifiers, and
+ * the longest-lived group, n, goes without a directive. With 4 or more identifiers
+ * every class has its own.
  */
-static void
-build_hint_map(struct nvp_nvme_ns *ns, uint16_t n)
+void
+nvme_hint_map_build(struct nvp_nvme_ns *ns, uint16_t n, const uint16_t *ids,
+		    enum nvp_nvme_placement kind)
 {
 	const uint32_t classes = NVP_NVME_WRITE_HINT_COUNT - 1;
 
@@ -142,10 +147,14 @@ build_hint_map(struct nvp_nvme_ns *ns, uint16_t n)
 	for (uint32_t h = 1; n != 0 && h <= classes; h++) {
 		uint32_t g = n >= classes ? h - 1 : (h - 1) * (n + 1u) / classes;
 
-		ns->hint_dspec[h] = g < n ? (uint16_t)(g + 1) : 0;
+		if (g < n) {
+			ns->hint_dspec[h] = ids != NULL ? ids[g] : (uint16_t)(g + 1);
+		}
 	}
 	ns->num_streams = n;
-	ns->placement = n != 0 ? NVP_NVME_PLACEMENT_STREAMS : NVP_NVME_PLACEMENT_NONE;
+	ns->placement = n != 0 ? kind : NVP_NVME_PLACEMENT_NONE;
+	ns->hint_dtype = kind == NVP_NVME_PLACEMENT_FDP ? NVME_IO_FLAGS_DTYPE_PLACEMENT :
+							  NVME_IO_FLAGS_DTYPE_STREAMS;
 }
 
 /* A status error ends the set-up with no placement; a host error is returned. */
@@ -182,7 +191,8 @@ streams_setup(struct nvp_nvme_ns *ns, uint16_t max_streams)
 			"streams allocation", &cpl);
 	}
 	if (rc == 0) {
-		build_hint_map(ns, NVP_MIN(nsa, max_streams));
+		nvme_hint_map_build(ns, NVP_MIN(nsa, max_streams), NULL,
+				    NVP_NVME_PLACEMENT_STREAMS);
 		NVP_INFOLOG("%s ns %u: %u streams for write hints (MSL %u, SWS %u, SGS %u)",
 			    ns->ctrlr->name, ns->id, ns->num_streams, p.msl, p.sws, p.sgs);
 	}
@@ -199,7 +209,14 @@ nvp_nvme_ns_hints_setup(struct nvp_nvme_ns *ns, uint16_t max_streams)
 	if (ns == NULL || !ns->active) {
 		return -EINVAL;
 	}
-	build_hint_map(ns, 0);
+	nvme_hint_map_build(ns, 0, NULL, NVP_NVME_PLACEMENT_NONE);
+	if (ns->ctrlr->cdata.ctratt & NVME_CTRATT_FDPS) {
+		rc = nvme_fdp_hints_setup(ns, max_streams);
+		if (rc != -ENODEV) {
+			/* FDP in use, or it failed (logged): no Streams under FDP either way */
+			return rc == -ENXIO || rc == -ETIMEDOUT || rc == -ENOMEM ? rc : 0;
+		}
+	}
 	if (!(ns->ctrlr->cdata.oacs & NVME_OACS_DIRECTIVES)) {
 		return 0; /* no directives: not a single command sent */
 	}
@@ -249,7 +266,7 @@ hint_directive(struct nvp_nvme_ns *ns, enum nvp_nvme_write_hint hint, uint32_t *
 	}
 	*dspec = ns->hint_dspec[hint];
 	if (*dspec != 0) {
-		*io_flags |= NVME_IO_FLAGS_DTYPE_STREAMS;
+		*io_flags |= ns->hint_dtype;
 	} else if (hint != NVP_NVME_WRITE_HINT_NONE && ns->placement == NVP_NVME_PLACEMENT_NONE) {
 		__atomic_fetch_add(&ns->hints_dropped, 1, __ATOMIC_RELAXED);
 	}

@@ -388,7 +388,8 @@ struct nvp_nvme_ns {
 
 	/* Write lifetime hints (nvme_dir.c): set up once, read by the hinted writes. */
 	enum nvp_nvme_placement placement;
-	uint16_t num_streams;                           /* NSA granted */
+	uint32_t hint_dtype;                            /* NVME_IO_FLAGS_DTYPE_* of the map */
+	uint16_t num_streams;                           /* NSA granted, or placement ids */
 	uint16_t hint_dspec[NVP_NVME_WRITE_HINT_COUNT]; /* 0 = no directive */
 	uint64_t hints_dropped;                         /* relaxed atomic */
 };
@@ -767,5 +768,12 @@ nvme_split_needed(uint64_t lba, uint32_t lba_count, uint32_t max_sectors, uint32
 {
 	return nvme_split_count(lba, lba_count, max_sectors, boundary) < lba_count;
 }
+
+/* Write hints (nvme_dir.c) over streams or FDP placement identifiers (nvme_fdp.c). */
+void nvme_hint_map_build(struct nvp_nvme_ns *ns, uint16_t n, const uint16_t *ids,
+			 enum nvp_nvme_placement kind);
+int nvme_fdp_hints_setup(struct nvp_nvme_ns *ns, uint16_t max_ids);
+uint32_t nvme_fdp_hint_pids(const void *ruhs, uint32_t len, uint8_t rgif, uint16_t *pids,
+			    uint32_t max);
 
 #endif /* NVP_NVME_INTERNAL_H */

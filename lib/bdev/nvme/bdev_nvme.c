@@ -17,10 +17,10 @@
  *
  * Write lifetime hints: each namespace is set up for them at attach
  * (nvp_nvme_ns_hints_setup); a write whose flags carry a hint goes out through the
- * driver's _hint calls, which pick the namespace's stream or, with no placement, send a
- * plain write and count the hint as dropped. Each channel counts its writes per hint
- * (its thread only, no locked instruction); a channel's counts are folded into its
- * namespace's when it is destroyed.
+ * driver's _hint calls, which pick the namespace's stream or FDP placement identifier
+ * or, with no placement, send a plain write and count the hint as dropped. Each channel
+ * counts its writes per hint (its thread only, no locked instruction); a channel's counts
+ * are folded into its namespace's when it is destroyed.
  *
  * Uses only the public nvme.h API and bdev_module.h.
  */

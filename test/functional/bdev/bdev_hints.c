@@ -7,6 +7,8 @@
  * own, and the data reads back. Without directives (the default controller, QEMU 7.2's
  * too) the same writes succeed as plain writes and every hint is counted as dropped.
  * nvp_hints_waf's bdev paths (hints as flags, as descriptor defaults) deliver every hint.
+ * On an FDP controller (fdp=5) the module maps the hints to placement identifiers: each
+ * class writes through a reclaim unit handle of its own (the device's RUH Status).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -184,6 +186,48 @@ test_streams(void)
 }
 
 static void
+test_fdp(void)
+{
+	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_nvme_ns *ns;
+	struct nvp_emu_stats st;
+	uint8_t *ruhs = calloc(1, 4096);
+	const struct nvme_fdp_ruh_status_desc *d = (const void *)(ruhs + 16);
+	struct hctx h;
+	uint32_t hint;
+
+	FX_NEEDS_EMU("the software controller's FDP");
+	hctx_open(&h, "hemu4", "size:16M fdp:5 ftl:1 ftl_ppb:16");
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
+	CU_ASSERT_EQUAL(hs.placement, NVP_NVME_PLACEMENT_FDP);
+	CU_ASSERT_EQUAL(hs.num_streams, 4);
+	CU_ASSERT_EQUAL(hwrite(&h, 0, 0, false, 0x400), 0);
+	for (hint = NVP_BDEV_HINT_SHORT; hint <= NVP_BDEV_HINT_EXTREME; hint++) {
+		CU_ASSERT_EQUAL(hs.stream[hint], hint); /* placement identifiers 1..4 */
+		CU_ASSERT_EQUAL(hwrite(&h, hint * BLOCKS, nvp_bdev_write_flags(0, hint), hint % 2,
+				       0x400 + hint),
+				0);
+	}
+	nvp_emu_ctrlr_get_stats(h.emu, &st);
+	CU_ASSERT_EQUAL(st.placement_writes, 4);
+	CU_ASSERT_EQUAL(st.stream_writes, 0);
+	/* every handle, 0 (no hint) included, has 2 of its unit's 16 pages written */
+	ns = nvp_nvme_ctrlr_get_ns(nvp_bdev_nvme_get_ctrlr(h.bdev), 1);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_fdp_ruh_status(ns, NULL, ruhs, 4096, NULL), 0);
+	CU_ASSERT_EQUAL(((const struct nvme_fdp_ruh_status *)(const void *)ruhs)->nruhsd, 5);
+	for (uint32_t i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(d[i].ruamw, (16u - 2u) * 8u);
+	}
+	for (hint = 0; hint <= NVP_BDEV_HINT_EXTREME; hint++) {
+		CU_ASSERT_EQUAL(hverify(&h, hint * BLOCKS, 0x400 + hint), 0);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
+	CU_ASSERT_EQUAL(hs.hints_dropped, 0);
+	free(ruhs);
+	hctx_close(&h);
+}
+
+static void
 test_desc_default(void)
 {
 	struct nvp_bdev_nvme_hint_stats hs;
@@ -340,6 +384,7 @@ main(int argc, char **argv)
 {
 	static const struct fx_test tests[] = {
 		{ "streams", test_streams },
+		{ "fdp", test_fdp },
 		{ "desc_default", test_desc_default },
 		{ "no_directives", test_no_directives },
 		{ "hints_waf_bdev", test_hints_waf_bdev },

@@ -3,7 +3,8 @@
  * nvp dir-receive and nvp waf against software controllers: the JSON they print is
  * what the controller was configured with (streams, FTL geometry), and the exit status
  * says when the controller has no directives (1), no FTL page (1), or the command line
- * is wrong (2).
+ * is wrong (2). nvp fdp likewise: the FDP logs, feature and handle status of a software
+ * controller made with fdp=N, and its refusals.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -135,12 +136,70 @@ test_waf(void)
 	CU_ASSERT_EQUAL(nvp("waf emu:ftl=1,ftl_op=1,size=1M"), 1); /* geometry refused */
 }
 
+#define FDP_EMU "emu:fdp=4,ftl=1,ftl_ppb=16,ftl_op=100,size=1M,lba=4096"
+
+/* The RUAMW of placement identifier @i in an "fdp status -o json" object. */
+static int64_t
+ruamw(struct json_object *o, size_t i)
+{
+	struct json_object *arr = NULL;
+
+	if (o == NULL || !json_object_object_get_ex(o, "ruhss", &arr) ||
+	    json_object_array_length(arr) <= i) {
+		return -1;
+	}
+	return jint(json_object_array_get_idx(arr, i), "ruamw");
+}
+
+static void
+test_fdp(void)
+{
+	struct json_object *o;
+
+	o = nvp_json("fdp configs -o json " FDP_EMU);
+	CU_ASSERT_EQUAL(jint(o, "endgid"), 1);
+	CU_ASSERT_EQUAL(jint(o, "numfdpc"), 1);
+	CU_ASSERT(strstr(g_out, "\"nruh\":4") != NULL);
+	CU_ASSERT(strstr(g_out, "\"runs\":65536") != NULL);
+	json_object_put(o);
+	o = nvp_json("fdp-status -o json " FDP_EMU);
+	CU_ASSERT_EQUAL(jint(o, "nruhsd"), 4);
+	CU_ASSERT_EQUAL(ruamw(o, 3), 16);
+	json_object_put(o);
+	o = nvp_json("fdp usage -o json " FDP_EMU);
+	CU_ASSERT_EQUAL(jint(o, "nruh"), 4);
+	json_object_put(o);
+	o = nvp_json("fdp stats -o json " FDP_EMU);
+	CU_ASSERT_EQUAL(jint(o, "hbmw"), 0);
+	CU_ASSERT_EQUAL(jint(o, "mbe"), 0);
+	json_object_put(o);
+	/* chained on one controller: disable, read back, enable again */
+	CU_ASSERT_EQUAL(nvp("fdp feature -d " FDP_EMU " + fdp feature " FDP_EMU), 0);
+	CU_ASSERT(strstr(g_out, "FDP enabled (FDPE)                  : 0") != NULL);
+	CU_ASSERT_EQUAL(nvp("fdp feature -E 1 " FDP_EMU), 1); /* no configuration 1 */
+	CU_ASSERT_EQUAL(nvp("fdp update -p 1,2 " FDP_EMU), 0);
+	CU_ASSERT_EQUAL(nvp("fdp update -p 7 " FDP_EMU), 1);
+	CU_ASSERT_EQUAL(nvp("fdp events " FDP_EMU), 0);
+	CU_ASSERT(strstr(g_out, "host events") != NULL);
+	/* no FDP: refused before any command; command line errors: 2 */
+	CU_ASSERT_EQUAL(nvp("fdp configs emu:"), 1);
+	CU_ASSERT(strstr(g_out, "fdp=N") != NULL);
+	CU_ASSERT_EQUAL(nvp("fdp update " FDP_EMU), 2);
+	CU_ASSERT_EQUAL(nvp("fdp update -p 1,,2 " FDP_EMU), 2);
+	CU_ASSERT_EQUAL(nvp("fdp update -p 65536 " FDP_EMU), 2);
+	CU_ASSERT_EQUAL(nvp("fdp feature -d -E 0 " FDP_EMU), 2);
+	CU_ASSERT_EQUAL(nvp("fdp stats -o binary " FDP_EMU), 2);
+	CU_ASSERT_EQUAL(nvp("fdp nothing " FDP_EMU), 2);
+	CU_ASSERT_EQUAL(nvp("fdp"), 2);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct fx_test tests[] = {
 		{ "dir_receive", test_dir_receive },
 		{ "waf", test_waf },
+		{ "fdp", test_fdp },
 	};
 
 	if (fx_find_program("../../bin/nvp", g_prog, sizeof(g_prog)) != 0) {

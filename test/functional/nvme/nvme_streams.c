@@ -168,6 +168,7 @@ test_no_directives_fallback(void)
 	directives = (nvp_nvme_ctrlr_get_data(fx.ctrlr)->oacs & NVME_OACS_DIRECTIVES) != 0;
 	if (fx_is_emu(&fx)) {
 		CU_ASSERT(!directives);
+		CU_ASSERT(!nvp_nvme_ctrlr_fdp_supported(fx.ctrlr));
 		nvp_emu_ctrlr_get_stats(fx.emu, &before);
 	}
 	CU_ASSERT_EQUAL(nvp_nvme_ns_hints_setup(fx.ns, 0), 0);

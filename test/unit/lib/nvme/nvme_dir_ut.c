@@ -56,6 +56,15 @@ nvp_nvme_ctrlr_cmd_admin_sync(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cm
 	return 0;
 }
 
+/* nvme_fdp.c has its own test: these controllers have no FDP (CTRATT.FDPS clear). */
+int
+nvme_fdp_hints_setup(struct nvp_nvme_ns *ns, uint16_t max_ids)
+{
+	(void)ns, (void)max_ids;
+	CU_FAIL("FDP set-up on a controller without FDPS");
+	return -ENODEV;
+}
+
 static uint32_t g_wflags;
 static uint16_t g_wdspec;
 static uint32_t g_writes;
