@@ -230,11 +230,19 @@ struct nvp_nvme_qpair {
 	uint16_t id;
 	bool is_admin;
 	bool delay_doorbell;
-	bool sq_dirty;      /* entries written since the last SQ doorbell */
-	bool in_batch;      /* inside a poll (callbacks) or submitting the queued list: the
+	bool sq_dirty; /* entries written since the last SQ doorbell */
+	bool in_batch; /* inside a poll (callbacks) or submitting the queued list: the
 			* doorbell is rung once at the end */
-	bool failed;        /* the controller failed: everything completed, nothing accepted */
-	uint8_t conn_state; /* enum nvme_qpair_conn_state: CONNECTED on the fast path */
+	union {
+		struct {
+			bool failed;        /* everything completed, nothing accepted */
+			uint8_t conn_state; /* enum nvme_qpair_conn_state: CONNECTED (0) on
+					     * the fast path */
+			bool deleting;      /* being freed */
+			uint8_t unused_;
+		};
+		uint32_t not_ready; /* the three as one word: submit tests them with one load */
+	};
 	uint32_t reset_gen; /* the controller's reset generation the queues were made in */
 	/* Nonzero while the owner may write this qpair's doorbells (a poll, a doorbell
 	 * call): a reset waits for it to drop before it disables the controller, so no
@@ -257,7 +265,6 @@ struct nvp_nvme_qpair {
 	void *dsm_pages; /* NVME_DSM_PAGE_SIZE * dsm_pool_size bytes of DMA memory */
 	void **dsm_free; /* stack of free pages from dsm_pages */
 	uint32_t dsm_free_count;
-	bool deleting;
 	bool has_irq; /* CQ created with interrupts: irq_fd is its vector's eventfd */
 	int irq_fd;
 	uint32_t irq_vector;

@@ -323,8 +323,8 @@ nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req
 	struct nvme_tracker *tr = SLIST_FIRST(&qpair->free_tr);
 	int rc;
 
-	if (nvp_unlikely(qpair->failed || qpair->deleting || qpair->conn_state != 0 ||
-			 nvme_ctrlr_is_failed(qpair->ctrlr) || reset_pending(qpair))) {
+	if (nvp_unlikely(qpair->not_ready != 0 || nvme_ctrlr_is_failed(qpair->ctrlr) ||
+			 reset_pending(qpair))) {
 		return submit_slow(qpair, req);
 	}
 	if (nvp_likely(tr != NULL && qpair->slots_used < qpair->num_slots &&
