@@ -23,6 +23,9 @@ mount -t tmpfs tmpfs /tmp
 mount -t hugetlbfs hugetlbfs /dev/hugepages
 ln -sf /run /var/run
 ln -sf /proc/self/fd /dev/fd 2>/dev/null
+# Loopback: the NVMe/TCP tests (func.nvme_tcp's in-process target, nvmet-tcp on q35)
+# talk over 127.0.0.1, which is unreachable until lo is up.
+ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up 2>/dev/null
 
 NVP_MACHINE=pc
 for arg in $(cat /proc/cmdline); do

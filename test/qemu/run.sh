@@ -319,7 +319,8 @@ extract_vmlinux() {
 prepare_kernel() {
 	local deb=$1 x ver mod path
 	kdir=$workdir/kernel/$(basename "$deb" .deb)
-	if [ -f "$kdir/.done" ]; then
+	# The stamp holds the module list: a changed $MODULES extracts again.
+	if [ -f "$kdir/.done" ] && [ "$(cat "$kdir/.done")" = "$MODULES" ]; then
 		kver=$(cat "$kdir/version")
 		return
 	fi
@@ -351,7 +352,7 @@ prepare_kernel() {
 	depmod -b "$kdir/modules" "$ver"
 	rm -rf "$x"
 	echo "$ver" >"$kdir/version"
-	touch "$kdir/.done"
+	echo "$MODULES" >"$kdir/.done"
 	kver=$ver
 }
 
