@@ -13,16 +13,21 @@
  *   --sched NAME[:PARAMS]          the scheduler (PARAMS with ',' between key=value)
  *   --job SPEC                     repeatable; SPEC is key=value,...: rw=read|randread|
  *                                  write|randwrite, bs=SIZE, qd=N, tenant=N, class=
- *                                  normal|background|sync
+ *                                  normal|background|sync, share=K (--one-thread only:
+ *                                  use job K's descriptor and channel, as a reader and a
+ *                                  writer of one thread share its queue pair; K's tenant)
  *   --seconds S, --interval-ms MS
+ *   --ios N                        each job stops after N I/Os (for instruction counts);
+ *                                  the run ends when every job has, or at S seconds
  *   --one-thread                   run every job as a stage of one thread (the main one),
  *                                  round robin, instead of a thread each
  *   --inline                       with --one-thread and emu: that thread also runs the
  *                                  software controller (nvp_emu_ctrlr_poll()) between its
  *                                  stages, so no other busy thread competes for a CPU and
  *                                  latency is the device model's, not the scheduler's
- *   --ramp S                       run S seconds before measuring (0): the per-job
- *                                  figures leave them out (the intervals keep them)
+ *   --ramp S, --warmup S           run S seconds before measuring (0): the per-job
+ *                                  figures leave them out (the intervals keep them), so
+ *                                  a feedback loop (kyber, wbt) is measured settled
  *   --idle-sleep                   with --inline: when a round finds nothing to do, sleep
  *                                  until the controller's next completion is due (as a
  *                                  host waits for an interrupt), so that on a loaded
@@ -32,10 +37,12 @@
  * Output, one record a line of key=value fields (the job lines cover the run after the
  * ramp; the interval lines all of it):
  *   interval t_ms=.. j0_ios=.. j0_p99_us=.. j0_max_us=.. j0_mib=.. ... [step=.. depth=..]
+ *       [kyber_read_depth=.. kyber_write_depth=..]
  *   job id=N rw=.. bs=.. qd=.. tenant=.. ios=.. iops=.. mib_s=.. mean_us=.. p50_us=..
  *       p99_us=.. p999_us=.. max_us=.. cpu_s=.. cpu_ns_per_io=..
  *   summary seconds=.. wbt=on|off throttled=.. deferred_ms=.. steps_up=.. steps_down=..
- *       sched=.. dispatched=..
+ *       sched=.. dispatched=.. inline=0|1 kyber_depth=R/W/D/O kyber_windows=..
+ *       kyber_congested=..
  *   summary_emu emu_cpu_s=..       (--inline)
  * With --one-thread, a job's cpu_s is the thread's CPU time times the share of the
  * thread's time spent in that job's stage; emu_cpu_s is the inline controller's share.
@@ -72,6 +79,7 @@ struct job {
 	uint64_t qd;
 	uint64_t tenant;
 	uint32_t cls;
+	int32_t share; /* job whose descriptor and channel this one uses, -1 its own */
 	/* results */
 	int rc;
 	uint64_t ios;
@@ -87,6 +95,8 @@ struct interval {
 	int32_t step;
 	uint32_t depth;
 	bool sampled;
+	bool ky_sampled;
+	uint32_t ky_depth[2]; /* kyber's read and write depths */
 };
 
 static struct {
@@ -99,6 +109,7 @@ static struct {
 	bool inline_emu;
 	bool idle_sleep;
 	double ramp;
+	uint64_t ios; /* per job, 0 = until the time is up */
 } g_o = { "emu:size:1G channels:8 read_us:80 write_us:1000",
 	  -1,
 	  "none",
@@ -107,6 +118,7 @@ static struct {
 	  false,
 	  false,
 	  false,
+	  0,
 	  0 };
 
 static struct job g_jobs[MAX_JOBS];
@@ -115,6 +127,7 @@ static struct interval *g_iv;
 static uint32_t g_num_iv;
 static uint64_t g_t0, g_hz, g_ramp_end;
 static atomic_bool g_stop;
+static _Atomic uint32_t g_finished; /* job threads done (--ios) */
 static const char *g_bdev_name;
 static struct nvp_emu_ctrlr *g_emu; /* --inline: the controller this thread runs */
 static uint64_t g_emu_cpu_ns;
@@ -125,6 +138,7 @@ usage(FILE *f)
 	fprintf(f, "usage: nvp_bench_mix [--bdev emu:OPTS|null:MIB|uring:PATH] [--wbt LAT_US|off]\n"
 		   "  [--sched NAME[:k=v,...]] --job rw=RW,bs=SIZE,qd=N[,tenant=N][,class=C] ...\n"
 		   "  [--seconds S] [--interval-ms MS] [--one-thread [--inline [--idle-sleep]]]\n"
+		   "  [--ramp|--warmup S] [--ios N]   (--one-thread jobs may also have share=K)\n"
 		   "Runs each job on its own thread (or all as stages of one thread) against one\n"
 		   "bdev for S seconds and prints per-interval and per-job figures (see\n"
 		   "bench/prog/mix/mix.c).\n");
@@ -151,6 +165,7 @@ static int
 job_kv(void *ctx, const char *key, const char *value)
 {
 	struct job *j = ctx;
+	uint64_t v;
 
 	if (strcmp(key, "rw") == 0) {
 		j->write = strstr(value, "write") != NULL;
@@ -164,6 +179,15 @@ job_kv(void *ctx, const char *key, const char *value)
 	}
 	if (strcmp(key, "qd") == 0) {
 		return nvp_strtou64(value, 1, MAX_QD, &j->qd);
+	}
+	if (strcmp(key, "share") == 0) {
+		/* an earlier job that shares no other's: this one's index is g_num_jobs - 1 */
+		if (nvp_strtou64(value, 0, g_num_jobs - 1, &v) != 0 || v + 1 == g_num_jobs ||
+		    g_jobs[v].share >= 0) {
+			return -EINVAL;
+		}
+		j->share = (int32_t)v;
+		return 0;
 	}
 	if (strcmp(key, "tenant") == 0) {
 		return nvp_strtou64(value, 0, NVP_BDEV_MAX_TENANTS - 1, &j->tenant);
@@ -194,6 +218,8 @@ parse_args(int argc, char **argv)
 		{ "inline", no_argument, NULL, 'I' },
 		{ "idle-sleep", no_argument, NULL, 'S' },
 		{ "ramp", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'r' },
+		{ "ios", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -227,7 +253,7 @@ parse_args(int argc, char **argv)
 				break;
 			}
 			j = &g_jobs[g_num_jobs++];
-			*j = (struct job){ .bs = 4096, .qd = 1 };
+			*j = (struct job){ .bs = 4096, .qd = 1, .share = -1 };
 			rc = nvp_kv_parse(optarg, job_kv, j);
 			break;
 		case 't':
@@ -250,6 +276,9 @@ parse_args(int argc, char **argv)
 			g_o.ramp = strtod(optarg, &end);
 			rc = *end != '\0' || !(g_o.ramp >= 0) || g_o.ramp > 3600 ? -EINVAL : 0;
 			break;
+		case 'n':
+			rc = nvp_strtou64(optarg, 1, UINT64_MAX, &g_o.ios);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -270,12 +299,18 @@ parse_args(int argc, char **argv)
 		rc = -EINVAL;
 	}
 	if (rc == 0 && g_o.ramp >= g_o.seconds) {
-		fprintf(stderr, "nvp_bench_mix: --ramp must be shorter than --seconds\n");
+		fprintf(stderr, "nvp_bench_mix: --ramp/--warmup must be shorter than --seconds\n");
 		rc = -EINVAL;
 	}
 	if (rc == 0 && g_o.idle_sleep && !g_o.inline_emu) {
 		fprintf(stderr, "nvp_bench_mix: --idle-sleep needs --inline\n");
 		rc = -EINVAL;
+	}
+	for (c = 0; rc == 0 && c < (int)g_num_jobs; c++) {
+		if (g_jobs[c].share >= 0 && !g_o.one_thread) {
+			fprintf(stderr, "nvp_bench_mix: share= needs --one-thread\n");
+			rc = -EINVAL;
+		}
 	}
 	return rc;
 }
@@ -347,16 +382,22 @@ struct run {
 	struct slot *slots;
 	uint8_t *bufs;
 	uint64_t units, seq, x;
+	uint64_t submitted; /* for --ios */
+	uint32_t inflight;  /* this job's own, even on a shared channel */
 	uint32_t flags;
 	uint64_t ticks; /* --one-thread: time spent in this stage */
 	bool done;
-	bool busy; /* the last step delivered or submitted something */
+	bool busy;     /* the last step delivered or submitted something */
+	bool borrowed; /* desc and ch are another job's (share=) */
 };
 
+/* Open @j's descriptor and channel on the calling thread, or borrow @owner's (share=). */
 static int
-run_open(struct run *r, struct job *j)
+run_open(struct run *r, struct job *j, const struct run *owner)
 {
+	bool write = j->write;
 	uint64_t size;
+	uint32_t k;
 
 	*r = (struct run){ .j = j, .id = (uint32_t)(j - g_jobs) };
 	r->flags = nvp_bdev_write_flags(j->cls, NVP_BDEV_HINT_NONE);
@@ -367,8 +408,19 @@ run_open(struct run *r, struct job *j)
 		j->rc = -ENOMEM;
 		return j->rc;
 	}
-	j->rc = nvp_bdev_open(g_bdev_name, j->write, on_event, NULL, &r->desc);
-	if (j->rc == 0) {
+	for (k = 0; k < g_num_jobs; k++) { /* the owner opens for its borrowers' writes too */
+		write |= g_jobs[k].share == (int32_t)r->id && g_jobs[k].write;
+	}
+	if (owner != NULL) {
+		r->desc = owner->desc;
+		r->ch = owner->ch;
+		r->borrowed = true;
+		j->tenant = owner->j->tenant; /* what its I/O is accounted to */
+		j->rc = owner->ch != NULL ? 0 : -ENODEV;
+	} else {
+		j->rc = nvp_bdev_open(g_bdev_name, write, on_event, NULL, &r->desc);
+	}
+	if (j->rc == 0 && owner == NULL) {
 		nvp_bdev_desc_set_tenant(r->desc, (uint32_t)j->tenant);
 		j->rc = nvp_bdev_channel_create(r->desc, NULL, &r->ch);
 	}
@@ -389,10 +441,13 @@ run_step(struct run *r)
 	struct job *j = r->j;
 	uint64_t now, off;
 	uint32_t i;
+	bool stop;
 	int rc = 0;
 
 	r->busy = nvp_bdev_channel_poll(r->ch) > 0;
 	now = nvp_env_get_ticks();
+	stop = atomic_load_explicit(&g_stop, memory_order_relaxed) ||
+	       (g_o.ios != 0 && r->submitted == g_o.ios);
 	for (i = 0; i < j->qd && rc == 0; i++) {
 		struct slot *s = &r->slots[i];
 
@@ -401,8 +456,9 @@ run_step(struct run *r)
 		}
 		if (s->bytes != 0) {
 			rc = reap(j, r->id, s, now);
+			r->inflight--;
 		}
-		if (rc != 0 || atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+		if (rc != 0 || stop) {
 			continue;
 		}
 		*s = (struct slot){ j, now, j->bs, false, false };
@@ -414,15 +470,18 @@ run_step(struct run *r)
 		if (rc == -ENOMEM) { /* pool empty: retry from the next poll */
 			s->bytes = 0;
 			rc = 0;
+		} else if (rc == 0) {
+			r->submitted++;
+			r->inflight++;
+			stop = g_o.ios != 0 && r->submitted == g_o.ios;
 		}
 		r->busy |= s->bytes != 0;
 	}
-	r->done = rc != 0 || (atomic_load_explicit(&g_stop, memory_order_relaxed) &&
-			      nvp_bdev_channel_get_outstanding(r->ch) == 0);
+	r->done = rc != 0 || (stop && r->inflight == 0);
 	return rc;
 }
 
-/* Wait for what is still outstanding, then free everything. */
+/* Wait for what the channel still has in flight, then free what @r owns. */
 static void
 run_close(struct run *r)
 {
@@ -432,10 +491,10 @@ run_close(struct run *r)
 		}
 		nvp_bdev_channel_poll(r->ch);
 	}
-	if (r->ch != NULL) {
+	if (r->ch != NULL && !r->borrowed) {
 		nvp_bdev_channel_destroy(r->ch);
 	}
-	if (r->desc != NULL) {
+	if (r->desc != NULL && !r->borrowed) {
 		nvp_bdev_close(r->desc);
 	}
 	nvp_env_dma_free(r->bufs);
@@ -453,7 +512,7 @@ job_main(void *arg)
 	bool ramped = false;
 	struct run r;
 
-	j->rc = run_open(&r, j);
+	j->rc = run_open(&r, j, NULL);
 	while (j->rc == 0 && !r.done) {
 		j->rc = run_step(&r);
 		if (!ramped && nvp_env_get_ticks() >= g_ramp_end) {
@@ -463,6 +522,7 @@ job_main(void *arg)
 	}
 	j->cpu_ns = thread_cpu_ns() - cpu0;
 	run_close(&r);
+	atomic_fetch_add(&g_finished, 1);
 	return NULL;
 }
 
@@ -538,16 +598,23 @@ setup(struct nvp_bdev **b)
 	return rc;
 }
 
+/* The wbt stage's and kyber's state into @now's interval. */
 static void
-sample_wbt(struct nvp_bdev *b, uint64_t now)
+sample(struct nvp_bdev *b, uint64_t now)
 {
 	struct nvp_wbt_info wi = { .info_size = sizeof(wi) };
+	struct nvp_sched_info si = { .info_size = sizeof(si) };
 	uint32_t iv = interval_of(now);
 
 	if (nvp_bdev_wbt_get_info(b, &wi) == 0) {
 		g_iv[iv].step = wi.step;
 		g_iv[iv].depth = wi.limit_background;
 		g_iv[iv].sampled = true;
+	}
+	if (nvp_bdev_sched_get_info(b, &si) == 0 && strcmp(si.name, "kyber") == 0) {
+		g_iv[iv].ky_depth[0] = si.kyber_depth[NVP_SCHED_KYBER_READ];
+		g_iv[iv].ky_depth[1] = si.kyber_depth[NVP_SCHED_KYBER_WRITE];
+		g_iv[iv].ky_sampled = true;
 	}
 }
 
@@ -556,8 +623,9 @@ sample_until_done(struct nvp_bdev *b)
 {
 	uint64_t end = g_t0 + (uint64_t)(g_o.seconds * (double)g_hz), now;
 
-	while ((now = nvp_env_get_ticks()) < end && !atomic_load(&g_stop)) {
-		sample_wbt(b, now);
+	while ((now = nvp_env_get_ticks()) < end && !atomic_load(&g_stop) &&
+	       atomic_load(&g_finished) < g_num_jobs) {
+		sample(b, now);
 		nvp_env_delay_us((uint32_t)g_o.interval_ms * 250); /* four samples an interval */
 	}
 	atomic_store(&g_stop, true);
@@ -651,7 +719,8 @@ stages_run(struct nvp_bdev *b)
 		prctl(PR_SET_TIMERSLACK, 1UL); /* wake when asked, not up to 50 us later */
 	}
 	for (; opened < g_num_jobs && rc == 0; opened++) {
-		rc = run_open(&runs[opened], &g_jobs[opened]);
+		rc = run_open(&runs[opened], &g_jobs[opened],
+			      g_jobs[opened].share >= 0 ? &runs[g_jobs[opened].share] : NULL);
 	}
 	if (rc == 0 && g_o.inline_emu) {
 		rc = inline_on();
@@ -675,7 +744,7 @@ stages_run(struct nvp_bdev *b)
 			ramped = true;
 		}
 		if (now >= next) {
-			sample_wbt(b, now);
+			sample(b, now);
 			next = now + g_o.interval_ms * g_hz / 4000; /* four samples an interval */
 		}
 		if (stages_round(runs, &emu_ticks, &busy) == 0) {
@@ -706,7 +775,7 @@ stages_run(struct nvp_bdev *b)
 		nvp_emu_ctrlr_set_inline(g_emu, false); /* closing channels needs the admin queue */
 		g_emu = NULL;
 	}
-	for (k = 0; k < opened; k++) {
+	for (k = opened; k-- > 0;) { /* borrowers before their owners */
 		run_close(&runs[k]);
 	}
 }
@@ -739,6 +808,10 @@ report(struct nvp_bdev *b, double secs, double measured)
 		if (wbt && g_iv[i].sampled) {
 			printf(" step=%d depth=%u", g_iv[i].step, g_iv[i].depth);
 		}
+		if (g_iv[i].ky_sampled) {
+			printf(" kyber_read_depth=%u kyber_write_depth=%u", g_iv[i].ky_depth[0],
+			       g_iv[i].ky_depth[1]);
+		}
 		printf("\n");
 	}
 	for (k = 0; k < g_num_jobs; k++) {
@@ -757,9 +830,13 @@ report(struct nvp_bdev *b, double secs, double measured)
 	}
 	nvp_bdev_sched_get_info(b, &si);
 	printf("summary seconds=%.3f wbt=%s throttled=%" PRIu64 " deferred_ms=%" PRIu64
-	       " steps_up=%" PRIu64 " steps_down=%" PRIu64 " sched=%s dispatched=%" PRIu64 "\n",
+	       " steps_up=%" PRIu64 " steps_down=%" PRIu64 " sched=%s dispatched=%" PRIu64,
 	       secs, wbt ? "on" : "off", wbt ? wi.throttled : 0, wbt ? wi.deferred_us / 1000 : 0,
 	       wbt ? wi.steps_up : 0, wbt ? wi.steps_down : 0, si.name, si.dispatched);
+	printf(" inline=%d kyber_depth=%u/%u/%u/%u kyber_windows=%" PRIu64
+	       " kyber_congested=%" PRIu64 "\n",
+	       g_o.inline_emu, si.kyber_depth[0], si.kyber_depth[1], si.kyber_depth[2],
+	       si.kyber_depth[3], si.kyber_windows, si.kyber_congested);
 	if (g_o.inline_emu) {
 		printf("summary_emu emu_cpu_s=%.3f\n", g_emu_cpu_ns / 1e9);
 	}
@@ -820,7 +897,7 @@ main(int argc, char **argv)
 	}
 	secs = (nvp_env_get_ticks() - g_t0) / (double)g_hz;
 	if (rc == 0) {
-		report(b, secs, secs - g_o.ramp);
+		report(b, secs, NVP_MAX(secs - g_o.ramp, 1e-9));
 	}
 	nvp_bdev_fini();
 	nvp_env_fini();
