@@ -20,8 +20,8 @@
  * (bdev_null_create).params.num_blocks"), or the item of the one-line form. Then everything the load had made so far is deleted again, newest first,
  * and stage choices it had made are put back: nothing half-created.
  *
- * SPDK parameters that mean nothing here (a malloc bdev's uuid, NVMe/TCP digests,
- * reconnect timers) are accepted and ignored, so a file from SPDK's save_config loads;
+ * SPDK parameters that mean nothing here (a malloc bdev's uuid, reconnect timers) are
+ * accepted and ignored, so a file from SPDK's save_config loads;
  * subsystems other than "bdev" are skipped with a notice.
  */
 #undef NVP_LOG_COMPONENT
@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "nvpoll/bdev.h"
 #include "nvpoll/emu.h"
@@ -418,7 +419,10 @@ struct nvme_params {
 	const char *adrfam;
 	const char *trsvcid;
 	const char *subnqn;
+	const char *hostnqn; /* TCP: the host NQN the Connect commands carry */
 	uint32_t io_queue_size;
+	bool hdgst; /* TCP: header and data digests (CRC32C) */
+	bool ddgst;
 	struct cfg *cfg;
 	char extra[CFG_TRID_MAX / 2]; /* "key=value,key=value" of the other parameters */
 	char first_extra[64];
@@ -434,13 +438,13 @@ static const struct pdef g_nvme_params[] = {
 	{ "trsvcid", PT_STR, false, NVME_OPT(trsvcid) },
 	{ "subnqn", PT_STR, false, NVME_OPT(subnqn) },
 	{ "io_queue_size", PT_U32, false, NVME_OPT(io_queue_size) },
-	{ "hostnqn", PT_IGNORE, false, 0 },
+	{ "hostnqn", PT_STR, false, NVME_OPT(hostnqn) },
 	{ "hostaddr", PT_IGNORE, false, 0 },
 	{ "hostsvcid", PT_IGNORE, false, 0 },
 	{ "prchk_reftag", PT_IGNORE, false, 0 },
 	{ "prchk_guard", PT_IGNORE, false, 0 },
-	{ "hdgst", PT_IGNORE, false, 0 },
-	{ "ddgst", PT_IGNORE, false, 0 },
+	{ "hdgst", PT_BOOL, false, NVME_OPT(hdgst) },
+	{ "ddgst", PT_BOOL, false, NVME_OPT(ddgst) },
 	{ "ctrlr_loss_timeout_sec", PT_IGNORE, false, 0 },
 	{ "reconnect_delay_sec", PT_IGNORE, false, 0 },
 	{ "fast_io_fail_timeout_sec", PT_IGNORE, false, 0 },
@@ -500,17 +504,24 @@ static int
 nvme_trid(struct nvme_params *np, char *trid, size_t len)
 {
 	bool emu = strcmp(np->trtype, "emu") == 0;
+	bool tcp = strcasecmp(np->trtype, "TCP") == 0;
 	size_t n;
 	char *p;
 
 	if (!emu && np->first_extra[0] != '\0') {
 		NVP_ERRLOG("%s.params.%s: unknown parameter (trtype %s takes name, trtype, "
-			   "traddr, adrfam, trsvcid, subnqn, io_queue_size; other parameters "
+			   "traddr, adrfam, trsvcid, subnqn, io_queue_size, and for TCP hostnqn, "
+			   "hdgst, ddgst; other parameters "
 			   "are the software controller's, with trtype emu)",
 			   np->cfg->where, np->first_extra, np->trtype);
 		return -EINVAL;
 	}
 	if (emu && nvme_emu_check(np) != 0) {
+		return -EINVAL;
+	}
+	if (!tcp && (np->hostnqn != NULL || np->hdgst || np->ddgst)) {
+		NVP_ERRLOG("%s.params: hostnqn, hdgst and ddgst are NVMe/TCP's; trtype is %s",
+			   np->cfg->where, np->trtype);
 		return -EINVAL;
 	}
 	n = (size_t)snprintf(trid, len, "trtype:%s", np->trtype);
@@ -525,7 +536,14 @@ nvme_trid(struct nvme_params *np, char *trid, size_t len)
 	TRID_ADD(adrfam)
 	TRID_ADD(trsvcid)
 	TRID_ADD(subnqn)
+	TRID_ADD(hostnqn)
 #undef TRID_ADD
+	if (np->hdgst && n < len) {
+		n += (size_t)snprintf(trid + n, len - n, " hdgst:1");
+	}
+	if (np->ddgst && n < len) {
+		n += (size_t)snprintf(trid + n, len - n, " ddgst:1");
+	}
 	if (np->extra[0] != '\0' && n < len) {
 		n += (size_t)snprintf(trid + n, len - n, " %s", np->extra);
 		for (p = trid + n - strlen(np->extra); *p != '\0'; p++) {

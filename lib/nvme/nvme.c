@@ -234,7 +234,7 @@ trid_resolve_type(struct nvp_nvme_transport_id *trid)
 	} else if (nvp_env_vdev_provider_find(trid->trstring) != NULL) {
 		trid->trtype = NVP_NVME_TRANSPORT_VDEV;
 	} else {
-		NVP_ERRLOG("unknown transport type '%s' (known: PCIe, and the virtual device "
+		NVP_ERRLOG("unknown transport type '%s' (known: PCIe, TCP, and the virtual device "
 			   "providers registered with env; none is named '%s' - is the library "
 			   "that provides it linked in?)",
 			   trid->trstring, trid->trstring);

@@ -4,7 +4,9 @@
  * options as params), a malloc and a null bdev is loaded, every bdev it made takes a
  * write and a read back; a file that fails at its last entry leaves no bdev and no
  * controller behind (the name can be attached again), and the one-line form does the
- * same as the file.
+ * same as the file. An NVMe/TCP controller configured with SPDK's parameters (trtype
+ * TCP, trsvcid, subnqn, hostnqn, hdgst, ddgst) takes I/O through the tests' TCP target,
+ * which verifies the digests the parameters asked for.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "fixture.h"
 #include "nvpoll/bdev.h"
+#include "tcp_tgt.h"
 
 static char g_dir[64];
 
@@ -148,6 +151,53 @@ test_line(void)
 	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
 }
 
+#define TCP_JSON                                                                                  \
+	"{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n"                             \
+	"  {\"method\": \"bdev_nvme_attach_controller\", \"params\": {\"name\": \"tcp0\", "       \
+	"\"trtype\": \"%s\", \"adrfam\": \"IPv4\", \"traddr\": \"127.0.0.1\", "                   \
+	"\"trsvcid\": \"%u\", \"subnqn\": \"%s\", "                                               \
+	"\"hostnqn\": \"nqn.2014-08.org.nvmexpress:uuid:6c6f6164-0000-4000-8000-636f6e666967\", " \
+	"\"hdgst\": true, \"ddgst\": true}}\n"                                                    \
+	"]}]}\n"
+
+static void
+test_tcp(void)
+{
+	struct tcp_tgt_stats st;
+	struct tcp_tgt_opts o;
+	struct fx_ctrlr backend;
+	struct tcp_tgt *tgt;
+	char path[128], text[1024];
+
+	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
+	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
+	tcp_tgt_opts_init(&o);
+	CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt), 0);
+	snprintf(path, sizeof(path), "%s/tcp.json", g_dir);
+
+	/* digests and a host NQN are TCP's: refused for another transport */
+	snprintf(text, sizeof(text), TCP_JSON, "PCIe", tcp_tgt_port(tgt), o.subnqn);
+	write_file(path, text);
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(path), -EINVAL);
+	CU_ASSERT_PTR_NULL(nvp_bdev_first());
+
+	snprintf(text, sizeof(text), TCP_JSON, "TCP", tcp_tgt_port(tgt), o.subnqn);
+	write_file(path, text);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(nvp_bdev_get_by_name("tcp0n1")), 512);
+	check_bdev("tcp0n1");
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+
+	tcp_tgt_get_stats(tgt, &st);
+	CU_ASSERT(st.connections >= 2); /* admin and at least one I/O queue */
+	CU_ASSERT(st.hdgsts_checked > 0);
+	CU_ASSERT(st.ddgsts_checked > 0);
+	CU_ASSERT_EQUAL(st.bad_host_pdus, 0);
+	tcp_tgt_stop(tgt);
+	fx_close(&backend);
+	unlink(path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -155,6 +205,7 @@ main(int argc, char **argv)
 		{ "good_file", test_good_file },
 		{ "bad_file_leaves_nothing", test_bad_file_leaves_nothing },
 		{ "line", test_line },
+		{ "tcp", test_tcp },
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc;

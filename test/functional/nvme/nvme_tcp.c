@@ -8,9 +8,11 @@
  * the requests complete with a path error, the process survives, a reset reconnects.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "nvpoll/nvme_tcp_spec.h"
@@ -516,9 +518,47 @@ test_bad_trid(void)
 	tfx_close(&f);
 }
 
+/* "nvme_tcp --serve": no tests, a target for another process (the fio engine's test runs
+ * fio against it). Serves a 64 MiB software controller on 127.0.0.1, prints
+ * "NVP_TCP_TRID=<transport ID>" on a line of its own and serves until stdin closes. Runs
+ * as a CUnit test so the fixture's checks (no DMA rejects, no bad host PDUs) still judge. */
+static void
+test_serve(void)
+{
+	struct tcp_tgt_opts o;
+	struct tcp_tgt_stats st;
+	struct fx_ctrlr backend;
+	struct tcp_tgt *tgt;
+	char trid[512];
+	char c;
+
+	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=64M,lba=512"), 0);
+	tcp_tgt_opts_init(&o);
+	CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt), 0);
+	tcp_tgt_trid(tgt, NULL, trid, sizeof(trid));
+	printf("\nNVP_TCP_TRID=%s\n", trid);
+	fflush(stdout);
+	while (read(STDIN_FILENO, &c, 1) > 0) {
+	}
+	tcp_tgt_get_stats(tgt, &st);
+	printf("served %" PRIu64 " connections, %" PRIu64 " capsules, %" PRIu64
+	       " header and %" PRIu64 " data digests checked\n",
+	       st.connections, st.capsules, st.hdgsts_checked, st.ddgsts_checked);
+	CU_ASSERT(st.capsules > 0);
+	CU_ASSERT_EQUAL(st.bad_host_pdus, 0);
+	tcp_tgt_stop(tgt);
+	fx_close(&backend);
+}
+
 int
 main(int argc, char **argv)
 {
+	static const struct fx_test serve[] = { { "serve", test_serve } };
+	char *serve_argv[] = { argv[0], (char *)"serve", NULL };
+
+	if (argc == 2 && strcmp(argv[1], "--serve") == 0) {
+		return fx_main(2, serve_argv, "nvme_tcp", serve, 1);
+	}
 	static const struct fx_test tests[] = {
 		{ "identify", test_identify },
 		{ "io_verify", test_io_verify },
