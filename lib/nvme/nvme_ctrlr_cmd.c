@@ -754,6 +754,19 @@ nvme_ctrlr_configure_aer(struct nvp_nvme_ctrlr *ctrlr)
 	cfg.bits.fw_activation_notice = (ctrlr->cdata.oaes >> 9) & 1u;
 	rc = nvp_nvme_ctrlr_set_feature(ctrlr, NVME_FEAT_ASYNC_EVENT_CONFIGURATION, cfg.raw, 0, 0,
 					false, NULL, NULL, 0, NULL);
+	if (rc != 0 && (cfg.bits.ns_attr_notice || cfg.bits.fw_activation_notice)) {
+		/* Some controllers accept only the notices OAES lists (the Linux kernel's nvmet
+		 * refuses the SMART critical warning bits with Invalid Field): ask for those
+		 * alone, as the kernel's own host does. */
+		cfg.bits.crit_warn = 0;
+		rc = nvp_nvme_ctrlr_set_feature(ctrlr, NVME_FEAT_ASYNC_EVENT_CONFIGURATION, cfg.raw,
+						0, 0, false, NULL, NULL, 0, NULL);
+		if (rc == 0) {
+			NVP_INFOLOG("%s: the controller refused SMART critical warning events; "
+				    "only the notices it lists in OAES are enabled",
+				    ctrlr->name);
+		}
+	}
 	if (rc != 0) {
 		NVP_WARNLOG("%s: Set Features (Async Event Configuration) failed (%d); "
 			    "events may not be reported",

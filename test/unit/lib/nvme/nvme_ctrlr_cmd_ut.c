@@ -39,6 +39,7 @@ static bool g_hang;     /* nothing completes */
 static bool g_fire_aer; /* AERs complete too (else they are held) */
 static uint32_t g_aer_cdw0;
 static int g_submit_rc;
+static uint32_t g_refuse_aec; /* Set Features (AEC) with any of these bits: Invalid Field */
 
 int
 nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
@@ -101,6 +102,11 @@ nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max)
 		}
 		cpl.cdw0 = aer ? g_aer_cdw0 : g_cdw0;
 		cpl.status.sc = aer ? 0 : g_status_sc;
+		if (g_pending[i]->cmd.opc == NVME_OPC_SET_FEATURES &&
+		    (g_pending[i]->cmd.cdw10 & 0xffu) == NVME_FEAT_ASYNC_EVENT_CONFIGURATION &&
+		    (g_pending[i]->cmd.cdw11 & g_refuse_aec) != 0) {
+			cpl.status.sc = NVME_SC_INVALID_FIELD;
+		}
 		g_fire_aer = aer ? false : g_fire_aer; /* one event per request */
 		complete_pending(qpair, i, &cpl);
 		n++;
@@ -224,6 +230,7 @@ setup(void)
 	g_cdw0 = 0;
 	g_hang = g_fire_aer = g_health_failed = false;
 	g_submit_rc = 0;
+	g_refuse_aec = 0;
 	g_now = 1000;
 	g_autotick = 0;
 	g_reidentify_calls = g_active_ns_calls = 0;
@@ -679,6 +686,33 @@ test_aer(void)
 	teardown();
 }
 
+/* A controller that takes only the notices OAES lists (the kernel's nvmet refuses the
+ * critical warning bits): the driver asks again for those alone, and still arms AERs. */
+static void
+test_aer_config_fallback(void)
+{
+	setup();
+	g_ctrlr.cdata.aerl = 3;
+	g_ctrlr.cdata.oaes = 1u << 8;
+	g_refuse_aec = 0xffu;
+	CU_ASSERT_EQUAL(nvme_ctrlr_configure_aer(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(g_cmds[0].cdw11, 0xffu | (1u << 8));
+	CU_ASSERT_EQUAL(g_cmds[1].opc, NVME_OPC_SET_FEATURES);
+	CU_ASSERT_EQUAL(g_cmds[1].cdw10, NVME_FEAT_ASYNC_EVENT_CONFIGURATION);
+	CU_ASSERT_EQUAL(g_cmds[1].cdw11, 1u << 8);
+	CU_ASSERT_EQUAL(pending_aers(), 4);
+	teardown();
+	/* Without an OAES notice there is nothing to fall back to: one try. */
+	setup();
+	g_ctrlr.cdata.aerl = 3;
+	g_refuse_aec = 0xffu;
+	CU_ASSERT_EQUAL(nvme_ctrlr_configure_aer(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(g_cmds[0].cdw11, 0xffu);
+	CU_ASSERT_EQUAL(g_cmds[1].opc, NVME_OPC_ASYNC_EVENT_REQUEST);
+	CU_ASSERT_EQUAL(pending_aers(), 4);
+	teardown();
+}
+
 int
 main(void)
 {
@@ -698,6 +732,7 @@ main(void)
 	CU_ADD_TEST(s, test_queue_commands);
 	CU_ADD_TEST(s, test_num_queues);
 	CU_ADD_TEST(s, test_format);
+	CU_ADD_TEST(s, test_aer_config_fallback);
 	CU_ADD_TEST(s, test_fw_download);
 	CU_ADD_TEST(s, test_fw_commit);
 	CU_ADD_TEST(s, test_admin_raw);
