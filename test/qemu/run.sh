@@ -47,7 +47,7 @@ test_list=$qdir/tests.list
 FAULT_RE='DMAR: \[DMA (Read|Write)|DMAR: DRHD: handling fault|DMAR:.*[Ff]ault reason|IO_PAGE_FAULT|AMD-Vi: Event logged|Kernel panic|BUG: |Oops: |general protection fault'
 
 # Modules the guest needs; their dependencies are added from modules.dep.
-MODULES="uio uio_pci_generic vfio vfio_iommu_type1 vfio-pci nvme nvme-core nvmet nvmet-tcp nvme-tcp nvme-fabrics"
+MODULES="uio uio_pci_generic vfio vfio_iommu_type1 vfio-pci nvme nvme-core nvmet nvmet-tcp nvme-tcp nvme-fabrics crc32c_generic"
 
 die() {
 	echo "test/qemu/run.sh: $*" >&2
