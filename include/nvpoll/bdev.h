@@ -470,6 +470,14 @@ struct nvp_bdev_nvme_opts {
 	const char *name;                 /**< controller name, required ("nvme0", "emu0") */
 	struct nvp_nvme_ctrlr_opts ctrlr; /**< nvp_nvme_ctrlr_opts_init() defaults */
 	uint32_t io_queue_size;           /**< entries of each channel's qpair, 0 = default */
+	/**
+	 * A failed controller that is still present is reset by the channel that finds it
+	 * (SPDK's names and meaning): 0 = one reset, then its bdevs are removed (default);
+	 * N > 0 = resets every reconnect_delay_sec until N seconds after the failure; -1 =
+	 * for ever. A removed device's bdevs go at once.
+	 */
+	int32_t ctrlr_loss_timeout_sec;
+	uint32_t reconnect_delay_sec; /**< 1 .. ctrlr_loss_timeout_sec when that is not 0 */
 };
 
 void nvp_bdev_nvme_opts_init(struct nvp_bdev_nvme_opts *opts, size_t opts_size);
@@ -500,8 +508,9 @@ struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
  * descriptor's default) then picks the namespace's stream for that hint. A controller
  * without directives gets plain writes, the hints counted as dropped. Other modules
  * ignore hints. (Hints 5-7, which fit the flag bits, are refused at the call: -EINVAL.)
- * The module does not reset controllers; whoever calls nvp_nvme_ctrlr_reset() on the
- * controller of nvp_bdev_nvme_get_ctrlr() must set the hints up again.
+ * The module sets them up again after a reset it made itself (a failed controller that is
+ * still present); whoever else calls nvp_nvme_ctrlr_reset() on the controller of
+ * nvp_bdev_nvme_get_ctrlr() must set the hints up again.
  */
 #define NVP_BDEV_NUM_HINTS 5
 

@@ -150,6 +150,7 @@ enum ptype {
 	PT_STR,    /* const char * (valid while the JSON lives) */
 	PT_U64,    /* uint64_t */
 	PT_U32,    /* uint32_t */
+	PT_S32,    /* int32_t, -1 .. INT32_MAX (SPDK's "-1 = for ever") */
 	PT_BOOL,   /* bool */
 	PT_IOPOLL, /* enum nvp_bdev_uring_iopoll: "auto", "on"/true, "off"/false */
 	PT_IGNORE, /* SPDK's, meaningless here: accepted, not used */
@@ -236,6 +237,16 @@ param_store(const struct pdef *d, struct json_object *v, void *base)
 		rc = param_u64(v, UINT32_MAX, &u);
 		if (rc == 0) {
 			*(uint32_t *)p = (uint32_t)u;
+		}
+		break;
+	case PT_S32:
+		if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) == -1) {
+			*(int32_t *)p = -1;
+			break;
+		}
+		rc = param_u64(v, INT32_MAX, &u);
+		if (rc == 0) {
+			*(int32_t *)p = (int32_t)u;
 		}
 		break;
 	case PT_BOOL:
@@ -421,6 +432,8 @@ struct nvme_params {
 	const char *subnqn;
 	const char *hostnqn; /* TCP: the host NQN the Connect commands carry */
 	uint32_t io_queue_size;
+	int32_t ctrlr_loss_timeout_sec;
+	uint32_t reconnect_delay_sec;
 	bool hdgst; /* TCP: header and data digests (CRC32C) */
 	bool ddgst;
 	struct cfg *cfg;
@@ -445,8 +458,8 @@ static const struct pdef g_nvme_params[] = {
 	{ "prchk_guard", PT_IGNORE, false, 0 },
 	{ "hdgst", PT_BOOL, false, NVME_OPT(hdgst) },
 	{ "ddgst", PT_BOOL, false, NVME_OPT(ddgst) },
-	{ "ctrlr_loss_timeout_sec", PT_IGNORE, false, 0 },
-	{ "reconnect_delay_sec", PT_IGNORE, false, 0 },
+	{ "ctrlr_loss_timeout_sec", PT_S32, false, NVME_OPT(ctrlr_loss_timeout_sec) },
+	{ "reconnect_delay_sec", PT_U32, false, NVME_OPT(reconnect_delay_sec) },
 	{ "fast_io_fail_timeout_sec", PT_IGNORE, false, 0 },
 	{ "multipath", PT_IGNORE, false, 0 },
 	{ "num_io_queues", PT_IGNORE, false, 0 },
@@ -576,6 +589,8 @@ m_nvme_attach(struct cfg *cfg, struct json_object *params)
 		nvp_bdev_nvme_opts_init(&o, sizeof(o));
 		o.name = np->name;
 		o.io_queue_size = np->io_queue_size;
+		o.ctrlr_loss_timeout_sec = np->ctrlr_loss_timeout_sec;
+		o.reconnect_delay_sec = np->reconnect_delay_sec;
 		rc = nvp_bdev_nvme_attach(trid, &o, NULL, 0, &count);
 	}
 	if (rc == 0) {

@@ -216,6 +216,12 @@ attach(struct fm_cell *c)
 		nvp_bdev_nvme_opts_init(&no, sizeof(no));
 		no.name = "fm0";
 		no.ctrlr = co;
+		/* As an SPDK user who wants the bdev to outlive a failing controller: the module
+		 * resets it every second until a reset brings it back (a removed device still
+		 * goes at once). With the default (one reset) a fault held longer than the
+		 * first reset removes the bdev. */
+		no.ctrlr_loss_timeout_sec = -1;
+		no.reconnect_delay_sec = 1;
 		rc = nvp_bdev_nvme_attach(trid, &no, &bdev, 1, NULL);
 		if (rc == 0) {
 			rc = nvp_bdev_open("fm0n1", true, ignore_event, NULL, &c->desc);

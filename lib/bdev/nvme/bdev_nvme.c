@@ -8,11 +8,18 @@
  * the NVMe status.
  *
  * Failure: when a qpair reports the controller failed (CSTS.CFS, registers reading all
- * ones), the driver completes its outstanding requests with ABORTED SQ DELETION; this
- * module then hot-removes every bdev of the controller, so each descriptor gets
- * NVP_BDEV_EVENT_REMOVE and new I/O fails at the call. A surprise removal found anywhere
- * else (an admin command's timeout, the driver's remove callback) does the same, so
- * descriptors hear of it even with no channel polling. The controller stays attached
+ * ones), the driver completes its outstanding requests with an error status. A
+ * controller that is still there (CFS, a controller that stopped answering) is reset by
+ * the channel that found it, as SPDK's bdev_nvme and the kernel's PCIe driver do:
+ * nvp_nvme_ctrlr_reset() brings every channel's qpair back at that channel's next poll,
+ * and the bdevs stay. A failure, the resets after it and any failure within a second of
+ * a successful one are one episode. With SPDK's defaults (ctrlr_loss_timeout_sec 0) an
+ * episode gets one reset; with a loss timeout the polling channels try again every
+ * reconnect_delay_sec until it runs out (-1: forever). A removed device, or an episode
+ * out of tries: this module hot-removes every bdev of the controller, so each descriptor
+ * gets NVP_BDEV_EVENT_REMOVE and new I/O fails at the call. A surprise removal found anywhere else (an admin command's
+ * timeout, the driver's remove callback) does the same, so descriptors hear of it even
+ * with no channel polling. The controller stays attached
  * (its resources are released) until nvp_bdev_nvme_detach() or nvp_bdev_fini().
  *
  * Write lifetime hints: each namespace is set up for them at attach
@@ -30,10 +37,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <time.h>
 
 #include "nvpoll/bdev_module.h"
 #include "nvpoll/log.h"
@@ -49,7 +58,16 @@ struct nvme_ctrlr_entry {
 	char name[NVME_CTRLR_NAME_MAX];
 	struct nvp_nvme_ctrlr *ctrlr;
 	uint32_t io_queue_size;
-	bool failed; /* atomic: hot removal done */
+	bool failed;            /* atomic: hot removal done */
+	bool resetting;         /* atomic: a channel's thread is resetting the controller */
+	int32_t loss_timeout_s; /* SPDK's ctrlr_loss_timeout_sec: -1 forever, 0 one reset */
+	uint32_t reconnect_delay_s;
+	/* the failure episode, under resetting (CLOCK_MONOTONIC ns) */
+	uint64_t episode_start_ns; /* 0: none */
+	uint64_t last_reset_ns;    /* when the last reset ended */
+	uint32_t episode_resets;
+	bool last_reset_ok;
+	uint32_t resets; /* resets that brought the controller back */
 	TAILQ_HEAD(, nvme_ns_bdev) bdevs;
 	TAILQ_ENTRY(nvme_ctrlr_entry) link;
 };
@@ -207,7 +225,110 @@ nvme_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	}
 }
 
-/* The controller failed: every bdev of it goes away (once). */
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Whether the episode has a reset left at @now: \return 1 reset now, 0 not yet (the
+ * reconnect delay runs), -1 no more (the bdevs go). Under resetting.
+ */
+static int
+episode_may_reset(struct nvme_ctrlr_entry *c, uint64_t now)
+{
+	const uint64_t s = 1000000000u;
+
+	if (c->episode_start_ns != 0 && c->last_reset_ok && now - c->last_reset_ns >= s) {
+		c->episode_start_ns = 0; /* it ran a second after its reset: that one is over */
+	}
+	if (c->episode_start_ns == 0) {
+		c->episode_start_ns = now;
+		c->episode_resets = 0;
+		return 1;
+	}
+	if (c->episode_resets == 0) {
+		return 1;
+	}
+	if (c->loss_timeout_s == 0 ||
+	    (c->loss_timeout_s > 0 && now - c->episode_start_ns >= c->loss_timeout_s * s)) {
+		return -1;
+	}
+	return now - c->last_reset_ns >= c->reconnect_delay_s * s ? 1 : 0;
+}
+
+/*
+ * A channel found the controller failed: reset it if it is still there and its episode
+ * allows. \return true when the bdevs stay (the reset brought it back, another thread's
+ * reset is under way, a retry is due later, or the failure was seen late, after a
+ * reset), false when they must go.
+ */
+static bool
+nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
+{
+	struct nvme_ns_bdev *nb;
+	bool idle = false;
+	uint64_t now;
+	int rc;
+
+	if (nvp_nvme_ctrlr_is_removed(c->ctrlr)) {
+		return false;
+	}
+	if (!__atomic_compare_exchange_n(&c->resetting, &idle, true, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		return true; /* another channel's thread is resetting it */
+	}
+	if (!nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
+		/* a poll that began before a reset ended: its qpair comes back at the next */
+		__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
+		return true;
+	}
+	now = mono_ns();
+	rc = episode_may_reset(c, now);
+	if (rc <= 0) {
+		if (rc < 0) {
+			NVP_ERRLOG("controller %s failed again after %u reset(s) in %.1f s "
+				   "(ctrlr_loss_timeout_sec %d)",
+				   c->name, c->episode_resets,
+				   (double)(now - c->episode_start_ns) / 1e9, c->loss_timeout_s);
+		}
+		__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
+		return rc == 0;
+	}
+	NVP_WARNLOG("controller %s failed: resetting it", c->name);
+	c->episode_resets++;
+	rc = nvp_nvme_ctrlr_reset(c->ctrlr);
+	c->last_reset_ns = mono_ns();
+	c->last_reset_ok = rc == 0;
+	if (rc == 0) {
+		c->resets++;
+		NVP_NOTICELOG("controller %s is back after a reset (%u so far); its bdevs stay",
+			      c->name, c->resets);
+		/* A controller may forget its enabled streams on reset: set the hints up again.
+		 * (Writes racing with this go out plain, their hint counted as dropped.) */
+		TAILQ_FOREACH (nb, &c->bdevs, link) {
+			int hrc = nvp_nvme_ns_hints_setup(nb->ns, 0);
+
+			if (hrc != 0) {
+				NVP_WARNLOG("controller %s namespace %" PRIu32 ": write hints "
+					    "set-up after the reset failed (%d); hints are dropped",
+					    c->name, nb->nsid, hrc);
+			}
+		}
+	} else {
+		NVP_ERRLOG("controller %s: reset failed (%s)%s", c->name, strerror(-rc),
+			   c->loss_timeout_s != 0 ? "; trying again after reconnect_delay_sec" :
+						    "");
+	}
+	__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
+	return rc == 0 || c->loss_timeout_s != 0;
+}
+
+/* The controller is gone for good: every bdev of it goes away (once). */
 static void
 nvme_ctrlr_failed(struct nvme_ctrlr_entry *c)
 {
@@ -247,7 +368,8 @@ nvme_poll(void *ch_ctx)
 
 	rc = nvp_nvme_qpair_process_completions(ch->qpair, 0);
 	if (nvp_unlikely(rc < 0)) {
-		if (rc == -ENXIO) {
+		if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
+		    !nvme_ctrlr_try_reset(ch->nb->c)) {
 			nvme_ctrlr_failed(ch->nb->c);
 		}
 		return 0;
@@ -513,6 +635,14 @@ attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 		bad = "name (1 to 23 characters)";
 	} else if (trid == NULL) {
 		bad = "trid";
+	} else if (opts->opts_size >= offsetof(struct nvp_bdev_nvme_opts, reconnect_delay_sec) +
+					      sizeof(opts->reconnect_delay_sec) &&
+		   (opts->ctrlr_loss_timeout_sec < -1 ||
+		    (opts->ctrlr_loss_timeout_sec != 0 && opts->reconnect_delay_sec == 0) ||
+		    (opts->ctrlr_loss_timeout_sec > 0 &&
+		     opts->reconnect_delay_sec > (uint32_t)opts->ctrlr_loss_timeout_sec))) {
+		bad = "ctrlr_loss_timeout_sec / reconnect_delay_sec (-1 or more; with a loss "
+		      "timeout, a delay of 1 s up to the timeout)";
 	}
 	if (bad != NULL) {
 		NVP_ERRLOG("bdev_nvme_attach_controller: bad parameter %s", bad);
@@ -571,6 +701,11 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *opts
 	}
 	nvp_strlcpy(c->name, opts->name, sizeof(c->name));
 	c->io_queue_size = opts->io_queue_size;
+	if (opts->opts_size >= offsetof(struct nvp_bdev_nvme_opts, reconnect_delay_sec) +
+				       sizeof(opts->reconnect_delay_sec)) {
+		c->loss_timeout_s = opts->ctrlr_loss_timeout_sec;
+		c->reconnect_delay_s = opts->reconnect_delay_sec;
+	}
 	TAILQ_INIT(&c->bdevs);
 	pthread_mutex_lock(&g_nvme_mutex);
 	if (ctrlr_find_locked(c->name) != NULL) {

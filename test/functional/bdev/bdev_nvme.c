@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bdev_fx.h"
 #include "nvpoll/bdev_module.h"
@@ -188,6 +189,205 @@ test_removal_under_io(void)
 }
 
 /*
+ * The controller reports a fatal status (CSTS.CFS) under I/O but is still there: the
+ * module resets it, every request completes once (those the device had fail with the
+ * failed controller), the bdev is not removed and its data reads back through the same
+ * channel. Then a controller whose reset cannot bring it back (CSTS.RDY never rises):
+ * the bdev is removed. (The software controller's CFS fault is a level: on, then off at
+ * once, it stays latched until the host's reset, like a controller that hit one fatal
+ * error.)
+ */
+static void
+test_cfs_reset_under_io(void)
+{
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct nvp_emu_ctrlr *emu;
+	struct removal r;
+	uint64_t deadline;
+	unsigned int i, done = 0;
+	uint8_t *buf;
+
+	FX_NEEDS_EMU("fault injection");
+	CU_ASSERT_EQUAL_FATAL(attach("bemu5", "size:4M channels:1 read_us:20000 to:2", NULL), 0);
+	emu = nvp_emu_ctrlr_find("bemu5");
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("bemu5n1", true, removal_event, &r, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	buf = fx_dma_alloc(9 * 4096);
+	fx_pattern_fill(buf, 0, 64, 512, 5);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_WRITE, buf, 0, 64, NULL), 0);
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf + i * 4096, i * 8, 8, bfx_cpl_cb,
+						     &r.c[i]),
+				0);
+	}
+	nvp_bdev_channel_poll(ch);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_CFS, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_CFS, 0, 0, 0), 0);
+	deadline = fx_now_us() + 20u * 1000 * 1000;
+	while (fx_now_us() < deadline && done < 8) {
+		nvp_bdev_channel_poll(ch);
+		for (i = 0, done = 0; i < 8; i++) {
+			done += r.c[i].calls;
+		}
+	}
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(r.c[i].calls, 1);
+	}
+	CU_ASSERT_EQUAL(r.events, 0);
+	CU_ASSERT_FALSE(nvp_bdev_is_removed(nvp_bdev_desc_get_bdev(desc)));
+	CU_ASSERT_FALSE(
+		nvp_nvme_ctrlr_is_failed(nvp_bdev_nvme_get_ctrlr(nvp_bdev_desc_get_bdev(desc))));
+	/* the data written before the fault reads back through the same channel */
+	memset(buf, 0, 8 * 4096);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_READ, buf, 0, 64, NULL), 0);
+	CU_ASSERT(fx_pattern_check(buf, 0, 64, 512, 5) < 0);
+
+	/* a reset that cannot bring it back: the bdev goes (a second past the last reset, so
+	 * that it is the reset's failure that decides) */
+	usleep(1100 * 1000);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_RDY_NEVER, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_CFS, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_CFS, 0, 0, 0), 0);
+	memset(&r.c[0], 0, sizeof(r.c[0]));
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 0, 8, bfx_cpl_cb, &r.c[0]), 0);
+	deadline = fx_now_us() + 20u * 1000 * 1000;
+	while (fx_now_us() < deadline && (r.c[0].calls == 0 || r.events == 0)) {
+		nvp_bdev_channel_poll(ch);
+	}
+	CU_ASSERT_EQUAL(r.c[0].calls, 1);
+	CU_ASSERT_EQUAL(r.events, 1);
+	CU_ASSERT_TRUE(nvp_bdev_is_removed(nvp_bdev_desc_get_bdev(desc)));
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(ch), 0);
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_RDY_NEVER, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+}
+
+static void
+cfs_once(struct nvp_emu_ctrlr *emu, struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
+	 uint8_t *buf, struct fx_cpl *c)
+{
+	uint64_t deadline = fx_now_us() + 20u * 1000 * 1000;
+
+	memset(c, 0, sizeof(*c));
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 0, 8, bfx_cpl_cb, c), 0);
+	nvp_bdev_channel_poll(ch);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_CFS, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_CFS, 0, 0, 0), 0);
+	while (fx_now_us() < deadline && c->calls == 0) {
+		nvp_bdev_channel_poll(ch);
+	}
+	CU_ASSERT_EQUAL(c->calls, 1);
+}
+
+/* A controller failing again right after its reset is not reset in a loop: it goes. */
+static void
+test_cfs_again_after_reset(void)
+{
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct nvp_emu_ctrlr *emu;
+	struct removal r;
+	uint64_t deadline;
+	uint8_t *buf;
+
+	FX_NEEDS_EMU("fault injection");
+	CU_ASSERT_EQUAL_FATAL(attach("bemu6", "size:4M channels:1 read_us:20000 to:2", NULL), 0);
+	emu = nvp_emu_ctrlr_find("bemu6");
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("bemu6n1", false, removal_event, &r, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	buf = fx_dma_alloc(4096);
+	cfs_once(emu, desc, ch, buf, &r.c[0]);
+	/* polled until the reset is done: the bdev stays */
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_READ, buf, 0, 8, NULL), 0);
+	CU_ASSERT_EQUAL(r.events, 0);
+	cfs_once(emu, desc, ch, buf, &r.c[0]);
+	deadline = fx_now_us() + 5u * 1000 * 1000;
+	while (fx_now_us() < deadline && r.events == 0) {
+		nvp_bdev_channel_poll(ch);
+	}
+	CU_ASSERT_EQUAL(r.events, 1);
+	CU_ASSERT_TRUE(nvp_bdev_is_removed(nvp_bdev_desc_get_bdev(desc)));
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+}
+
+/*
+ * SPDK's ctrlr_loss_timeout_sec and reconnect_delay_sec: a controller whose fatal error
+ * outlasts the first reset keeps its bdev while the polling channel tries again every
+ * second; once the fault is gone a retry brings it back and the data reads back. Bad
+ * values are refused at attach.
+ */
+static void
+test_ctrlr_loss_timeout(void)
+{
+	struct nvp_bdev_nvme_opts o;
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct nvp_emu_ctrlr *emu;
+	struct removal r;
+	uint64_t deadline, off_at;
+	bool off = false;
+	uint8_t *buf;
+
+	FX_NEEDS_EMU("fault injection");
+	nvp_bdev_nvme_opts_init(&o, sizeof(o));
+	o.name = "bemu7";
+	o.ctrlr.admin_timeout_ms = 2000;
+	o.ctrlr_loss_timeout_sec = 5; /* no reconnect delay: refused */
+	CU_ASSERT_EQUAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu7 size:4M to:2", &o, NULL, 0, NULL),
+		-EINVAL);
+	o.ctrlr_loss_timeout_sec = -2;
+	o.reconnect_delay_sec = 1;
+	CU_ASSERT_EQUAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu7 size:4M to:2", &o, NULL, 0, NULL),
+		-EINVAL);
+	o.ctrlr_loss_timeout_sec = 10;
+	CU_ASSERT_EQUAL_FATAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu7 size:4M to:2", &o, NULL, 0, NULL), 0);
+	emu = nvp_emu_ctrlr_find("bemu7");
+	memset(&r, 0, sizeof(r));
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("bemu7n1", true, removal_event, &r, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	buf = fx_dma_alloc(8 * 512);
+	fx_pattern_fill(buf, 0, 8, 512, 9);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_WRITE, buf, 0, 8, NULL), 0);
+	/* CFS held on for 1.5 s: the first reset (at once) fails, the next ones wait 1 s */
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_CFS, 1, 0, 0), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 0, 8, bfx_cpl_cb, &r.c[0]), 0);
+	off_at = fx_now_us() + 1500u * 1000;
+	deadline = fx_now_us() + 20u * 1000 * 1000;
+	while (fx_now_us() < deadline && r.events == 0 &&
+	       (!off ||
+		nvp_nvme_ctrlr_is_failed(nvp_bdev_nvme_get_ctrlr(nvp_bdev_desc_get_bdev(desc))))) {
+		nvp_bdev_channel_poll(ch);
+		if (!off && fx_now_us() >= off_at) {
+			CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(emu, NVP_EMU_FAULT_CFS, 0, 0, 0),
+					0);
+			off = true;
+		}
+	}
+	CU_ASSERT_EQUAL(r.c[0].calls, 1);
+	CU_ASSERT_EQUAL(r.events, 0);
+	CU_ASSERT_FALSE(nvp_bdev_is_removed(nvp_bdev_desc_get_bdev(desc)));
+	memset(buf, 0, 8 * 512);
+	CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_READ, buf, 0, 8, NULL), 0);
+	CU_ASSERT(fx_pattern_check(buf, 0, 8, 512, 9) < 0);
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+}
+
+/*
  * The device vanishes while nobody does I/O: an admin command finds it (its timeout
  * reads CSTS), the driver's remove callback reaches the module, and the descriptor gets
  * its REMOVE event without any channel polling.
@@ -289,6 +489,9 @@ main(int argc, char **argv)
 		{ "status_passthrough", test_status_passthrough },
 		{ "removal_under_io", test_removal_under_io },
 		{ "removal_found_by_admin", test_removal_found_by_admin },
+		{ "cfs_reset_under_io", test_cfs_reset_under_io },
+		{ "cfs_again_after_reset", test_cfs_again_after_reset },
+		{ "ctrlr_loss_timeout", test_ctrlr_loss_timeout },
 		{ "real_controller", test_real_controller },
 	};
 

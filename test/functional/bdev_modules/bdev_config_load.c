@@ -157,7 +157,8 @@ test_line(void)
 	"\"trtype\": \"%s\", \"adrfam\": \"IPv4\", \"traddr\": \"127.0.0.1\", "                   \
 	"\"trsvcid\": \"%u\", \"subnqn\": \"%s\", "                                               \
 	"\"hostnqn\": \"nqn.2014-08.org.nvmexpress:uuid:6c6f6164-0000-4000-8000-636f6e666967\", " \
-	"\"hdgst\": true, \"ddgst\": true}}\n"                                                    \
+	"\"hdgst\": true, \"ddgst\": true, \"ctrlr_loss_timeout_sec\": -1, "                      \
+	"\"reconnect_delay_sec\": 2}}\n"                                                          \
 	"]}]}\n"
 
 static void
