@@ -163,8 +163,15 @@ struct pdef {
 	size_t off;
 };
 
-static const char *g_type_names[] = { "a string",  "an unsigned integer", "an unsigned integer",
-				      "a boolean", "auto, on or off",     "anything" };
+static const char *const g_type_names[] = {
+	[PT_STR] = "a string",
+	[PT_U64] = "an unsigned integer",
+	[PT_U32] = "an unsigned integer",
+	[PT_S32] = "-1 or an unsigned integer",
+	[PT_BOOL] = "a boolean",
+	[PT_IOPOLL] = "auto, on or off",
+	[PT_IGNORE] = "anything",
+};
 
 static int
 param_u64(struct json_object *v, uint64_t max, uint64_t *out)
