@@ -26,7 +26,7 @@
 #define POLL_IRQ_TIMEOUT_MS 10 /* irq: poll anyway after this long without an interrupt */
 #define POLL_PROBE_EVERY 32u   /* hybrid: one request in this many is spun for */
 #define POLL_LATE_RING 32u     /* sleeps whose lateness make the wake-up cost */
-#define POLL_WAKE_PCT 90u      /* the wake-up cost: this percentile of their lateness */
+#define POLL_WAKE_PCT 50u      /* the wake-up cost: this percentile of their lateness */
 #define POLL_EXPLORE_MS 50u    /* hybrid without a sleep this long: take a short one */
 #define POLL_EXPLORE_SLEEP_US 20u
 #define POLL_EXPLORE_MAX_SHIFT 5u /* explore at least every 50 ms << 5 = 1.6 s */
