@@ -409,3 +409,37 @@ nvp_bench_tcp_nvpoll() {
 		mean_us: .latency_us.mean, p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us,
 		sys_cpu_us_per_io: ($ticks * 10000 / .ios), errors: .errors}' "$out")"
 }
+
+# nvp_unbind_under_io BDF: the function is unbound from its userspace driver while
+# nvp_perf does I/O on it (an operator's `echo BDF > .../unbind`, or setup.sh reset run
+# by mistake). nvp_perf must end by itself, with a non-zero status and not by a signal,
+# and the unbind must finish; the function is then bound back.
+nvp_unbind_under_io() {
+	local bdf=$1 drv pid ub rc t0 t1 i
+	drv=$(nvp_driver_of "$bdf")
+	[ "$drv" != none ] || { nvp_fail "$bdf is bound to no driver"; return 1; }
+	nvp_perf -r "trtype:PCIe traddr:$bdf" -q 16 -o 4096 -w randrw -t 30 >/tmp/unbind.out 2>&1 &
+	pid=$!
+	sleep 3
+	t0=$(nvp_now)
+	echo "$bdf" >"/sys/bus/pci/drivers/$drv/unbind" &
+	ub=$!
+	for i in $(seq 1 90); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid"
+		nvp_fail "nvp_perf still running 90 s after the unbind"
+		tail -20 /tmp/unbind.out
+		return 1
+	fi
+	wait "$pid"
+	rc=$?
+	t1=$(nvp_now)
+	wait "$ub"
+	echo "unbind from $drv at ${t0}s; nvp_perf exit status $rc at ${t1}s; now bound to: $(nvp_driver_of "$bdf")"
+	tail -15 /tmp/unbind.out
+	nvp_bind "$bdf" "$drv" || return 1
+	[ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || { nvp_fail "nvp_perf exit status $rc"; return 1; }
+}
