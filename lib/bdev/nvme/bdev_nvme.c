@@ -12,8 +12,8 @@
  * controller that is still there (CFS, a controller that stopped answering) is reset by
  * the channel that found it, as SPDK's bdev_nvme and the kernel's PCIe driver do:
  * nvp_nvme_ctrlr_reset() brings every channel's qpair back at that channel's next poll,
- * and the bdevs stay. A failure, the resets after it and any failure within a second of
- * a successful one are one episode. With SPDK's defaults (ctrlr_loss_timeout_sec 0) an
+ * and the bdevs stay. A failure, the resets after it and a failure after a successful
+ * reset but before the controller completed any command again are one episode. With SPDK's defaults (ctrlr_loss_timeout_sec 0) an
  * episode gets one reset; with a loss timeout the polling channels try again every
  * reconnect_delay_sec until it runs out (-1: forever). A removed device, or an episode
  * out of tries: this module hot-removes every bdev of the controller, so each descriptor
@@ -67,6 +67,8 @@ struct nvme_ctrlr_entry {
 	uint64_t last_reset_ns;    /* when the last reset ended */
 	uint32_t episode_resets;
 	bool last_reset_ok;
+	bool watching;   /* atomic: a reset succeeded; the next completion ends the episode */
+	bool served;     /* atomic: it completed a command since that reset */
 	uint32_t resets; /* resets that brought the controller back */
 	TAILQ_HEAD(, nvme_ns_bdev) bdevs;
 	TAILQ_ENTRY(nvme_ctrlr_entry) link;
@@ -243,8 +245,9 @@ episode_may_reset(struct nvme_ctrlr_entry *c, uint64_t now)
 {
 	const uint64_t s = 1000000000u;
 
-	if (c->episode_start_ns != 0 && c->last_reset_ok && now - c->last_reset_ns >= s) {
-		c->episode_start_ns = 0; /* it ran a second after its reset: that one is over */
+	if (c->episode_start_ns != 0 && c->last_reset_ok &&
+	    __atomic_load_n(&c->served, __ATOMIC_ACQUIRE)) {
+		c->episode_start_ns = 0; /* it worked again after its reset: that one is over */
 	}
 	if (c->episode_start_ns == 0) {
 		c->episode_start_ns = now;
@@ -291,10 +294,11 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 	rc = episode_may_reset(c, now);
 	if (rc <= 0) {
 		if (rc < 0) {
-			NVP_ERRLOG("controller %s failed again after %u reset(s) in %.1f s "
-				   "(ctrlr_loss_timeout_sec %d)",
-				   c->name, c->episode_resets,
-				   (double)(now - c->episode_start_ns) / 1e9, c->loss_timeout_s);
+			NVP_ERRLOG(
+				"controller %s failed again, without completing a command since its "
+				"last reset, after %u reset(s) in %.1f s (ctrlr_loss_timeout_sec %d)",
+				c->name, c->episode_resets,
+				(double)(now - c->episode_start_ns) / 1e9, c->loss_timeout_s);
 		}
 		__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
 		return rc == 0;
@@ -304,6 +308,8 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 	rc = nvp_nvme_ctrlr_reset(c->ctrlr);
 	c->last_reset_ns = mono_ns();
 	c->last_reset_ok = rc == 0;
+	__atomic_store_n(&c->served, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->watching, rc == 0, __ATOMIC_RELEASE);
 	if (rc == 0) {
 		c->resets++;
 		NVP_NOTICELOG("controller %s is back after a reset (%u so far); its bdevs stay",
@@ -367,6 +373,10 @@ nvme_poll(void *ch_ctx)
 	int32_t rc;
 
 	rc = nvp_nvme_qpair_process_completions(ch->qpair, 0);
+	if (nvp_unlikely(rc > 0 && __atomic_load_n(&ch->nb->c->watching, __ATOMIC_RELAXED))) {
+		__atomic_store_n(&ch->nb->c->served, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&ch->nb->c->watching, false, __ATOMIC_RELAXED);
+	}
 	if (nvp_unlikely(rc < 0)) {
 		if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
 		    !nvme_ctrlr_try_reset(ch->nb->c)) {
