@@ -265,6 +265,12 @@ struct nvp_pci_device_ops {
 	 * Disable). NULL when the vector needs nothing (eventfds, MSI-X). \return 0 or -errno.
 	 */
 	int (*irq_unmask)(struct nvp_pci_device *dev, uint32_t vector);
+	/**
+	 * Optional: true once the kernel asked for the function back (vfio-pci signals its
+	 * device request interrupt when the function is being unbound, and the unbind waits
+	 * until the process lets go). Cheap enough to call every few milliseconds; sticky.
+	 */
+	bool (*release_requested)(struct nvp_pci_device *dev);
 };
 
 /** A PCI function as env offers it. */
@@ -342,6 +348,9 @@ int nvp_pci_device_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t 
 
 /** Re-arm vector @vector of @dev before blocking on it (see irq_unmask). \return 0 or -errno. */
 int nvp_pci_device_irq_unmask(struct nvp_pci_device *dev, uint32_t vector);
+
+/** True once the kernel asked for @dev back (see release_requested); false without the op. */
+bool nvp_pci_device_release_requested(struct nvp_pci_device *dev);
 
 /* Config space helpers over ops->cfg_read/cfg_write. \return 0 or -errno. */
 int nvp_pci_cfg_read16(struct nvp_pci_device *dev, uint16_t *value, uint32_t offset);

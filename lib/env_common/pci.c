@@ -242,6 +242,13 @@ nvp_pci_device_irq_unmask(struct nvp_pci_device *dev, uint32_t vector)
 	return dev->ops->irq_unmask != NULL ? dev->ops->irq_unmask(dev, vector) : 0;
 }
 
+bool
+nvp_pci_device_release_requested(struct nvp_pci_device *dev)
+{
+	return dev != NULL && dev->ops != NULL && dev->ops->release_requested != NULL &&
+	       dev->ops->release_requested(dev);
+}
+
 /* ---- configuration space (little endian, PCI Local Bus spec 6.1) ---- */
 
 static int

@@ -78,6 +78,7 @@ real_add(void *ctx, const struct env_pci_info *info)
 	rd->dev_fd = -1;
 	rd->cfg_fd = -1;
 	rd->uio_fd = -1;
+	rd->req_fd = -1;
 	real_update(rd, info);
 	TAILQ_INSERT_TAIL(&g_real, rd, link);
 	return 0;
@@ -400,6 +401,14 @@ real_irq_unmask(struct nvp_pci_device *dev, uint32_t vector)
 	return rc;
 }
 
+static bool
+real_release_requested(struct nvp_pci_device *dev)
+{
+	struct real_dev *rd = dev->dev_ctx;
+
+	return rd->kind == REAL_VFIO && env_vfio_release_requested(rd);
+}
+
 static const struct nvp_pci_device_ops g_real_ops = {
 	.map_bar = real_map_bar,
 	.unmap_bar = real_unmap_bar,
@@ -407,4 +416,5 @@ static const struct nvp_pci_device_ops g_real_ops = {
 	.cfg_write = real_cfg_write,
 	.irq_fd = real_irq_fd,
 	.irq_unmask = real_irq_unmask,
+	.release_requested = real_release_requested,
 };

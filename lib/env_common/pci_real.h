@@ -36,9 +36,11 @@ struct real_dev {
 	void *bar;
 	uint64_t bar_len;
 	uint64_t bar_phys;
-	int *irq_fds;   /* vfio: one eventfd per MSI-X vector enabled */
-	uint32_t irq_n; /* vfio: vectors enabled (0 = none yet) */
-	int uio_fd;     /* uio: /dev/uioN, the INTx line every queue shares; -1 = closed */
+	int *irq_fds;           /* vfio: one eventfd per MSI-X vector enabled */
+	uint32_t irq_n;         /* vfio: vectors enabled (0 = none yet) */
+	int uio_fd;             /* uio: /dev/uioN, the INTx line every queue shares; -1 = closed */
+	int req_fd;             /* vfio: eventfd of the device request interrupt; -1 = none */
+	bool release_requested; /* vfio: the kernel asked for the function back */
 	TAILQ_ENTRY(real_dev) link;
 };
 
@@ -62,6 +64,8 @@ void env_vfio_dev_close(struct real_dev *rd);
 /* MSI-X vectors to eventfds (VFIO_DEVICE_SET_IRQS), all at the first call. */
 int env_vfio_irq_fd(struct real_dev *rd, uint32_t vector, uint32_t *vector_out);
 void env_vfio_irq_close(struct real_dev *rd);
+/* vfio: whether the kernel has asked for the function back (device request interrupt). */
+bool env_vfio_release_requested(struct real_dev *rd);
 
 /* uio_pci_generic (pci_uio.c). \return 0 or -errno, with a message logged. */
 int env_uio_dev_open(struct real_dev *rd);

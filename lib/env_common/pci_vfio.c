@@ -29,6 +29,82 @@
 
 /* ---- the device: regions, BAR0, config space ---- */
 
+/*
+ * The device request interrupt: when the function is being unbound from vfio-pci, the
+ * kernel signals it and waits (repeating the request) until the process closes the
+ * device. Without an eventfd on it the unbind just waits for the process to end. Best
+ * effort: a kernel or function without it leaves req_fd at -1.
+ */
+static void
+req_open(struct real_dev *rd)
+{
+	struct vfio_irq_info info = { .argsz = sizeof(info), .index = VFIO_PCI_REQ_IRQ_INDEX };
+	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+	struct vfio_irq_set *set = (struct vfio_irq_set *)buf;
+	int32_t fd;
+
+	if (ioctl(rd->dev_fd, VFIO_DEVICE_GET_IRQ_INFO, &info) != 0 || info.count == 0 ||
+	    !(info.flags & VFIO_IRQ_INFO_EVENTFD)) {
+		NVP_INFOLOG("%s: no VFIO device request interrupt: an unbind waits for the "
+			    "process to end",
+			    rd->bdf);
+		return;
+	}
+	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0) {
+		return;
+	}
+	memset(buf, 0, sizeof(buf));
+	set->argsz = sizeof(buf);
+	set->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	set->index = VFIO_PCI_REQ_IRQ_INDEX;
+	set->start = 0;
+	set->count = 1;
+	memcpy(set->data, &fd, sizeof(fd));
+	if (ioctl(rd->dev_fd, VFIO_DEVICE_SET_IRQS, set) != 0) {
+		NVP_WARNLOG("%s: VFIO_DEVICE_SET_IRQS (device request) failed: %s", rd->bdf,
+			    strerror(errno));
+		close(fd);
+		return;
+	}
+	rd->req_fd = fd;
+	rd->release_requested = false;
+}
+
+static void
+req_close(struct real_dev *rd)
+{
+	struct vfio_irq_set set = { .argsz = sizeof(set),
+				    .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
+				    .index = VFIO_PCI_REQ_IRQ_INDEX,
+				    .start = 0,
+				    .count = 0 };
+
+	if (rd->req_fd < 0) {
+		return;
+	}
+	if (rd->dev_fd >= 0) {
+		(void)ioctl(rd->dev_fd, VFIO_DEVICE_SET_IRQS, &set);
+	}
+	close(rd->req_fd);
+	rd->req_fd = -1;
+}
+
+bool
+env_vfio_release_requested(struct real_dev *rd)
+{
+	uint64_t v;
+
+	if (!__atomic_load_n(&rd->release_requested, __ATOMIC_ACQUIRE) && rd->req_fd >= 0 &&
+	    read(rd->req_fd, &v, sizeof(v)) == (ssize_t)sizeof(v)) {
+		NVP_WARNLOG("%s: the kernel asks for the function back (it is being unbound "
+			    "from vfio-pci): giving it up",
+			    rd->bdf);
+		__atomic_store_n(&rd->release_requested, true, __ATOMIC_RELEASE);
+	}
+	return __atomic_load_n(&rd->release_requested, __ATOMIC_ACQUIRE);
+}
+
 static int
 region_info(struct real_dev *rd, uint32_t index, struct vfio_region_info *info)
 {
@@ -76,6 +152,7 @@ env_vfio_dev_open(struct real_dev *rd)
 		return rc;
 	}
 	rd->cfg_offset = cfg.offset;
+	req_open(rd);
 	return 0;
 }
 
@@ -240,6 +317,7 @@ void
 env_vfio_dev_close(struct real_dev *rd)
 {
 	env_vfio_irq_close(rd);
+	req_close(rd);
 	if (rd->dev_fd >= 0) {
 		env_backend_vfio_close(rd->bdf, rd->iommu_group, rd->dev_fd);
 	}

@@ -65,6 +65,7 @@
 #define NVME_PRP_POOL_MAX_REQS 4u
 /* While requests are outstanding and nothing completes, CSTS is read this often (ms). */
 #define NVME_HEALTH_CHECK_MS 1000u
+#define NVME_RELEASE_CHECK_MS 100u /* ask the transport whether the device is wanted back */
 /* Shutdown (CC.SHN) waits at least this long for SHST complete, at most the cap. */
 #define NVME_SHUTDOWN_TIMEOUT_MS 5000u
 #define NVME_SHUTDOWN_TIMEOUT_MAX_MS 20000u
@@ -258,6 +259,7 @@ struct nvp_nvme_qpair {
 	uint8_t conn_step;                 /* admin command of the current phase */
 	bool conn_inflight;                /* that command is on the admin queue */
 	uint64_t next_health_tick;         /* read CSTS if nothing completes by then */
+	uint64_t next_release_tick;        /* ask whether the device is wanted back */
 	pthread_t owner;
 	struct nvp_nvme_io_qpair_opts opts;
 	struct nvme_request *reqs;
@@ -303,6 +305,12 @@ struct nvme_transport_ops {
 	 * doorbells). Called by the resetting thread, admin lock held.
 	 */
 	void (*ctrlr_reset_done)(struct nvp_nvme_ctrlr *ctrlr);
+	/*
+	 * Optional: true once whoever lent the device asks for it back (PCIe: the kernel
+	 * unbinding the function from vfio-pci). Any thread; called every
+	 * NVME_RELEASE_CHECK_MS by a qpair with requests outstanding.
+	 */
+	bool (*ctrlr_release_requested)(struct nvp_nvme_ctrlr *ctrlr);
 	/* I/O queues the transport can address (PCIe: doorbells inside BAR0). */
 	uint32_t (*ctrlr_get_max_io_queues)(struct nvp_nvme_ctrlr *ctrlr);
 

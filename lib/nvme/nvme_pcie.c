@@ -691,6 +691,13 @@ pcie_read_cap(struct nvme_pcie_ctrlr *pctrlr)
 	return nvme_ctrlr_set_cap_vs(ctrlr, cap, vs);
 }
 
+/* The kernel wants the function back (vfio-pci unbind): see nvme_ctrlr_check_release(). */
+static bool
+pcie_release_requested(struct nvp_nvme_ctrlr *ctrlr)
+{
+	return nvp_pci_device_release_requested(to_pcie_ctrlr(ctrlr)->dev);
+}
+
 /* No more DMA from the function into memory about to be freed. */
 static void
 pcie_disable_bus_master(struct nvme_pcie_ctrlr *pctrlr)
@@ -786,6 +793,7 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.ctrlr_set_reg_4 = pcie_set_reg_4,
 	.ctrlr_enable_admin_queue = pcie_ctrlr_enable_admin_queue,
 	.ctrlr_reset_done = pcie_ctrlr_reset_done,
+	.ctrlr_release_requested = pcie_release_requested,
 	.ctrlr_get_max_io_queues = pcie_get_max_io_queues,
 	.qpair_create = pcie_qpair_create,
 	.qpair_destroy = pcie_qpair_destroy,

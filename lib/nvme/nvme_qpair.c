@@ -585,6 +585,15 @@ check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
 	if (!TAILQ_EMPTY(&qpair->recovery)) {
 		process_recovery(qpair, now);
 	}
+	if (nvp_unlikely(now >= qpair->next_release_tick)) {
+		qpair->next_release_tick = now + nvme_ms_to_ticks(ctrlr, NVME_RELEASE_CHECK_MS);
+		if (ctrlr->transport->ctrlr_release_requested != NULL &&
+		    ctrlr->transport->ctrlr_release_requested(ctrlr)) {
+			/* as if removed: every request fails, the application detaches, and
+			 * the unbind waiting for the device can go on */
+			nvme_ctrlr_removed(ctrlr);
+		}
+	}
 	if (completed > 0 || qpair->next_health_tick == 0) {
 		qpair->next_health_tick = now + nvme_ms_to_ticks(ctrlr, NVME_HEALTH_CHECK_MS);
 	} else if (now >= qpair->next_health_tick) {

@@ -60,6 +60,13 @@ nvme_ctrlr_process_admin_trylock(struct nvp_nvme_ctrlr *ctrlr)
 
 static bool g_ctrlr_dead; /* the next health check finds CSTS.CFS */
 
+void
+nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
+{
+	atomic_store(&ctrlr->removed, true);
+	atomic_store(&ctrlr->is_failed, true);
+}
+
 /* \return true if the controller failed (it is then marked failed). */
 bool
 nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)

@@ -438,8 +438,11 @@ nvp_unbind_under_io() {
 	rc=$?
 	t1=$(nvp_now)
 	wait "$ub"
-	echo "unbind from $drv at ${t0}s; nvp_perf exit status $rc at ${t1}s; now bound to: $(nvp_driver_of "$bdf")"
+	echo "unbind from $drv at ${t0}s; nvp_perf exit status $rc at ${t1}s; unbind done at $(nvp_now)s; now bound to: $(nvp_driver_of "$bdf")"
 	tail -15 /tmp/unbind.out
 	nvp_bind "$bdf" "$drv" || return 1
 	[ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || { nvp_fail "nvp_perf exit status $rc"; return 1; }
+	# well before the 30 s run would have ended by itself
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }' ||
+		{ nvp_fail "nvp_perf took $t0 -> $t1 s to give the device up"; return 1; }
 }

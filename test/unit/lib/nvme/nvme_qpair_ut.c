@@ -147,8 +147,20 @@ fake_disconnect(struct nvp_nvme_qpair *qpair)
 	return 0;
 }
 
+static bool g_release_wanted;
+static uint32_t g_release_asked, g_removed;
+
+static bool
+fake_release_requested(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	g_release_asked++;
+	return g_release_wanted;
+}
+
 static const struct nvme_transport_ops g_fake_ops = {
 	.name = "fake",
+	.ctrlr_release_requested = fake_release_requested,
 	.qpair_submit = fake_submit,
 	.qpair_check_request = fake_check,
 	.qpair_ring_doorbell = fake_ring,
@@ -298,6 +310,14 @@ nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd
 	return 0;
 }
 
+void
+nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
+{
+	g_removed++;
+	atomic_store(&ctrlr->removed, true);
+	atomic_store(&ctrlr->is_failed, true);
+}
+
 bool
 nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 {
@@ -360,6 +380,8 @@ setup(uint32_t entries, uint32_t requests, uint64_t timeout_ticks)
 	g_trylock_busy = 0;
 	g_health_failed = false;
 	g_health_checks = 0;
+	g_release_wanted = false;
+	g_release_asked = g_removed = 0;
 	g_now = 1000;
 	g_seq = 0;
 	memset(&g_ctrlr, 0, sizeof(g_ctrlr));
@@ -1080,6 +1102,33 @@ test_health_check_without_timeout(void)
 	teardown();
 }
 
+/*
+ * The transport says the device is wanted back (the kernel unbinding it from vfio-pci):
+ * asked at most every NVME_RELEASE_CHECK_MS while requests are outstanding; then the
+ * controller is removed and the request fails instead of holding the device.
+ */
+static void
+test_release_requested(void)
+{
+	struct ut_cpl c = { 0 };
+
+	setup(4, 16, 0);
+	submit(&c, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_release_asked, 1);
+	g_release_wanted = true;
+	g_now += NVME_RELEASE_CHECK_MS * 1000 / 2;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_release_asked, 1); /* not yet: once per interval */
+	g_now += NVME_RELEASE_CHECK_MS * 1000;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
+	CU_ASSERT_EQUAL(g_release_asked, 2);
+	CU_ASSERT_EQUAL(g_removed, 1);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c.cpl.status.sct, NVME_SCT_PATH);
+	teardown();
+}
+
 static void
 test_reset(void)
 {
@@ -1560,6 +1609,7 @@ main(void)
 	CU_ADD_TEST(s, test_timeouts_only_expired);
 	CU_ADD_TEST(s, test_ctrlr_failure);
 	CU_ADD_TEST(s, test_health_check_without_timeout);
+	CU_ADD_TEST(s, test_release_requested);
 	CU_ADD_TEST(s, test_reset);
 	CU_ADD_TEST(s, test_reset_frees_quarantine);
 	CU_ADD_TEST(s, test_abort_all);
