@@ -29,6 +29,33 @@
 
 /* ---- the device: regions, BAR0, config space ---- */
 
+/* Give interrupt @index of the device the eventfds @fds[0..n) (n = 0: none). */
+static int
+irq_set(struct real_dev *rd, uint32_t index, const int *fds, uint32_t n)
+{
+	size_t len = sizeof(struct vfio_irq_set) + n * sizeof(int32_t);
+	struct vfio_irq_set *set = calloc(1, len);
+	int rc = 0;
+
+	if (set == NULL) {
+		return -ENOMEM;
+	}
+	set->argsz = (uint32_t)len;
+	set->flags = (n ? VFIO_IRQ_SET_DATA_EVENTFD : VFIO_IRQ_SET_DATA_NONE) |
+		     VFIO_IRQ_SET_ACTION_TRIGGER;
+	set->index = index;
+	set->start = 0;
+	set->count = n;
+	if (n != 0) {
+		memcpy(set->data, fds, n * sizeof(int32_t));
+	}
+	if (ioctl(rd->dev_fd, VFIO_DEVICE_SET_IRQS, set) != 0) {
+		rc = -errno;
+	}
+	free(set);
+	return rc;
+}
+
 /*
  * The device request interrupt: when the function is being unbound from vfio-pci, the
  * kernel signals it and waits (repeating the request) until the process closes the
@@ -39,9 +66,7 @@ static void
 req_open(struct real_dev *rd)
 {
 	struct vfio_irq_info info = { .argsz = sizeof(info), .index = VFIO_PCI_REQ_IRQ_INDEX };
-	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
-	struct vfio_irq_set *set = (struct vfio_irq_set *)buf;
-	int32_t fd;
+	int fd, rc;
 
 	if (ioctl(rd->dev_fd, VFIO_DEVICE_GET_IRQ_INFO, &info) != 0 || info.count == 0 ||
 	    !(info.flags & VFIO_IRQ_INFO_EVENTFD)) {
@@ -54,16 +79,10 @@ req_open(struct real_dev *rd)
 	if (fd < 0) {
 		return;
 	}
-	memset(buf, 0, sizeof(buf));
-	set->argsz = sizeof(buf);
-	set->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
-	set->index = VFIO_PCI_REQ_IRQ_INDEX;
-	set->start = 0;
-	set->count = 1;
-	memcpy(set->data, &fd, sizeof(fd));
-	if (ioctl(rd->dev_fd, VFIO_DEVICE_SET_IRQS, set) != 0) {
+	rc = irq_set(rd, VFIO_PCI_REQ_IRQ_INDEX, &fd, 1);
+	if (rc != 0) {
 		NVP_WARNLOG("%s: VFIO_DEVICE_SET_IRQS (device request) failed: %s", rd->bdf,
-			    strerror(errno));
+			    strerror(-rc));
 		close(fd);
 		return;
 	}
@@ -74,17 +93,11 @@ req_open(struct real_dev *rd)
 static void
 req_close(struct real_dev *rd)
 {
-	struct vfio_irq_set set = { .argsz = sizeof(set),
-				    .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
-				    .index = VFIO_PCI_REQ_IRQ_INDEX,
-				    .start = 0,
-				    .count = 0 };
-
 	if (rd->req_fd < 0) {
 		return;
 	}
 	if (rd->dev_fd >= 0) {
-		(void)ioctl(rd->dev_fd, VFIO_DEVICE_SET_IRQS, &set);
+		(void)irq_set(rd, VFIO_PCI_REQ_IRQ_INDEX, NULL, 0);
 	}
 	close(rd->req_fd);
 	rd->req_fd = -1;
@@ -213,30 +226,6 @@ env_vfio_cfg_rw(struct real_dev *rd, void *value, uint32_t len, uint32_t offset,
 #define VFIO_MAX_VECTORS 64u
 
 static int
-msix_set(struct real_dev *rd, const int *fds, uint32_t n)
-{
-	size_t len = sizeof(struct vfio_irq_set) + n * sizeof(int32_t);
-	struct vfio_irq_set *set = calloc(1, len);
-	int rc = 0;
-
-	if (set == NULL) {
-		return -ENOMEM;
-	}
-	set->argsz = (uint32_t)len;
-	set->flags = (n ? VFIO_IRQ_SET_DATA_EVENTFD : VFIO_IRQ_SET_DATA_NONE) |
-		     VFIO_IRQ_SET_ACTION_TRIGGER;
-	set->index = VFIO_PCI_MSIX_IRQ_INDEX;
-	set->start = 0;
-	set->count = n;
-	memcpy(set->data, fds, n * sizeof(int32_t));
-	if (ioctl(rd->dev_fd, VFIO_DEVICE_SET_IRQS, set) != 0) {
-		rc = -errno;
-	}
-	free(set);
-	return rc;
-}
-
-static int
 msix_enable(struct real_dev *rd)
 {
 	struct vfio_irq_info info = { .argsz = sizeof(info), .index = VFIO_PCI_MSIX_IRQ_INDEX };
@@ -263,7 +252,7 @@ msix_enable(struct real_dev *rd)
 		}
 	}
 	rd->irq_n = n;
-	rc = msix_set(rd, rd->irq_fds, n);
+	rc = irq_set(rd, VFIO_PCI_MSIX_IRQ_INDEX, rd->irq_fds, n);
 	if (rc != 0) {
 		NVP_ERRLOG("%s: VFIO_DEVICE_SET_IRQS (MSI-X, %u vectors) failed: %s", rd->bdf, n,
 			   strerror(-rc));
@@ -303,7 +292,7 @@ env_vfio_irq_close(struct real_dev *rd)
 		return;
 	}
 	if (rd->irq_n > 0 && rd->dev_fd >= 0) {
-		(void)msix_set(rd, NULL, 0);
+		(void)irq_set(rd, VFIO_PCI_MSIX_IRQ_INDEX, NULL, 0);
 	}
 	for (uint32_t i = 0; i < rd->irq_n; i++) {
 		close(rd->irq_fds[i]);

@@ -691,7 +691,7 @@ pcie_read_cap(struct nvme_pcie_ctrlr *pctrlr)
 	return nvme_ctrlr_set_cap_vs(ctrlr, cap, vs);
 }
 
-/* The kernel wants the function back (vfio-pci unbind): see nvme_ctrlr_check_release(). */
+/* The kernel wants the function back (vfio-pci unbind): asked by check_deadlines(). */
 static bool
 pcie_release_requested(struct nvp_nvme_ctrlr *ctrlr)
 {

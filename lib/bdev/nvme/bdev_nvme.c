@@ -13,11 +13,12 @@
  * the channel that found it, as SPDK's bdev_nvme and the kernel's PCIe driver do:
  * nvp_nvme_ctrlr_reset() brings every channel's qpair back at that channel's next poll,
  * and the bdevs stay. A failure, the resets after it and a failure after a successful
- * reset but before the controller completed any command again are one episode. With SPDK's defaults (ctrlr_loss_timeout_sec 0) an
- * episode gets one reset; with a loss timeout the polling channels try again every
- * reconnect_delay_sec until it runs out (-1: forever). A removed device, or an episode
- * out of tries: this module hot-removes every bdev of the controller, so each descriptor
- * gets NVP_BDEV_EVENT_REMOVE and new I/O fails at the call. A surprise removal found anywhere else (an admin command's
+ * reset but before the controller completed any command again are one episode. With
+ * SPDK's defaults (ctrlr_loss_timeout_sec 0) an episode gets one reset; with a loss
+ * timeout the polling channels try again every reconnect_delay_sec until it runs out
+ * (-1: forever). A removed device, or an episode out of tries: this module hot-removes
+ * every bdev of the controller, so each descriptor gets NVP_BDEV_EVENT_REMOVE and new
+ * I/O fails at the call. A surprise removal found anywhere else (an admin command's
  * timeout, the driver's remove callback) does the same, so descriptors hear of it even
  * with no channel polling. The controller stays attached
  * (its resources are released) until nvp_bdev_nvme_detach() or nvp_bdev_fini().
@@ -29,7 +30,7 @@
  * counts its writes per hint (its thread only, no locked instruction); a channel's counts
  * are folded into its namespace's when it is destroyed.
  *
- * Uses only the public nvme.h API and bdev_module.h.
+ * Uses only the public nvme.h, env.h (ticks) and bdev_module.h.
  */
 #undef NVP_LOG_COMPONENT /* when a unit test includes the core first */
 #define NVP_LOG_COMPONENT "bdev_nvme"
@@ -42,9 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
-#include <time.h>
 
 #include "nvpoll/bdev_module.h"
+#include "nvpoll/env.h"
 #include "nvpoll/log.h"
 #include "nvpoll/nvme.h"
 #include "nvpoll/util.h"
@@ -62,13 +63,12 @@ struct nvme_ctrlr_entry {
 	bool resetting;         /* atomic: a channel's thread is resetting the controller */
 	int32_t loss_timeout_s; /* SPDK's ctrlr_loss_timeout_sec: -1 forever, 0 one reset */
 	uint32_t reconnect_delay_s;
-	/* the failure episode, under resetting (CLOCK_MONOTONIC ns) */
-	uint64_t episode_start_ns; /* 0: none */
-	uint64_t last_reset_ns;    /* when the last reset ended */
+	/* the failure episode, under resetting (nvp_env_get_ticks()) */
+	uint64_t episode_start; /* 0: none */
+	uint64_t last_reset;    /* when the last reset ended */
 	uint32_t episode_resets;
 	bool last_reset_ok;
-	bool watching;   /* atomic: a reset succeeded; the next completion ends the episode */
-	bool served;     /* atomic: it completed a command since that reset */
+	bool watching;   /* atomic: the last reset succeeded and nothing has completed since */
 	uint32_t resets; /* resets that brought the controller back */
 	TAILQ_HEAD(, nvme_ns_bdev) bdevs;
 	TAILQ_ENTRY(nvme_ctrlr_entry) link;
@@ -227,15 +227,6 @@ nvme_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	}
 }
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Whether the episode has a reset left at @now: \return 1 reset now, 0 not yet (the
  * reconnect delay runs), -1 no more (the bdevs go). Under resetting.
@@ -243,14 +234,14 @@ mono_ns(void)
 static int
 episode_may_reset(struct nvme_ctrlr_entry *c, uint64_t now)
 {
-	const uint64_t s = 1000000000u;
+	const uint64_t s = nvp_env_get_ticks_hz();
 
-	if (c->episode_start_ns != 0 && c->last_reset_ok &&
-	    __atomic_load_n(&c->served, __ATOMIC_ACQUIRE)) {
-		c->episode_start_ns = 0; /* it worked again after its reset: that one is over */
+	if (c->episode_start != 0 && c->last_reset_ok &&
+	    !__atomic_load_n(&c->watching, __ATOMIC_ACQUIRE)) {
+		c->episode_start = 0; /* it worked again after its reset: that one is over */
 	}
-	if (c->episode_start_ns == 0) {
-		c->episode_start_ns = now;
+	if (c->episode_start == 0) {
+		c->episode_start = now;
 		c->episode_resets = 0;
 		return 1;
 	}
@@ -258,10 +249,10 @@ episode_may_reset(struct nvme_ctrlr_entry *c, uint64_t now)
 		return 1;
 	}
 	if (c->loss_timeout_s == 0 ||
-	    (c->loss_timeout_s > 0 && now - c->episode_start_ns >= c->loss_timeout_s * s)) {
+	    (c->loss_timeout_s > 0 && now - c->episode_start >= c->loss_timeout_s * s)) {
 		return -1;
 	}
-	return now - c->last_reset_ns >= c->reconnect_delay_s * s ? 1 : 0;
+	return now - c->last_reset >= c->reconnect_delay_s * s ? 1 : 0;
 }
 
 /*
@@ -290,7 +281,7 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 		__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
 		return true;
 	}
-	now = mono_ns();
+	now = nvp_env_get_ticks();
 	rc = episode_may_reset(c, now);
 	if (rc <= 0) {
 		if (rc < 0) {
@@ -298,7 +289,8 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 				"controller %s failed again, without completing a command since its "
 				"last reset, after %u reset(s) in %.1f s (ctrlr_loss_timeout_sec %d)",
 				c->name, c->episode_resets,
-				(double)(now - c->episode_start_ns) / 1e9, c->loss_timeout_s);
+				(double)(now - c->episode_start) / (double)nvp_env_get_ticks_hz(),
+				c->loss_timeout_s);
 		}
 		__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
 		return rc == 0;
@@ -306,9 +298,8 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 	NVP_WARNLOG("controller %s failed: resetting it", c->name);
 	c->episode_resets++;
 	rc = nvp_nvme_ctrlr_reset(c->ctrlr);
-	c->last_reset_ns = mono_ns();
+	c->last_reset = nvp_env_get_ticks();
 	c->last_reset_ok = rc == 0;
-	__atomic_store_n(&c->served, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->watching, rc == 0, __ATOMIC_RELEASE);
 	if (rc == 0) {
 		c->resets++;
@@ -374,8 +365,7 @@ nvme_poll(void *ch_ctx)
 
 	rc = nvp_nvme_qpair_process_completions(ch->qpair, 0);
 	if (nvp_unlikely(rc > 0 && __atomic_load_n(&ch->nb->c->watching, __ATOMIC_RELAXED))) {
-		__atomic_store_n(&ch->nb->c->served, true, __ATOMIC_RELEASE);
-		__atomic_store_n(&ch->nb->c->watching, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&ch->nb->c->watching, false, __ATOMIC_RELEASE); /* served */
 	}
 	if (nvp_unlikely(rc < 0)) {
 		if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
@@ -633,6 +623,14 @@ ctrlr_bdevs_release(struct nvme_ctrlr_entry *c)
 	return 0;
 }
 
+/* Whether the caller's opts reach the reconnect fields (opts_size of an older caller). */
+static bool
+opts_have_reconnect(const struct nvp_bdev_nvme_opts *opts)
+{
+	return opts->opts_size >= offsetof(struct nvp_bdev_nvme_opts, reconnect_delay_sec) +
+					  sizeof(opts->reconnect_delay_sec);
+}
+
 static int
 attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 {
@@ -645,8 +643,7 @@ attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 		bad = "name (1 to 23 characters)";
 	} else if (trid == NULL) {
 		bad = "trid";
-	} else if (opts->opts_size >= offsetof(struct nvp_bdev_nvme_opts, reconnect_delay_sec) +
-					      sizeof(opts->reconnect_delay_sec) &&
+	} else if (opts_have_reconnect(opts) &&
 		   (opts->ctrlr_loss_timeout_sec < -1 ||
 		    (opts->ctrlr_loss_timeout_sec != 0 && opts->reconnect_delay_sec == 0) ||
 		    (opts->ctrlr_loss_timeout_sec > 0 &&
@@ -711,8 +708,7 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *opts
 	}
 	nvp_strlcpy(c->name, opts->name, sizeof(c->name));
 	c->io_queue_size = opts->io_queue_size;
-	if (opts->opts_size >= offsetof(struct nvp_bdev_nvme_opts, reconnect_delay_sec) +
-				       sizeof(opts->reconnect_delay_sec)) {
+	if (opts_have_reconnect(opts)) {
 		c->loss_timeout_s = opts->ctrlr_loss_timeout_sec;
 		c->reconnect_delay_s = opts->reconnect_delay_sec;
 	}
