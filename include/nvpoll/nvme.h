@@ -17,8 +17,10 @@
  *
  * A vanished or dead controller: while requests are outstanding and nothing completes,
  * the owner's poll reads CSTS once a second (NVME_HEALTH_CHECK_MS); all-ones (device
- * removed) or CFS marks the controller failed. Request timeouts and admin timeouts look
- * at CSTS too. From then on every call returns -ENXIO and every request outstanding
+ * removed) or CFS marks the controller failed, and so does RDY clear on a ready
+ * controller that no reset of ours explains: removed if config space no longer answers
+ * (a vanished function's BAR may read zeros), else disabled behind the driver's back.
+ * Request timeouts and admin timeouts look at CSTS too. From then on every call returns -ENXIO and every request outstanding
  * completes with an error status, once.
  *
  * Errors: every call returns 0 (or a count) or a negative errno. The NVMe status of a
@@ -305,7 +307,8 @@ void nvp_nvme_ctrlr_register_timeout_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_
 /**
  * Surprise removal: called once when the driver finds the device gone (registers read
  * all ones: a health check, a timeout, or with vfio a BAR access that env's SIGBUS
- * handler turned into all ones). By then the controller is failed: every call returns
+ * handler turned into all ones; or CSTS.RDY clear and config space silent; or vfio-pci
+ * asking for the function back). By then the controller is failed: every call returns
  * -ENXIO and each outstanding request completes, once, with status Host Pathing Error
  * (SCT 3h, SC 70h, DNR), at its owner's next poll. Runs on the thread that noticed, maybe
  * inside a poll or with the admin queue's mutex held: note the event and act later

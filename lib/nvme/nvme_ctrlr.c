@@ -453,6 +453,34 @@ nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 }
 
 /*
+ * CSTS.RDY read clear (in reset generation \p gen) although the controller is READY. Not
+ * a reset of ours if no reset ran around the read. A device that is gone but whose BAR
+ * reads zeros rather than ones (QEMU after device_del: nothing answers the address) shows
+ * this: the transport tells by config space. Otherwise the controller was disabled or
+ * reset behind the driver's back (another process, a subsystem reset): it is failed, and
+ * nvp_nvme_ctrlr_reset() may bring it back. \return true if the controller is now failed.
+ */
+static bool
+rdy_lost(struct nvp_nvme_ctrlr *ctrlr, uint32_t gen, const char *context)
+{
+	if (ctrlr->state != NVME_CTRLR_STATE_READY || atomic_load(&ctrlr->resetting) ||
+	    atomic_load(&ctrlr->reset_gen) != gen) {
+		return false;
+	}
+	if (ctrlr->transport->ctrlr_is_present != NULL &&
+	    !ctrlr->transport->ctrlr_is_present(ctrlr)) {
+		NVP_ERRLOG("%s: CSTS.RDY clear and the device no longer answers: device removed "
+			   "(%s); requests complete with Host Pathing Error",
+			   ctrlr->name, context);
+		nvme_ctrlr_removed(ctrlr);
+		return true;
+	}
+	log_regs(ctrlr, context, "CSTS.RDY clear: the controller was disabled behind the driver");
+	nvme_ctrlr_fail(ctrlr, "controller not ready");
+	return true;
+}
+
+/*
  * Look at CSTS (only on timeout paths: an MMIO read is expensive). \return true if the
  * controller is (now) failed: CSTS.CFS set or registers reading all ones.
  */
@@ -461,10 +489,12 @@ nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 {
 	union nvme_csts_register csts;
 	const char *why;
+	uint32_t gen;
 
 	if (nvme_ctrlr_is_failed(ctrlr)) {
 		return true;
 	}
+	gen = atomic_load(&ctrlr->reset_gen);
 	csts.raw = get_reg4(ctrlr, NVME_REG_CSTS);
 	if (csts.raw == UINT32_MAX) {
 		NVP_ERRLOG("%s: %s (%s); requests complete with Host Pathing Error", ctrlr->name,
@@ -473,7 +503,7 @@ nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 		return true;
 	}
 	if (!csts.bits.cfs) {
-		return false;
+		return !csts.bits.rdy && rdy_lost(ctrlr, gen, context);
 	}
 	why = CAUSE_CFS;
 	log_regs(ctrlr, context, why);

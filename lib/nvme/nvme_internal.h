@@ -311,6 +311,12 @@ struct nvme_transport_ops {
 	 * NVME_RELEASE_CHECK_MS by a qpair with requests outstanding.
 	 */
 	bool (*ctrlr_release_requested)(struct nvp_nvme_ctrlr *ctrlr);
+	/*
+	 * Optional: false once the device is known to be gone (PCIe: config space no longer
+	 * answers). Asked only by the health check, when CSTS.RDY reads clear on a ready
+	 * controller: a removed function's BAR may read zeros rather than all ones.
+	 */
+	bool (*ctrlr_is_present)(struct nvp_nvme_ctrlr *ctrlr);
 	/* I/O queues the transport can address (PCIe: doorbells inside BAR0). */
 	uint32_t (*ctrlr_get_max_io_queues)(struct nvp_nvme_ctrlr *ctrlr);
 

@@ -691,6 +691,15 @@ pcie_read_cap(struct nvme_pcie_ctrlr *pctrlr)
 	return nvme_ctrlr_set_cap_vs(ctrlr, cap, vs);
 }
 
+/* Config space still answers with a vendor ID: the function is on the bus. */
+static bool
+pcie_is_present(struct nvp_nvme_ctrlr *ctrlr)
+{
+	uint16_t vendor = 0xffff;
+
+	return nvp_pci_cfg_read16(to_pcie_ctrlr(ctrlr)->dev, &vendor, 0) == 0 && vendor != 0xffff;
+}
+
 /* The kernel wants the function back (vfio-pci unbind): asked by check_deadlines(). */
 static bool
 pcie_release_requested(struct nvp_nvme_ctrlr *ctrlr)
@@ -794,6 +803,7 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.ctrlr_enable_admin_queue = pcie_ctrlr_enable_admin_queue,
 	.ctrlr_reset_done = pcie_ctrlr_reset_done,
 	.ctrlr_release_requested = pcie_release_requested,
+	.ctrlr_is_present = pcie_is_present,
 	.ctrlr_get_max_io_queues = pcie_get_max_io_queues,
 	.qpair_create = pcie_qpair_create,
 	.qpair_destroy = pcie_qpair_destroy,

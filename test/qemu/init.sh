@@ -88,6 +88,7 @@ has_feature() {
 	uio) [ "$NVP_UDRV" = uio_pci_generic ] ;;
 	vfio) [ "$NVP_UDRV" = vfio-pci ] ;;
 	canary) grep -qw nvp.canary /proc/cmdline ;;
+	host) grep -qw nvp.host=1 /proc/cmdline ;;
 	*) return 1 ;;
 	esac
 }

@@ -410,6 +410,49 @@ nvp_bench_tcp_nvpoll() {
 		sys_cpu_us_per_io: ($ticks * 10000 / .ios), errors: .errors}' "$out")"
 }
 
+# nvp_surprise_removal BDF QEMU_ID: the controller is pulled out while nvp_perf does I/O
+# on it - QEMU's device_del, which the host's test/qemu/host.py sends when it reads the
+# console line "NVPHOST device_del QEMU_ID". The guest kernel removes the function (ACPI
+# hotplug on pc) without asking the process: the sysfs BAR mapping is revoked under it, so
+# its next register access raises SIGBUS, which env's handler answers by mapping ones over
+# the BAR. nvp_perf must end by itself within 10 s with an error, not by a signal; the
+# function must be gone. The controller does not come back: run it last.
+nvp_surprise_removal() {
+	local bdf=$1 id=$2 pid rc t0 t1 i
+	nvp_perf -r "trtype:PCIe traddr:$bdf" -q 16 -o 4096 -w randrw -t 30 >/tmp/surprise.out 2>&1 &
+	pid=$!
+	sleep 3
+	kill -0 "$pid" 2>/dev/null || { nvp_fail "nvp_perf ended before the removal"; cat /tmp/surprise.out; return 1; }
+	t0=$(nvp_now)
+	# straight to the console, on a line of its own: the test's output is buffered and
+	# reaches the console only in blocks
+	printf "\nNVPHOST device_del %s\n" "$id" >/dev/console
+	for i in $(seq 1 90); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid"
+		nvp_fail "nvp_perf still running 90 s after the removal"
+		tail -20 /tmp/surprise.out
+		return 1
+	fi
+	wait "$pid"
+	rc=$?
+	t1=$(nvp_now)
+	for i in $(seq 1 30); do
+		[ -e "/sys/bus/pci/devices/$bdf" ] || break
+		sleep 1
+	done
+	echo "device_del at ${t0}s; nvp_perf exit status $rc at ${t1}s; $bdf present: $([ -e "/sys/bus/pci/devices/$bdf" ] && echo yes || echo no)"
+	tail -15 /tmp/surprise.out
+	dmesg | tail -8
+	[ ! -e "/sys/bus/pci/devices/$bdf" ] || { nvp_fail "$bdf is still on the bus: the host did not remove it"; return 1; }
+	[ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || { nvp_fail "nvp_perf exit status $rc"; return 1; }
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }' ||
+		{ nvp_fail "nvp_perf took $t0 -> $t1 s to see the device gone"; return 1; }
+}
+
 # nvp_unbind_under_io BDF: the function is unbound from its userspace driver while
 # nvp_perf does I/O on it (an operator's `echo BDF > .../unbind`, or setup.sh reset run
 # by mistake). nvp_perf must end by itself, with a non-zero status and not by a signal,

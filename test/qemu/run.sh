@@ -480,7 +480,7 @@ build_initramfs() {
 # boot MACHINE [TAG [APPEND]]: fresh disk images, one QEMU run with a time limit, console
 # to $workdir/MACHINE[-TAG].log, APPEND added to the kernel command line.
 boot() {
-	local m=$1 name=$1${2:+-$2} logf img mach_args append rc start
+	local m=$1 name=$1${2:+-$2} logf img mach_args append rc start mon hostpid
 	logf=$workdir/$name.log
 	local -a dev=()
 	for img in nvme0-ns1 nvme0-ns2 nvme1-ns1 nvme2-ns1 nvme3-ns1 nvme3-ns2 nvme3-ns3; do
@@ -521,14 +521,26 @@ boot() {
 	*) die "unknown machine '$m' (pc or q35)" ;;
 	esac
 	log "booting $m (limit ${boot_timeout}s, console in $logf)"
+	# QEMU's monitor on a socket, for what a guest test asks of the host (host.py: a
+	# console line "NVPHOST device_del ID" removes a controller under I/O); nvp.host=1
+	# tells the guest someone listens.
+	mon=$workdir/$name.mon
+	rm -f "$mon" "$logf"
+	append="$append nvp.host=1"
+	python3 "$qdir/host.py" "$logf" "$mon" "$workdir/$name-host.log" &
+	hostpid=$!
 	start=$(date +%s.%N)
 	set +e
 	timeout -k 5 "$boot_timeout" qemu-system-x86_64 -accel tcg -cpu max -m 1G -smp 2 \
 		-nographic -no-reboot -nodefaults -serial stdio -net none "${mach_args[@]}" \
+		-monitor "unix:$mon,server=on,wait=off" \
 		-kernel "$kdir/vmlinux" -initrd "$workdir/initramfs.cpio" -append "$append" \
 		"${dev[@]}" </dev/null 2>&1 | tee "$logf" | tr -d '\r' |
 		grep --line-buffered -E '^(NVPBOOT|NVPTEST|NVPDONE|NVPDMESG)' | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
+	# host.py ends when QEMU closes the monitor; not later than a few seconds after
+	{ sleep 5; kill "$hostpid" 2>/dev/null; } &
+	wait "$hostpid" 2>/dev/null
 	set -e
 	boot_order+=("$name")
 	boot_secs[$name]=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')

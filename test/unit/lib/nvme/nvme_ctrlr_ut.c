@@ -30,6 +30,7 @@ enum dev_mode {
 	DEV_RDY_NEVER,
 	DEV_CFS,
 	DEV_ALL_ONES,
+	DEV_ZEROS, /* QEMU after device_del: nothing answers the BAR, reads give zeros */
 	DEV_STUCK_ENABLED,
 	DEV_NO_SHUTDOWN
 };
@@ -40,6 +41,7 @@ static uint64_t g_en_changed; /* tick of the last CC.EN change */
 static uint64_t g_rdy_delay;  /* ticks for RDY to follow EN */
 static uint32_t g_admin_queue_set;
 static uint32_t g_max_ioq;
+static bool g_present; /* config space answers */
 
 static uint32_t
 fake_csts(void)
@@ -49,6 +51,9 @@ fake_csts(void)
 
 	if (g_mode == DEV_ALL_ONES) {
 		return UINT32_MAX;
+	}
+	if (g_mode == DEV_ZEROS) {
+		return 0;
 	}
 	csts.bits.rdy = g_regs.cc.bits.en;
 	if (!settled) {
@@ -81,6 +86,13 @@ fake_get_reg_4(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, uint32_t *value)
 		memcpy(value, (uint8_t *)&g_regs + offset, 4);
 	}
 	return 0;
+}
+
+static bool
+fake_is_present(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return g_present;
 }
 
 static int
@@ -162,6 +174,7 @@ static const struct nvme_transport_ops g_fake_ops = {
 	.ctrlr_set_reg_4 = fake_set_reg_4,
 	.ctrlr_enable_admin_queue = fake_enable_admin_queue,
 	.ctrlr_get_max_io_queues = fake_max_io_queues,
+	.ctrlr_is_present = fake_is_present,
 	.qpair_create = fake_qpair_create,
 	.qpair_destroy = fake_qpair_destroy,
 	.qpair_connect = fake_qpair_connect,
@@ -268,6 +281,7 @@ setup(enum dev_mode mode)
 	g_identify_rc = 0;
 	g_granted = 8;
 	g_max_ioq = 511;
+	g_present = true;
 	g_mdts = 5;
 	memset(&trid, 0, sizeof(trid));
 	nvp_strlcpy(trid.name, "fake0", sizeof(trid.name));
@@ -572,6 +586,49 @@ test_health(void)
 	teardown();
 }
 
+static void bring_up(void);
+
+/* CSTS.RDY clear on a ready controller: removed if config space is gone, else failed. */
+static void
+test_health_rdy_lost(void)
+{
+	/* gone, with a BAR reading zeros */
+	setup(DEV_NORMAL);
+	bring_up();
+	CU_ASSERT_FALSE(nvme_ctrlr_check_health(g_ctrlr, "test"));
+	g_mode = DEV_ZEROS;
+	g_present = false;
+	ut_log_clear();
+	CU_ASSERT_TRUE(nvme_ctrlr_check_health(g_ctrlr, "test"));
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_failed(g_ctrlr));
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_removed(g_ctrlr));
+	CU_ASSERT_TRUE(ut_log_has("no longer answers"));
+	teardown();
+	/* present: disabled behind our back, failed (a reset may bring it back), not removed */
+	setup(DEV_NORMAL);
+	bring_up();
+	g_mode = DEV_ZEROS;
+	ut_log_clear();
+	CU_ASSERT_TRUE(nvme_ctrlr_check_health(g_ctrlr, "test"));
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_failed(g_ctrlr));
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_removed(g_ctrlr));
+	CU_ASSERT_TRUE(ut_log_has("CSTS.RDY clear"));
+	teardown();
+	/* our own reset in progress, or not ready yet: RDY clear is expected */
+	setup(DEV_NORMAL);
+	bring_up();
+	g_mode = DEV_ZEROS;
+	g_present = false;
+	atomic_store(&g_ctrlr->resetting, true);
+	CU_ASSERT_FALSE(nvme_ctrlr_check_health(g_ctrlr, "test"));
+	atomic_store(&g_ctrlr->resetting, false);
+	g_ctrlr->state = NVME_CTRLR_STATE_ENABLE_WAIT_FOR_READY_1;
+	CU_ASSERT_FALSE(nvme_ctrlr_check_health(g_ctrlr, "test"));
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(g_ctrlr));
+	g_ctrlr->state = NVME_CTRLR_STATE_READY;
+	teardown();
+}
+
 static void
 bring_up(void)
 {
@@ -686,6 +743,7 @@ main(void)
 	CU_ADD_TEST(s, test_page_size_and_limits);
 	CU_ADD_TEST(s, test_shutdown);
 	CU_ADD_TEST(s, test_health);
+	CU_ADD_TEST(s, test_health_rdy_lost);
 	CU_ADD_TEST(s, test_alloc_io_qpair);
 	CU_ADD_TEST(s, test_reset);
 	return ut_run();
