@@ -419,6 +419,8 @@ nvp_bench_tcp_nvpoll() {
 # function must be gone. The controller does not come back: run it last.
 nvp_surprise_removal() {
 	local bdf=$1 id=$2 pid rc t0 t1 i
+	# setup_reset gave the functions (and the hugepages) back: take this one again
+	DRIVER_OVERRIDE=$NVP_UDRV HUGEMEM=256 setup.sh config "$bdf" >/tmp/surprise.setup 2>&1 || { cat /tmp/surprise.setup; nvp_fail "setup.sh config $bdf"; return 1; }
 	nvp_perf -r "trtype:PCIe traddr:$bdf" -q 16 -o 4096 -w randrw -t 30 >/tmp/surprise.out 2>&1 &
 	pid=$!
 	sleep 3
