@@ -126,9 +126,10 @@ struct perf_thread {
 	_Atomic uint64_t live_lat_ticks;
 	/* Results, set when the thread ends. */
 	uint64_t elapsed_ticks; /* the measured window (warm-up and drain excluded) */
-	uint64_t cpu_ns;
-	int setup_rc; /* -errno if the thread could not start its I/O */
-	int rc;       /* 0, or -errno if setup failed or the controller failed */
+	uint64_t cpu_ns;        /* the thread's CPU time in that same window */
+	uint64_t cpu_start_ns;  /* the thread's CPU clock as the window opened */
+	int setup_rc;           /* -errno if the thread could not start its I/O */
+	int rc;                 /* 0, or -errno if setup failed or the controller failed */
 	struct nvp_poll_stats poll_stats; /* --poll: what the waiter did */
 	bool has_poll_stats;
 };

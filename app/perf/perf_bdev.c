@@ -647,7 +647,6 @@ perf_bdev_thread_main(void *arg)
 	struct perf_thread *th = arg;
 	struct perf_run *run = g_brun;
 	struct bctx ctx = { .loop = { .run = run, .thread = th, .ops = &g_bdev_ops } };
-	uint64_t cpu0;
 	int setup_rc;
 
 	t_bctx = &ctx;
@@ -662,9 +661,7 @@ perf_bdev_thread_main(void *arg)
 	perf_loop_start_barrier(run, th);
 	th->rc = setup_rc;
 	if (!perf_any_setup_failed(run)) {
-		cpu0 = nvp_env_thread_cpu_ns();
 		th->rc = perf_loop_run(&ctx.loop);
-		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
 	}
 	bthread_teardown(&ctx);
 	t_bctx = NULL;

@@ -349,7 +349,6 @@ perf_thread_main(void *arg)
 	struct perf_thread *th = arg;
 	struct perf_run *run = g_run;
 	struct io_ctx ctx = { .loop = { .run = run, .thread = th, .ops = &g_raw_ops } };
-	uint64_t cpu0;
 	int setup_rc;
 	uint32_t n;
 
@@ -366,9 +365,7 @@ perf_thread_main(void *arg)
 	th->rc = setup_rc;
 	/* The barrier published every thread's setup_rc: if one cannot run, none does. */
 	if (!perf_any_setup_failed(run)) {
-		cpu0 = nvp_env_thread_cpu_ns();
 		th->rc = perf_loop_run(&ctx.loop);
-		th->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
 	}
 	perf_poll_teardown(th, ctx.waiter);
 	if (ctx.nws != NULL) {

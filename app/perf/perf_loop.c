@@ -114,6 +114,7 @@ start_measuring(struct perf_loop *l, struct progress *p)
 		st->ios = st->reads = st->writes = st->errors = st->submit_errors = 0;
 	}
 	l->measuring = true;
+	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
 	if (l->thread->index == 0) {
 		live_totals(l->run, &p->sample_ios, &p->sample_lat);
 		p->next_sample = l->run->start_ticks + l->run->sample_ticks;
@@ -226,6 +227,9 @@ end_window(struct perf_loop *l)
 		l->thread->ns_stats[n].window_ios = l->thread->ns_stats[n].ios;
 	}
 	l->thread->elapsed_ticks = now > l->run->start_ticks ? now - l->run->start_ticks : 0;
+	/* CPU over the same window as the I/Os and the time: not the warm-up, not the drain
+	 * (which after a failure can last the request timeout) */
+	l->thread->cpu_ns = nvp_env_thread_cpu_ns() - l->thread->cpu_start_ns;
 }
 
 int
@@ -236,6 +240,7 @@ perf_loop_run(struct perf_loop *l)
 	int rc;
 
 	l->measuring = run->opts.warmup_s == 0;
+	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
 	p.next_print = run->io_start_ticks + run->ticks_hz;
 	p.print_ticks = run->io_start_ticks;
 	p.next_sample = run->start_ticks + run->sample_ticks;

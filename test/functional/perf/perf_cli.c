@@ -435,12 +435,14 @@ test_warmup(void)
 	json_object *root, *row;
 
 	snprintf(json_path, sizeof(json_path), "%s/warm.json", g_dir);
-	snprintf(args, sizeof(args), "-q 4 -a 1 -t 1 --json '%s'", json_path);
+	/* a warm-up twice the window: its CPU, if counted, would show as a busy thread using
+	 * more CPU than the window lasted */
+	snprintf(args, sizeof(args), "-q 4 -a 2 -t 1 --json '%s'", json_path);
 	CU_ASSERT_EQUAL(run(args), 0);
-	CU_ASSERT(strstr(g_out, "Warming up for 1 s") != NULL);
+	CU_ASSERT(strstr(g_out, "Warming up for 2 s") != NULL);
 	root = load_json(json_path);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-	CU_ASSERT_EQUAL(num(obj(root, "config"), "warmup_s"), 1);
+	CU_ASSERT_EQUAL(num(obj(root, "config"), "warmup_s"), 2);
 	row = json_object_array_get_idx(obj(root, "results"), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
 	/* the window is -t long; the warm-up's I/Os are not counted */
@@ -448,6 +450,15 @@ test_warmup(void)
 	CU_ASSERT(fabs(num(row, "ios") - num(row, "iops") * num(row, "elapsed_s")) <=
 		  0.01 * num(row, "ios") + 8);
 	CU_ASSERT(num(obj(root, "total"), "ios") == num(row, "ios"));
+	/* nor its CPU time: a thread cannot use more CPU than the window lasted (the
+	 * warm-up's CPU was counted once, which made the I/O thread "142 %" busy) */
+	{
+		json_object *th = json_object_array_get_idx(
+			obj(obj(obj(root, "total"), "cpu"), "threads"), 0);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(th);
+		CU_ASSERT(num(th, "cpu_s") <= num(th, "elapsed_s") * 1.05 + 0.02);
+	}
 	json_object_put(root);
 	unlink(json_path);
 }
