@@ -785,6 +785,7 @@ retry_or_complete(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *lost)
 {
 	STAILQ_HEAD(, nvme_request) retry = STAILQ_HEAD_INITIALIZER(retry);
 	uint32_t budget = qpair->ctrlr->opts.io_retry_count;
+	uint64_t now = qpair->poll_ticks;
 	struct nvme_tracker *tr;
 
 	while ((tr = TAILQ_FIRST(lost)) != NULL) {
@@ -799,7 +800,8 @@ retry_or_complete(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *lost)
 		if (req == NULL) {
 			continue; /* quarantined: already completed */
 		}
-		if (active && req->retries < budget && !qpair->is_admin) {
+		if (active && req->retries < budget && !qpair->is_admin &&
+		    (deadline == 0 || now < deadline)) {
 			req->retries++;
 			req->dptr_built = false; /* its PRP list pages went with the tracker */
 			req->accept_ticks = deadline != 0 ? deadline - qpair->timeout_ticks : 0;

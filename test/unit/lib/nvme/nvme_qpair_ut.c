@@ -1410,6 +1410,41 @@ test_reset_retries(void)
 }
 
 /*
+ * A reset after a request's deadline passed: it is not sent again (that would give it a
+ * new life past the user's timeout) but completes at once with ABORTED SQ DELETION, DNR
+ * clear, as nvp_nvme_ctrlr_reset() says; one still within its deadline is sent again.
+ */
+static void
+test_reset_expired_not_retried(void)
+{
+	struct ut_cpl c[2];
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 100);
+	g_ctrlr.opts.io_retry_count = 4;
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0); /* deadline 1100 */
+	g_now = 1080;
+	CU_ASSERT_EQUAL(submit(&c[1], 1), 0); /* deadline 1180 */
+	g_now = 1150;
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[0].cpl.status.sct, NVME_SCT_GENERIC);
+	CU_ASSERT_EQUAL(c[0].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(c[0].cpl.status.dnr, 0);
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 3);
+	CU_ASSERT_EQUAL(g_fake.sq[2].cdw10, 1);
+	device_complete(g_fake.sq[2].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[1].calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[1].cpl));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
+/*
  * A deadline counts from the submit call: a request that waits on the queued list past
  * it completes without ever being sent (it would otherwise get a whole new timeout).
  */
@@ -1597,6 +1632,7 @@ main(void)
 	CU_ADD_TEST(s, test_quarantine_exhausted_reclaims);
 	CU_ADD_TEST(s, test_reclaim_fails);
 	CU_ADD_TEST(s, test_reset_retries);
+	CU_ADD_TEST(s, test_reset_expired_not_retried);
 	CU_ADD_TEST(s, test_queued_error_completions);
 	CU_ADD_TEST(s, test_deadline_counts_from_submit);
 	CU_ADD_TEST(s, test_reconnect_does_not_block);
