@@ -157,7 +157,8 @@ struct nvme_request {
  */
 enum nvme_qpair_conn_state {
 	NVME_QP_CONNECTED = 0,
-	NVME_QP_DELETING, /* reclaiming quarantined CIDs: Delete I/O SQ/CQ in flight */
+	NVME_QP_DELETING, /* reclaiming quarantined CIDs, or a stuck CQ: Delete I/O SQ/CQ in
+			   * flight */
 	NVME_QP_CREATING, /* after a reset or a reclaim: Create I/O CQ/SQ in flight */
 };
 
@@ -334,6 +335,14 @@ struct nvme_transport_ops {
 	 */
 	int (*qpair_conn_cmd)(struct nvp_nvme_qpair *qpair, bool create, uint32_t step,
 			      struct nvme_cmd *cmd);
+	/*
+	 * Optional: the missed-completion check of a timeout (Linux's nvme_timeout() polls
+	 * the CQ first). True if the CQ is stuck: the device has posted past an entry the
+	 * host cannot consume (PCIe: the entry at the head carries the previous pass's phase
+	 * tag while the next one carries this pass's), so no completion on this CQ will ever
+	 * be seen again. Owner thread, slow paths only (timeouts, recovery).
+	 */
+	bool (*qpair_cq_stalled)(struct nvp_nvme_qpair *qpair);
 	/* Validate a request's payload as submit would, without side effects. */
 	int (*qpair_check_request)(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
 	/*
