@@ -21,7 +21,9 @@
  * one the host cannot consume (PCIe: the entry at the head carries the previous pass's
  * phase tag while the next one carries this pass's) -- no completion on it will be seen
  * again, and neither waiting nor Abort helps: the qpair re-makes its queues at once
- * (qpair stats cq_stalls counts it).
+ * (qpair stats cq_stalls counts it). The same check runs with the health check below
+ * (nothing completed for a second, or half the timeout), so a stuck CQ is usually found
+ * while the requests behind it are within their deadlines and can be sent again.
  * Otherwise the driver sends Abort (SQID, CID): "aborted" means the command's own
  * completion follows; "not aborted" (CQE dword 0 bit 0 = 1: the command left the SQ),
  * a failed Abort or no answer within admin_timeout_ms complete the request with ABORTED
@@ -43,10 +45,10 @@
  * way: its commands time out, and nvp_nvme_ctrlr_reset() brings it back.
  *
  * A vanished or dead controller: while requests are outstanding and nothing completes,
- * the owner's poll reads CSTS once a second (NVME_HEALTH_CHECK_MS); all-ones (device
- * removed) or CFS marks the controller failed. Request timeouts and admin timeouts look
- * at CSTS too. From then on every call returns -ENXIO and every request outstanding
- * completes with an error status, once.
+ * the owner's poll reads CSTS once a second (NVME_HEALTH_CHECK_MS), or every half request
+ * timeout if that is shorter; all-ones (device removed) or CFS marks the controller
+ * failed. Request timeouts and admin timeouts look at CSTS too. From then on every call
+ * returns -ENXIO and every request outstanding completes with an error status, once.
  *
  * Errors: every call returns 0 (or a count) or a negative errno. The NVMe status of a
  * command reaches the caller only through its completion (callback, or the @cpl out

@@ -259,8 +259,10 @@ struct nvp_nvme_qpair {
 	_Atomic uint32_t conn_status;      /* written by conn_cb (any thread) */
 	uint8_t conn_step;                 /* admin command of the current phase */
 	bool conn_inflight;                /* that command is on the admin queue */
-	uint64_t next_health_tick;         /* read CSTS if nothing completes by then */
-	uint64_t next_release_tick;        /* ask whether the device is wanted back */
+	/* The last completion or health check: CSTS is read, and the CQ looked at, when
+	 * nothing completes for a while after it. */
+	uint64_t health_base;
+	uint64_t next_release_tick; /* ask whether the device is wanted back */
 	pthread_t owner;
 	struct nvp_nvme_io_qpair_opts opts;
 	struct nvme_request *reqs;

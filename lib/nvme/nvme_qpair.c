@@ -630,6 +630,21 @@ handle_expired(struct nvp_nvme_qpair *qpair, uint64_t now)
 	}
 }
 
+/*
+ * How long requests may be outstanding with nothing completing before the poll reads
+ * CSTS and looks for a stuck CQ: NVME_HEALTH_CHECK_MS, or half the request timeout if
+ * that is shorter, so that a stuck CQ is found while what waits behind it can still be
+ * sent again rather than failed.
+ */
+static inline uint64_t
+health_interval(const struct nvp_nvme_qpair *qpair)
+{
+	uint64_t t = nvme_ms_to_ticks(qpair->ctrlr, NVME_HEALTH_CHECK_MS);
+	uint64_t half = qpair->timeout_ticks / 2;
+
+	return half != 0 && half < t ? half : t;
+}
+
 /* Deadlines, recovery, and a look at CSTS when nothing completes for a while. */
 static void
 check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
@@ -653,11 +668,17 @@ check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
 			nvme_ctrlr_removed(ctrlr);
 		}
 	}
-	if (completed > 0 || qpair->next_health_tick == 0) {
-		qpair->next_health_tick = now + nvme_ms_to_ticks(ctrlr, NVME_HEALTH_CHECK_MS);
-	} else if (now >= qpair->next_health_tick) {
-		qpair->next_health_tick = now + nvme_ms_to_ticks(ctrlr, NVME_HEALTH_CHECK_MS);
-		nvme_ctrlr_check_health(ctrlr, "no completion for a while");
+	if (completed > 0 || qpair->health_base == 0) {
+		qpair->health_base = now; /* a store: the interval is worked out when idle */
+	} else if (now - qpair->health_base >= health_interval(qpair)) {
+		qpair->health_base = now;
+		/* Nothing completed for a while: a dead controller, or a stuck CQ, which is
+		 * best re-made while the requests behind it are still within their deadlines
+		 * (sent again, not failed). */
+		if (!nvme_ctrlr_check_health(ctrlr, "no completion for a while") &&
+		    cq_stalled(qpair)) {
+			cq_stall_recover(qpair);
+		}
 	}
 }
 

@@ -1468,6 +1468,49 @@ test_cq_stall_remakes_queues(void)
 }
 
 /*
+ * Without a deadline (or a long one), the once-a-second look when nothing completes finds
+ * the stuck CQ: the requests behind it are sent again, none fails.
+ */
+static void
+test_cq_stall_found_without_deadline(void)
+{
+	struct ut_cpl c[2];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(8, 16, 0);
+	g_qpair.transport = &g_fake_stall_ops;
+	g_ctrlr.opts.io_retry_count = 4;
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0);
+	CU_ASSERT_EQUAL(submit(&c[1], 1), 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0); /* arms the health check */
+	g_cq_stalled = true;
+	g_now += 999999;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_cq_stall_checks, 0); /* not a second yet */
+	g_now += 1;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_health_checks, 1);
+	CU_ASSERT_EQUAL(g_cq_stall_checks, 1);
+	CU_ASSERT_EQUAL(g_qpair.stats.cq_stalls, 1);
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	g_cq_stalled = false;
+	remake_queues();
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 4);
+	for (i = 2; i < 4; i++) {
+		CU_ASSERT_EQUAL(g_fake.sq[i].cdw10, i - 2);
+		device_complete(g_fake.sq[i].cid, 0, 0);
+	}
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_FALSE(nvme_cpl_is_error(&c[i].cpl));
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
+/*
  * The stuck entry is the last the device posted (nothing after it to give it away): the
  * deadline sends an Abort, "not aborted" completes the request (its CID quarantined). The
  * next request's completion lands behind the stuck entry: a later poll sees the stall
@@ -1796,6 +1839,7 @@ main(void)
 	CU_ADD_TEST(s, test_reclaim_does_not_block);
 	CU_ADD_TEST(s, test_cq_stall_remakes_queues);
 	CU_ADD_TEST(s, test_cq_stall_after_not_aborted);
+	CU_ADD_TEST(s, test_cq_stall_found_without_deadline);
 	CU_ADD_TEST(s, test_timeout_aborted);
 	CU_ADD_TEST(s, test_timeout_abort_unanswered);
 	CU_ADD_TEST(s, test_timeout_aborted_but_never_completes);
