@@ -15,12 +15,42 @@
  * after lost completions) is done a step per poll, the poll returning 0 meanwhile and
  * submissions waiting on the qpair's queued list.
  *
+ * Timeouts (qpair opts.timeout_us, counted from the submit call): when a request passes
+ * its deadline the driver first checks for a missed completion, as Linux's
+ * nvme_timeout() does. If the qpair's CQ is stuck -- the controller posted an entry past
+ * one the host cannot consume (PCIe: the entry at the head carries the previous pass's
+ * phase tag while the next one carries this pass's) -- no completion on it will be seen
+ * again, and neither waiting nor Abort helps: the qpair re-makes its queues at once
+ * (qpair stats cq_stalls counts it). The same check runs with the health check below
+ * (nothing completed for a second, or half the timeout), so a stuck CQ is usually found
+ * while the requests behind it are within their deadlines and can be sent again.
+ * Otherwise the driver sends Abort (SQID, CID): "aborted" means the command's own
+ * completion follows; "not aborted" (CQE dword 0 bit 0 = 1: the command left the SQ),
+ * a failed Abort or no answer within admin_timeout_ms complete the request with ABORTED
+ * BY HOST (SCT path, DNR), and its command identifier stays out of use until the
+ * device's late completion arrives. While any is kept out of use, every poll checks
+ * the CQ again: when the stuck entry was the last one the device wrote, the next
+ * completion it posts behind it (the next request's) gives the stall away, and the
+ * queues are re-made. So are they when kept identifiers leave no usable one.
+ *
+ * Re-making a qpair's queues (Delete I/O SQ and CQ, Create I/O CQ and SQ) takes admin
+ * commands the owner's polls move along without waiting; submissions meanwhile wait on
+ * the queued list. Once the old SQ is deleted, every request the device had is handled
+ * by the reset contract (nvp_nvme_ctrlr_reset()): sent again, ahead of anything queued,
+ * while its retry budget (opts.io_retry_count) lasts and its deadline has not passed,
+ * else completed with ABORTED_SQ_DELETION (DNR clear); queued requests stay queued. Each
+ * completes exactly once. If the controller refuses a step or does not answer it in
+ * admin_timeout_ms, the qpair fails (-ENXIO, its requests complete with
+ * ABORTED_SQ_DELETION) until a controller reset. The admin queue is not re-made this
+ * way: its commands time out, and nvp_nvme_ctrlr_reset() brings it back.
+ *
  * A vanished or dead controller: while requests are outstanding and nothing completes,
- * the owner's poll reads CSTS once a second (NVME_HEALTH_CHECK_MS); all-ones (device
- * removed) or CFS marks the controller failed, and so does RDY clear on a ready
- * controller that no reset of ours explains: removed if config space no longer answers
- * (a vanished function's BAR may read zeros), else disabled behind the driver's back.
- * Request timeouts and admin timeouts look at CSTS too. From then on every call returns -ENXIO and every request outstanding
+ * the owner's poll reads CSTS once a second (NVME_HEALTH_CHECK_MS), or every half request
+ * timeout if that is shorter; all-ones (device removed) or CFS marks the controller
+ * failed, and so does RDY clear on a ready controller that no reset of ours explains:
+ * removed if config space no longer answers (a vanished function's BAR may read zeros),
+ * else disabled behind the driver's back. Request timeouts and admin timeouts look at
+ * CSTS too. From then on every call returns -ENXIO and every request outstanding
  * completes with an error status, once.
  *
  * Errors: every call returns 0 (or a count) or a negative errno. The NVMe status of a
@@ -296,8 +326,9 @@ void nvp_nvme_ctrlr_register_aer_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme
 					  void *cb_arg);
 
 /**
- * Called when an I/O request passes its deadline, before the driver aborts it (@qpair
- * NULL for the admin queue). Informational; the driver handles recovery.
+ * Called when an I/O request passes its deadline, before the driver aborts it or, its
+ * CQ being stuck, re-makes the qpair's queues (@qpair NULL for the admin queue).
+ * Informational; the driver handles recovery.
  */
 typedef void (*nvp_nvme_timeout_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr,
 				    struct nvp_nvme_qpair *qpair, uint16_t cid);
@@ -426,6 +457,8 @@ struct nvp_nvme_qpair_stats {
 	uint64_t sq_shadow_updates;  /**< SQ tail doorbells written to the shadow doorbell
 				     * only, no MMIO (Doorbell Buffer Config, EventIdx) */
 	uint64_t cq_shadow_updates;  /**< the same for the CQ head doorbell */
+	uint64_t cq_stalls;          /**< times the CQ was found stuck behind an entry the
+				     * host cannot see, and the queues were re-made */
 };
 
 /**

@@ -157,7 +157,8 @@ struct nvme_request {
  */
 enum nvme_qpair_conn_state {
 	NVME_QP_CONNECTED = 0,
-	NVME_QP_DELETING, /* reclaiming quarantined CIDs: Delete I/O SQ/CQ in flight */
+	NVME_QP_DELETING, /* reclaiming quarantined CIDs, or a stuck CQ: Delete I/O SQ/CQ in
+			   * flight */
 	NVME_QP_CREATING, /* after a reset or a reclaim: Create I/O CQ/SQ in flight */
 };
 
@@ -258,8 +259,10 @@ struct nvp_nvme_qpair {
 	_Atomic uint32_t conn_status;      /* written by conn_cb (any thread) */
 	uint8_t conn_step;                 /* admin command of the current phase */
 	bool conn_inflight;                /* that command is on the admin queue */
-	uint64_t next_health_tick;         /* read CSTS if nothing completes by then */
-	uint64_t next_release_tick;        /* ask whether the device is wanted back */
+	/* The last completion or health check: CSTS is read, and the CQ looked at, when
+	 * nothing completes for a while after it. */
+	uint64_t health_base;
+	uint64_t next_release_tick; /* ask whether the device is wanted back */
 	pthread_t owner;
 	struct nvp_nvme_io_qpair_opts opts;
 	struct nvme_request *reqs;
@@ -340,6 +343,14 @@ struct nvme_transport_ops {
 	 */
 	int (*qpair_conn_cmd)(struct nvp_nvme_qpair *qpair, bool create, uint32_t step,
 			      struct nvme_cmd *cmd);
+	/*
+	 * Optional: the missed-completion check of a timeout (Linux's nvme_timeout() polls
+	 * the CQ first). True if the CQ is stuck: the device has posted past an entry the
+	 * host cannot consume (PCIe: the entry at the head carries the previous pass's phase
+	 * tag while the next one carries this pass's), so no completion on this CQ will ever
+	 * be seen again. Owner thread, slow paths only (timeouts, recovery).
+	 */
+	bool (*qpair_cq_stalled)(struct nvp_nvme_qpair *qpair);
 	/* Validate a request's payload as submit would, without side effects. */
 	int (*qpair_check_request)(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
 	/*

@@ -575,6 +575,36 @@ nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 	return (int32_t)n;
 }
 
+/*
+ * The CQ is stuck behind its head entry: that entry still carries the previous pass's
+ * phase tag, yet the next one carries this pass's. A controller posts entries in order
+ * at the CQ tail (section 4.6), so it wrote the head entry too, with a wrong phase tag:
+ * the host will never consume it nor anything after it. Only the next entry is looked
+ * at: two loads, called on slow paths only (a deadline passed, or recovery under way).
+ * Two bad entries in a row are not recognised here; the timeouts then quarantine CIDs
+ * until the queues are re-made to reclaim them.
+ */
+static bool
+pcie_qpair_cq_stalled(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	uint32_t next = pq->cq_head + 1;
+	uint8_t next_phase = pq->phase;
+
+	if (next == qpair->num_entries) {
+		next = 0;
+		next_phase ^= 1;
+	}
+	if (pq->cq[next].status.p != next_phase) {
+		return false;
+	}
+	/* The head entry is read after the next one: had the controller just written both,
+	 * the head one (written first) is seen with its new tag (x86: loads are not
+	 * reordered with loads, a compiler barrier; arm64: dmb oshld). */
+	nvp_dma_rmb();
+	return pq->cq[pq->cq_head].status.p != pq->phase;
+}
+
 static void
 pcie_qpair_release_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 {
@@ -811,6 +841,7 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.qpair_disconnect = pcie_qpair_disconnect,
 	.qpair_reset = pcie_qpair_reset,
 	.qpair_conn_cmd = pcie_qpair_conn_cmd,
+	.qpair_cq_stalled = pcie_qpair_cq_stalled,
 	.qpair_check_request = nvme_pcie_qpair_check_request,
 	.qpair_submit = pcie_qpair_submit,
 	.qpair_ring_doorbell = pcie_qpair_ring_doorbell,

@@ -23,6 +23,13 @@
  * usable tracker, the qpair deletes and re-creates its queues, which ends every command
  * of the old SQ and frees them all.
  *
+ * A stuck CQ (the device posted past an entry the host cannot see: a stale phase tag)
+ * hides every later completion, so aborting one command after another only quarantines
+ * CIDs until none is left. The transport's missed-completion check (qpair_cq_stalled)
+ * runs before a timeout's Abort and at every poll while trackers are in recovery; when
+ * it answers yes the queues are deleted and re-created as a reclaim does, and what the
+ * device had is retried or completed as after a controller reset.
+ *
  * A request's deadline counts from the submit call that accepted it, time on the queued
  * list included; one that expires there was never sent and completes at once.
  *
@@ -530,6 +537,43 @@ recover_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint64_t 
 	}
 }
 
+static void conn_start(struct nvp_nvme_qpair *qpair, enum nvme_qpair_conn_state state);
+static bool conn_poll(struct nvp_nvme_qpair *qpair);
+
+/*
+ * The missed-completion check: is the CQ stuck behind an entry the host cannot see (a
+ * completion written with a stale phase tag)? Then no completion of this qpair will be
+ * seen again, and neither waiting nor aborting helps. Not for the admin queue, which
+ * cannot be re-made with admin commands (nvp_nvme_ctrlr_reset() re-makes it).
+ */
+static bool
+cq_stalled(struct nvp_nvme_qpair *qpair)
+{
+	return !qpair->is_admin && qpair->conn_state == NVME_QP_CONNECTED &&
+	       qpair->transport->qpair_cq_stalled != NULL &&
+	       qpair->transport->qpair_cq_stalled(qpair);
+}
+
+/*
+ * Re-make a stuck qpair's queues as a reclaim does: Delete I/O SQ and CQ, then create
+ * them, admin commands the owner's polls move along without waiting. Once the SQ is
+ * deleted, what the device had is retried or completed as after a controller reset
+ * (reclaim_done()). Entries written into the SQ but not announced yet stay unannounced:
+ * they are sent again with the rest.
+ */
+static void
+cq_stall_recover(struct nvp_nvme_qpair *qpair)
+{
+	NVP_ERRLOG("qpair %u: its completion queue is stuck behind an entry with a stale "
+		   "phase tag (the controller posted past it); re-creating the queues (%u "
+		   "requests outstanding are retried or failed)",
+		   qpair->id, qpair->num_outstanding);
+	qpair->stats.cq_stalls++;
+	qpair->sq_dirty = false;
+	conn_start(qpair, NVME_QP_DELETING);
+	(void)conn_poll(qpair);
+}
+
 static void
 process_recovery(struct nvp_nvme_qpair *qpair, uint64_t now)
 {
@@ -543,6 +587,12 @@ process_recovery(struct nvp_nvme_qpair *qpair, uint64_t now)
 		tmp = TAILQ_NEXT(tr, link); /* @tr may leave the list */
 		recover_tracker(qpair, tr, now);
 	}
+	/* A command the Abort found gone ("not aborted") whose completion does not show
+	 * up, or a later one's, may sit behind a stuck entry: look again at every poll
+	 * while recovery lasts (two loads behind a call). */
+	if (!TAILQ_EMPTY(&qpair->recovery) && cq_stalled(qpair)) {
+		cq_stall_recover(qpair);
+	}
 }
 
 /* Move expired trackers from the head of the outstanding list into recovery. */
@@ -554,6 +604,15 @@ handle_expired(struct nvp_nvme_qpair *qpair, uint64_t now)
 
 	/* A dead controller explains every timeout at once: look before aborting. */
 	if (nvme_ctrlr_check_health(ctrlr, "request timeout")) {
+		return;
+	}
+	/* So does a stuck CQ: the completions are there, the host cannot see them. */
+	if (cq_stalled(qpair)) {
+		tr = TAILQ_FIRST(&qpair->outstanding);
+		if (ctrlr->timeout_cb != NULL) {
+			ctrlr->timeout_cb(ctrlr->timeout_cb_arg, ctrlr, qpair, tr->cid);
+		}
+		cq_stall_recover(qpair);
 		return;
 	}
 	while ((tr = TAILQ_FIRST(&qpair->outstanding)) != NULL && now >= tr->deadline) {
@@ -569,6 +628,21 @@ handle_expired(struct nvp_nvme_qpair *qpair, uint64_t now)
 		}
 		send_abort(qpair, tr, now);
 	}
+}
+
+/*
+ * How long requests may be outstanding with nothing completing before the poll reads
+ * CSTS and looks for a stuck CQ: NVME_HEALTH_CHECK_MS, or half the request timeout if
+ * that is shorter, so that a stuck CQ is found while what waits behind it can still be
+ * sent again rather than failed.
+ */
+static inline uint64_t
+health_interval(const struct nvp_nvme_qpair *qpair)
+{
+	uint64_t t = nvme_ms_to_ticks(qpair->ctrlr, NVME_HEALTH_CHECK_MS);
+	uint64_t half = qpair->timeout_ticks / 2;
+
+	return half != 0 && half < t ? half : t;
 }
 
 /* Deadlines, recovery, and a look at CSTS when nothing completes for a while. */
@@ -594,11 +668,17 @@ check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
 			nvme_ctrlr_removed(ctrlr);
 		}
 	}
-	if (completed > 0 || qpair->next_health_tick == 0) {
-		qpair->next_health_tick = now + nvme_ms_to_ticks(ctrlr, NVME_HEALTH_CHECK_MS);
-	} else if (now >= qpair->next_health_tick) {
-		qpair->next_health_tick = now + nvme_ms_to_ticks(ctrlr, NVME_HEALTH_CHECK_MS);
-		nvme_ctrlr_check_health(ctrlr, "no completion for a while");
+	if (completed > 0 || qpair->health_base == 0) {
+		qpair->health_base = now; /* a store: the interval is worked out when idle */
+	} else if (now - qpair->health_base >= health_interval(qpair)) {
+		qpair->health_base = now;
+		/* Nothing completed for a while: a dead controller, or a stuck CQ, which is
+		 * best re-made while the requests behind it are still within their deadlines
+		 * (sent again, not failed). */
+		if (!nvme_ctrlr_check_health(ctrlr, "no completion for a while") &&
+		    cq_stalled(qpair)) {
+			cq_stall_recover(qpair);
+		}
 	}
 }
 
@@ -776,15 +856,17 @@ complete_lost(struct nvp_nvme_qpair *qpair, struct nvme_request *req, uint16_t c
 }
 
 /*
- * The requests of @lost (the device forgot them in a reset): sent again ahead of the
- * queued list while their retry budget lasts and they had not timed out, else completed
- * with ABORTED SQ DELETION (DNR clear). Each exactly once: the trackers are freed first.
+ * The requests of @lost (the device forgot them in a reset, or its SQ was deleted): sent
+ * again ahead of the queued list while their retry budget lasts and they had not timed
+ * out, else completed with ABORTED SQ DELETION (DNR clear). Each exactly once: the
+ * trackers are freed first.
  */
 static void
 retry_or_complete(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *lost)
 {
 	STAILQ_HEAD(, nvme_request) retry = STAILQ_HEAD_INITIALIZER(retry);
 	uint32_t budget = qpair->ctrlr->opts.io_retry_count;
+	uint64_t now = qpair->poll_ticks;
 	struct nvme_tracker *tr;
 
 	while ((tr = TAILQ_FIRST(lost)) != NULL) {
@@ -799,7 +881,8 @@ retry_or_complete(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *lost)
 		if (req == NULL) {
 			continue; /* quarantined: already completed */
 		}
-		if (active && req->retries < budget && !qpair->is_admin) {
+		if (active && req->retries < budget && !qpair->is_admin &&
+		    (deadline == 0 || now < deadline)) {
 			req->retries++;
 			req->dptr_built = false; /* its PRP list pages went with the tracker */
 			req->accept_ticks = deadline != 0 ? deadline - qpair->timeout_ticks : 0;
@@ -840,21 +923,23 @@ owner_reset(struct nvp_nvme_qpair *qpair, uint32_t gen)
 /*
  * The old SQ is deleted: every command of it is completed or implicitly completed
  * (NVMe 1.4 section 5.6), no late completion can come for a quarantined CID any more.
+ * What the device had is handled as after a controller reset: requests still in their
+ * deadline are sent again (retry budget), the others complete with an error status (a
+ * reclaim has none outstanding; a stuck CQ has those whose completions it hid).
  */
 static bool
 reclaim_done(struct nvp_nvme_qpair *qpair)
 {
-	struct nvme_cpl cpl;
+	struct nvme_tracker_list lost = TAILQ_HEAD_INITIALIZER(lost);
 
 	if (!conn_neuter(qpair)) {
 		return false;
 	}
-	memset(&cpl, 0, sizeof(cpl));
-	cpl.sqid = qpair->id;
-	nvme_cpl_set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
-	abort_tracker_list(qpair, &qpair->recovery, &cpl);
+	TAILQ_CONCAT(&lost, &qpair->outstanding, link);
+	TAILQ_CONCAT(&lost, &qpair->recovery, link);
 	qpair->transport->qpair_reset(qpair);
 	conn_start(qpair, NVME_QP_CREATING);
+	retry_or_complete(qpair, &lost);
 	return true;
 }
 
@@ -997,6 +1082,9 @@ process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 	if (!STAILQ_EMPTY(&qpair->queued)) {
 		if (qpair->timeout_ticks != 0) {
 			expire_queued(qpair, qpair->poll_ticks);
+		}
+		if (nvp_unlikely(qpair->conn_state != NVME_QP_CONNECTED)) {
+			return n; /* a stuck CQ: the queues are being re-made, requests wait */
 		}
 		submit_queued(qpair);
 		if (nvp_unlikely(qpair_is_stuck(qpair))) {

@@ -39,12 +39,23 @@ fm_fill(uint8_t *buf, uint32_t lba, uint32_t n, uint32_t gen)
 	}
 }
 
-/* The generation a block holds, or -1 if it is not one whole write of this LBA. */
+/*
+ * The generation a block holds: 0 if it was never written (the media starts zeroed and
+ * generations start at 1: a prefill write may fail), -1 if it is not one whole write of
+ * this LBA.
+ */
 static int64_t
 decode(const uint8_t *blk, uint32_t lba)
 {
 	const uint64_t *w = (const void *)blk;
 	uint64_t v = w[0];
+	uint32_t z;
+
+	for (z = 0; z < FM_BS / 8 && w[z] == 0; z++) {
+	}
+	if (z == FM_BS / 8) {
+		return 0;
+	}
 
 	for (uint32_t i = 1; i < FM_BS / 8; i++) {
 		if ((w[i] ^ (i * FM_K)) != v) {
@@ -312,7 +323,11 @@ fm_prefill(struct fm_thread *t)
 			return rc;
 		}
 	}
+	/* A prefill write that failed (a timeout on a starved machine) is not the cell's
+	 * error, nor its recovery. */
 	t->issued = t->ok = t->err = 0;
+	t->t_last_err = t->t_ok_after_err = 0;
+	t->waiting_ok = false;
 	return 0;
 }
 

@@ -5,7 +5,8 @@
 # The slice of bench/fault_matrix that `make test` runs: a few faults (none, a dropped
 # completion, media errors, CFS with a reset, surprise removal through the bdev layer, a
 # power cut, a completion with a command id nobody sent, a duplicated completion, an SQ
-# head past the queue's end) in the middle of verified I/O. Fails unless every cell ends
+# head past the queue's end, a completion with a stale phase tag) in the middle of
+# verified I/O. Fails unless every cell ends
 # with 0 lost, 0 corrupted, 0 duplicated, no hang and no crash. The full matrix:
 # bench/fault_matrix (see its --help).
 set -eu

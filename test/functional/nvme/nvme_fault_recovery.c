@@ -10,6 +10,8 @@
  *    every request completes once, with an error, in bounded time.
  *  - A reset with requests on the queued list: each completes exactly once (the lost
  *    ones sent again by the default retry policy, the queued ones after the reset).
+ *  - A completion written with a stale phase tag: the CQ is stuck behind it; the driver
+ *    re-makes the queues, every request completes once, and the qpair works again.
  *  - Several controllers at once, with their data kept apart.
  */
 #include <errno.h>
@@ -327,6 +329,147 @@ test_reset_with_queued_requests(void)
 	fx_close(&fx);
 }
 
+/* Read LBAs 0..n-1 back: a block whose write succeeded holds @tag; one whose write failed
+ * holds @tag or @old (it may or may not have been written). \return blocks that do not. */
+static unsigned int
+batch_verify(struct fx_ctrlr *fx, const struct batch *b, uint32_t tag, uint32_t old)
+{
+	uint8_t *rd = fx_dma_alloc(512);
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < b->n; i++) {
+		bool ok = b->c[i].calls == 1 && !nvme_cpl_is_error(&b->c[i].cpl);
+
+		CU_ASSERT_EQUAL(fx_io(fx->ns, fx->qpair, FX_READ, rd, i, 1, 0, NULL), 0);
+		if (fx_pattern_check(rd, i, 1, 512, tag) < 0) {
+			continue;
+		}
+		if (ok || fx_pattern_check(rd, i, 1, 512, old) >= 0) {
+			fprintf(stderr,
+				"  LBA %u holds neither its last acknowledged write nor a "
+				"failed one after it\n",
+				i);
+			bad++;
+		}
+	}
+	nvp_env_dma_free(rd);
+	return bad;
+}
+
+/* Write the batch one request at a time (queue depth 1). \return refusals. */
+static unsigned int
+batch_write_qd1(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, struct batch *b, uint32_t tag,
+		unsigned int *errors)
+{
+	unsigned int i, refused = 0;
+
+	*errors = 0;
+	for (i = 0; i < b->n; i++) {
+		memset(&b->c[i], 0, sizeof(b->c[i]));
+		fx_pattern_fill(b->buf + (size_t)i * 4096, i, 1, 512, tag);
+		if (nvp_nvme_ns_cmd_write(ns, qpair, b->buf + (size_t)i * 4096, i, 1, fx_cpl_cb,
+					  &b->c[i], 0) != 0) {
+			refused++;
+			continue;
+		}
+		CU_ASSERT_EQUAL(fx_poll_until(qpair, &b->c[i].calls, 1, 5000), 0);
+		if (b->c[i].calls == 1 && nvme_cpl_is_error(&b->c[i].cpl)) {
+			(*errors)++;
+		}
+	}
+	return refused;
+}
+
+/*
+ * One completion is written with the previous pass's phase tag (bad_phase): the host sees
+ * neither it nor anything the device posts after it on that CQ. With @depth 16 the
+ * requests after it complete in the device behind it; with @depth 1 nothing follows until
+ * the next request. The driver must see that the device posted past an entry it cannot
+ * see, re-make the queues and retry or fail what the device had: every request completes
+ * exactly once, what was acknowledged reads back, and the qpair works again at the
+ * first deadline (@timeout_us) or the once-a-second look when nothing completes,
+ * whichever comes first -- not only once every command identifier has been quarantined
+ * (47 of them: seconds).
+ */
+static void
+stale_phase(unsigned int depth, uint64_t timeout_us)
+{
+	struct nvp_nvme_qpair *qpair = NULL;
+	struct nvp_nvme_qpair_stats st;
+	struct fx_ctrlr fx;
+	struct batch b;
+	unsigned int errors = 0, i;
+	uint64_t start;
+
+	if (fx_open(&fx, "size=4M") != 0) {
+		fx_close(&fx);
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 32, 64, timeout_us, false, &qpair), 0);
+	batch_init(&b, 16);
+	CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x51), 0);
+	CU_ASSERT_EQUAL(batch_wait(qpair, &b, 5000, &errors), 0);
+	CU_ASSERT_EQUAL(errors, 0);
+
+	/* The fourth write from now is posted with a stale phase tag. */
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_BAD_PHASE, 1,
+						   depth > 1 ? 3 : 0, 0),
+			0);
+	start = fx_now_us();
+	if (depth > 1) {
+		CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x52), 0);
+		CU_ASSERT_EQUAL(batch_wait(qpair, &b, 5000, &errors), 0);
+	} else {
+		CU_ASSERT_EQUAL(batch_write_qd1(fx.ns, qpair, &b, 0x52, &errors), 0);
+		fx_poll_for(qpair, 20);
+	}
+	for (i = 0; i < b.n; i++) {
+		CU_ASSERT_EQUAL(b.c[i].calls, 1);
+	}
+	fprintf(stderr,
+		"  depth %u, deadline %" PRIu64 " ms: %u of %u writes failed after the "
+		"stale phase tag\n",
+		depth, timeout_us / 1000, errors, b.n);
+	/* With a deadline longer than the once-a-second look, the requests behind the
+	 * stuck entry are found within it and sent again: none fails. */
+	if (timeout_us > 2000000) {
+		CU_ASSERT_EQUAL(errors, 0);
+	}
+	CU_ASSERT_EQUAL(batch_verify(&fx, &b, 0x52, 0x51), 0);
+
+	/* The qpair works again: a full batch, no error, each within 2 s (10 deadlines). */
+	CU_ASSERT_EQUAL(batch_write(fx.ns, qpair, &b, 0x53), 0);
+	CU_ASSERT_EQUAL(batch_wait(qpair, &b, 2000, &errors), 0);
+	CU_ASSERT_EQUAL(errors, 0);
+	fprintf(stderr, "  the qpair worked again %" PRIu64 " ms after the fault\n",
+		(fx_now_us() - start) / 1000);
+	CU_ASSERT_EQUAL(batch_verify(&fx, &b, 0x53, 0x53), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(qpair), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(qpair, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(st.cq_stalls, 1);
+	batch_fini(&b);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);
+	fx_close(&fx);
+}
+
+static void
+test_stale_phase_behind_many(void)
+{
+	stale_phase(16, 200000);
+}
+
+static void
+test_stale_phase_at_depth_one(void)
+{
+	stale_phase(1, 200000);
+}
+
+static void
+test_stale_phase_within_deadline(void)
+{
+	stale_phase(16, 5000000);
+}
+
 /* Three controllers attached at once: separate storage, separate queues. */
 static void
 test_three_controllers(void)
@@ -379,6 +522,9 @@ main(int argc, char **argv)
 		{ "deadline_while_queued", test_deadline_while_queued },
 		{ "all_ones_with_requests_in_flight", test_all_ones_with_requests_in_flight },
 		{ "reset_with_queued_requests", test_reset_with_queued_requests },
+		{ "stale_phase_behind_many", test_stale_phase_behind_many },
+		{ "stale_phase_at_depth_one", test_stale_phase_at_depth_one },
+		{ "stale_phase_within_deadline", test_stale_phase_within_deadline },
 		{ "three_controllers", test_three_controllers },
 	};
 

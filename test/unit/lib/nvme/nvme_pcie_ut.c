@@ -3,7 +3,8 @@
  * Unit tests of the PCIe transport (nvme_pcie.c) against a fake PCI function whose BAR0
  * is plain memory: attach checks (BAR size, all-ones registers, bus mastering),
  * doorbell offsets with CAP.DSTRD, admin queue registers, SQ tail arithmetic and
- * wrap, CQ phase tags and their flip at the wrap, the CQ head doorbell once per batch.
+ * wrap, CQ phase tags and their flip at the wrap, the CQ head doorbell once per batch,
+ * a CQ stuck behind an entry with a stale phase tag.
  */
 #include "nvme/nvme_pcie.c"
 
@@ -688,6 +689,54 @@ test_cq_phase_wrap(void)
 	detach();
 }
 
+/*
+ * The missed-completion check: the CQ is stuck when the entry at the head carries the
+ * previous pass's phase tag while the next one carries this pass's (the device posted
+ * past an entry written with a stale tag), also across the wrap; never when the device
+ * simply has not posted, nor when the head entry is there to be consumed.
+ */
+static void
+test_cq_stalled(void)
+{
+	struct nvme_pcie_qpair *pq;
+	struct nvp_nvme_qpair *q;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(1, 4);
+	pq = to_pcie_qpair(q);
+	g_num_cpls = 0;
+	/* Nothing posted: waiting, not stuck. */
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
+	/* Head posted with its stale tag (0 in the first pass), nothing after: the host
+	 * cannot tell it from an entry not written yet. */
+	post_cpl(pq, 0, 0, 0);
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
+	/* The device posted the next one properly: stuck behind the head. */
+	post_cpl(pq, 1, 1, 1);
+	CU_ASSERT_TRUE(pcie_qpair_cq_stalled(q));
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 0);
+	/* Head properly posted too (a healthy queue seen mid-post): not stuck. */
+	post_cpl(pq, 0, 0, 1);
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 2);
+	/* Across the wrap: head at the last slot (phase 1), the next is slot 0 of the
+	 * second pass (phase 0). */
+	post_cpl(pq, 2, 2, 1);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 1);
+	CU_ASSERT_EQUAL(pq->cq_head, 3);
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q)); /* slot 0 still holds phase 1 */
+	post_cpl(pq, 0, 3, 0);
+	CU_ASSERT_TRUE(pcie_qpair_cq_stalled(q)); /* slot 3 holds its stale phase 0 */
+	post_cpl(pq, 3, 3, 1);
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 2);
+	CU_ASSERT_EQUAL(g_num_cpls, 5);
+	CU_ASSERT_PTR_EQUAL(g_nvme_pcie_transport.qpair_cq_stalled, pcie_qpair_cq_stalled);
+	pcie_qpair_destroy(q);
+	detach();
+}
+
 static void
 test_connect_disconnect(void)
 {
@@ -835,6 +884,7 @@ main(void)
 	CU_ADD_TEST(s, test_sq_ring_wrap);
 	CU_ADD_TEST(s, test_prp_fast_path);
 	CU_ADD_TEST(s, test_cq_phase_wrap);
+	CU_ADD_TEST(s, test_cq_stalled);
 	CU_ADD_TEST(s, test_connect_disconnect);
 	CU_ADD_TEST(s, test_dbbuf_need_event);
 	CU_ADD_TEST(s, test_shadow_doorbells);

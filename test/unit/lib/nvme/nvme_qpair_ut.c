@@ -2,8 +2,9 @@
 /*
  * Unit tests of the generic queue pair (nvme_qpair.c) over a fake transport in RAM and
  * a fake clock: submission, queue full -> queued -> submitted, doorbell batching,
- * timeouts -> Abort -> completion exactly once, quarantined CIDs, controller failure,
- * reset, orphaned requests, the owner-thread check.
+ * timeouts -> Abort -> completion exactly once, quarantined CIDs, a stuck CQ whose
+ * queues are re-made, controller failure, reset, orphaned requests, the owner-thread
+ * check.
  */
 #include "nvp_config.h"
 /* Exercise the debug-build owner check whatever the configuration. */
@@ -202,6 +203,32 @@ static const struct nvme_transport_ops g_fake_async_ops = {
 	.qpair_conn_cmd = fake_conn_cmd,
 };
 
+/* The same with the missed-completion check, whose answer the test sets. */
+static bool g_cq_stalled;
+static uint32_t g_cq_stall_checks;
+
+static bool
+fake_cq_stalled(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	g_cq_stall_checks++;
+	return g_cq_stalled;
+}
+
+static const struct nvme_transport_ops g_fake_stall_ops = {
+	.name = "fake-stall",
+	.qpair_submit = fake_submit,
+	.qpair_check_request = fake_check,
+	.qpair_ring_doorbell = fake_ring,
+	.qpair_process_completions = fake_process,
+	.qpair_release_tracker = fake_release,
+	.qpair_reset = fake_reset,
+	.qpair_connect = fake_connect,
+	.qpair_disconnect = fake_disconnect,
+	.qpair_conn_cmd = fake_conn_cmd,
+	.qpair_cq_stalled = fake_cq_stalled,
+};
+
 /* The device completes command @cid with @sct/@sc. */
 static void
 device_complete(uint16_t cid, uint8_t sct, uint8_t sc)
@@ -378,6 +405,8 @@ setup(uint32_t entries, uint32_t requests, uint64_t timeout_ticks)
 	g_admin_polls = 0;
 	memset(&g_admin_cmds, 0, sizeof(g_admin_cmds));
 	g_trylock_busy = 0;
+	g_cq_stalled = false;
+	g_cq_stall_checks = 0;
 	g_health_failed = false;
 	g_health_checks = 0;
 	g_release_wanted = false;
@@ -1359,6 +1388,177 @@ admin_step_completes(uint8_t sc)
 	g_admin_cmds.cb = NULL;
 }
 
+/* Delete SQ, Delete CQ, Create CQ, Create SQ: each step's command completes. */
+static void
+remake_queues(void)
+{
+	static const uint8_t opc[4] = { NVME_OPC_DELETE_IO_SQ, NVME_OPC_DELETE_IO_CQ,
+					NVME_OPC_CREATE_IO_CQ, NVME_OPC_CREATE_IO_SQ };
+	uint32_t first = g_admin_cmds.calls - 1, i;
+
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(g_admin_cmds.calls, first + i + 1);
+		CU_ASSERT_EQUAL(g_admin_cmds.cmd[(first + i) % 8].opc, opc[i]);
+		CU_ASSERT_EQUAL(g_qpair.conn_state, i < 2 ? NVME_QP_DELETING : NVME_QP_CREATING);
+		admin_step_completes(0);
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	}
+	CU_ASSERT_EQUAL(g_qpair.conn_state, NVME_QP_CONNECTED);
+}
+
+/*
+ * A deadline passes while the CQ is stuck behind an entry the host cannot see: no Abort
+ * (the completions are there, hidden), the queues are re-made at once. Once the SQ is
+ * deleted, the expired request completes with ABORTED SQ DELETION, the one still within
+ * its deadline is sent again ahead of what was queued meanwhile; each completes once.
+ */
+static void
+test_cq_stall_remakes_queues(void)
+{
+	struct ut_cpl c[3];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(8, 16, 100);
+	g_qpair.transport = &g_fake_stall_ops;
+	g_ctrlr.opts.io_retry_count = 4;
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0); /* deadline 1100 */
+	g_now = 1050;
+	CU_ASSERT_EQUAL(submit(&c[1], 1), 0); /* deadline 1150 */
+	/* Polls while nothing expired do not look (the fast path stays as it was). */
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_cq_stall_checks, 0);
+	g_cq_stalled = true;
+	g_now = 1100;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_cq_stall_checks, 1);
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	CU_ASSERT_EQUAL(g_timeout.calls, 1);
+	CU_ASSERT_EQUAL(g_timeout.cid, g_fake.sq[0].cid);
+	CU_ASSERT_EQUAL(g_qpair.stats.cq_stalls, 1);
+	CU_ASSERT_EQUAL(g_qpair.conn_state, NVME_QP_DELETING);
+	CU_ASSERT_EQUAL(g_admin_cmds.calls, 1);
+	/* Submissions wait meanwhile. */
+	CU_ASSERT_EQUAL(submit(&c[2], 2), 0);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 2);
+	g_cq_stalled = false; /* the new queues are empty */
+	remake_queues();
+	CU_ASSERT_EQUAL(g_fake.resets, 1);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[0].cpl.status.sct, NVME_SCT_GENERIC);
+	CU_ASSERT_EQUAL(c[0].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(c[1].calls, 0);
+	/* Sent again: c[1] first, then the queued c[2]. */
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 4);
+	CU_ASSERT_EQUAL(g_fake.sq[2].cdw10, 1);
+	CU_ASSERT_EQUAL(g_fake.sq[3].cdw10, 2);
+	for (i = 2; i < 4; i++) {
+		device_complete(g_fake.sq[i].cid, 0, 0);
+	}
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+	}
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[1].cpl));
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[2].cpl));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_EQUAL(g_qpair.stats.cq_stalls, 1);
+	CU_ASSERT_EQUAL(g_locks, 0);
+	teardown();
+}
+
+/*
+ * Without a deadline (or a long one), the once-a-second look when nothing completes finds
+ * the stuck CQ: the requests behind it are sent again, none fails.
+ */
+static void
+test_cq_stall_found_without_deadline(void)
+{
+	struct ut_cpl c[2];
+	uint32_t i;
+
+	memset(c, 0, sizeof(c));
+	setup(8, 16, 0);
+	g_qpair.transport = &g_fake_stall_ops;
+	g_ctrlr.opts.io_retry_count = 4;
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0);
+	CU_ASSERT_EQUAL(submit(&c[1], 1), 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0); /* arms the health check */
+	g_cq_stalled = true;
+	g_now += 999999;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_cq_stall_checks, 0); /* not a second yet */
+	g_now += 1;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_health_checks, 1);
+	CU_ASSERT_EQUAL(g_cq_stall_checks, 1);
+	CU_ASSERT_EQUAL(g_qpair.stats.cq_stalls, 1);
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	g_cq_stalled = false;
+	remake_queues();
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 4);
+	for (i = 2; i < 4; i++) {
+		CU_ASSERT_EQUAL(g_fake.sq[i].cdw10, i - 2);
+		device_complete(g_fake.sq[i].cid, 0, 0);
+	}
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_FALSE(nvme_cpl_is_error(&c[i].cpl));
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
+/*
+ * The stuck entry is the last the device posted (nothing after it to give it away): the
+ * deadline sends an Abort, "not aborted" completes the request (its CID quarantined). The
+ * next request's completion lands behind the stuck entry: a later poll sees the stall
+ * while the quarantine lasts and re-makes the queues; that request is sent again and
+ * completes once, the quarantined CID is free again.
+ */
+static void
+test_cq_stall_after_not_aborted(void)
+{
+	struct ut_cpl c[2];
+
+	memset(c, 0, sizeof(c));
+	setup(8, 16, 100);
+	g_qpair.transport = &g_fake_stall_ops;
+	g_ctrlr.opts.io_retry_count = 4;
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0);
+	g_now = 1100;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_abort.calls, 1);
+	abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[0].cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	CU_ASSERT_FALSE(TAILQ_EMPTY(&g_qpair.recovery)); /* quarantined */
+	g_now = 1110;
+	CU_ASSERT_EQUAL(submit(&c[1], 1), 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_qpair.conn_state, NVME_QP_CONNECTED);
+	g_cq_stalled = true; /* c[1] completed behind the stuck entry */
+	g_now = 1120;
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(g_qpair.conn_state, NVME_QP_DELETING);
+	CU_ASSERT_EQUAL(g_qpair.stats.cq_stalls, 1);
+	g_cq_stalled = false;
+	remake_queues();
+	CU_ASSERT_TRUE(TAILQ_EMPTY(&g_qpair.recovery));
+	CU_ASSERT_EQUAL(c[1].calls, 0);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 3);
+	CU_ASSERT_EQUAL(g_fake.sq[2].cdw10, 1);
+	device_complete(g_fake.sq[2].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[1].calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[1].cpl));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
 /*
  * A reset with the retry policy: requests the device had are sent again (ahead of the
  * queued one, in their order) until the budget is spent, then complete with ABORTED SQ
@@ -1406,6 +1606,41 @@ test_reset_retries(void)
 	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[3].cpl));
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
 	CU_ASSERT_EQUAL(count_free_requests(), 16);
+	teardown();
+}
+
+/*
+ * A reset after a request's deadline passed: it is not sent again (that would give it a
+ * new life past the user's timeout) but completes at once with ABORTED SQ DELETION, DNR
+ * clear, as nvp_nvme_ctrlr_reset() says; one still within its deadline is sent again.
+ */
+static void
+test_reset_expired_not_retried(void)
+{
+	struct ut_cpl c[2];
+
+	memset(c, 0, sizeof(c));
+	setup(4, 16, 100);
+	g_ctrlr.opts.io_retry_count = 4;
+	CU_ASSERT_EQUAL(submit(&c[0], 0), 0); /* deadline 1100 */
+	g_now = 1080;
+	CU_ASSERT_EQUAL(submit(&c[1], 1), 0); /* deadline 1180 */
+	g_now = 1150;
+	atomic_fetch_add(&g_ctrlr.reset_gen, 1);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[0].cpl.status.sct, NVME_SCT_GENERIC);
+	CU_ASSERT_EQUAL(c[0].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(c[0].cpl.status.dnr, 0);
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 3);
+	CU_ASSERT_EQUAL(g_fake.sq[2].cdw10, 1);
+	device_complete(g_fake.sq[2].cid, 0, 0);
+	nvp_nvme_qpair_process_completions(&g_qpair, 0);
+	CU_ASSERT_EQUAL(c[0].calls, 1);
+	CU_ASSERT_EQUAL(c[1].calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c[1].cpl));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
 	teardown();
 }
 
@@ -1597,10 +1832,14 @@ main(void)
 	CU_ADD_TEST(s, test_quarantine_exhausted_reclaims);
 	CU_ADD_TEST(s, test_reclaim_fails);
 	CU_ADD_TEST(s, test_reset_retries);
+	CU_ADD_TEST(s, test_reset_expired_not_retried);
 	CU_ADD_TEST(s, test_queued_error_completions);
 	CU_ADD_TEST(s, test_deadline_counts_from_submit);
 	CU_ADD_TEST(s, test_reconnect_does_not_block);
 	CU_ADD_TEST(s, test_reclaim_does_not_block);
+	CU_ADD_TEST(s, test_cq_stall_remakes_queues);
+	CU_ADD_TEST(s, test_cq_stall_after_not_aborted);
+	CU_ADD_TEST(s, test_cq_stall_found_without_deadline);
 	CU_ADD_TEST(s, test_timeout_aborted);
 	CU_ADD_TEST(s, test_timeout_abort_unanswered);
 	CU_ADD_TEST(s, test_timeout_aborted_but_never_completes);
