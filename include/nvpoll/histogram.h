@@ -42,31 +42,33 @@ struct nvp_histogram {
 /** Empty @h (also what a fresh histogram needs before its first record). */
 void nvp_histogram_init(struct nvp_histogram *h);
 
-/** Index of the bucket counting @value (0 .. NVP_HISTOGRAM_NUM_BUCKETS - 1). */
+/**
+ * Index of the bucket counting @value (0 .. NVP_HISTOGRAM_NUM_BUCKETS - 1). Without a
+ * branch: with s = max(0, msb(@value) - SUB_BITS), the index is s * SUB_COUNT +
+ * (@value >> s) — for values below SUB_COUNT s is 0 (the OR makes msb SUB_BITS), and
+ * above, (@value >> s) is SUB_COUNT plus the sub-bucket, which steps over range 0.
+ */
+static inline uint64_t
+nvp_histogram_bucket_index64(uint64_t value)
+{
+	uint64_t shift = 63u - (uint64_t)__builtin_clzll(value | NVP_HISTOGRAM_SUB_COUNT) -
+			 NVP_HISTOGRAM_SUB_BITS;
+
+	return (shift << NVP_HISTOGRAM_SUB_BITS) + (value >> shift);
+}
+
 static inline uint32_t
 nvp_histogram_bucket_index(uint64_t value)
 {
-	uint32_t msb, shift;
-
-	if (value < NVP_HISTOGRAM_SUB_COUNT) {
-		return (uint32_t)value;
-	}
-	msb = 63u - (uint32_t)__builtin_clzll(value); /* >= SUB_BITS */
-	shift = msb - NVP_HISTOGRAM_SUB_BITS;
-	/* range shift + 1; sub-bucket = the SUB_BITS bits below the leading one */
-	return ((shift + 1) << NVP_HISTOGRAM_SUB_BITS) +
-	       (uint32_t)((value >> shift) - NVP_HISTOGRAM_SUB_COUNT);
+	return (uint32_t)nvp_histogram_bucket_index64(value);
 }
 
 /** Count one @value. O(1), no allocation. */
 static inline void
 nvp_histogram_record(struct nvp_histogram *h, uint64_t value)
 {
-	uint64_t lo = h->sum_lo + value;
-
-	h->sum_hi += lo < value; /* carry */
-	h->sum_lo = lo;
-	h->buckets[nvp_histogram_bucket_index(value)]++;
+	h->sum_hi += __builtin_add_overflow(h->sum_lo, value, &h->sum_lo); /* carry */
+	h->buckets[nvp_histogram_bucket_index64(value)]++;
 	h->count++;
 	if (value < h->min) {
 		h->min = value;

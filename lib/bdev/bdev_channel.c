@@ -102,6 +102,9 @@ channel_hist_alloc(struct nvp_bdev_channel *ch)
 	for (i = 0; i < NUM_HIST; i++) {
 		nvp_histogram_init(&ch->hist[i]);
 	}
+	for (i = 0; i < NVP_BDEV_NUM_IO_TYPES; i++) {
+		ch->op[i].hist = &ch->hist[i * 2];
+	}
 	return 0;
 }
 
@@ -242,6 +245,7 @@ nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_channe
 	ch->desc = desc;
 	ch->bdev = desc->bdev;
 	ch->owner = pthread_self();
+	ch->ticks_tsc = nvp_env_get_ticks_is_tsc();
 	ch->mod_submit = ch->bdev->fn->submit;
 	ch->mod_poll = ch->bdev->fn->poll;
 	rc = channel_pool_alloc(ch, o.io_pool_size);
@@ -282,10 +286,10 @@ nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 	if (rc != 0) {
 		return rc;
 	}
-	if (ch->outstanding != 0) {
+	if (ch_outstanding(ch) != 0) {
 		NVP_ERRLOG("channel on '%s': %u I/O(s) in flight; poll until they complete, then "
 			   "destroy",
-			   ch->bdev->name, ch->outstanding);
+			   ch->bdev->name, ch_outstanding(ch));
 		return -EBUSY;
 	}
 	if (ch->group != NULL) {
@@ -309,7 +313,7 @@ nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 uint32_t
 nvp_bdev_channel_get_outstanding(const struct nvp_bdev_channel *ch)
 {
-	return ch->outstanding;
+	return ch_outstanding(ch);
 }
 
 uint32_t
@@ -322,6 +326,18 @@ struct nvp_bdev *
 nvp_bdev_channel_get_bdev(const struct nvp_bdev_channel *ch)
 {
 	return ch->bdev;
+}
+
+/* The clock read of ch_now() where the ticks are not the TSC (out of line: a call). */
+uint64_t
+bdev_channel_now_call(struct nvp_bdev_channel *ch)
+{
+	uint64_t now = nvp_env_get_ticks();
+
+	if (ch->tick == CH_TICK_LAZY) {
+		ch->tick = now;
+	}
+	return now;
 }
 
 /* ---- pool and io_wait ---- */
@@ -586,7 +602,7 @@ nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g)
 	uint32_t n = 0;
 
 	TAILQ_FOREACH (ch, &g->channels, group_link) {
-		n += ch->outstanding;
+		n += ch_outstanding(ch);
 	}
 	return n;
 }

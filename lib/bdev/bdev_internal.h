@@ -101,15 +101,18 @@ struct nvp_bdev_desc {
 #define CH_TICK_NONE 0u /* outside a poll: read the clock at each use */
 #define CH_TICK_LAZY 1u /* in a poll, not read yet: the first use reads and keeps it */
 
-/* Per-operation-type counters of a channel, written by its thread only. */
+/* Per-operation-type counters of a channel, written by its thread only; one cache line. */
 struct ch_op_stats {
 	uint64_t ios;
 	uint64_t blocks; /* bytes / block size: the block size is the bdev's, fixed */
 	uint64_t errors;
 	uint64_t inflight;
 	uint64_t busy_ticks;
-	uint64_t busy_start; /* tick inflight went 0 -> 1 (accounting on) */
+	uint64_t busy_start;        /* tick inflight went 0 -> 1 (accounting on) */
+	struct nvp_histogram *hist; /* [0] queued, [1] device time (set at creation) */
+	uint64_t rsvd;
 };
+_Static_assert(sizeof(struct ch_op_stats) == 64, "ch_op_stats: one cache line");
 
 /*
  * bdev_io internal.state: bits saying which rare path an I/O is on. A free bdev_io and
@@ -137,7 +140,7 @@ struct nvp_bdev_channel {
 	struct nvp_bdev_io_wait_entry *wait_head;
 	uint64_t tick;  /* CH_TICK_NONE, CH_TICK_LAZY or this poll's tick */
 	uint8_t mode;   /* CH_MODE_* */
-	bool in_submit; /* inside module submit: completions go to done_list */
+	bool ticks_tsc; /* nvp_env_get_ticks() is the TSC: read it inline (no call) */
 	union {
 		struct {
 			bool pending_work; /* a list below non-empty, or a scheduler holds I/O */
@@ -149,14 +152,16 @@ struct nvp_bdev_channel {
 			       * writable descriptor, bdev not removed) */
 
 	/* ---- hot: every I/O or poll, second line ---- */
-	uint32_t outstanding; /* accepted user I/Os (parents), not completed */
-	uint32_t sched_held;  /* I/Os the scheduler took and has not dispatched yet */
-	uint64_t completed;   /* user callbacks delivered */
+	struct nvp_bdev_io *submitting; /* inside module submit (this I/O): completions
+					 * go to the done list */
+	uint64_t accepted;   /* user I/Os (parents) accepted; in flight: accepted - completed */
+	uint64_t completed;  /* user callbacks delivered */
+	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
 	int (*mod_poll)(void *ch_ctx);
 
 	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
 	uint32_t seq; /* odd while the counters below are being updated */
-	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES];
+	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES] __attribute__((aligned(64)));
 	struct nvp_histogram *hist; /* [type * 2 + 0] queued, [type * 2 + 1] device */
 
 	/* ---- pipeline (stages, hook) ---- */
@@ -194,6 +199,7 @@ const struct nvp_bdev_admission_ops *bdev_admission_none(void);
 const struct nvp_bdev_sched_ops *bdev_sched_none(void);
 
 /* bdev_channel.c */
+uint64_t bdev_channel_now_call(struct nvp_bdev_channel *ch);
 uint32_t bdev_channel_allowed(const struct nvp_bdev_channel *ch);
 void bdev_channel_retire_stats(struct nvp_bdev_channel *ch);
 void bdev_channel_update_mode(struct nvp_bdev_channel *ch);
@@ -227,6 +233,13 @@ io_type_writes(uint8_t type)
 {
 	return type == NVP_BDEV_IO_WRITE || type == NVP_BDEV_IO_WRITE_ZEROES ||
 	       type == NVP_BDEV_IO_UNMAP || type == NVP_BDEV_IO_FLUSH;
+}
+
+/* User I/Os accepted and not completed yet. */
+static inline uint32_t
+ch_outstanding(const struct nvp_bdev_channel *ch)
+{
+	return (uint32_t)(ch->accepted - ch->completed);
 }
 
 static inline void
@@ -264,12 +277,20 @@ io_list_pop(struct io_list *l)
 	return io;
 }
 
-/* The read of the clock behind ch_now(): outside a poll every time, in a poll once. */
+/*
+ * The read of the clock behind ch_now(): outside a poll every time, in a poll once.
+ * Inline where the ticks are the TSC, so that the functions of the fast path make no
+ * call of their own (none saves registers for one).
+ */
 static inline uint64_t
 ch_now_read(struct nvp_bdev_channel *ch, uint64_t state)
 {
-	uint64_t now = nvp_env_get_ticks();
+	uint64_t now;
 
+	if (nvp_unlikely(!ch->ticks_tsc)) {
+		return bdev_channel_now_call(ch);
+	}
+	now = nvp_tsc_read();
 	if (state == CH_TICK_LAZY) {
 		ch->tick = now;
 	}
@@ -288,12 +309,26 @@ ch_now(struct nvp_bdev_channel *ch)
 	return ch_now_read(ch, t);
 }
 
-/* Seqcount writer side: the counters change between begin and end. x86 keeps stores in
- * order, so compiler barriers suffice there; elsewhere a release fence orders them. */
+/*
+ * Seqcount writer side: the counters change between begin and end. x86 keeps stores in
+ * order, so a compiler barrier suffices there, and the count, written by this thread
+ * only, is bumped with one plain (not locked) add; elsewhere a release fence orders the
+ * stores.
+ */
+static inline void
+ch_seq_bump(uint32_t *seq)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("addl $1, %0" : "+m"(*seq)::"memory");
+#else
+	__atomic_store_n(seq, *seq + 1, __ATOMIC_RELAXED);
+#endif
+}
+
 static inline void
 ch_stats_begin(struct nvp_bdev_channel *ch)
 {
-	__atomic_store_n(&ch->seq, ch->seq + 1, __ATOMIC_RELAXED);
+	ch_seq_bump(&ch->seq);
 	nvp_smp_wmb();
 }
 
@@ -301,7 +336,7 @@ static inline void
 ch_stats_end(struct nvp_bdev_channel *ch)
 {
 	nvp_smp_wmb();
-	__atomic_store_n(&ch->seq, ch->seq + 1, __ATOMIC_RELAXED);
+	ch_seq_bump(&ch->seq);
 }
 
 #endif /* NVP_BDEV_INTERNAL_H */

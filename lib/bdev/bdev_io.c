@@ -209,9 +209,9 @@ module_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
 	int rc;
 
-	ch->in_submit = true;
+	ch->submitting = io;
 	rc = ch->mod_submit(ch->module_ch, io);
-	ch->in_submit = false;
+	ch->submitting = NULL;
 	if (nvp_unlikely(rc != 0)) {
 		module_submit_failed(ch, io, rc);
 	}
@@ -493,12 +493,12 @@ child_done(struct nvp_bdev_channel *ch, struct nvp_bdev_io *child, const struct 
 
 /* Accepted: counted in flight (and the start of a busy period of its type). */
 static inline __attribute__((always_inline)) void
-io_accept(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
+io_accept(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, uint64_t now)
 {
-	struct ch_op_stats *op = &ch->op[io->type];
+	struct ch_op_stats *op = &ch->op[type];
 
 	io->submit_tick = now;
-	ch->outstanding++;
+	ch->accepted++;
 	if (op->inflight++ == 0) {
 		op->busy_start = now;
 	}
@@ -514,7 +514,8 @@ io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 		bdev_io_release(ch, io);
 		return -ENOMEM;
 	}
-	io_accept(ch, io, (ch->mode & (CH_MODE_ACCT | CH_MODE_SLOW)) != 0 ? ch_now(ch) : 0);
+	io_accept(ch, io, io->type,
+		  (ch->mode & (CH_MODE_ACCT | CH_MODE_SLOW)) != 0 ? ch_now(ch) : 0);
 	if (split) {
 		split_start(ch, io);
 	} else {
@@ -524,7 +525,8 @@ io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 }
 
 static inline __attribute__((always_inline)) int
-io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb, void *cb_arg)
+io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp_bdev_io_cb cb,
+	  void *cb_arg)
 {
 	uint32_t mode = ch->mode;
 
@@ -534,7 +536,7 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, nvp_bdev_io_cb cb
 		return io_submit_slow(ch, io);
 	}
 	/* straight to the module: no stage, no hook, no split; timed if accounting is on */
-	io_accept(ch, io, mode != 0 ? ch_now(ch) : 0);
+	io_accept(ch, io, type, mode != 0 ? ch_now(ch) : 0);
 	module_submit(ch, io);
 	return 0;
 }
@@ -577,7 +579,7 @@ data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, v
 	io->internal.iov[0].iov_len = num * ch->bdev->block_size;
 	io->iovs = io->internal.iov;
 	io->iovcnt = 1;
-	return io_submit(ch, io, cb, cb_arg);
+	return io_submit(ch, io, type, cb, cb_arg);
 }
 
 static int
@@ -603,7 +605,7 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	io->flags = write_flags(desc, type, flags);
 	io->iovs = (struct iovec *)iov;
 	io->iovcnt = iovcnt;
-	return io_submit(ch, io, cb, cb_arg);
+	return io_submit(ch, io, type, cb, cb_arg);
 }
 
 static int
@@ -622,7 +624,7 @@ nodata_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	io->flags = flags;
 	io->iovs = NULL;
 	io->iovcnt = 0;
-	return io_submit(ch, io, cb, cb_arg);
+	return io_submit(ch, io, type, cb, cb_arg);
 }
 
 int
@@ -770,32 +772,42 @@ nvp_bdev_compare(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *
 
 /* ---- completion ---- */
 
-/* Accounting of a finished user I/O, sent to the module at @dev_tick. */
-static inline __attribute__((always_inline)) void
-io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, uint64_t dev_tick)
+/*
+ * The time a finished I/O is accounted at: 0 when it is not timed (accounting off, or
+ * off when it was submitted: submit_tick 0); else the channel's clock.
+ */
+static inline uint64_t
+io_done_tick(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io)
 {
-	struct ch_op_stats *op = &ch->op[io->type];
+	return io->submit_tick != 0 && (ch->mode & CH_MODE_ACCT) != 0 ? ch_now(ch) : 0;
+}
+
+/* Accounting of a finished user I/O, sent to the module at @dev_tick; @now is 0 when it
+ * is not timed (io_done_tick()). */
+static inline __attribute__((always_inline)) void
+io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, uint64_t dev_tick,
+	   uint64_t now)
+{
+	struct ch_op_stats *op = &ch->op[(size_t)io->type];
 	uint64_t start = io->submit_tick;
-	bool timed = start != 0 && (ch->mode & CH_MODE_ACCT) != 0;
-	uint64_t now = timed ? ch_now(ch) : 0;
 
 	ch_stats_begin(ch);
-	op->ios++;
 	op->blocks += io->num_blocks;
 	if (nvp_unlikely(err)) {
 		op->errors++;
 	}
-	if (--op->inflight == 0 && timed && op->busy_start != 0) {
+	op->ios++;
+	if (--op->inflight == 0 && now != 0 && op->busy_start != 0) {
 		op->busy_ticks += now - op->busy_start;
 	}
 	ch_stats_end(ch);
-	if (timed) {
+	if (now != 0) {
 		/* Without stages the queued time is 0 by construction: not recorded here,
 		 * nvp_bdev_get_stats() adds those zeroes (device count - queued count). */
 		if (nvp_unlikely(dev_tick != start)) {
-			nvp_histogram_record(&ch->hist[io->type * 2], dev_tick - start);
+			nvp_histogram_record(&op->hist[0], dev_tick - start);
 		}
-		nvp_histogram_record(&ch->hist[io->type * 2 + 1], now - dev_tick);
+		nvp_histogram_record(&op->hist[1], now - dev_tick);
 	}
 }
 
@@ -806,14 +818,16 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
  */
 static inline __attribute__((always_inline)) void
 io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
-	  uint64_t dev_tick)
+	  uint64_t dev_tick, uint64_t now)
 {
-	nvp_bdev_io_cb cb = io->internal.cb;
-	void *cb_arg = io->internal.cb_arg;
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
 
-	io_account(ch, io, nvme_cpl_is_error(cpl), dev_tick);
-	ch->outstanding--;
+	io_account(ch, io, nvme_cpl_is_error(cpl), dev_tick, now);
 	ch->completed++;
+	/* read after the accounting: no register holds them across it */
+	cb = io->internal.cb;
+	cb_arg = io->internal.cb_arg;
 	bdev_io_release(ch, io);
 	cb(cb_arg, cpl);
 }
@@ -840,7 +854,7 @@ io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const stru
 		dev = io->submit_tick;
 	}
 	io->internal.state = 0;
-	io_finish(ch, io, &copy, dev);
+	io_finish(ch, io, &copy, dev, io_done_tick(ch, io));
 	if (ch->wait_head != NULL) {
 		bdev_run_io_waiters(ch);
 	}
@@ -849,7 +863,7 @@ io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const stru
 static __attribute__((noinline)) void
 io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
-	if (ch->in_submit) {
+	if (ch->submitting != NULL) {
 		/* not from inside the module's submit: the caller of submit is on the stack */
 		io->internal.cpl = *cpl;
 		io_list_append(&ch->done, io);
@@ -859,18 +873,41 @@ io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const stru
 	io_complete_rare(ch, io, cpl);
 }
 
+/* A fast-path completion that must read the clock through a call (ticks not the TSC). */
+static __attribute__((noinline)) void
+io_complete_clock(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+{
+	io_finish(ch, io, cpl, io->submit_tick, ch_now(ch));
+}
+
 void
 nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
 	struct nvp_bdev_channel *ch = io->ch;
+	uint64_t now = 0;
 
-	if (nvp_unlikely((ch->in_submit | io->internal.state) != 0 || ch->wait_head != NULL)) {
+	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
+			  io->internal.state) != 0)) {
 		io_complete_slow(ch, io, cpl);
 		return;
 	}
-	/* the fast path: it went straight to the module, so its device time starts at
-	 * its submission */
-	io_finish(ch, io, cpl, io->submit_tick);
+	/* The fast path: it went straight to the module, so its device time starts at its
+	 * submission. This function calls nothing but the callback (a jump), so it saves no
+	 * registers: the clock is read inline, or by io_complete_clock(). */
+	if (io->submit_tick != 0 && (ch->mode & CH_MODE_ACCT) != 0) {
+		now = ch->tick;
+		if (nvp_unlikely(now <= CH_TICK_LAZY)) {
+			if (nvp_unlikely(!ch->ticks_tsc)) {
+				io_complete_clock(ch, io, cpl);
+				return;
+			}
+			now = nvp_tsc_read();
+			if (ch->tick == CH_TICK_LAZY) {
+				ch->tick = now;
+			}
+		}
+	}
+	io_finish(ch, io, cpl, io->submit_tick, now);
 }
 
 void

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The null module: a bdev with no storage. Writes are discarded, reads return zeroes,
- * every I/O completes on the channel's next poll. It measures the bdev layer itself (the
- * module costs a list push and pop) and stands in for a device in tests.
+ * every I/O completes on the channel's next poll, in submission order. It measures the
+ * bdev layer itself (the module costs a list append and a walk) and stands in for a
+ * device in tests.
  *
  * Written against bdev_module.h only, as any third-party module would be.
  */
@@ -26,9 +27,11 @@ struct null_io {
 	struct nvp_bdev_io *next;
 };
 
+/* The FIFO: head, and where the next I/O's pointer goes (&head when empty), so that an
+ * append is two stores and no test; the last next is written by the poll. */
 struct null_channel {
 	struct nvp_bdev_io *head;
-	struct nvp_bdev_io *tail;
+	struct nvp_bdev_io **tailp;
 };
 
 static inline struct null_io *
@@ -47,10 +50,16 @@ null_io_type_supported(void *ctx, enum nvp_bdev_io_type type)
 static int
 null_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **ch_ctx)
 {
+	struct null_channel *ch = calloc(1, sizeof(*ch));
+
 	(void)ctx;
 	(void)opts;
-	*ch_ctx = calloc(1, sizeof(struct null_channel));
-	return *ch_ctx == NULL ? -ENOMEM : 0;
+	if (ch == NULL) {
+		return -ENOMEM;
+	}
+	ch->tailp = &ch->head;
+	*ch_ctx = ch;
+	return 0;
 }
 
 static void
@@ -77,13 +86,8 @@ null_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	struct null_channel *ch = ch_ctx;
 
 	/* queued first, so that nothing is kept across the memset call */
-	null_io_ctx(io)->next = NULL;
-	if (ch->tail != NULL) {
-		null_io_ctx(ch->tail)->next = io;
-	} else {
-		ch->head = io;
-	}
-	ch->tail = io;
+	*ch->tailp = io;
+	ch->tailp = &null_io_ctx(io)->next;
 	if (io->type == NVP_BDEV_IO_READ) {
 		if (nvp_likely(io->iovcnt == 1)) {
 			memset(io->iovs[0].iov_base, 0, io->iovs[0].iov_len);
@@ -99,19 +103,21 @@ null_poll(void *ch_ctx)
 {
 	struct null_channel *ch = ch_ctx;
 	static const struct nvme_cpl ok; /* success */
-	struct nvp_bdev_io *io = ch->head, *next;
+	struct nvp_bdev_io *io, *next;
 	int n = 0;
 
-	if (io == NULL) {
+	if (ch->tailp == &ch->head) {
 		return 0;
 	}
 	/* take the whole list first: callbacks may submit onto it again */
-	ch->head = ch->tail = NULL;
-	for (; io != NULL; io = next) {
+	io = ch->head;
+	*ch->tailp = NULL;
+	ch->tailp = &ch->head;
+	do {
 		next = null_io_ctx(io)->next;
 		nvp_bdev_io_complete(io, &ok);
 		n++;
-	}
+	} while ((io = next) != NULL);
 	return n;
 }
 

@@ -114,6 +114,48 @@ test_stats_aggregation(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
 }
 
+/*
+ * The channel reads the clock inline where the ticks are the TSC, and through a call
+ * (the completion's out-of-line path) where not: both must time every I/O. At depth 1
+ * with one type, every busy period is one I/O's device time, so the busy time equals
+ * the sum of the device latencies.
+ */
+static void
+test_stats_clock_sources(void)
+{
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct ut_events ev = { 0 };
+	struct nvp_bdev *bdev;
+	int tsc;
+
+	bdev = ut_stub_register("cs", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("cs", false, ut_event_cb, &ev, &desc), 0);
+	for (tsc = 0; tsc <= 1; tsc++) {
+		if (tsc && !nvp_env_get_ticks_is_tsc()) {
+			continue; /* TSC ticks would not be this env's ticks */
+		}
+		CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+		ch->ticks_tsc = tsc != 0;
+		do_reads(desc, ch, 7, 1);
+		CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+		CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].ios, 7);
+		CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 7);
+		CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].device.sum_hi, 0);
+		/* one clock for submission and completion: no absurd latency */
+		CU_ASSERT(nvp_histogram_max(&g_stats.op[NVP_BDEV_IO_READ].device) <
+			  g_stats.ticks_hz);
+		CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].busy_ticks,
+				g_stats.op[NVP_BDEV_IO_READ].device.sum_lo);
+		CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+		/* the next round counts from zero again */
+		free(bdev->retired);
+		bdev->retired = NULL;
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
 /* A reader thread while the owner does I/O: each snapshot must be consistent. */
 struct reader {
 	struct nvp_bdev *bdev;
@@ -327,11 +369,9 @@ int
 main(void)
 {
 	static const struct ut_test tests[] = {
-		UT_TEST(test_channel_opts),
-		UT_TEST(test_stats_aggregation),
-		UT_TEST(test_stats_concurrent_reader),
-		UT_TEST(test_poll_group_and_hook),
-		UT_TEST(test_foreign_thread),
+		UT_TEST(test_channel_opts),        UT_TEST(test_stats_aggregation),
+		UT_TEST(test_stats_clock_sources), UT_TEST(test_stats_concurrent_reader),
+		UT_TEST(test_poll_group_and_hook), UT_TEST(test_foreign_thread),
 	};
 
 	return ut_run("bdev_channel", tests, sizeof(tests) / sizeof(tests[0]));

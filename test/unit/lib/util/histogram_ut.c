@@ -50,6 +50,50 @@ test_bucket_bounds(void)
 	}
 }
 
+/* The index as first written (a branch below 64, then range and sub-bucket): the
+ * branchless one must agree with it everywhere. */
+static uint32_t
+ref_bucket_index(uint64_t value)
+{
+	uint32_t msb, shift;
+
+	if (value < NVP_HISTOGRAM_SUB_COUNT) {
+		return (uint32_t)value;
+	}
+	msb = 63u - (uint32_t)__builtin_clzll(value);
+	shift = msb - NVP_HISTOGRAM_SUB_BITS;
+	return ((shift + 1) << NVP_HISTOGRAM_SUB_BITS) +
+	       (uint32_t)((value >> shift) - NVP_HISTOGRAM_SUB_COUNT);
+}
+
+static void
+test_bucket_index_reference(void)
+{
+	uint64_t v, x = 0x9e3779b97f4a7c15ull;
+	uint32_t bad = 0;
+	int k, i;
+
+	for (v = 0; v < 4096; v++) {
+		bad += nvp_histogram_bucket_index(v) != ref_bucket_index(v);
+	}
+	for (k = 6; k < 64; k++) {
+		v = 1ull << k;
+		bad += nvp_histogram_bucket_index(v - 1) != ref_bucket_index(v - 1);
+		bad += nvp_histogram_bucket_index(v) != ref_bucket_index(v);
+		bad += nvp_histogram_bucket_index(v + 1) != ref_bucket_index(v + 1);
+	}
+	bad += nvp_histogram_bucket_index(UINT64_MAX) != ref_bucket_index(UINT64_MAX);
+	for (i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = x >> (x & 63); /* every magnitude */
+		bad += nvp_histogram_bucket_index(v) != ref_bucket_index(v);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(nvp_histogram_bucket_index(UINT64_MAX), NVP_HISTOGRAM_NUM_BUCKETS - 1);
+}
+
 static void
 test_empty(void)
 {
@@ -269,6 +313,7 @@ main(void)
 {
 	static const struct ut_test tests[] = {
 		UT_TEST(test_bucket_bounds),
+		UT_TEST(test_bucket_index_reference),
 		UT_TEST(test_empty),
 		UT_TEST(test_uniform_percentiles),
 		UT_TEST(test_random_percentiles),
