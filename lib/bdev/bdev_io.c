@@ -217,7 +217,7 @@ module_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 	}
 }
 
-static void
+static inline __attribute__((always_inline)) void
 to_module(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 {
 	const struct nvp_bdev_poll_hook *hook = ch->hook;
