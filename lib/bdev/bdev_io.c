@@ -242,8 +242,9 @@ sched_dispatch(struct nvp_bdev_channel *ch, uint64_t now)
 	struct nvp_bdev_io *io;
 
 	while ((io = dispatch(ch->sched_ch, now)) != NULL) {
+		ch->sched_held--;
 		to_module(ch, io, now);
-		if (--ch->sched_held == 0) {
+		if (ch->sched_held == 0) {
 			return;
 		}
 	}
