@@ -258,7 +258,9 @@ uint32_t nvp_bdev_channel_get_deferred_count(const struct nvp_bdev_channel *ch);
  * after every submit() and complete() it calls dispatch() until it returns NULL or has
  * returned them all; when some stay held, it calls dispatch() again from its polls once
  * *next_tick of has_work() (asked then, 0 = now) has come. A scheduler holding nothing is
- * not called at all, so dispatch() must not rely on being called to do other work.
+ * not called at all, so dispatch() must not rely on being called to do other work. An
+ * I/O arriving while the scheduler holds none of the channel's goes to submit_direct()
+ * instead, when the scheduler has one: submit() and dispatch() in one call, no queue.
  *
  * Times (@now) come from the channel's clock: one read per poll shared by everything
  * the poll completes and submits, a fresh read for a submission outside a poll. A stage
@@ -281,6 +283,10 @@ struct nvp_bdev_sched_ops {
 	 * which dispatch() may return one (0 = now). Called only after dispatch() returned
 	 * NULL while the scheduler held I/O. */
 	bool (*has_work)(void *ch_ctx, uint64_t *next_tick);
+	/** Optional. @io arrives while the scheduler holds no I/O of this channel: either
+	 * let it go now — return true, with the same effect as submit() then a dispatch()
+	 * returning @io — or take it as submit() does and return false. */
+	bool (*submit_direct)(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now);
 };
 
 /** Make @ops selectable by name. \return 0; -EEXIST; -EINVAL. */

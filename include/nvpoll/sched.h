@@ -25,7 +25,8 @@
  *   budgets in bytes: each tenant's virtual time advances by bytes / weight as its
  *   requests are dispatched, and a tenant may dispatch only while its virtual time is
  *   within lag_kib of the least advanced tenant that has work (WF2Q+'s eligibility,
- *   shared across threads through atomics). A tenant that goes idle does not bank
+ *   shared across threads through atomics; a thread adds what its dispatches cost in
+ *   batches of at most lag_kib / 8, so others see it at most that far behind). A tenant that goes idle does not bank
  *   credit; none is kept waiting for another that has nothing to do (no idling), nor for
  *   one whose threads have not polled for stale_us (only a tenant's own threads can
  *   dispatch its requests). At most

@@ -217,7 +217,7 @@ module_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 	}
 }
 
-static void
+static inline __attribute__((always_inline)) void
 to_module(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 {
 	const struct nvp_bdev_poll_hook *hook = ch->hook;
@@ -238,35 +238,51 @@ to_module(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 static void
 sched_dispatch(struct nvp_bdev_channel *ch, uint64_t now)
 {
+	struct nvp_bdev_io *(*dispatch)(void *, uint64_t) = ch->sched_ops->dispatch;
 	struct nvp_bdev_io *io;
 
-	while (ch->sched_held != 0 && (io = ch->sched_ops->dispatch(ch->sched_ch, now)) != NULL) {
+	while ((io = dispatch(ch->sched_ch, now)) != NULL) {
 		ch->sched_held--;
 		to_module(ch, io, now);
+		if (ch->sched_held == 0) {
+			return;
+		}
 	}
-	if (ch->sched_held != 0) {
-		ch->pending_work = true;
-	}
+	ch->pending_work = true;
 }
 
-static void
+/*
+ * Into the scheduler, and out to the module what it lets go. While it holds nothing of
+ * this channel, submit_direct() (when it has one) does both in one call without
+ * queueing: the common case of a scheduler that is not holding anything back.
+ */
+static inline void
 sched_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 {
-	if (ch->sched_ops->submit == NULL) {
+	const struct nvp_bdev_sched_ops *ops = ch->sched_ops;
+
+	if (ops->submit == NULL) {
 		to_module(ch, io, now);
 		return;
 	}
-	ch->sched_ops->submit(ch->sched_ch, io, now);
+	if (ch->sched_held == 0 && ops->submit_direct != NULL) {
+		if (nvp_likely(ops->submit_direct(ch->sched_ch, io, now))) {
+			to_module(ch, io, now);
+			return;
+		}
+		ch->sched_held = 1; /* it took it: nothing else of ours to send before it */
+		ch->pending_work = true;
+		return;
+	}
+	ops->submit(ch->sched_ch, io, now);
 	ch->sched_held++;
 	sched_dispatch(ch, now);
 }
 
 /* Stages or a hook: admission, then the scheduler, then the module. */
-static void
-pipeline_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
+static inline void
+pipeline_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now)
 {
-	uint64_t now = io->submit_tick != 0 ? io->submit_tick : ch_now(ch);
-
 	io->internal.state |= IO_STATE_STAGED;
 	if (ch->admit_ops->admit != NULL) {
 		/* Every new I/O is asked, even while others wait: the stage keeps each class
@@ -281,7 +297,7 @@ pipeline_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 }
 
 /* Completion back up the stages: scheduler, admission, hook (latency feedback). */
-static void
+static inline void
 pipeline_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
 	const struct nvp_bdev_poll_hook *hook = ch->hook;
@@ -310,7 +326,7 @@ io_send(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 		io->internal.dev_tick = io->submit_tick;
 		module_submit(ch, io);
 	} else {
-		pipeline_send(ch, io);
+		pipeline_send(ch, io, io->submit_tick != 0 ? io->submit_tick : ch_now(ch));
 	}
 }
 
@@ -504,22 +520,40 @@ io_accept(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, uin
 	}
 }
 
-/* Splitting, stages or a hook: everything but the straight path to the module. */
+/* A request to split: its children go down the pipeline, not itself. */
 static __attribute__((noinline)) int
-io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
+io_submit_split(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
-	bool split = (ch->mode & CH_MODE_SPLIT) != 0 && needs_split(ch->bdev, io);
-
-	if (nvp_unlikely(split && ch->free_ios == NULL)) {
+	if (nvp_unlikely(ch->free_ios == NULL)) {
 		bdev_io_release(ch, io);
 		return -ENOMEM;
 	}
 	io_accept(ch, io, io->type,
 		  (ch->mode & (CH_MODE_ACCT | CH_MODE_SLOW)) != 0 ? ch_now(ch) : 0);
-	if (split) {
-		split_start(ch, io);
+	split_start(ch, io);
+	return 0;
+}
+
+/*
+ * Splitting, stages or a hook: everything but the straight path to the module. A staged
+ * request's time is the one its accounting took (stages always want one).
+ */
+static __attribute__((noinline)) int
+io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
+{
+	uint32_t mode = ch->mode;
+	uint64_t now;
+
+	if (nvp_unlikely((mode & CH_MODE_SPLIT) != 0) && needs_split(ch->bdev, io)) {
+		return io_submit_split(ch, io);
+	}
+	now = (mode & (CH_MODE_ACCT | CH_MODE_SLOW)) != 0 ? ch_now(ch) : 0;
+	io_accept(ch, io, io->type, now);
+	if (nvp_likely((mode & CH_MODE_SLOW) != 0)) {
+		pipeline_send(ch, io, now);
 	} else {
-		io_send(ch, io);
+		io->internal.dev_tick = now;
+		module_submit(ch, io);
 	}
 	return 0;
 }
@@ -860,9 +894,26 @@ io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const stru
 	}
 }
 
+/*
+ * A module completed a staged I/O (not a split child or parent): back up the stages,
+ * then account and call back as the fast path does. @cpl is the module's, never
+ * io->internal.cpl, so it needs no copy.
+ */
+static inline void
+io_complete_staged(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+{
+	pipeline_complete(ch, io);
+	io_finish(ch, io, cpl, io->internal.dev_tick, io_done_tick(ch, io));
+}
+
 static __attribute__((noinline)) void
 io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
+	if (nvp_likely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
+			(io->internal.state ^ IO_STATE_STAGED)) == 0)) {
+		io_complete_staged(ch, io, cpl);
+		return;
+	}
 	if (ch->submitting != NULL) {
 		/* not from inside the module's submit: the caller of submit is on the stack */
 		io->internal.cpl = *cpl;

@@ -199,6 +199,34 @@ dl_dispatch(void *ch_ctx, uint64_t now)
 	return fifo_pop(&c->fifo[dir]);
 }
 
+/*
+ * Nothing of this channel is queued: no expiry or starvation to weigh (a new request has
+ * not expired), only the depth — what dl_submit() then dl_dispatch() would do, without
+ * the queue.
+ */
+static bool
+dl_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
+{
+	struct dl_channel *c = ch_ctx;
+	int dir = dir_of(io);
+
+	if (nvp_unlikely(!tok_get(&c->tok, &c->d->inflight, c->d->depth))) {
+		dl_submit(c, io, now);
+		return false;
+	}
+	c->busy++;
+	if (dir != c->batch_dir || c->batch_left == 0) {
+		if (dir == DL_WRITE) {
+			c->starved = 0; /* choose_dir() with writes alone queued */
+		}
+		c->batch_dir = dir;
+		c->batch_left = c->d->fifo_batch;
+	}
+	c->batch_left--;
+	chan_count(&c->base.dispatched, 1);
+	return true;
+}
+
 static void
 dl_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now)
 {
@@ -231,6 +259,7 @@ const struct nvp_bdev_sched_ops g_sched_deadline_ops = {
 	.dispatch = dl_dispatch,
 	.complete = dl_complete,
 	.has_work = dl_has_work,
+	.submit_direct = dl_submit_direct,
 };
 
 NVP_BDEV_SCHEDULER_REGISTER(g_sched_deadline_ops)

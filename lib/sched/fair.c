@@ -15,8 +15,22 @@
  * one that has nothing queued holds nobody back.
  *
  * Everything device-wide is an atomic: the per-tenant virtual times, weights and queue
- * counts, the tokens. The least virtual time is found by scanning the active tenants (up
- * to the highest tenant id seen). Per thread: one FIFO.
+ * counts, the tokens. Per thread: one FIFO. What costs a locked instruction is batched
+ * per channel, with a bounded error, so that an I/O normally costs none:
+ * - a tenant's queue count counts the channels holding its requests, changed when a
+ *   channel's own count of them goes from 0 to 1 or back, not per request; and an I/O
+ *   arriving at a channel that holds nothing, and allowed to go at once, is never
+ *   queued at all (submit_direct);
+ * - a channel adds the virtual time its dispatches cost to the tenant's in batches of at
+ *   most lag / 8 (and whenever the channel goes idle or its tenant goes idle), so other
+ *   threads see a tenant's virtual time at most that much behind per channel;
+ * - eligibility is tested against a device-wide lower bound of the least virtual time of
+ *   the active tenants (vmin_lb): passing it means passing the exact test. Only a
+ *   dispatch that fails it scans the tenants (up to the highest id that queued) for the
+ *   exact least one, and raises the bound. The least active virtual time never falls,
+ *   except when a tenant becomes active behind it (after a stale spell, or joining below
+ *   vlast): those lower the bound themselves. With no tenant queued anywhere (nactive),
+ *   a request is eligible without a look at the others.
  *
  * Optional latency targets per tenant (lat_us.N): completions of such a tenant are
  * averaged per window (100 ms); while one of them is over its target, tenants without a
@@ -38,7 +52,7 @@ struct fair_tenant {
 	_Atomic uint64_t vtime;
 	_Atomic uint32_t weight;
 	_Atomic uint32_t vcost;  /* FAIR_VSCALE / weight: virtual time per byte, no division */
-	_Atomic uint32_t queued; /* requests submitted, not yet dispatched, all threads */
+	_Atomic uint32_t queued; /* channels holding requests of it, not yet dispatched */
 	_Atomic uint64_t seen;   /* last tick a thread of it submitted or tried to dispatch */
 	uint64_t lat_target;     /* ticks, 0 = none */
 	_Atomic uint64_t lat_sum;
@@ -48,6 +62,10 @@ struct fair_tenant {
 struct fair_bdev {
 	struct sched_common common; /* first: sched.c reads it */
 	_Atomic uint32_t inflight;
+	_Atomic uint32_t nactive; /* tenants with requests queued (queued != 0) */
+	_Atomic uint64_t vmin_lb; /* at most the least virtual time of the active tenants */
+	uint64_t vbatch;          /* virtual time a channel may owe its tenant */
+	uint32_t block_size;
 	uint32_t depth;
 	_Atomic uint32_t cut_depth;  /* depth of tenants without a target; = depth unless cut */
 	_Atomic uint32_t max_tenant; /* highest tenant id seen + 1 */
@@ -67,7 +85,10 @@ struct fair_channel {
 	struct fair_bdev *f;
 	struct sched_fifo fifo;
 	struct tok_cache tok;
-	uint32_t busy; /* dispatched by this channel, not completed */
+	uint32_t busy;  /* dispatched by this channel, not completed */
+	uint32_t vten;  /* the tenant vowed is owed to */
+	uint64_t vowed; /* virtual time dispatched, not yet added to tenant vten's */
+	uint32_t nq[NVP_BDEV_MAX_TENANTS]; /* requests of each tenant in fifo */
 };
 
 static void
@@ -156,6 +177,8 @@ fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	f->depth = (uint32_t)depth;
 	atomic_store_explicit(&f->cut_depth, f->depth, RLX);
 	f->lag = lag_kib * 1024 * FAIR_VSCALE;
+	f->vbatch = f->lag / 8;
+	f->block_size = nvp_bdev_get_block_size(bdev);
 	f->stale = sched_us_to_ticks(stale_us);
 	f->win = sched_us_to_ticks(FAIR_WINDOW_MS * 1000);
 	atomic_store_explicit(&f->win_end, nvp_env_get_ticks() + f->win, RLX);
@@ -185,11 +208,77 @@ fair_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 	return 0;
 }
 
+/* Raise *@a to @v if below (several threads may). */
+static inline void
+atomic_raise(_Atomic uint64_t *a, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(a, RLX);
+
+	while (v > cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, RLX, RLX)) {
+	}
+}
+
+/* Lower *@a to @v if above (several threads may). */
+static inline void
+atomic_lower(_Atomic uint64_t *a, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(a, RLX);
+
+	while (v < cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, RLX, RLX)) {
+	}
+}
+
+/*
+ * Add the virtual time channel @c owes its tenant to the tenant's. A tenant with nothing
+ * queued anywhere is idle: its virtual time then becomes the system's for the next one to
+ * arrive (vlast), as when it went idle.
+ */
+static void
+vpay(struct fair_bdev *f, struct fair_channel *c)
+{
+	struct fair_tenant *t = &f->t[c->vten];
+	uint64_t v;
+
+	if (c->vowed == 0) {
+		return;
+	}
+	v = atomic_fetch_add_explicit(&t->vtime, c->vowed, RLX) + c->vowed;
+	c->vowed = 0;
+	if (atomic_load_explicit(&t->queued, RLX) == 0) {
+		atomic_raise(&f->vlast, v);
+	}
+}
+
+/* @tenant's virtual time as channel @c sees it: with what @c owes it. */
+static inline uint64_t
+vtime_of(const struct fair_bdev *f, const struct fair_channel *c, uint32_t tenant)
+{
+	return atomic_load_explicit(&f->t[tenant].vtime, RLX) + (c->vten == tenant ? c->vowed : 0);
+}
+
+/* Charge @io's bytes to its tenant @t: owed by the channel, paid by the batch. */
+static inline void
+vcharge(struct fair_bdev *f, struct fair_channel *c, const struct nvp_bdev_io *io,
+	struct fair_tenant *t)
+{
+	uint64_t cost = io->num_blocks * f->block_size * atomic_load_explicit(&t->vcost, RLX);
+
+	if (nvp_unlikely(c->vten != io->tenant)) {
+		vpay(f, c);
+		c->vten = io->tenant;
+	}
+	c->vowed += cost;
+	if (c->vowed >= f->vbatch) {
+		vpay(f, c);
+	}
+}
+
 static void
 fair_channel_fini(void *ch_ctx)
 {
 	struct fair_channel *c = ch_ctx;
 
+	vpay(c->f, c);
 	tok_flush(&c->tok, &c->f->inflight);
 	sched_chan_del(&c->f->common, &c->base);
 	free(c);
@@ -218,31 +307,136 @@ vmin(struct fair_bdev *f, uint32_t skip, uint64_t dflt, uint64_t now)
 	return m;
 }
 
+/*
+ * A thread of tenant @t is here: it is not stale. Back from a stale spell, it counts
+ * again in the least virtual time, which may so fall below the bound: lower the bound.
+ */
+static inline void
+touch(struct fair_bdev *f, struct fair_tenant *t, uint64_t now)
+{
+	uint64_t seen = atomic_load_explicit(&t->seen, RLX);
+
+	if (seen != now) {
+		if (nvp_unlikely(now - seen > f->stale)) {
+			atomic_lower(&f->vmin_lb, atomic_load_explicit(&t->vtime, RLX));
+		}
+		atomic_store_explicit(&t->seen, now, RLX);
+	}
+}
+
+/*
+ * @tenant has nothing queued anywhere and a request arrives: no credit banked while idle.
+ * Its virtual time is brought up to the least of the active tenants', or to vlast when
+ * none is active. \return its virtual time as @c sees it.
+ */
+static uint64_t
+arrive(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant, uint64_t now)
+{
+	struct fair_tenant *t = &f->t[tenant];
+	uint64_t v = vtime_of(f, c, tenant), m = UINT64_MAX, cur;
+
+	if (atomic_load_explicit(&f->nactive, RLX) != 0) {
+		m = vmin(f, tenant, UINT64_MAX, now);
+	}
+	if (m == UINT64_MAX) {
+		m = atomic_load_explicit(&f->vlast, RLX);
+	}
+	if (nvp_likely(m <= v)) {
+		return v;
+	}
+	if (c->vten == tenant) {
+		vpay(f, c);
+	}
+	cur = atomic_load_explicit(&t->vtime, RLX);
+	if (m > cur) {
+		atomic_compare_exchange_strong_explicit(&t->vtime, &cur, m, RLX, RLX);
+	}
+	return vtime_of(f, c, tenant);
+}
+
+/*
+ * WF2Q+'s eligibility: may a request of @tenant, at virtual time @v as this channel sees
+ * it, go now? Yes when its virtual time is within lag of the least of the active
+ * tenants' (others', and its own when it is queued). The bound answers most; a miss
+ * scans, and raises the bound to what it found.
+ */
+static inline bool
+eligible(struct fair_bdev *f, uint32_t tenant, uint64_t v, uint64_t now)
+{
+	uint64_t m;
+
+	if (atomic_load_explicit(&f->nactive, RLX) == 0 ||
+	    v <= atomic_load_explicit(&f->vmin_lb, RLX) + f->lag) {
+		return true; /* nobody waits, or within lag of a value at most the least */
+	}
+	m = vmin(f, tenant, v, now);
+	atomic_raise(&f->vmin_lb, m);
+	return v <= m + f->lag;
+}
+
+/* Channel @c holds a first request of @tenant: the tenant may become active. */
+static void
+queue_tenant(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant, uint64_t now)
+{
+	struct fair_tenant *t = &f->t[tenant];
+	uint32_t n = atomic_load_explicit(&f->max_tenant, RLX);
+
+	while (tenant >= n &&
+	       !atomic_compare_exchange_weak_explicit(&f->max_tenant, &n, tenant + 1, RLX, RLX)) {
+	}
+	if (atomic_fetch_add_explicit(&t->queued, 1, RLX) == 0) {
+		/* becoming active: it must not be behind the bound the others test against */
+		arrive(f, c, tenant, now);
+		atomic_lower(&f->vmin_lb, atomic_load_explicit(&t->vtime, RLX));
+		atomic_fetch_add_explicit(&f->nactive, 1, RLX);
+	}
+}
+
+/* Channel @c holds no more requests of @tenant: the tenant may go idle. */
+static void
+unqueue_tenant(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant)
+{
+	struct fair_tenant *t = &f->t[tenant];
+
+	if (atomic_fetch_sub_explicit(&t->queued, 1, RLX) == 1) {
+		atomic_fetch_sub_explicit(&f->nactive, 1, RLX);
+		/* going idle: its virtual time becomes the system's for the next to arrive */
+		if (c->vten == tenant) {
+			vpay(f, c);
+		}
+		atomic_raise(&f->vlast, atomic_load_explicit(&t->vtime, RLX));
+	}
+}
+
 static void
 fair_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 {
 	struct fair_channel *c = ch_ctx;
 	struct fair_bdev *f = c->f;
-	struct fair_tenant *t = &f->t[io->tenant];
-	uint32_t n = atomic_load_explicit(&f->max_tenant, RLX);
-	uint64_t v, m;
 
-	atomic_store_explicit(&t->seen, now, RLX);
-	while (io->tenant >= n && !atomic_compare_exchange_weak_explicit(
-					  &f->max_tenant, &n, (uint32_t)io->tenant + 1, RLX, RLX)) {
-	}
-	if (atomic_fetch_add_explicit(&t->queued, 1, RLX) == 0) {
-		/* becoming active: no credit banked while idle */
-		v = atomic_load_explicit(&t->vtime, RLX);
-		m = vmin(f, io->tenant, UINT64_MAX, now);
-		if (m == UINT64_MAX) {
-			m = atomic_load_explicit(&f->vlast, RLX);
-		}
-		if (m > v) {
-			atomic_compare_exchange_strong_explicit(&t->vtime, &v, m, RLX, RLX);
-		}
+	touch(f, &f->t[io->tenant], now);
+	if (c->nq[io->tenant]++ == 0) {
+		queue_tenant(f, c, io->tenant, now);
 	}
 	fifo_push(&c->fifo, io);
+}
+
+/* @io of tenant @t leaves channel @c for the device: charge and count it. */
+static inline void
+dispatched(struct fair_bdev *f, struct fair_channel *c, const struct nvp_bdev_io *io,
+	   struct fair_tenant *t)
+{
+	c->busy++;
+	vcharge(f, c, io, t);
+	chan_count(&c->base.dispatched, 1);
+	chan_count(&c->base.tenant_bytes[io->tenant], io->num_blocks * f->block_size);
+	chan_count(&c->base.tenant_ios[io->tenant], 1);
+}
+
+static inline uint32_t
+depth_of(struct fair_bdev *f, const struct fair_tenant *t)
+{
+	return t->lat_target != 0 ? f->depth : atomic_load_explicit(&f->cut_depth, RLX);
 }
 
 static struct nvp_bdev_io *
@@ -252,40 +446,55 @@ fair_dispatch(void *ch_ctx, uint64_t now)
 	struct fair_bdev *f = c->f;
 	struct nvp_bdev_io *io = c->fifo.head;
 	struct fair_tenant *t;
-	uint64_t v, bytes, last, cost;
-	uint32_t limit;
 
 	if (io == NULL) {
 		return NULL;
 	}
 	t = &f->t[io->tenant];
-	if (atomic_load_explicit(&t->seen, RLX) != now) {
-		atomic_store_explicit(&t->seen, now, RLX);
+	touch(f, t, now);
+	if (!eligible(f, io->tenant, vtime_of(f, c, io->tenant), now)) {
+		return NULL; /* ahead of its share: others first */
 	}
-	v = atomic_load_explicit(&t->vtime, RLX);
-	if (v > vmin(f, io->tenant, v, now) + f->lag) { /* its own vtime counts: it is queued */
-		return NULL;                            /* ahead of its share: others first */
-	}
-	limit = t->lat_target != 0 ? f->depth : atomic_load_explicit(&f->cut_depth, RLX);
-	if (!tok_get(&c->tok, &f->inflight, limit)) {
+	if (!tok_get(&c->tok, &f->inflight, depth_of(f, t))) {
 		return NULL;
 	}
-	c->busy++;
 	fifo_pop(&c->fifo);
-	bytes = nvp_bdev_io_get_nbytes(io);
-	cost = bytes * atomic_load_explicit(&t->vcost, RLX);
-	v = atomic_fetch_add_explicit(&t->vtime, cost, RLX) + cost;
-	chan_count(&c->base.dispatched, 1);
-	chan_count(&c->base.tenant_bytes[io->tenant], bytes);
-	chan_count(&c->base.tenant_ios[io->tenant], 1);
-	if (atomic_fetch_sub_explicit(&t->queued, 1, RLX) == 1) {
-		/* going idle: its virtual time becomes the system's for the next to arrive */
-		last = atomic_load_explicit(&f->vlast, RLX);
-		while (v > last &&
-		       !atomic_compare_exchange_weak_explicit(&f->vlast, &last, v, RLX, RLX)) {
-		}
+	dispatched(f, c, io, t);
+	if (--c->nq[io->tenant] == 0) {
+		unqueue_tenant(f, c, io->tenant);
 	}
 	return io;
+}
+
+/*
+ * Nothing of this channel is queued: if the request may go now (its tenant arrives, or
+ * is queued on another channel), it goes without being queued, and its tenant does not
+ * become active; else it is queued as fair_submit() does.
+ */
+static bool
+fair_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
+{
+	struct fair_channel *c = ch_ctx;
+	struct fair_bdev *f = c->f;
+	struct fair_tenant *t = &f->t[io->tenant];
+	uint32_t active = atomic_load_explicit(&f->nactive, RLX);
+	uint64_t v = vtime_of(f, c, io->tenant);
+
+	if (nvp_likely(atomic_load_explicit(&t->queued, RLX) == 0)) {
+		/* arriving: behind nobody active (none is), nor behind vlast? */
+		if (nvp_unlikely(active != 0 || atomic_load_explicit(&f->vlast, RLX) > v)) {
+			v = arrive(f, c, io->tenant, now);
+		}
+	} else {
+		touch(f, t, now);
+	}
+	if (nvp_unlikely((active != 0 && !eligible(f, io->tenant, v, now)) ||
+			 !tok_get(&c->tok, &f->inflight, depth_of(f, t)))) {
+		fair_submit(c, io, now);
+		return false;
+	}
+	dispatched(f, c, io, t);
+	return true;
 }
 
 /* io.latency-like: cut the depth of untargeted tenants while a targeted one suffers. */
@@ -325,7 +534,13 @@ fair_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t n
 	struct fair_tenant *t = &f->t[io->tenant];
 
 	c->busy--;
-	tok_put(&c->tok, &f->inflight, f->depth, c->busy == 0 && c->fifo.count == 0);
+	if (c->busy == 0 && c->fifo.count == 0) {
+		/* idle: keep no tokens, and owe the tenant nothing */
+		tok_put(&c->tok, &f->inflight, f->depth, true);
+		vpay(f, c);
+	} else {
+		tok_put(&c->tok, &f->inflight, f->depth, false);
+	}
 	if (nvp_unlikely(f->any_target)) {
 		if (t->lat_target != 0) {
 			atomic_fetch_add_explicit(&t->lat_sum, latency, RLX);
@@ -356,6 +571,7 @@ const struct nvp_bdev_sched_ops g_sched_fair_ops = {
 	.dispatch = fair_dispatch,
 	.complete = fair_complete,
 	.has_work = fair_has_work,
+	.submit_direct = fair_submit_direct,
 };
 
 NVP_BDEV_SCHEDULER_REGISTER(g_sched_fair_ops)

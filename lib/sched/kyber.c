@@ -233,6 +233,31 @@ ky_dispatch(void *ch_ctx, uint64_t now)
 	return NULL;
 }
 
+/* Nothing of this channel is queued: ky_submit() then ky_dispatch(), without the queue. */
+static bool
+ky_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
+{
+	struct ky_channel *c = ch_ctx;
+	struct ky_bdev *k = c->k;
+	uint32_t d = domain_of(io);
+
+	if (nvp_unlikely(!tok_get(&c->tok[d], &k->inflight[d],
+				  atomic_load_explicit(&k->depth[d], RLX)))) {
+		ky_submit(c, io, now);
+		return false;
+	}
+	io->stage_data[0] = d;
+	io->stage_data[1] = now;
+	if (d != c->cur || c->batch_left == 0) {
+		c->cur = d;
+		c->batch_left = g_batch[d];
+	}
+	c->batch_left--;
+	c->busy++;
+	chan_count(&c->base.dispatched, 1);
+	return true;
+}
+
 /*
  * The bucket of @lat in domain @d: (lat - 1) / width, width a quarter of the target, without
  * a division per I/O: an estimate from the reciprocal (never over), then one correction.
@@ -362,9 +387,14 @@ ky_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now
 	tok_put(&c->tok[d], &k->inflight[d], atomic_load_explicit(&k->depth[d], RLX),
 		c->busy == 0 && c->queued == 0);
 	if (d < KY_MEASURED) {
-		chan_count(&c->buckets[d][KY_IO_LAT][bucket_of(k, d, latency)], 1);
-		chan_count(&c->buckets[d][KY_TOTAL_LAT][bucket_of(k, d, now - io->stage_data[1])],
-			   1);
+		uint64_t total = now - io->stage_data[1];
+		uint32_t b = bucket_of(k, d, latency);
+
+		chan_count(&c->buckets[d][KY_IO_LAT][b], 1);
+		/* sent when submitted (no queueing): the total is the device time */
+		chan_count(
+			&c->buckets[d][KY_TOTAL_LAT][total == latency ? b : bucket_of(k, d, total)],
+			1);
 	}
 	if (now >= atomic_load_explicit(&k->win_end, RLX)) {
 		ky_close_window(k, now);
@@ -390,6 +420,7 @@ const struct nvp_bdev_sched_ops g_sched_kyber_ops = {
 	.dispatch = ky_dispatch,
 	.complete = ky_complete,
 	.has_work = ky_has_work,
+	.submit_direct = ky_submit_direct,
 };
 
 NVP_BDEV_SCHEDULER_REGISTER(g_sched_kyber_ops)

@@ -85,10 +85,13 @@ tokens_put(_Atomic uint32_t *inflight)
  * an I/O of a busy channel normally costs no locked instruction. The device-wide counter
  * counts the tokens channels hold (in flight or spare), so the limit is never exceeded;
  * a channel keeps at most tok_batch(limit) spare ones, and none once it is idle (nothing
- * queued, nothing in flight), so an idle thread holds nobody back. A channel's spares let
- * it send while the limit is being lowered (kyber shrinking a domain), at most a batch
- * over the new limit until its next completion. Below 32 tokens there are no spares:
- * every token is taken and given back alone, exactly.
+ * queued, nothing in flight), so an idle thread holds nobody back. A channel takes a
+ * batch at a time, and gives back down to half a batch when it has more than one spare:
+ * a channel whose completions and submissions alternate passes tokens from one to the
+ * other without touching the counter. A channel's spares let it send while the limit is
+ * being lowered (kyber shrinking a domain), at most a batch over the new limit until its
+ * next completion. Below 32 tokens there are no spares: every token is taken and given
+ * back alone, exactly.
  */
 struct tok_cache {
 	uint32_t spare;
@@ -129,11 +132,17 @@ tok_get(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t limit)
 static inline void
 tok_put(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t limit, bool idle)
 {
-	uint32_t keep = idle ? 0 : tok_batch(limit);
+	uint32_t batch;
 
-	if (++tc->spare > keep) {
-		atomic_fetch_sub_explicit(held, tc->spare - keep, RLX);
-		tc->spare = keep;
+	if (idle) {
+		atomic_fetch_sub_explicit(held, tc->spare + 1, RLX);
+		tc->spare = 0;
+		return;
+	}
+	batch = tok_batch(limit);
+	if (++tc->spare > batch) {
+		atomic_fetch_sub_explicit(held, tc->spare - batch / 2, RLX);
+		tc->spare = batch / 2;
 	}
 }
 

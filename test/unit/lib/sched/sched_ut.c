@@ -282,6 +282,175 @@ test_tokens_batched(void)
 	CU_ASSERT_EQUAL(held, 3);
 }
 
+/* A busy channel whose completions and submissions alternate keeps the counter still. */
+static void
+test_tokens_pass_locally(void)
+{
+	struct tok_cache a = { 0 };
+	_Atomic uint32_t held = 0;
+	uint32_t i, before, batch = tok_batch(64);
+
+	for (i = 0; i < 10; i++) {
+		CU_ASSERT(tok_get(&a, &held, 64));
+	}
+	before = held;
+	for (i = 0; i < 1000; i++) {
+		tok_put(&a, &held, 64, false);
+		CU_ASSERT(a.spare <= batch);
+		CU_ASSERT(tok_get(&a, &held, 64));
+	}
+	CU_ASSERT_EQUAL(held, before);
+	/* a burst of completions: back down to half a batch each time it is over one */
+	for (i = 0; i < 9; i++) {
+		tok_put(&a, &held, 64, false);
+		CU_ASSERT(a.spare <= batch);
+		CU_ASSERT_EQUAL(held, 10 - i - 1 + a.spare);
+	}
+	/* the last one leaves the channel idle: it keeps nothing */
+	tok_put(&a, &held, 64, true);
+	CU_ASSERT_EQUAL(held, 0);
+	CU_ASSERT_EQUAL(a.spare, 0);
+}
+
+/*
+ * submit_direct() on a channel holding nothing does what submit() then dispatch() do:
+ * the same I/O goes (or waits), and the batch state and tokens end the same. Two
+ * instances of each scheduler, one driven each way, through a mix of reads and writes.
+ */
+static void
+direct_vs_queued(const struct nvp_bdev_sched_ops *ops, const char *params)
+{
+	struct sched_run q, d;
+	struct nvp_bdev_io *iq[8], *id[8], *io;
+	uint32_t i, k, n;
+	bool sent;
+
+	start(&q, ops, params, 1);
+	start(&d, ops, params, 1);
+	for (i = 0; i < 200; i++) {
+		n = 1 + i % 5;
+		for (k = 0; k < n; k++) {
+			uint8_t type = (i * 7 + k * 3) % 4 == 0 ? NVP_BDEV_IO_WRITE :
+								  NVP_BDEV_IO_READ;
+
+			iq[k] = mkio(type, 0, 1);
+			q.ops->submit(q.ch[0], iq[k], g_t0 + i);
+			io = q.ops->dispatch(q.ch[0], g_t0 + i);
+			id[k] = mkio(type, 0, 1);
+			sent = d.ops->submit_direct(d.ch[0], id[k], g_t0 + i);
+			CU_ASSERT_EQUAL(io == iq[k], sent);
+			if (ops == &g_sched_deadline_ops) {
+				struct dl_channel *a = q.ch[0], *b = d.ch[0];
+
+				CU_ASSERT_EQUAL(a->batch_dir, b->batch_dir);
+				CU_ASSERT_EQUAL(a->batch_left, b->batch_left);
+				CU_ASSERT_EQUAL(a->starved, b->starved);
+				CU_ASSERT_EQUAL(a->tok.spare, b->tok.spare);
+			} else {
+				struct ky_channel *a = q.ch[0], *b = d.ch[0];
+
+				CU_ASSERT_EQUAL(a->cur, b->cur);
+				CU_ASSERT_EQUAL(a->batch_left, b->batch_left);
+			}
+		}
+		for (k = 0; k < n; k++) {
+			q.ops->complete(q.ch[0], iq[k], 1, g_t0 + i);
+			d.ops->complete(d.ch[0], id[k], 1, g_t0 + i);
+		}
+	}
+	stop(&q, 1);
+	stop(&d, 1);
+}
+
+static void
+test_direct_matches_queued(void)
+{
+	direct_vs_queued(&g_sched_deadline_ops, "fifo_batch=3 writes_starved=1 depth=64");
+	direct_vs_queued(&g_sched_kyber_ops, NULL);
+}
+
+/* At the depth, submit_direct() takes the I/O instead; dispatch() sends it later. */
+static void
+test_direct_at_depth(void)
+{
+	struct sched_run r;
+	struct nvp_bdev_io *a = mkio(NVP_BDEV_IO_READ, 0, 1), *b = mkio(NVP_BDEV_IO_READ, 0, 1);
+
+	start(&r, &g_sched_deadline_ops, "depth=1", 1);
+	CU_ASSERT_TRUE(r.ops->submit_direct(r.ch[0], a, g_t0));
+	CU_ASSERT_FALSE(r.ops->submit_direct(r.ch[0], b, g_t0));
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[0], g_t0));
+	r.ops->complete(r.ch[0], a, 1, g_t0);
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0), b);
+	r.ops->complete(r.ch[0], b, 1, g_t0);
+	CU_ASSERT_EQUAL(((struct dl_bdev *)r.bctx)->inflight, 0);
+	stop(&r, 1);
+}
+
+/*
+ * fair's direct path: a tenant alone is never queued and never active; what it owes is
+ * paid in batches under lag / 8 and in full when its channel goes idle; a tenant more
+ * than lag ahead of a queued one is queued by submit_direct() and waits.
+ */
+static void
+test_fair_direct(void)
+{
+	struct sched_run r;
+	struct fair_bdev *f;
+	struct fair_channel *c0;
+	struct nvp_bdev_io *io[64], *q;
+	uint64_t cost, total = 0;
+	uint32_t i, n;
+
+	start(&r, &g_sched_fair_ops, "lag_kib=64 depth=64", 2);
+	f = r.bctx;
+	c0 = r.ch[0];
+	cost = 8ull * nvp_bdev_get_block_size(g_bdev) * FAIR_VSCALE; /* weight 1 */
+	CU_ASSERT_EQUAL(f->vbatch, 8ull * 1024 * FAIR_VSCALE);
+	for (i = 0; i < 40; i++) {
+		io[i] = mkio(NVP_BDEV_IO_READ, 0, 8);
+		CU_ASSERT_TRUE_FATAL(r.ops->submit_direct(r.ch[0], io[i], g_t0));
+		total += cost;
+		/* others see it at most a batch behind */
+		CU_ASSERT(c0->vowed < f->vbatch);
+		CU_ASSERT_EQUAL(f->t[0].vtime + c0->vowed, total);
+	}
+	CU_ASSERT_EQUAL(f->nactive, 0);
+	CU_ASSERT_EQUAL(f->t[0].queued, 0);
+	for (i = 0; i < 40; i++) {
+		r.ops->complete(r.ch[0], io[i], 1, g_t0);
+	}
+	/* idle: paid in full, and its time is the system's for the next to arrive */
+	CU_ASSERT_EQUAL(c0->vowed, 0);
+	CU_ASSERT_EQUAL(f->t[0].vtime, total);
+	CU_ASSERT_EQUAL(f->vlast, total);
+	/* tenant 1 arrives queued on channel 1 (its thread does not dispatch yet): it
+	 * starts at tenant 0's time, and tenant 0 may run lag (16 x 4 KiB) ahead, no more */
+	q = mkio(NVP_BDEV_IO_READ, 1, 8);
+	r.ops->submit(r.ch[1], q, g_t0);
+	CU_ASSERT_EQUAL(f->nactive, 1);
+	CU_ASSERT_EQUAL(f->t[1].vtime, total);
+	for (n = 0; n < 64; n++) {
+		io[n] = mkio(NVP_BDEV_IO_READ, 0, 8);
+		if (!r.ops->submit_direct(r.ch[0], io[n], g_t0)) {
+			break;
+		}
+	}
+	CU_ASSERT_EQUAL(n, 17); /* 0 .. 64 KiB ahead: eligible; then not */
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[0], g_t0));
+	/* tenant 1 is served and goes idle: tenant 0's queued request may go */
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[1], g_t0), q);
+	CU_ASSERT_EQUAL(f->nactive, 1); /* tenant 0 is queued now */
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0), io[n]);
+	CU_ASSERT_EQUAL(f->nactive, 0);
+	r.ops->complete(r.ch[1], q, 1, g_t0);
+	for (i = 0; i <= n; i++) {
+		r.ops->complete(r.ch[0], io[i], 1, g_t0);
+	}
+	CU_ASSERT_EQUAL(f->inflight, 0);
+	stop(&r, 2);
+}
+
 /* The bucket by reciprocal is the bucket by division, boundaries included. */
 static void
 test_kyber_buckets(void)
@@ -533,6 +702,10 @@ main(void)
 		UT_TEST(test_tokens_batched),
 		UT_TEST(test_kyber_buckets),
 		UT_TEST(test_kyber_throttles_writes_for_reads),
+		UT_TEST(test_tokens_pass_locally),
+		UT_TEST(test_direct_matches_queued),
+		UT_TEST(test_direct_at_depth),
+		UT_TEST(test_fair_direct),
 	};
 	struct ut_done unused = { 0 };
 
