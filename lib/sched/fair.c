@@ -32,6 +32,15 @@
  *   vlast): those lower the bound themselves. With no tenant queued anywhere (nactive),
  *   a request is eligible without a look at the others.
  *
+ * Virtual times are 64-bit counters that wrap (at weight 1 after 16 TiB: 1.5 hours at
+ * 3 GB/s), so they are compared by their distance modulo 2^64, never by value: a is at or
+ * ahead of b when a - b is at most FAIR_VAHEAD (vge()). Active tenants stay within lag
+ * (and what channels owe, lag / 8 each) of each other, far below it; a time further
+ * "ahead" than that is behind, wrapped - a tenant idle while the others went on, which
+ * then arrives at their virtual time as it should. (Idle through more than 2^64 -
+ * FAIR_VAHEAD of progress, it may land within FAIR_VAHEAD ahead, 1 chance in 256, and
+ * waits until the others catch up.)
+ *
  * Optional latency targets per tenant (lat_us.N): completions of such a tenant are
  * averaged per window (100 ms); while one of them is over its target, tenants without a
  * target may have only half the depth in flight (io.latency's idea, as a depth cut).
@@ -46,6 +55,7 @@
 
 #define FAIR_VSCALE (1u << 20) /* virtual time units per byte at weight 1 */
 #define FAIR_MAX_WEIGHT 1000u
+#define FAIR_VAHEAD (1ull << 56) /* > the largest lag (1 GiB scaled: 2^50) */
 #define FAIR_WINDOW_MS 100u
 
 struct fair_tenant {
@@ -208,23 +218,37 @@ fair_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 	return 0;
 }
 
-/* Raise *@a to @v if below (several threads may). */
+/* Virtual time @a is at or ahead of @b (they wrap: see the top of the file). */
+static inline bool
+vge(uint64_t a, uint64_t b)
+{
+	return a - b <= FAIR_VAHEAD;
+}
+
+/* @v within lag of @m, or behind it: WF2Q+'s eligibility against the least time @m. */
+static inline bool
+within_lag(const struct fair_bdev *f, uint64_t v, uint64_t m)
+{
+	return v - m <= f->lag || !vge(v, m);
+}
+
+/* Raise virtual time *@a to @v if behind it (several threads may). */
 static inline void
 atomic_raise(_Atomic uint64_t *a, uint64_t v)
 {
 	uint64_t cur = atomic_load_explicit(a, RLX);
 
-	while (v > cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, RLX, RLX)) {
+	while (!vge(cur, v) && !atomic_compare_exchange_weak_explicit(a, &cur, v, RLX, RLX)) {
 	}
 }
 
-/* Lower *@a to @v if above (several threads may). */
+/* Lower virtual time *@a to @v if ahead of it (several threads may). */
 static inline void
 atomic_lower(_Atomic uint64_t *a, uint64_t v)
 {
 	uint64_t cur = atomic_load_explicit(a, RLX);
 
-	while (v < cur && !atomic_compare_exchange_weak_explicit(a, &cur, v, RLX, RLX)) {
+	while (!vge(v, cur) && !atomic_compare_exchange_weak_explicit(a, &cur, v, RLX, RLX)) {
 	}
 }
 
@@ -285,16 +309,17 @@ fair_channel_fini(void *ch_ctx)
 }
 
 /*
- * The least virtual time of the tenants with requests queued, @skip left out; or @dflt.
- * A tenant whose threads have not polled for f->stale ticks (descheduled, or busy
+ * The least virtual time of the tenants with requests queued, @skip left out, into *@m;
+ * \return false (*@m untouched) when there is none. A tenant whose threads have not polled for f->stale ticks (descheduled, or busy
  * elsewhere) is left out too: only its own threads can dispatch its requests, and the
  * others must not idle waiting for it.
  */
-static uint64_t
-vmin(struct fair_bdev *f, uint32_t skip, uint64_t dflt, uint64_t now)
+static bool
+vmin(struct fair_bdev *f, uint32_t skip, uint64_t now, uint64_t *m)
 {
 	uint32_t i, n = atomic_load_explicit(&f->max_tenant, RLX);
-	uint64_t m = dflt, v;
+	bool found = false;
+	uint64_t v;
 
 	for (i = 0; i < n; i++) {
 		if (i == skip || atomic_load_explicit(&f->t[i].queued, RLX) == 0 ||
@@ -302,9 +327,12 @@ vmin(struct fair_bdev *f, uint32_t skip, uint64_t dflt, uint64_t now)
 			continue;
 		}
 		v = atomic_load_explicit(&f->t[i].vtime, RLX);
-		m = NVP_MIN(m, v);
+		if (!found || !vge(v, *m)) {
+			*m = v;
+			found = true;
+		}
 	}
-	return m;
+	return found;
 }
 
 /*
@@ -333,22 +361,19 @@ static uint64_t
 arrive(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant, uint64_t now)
 {
 	struct fair_tenant *t = &f->t[tenant];
-	uint64_t v = vtime_of(f, c, tenant), m = UINT64_MAX, cur;
+	uint64_t v = vtime_of(f, c, tenant), m, cur;
 
-	if (atomic_load_explicit(&f->nactive, RLX) != 0) {
-		m = vmin(f, tenant, UINT64_MAX, now);
-	}
-	if (m == UINT64_MAX) {
+	if (atomic_load_explicit(&f->nactive, RLX) == 0 || !vmin(f, tenant, now, &m)) {
 		m = atomic_load_explicit(&f->vlast, RLX);
 	}
-	if (nvp_likely(m <= v)) {
+	if (nvp_likely(vge(v, m))) {
 		return v;
 	}
 	if (c->vten == tenant) {
 		vpay(f, c);
 	}
 	cur = atomic_load_explicit(&t->vtime, RLX);
-	if (m > cur) {
+	if (!vge(cur, m)) {
 		atomic_compare_exchange_strong_explicit(&t->vtime, &cur, m, RLX, RLX);
 	}
 	return vtime_of(f, c, tenant);
@@ -363,15 +388,17 @@ arrive(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant, uint64_t no
 static inline bool
 eligible(struct fair_bdev *f, uint32_t tenant, uint64_t v, uint64_t now)
 {
-	uint64_t m;
+	uint64_t m = v;
 
 	if (atomic_load_explicit(&f->nactive, RLX) == 0 ||
-	    v <= atomic_load_explicit(&f->vmin_lb, RLX) + f->lag) {
+	    within_lag(f, v, atomic_load_explicit(&f->vmin_lb, RLX))) {
 		return true; /* nobody waits, or within lag of a value at most the least */
 	}
-	m = vmin(f, tenant, v, now);
+	if (vmin(f, tenant, now, &m) && !vge(v, m)) {
+		m = v; /* the least is its own */
+	}
 	atomic_raise(&f->vmin_lb, m);
-	return v <= m + f->lag;
+	return within_lag(f, v, m);
 }
 
 /* Channel @c holds a first request of @tenant: the tenant may become active. */
@@ -482,7 +509,7 @@ fair_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 
 	if (nvp_likely(atomic_load_explicit(&t->queued, RLX) == 0)) {
 		/* arriving: behind nobody active (none is), nor behind vlast? */
-		if (nvp_unlikely(active != 0 || atomic_load_explicit(&f->vlast, RLX) > v)) {
+		if (nvp_unlikely(active != 0 || !vge(v, atomic_load_explicit(&f->vlast, RLX)))) {
 			v = arrive(f, c, io->tenant, now);
 		}
 	} else {

@@ -624,6 +624,68 @@ test_fair_no_idling_no_banking(void)
 	stop(&r, 2);
 }
 
+/* Virtual times start just below 2^64: the 64-bit counters wrap during the run. */
+static void
+fair_set_vtimes(struct fair_bdev *f, uint64_t v)
+{
+	for (uint32_t i = 0; i < NVP_BDEV_MAX_TENANTS; i++) {
+		atomic_store(&f->t[i].vtime, v);
+	}
+	atomic_store(&f->vlast, v);
+	atomic_store(&f->vmin_lb, v);
+}
+
+/*
+ * A virtual time is bytes * 2^20 / weight in 64 bits: at weight 1 it wraps after 16 TiB
+ * (1.5 hours at 3 GB/s). Shares hold across the wrap, and a tenant idle since before it
+ * arrives at the others' virtual time, not "ahead" of them and starved.
+ */
+static void
+test_fair_vtime_wraps(void)
+{
+	struct sched_run r;
+	struct fair_bdev *f;
+	struct nvp_bdev_io *io;
+	uint64_t bytes[2] = { 0, 0 }, start_v = UINT64_MAX - (1ull << 40);
+	double ratio;
+	uint32_t i;
+
+	start(&r, &g_sched_fair_ops, "weights=1/3 lag_kib=16 depth=4", 2);
+	f = r.bctx;
+	fair_set_vtimes(f, start_v);
+	fair_run(&r, 4000, bytes);
+	CU_ASSERT(atomic_load(&f->t[0].vtime) < start_v); /* it did wrap */
+	ratio = (double)bytes[1] / (double)bytes[0];
+	CU_ASSERT(ratio > 2.7 && ratio < 3.3);
+	stop(&r, 2);
+
+	start(&r, &g_sched_fair_ops, "lag_kib=16 depth=4", 2);
+	f = r.bctx;
+	fair_set_vtimes(f, start_v);
+	/* tenant 0 alone, past the wrap (2^32 per 4 KiB at weight 1) */
+	for (i = 0; i < 400; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+		io = r.ops->dispatch(r.ch[0], g_t0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(io);
+		r.ops->complete(r.ch[0], io, 1, g_t0);
+	}
+	CU_ASSERT(atomic_load(&f->t[0].vtime) < start_v);
+	/* tenant 0 stays busy; tenant 1, idle since before the wrap, arrives */
+	for (i = 0; i < 8; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+	}
+	r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 1, 8), g_t0);
+	CU_ASSERT(atomic_load(&f->t[1].vtime) - atomic_load(&f->t[0].vtime) <= f->lag ||
+		  atomic_load(&f->t[0].vtime) - atomic_load(&f->t[1].vtime) <= f->lag);
+	io = r.ops->dispatch(r.ch[1], g_t0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io);
+	r.ops->complete(r.ch[1], io, 1, g_t0);
+	bytes[0] = bytes[1] = 0;
+	fair_run(&r, 2000, bytes);
+	CU_ASSERT(bytes[1] > bytes[0] * 9 / 10 && bytes[1] < bytes[0] * 11 / 10);
+	stop(&r, 2);
+}
+
 /* Tenant 1 has work queued but its thread stopped polling: after stale_us it holds
  * tenant 0 back no longer. */
 static void
@@ -698,6 +760,7 @@ main(void)
 		UT_TEST(test_fair_shares),
 		UT_TEST(test_fair_no_idling_no_banking),
 		UT_TEST(test_fair_stale_tenant),
+		UT_TEST(test_fair_vtime_wraps),
 		UT_TEST(test_fair_latency_target_cuts_others),
 		UT_TEST(test_tokens_batched),
 		UT_TEST(test_kyber_buckets),
