@@ -309,6 +309,16 @@ fair_channel_fini(void *ch_ctx)
 }
 
 /*
+ * Not seen for f->stale ticks at @now. Another thread may have stored a tick newer than
+ * @now (each reads its own clock): that is recent, not 2^64 ticks old.
+ */
+static inline bool
+stale(const struct fair_bdev *f, uint64_t seen, uint64_t now)
+{
+	return (int64_t)(now - seen) > (int64_t)f->stale;
+}
+
+/*
  * The least virtual time of the tenants with requests queued, @skip left out, into *@m;
  * \return false (*@m untouched) when there is none. A tenant whose threads have not polled for f->stale ticks (descheduled, or busy
  * elsewhere) is left out too: only its own threads can dispatch its requests, and the
@@ -323,7 +333,7 @@ vmin(struct fair_bdev *f, uint32_t skip, uint64_t now, uint64_t *m)
 
 	for (i = 0; i < n; i++) {
 		if (i == skip || atomic_load_explicit(&f->t[i].queued, RLX) == 0 ||
-		    now - atomic_load_explicit(&f->t[i].seen, RLX) > f->stale) {
+		    stale(f, atomic_load_explicit(&f->t[i].seen, RLX), now)) {
 			continue;
 		}
 		v = atomic_load_explicit(&f->t[i].vtime, RLX);
@@ -344,8 +354,8 @@ touch(struct fair_bdev *f, struct fair_tenant *t, uint64_t now)
 {
 	uint64_t seen = atomic_load_explicit(&t->seen, RLX);
 
-	if (seen != now) {
-		if (nvp_unlikely(now - seen > f->stale)) {
+	if ((int64_t)(now - seen) > 0) { /* another thread's may be newer than our clock read */
+		if (nvp_unlikely(stale(f, seen, now))) {
 			atomic_lower(&f->vmin_lb, atomic_load_explicit(&t->vtime, RLX));
 		}
 		atomic_store_explicit(&t->seen, now, RLX);
