@@ -410,6 +410,25 @@ nvp_bench_tcp_nvpoll() {
 		sys_cpu_us_per_io: ($ticks * 10000 / .ios), errors: .errors}' "$out")"
 }
 
+# nvp_await_perf PID OUT EVENT: wait up to 90 s for the nvp_perf PID (output in OUT) to end
+# by itself after EVENT; its exit status in NVP_PERF_RC. Still running: killed, and a
+# failure. (A variable, not output: wait must run in the shell that started it.)
+nvp_await_perf() {
+	local pid=$1 out=$2 event=$3 i
+	for i in $(seq 1 90); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid"
+		nvp_fail "nvp_perf still running 90 s after the $event"
+		tail -20 "$out"
+		return 1
+	fi
+	wait "$pid"
+	NVP_PERF_RC=$?
+}
+
 # nvp_surprise_removal BDF QEMU_ID: the controller is pulled out while nvp_perf does I/O
 # on it - QEMU's device_del, which the host's test/qemu/host.py sends when it reads the
 # console line "NVPHOST device_del QEMU_ID". The guest kernel removes the function (ACPI
@@ -429,18 +448,8 @@ nvp_surprise_removal() {
 	# straight to the console, on a line of its own: the test's output is buffered and
 	# reaches the console only in blocks
 	printf "\nNVPHOST device_del %s\n" "$id" >/dev/console
-	for i in $(seq 1 90); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -9 "$pid"
-		nvp_fail "nvp_perf still running 90 s after the removal"
-		tail -20 /tmp/surprise.out
-		return 1
-	fi
-	wait "$pid"
-	rc=$?
+	nvp_await_perf "$pid" /tmp/surprise.out removal || return 1
+	rc=$NVP_PERF_RC
 	t1=$(nvp_now)
 	for i in $(seq 1 30); do
 		[ -e "/sys/bus/pci/devices/$bdf" ] || break
@@ -460,7 +469,7 @@ nvp_surprise_removal() {
 # by mistake). nvp_perf must end by itself, with a non-zero status and not by a signal,
 # and the unbind must finish; the function is then bound back.
 nvp_unbind_under_io() {
-	local bdf=$1 drv pid ub rc t0 t1 i
+	local bdf=$1 drv pid ub rc t0 t1
 	drv=$(nvp_driver_of "$bdf")
 	[ "$drv" != none ] || { nvp_fail "$bdf is bound to no driver"; return 1; }
 	nvp_perf -r "trtype:PCIe traddr:$bdf" -q 16 -o 4096 -w randrw -t 30 >/tmp/unbind.out 2>&1 &
@@ -469,18 +478,8 @@ nvp_unbind_under_io() {
 	t0=$(nvp_now)
 	echo "$bdf" >"/sys/bus/pci/drivers/$drv/unbind" &
 	ub=$!
-	for i in $(seq 1 90); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -9 "$pid"
-		nvp_fail "nvp_perf still running 90 s after the unbind"
-		tail -20 /tmp/unbind.out
-		return 1
-	fi
-	wait "$pid"
-	rc=$?
+	nvp_await_perf "$pid" /tmp/unbind.out unbind || return 1
+	rc=$NVP_PERF_RC
 	t1=$(nvp_now)
 	wait "$ub"
 	echo "unbind from $drv at ${t0}s; nvp_perf exit status $rc at ${t1}s; unbind done at $(nvp_now)s; now bound to: $(nvp_driver_of "$bdf")"
