@@ -460,9 +460,10 @@ struct nvp_nvme_ctrlr {
 
 	uint32_t *active_ns; /* active namespace ids, increasing */
 	uint32_t num_active_ns;
-	struct nvp_nvme_ns **ns; /* namespace objects, one per id ever active; never freed
-				  * before detach so callers' pointers stay valid */
+	struct nvp_nvme_ns **ns; /* namespace objects, one per id ever active, sorted by id;
+				  * never freed before detach so callers' pointers stay valid */
 	uint32_t num_ns_objs;
+	uint32_t ns_objs_cap; /* slots allocated in ns */
 
 	uint32_t num_aers;
 	bool ns_changed; /* namespace attribute notice not yet acted upon */

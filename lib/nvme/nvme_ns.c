@@ -98,31 +98,83 @@ nvme_ctrlr_identify_active_ns(struct nvp_nvme_ctrlr *ctrlr)
 	return 0;
 }
 
-/* The object for @nsid, created on first use. */
+/*
+ * Index of the first of @n increasing ids in @ids that is >= @nsid (@n when none is):
+ * lookups stay logarithmic for a controller with thousands of namespaces.
+ */
+static uint32_t
+id_lower_bound(const uint32_t *ids, uint32_t n, uint32_t nsid)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] < nsid) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* Index of the first namespace object whose id is >= @nsid (objects are sorted by id). */
+static uint32_t
+ns_lower_bound(const struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	uint32_t lo = 0, hi = ctrlr->num_ns_objs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ctrlr->ns[mid]->id < nsid) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+static struct nvp_nvme_ns *
+ns_find(const struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	uint32_t i = ns_lower_bound(ctrlr, nsid);
+
+	return i < ctrlr->num_ns_objs && ctrlr->ns[i]->id == nsid ? ctrlr->ns[i] : NULL;
+}
+
+/* The object for @nsid, created on first use and kept in id order. */
 static struct nvp_nvme_ns *
 ns_get_or_create(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 {
-	struct nvp_nvme_ns **objs, *ns;
+	struct nvp_nvme_ns *ns = ns_find(ctrlr, nsid);
 	uint32_t i;
 
-	for (i = 0; i < ctrlr->num_ns_objs; i++) {
-		if (ctrlr->ns[i]->id == nsid) {
-			return ctrlr->ns[i];
+	if (ns != NULL) {
+		return ns;
+	}
+	if (ctrlr->num_ns_objs == ctrlr->ns_objs_cap) {
+		uint32_t cap = ctrlr->ns_objs_cap ? ctrlr->ns_objs_cap * 2 : 8;
+		struct nvp_nvme_ns **objs = realloc(ctrlr->ns, cap * sizeof(*objs));
+
+		if (objs == NULL) {
+			return NULL;
 		}
+		ctrlr->ns = objs;
+		ctrlr->ns_objs_cap = cap;
 	}
 	ns = calloc(1, sizeof(*ns));
-	objs = realloc(ctrlr->ns, (ctrlr->num_ns_objs + 1) * sizeof(*objs));
-	if (ns == NULL || objs == NULL) {
-		free(ns);
-		if (objs != NULL) {
-			ctrlr->ns = objs;
-		}
+	if (ns == NULL) {
 		return NULL;
 	}
 	ns->ctrlr = ctrlr;
 	ns->id = nsid;
-	objs[ctrlr->num_ns_objs++] = ns;
-	ctrlr->ns = objs;
+	i = ns_lower_bound(ctrlr, nsid);
+	memmove(&ctrlr->ns[i + 1], &ctrlr->ns[i], (ctrlr->num_ns_objs - i) * sizeof(ctrlr->ns[0]));
+	ctrlr->ns[i] = ns;
+	ctrlr->num_ns_objs++;
 	return ns;
 }
 
@@ -255,6 +307,7 @@ nvme_ctrlr_free_namespaces(struct nvp_nvme_ctrlr *ctrlr)
 	free(ctrlr->ns);
 	ctrlr->ns = NULL;
 	ctrlr->num_ns_objs = 0;
+	ctrlr->ns_objs_cap = 0;
 	free(ctrlr->active_ns);
 	ctrlr->active_ns = NULL;
 	ctrlr->num_active_ns = 0;
@@ -281,48 +334,28 @@ nvp_nvme_ctrlr_get_next_active_ns(const struct nvp_nvme_ctrlr *ctrlr, uint32_t p
 {
 	uint32_t i;
 
-	for (i = 0; i < ctrlr->num_active_ns; i++) {
-		if (ctrlr->active_ns[i] > prev_nsid) {
-			return ctrlr->active_ns[i];
-		}
+	if (prev_nsid == UINT32_MAX) {
+		return 0;
 	}
-	return 0;
+	i = id_lower_bound(ctrlr->active_ns, ctrlr->num_active_ns, prev_nsid + 1);
+	return i < ctrlr->num_active_ns ? ctrlr->active_ns[i] : 0;
 }
 
 bool
 nvp_nvme_ctrlr_is_active_ns(const struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 {
-	uint32_t lo = 0, hi = ctrlr->num_active_ns;
+	uint32_t i = id_lower_bound(ctrlr->active_ns, ctrlr->num_active_ns, nsid);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (ctrlr->active_ns[mid] == nsid) {
-			return true;
-		}
-		if (ctrlr->active_ns[mid] < nsid) {
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
-	}
-	return false;
+	return i < ctrlr->num_active_ns && ctrlr->active_ns[i] == nsid;
 }
 
 struct nvp_nvme_ns *
 nvp_nvme_ctrlr_get_ns(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 {
-	uint32_t i;
-
 	if (ctrlr == NULL || !nvp_nvme_ctrlr_is_active_ns(ctrlr, nsid)) {
 		return NULL;
 	}
-	for (i = 0; i < ctrlr->num_ns_objs; i++) {
-		if (ctrlr->ns[i]->id == nsid) {
-			return ctrlr->ns[i];
-		}
-	}
-	return NULL;
+	return ns_find(ctrlr, nsid);
 }
 
 uint32_t

@@ -6,7 +6,7 @@
  * them as at attach (MDTS 0 and 255 included); then one
  * Identify Namespace data structure (4 KiB, zero padded: every namespace gets it), then an
  * Active Namespace ID list page (returned for every page asked: a device may repeat).
- * Checks: enumeration ends, and a namespace reported active has a sector size of 512 B
+ * Checks: enumeration ends, namespace objects stay in id order, and a namespace reported active has a sector size of 512 B
  * to 16 MiB plus metadata, a size that fits 64 bits, a max transfer of at least one
  * sector within the controller's, and a format index the controller advertised.
  */
@@ -102,6 +102,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (nvme_ctrlr_identify_active_ns(&ctrlr) == 0 &&
 	    nvme_ctrlr_identify_namespaces(&ctrlr, NVME_GLOBAL_NS_TAG) == 0) {
 		for (i = 0; i < ctrlr.num_ns_objs; i++) {
+			FZ_CHECK(i == 0 || ctrlr.ns[i - 1]->id < ctrlr.ns[i]->id,
+				 "namespace objects out of id order at %u", i);
 			fz_check_ns(&ctrlr, ctrlr.ns[i]);
 		}
 		for (nsid = nvp_nvme_ctrlr_get_first_active_ns(&ctrlr); nsid != 0;

@@ -289,6 +289,69 @@ test_ns_bad_identify_data(void)
 	nvme_ctrlr_free_namespaces(&g_ctrlr);
 }
 
+/*
+ * Namespaces attached over time arrive out of id order (a namespace change adds a lower
+ * id): lookups still find every one, objects stay in id order, and a pointer handed out
+ * before stays valid when later objects are inserted before it.
+ */
+static void
+test_ns_lookup_many(void)
+{
+	struct nvp_nvme_ns *ns700;
+	uint32_t i, nsid, n;
+
+	setup(NVME_VERSION(1, 4, 0));
+	for (i = 0; i < 500; i++) {
+		g_ids[i] = 501 + 2 * i; /* odd ids 501..1499 */
+		make_ns(g_ids[i], 1000 + g_ids[i], 9);
+	}
+	g_num_ids = 500;
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_active_ns(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_namespaces(&g_ctrlr, NVME_GLOBAL_NS_TAG), 0);
+	ns700 = nvp_nvme_ctrlr_get_ns(&g_ctrlr, 701);
+	CU_ASSERT_FATAL(ns700 != NULL);
+	/* Then every id 1..1500 becomes active. */
+	for (i = 0; i < 1500; i++) {
+		g_ids[i] = i + 1;
+		make_ns(i + 1, 1000 + i + 1, 9);
+	}
+	g_num_ids = 1500;
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_active_ns(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_namespaces(&g_ctrlr, NVME_GLOBAL_NS_TAG), 0);
+	CU_ASSERT_EQUAL(g_ctrlr.num_ns_objs, 1500);
+	for (i = 1; i < g_ctrlr.num_ns_objs; i++) {
+		CU_ASSERT_TRUE(g_ctrlr.ns[i - 1]->id < g_ctrlr.ns[i]->id);
+	}
+	CU_ASSERT_PTR_EQUAL(nvp_nvme_ctrlr_get_ns(&g_ctrlr, 701), ns700);
+	n = 0;
+	for (nsid = nvp_nvme_ctrlr_get_first_active_ns(&g_ctrlr); nsid != 0;
+	     nsid = nvp_nvme_ctrlr_get_next_active_ns(&g_ctrlr, nsid)) {
+		struct nvp_nvme_ns *ns = nvp_nvme_ctrlr_get_ns(&g_ctrlr, nsid);
+
+		CU_ASSERT_EQUAL(nsid, n + 1);
+		CU_ASSERT_FATAL(ns != NULL);
+		CU_ASSERT_EQUAL(ns->id, nsid);
+		CU_ASSERT_EQUAL(ns->num_sectors, 1000 + nsid);
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 1500);
+	CU_ASSERT_PTR_NULL(nvp_nvme_ctrlr_get_ns(&g_ctrlr, 1501));
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_next_active_ns(&g_ctrlr, UINT32_MAX), 0);
+	/* Only the even ids stay active: the odd ones' objects remain, inactive. */
+	for (i = 0; i < 750; i++) {
+		g_ids[i] = 2 * (i + 1);
+	}
+	g_num_ids = 750;
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_active_ns(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_namespaces(&g_ctrlr, NVME_GLOBAL_NS_TAG), 0);
+	CU_ASSERT_EQUAL(g_ctrlr.num_ns_objs, 1500);
+	CU_ASSERT_FALSE(ns700->active);
+	CU_ASSERT_PTR_NULL(nvp_nvme_ctrlr_get_ns(&g_ctrlr, 701));
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_next_active_ns(&g_ctrlr, 700), 702);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_next_active_ns(&g_ctrlr, 1500), 0);
+	nvme_ctrlr_free_namespaces(&g_ctrlr);
+}
+
 int
 main(void)
 {
@@ -305,5 +368,6 @@ main(void)
 	CU_ADD_TEST(s, test_ns_formats);
 	CU_ADD_TEST(s, test_ns_identify_errors);
 	CU_ADD_TEST(s, test_ns_bad_identify_data);
+	CU_ADD_TEST(s, test_ns_lookup_many);
 	return ut_run();
 }
