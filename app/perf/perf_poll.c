@@ -78,15 +78,15 @@ perf_poll_report(const struct perf_run *run, FILE *f)
 		fprintf(f,
 			"Poll core %u (--poll %s): %lu sleeps (%.1f us asked, %.1f us late on "
 			"average), %lu oversleeps, %lu irq waits (%lu timed out), %lu empty polls, wake-up cost "
-			"%.1f us, %lu samples (%lu after a sleep or irq), %lu relearns, %lu wake probes\n",
+			"%.1f us, sleep CPU %.1f us, %lu samples (%lu after a sleep or irq), %lu relearns, %lu wake probes\n",
 			th->core, run->opts.poll_mode, (unsigned long)s->sleeps,
 			s->sleeps ? (double)s->sleep_ns / 1e3 / (double)s->sleeps : 0.0,
 			s->sleeps ? (double)s->sleep_late_ns / 1e3 / (double)s->sleeps : 0.0,
 			(unsigned long)s->oversleeps, (unsigned long)s->irq_waits,
 			(unsigned long)s->irq_timeouts, (unsigned long)s->spins,
-			(double)s->wake_cost_ns / 1e3, (unsigned long)s->samples,
-			(unsigned long)s->samples_skipped, (unsigned long)s->relearns,
-			(unsigned long)s->wake_probes);
+			(double)s->wake_cost_ns / 1e3, (double)s->sleep_cpu_ns / 1e3,
+			(unsigned long)s->samples, (unsigned long)s->samples_skipped,
+			(unsigned long)s->relearns, (unsigned long)s->wake_probes);
 		fprintf(f,
 			"Poll core %u: %.3f s (wall) waiting for completions: %.3f s asleep or "
 			"blocked, %.3f s polling or preempted\n",

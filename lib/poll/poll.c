@@ -219,6 +219,8 @@ nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *w, struct nvp_poll_stats
 	st->wake_cost_ns = w->wake_cost * 1000000000u / w->ticks_hz;
 	st->wait_ns = (uint64_t)((double)w->wait_ticks * 1e9 / (double)w->ticks_hz);
 	st->slept_ns = (uint64_t)((double)w->slept_ticks * 1e9 / (double)w->ticks_hz);
+	st->sleep_cpu_ns = w->sleep_cpu_n > 0 ? w->sleep_cpu_sum_ns / w->sleep_cpu_n :
+						w->sleep_cpu * 1000000000u / w->ticks_hz;
 }
 
 /* ---- requests ---- */
@@ -284,12 +286,16 @@ poll_req_done_ticks(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint64_t 
 		 * exactly is unknown. Recording the wake-up time would feed oversleep into the
 		 * statistics (the kernel's 5.10 failure); recording nothing would keep only
 		 * the requests that outlasted the sleep (a bias upward). Record what was
-		 * predicted for it: neutral. Interrupt-mode completions are left out.
+		 * predicted for it, or the wake-up when that came first: the request was done
+		 * by then, so a prediction that has grown too long comes down (with only the
+		 * prediction recorded it could only grow: the true samples are the ones that
+		 * outlasted the sleep). Never more than predicted, so oversleep cannot feed
+		 * it. Interrupt-mode completions are left out.
 		 */
 		w->st.samples_skipped++;
 		w->found_after_sleep = true;
 		if (w->mode != NVP_POLL_IRQ && r->due > r->start) {
-			poll_stats_add(&w->stats, r->bucket, r->due - r->start);
+			poll_stats_add(&w->stats, r->bucket, NVP_MIN(r->due - r->start, ticks));
 		}
 		return;
 	}
@@ -457,9 +463,18 @@ sleep_once(struct nvp_poll_waiter *w, uint64_t now)
 	w->st.sleeps++;
 	w->st.sleep_ns += (dl - now) * 1000000000u / w->ticks_hz;
 	w->st.sleep_late_ns += late * 1000000000u / w->ticks_hz;
-	/* a probe that found sleeping cheap again: keep probing at the base interval */
+	/*
+	 * A probe that found sleeping cheap again: the lateness the waiter remembers is from
+	 * before it stopped sleeping, at least POLL_EXPLORE_MS ago. Start the record over
+	 * from this sleep, so hybrid sleeps again at once rather than after a probe per
+	 * half a ring (about a second); if the machine is still slow, the next sleeps say
+	 * so within half a ring.
+	 */
 	if (probe && late < w->wake_cost / 2) {
 		w->explore_backoff = 0;
+		for (uint32_t i = 0; i < POLL_LATE_RING; i++) {
+			w->late_ring[i] = late;
+		}
 	}
 	poll_wake_cost_update(w, late);
 	w->skip_samples = true;

@@ -109,6 +109,8 @@ struct nvp_poll_waiter {
 	uint64_t last_sleep;      /* ticks at the last wake-up (hybrid: explore after a while) */
 	uint32_t explore_backoff; /* the explore interval is POLL_EXPLORE_MS << this */
 	uint64_t wake_floor;
+	uint64_t sleep_cpu_sum_ns; /* CPU time of the sampled timer sleeps */
+	uint64_t sleep_cpu_n;      /* sleeps sampled */
 	uint32_t max_sources;
 	int epfd;
 	struct poll_stats_tab stats;

@@ -112,13 +112,29 @@ timer_sleep_until(uint64_t hz, uint64_t deadline)
 	return poll_now();
 }
 
+/*
+ * One timer sleep in SLEEP_CPU_SAMPLE is timed in thread CPU (two system calls: too dear
+ * for every sleep) for nvp_poll_stats.sleep_cpu_ns: what sleeping costs the thread while
+ * it runs, which the calibration at creation only estimates.
+ */
+#define SLEEP_CPU_SAMPLE 16u
+
 uint64_t
 poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline)
 {
+	uint64_t cpu0, woke;
+
 	if (w->mode == NVP_POLL_UMWAIT) {
 		return tpause_until(deadline);
 	}
-	return timer_sleep_until(w->ticks_hz, deadline);
+	if (w->st.sleeps % SLEEP_CPU_SAMPLE != 0) {
+		return timer_sleep_until(w->ticks_hz, deadline);
+	}
+	cpu0 = nvp_env_thread_cpu_ns();
+	woke = timer_sleep_until(w->ticks_hz, deadline);
+	w->sleep_cpu_sum_ns += nvp_env_thread_cpu_ns() - cpu0;
+	w->sleep_cpu_n++;
+	return woke;
 }
 
 static int
