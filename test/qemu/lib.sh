@@ -252,6 +252,22 @@ nvp_bench_fio_nvpoll() {
 		usr_cpu_pct: .usr_cpu, sys_cpu_pct: .sys_cpu, runtime_ms: .job_runtime, errors: .error}' "$out")"
 }
 
+# nvp_bench_fio_null QD: fio's own null ioengine with the engine's options (no device, no
+# driver: every I/O completes at once), so the line shows what fio itself costs per I/O
+# in this guest and the most IOPS any fio ioengine could reach here.
+nvp_bench_fio_null() {
+	local qd=$1 out=/tmp/fio-null-qd$1.json
+	# shellcheck disable=SC2046 # the options are words
+	fio --name=bench --ioengine=null --thread=1 --rw=randread --bs=4k --size=1g \
+		--iodepth="$qd" --runtime="$NVP_BENCH_SECS" --time_based --lat_percentiles=1 \
+		$(nvp_bench_fio_opts "$qd") --output-format=json --output="$out" ||
+		{ nvp_fail "fio exit $?"; cat "$out"; return 1; }
+	echo "NVPBENCH fio-null $qd $(jq -c '.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
+		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
+		cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios),
+		usr_cpu_pct: .usr_cpu, sys_cpu_pct: .sys_cpu, runtime_ms: .job_runtime, errors: .error}' "$out")"
+}
+
 # nvp_bench_perf QD: nvp_perf on the same function (bound to uio/vfio by setup.sh config).
 # CPU per I/O is nvp_perf's own: CPU time of its I/O threads / I/Os.
 nvp_bench_perf() {
