@@ -341,8 +341,12 @@ earliest_due(const struct nvp_poll_waiter *w)
 }
 
 /*
- * When to wake up, or 0 to spin: the earliest target minus the cost of a sleep, if every
- * in-flight request has a target and the sleep is longer than a sleep costs.
+ * When to wake up, or 0 to spin: the earliest target minus the cost of a sleep (its
+ * typical lateness), if every in-flight request has a target, that deadline is still ahead,
+ * and the sleep saves CPU. The thread is off the CPU from now until it wakes, about the
+ * earliest target (the deadline plus the lateness); spinning instead would burn all of that,
+ * so a sleep pays when it is longer than the CPU a sleep uses (a quarter more, for the
+ * spread). The lateness is not counted a second time: it is part of the time asleep.
  */
 uint64_t
 poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
@@ -355,8 +359,8 @@ poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
 	if (w->mode == NVP_POLL_FIXED) {
 		return first > now ? first : 0; /* the kernel's io_poll_delay > 0: no correction */
 	}
-	/* Worth it only when the time asleep exceeds the CPU the sleep itself uses. */
-	if (first <= now + w->wake_cost + NVP_MAX(w->sleep_cpu, w->wake_cost / 4)) {
+	if (first <= now + w->wake_cost ||
+	    first - now <= NVP_MAX(w->sleep_cpu + w->sleep_cpu / 4, w->wake_cost / 4)) {
 		return 0;
 	}
 	return first - w->wake_cost;

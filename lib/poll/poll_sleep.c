@@ -114,8 +114,8 @@ timer_sleep_until(uint64_t hz, uint64_t deadline)
 
 /*
  * One timer sleep in SLEEP_CPU_SAMPLE is timed in thread CPU (two system calls: too dear
- * for every sleep) for nvp_poll_stats.sleep_cpu_ns: what sleeping costs the thread while
- * it runs, which the calibration at creation only estimates.
+ * for every sleep) for nvp_poll_stats.sleep_cpu_ns and the sleep decision: what sleeping
+ * costs the thread while it runs, which the calibration at creation only estimates.
  */
 #define SLEEP_CPU_SAMPLE 16u
 
@@ -132,8 +132,11 @@ poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline)
 	}
 	cpu0 = nvp_env_thread_cpu_ns();
 	woke = timer_sleep_until(w->ticks_hz, deadline);
-	w->sleep_cpu_sum_ns += nvp_env_thread_cpu_ns() - cpu0;
+	cpu0 = nvp_env_thread_cpu_ns() - cpu0;
+	w->sleep_cpu_sum_ns += cpu0;
 	w->sleep_cpu_n++;
+	/* what the decision weighs: the calibration's figure, then tracked (1/4 weight) */
+	w->sleep_cpu = (3 * w->sleep_cpu + cpu0 * w->ticks_hz / 1000000000u) / 4;
 	return woke;
 }
 

@@ -233,17 +233,41 @@ test_hybrid_several(void)
 	nvp_poll_waiter_destroy(w);
 }
 
-/* A prediction shorter than a sleep's lateness plus its CPU is not worth a sleep. */
+/*
+ * A sleep is taken when its deadline (the prediction minus the lateness) is ahead and the
+ * time asleep, about the prediction, exceeds the CPU a sleep uses; not otherwise.
+ */
 static void
 test_hybrid_too_short(void)
 {
 	struct fake_dev d;
 	struct nvp_poll_waiter *w = make("hybrid", &d);
 
-	d.lat = 8 * US; /* < 5 us late + 3 us of CPU */
+	d.lat = 5 * US; /* not more than the 5 us a sleep wakes late: no deadline ahead */
 	warm(&d);
 	run_qd1(&d, 10);
 	CU_ASSERT_EQUAL(g_nsleeps, 0);
+	nvp_poll_waiter_destroy(w);
+
+	w = make("hybrid", &d);
+	d.lat = 8 * US; /* asleep about 7 us, for 3 us of CPU: worth it */
+	warm(&d);
+	run_qd1(&d, 10);
+	CU_ASSERT(g_nsleeps >= 9);
+	nvp_poll_waiter_destroy(w);
+
+	w = make("hybrid", &d);
+	d.lat = 20 * US; /* a deadline ahead, but sleeping costs 20 us of CPU here */
+	warm(&d);
+	w->sleep_cpu = 20 * US;
+	run_qd1(&d, 10);
+	CU_ASSERT_EQUAL(g_nsleeps, 0);
+	d.lat = 40 * US; /* asleep about 39 us for 20: worth it */
+	warm(&d);
+	warm(&d); /* a window of 40 us samples only */
+	g_nsleeps = 0;
+	run_qd1(&d, 10);
+	CU_ASSERT(g_nsleeps >= 9);
 	nvp_poll_waiter_destroy(w);
 }
 
