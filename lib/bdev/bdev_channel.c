@@ -18,6 +18,8 @@
 
 #define NUM_HIST (NVP_BDEV_NUM_IO_TYPES * 2)
 
+static void poll_adapter(void *arg);
+
 void
 nvp_bdev_channel_opts_init(struct nvp_bdev_channel_opts *opts, size_t opts_size)
 {
@@ -216,6 +218,13 @@ channel_attach(struct nvp_bdev_channel *ch, const struct nvp_bdev_channel_opts *
 	}
 	ch->allowed = bdev_channel_allowed(ch);
 	pool_set_module_ch(ch);
+	if (bdev->fn->poll_list != NULL) {
+		ch->poll_fn = bdev->fn->poll_list;
+		ch->poll_arg = ch->module_ch;
+	} else {
+		ch->poll_fn = poll_adapter;
+		ch->poll_arg = ch;
+	}
 	TAILQ_INSERT_TAIL(&bdev->channels, ch, bdev_link);
 	bdev->num_channels++;
 	ch->desc->num_channels++;
@@ -364,6 +373,8 @@ nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 		ch->wait_head = entry;
 	}
 	ch->wait_tail = entry;
+	/* the next poll runs the waiters (even if no completion frees a bdev_io first) */
+	ch->pending_work = true;
 	return 0;
 }
 
@@ -385,35 +396,68 @@ bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 
 /* ---- polling ---- */
 
+/* The poll of a module with poll() only: its count is not needed (the core's is). */
+static void
+poll_adapter(void *arg)
+{
+	struct nvp_bdev_channel *ch = arg;
+
+	/* its completions come one at a time: one clock read for them, when first needed */
+	ch->tick = CH_TICK_LAZY;
+	(void)ch->mod_poll(ch->module_ch);
+}
+
+/* A poll with work for the core too: deferred, retried and inline-completed I/O, the
+ * scheduler, io_wait entries, a change of the accounting switch. */
+static __attribute__((noinline)) int
+channel_poll_full(struct nvp_bdev_channel *ch)
+{
+	uint64_t before = ch->completed, tick = ch->tick;
+
+	ch->tick = CH_TICK_LAZY;
+	if (ch->mode_dirty) {
+		/* accounting switched on or off for the bdev */
+		__atomic_store_n(&ch->mode_dirty, false, __ATOMIC_RELAXED);
+		bdev_channel_update_mode(ch);
+	}
+	if (ch->pending_work) {
+		bdev_channel_poll_slow(ch);
+	}
+	ch->poll_fn(ch->poll_arg);
+	if (nvp_unlikely(ch->wait_head != NULL)) {
+		bdev_run_io_waiters(ch);
+		if (ch->wait_head != NULL) {
+			ch->pending_work = true; /* still waiting: look again next time */
+		}
+	}
+	ch->tick = tick;
+	return (int)(ch->completed - before);
+}
+
 /*
  * One poll: whatever needs the time during it (accounting, stages, the hook) shares one
- * read of the clock, made when first needed (ch_now()); a poll that finds nothing reads
- * none. The previous state is restored at the end, for a poll nested in a callback.
+ * read of the clock (ch->tick): a module completing by lists sets it to the list's time,
+ * the adapter of one completing I/O by I/O lets the first use read it (CH_TICK_LAZY). A
+ * poll that finds nothing reads none. Afterwards the channel reads the clock at each
+ * use again (a poll nested in a callback leaves the rest of the outer poll doing so).
+ * The count is the channel's (user callbacks delivered): a split child is not one.
  */
 int
 nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
 {
-	uint64_t before = ch->completed, tick = ch->tick;
+	uint64_t before;
 	int rc;
 
 	rc = bdev_check_owner(ch->owner, "bdev channel");
 	if (rc != 0) {
 		return rc;
 	}
-	ch->tick = CH_TICK_LAZY;
 	if (nvp_unlikely(__atomic_load_n(&ch->attention, __ATOMIC_RELAXED) != 0)) {
-		if (ch->mode_dirty) {
-			/* accounting switched on or off for the bdev */
-			__atomic_store_n(&ch->mode_dirty, false, __ATOMIC_RELAXED);
-			bdev_channel_update_mode(ch);
-		}
-		bdev_channel_poll_slow(ch);
+		return channel_poll_full(ch);
 	}
-	ch->mod_poll(ch->module_ch);
-	if (nvp_unlikely(ch->wait_head != NULL)) {
-		bdev_run_io_waiters(ch);
-	}
-	ch->tick = tick;
+	before = ch->completed;
+	ch->poll_fn(ch->poll_arg);
+	ch->tick = CH_TICK_NONE;
 	return (int)(ch->completed - before);
 }
 

@@ -143,7 +143,8 @@ struct nvp_bdev_channel {
 	bool ticks_tsc; /* nvp_env_get_ticks() is the TSC: read it inline (no call) */
 	union {
 		struct {
-			bool pending_work; /* a list below non-empty, or a scheduler holds I/O */
+			bool pending_work; /* a list below non-empty, a scheduler holds I/O, or
+					    * io_wait entries wait */
 			bool mode_dirty;   /* atomic: the bdev's accounting switch changed */
 		};
 		uint16_t attention; /* either: one load in the poll */
@@ -158,6 +159,10 @@ struct nvp_bdev_channel {
 	uint64_t completed;  /* user callbacks delivered */
 	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
 	int (*mod_poll)(void *ch_ctx);
+	/* What a poll calls: the module's poll_list (with module_ch), or for a module with
+	 * poll() only, the core's adapter calling mod_poll (with the channel). */
+	void (*poll_fn)(void *arg);
+	void *poll_arg;
 
 	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
 	uint32_t seq; /* odd while the counters below are being updated */

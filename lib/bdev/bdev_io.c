@@ -972,6 +972,182 @@ nvp_bdev_io_complete_status(struct nvp_bdev_io *io, uint8_t sct, uint8_t sc)
 	nvp_bdev_io_complete(io, &cpl);
 }
 
+/* ---- completion of a list ---- */
+
+/*
+ * The list paths run inside a poll: they set the channel's clock (ch->tick) to the
+ * list's time, for what the callbacks submit, and the poll puts it back afterwards.
+ */
+
+/* Complete the I/Os from @io on one at a time (the list's slow path). */
+static __attribute__((noinline)) void
+list_complete_each(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+{
+	struct nvp_bdev_io *next;
+
+	if (ch->submitting == NULL && ch->tick == CH_TICK_NONE) {
+		ch->tick = CH_TICK_LAZY; /* one clock read for them all */
+	}
+	for (; io != NULL; io = next) {
+		next = io->internal.next; /* before: the completion may reuse the link */
+		nvp_bdev_io_complete(io, cpl);
+	}
+}
+
+/* The accounting of one successful fast-path I/O of a list finished at @now (@timed:
+ * accounting on). Inside the caller's seqcount section. */
+static inline __attribute__((always_inline)) void
+list_account_one(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, uint64_t now,
+		 bool timed)
+{
+	struct ch_op_stats *op = &ch->op[(size_t)io->type];
+	uint64_t start = io->submit_tick;
+
+	op->blocks += io->num_blocks;
+	op->ios++;
+	if (--op->inflight == 0 && timed && start != 0 && op->busy_start != 0) {
+		op->busy_ticks += now - op->busy_start;
+	}
+	if (timed && start != 0) {
+		nvp_histogram_record(&op->hist[1], now - start);
+	}
+}
+
+/*
+ * Account the I/Os from @io on, up to the first one not on the fast path (staged, split:
+ * its completion goes back up the pipeline, one at a time); \return that one, or NULL.
+ * One seqcount section for them all, before any callback runs: the stats are what they
+ * would be after completing them one by one, and a reader sees all of them or none.
+ */
+static inline __attribute__((always_inline)) struct nvp_bdev_io *
+list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, bool timed)
+{
+	ch_stats_begin(ch);
+	for (; io != NULL; io = io->internal.next) {
+		if (nvp_unlikely(io->internal.state != 0)) {
+			break;
+		}
+		list_account_one(ch, io, now, timed);
+	}
+	ch_stats_end(ch);
+	return io;
+}
+
+/* The callbacks of the I/Os from @io up to @stop (not NULL), in order, each freed first;
+ * then @stop and the rest one at a time. */
+static __attribute__((noinline)) void
+list_deliver_until(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, struct nvp_bdev_io *stop,
+		   const struct nvme_cpl *cpl)
+{
+	struct nvp_bdev_io *next;
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
+
+	for (; io != stop; io = next) {
+		next = io->internal.next;
+		cb = io->internal.cb;
+		cb_arg = io->internal.cb_arg;
+		bdev_io_release(ch, io);
+		ch->completed++;
+		cb(cb_arg, cpl);
+		if (nvp_unlikely(ch->wait_head != NULL)) {
+			bdev_run_io_waiters(ch);
+		}
+	}
+	list_complete_each(ch, stop, cpl);
+}
+
+/* A successful list of any length: account all, then the callbacks in order, the last
+ * one a tail call. */
+static __attribute__((noinline)) void
+list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+{
+	struct nvp_bdev_io *next;
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
+	uint64_t now;
+
+	if ((ch->mode & CH_MODE_ACCT) != 0) {
+		now = ch_now_read(ch, CH_TICK_NONE);
+		ch->tick = now;
+		next = list_account(ch, io, now, true);
+	} else {
+		if (ch->tick == CH_TICK_NONE) {
+			ch->tick = CH_TICK_LAZY; /* stages and the hook may want a time */
+		}
+		next = list_account(ch, io, 0, false);
+	}
+	if (nvp_unlikely(next != NULL)) {
+		list_deliver_until(ch, io, next, cpl);
+		return;
+	}
+	for (;;) {
+		next = io->internal.next;
+		cb = io->internal.cb;
+		cb_arg = io->internal.cb_arg;
+		bdev_io_release(ch, io);
+		ch->completed++;
+		if (next == NULL) {
+			cb(cb_arg, cpl);
+			return;
+		}
+		cb(cb_arg, cpl);
+		if (nvp_unlikely(ch->wait_head != NULL)) {
+			bdev_run_io_waiters(ch);
+		}
+		io = next;
+	}
+}
+
+/*
+ * The list's fast path is a list of one (depth 1): the clock read inline (TSC), the
+ * accounting, the callback as a tail call — no call of its own, so no saved registers.
+ * Longer lists, an error status, io_wait entries or a clock behind a call go to the
+ * functions above.
+ */
+void
+nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl)
+{
+	struct nvp_bdev_io *io = list->head;
+	struct nvp_bdev_channel *ch;
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
+	uint64_t now;
+
+	*list->tailp = NULL;
+	nvp_bdev_io_list_init(list);
+	if (nvp_unlikely(io == NULL)) {
+		return;
+	}
+	ch = io->ch;
+	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
+			  nvme_cpl_is_error(cpl)) != 0)) {
+		/* from inside module submit (each goes to the done list), io_wait entries to
+		 * run after each callback, or errors to count */
+		list_complete_each(ch, io, cpl);
+		return;
+	}
+	if (nvp_unlikely(((uintptr_t)io->internal.next | io->internal.state | !ch->ticks_tsc) !=
+			 0)) {
+		list_complete_many(ch, io, cpl);
+		return;
+	}
+	ch_stats_begin(ch);
+	if ((ch->mode & CH_MODE_ACCT) != 0) {
+		now = nvp_tsc_read();
+		ch->tick = now;
+		list_account_one(ch, io, now, true);
+	} else {
+		list_account_one(ch, io, 0, false);
+	}
+	ch_stats_end(ch);
+	cb = io->internal.cb;
+	cb_arg = io->internal.cb_arg;
+	bdev_io_release(ch, io);
+	ch->completed++;
+	cb(cb_arg, cpl);
+}
+
 /* ---- the slow part of polling ---- */
 
 static void

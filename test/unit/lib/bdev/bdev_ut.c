@@ -202,9 +202,11 @@ test_stage_registry(void)
 	struct ut_events ev = { 0 };
 	struct nvp_bdev *bdev;
 
-	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_test_sched), 0);
+	/* registered for good: the second suite (UT_REGISTERED) finds them there */
+	g_stage_inits = g_stage_finis = 0;
+	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_test_sched), UT_REGISTERED);
 	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_test_sched), -EEXIST);
-	CU_ASSERT_EQUAL(nvp_bdev_admission_register(&g_test_admit), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_admission_register(&g_test_admit), UT_REGISTERED);
 	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(NULL), -EINVAL);
 
 	bdev = ut_stub_register("st", 64, 0, 0);
