@@ -109,6 +109,13 @@ uint64_t nvp_bdev_io_get_nbytes(const struct nvp_bdev_io *io);
  */
 void nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl);
 
+/**
+ * From module.submit_request(): @io could not be started. -ENOMEM: the core sends it
+ * again from the poll loop (queue full); another -errno completes it on the next poll
+ * with INTERNAL_DEVICE_ERROR (-ENXIO: ABORTED_SQ_DELETION).
+ */
+void nvp_bdev_io_submit_failed(struct nvp_bdev_io *io, int rc);
+
 /** Shorthand: complete with status (@sct, @sc); (0, 0) is success. */
 void nvp_bdev_io_complete_status(struct nvp_bdev_io *io, uint8_t sct, uint8_t sc);
 
@@ -178,6 +185,15 @@ struct nvp_bdev_fn_table {
 	 * loop (queue full); another -errno completes it with INTERNAL_DEVICE_ERROR.
 	 */
 	int (*submit)(void *ch_ctx, struct nvp_bdev_io *io);
+	/**
+	 * Instead of submit() (SPDK's submit_request): start @io (as submit() would) and
+	 * return 0, with a failure not returned but reported by
+	 * nvp_bdev_io_submit_failed(@io, -errno) before returning. It must not complete an
+	 * I/O before it returns (complete from poll() or poll_list()). The core then ends
+	 * the I/O call with it, a tail call, and keeps no state around it. One of submit
+	 * and submit_request is required; submit_request is used when both are set.
+	 */
+	int (*submit_request)(void *ch_ctx, struct nvp_bdev_io *io);
 	/** Find completions and call nvp_bdev_io_complete() for each, or hand them over with
 	 * nvp_bdev_io_complete_list(). \return how many. */
 	int (*poll)(void *ch_ctx);

@@ -217,6 +217,7 @@ channel_attach(struct nvp_bdev_channel *ch, const struct nvp_bdev_channel_opts *
 		}
 	}
 	ch->allowed = bdev_channel_allowed(ch);
+	ch->num_blocks = bdev->num_blocks; /* a resize updates it under the lock */
 	pool_set_module_ch(ch);
 	if (bdev->fn->poll_list != NULL) {
 		ch->poll_fn = bdev->fn->poll_list;
@@ -253,9 +254,12 @@ nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_channe
 	memset(ch, 0, sizeof(*ch));
 	ch->desc = desc;
 	ch->bdev = desc->bdev;
+	ch->block_size = ch->bdev->block_size;
 	ch->owner = pthread_self();
 	ch->ticks_tsc = nvp_env_get_ticks_is_tsc();
-	ch->mod_submit = ch->bdev->fn->submit;
+	ch->mod_submit_rc = ch->bdev->fn->submit;
+	ch->mod_submit = ch->bdev->fn->submit_request != NULL ? ch->bdev->fn->submit_request :
+								bdev_submit_adapter;
 	ch->mod_poll = ch->bdev->fn->poll;
 	rc = channel_pool_alloc(ch, o.io_pool_size);
 	if (rc == 0) {

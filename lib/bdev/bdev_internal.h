@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -76,8 +77,10 @@ struct nvp_bdev {
 
 struct nvp_bdev_desc {
 	struct nvp_bdev *bdev;
+	uint64_t io_head; /* the tenant where a bdev_io's first 8 bytes hold it (little
+			      * endian: io_set_head()) */
 	bool write;
-	uint8_t tenant;      /* copied into each bdev_io */
+	uint8_t tenant;      /* copied into each bdev_io (io_head) */
 	uint32_t write_hint; /* default hint, as write flag bits (0 = none) */
 	nvp_bdev_event_cb event_cb;
 	void *event_ctx;
@@ -134,8 +137,9 @@ struct nvp_bdev_channel {
 	/* ---- hot: every I/O, one cache line ---- */
 	struct nvp_bdev_io *free_ios; /* pool: LIFO stack through internal.next */
 	struct nvp_bdev_desc *desc;
-	struct nvp_bdev *bdev;
-	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io);
+	uint64_t num_blocks; /* the bdev's (atomic: a resize changes it under the lock) */
+	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io); /* submit_request, or the
+								  * core's adapter of submit */
 	void *module_ch;
 	struct nvp_bdev_io_wait_entry *wait_head;
 	uint64_t tick;  /* CH_TICK_NONE, CH_TICK_LAZY or this poll's tick */
@@ -158,11 +162,12 @@ struct nvp_bdev_channel {
 	uint64_t accepted;   /* user I/Os (parents) accepted; in flight: accepted - completed */
 	uint64_t completed;  /* user callbacks delivered */
 	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
-	int (*mod_poll)(void *ch_ctx);
+	uint32_t block_size; /* the bdev's */
 	/* What a poll calls: the module's poll_list (with module_ch), or for a module with
 	 * poll() only, the core's adapter calling mod_poll (with the channel). */
 	void (*poll_fn)(void *arg);
 	void *poll_arg;
+	struct nvp_bdev *bdev;
 
 	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
 	uint32_t seq; /* odd while the counters below are being updated */
@@ -182,6 +187,8 @@ struct nvp_bdev_channel {
 	struct nvp_bdev_io_wait_entry *wait_tail;
 
 	/* ---- cold ---- */
+	int (*mod_submit_rc)(void *ch_ctx, struct nvp_bdev_io *io); /* a module's submit() */
+	int (*mod_poll)(void *ch_ctx);                              /* a module's poll() */
 	pthread_t owner;
 	struct nvp_bdev_poll_group *group;
 	TAILQ_ENTRY(nvp_bdev_channel) group_link;
@@ -190,6 +197,7 @@ struct nvp_bdev_channel {
 	uint32_t pool_size;
 	size_t io_size;
 } __attribute__((aligned(64)));
+_Static_assert(offsetof(struct nvp_bdev_channel, seq) < 128, "nvp_bdev_channel: hot lines");
 
 struct nvp_bdev_poll_group {
 	TAILQ_HEAD(, nvp_bdev_channel) channels;
@@ -212,6 +220,7 @@ void bdev_run_io_waiters(struct nvp_bdev_channel *ch);
 
 /* bdev_io.c */
 int bdev_channel_poll_slow(struct nvp_bdev_channel *ch);
+int bdev_submit_adapter(void *module_ch, struct nvp_bdev_io *io);
 
 /* A channel belongs to the thread that created it (checked in debug builds only: the
  * check is a TLS read and a compare per call). */

@@ -108,7 +108,7 @@ static const struct nvp_bdev_fn_table g_null_fn = {
 	.io_type_supported = null_io_type_supported,
 	.channel_create = null_channel_create,
 	.channel_destroy = null_channel_destroy,
-	.submit = null_submit,
+	.submit_request = null_submit,
 	.poll_list = null_poll,
 };
 
