@@ -6,11 +6,13 @@
  * stages' per-thread contexts, and its accounting. A poll group polls its thread's
  * channels with one call and is where a thread waits (the poll hook).
  *
- * Statistics: the owner thread updates its channel's counters between two increments of
- * a sequence count (odd = update in progress); nvp_bdev_get_stats() copies them and
- * retries if the count moved, so the I/O path takes no lock and no atomic RMW.
+ * Statistics: the owner thread updates its channel's counters of an operation type
+ * between two increments of that type's sequence count (odd = update in progress);
+ * nvp_bdev_get_stats() copies them and retries if the count moved, so the I/O path takes
+ * no lock and no atomic RMW.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -672,22 +674,51 @@ hist_add_zeroes(struct nvp_histogram *h, uint64_t n)
 	h->min = 0;
 }
 
-/* Copy @ch's counters consistently (seqcount read side). */
+/*
+ * Copy @ch's counters, each type's consistently (seqcount read side). A count found odd
+ * means the writer is inside an update: usually for a few instructions, but a writer
+ * preempted there keeps it odd for a scheduler time slice, so the reader waits (pausing,
+ * then yielding the CPU), up to about a second for a writer that never comes back. A
+ * count that keeps moving is a writer updating faster than the copy: after 1000 tries
+ * the copy is taken as it is rather than spin (one cache line: that takes a writer
+ * updating every few nanoseconds).
+ */
+static void
+op_read_counters(const struct ch_op_stats *src, struct ch_op_stats *dst)
+{
+	uint32_t seq0, seq1, tries = 0, waits = 0;
+
+	for (;;) {
+		seq0 = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
+		if ((seq0 & 1u) != 0) {
+			if (++waits > (1u << 22)) {
+				break; /* the writer never left its update: take what is there */
+			}
+			if ((waits & 63u) == 0) {
+				sched_yield();
+			} else {
+				nvp_pause();
+			}
+			continue;
+		}
+		memcpy(dst, src, sizeof(*dst));
+		nvp_smp_rmb();
+		seq1 = __atomic_load_n(&src->seq, __ATOMIC_RELAXED);
+		if (seq0 == seq1 || ++tries > 1000) {
+			return;
+		}
+	}
+	memcpy(dst, src, sizeof(*dst));
+}
+
 static void
 channel_read_counters(const struct nvp_bdev_channel *ch, struct ch_op_stats *op)
 {
-	uint32_t seq0, seq1;
-	int tries = 0;
+	int t;
 
-	do {
-		seq0 = __atomic_load_n(&ch->seq, __ATOMIC_ACQUIRE);
-		memcpy(op, ch->op, sizeof(ch->op));
-		nvp_smp_rmb();
-		seq1 = __atomic_load_n(&ch->seq, __ATOMIC_RELAXED);
-		if (++tries > 1000) {
-			break; /* a writer never pausing: take this copy rather than spin */
-		}
-	} while ((seq0 & 1u) != 0 || seq0 != seq1);
+	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
+		op_read_counters(&ch->op[t], &op[t]);
+	}
 }
 
 static void

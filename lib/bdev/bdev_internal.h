@@ -104,7 +104,11 @@ struct nvp_bdev_desc {
 #define CH_TICK_NONE 0u /* outside a poll: read the clock at each use */
 #define CH_TICK_LAZY 1u /* in a poll, not read yet: the first use reads and keeps it */
 
-/* Per-operation-type counters of a channel, written by its thread only; one cache line. */
+/*
+ * Per-operation-type counters of a channel, written by its thread only; one cache line,
+ * with its own sequence count: a reader's copy (seq, the line, seq again) touches one
+ * line the writer writes, so that it fits between two of the writer's updates.
+ */
 struct ch_op_stats {
 	uint64_t ios;
 	uint64_t blocks; /* bytes / block size: the block size is the bdev's, fixed */
@@ -113,7 +117,8 @@ struct ch_op_stats {
 	uint64_t busy_ticks;
 	uint64_t busy_start;        /* tick inflight went 0 -> 1 (accounting on) */
 	struct nvp_histogram *hist; /* [0] queued, [1] device time (set at creation) */
-	uint64_t rsvd;
+	uint32_t seq;               /* odd while the counters above are being updated */
+	uint32_t rsvd;
 };
 _Static_assert(sizeof(struct ch_op_stats) == 64, "ch_op_stats: one cache line");
 
@@ -170,7 +175,6 @@ struct nvp_bdev_channel {
 	struct nvp_bdev *bdev;
 
 	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
-	uint32_t seq; /* odd while the counters below are being updated */
 	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES] __attribute__((aligned(64)));
 	struct nvp_histogram *hist; /* [type * 2 + 0] queued, [type * 2 + 1] device */
 
@@ -197,7 +201,7 @@ struct nvp_bdev_channel {
 	uint32_t pool_size;
 	size_t io_size;
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct nvp_bdev_channel, seq) < 128, "nvp_bdev_channel: hot lines");
+_Static_assert(offsetof(struct nvp_bdev_channel, op) == 128, "nvp_bdev_channel: two hot lines");
 
 struct nvp_bdev_poll_group {
 	TAILQ_HEAD(, nvp_bdev_channel) channels;
@@ -340,17 +344,17 @@ ch_seq_bump(uint32_t *seq)
 }
 
 static inline void
-ch_stats_begin(struct nvp_bdev_channel *ch)
+op_stats_begin(struct ch_op_stats *op)
 {
-	ch_seq_bump(&ch->seq);
+	ch_seq_bump(&op->seq);
 	nvp_smp_wmb();
 }
 
 static inline void
-ch_stats_end(struct nvp_bdev_channel *ch)
+op_stats_end(struct ch_op_stats *op)
 {
 	nvp_smp_wmb();
-	ch_seq_bump(&ch->seq);
+	ch_seq_bump(&op->seq);
 }
 
 #endif /* NVP_BDEV_INTERNAL_H */

@@ -892,7 +892,7 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
 	struct ch_op_stats *op = &ch->op[(size_t)io->type];
 	uint64_t start = io->submit_tick;
 
-	ch_stats_begin(ch);
+	op_stats_begin(op);
 	op->blocks += io->num_blocks;
 	if (nvp_unlikely(err)) {
 		op->errors++;
@@ -901,7 +901,7 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
 	if (--op->inflight == 0 && now != 0 && op->busy_start != 0) {
 		op->busy_ticks += now - op->busy_start;
 	}
-	ch_stats_end(ch);
+	op_stats_end(op);
 	if (now != 0) {
 		/* Without stages the queued time is 0 by construction: not recorded here,
 		 * nvp_bdev_get_stats() adds those zeroes (device count - queued count). */
@@ -1073,33 +1073,106 @@ list_account_one(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, uint
 	struct ch_op_stats *op = &ch->op[(size_t)io->type];
 	uint64_t start = io->submit_tick;
 
-	ch_stats_begin(ch);
+	op_stats_begin(op);
 	op->blocks += io->num_blocks;
 	op->ios++;
 	if (--op->inflight == 0 && timed && start != 0 && op->busy_start != 0) {
 		op->busy_ticks += now - op->busy_start;
 	}
-	ch_stats_end(ch);
+	op_stats_end(op);
 	if (timed && start != 0) {
 		nvp_histogram_record(&op->hist[1], now - start);
 	}
 }
 
 /*
+ * A run of same-type I/Os of a list being accounted: their counts and, for the timed
+ * ones, their device-time histogram's count, sum, min and max, kept in registers and
+ * added once (run_flush()); only the bucket is counted per I/O. All of a list complete
+ * at the same time, so each counter ends where completing them one by one would leave
+ * it: in flight reaches 0 (a busy period ends) only at the run's last I/O of its type.
+ */
+struct list_run {
+	uint64_t *buckets; /* of the type's device-time histogram */
+	uint8_t type;
+	uint64_t n, blocks;
+	uint64_t sum_lo, sum_hi, min, max; /* of the device times (timed runs) */
+};
+
+static inline __attribute__((always_inline)) void
+run_start(struct list_run *r, struct nvp_bdev_channel *ch, uint8_t type)
+{
+	r->type = type;
+	r->buckets = ch->op[(size_t)type].hist[1].buckets;
+	r->n = r->blocks = 0;
+	r->sum_lo = r->sum_hi = r->max = 0;
+	r->min = UINT64_MAX;
+}
+
+static inline __attribute__((always_inline)) void
+run_flush(struct nvp_bdev_channel *ch, const struct list_run *r, uint64_t now, bool timed)
+{
+	struct ch_op_stats *op = &ch->op[(size_t)r->type];
+	struct nvp_histogram *h = &op->hist[1];
+
+	if (r->n == 0) {
+		return;
+	}
+	op_stats_begin(op);
+	op->blocks += r->blocks;
+	op->ios += r->n;
+	op->inflight -= r->n;
+	if (op->inflight == 0 && timed && op->busy_start != 0) {
+		op->busy_ticks += now - op->busy_start;
+	}
+	op_stats_end(op);
+	if (timed) {
+		h->count += r->n;
+		h->sum_hi += r->sum_hi + __builtin_add_overflow(h->sum_lo, r->sum_lo, &h->sum_lo);
+		if (r->min < h->min) {
+			h->min = r->min;
+		}
+		if (r->max > h->max) {
+			h->max = r->max;
+		}
+	}
+}
+
+/*
  * Account the I/Os from @io on, up to the first one not on the fast path (staged, split:
- * its completion goes back up the pipeline, one at a time); \return that one, or NULL.
- * All before any callback runs: the stats are what they would be after completing them
- * one by one (the callbacks' submissions are stamped with the same time).
+ * its completion goes back up the pipeline, one at a time) or, accounting on, not timed
+ * (submitted while it was off: the one-by-one path knows what to count of it); \return
+ * that one, or NULL. All before any callback runs: the stats are what they would be
+ * after completing them one by one (the callbacks' submissions are stamped with the same
+ * time). A reader of the statistics sees a run's counters all or none.
  */
 static inline __attribute__((always_inline)) struct nvp_bdev_io *
 list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, bool timed)
 {
+	struct list_run r;
+	uint64_t start, v;
+
+	run_start(&r, ch, io->type);
 	for (; io != NULL; io = io->internal.next) {
-		if (nvp_unlikely(io->internal.state != 0)) {
+		start = io->submit_tick;
+		if (nvp_unlikely(io->internal.state != 0 || (timed && start == 0))) {
 			break;
 		}
-		list_account_one(ch, io, now, timed);
+		if (nvp_unlikely(io->type != r.type)) {
+			run_flush(ch, &r, now, timed);
+			run_start(&r, ch, io->type);
+		}
+		r.n++;
+		r.blocks += io->num_blocks;
+		if (timed) {
+			v = now - start;
+			r.sum_hi += __builtin_add_overflow(r.sum_lo, v, &r.sum_lo);
+			r.min = v < r.min ? v : r.min;
+			r.max = v > r.max ? v : r.max;
+			r.buckets[nvp_histogram_bucket_index64(v)]++;
+		}
 	}
+	run_flush(ch, &r, now, timed);
 	return io;
 }
 
