@@ -568,9 +568,10 @@ io_accept(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, uin
 
 	io->submit_tick = now;
 	ch->accepted++;
-	if (op->inflight++ == 0) {
+	if (op->inflight == 0) {
 		op->busy_start = now;
 	}
+	op->inflight++; /* an add to memory: no copy of the old count kept for the test */
 }
 
 /* A request to split: its children go down the pipeline, not itself. */
@@ -1270,12 +1271,15 @@ nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *
 		list_complete_each(ch, io, cpl);
 		return;
 	}
-	if (nvp_unlikely(((uintptr_t)io->internal.next | io->internal.state | !ch->ticks_tsc) !=
-			 0)) {
+	if (nvp_unlikely(((uintptr_t)io->internal.next | io->internal.state) != 0)) {
 		list_complete_many(ch, io, cpl);
 		return;
 	}
 	if ((ch->mode & CH_MODE_ACCT) != 0) {
+		if (nvp_unlikely(!ch->ticks_tsc)) {
+			list_complete_many(ch, io, cpl); /* the clock is a call */
+			return;
+		}
 		now = nvp_tsc_read();
 		ch->tick = now;
 		list_account_one(ch, io, now, true);
