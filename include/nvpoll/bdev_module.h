@@ -18,6 +18,7 @@
  *        |                  holds I/O of the channel, and from the poll loop)
  *     module.submit()   the device
  *     ... nvp_bdev_channel_poll() -> module.poll() -> nvp_bdev_io_complete()
+ *                                    (or .poll_list() -> nvp_bdev_io_complete_list())
  *     scheduler.complete(), admission.complete()   latency feedback
  *     accounting, then the caller's callback (the parent's, once, after all children)
  *
@@ -108,8 +109,60 @@ uint64_t nvp_bdev_io_get_nbytes(const struct nvp_bdev_io *io);
  */
 void nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl);
 
+/**
+ * From module.submit_request(): @io could not be started. -ENOMEM: the core sends it
+ * again from the poll loop (queue full); another -errno completes it on the next poll
+ * with INTERNAL_DEVICE_ERROR (-ENXIO: ABORTED_SQ_DELETION).
+ */
+void nvp_bdev_io_submit_failed(struct nvp_bdev_io *io, int rc);
+
 /** Shorthand: complete with status (@sct, @sc); (0, 0) is success. */
 void nvp_bdev_io_complete_status(struct nvp_bdev_io *io, uint8_t sct, uint8_t sc);
+
+/**
+ * A FIFO of bdev_ios for completing many at once (nvp_bdev_io_complete_list()). The links
+ * are in the bdev_ios (a core field, free while the module holds the I/O), so a module
+ * needs no storage of its own: it may keep the I/O it holds on such a list and hand the
+ * list over whole, or append what its device completed and hand that over at the end of
+ * its poll. Empty: head NULL, tailp &head (nvp_bdev_io_list_init()).
+ */
+struct nvp_bdev_io_list {
+	struct nvp_bdev_io *head;
+	struct nvp_bdev_io **tailp; /**< where the next I/O is linked */
+};
+
+static inline void
+nvp_bdev_io_list_init(struct nvp_bdev_io_list *list)
+{
+	list->head = NULL;
+	list->tailp = &list->head;
+}
+
+static inline bool
+nvp_bdev_io_list_empty(const struct nvp_bdev_io_list *list)
+{
+	return list->tailp == &list->head;
+}
+
+/** Append @io (two stores: the last link is written when the list is handed over). */
+static inline void
+nvp_bdev_io_list_append(struct nvp_bdev_io_list *list, struct nvp_bdev_io *io)
+{
+	*list->tailp = io;
+	list->tailp = &io->internal.next;
+}
+
+/**
+ * Complete every I/O on @list, in list order, all with the status of @cpl (all zero:
+ * success), and leave @list empty. The I/Os must all be of the channel being polled
+ * (call it from module.poll() or module.poll_list(), on the channel's thread). Each
+ * I/O's callback runs once, as with nvp_bdev_io_complete(); the core reads the clock
+ * once for the list and accounts its I/Os together before their callbacks run. An I/O
+ * completing with another status goes through nvp_bdev_io_complete() (after the list
+ * of those before it, to keep the order). The last callback is the last thing it does,
+ * so the caller should do nothing after it either (a tail call).
+ */
+void nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl);
 
 /* ---------------------------------------------------------------------------------------
  * Modules
@@ -132,7 +185,17 @@ struct nvp_bdev_fn_table {
 	 * loop (queue full); another -errno completes it with INTERNAL_DEVICE_ERROR.
 	 */
 	int (*submit)(void *ch_ctx, struct nvp_bdev_io *io);
-	/** Find completions and call nvp_bdev_io_complete() for each. \return how many. */
+	/**
+	 * Instead of submit() (SPDK's submit_request): start @io (as submit() would) and
+	 * return 0, with a failure not returned but reported by
+	 * nvp_bdev_io_submit_failed(@io, -errno) before returning. It must not complete an
+	 * I/O before it returns (complete from poll() or poll_list()). The core then ends
+	 * the I/O call with it, a tail call, and keeps no state around it. One of submit
+	 * and submit_request is required; submit_request is used when both are set.
+	 */
+	int (*submit_request)(void *ch_ctx, struct nvp_bdev_io *io);
+	/** Find completions and call nvp_bdev_io_complete() for each, or hand them over with
+	 * nvp_bdev_io_complete_list(). \return how many. */
 	int (*poll)(void *ch_ctx);
 	/** The eventfd the channel's interrupt signals (channels created with .interrupts),
 	 * or -ENOTSUP. NULL: the module has no interrupts. */
@@ -140,6 +203,13 @@ struct nvp_bdev_fn_table {
 	/** Re-arm a level interrupt masked when it fired (uio INTx) before a waiter blocks.
 	 * NULL: nothing to do. */
 	int (*irq_unmask)(void *ch_ctx);
+	/**
+	 * Instead of poll(), for a module that completes through
+	 * nvp_bdev_io_complete_list(): the same job, no count to return (the core counts
+	 * the callbacks), so that it can end in a tail call into the list completion. One of
+	 * poll and poll_list is required; poll_list is used when both are set.
+	 */
+	void (*poll_list)(void *ch_ctx);
 };
 
 /** A bdev to register. Zero it, then fill it. */

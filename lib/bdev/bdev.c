@@ -91,9 +91,10 @@ spec_check(const struct nvp_bdev_spec *spec)
 		bad = "block_size (> md_size)";
 	} else if (spec->num_blocks == 0 || spec->num_blocks > UINT64_MAX / spec->block_size) {
 		bad = "num_blocks";
-	} else if (spec->fn_table == NULL || spec->fn_table->submit == NULL ||
-		   spec->fn_table->poll == NULL) {
-		bad = "fn_table (submit and poll are required)";
+	} else if (spec->fn_table == NULL ||
+		   (spec->fn_table->submit == NULL && spec->fn_table->submit_request == NULL) ||
+		   (spec->fn_table->poll == NULL && spec->fn_table->poll_list == NULL)) {
+		bad = "fn_table (submit or submit_request, and poll or poll_list, are required)";
 	}
 	if (bad != NULL) {
 		NVP_ERRLOG("register bdev '%s': bad %s", spec->name ? spec->name : "(null)", bad);
@@ -236,6 +237,7 @@ nvp_bdev_hot_remove(struct nvp_bdev *bdev)
 int
 nvp_bdev_notify_blockcnt_change(struct nvp_bdev *bdev, uint64_t num_blocks)
 {
+	struct nvp_bdev_channel *ch;
 	struct nvp_bdev_desc *desc;
 
 	if (bdev == NULL || num_blocks == 0) {
@@ -243,6 +245,9 @@ nvp_bdev_notify_blockcnt_change(struct nvp_bdev *bdev, uint64_t num_blocks)
 	}
 	bdev_lock();
 	__atomic_store_n(&bdev->num_blocks, num_blocks, __ATOMIC_RELAXED);
+	TAILQ_FOREACH (ch, &bdev->channels, bdev_link) {
+		__atomic_store_n(&ch->num_blocks, num_blocks, __ATOMIC_RELAXED);
+	}
 	TAILQ_FOREACH (desc, &bdev->descs, link) {
 		desc->event_cb(NVP_BDEV_EVENT_RESIZE, bdev, desc->event_ctx);
 	}
@@ -516,6 +521,7 @@ nvp_bdev_desc_set_tenant(struct nvp_bdev_desc *desc, uint32_t tenant)
 		return -EINVAL;
 	}
 	desc->tenant = (uint8_t)tenant;
+	desc->io_head = (uint64_t)tenant << 8;
 	return 0;
 }
 

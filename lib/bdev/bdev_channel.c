@@ -6,17 +6,21 @@
  * stages' per-thread contexts, and its accounting. A poll group polls its thread's
  * channels with one call and is where a thread waits (the poll hook).
  *
- * Statistics: the owner thread updates its channel's counters between two increments of
- * a sequence count (odd = update in progress); nvp_bdev_get_stats() copies them and
- * retries if the count moved, so the I/O path takes no lock and no atomic RMW.
+ * Statistics: the owner thread updates its channel's counters of an operation type
+ * between two increments of that type's sequence count (odd = update in progress);
+ * nvp_bdev_get_stats() copies them and retries if the count moved, so the I/O path takes
+ * no lock and no atomic RMW.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bdev/bdev_internal.h"
 
 #define NUM_HIST (NVP_BDEV_NUM_IO_TYPES * 2)
+
+static void poll_adapter(void *arg);
 
 void
 nvp_bdev_channel_opts_init(struct nvp_bdev_channel_opts *opts, size_t opts_size)
@@ -215,7 +219,15 @@ channel_attach(struct nvp_bdev_channel *ch, const struct nvp_bdev_channel_opts *
 		}
 	}
 	ch->allowed = bdev_channel_allowed(ch);
+	ch->num_blocks = bdev->num_blocks; /* a resize updates it under the lock */
 	pool_set_module_ch(ch);
+	if (bdev->fn->poll_list != NULL) {
+		ch->poll_fn = bdev->fn->poll_list;
+		ch->poll_arg = ch->module_ch;
+	} else {
+		ch->poll_fn = poll_adapter;
+		ch->poll_arg = ch;
+	}
 	TAILQ_INSERT_TAIL(&bdev->channels, ch, bdev_link);
 	bdev->num_channels++;
 	ch->desc->num_channels++;
@@ -244,9 +256,12 @@ nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_channe
 	memset(ch, 0, sizeof(*ch));
 	ch->desc = desc;
 	ch->bdev = desc->bdev;
+	ch->block_size = ch->bdev->block_size;
 	ch->owner = pthread_self();
 	ch->ticks_tsc = nvp_env_get_ticks_is_tsc();
-	ch->mod_submit = ch->bdev->fn->submit;
+	ch->mod_submit_rc = ch->bdev->fn->submit;
+	ch->mod_submit = ch->bdev->fn->submit_request != NULL ? ch->bdev->fn->submit_request :
+								bdev_submit_adapter;
 	ch->mod_poll = ch->bdev->fn->poll;
 	rc = channel_pool_alloc(ch, o.io_pool_size);
 	if (rc == 0) {
@@ -364,6 +379,8 @@ nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 		ch->wait_head = entry;
 	}
 	ch->wait_tail = entry;
+	/* the next poll runs the waiters (even if no completion frees a bdev_io first) */
+	ch->pending_work = true;
 	return 0;
 }
 
@@ -385,35 +402,68 @@ bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 
 /* ---- polling ---- */
 
+/* The poll of a module with poll() only: its count is not needed (the core's is). */
+static void
+poll_adapter(void *arg)
+{
+	struct nvp_bdev_channel *ch = arg;
+
+	/* its completions come one at a time: one clock read for them, when first needed */
+	ch->tick = CH_TICK_LAZY;
+	(void)ch->mod_poll(ch->module_ch);
+}
+
+/* A poll with work for the core too: deferred, retried and inline-completed I/O, the
+ * scheduler, io_wait entries, a change of the accounting switch. */
+static __attribute__((noinline)) int
+channel_poll_full(struct nvp_bdev_channel *ch)
+{
+	uint64_t before = ch->completed, tick = ch->tick;
+
+	ch->tick = CH_TICK_LAZY;
+	if (ch->mode_dirty) {
+		/* accounting switched on or off for the bdev */
+		__atomic_store_n(&ch->mode_dirty, false, __ATOMIC_RELAXED);
+		bdev_channel_update_mode(ch);
+	}
+	if (ch->pending_work) {
+		bdev_channel_poll_slow(ch);
+	}
+	ch->poll_fn(ch->poll_arg);
+	if (nvp_unlikely(ch->wait_head != NULL)) {
+		bdev_run_io_waiters(ch);
+		if (ch->wait_head != NULL) {
+			ch->pending_work = true; /* still waiting: look again next time */
+		}
+	}
+	ch->tick = tick;
+	return (int)(ch->completed - before);
+}
+
 /*
  * One poll: whatever needs the time during it (accounting, stages, the hook) shares one
- * read of the clock, made when first needed (ch_now()); a poll that finds nothing reads
- * none. The previous state is restored at the end, for a poll nested in a callback.
+ * read of the clock (ch->tick): a module completing by lists sets it to the list's time,
+ * the adapter of one completing I/O by I/O lets the first use read it (CH_TICK_LAZY). A
+ * poll that finds nothing reads none. Afterwards the channel reads the clock at each
+ * use again (a poll nested in a callback leaves the rest of the outer poll doing so).
+ * The count is the channel's (user callbacks delivered): a split child is not one.
  */
 int
 nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
 {
-	uint64_t before = ch->completed, tick = ch->tick;
+	uint64_t before;
 	int rc;
 
 	rc = bdev_check_owner(ch->owner, "bdev channel");
 	if (rc != 0) {
 		return rc;
 	}
-	ch->tick = CH_TICK_LAZY;
 	if (nvp_unlikely(__atomic_load_n(&ch->attention, __ATOMIC_RELAXED) != 0)) {
-		if (ch->mode_dirty) {
-			/* accounting switched on or off for the bdev */
-			__atomic_store_n(&ch->mode_dirty, false, __ATOMIC_RELAXED);
-			bdev_channel_update_mode(ch);
-		}
-		bdev_channel_poll_slow(ch);
+		return channel_poll_full(ch);
 	}
-	ch->mod_poll(ch->module_ch);
-	if (nvp_unlikely(ch->wait_head != NULL)) {
-		bdev_run_io_waiters(ch);
-	}
-	ch->tick = tick;
+	before = ch->completed;
+	ch->poll_fn(ch->poll_arg);
+	ch->tick = CH_TICK_NONE;
 	return (int)(ch->completed - before);
 }
 
@@ -624,22 +674,51 @@ hist_add_zeroes(struct nvp_histogram *h, uint64_t n)
 	h->min = 0;
 }
 
-/* Copy @ch's counters consistently (seqcount read side). */
+/*
+ * Copy @ch's counters, each type's consistently (seqcount read side). A count found odd
+ * means the writer is inside an update: usually for a few instructions, but a writer
+ * preempted there keeps it odd for a scheduler time slice, so the reader waits (pausing,
+ * then yielding the CPU), up to about a second for a writer that never comes back. A
+ * count that keeps moving is a writer updating faster than the copy: after 1000 tries
+ * the copy is taken as it is rather than spin (one cache line: that takes a writer
+ * updating every few nanoseconds).
+ */
+static void
+op_read_counters(const struct ch_op_stats *src, struct ch_op_stats *dst)
+{
+	uint32_t seq0, seq1, tries = 0, waits = 0;
+
+	for (;;) {
+		seq0 = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
+		if ((seq0 & 1u) != 0) {
+			if (++waits > (1u << 22)) {
+				break; /* the writer never left its update: take what is there */
+			}
+			if ((waits & 63u) == 0) {
+				sched_yield();
+			} else {
+				nvp_pause();
+			}
+			continue;
+		}
+		memcpy(dst, src, sizeof(*dst));
+		nvp_smp_rmb();
+		seq1 = __atomic_load_n(&src->seq, __ATOMIC_RELAXED);
+		if (seq0 == seq1 || ++tries > 1000) {
+			return;
+		}
+	}
+	memcpy(dst, src, sizeof(*dst));
+}
+
 static void
 channel_read_counters(const struct nvp_bdev_channel *ch, struct ch_op_stats *op)
 {
-	uint32_t seq0, seq1;
-	int tries = 0;
+	int t;
 
-	do {
-		seq0 = __atomic_load_n(&ch->seq, __ATOMIC_ACQUIRE);
-		memcpy(op, ch->op, sizeof(ch->op));
-		nvp_smp_rmb();
-		seq1 = __atomic_load_n(&ch->seq, __ATOMIC_RELAXED);
-		if (++tries > 1000) {
-			break; /* a writer never pausing: take this copy rather than spin */
-		}
-	} while ((seq0 & 1u) != 0 || seq0 != seq1);
+	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
+		op_read_counters(&ch->op[t], &op[t]);
+	}
 }
 
 static void

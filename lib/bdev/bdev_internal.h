@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -76,8 +77,10 @@ struct nvp_bdev {
 
 struct nvp_bdev_desc {
 	struct nvp_bdev *bdev;
+	uint64_t io_head; /* the tenant where a bdev_io's first 8 bytes hold it (little
+			      * endian: io_set_head()) */
 	bool write;
-	uint8_t tenant;      /* copied into each bdev_io */
+	uint8_t tenant;      /* copied into each bdev_io (io_head) */
 	uint32_t write_hint; /* default hint, as write flag bits (0 = none) */
 	nvp_bdev_event_cb event_cb;
 	void *event_ctx;
@@ -101,7 +104,11 @@ struct nvp_bdev_desc {
 #define CH_TICK_NONE 0u /* outside a poll: read the clock at each use */
 #define CH_TICK_LAZY 1u /* in a poll, not read yet: the first use reads and keeps it */
 
-/* Per-operation-type counters of a channel, written by its thread only; one cache line. */
+/*
+ * Per-operation-type counters of a channel, written by its thread only; one cache line,
+ * with its own sequence count: a reader's copy (seq, the line, seq again) touches one
+ * line the writer writes, so that it fits between two of the writer's updates.
+ */
 struct ch_op_stats {
 	uint64_t ios;
 	uint64_t blocks; /* bytes / block size: the block size is the bdev's, fixed */
@@ -110,7 +117,8 @@ struct ch_op_stats {
 	uint64_t busy_ticks;
 	uint64_t busy_start;        /* tick inflight went 0 -> 1 (accounting on) */
 	struct nvp_histogram *hist; /* [0] queued, [1] device time (set at creation) */
-	uint64_t rsvd;
+	uint32_t seq;               /* odd while the counters above are being updated */
+	uint32_t rsvd;
 };
 _Static_assert(sizeof(struct ch_op_stats) == 64, "ch_op_stats: one cache line");
 
@@ -134,8 +142,9 @@ struct nvp_bdev_channel {
 	/* ---- hot: every I/O, one cache line ---- */
 	struct nvp_bdev_io *free_ios; /* pool: LIFO stack through internal.next */
 	struct nvp_bdev_desc *desc;
-	struct nvp_bdev *bdev;
-	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io);
+	uint64_t num_blocks; /* the bdev's (atomic: a resize changes it under the lock) */
+	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io); /* submit_request, or the
+								  * core's adapter of submit */
 	void *module_ch;
 	struct nvp_bdev_io_wait_entry *wait_head;
 	uint64_t tick;  /* CH_TICK_NONE, CH_TICK_LAZY or this poll's tick */
@@ -143,7 +152,8 @@ struct nvp_bdev_channel {
 	bool ticks_tsc; /* nvp_env_get_ticks() is the TSC: read it inline (no call) */
 	union {
 		struct {
-			bool pending_work; /* a list below non-empty, or a scheduler holds I/O */
+			bool pending_work; /* a list below non-empty, a scheduler holds I/O, or
+					    * io_wait entries wait */
 			bool mode_dirty;   /* atomic: the bdev's accounting switch changed */
 		};
 		uint16_t attention; /* either: one load in the poll */
@@ -157,10 +167,14 @@ struct nvp_bdev_channel {
 	uint64_t accepted;   /* user I/Os (parents) accepted; in flight: accepted - completed */
 	uint64_t completed;  /* user callbacks delivered */
 	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
-	int (*mod_poll)(void *ch_ctx);
+	uint32_t block_size; /* the bdev's */
+	/* What a poll calls: the module's poll_list (with module_ch), or for a module with
+	 * poll() only, the core's adapter calling mod_poll (with the channel). */
+	void (*poll_fn)(void *arg);
+	void *poll_arg;
+	struct nvp_bdev *bdev;
 
 	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
-	uint32_t seq; /* odd while the counters below are being updated */
 	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES] __attribute__((aligned(64)));
 	struct nvp_histogram *hist; /* [type * 2 + 0] queued, [type * 2 + 1] device */
 
@@ -177,6 +191,8 @@ struct nvp_bdev_channel {
 	struct nvp_bdev_io_wait_entry *wait_tail;
 
 	/* ---- cold ---- */
+	int (*mod_submit_rc)(void *ch_ctx, struct nvp_bdev_io *io); /* a module's submit() */
+	int (*mod_poll)(void *ch_ctx);                              /* a module's poll() */
 	pthread_t owner;
 	struct nvp_bdev_poll_group *group;
 	TAILQ_ENTRY(nvp_bdev_channel) group_link;
@@ -185,6 +201,7 @@ struct nvp_bdev_channel {
 	uint32_t pool_size;
 	size_t io_size;
 } __attribute__((aligned(64)));
+_Static_assert(offsetof(struct nvp_bdev_channel, op) == 128, "nvp_bdev_channel: two hot lines");
 
 struct nvp_bdev_poll_group {
 	TAILQ_HEAD(, nvp_bdev_channel) channels;
@@ -207,6 +224,7 @@ void bdev_run_io_waiters(struct nvp_bdev_channel *ch);
 
 /* bdev_io.c */
 int bdev_channel_poll_slow(struct nvp_bdev_channel *ch);
+int bdev_submit_adapter(void *module_ch, struct nvp_bdev_io *io);
 
 /* A channel belongs to the thread that created it (checked in debug builds only: the
  * check is a TLS read and a compare per call). */
@@ -326,17 +344,17 @@ ch_seq_bump(uint32_t *seq)
 }
 
 static inline void
-ch_stats_begin(struct nvp_bdev_channel *ch)
+op_stats_begin(struct ch_op_stats *op)
 {
-	ch_seq_bump(&ch->seq);
+	ch_seq_bump(&op->seq);
 	nvp_smp_wmb();
 }
 
 static inline void
-ch_stats_end(struct nvp_bdev_channel *ch)
+op_stats_end(struct ch_op_stats *op)
 {
 	nvp_smp_wmb();
-	ch_seq_bump(&ch->seq);
+	ch_seq_bump(&op->seq);
 }
 
 #endif /* NVP_BDEV_INTERNAL_H */

@@ -21,6 +21,15 @@
 
 #include "bdev/bdev_internal.h"
 
+/*
+ * GCC's basic-block vectorizer merges neighbouring stores of a new bdev_io (head and
+ * offset) into one SSE store, at the price of a spill and three more instructions than
+ * the plain stores on the I/O calls' path. None of this file is worth vectorizing.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
+
 static void io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
 			     const struct nvme_cpl *cpl);
 
@@ -92,18 +101,19 @@ io_ok(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, uint8
 	if (nvp_unlikely(ch == NULL)) {
 		return false;
 	}
-	nb = ch->bdev->num_blocks;
+	nb = __atomic_load_n(&ch->num_blocks, __ATOMIC_RELAXED);
 	return owner_ok(ch) && ch->desc == desc && off < nb && num - 1 < nb - off &&
 	       (__atomic_load_n(&ch->allowed, __ATOMIC_RELAXED) & (1u << type)) != 0;
 }
 
 /*
  * Why io_ok() said no (@args_bad: a NULL buffer or reserved flag bits). Out of line so
- * that the I/O calls keep no state for it. \return a negative errno, never 0.
+ * that the I/O calls keep no state for it; its arguments in the registers the I/O calls
+ * have theirs in (desc, ch, the buffer, off, num). \return a negative errno, never 0.
  */
 static __attribute__((noinline, cold)) int
-io_refused(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, uint8_t type,
-	   bool args_bad, uint64_t off, uint64_t num)
+io_refused(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, bool args_bad,
+	   uint64_t off, uint64_t num, uint8_t type)
 {
 	int rc;
 
@@ -125,11 +135,31 @@ io_refused(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, 
 	return rc;
 }
 
-/* Take a bdev_io from the pool (NULL: empty) and set what every I/O needs, field by
- * field: the caller sets flags and data. */
+/* The first 8 bytes of a bdev_io: type, tenant, (reserved), flags — one store. */
+_Static_assert(offsetof(struct nvp_bdev_io, type) == 0 &&
+		       offsetof(struct nvp_bdev_io, tenant) == 1 &&
+		       offsetof(struct nvp_bdev_io, flags) == 4,
+	       "bdev_io head layout");
+
+static inline void
+io_set_head(struct nvp_bdev_io *io, const struct nvp_bdev_desc *desc, uint8_t type, uint32_t flags)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t head = desc->io_head | type | (uint64_t)flags << 32;
+
+	memcpy(io, &head, sizeof(head));
+#else
+	io->type = type;
+	io->tenant = desc->tenant;
+	io->flags = flags;
+#endif
+}
+
+/* Take a bdev_io from the pool (NULL: empty) and set what every I/O needs: the caller
+ * sets the data. */
 static inline __attribute__((always_inline)) struct nvp_bdev_io *
 io_take(const struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, uint64_t off,
-	uint64_t num)
+	uint64_t num, uint32_t flags)
 {
 	struct nvp_bdev_io *io = ch->free_ios;
 
@@ -137,8 +167,7 @@ io_take(const struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t t
 		return NULL;
 	}
 	ch->free_ios = io->internal.next;
-	io->type = type;
-	io->tenant = desc->tenant;
+	io_set_head(io, desc, type, flags);
 	io->offset_blocks = off;
 	io->num_blocks = num;
 	return io;
@@ -192,6 +221,11 @@ iov_check(const struct nvp_bdev_io *io, const struct iovec *iov, int iovcnt)
 static __attribute__((noinline)) void
 module_submit_failed(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, int rc)
 {
+	if (rc >= 0) {
+		NVP_ERRLOG("%s: module %s reported a failed submission without an errno (%d)",
+			   ch->bdev->name, ch->bdev->module_name, rc);
+		rc = -EIO;
+	}
 	if (rc == -ENOMEM) {
 		io_list_append(&ch->retry, io);
 	} else {
@@ -204,17 +238,36 @@ module_submit_failed(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, int rc
 	ch->pending_work = true;
 }
 
-static inline void
-module_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
+void
+nvp_bdev_io_submit_failed(struct nvp_bdev_io *io, int rc)
 {
+	module_submit_failed(io->ch, io, rc);
+}
+
+/*
+ * A module with submit() only: what it returns is handled here, and a completion from
+ * inside it is deferred to the next poll (ch->submitting). A submit_request module does
+ * both itself, so that the I/O calls end with a tail call into it.
+ */
+int
+bdev_submit_adapter(void *module_ch, struct nvp_bdev_io *io)
+{
+	struct nvp_bdev_channel *ch = io->ch;
 	int rc;
 
 	ch->submitting = io;
-	rc = ch->mod_submit(ch->module_ch, io);
+	rc = ch->mod_submit_rc(module_ch, io);
 	ch->submitting = NULL;
 	if (nvp_unlikely(rc != 0)) {
 		module_submit_failed(ch, io, rc);
 	}
+	return 0;
+}
+
+static inline void
+module_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
+{
+	(void)ch->mod_submit(ch->module_ch, io);
 }
 
 static inline __attribute__((always_inline)) void
@@ -515,9 +568,10 @@ io_accept(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, uin
 
 	io->submit_tick = now;
 	ch->accepted++;
-	if (op->inflight++ == 0) {
+	if (op->inflight == 0) {
 		op->busy_start = now;
 	}
+	op->inflight++; /* an add to memory: no copy of the old count kept for the test */
 }
 
 /* A request to split: its children go down the pipeline, not itself. */
@@ -558,21 +612,38 @@ io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 	return 0;
 }
 
+/*
+ * Straight to the module: no stage, no hook, no split; timed if accounting is on (the
+ * poll's clock inside a poll, else the TSC read inline; a clock behind a call goes to
+ * io_submit_slow). The module's submit_request is the last thing, a tail call, so this
+ * keeps nothing across it.
+ */
 static inline __attribute__((always_inline)) int
 io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp_bdev_io_cb cb,
 	  void *cb_arg)
 {
 	uint32_t mode = ch->mode;
+	uint64_t now = 0;
 
 	io->internal.cb = cb;
 	io->internal.cb_arg = cb_arg;
 	if (nvp_unlikely((mode & ~CH_MODE_ACCT) != 0)) {
 		return io_submit_slow(ch, io);
 	}
-	/* straight to the module: no stage, no hook, no split; timed if accounting is on */
-	io_accept(ch, io, type, mode != 0 ? ch_now(ch) : 0);
-	module_submit(ch, io);
-	return 0;
+	if (mode != 0) {
+		now = ch->tick;
+		if (nvp_unlikely(now <= CH_TICK_LAZY)) {
+			if (nvp_unlikely(!ch->ticks_tsc)) {
+				return io_submit_slow(ch, io);
+			}
+			now = nvp_tsc_read();
+			if (ch->tick == CH_TICK_LAZY) {
+				ch->tick = now;
+			}
+		}
+	}
+	io_accept(ch, io, type, now);
+	return ch->mod_submit(ch->module_ch, io);
 }
 
 /* Reserved flag bits, or a lifetime hint past the last one (5..7 fit the bits). */
@@ -602,15 +673,14 @@ data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, v
 
 	/* a NULL desc fails the channel's descriptor check */
 	if (nvp_unlikely(buf == NULL || flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
-		return io_refused(desc, ch, type, buf == NULL || flags_bad(flags), off, num);
+		return io_refused(desc, ch, buf == NULL || flags_bad(flags), off, num, type);
 	}
-	io = io_take(desc, ch, type, off, num);
+	io = io_take(desc, ch, type, off, num, write_flags(desc, type, flags));
 	if (nvp_unlikely(io == NULL)) {
 		return -ENOMEM;
 	}
-	io->flags = write_flags(desc, type, flags);
 	io->internal.iov[0].iov_base = buf;
-	io->internal.iov[0].iov_len = num * ch->bdev->block_size;
+	io->internal.iov[0].iov_len = num * ch->block_size;
 	io->iovs = io->internal.iov;
 	io->iovcnt = 1;
 	return io_submit(ch, io, type, cb, cb_arg);
@@ -625,9 +695,9 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	int rc;
 
 	if (nvp_unlikely(flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
-		return io_refused(desc, ch, type, flags_bad(flags), off, num);
+		return io_refused(desc, ch, flags_bad(flags), off, num, type);
 	}
-	io = io_take(desc, ch, type, off, num);
+	io = io_take(desc, ch, type, off, num, write_flags(desc, type, flags));
 	if (nvp_unlikely(io == NULL)) {
 		return -ENOMEM;
 	}
@@ -636,7 +706,6 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 		bdev_io_release(ch, io);
 		return rc;
 	}
-	io->flags = write_flags(desc, type, flags);
 	io->iovs = (struct iovec *)iov;
 	io->iovcnt = iovcnt;
 	return io_submit(ch, io, type, cb, cb_arg);
@@ -649,13 +718,12 @@ nodata_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	struct nvp_bdev_io *io;
 
 	if (nvp_unlikely(flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
-		return io_refused(desc, ch, type, flags_bad(flags), off, num);
+		return io_refused(desc, ch, flags_bad(flags), off, num, type);
 	}
-	io = io_take(desc, ch, type, off, num);
+	io = io_take(desc, ch, type, off, num, flags);
 	if (nvp_unlikely(io == NULL)) {
 		return -ENOMEM;
 	}
-	io->flags = flags;
 	io->iovs = NULL;
 	io->iovcnt = 0;
 	return io_submit(ch, io, type, cb, cb_arg);
@@ -825,7 +893,7 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
 	struct ch_op_stats *op = &ch->op[(size_t)io->type];
 	uint64_t start = io->submit_tick;
 
-	ch_stats_begin(ch);
+	op_stats_begin(op);
 	op->blocks += io->num_blocks;
 	if (nvp_unlikely(err)) {
 		op->errors++;
@@ -834,7 +902,7 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
 	if (--op->inflight == 0 && now != 0 && op->busy_start != 0) {
 		op->busy_ticks += now - op->busy_start;
 	}
-	ch_stats_end(ch);
+	op_stats_end(op);
 	if (now != 0) {
 		/* Without stages the queued time is 0 by construction: not recorded here,
 		 * nvp_bdev_get_stats() adds those zeroes (device count - queued count). */
@@ -970,6 +1038,259 @@ nvp_bdev_io_complete_status(struct nvp_bdev_io *io, uint8_t sct, uint8_t sc)
 	cpl.status.sct = sct;
 	cpl.status.sc = sc;
 	nvp_bdev_io_complete(io, &cpl);
+}
+
+/* ---- completion of a list ---- */
+
+/*
+ * The list paths run inside a poll: they set the channel's clock (ch->tick) to the
+ * list's time, for what the callbacks submit, and the poll puts it back afterwards.
+ */
+
+/* Complete the I/Os from @io on one at a time (the list's slow path). */
+static __attribute__((noinline)) void
+list_complete_each(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+{
+	struct nvp_bdev_io *next;
+
+	if (ch->submitting == NULL && ch->tick == CH_TICK_NONE) {
+		ch->tick = CH_TICK_LAZY; /* one clock read for them all */
+	}
+	for (; io != NULL; io = next) {
+		next = io->internal.next; /* before: the completion may reuse the link */
+		nvp_bdev_io_complete(io, cpl);
+	}
+}
+
+/*
+ * The accounting of one successful fast-path I/O of a list finished at @now (@timed:
+ * accounting on): its counters in a seqcount section of their own, as short as the one
+ * of io_account() (a reader copying them retries while it is open), the histogram after.
+ */
+static inline __attribute__((always_inline)) void
+list_account_one(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, uint64_t now,
+		 bool timed)
+{
+	struct ch_op_stats *op = &ch->op[(size_t)io->type];
+	uint64_t start = io->submit_tick;
+
+	op_stats_begin(op);
+	op->blocks += io->num_blocks;
+	op->ios++;
+	if (--op->inflight == 0 && timed && start != 0 && op->busy_start != 0) {
+		op->busy_ticks += now - op->busy_start;
+	}
+	op_stats_end(op);
+	if (timed && start != 0) {
+		nvp_histogram_record(&op->hist[1], now - start);
+	}
+}
+
+/*
+ * A run of same-type I/Os of a list being accounted: their counts and, for the timed
+ * ones, their device-time histogram's count, sum, min and max, kept in registers and
+ * added once (run_flush()); only the bucket is counted per I/O. All of a list complete
+ * at the same time, so each counter ends where completing them one by one would leave
+ * it: in flight reaches 0 (a busy period ends) only at the run's last I/O of its type.
+ */
+struct list_run {
+	uint64_t *buckets; /* of the type's device-time histogram */
+	uint8_t type;
+	uint64_t n, blocks;
+	uint64_t sum_lo, sum_hi, min, max; /* of the device times (timed runs) */
+};
+
+static inline __attribute__((always_inline)) void
+run_start(struct list_run *r, struct nvp_bdev_channel *ch, uint8_t type)
+{
+	r->type = type;
+	r->buckets = ch->op[(size_t)type].hist[1].buckets;
+	r->n = r->blocks = 0;
+	r->sum_lo = r->sum_hi = r->max = 0;
+	r->min = UINT64_MAX;
+}
+
+static inline __attribute__((always_inline)) void
+run_flush(struct nvp_bdev_channel *ch, const struct list_run *r, uint64_t now, bool timed)
+{
+	struct ch_op_stats *op = &ch->op[(size_t)r->type];
+	struct nvp_histogram *h = &op->hist[1];
+
+	if (r->n == 0) {
+		return;
+	}
+	op_stats_begin(op);
+	op->blocks += r->blocks;
+	op->ios += r->n;
+	op->inflight -= r->n;
+	if (op->inflight == 0 && timed && op->busy_start != 0) {
+		op->busy_ticks += now - op->busy_start;
+	}
+	op_stats_end(op);
+	if (timed) {
+		h->count += r->n;
+		h->sum_hi += r->sum_hi + __builtin_add_overflow(h->sum_lo, r->sum_lo, &h->sum_lo);
+		if (r->min < h->min) {
+			h->min = r->min;
+		}
+		if (r->max > h->max) {
+			h->max = r->max;
+		}
+	}
+}
+
+/*
+ * Account the I/Os from @io on, up to the first one not on the fast path (staged, split:
+ * its completion goes back up the pipeline, one at a time) or, accounting on, not timed
+ * (submitted while it was off: the one-by-one path knows what to count of it); \return
+ * that one, or NULL. All before any callback runs: the stats are what they would be
+ * after completing them one by one (the callbacks' submissions are stamped with the same
+ * time). A reader of the statistics sees a run's counters all or none.
+ */
+static inline __attribute__((always_inline)) struct nvp_bdev_io *
+list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, bool timed)
+{
+	struct list_run r;
+	uint64_t start, v;
+
+	run_start(&r, ch, io->type);
+	for (; io != NULL; io = io->internal.next) {
+		start = io->submit_tick;
+		if (nvp_unlikely(io->internal.state != 0 || (timed && start == 0))) {
+			break;
+		}
+		if (nvp_unlikely(io->type != r.type)) {
+			run_flush(ch, &r, now, timed);
+			run_start(&r, ch, io->type);
+		}
+		r.n++;
+		r.blocks += io->num_blocks;
+		if (timed) {
+			v = now - start;
+			r.sum_hi += __builtin_add_overflow(r.sum_lo, v, &r.sum_lo);
+			r.min = v < r.min ? v : r.min;
+			r.max = v > r.max ? v : r.max;
+			r.buckets[nvp_histogram_bucket_index64(v)]++;
+		}
+	}
+	run_flush(ch, &r, now, timed);
+	return io;
+}
+
+/* The callbacks of the I/Os from @io up to @stop (not NULL), in order, each freed first;
+ * then @stop and the rest one at a time. */
+static __attribute__((noinline)) void
+list_deliver_until(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, struct nvp_bdev_io *stop,
+		   const struct nvme_cpl *cpl)
+{
+	struct nvp_bdev_io *next;
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
+
+	for (; io != stop; io = next) {
+		next = io->internal.next;
+		cb = io->internal.cb;
+		cb_arg = io->internal.cb_arg;
+		bdev_io_release(ch, io);
+		ch->completed++;
+		cb(cb_arg, cpl);
+		if (nvp_unlikely(ch->wait_head != NULL)) {
+			bdev_run_io_waiters(ch);
+		}
+	}
+	list_complete_each(ch, stop, cpl);
+}
+
+/* A successful list of any length: account all, then the callbacks in order, the last
+ * one a tail call. */
+static __attribute__((noinline)) void
+list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+{
+	struct nvp_bdev_io *next;
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
+	uint64_t now;
+
+	if ((ch->mode & CH_MODE_ACCT) != 0) {
+		now = ch_now_read(ch, CH_TICK_NONE);
+		ch->tick = now;
+		next = list_account(ch, io, now, true);
+	} else {
+		if (ch->tick == CH_TICK_NONE) {
+			ch->tick = CH_TICK_LAZY; /* stages and the hook may want a time */
+		}
+		next = list_account(ch, io, 0, false);
+	}
+	if (nvp_unlikely(next != NULL)) {
+		list_deliver_until(ch, io, next, cpl);
+		return;
+	}
+	for (;;) {
+		next = io->internal.next;
+		cb = io->internal.cb;
+		cb_arg = io->internal.cb_arg;
+		bdev_io_release(ch, io);
+		ch->completed++;
+		if (next == NULL) {
+			cb(cb_arg, cpl);
+			return;
+		}
+		cb(cb_arg, cpl);
+		if (nvp_unlikely(ch->wait_head != NULL)) {
+			bdev_run_io_waiters(ch);
+		}
+		io = next;
+	}
+}
+
+/*
+ * The list's fast path is a list of one (depth 1): the clock read inline (TSC), the
+ * accounting, the callback as a tail call — no call of its own, so no saved registers.
+ * Longer lists, an error status, io_wait entries or a clock behind a call go to the
+ * functions above.
+ */
+void
+nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl)
+{
+	struct nvp_bdev_io *io = list->head;
+	struct nvp_bdev_channel *ch;
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
+	uint64_t now;
+
+	*list->tailp = NULL;
+	nvp_bdev_io_list_init(list);
+	if (nvp_unlikely(io == NULL)) {
+		return;
+	}
+	ch = io->ch;
+	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
+			  nvme_cpl_is_error(cpl)) != 0)) {
+		/* from inside module submit (each goes to the done list), io_wait entries to
+		 * run after each callback, or errors to count */
+		list_complete_each(ch, io, cpl);
+		return;
+	}
+	if (nvp_unlikely(((uintptr_t)io->internal.next | io->internal.state) != 0)) {
+		list_complete_many(ch, io, cpl);
+		return;
+	}
+	if ((ch->mode & CH_MODE_ACCT) != 0) {
+		if (nvp_unlikely(!ch->ticks_tsc)) {
+			list_complete_many(ch, io, cpl); /* the clock is a call */
+			return;
+		}
+		now = nvp_tsc_read();
+		ch->tick = now;
+		list_account_one(ch, io, now, true);
+	} else {
+		list_account_one(ch, io, 0, false);
+	}
+	cb = io->internal.cb;
+	cb_arg = io->internal.cb_arg;
+	bdev_io_release(ch, io);
+	ch->completed++;
+	cb(cb_arg, cpl);
 }
 
 /* ---- the slow part of polling ---- */

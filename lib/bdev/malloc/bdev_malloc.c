@@ -27,14 +27,15 @@ struct malloc_bdev {
 };
 
 struct malloc_io {
-	struct nvp_bdev_io *next;
 	struct nvme_cpl cpl;
 };
 
+/* The I/Os done since the last poll, in order, on the list the core completes in one
+ * call; failed: one of them carries an error status (a compare that differed). */
 struct malloc_channel {
 	struct malloc_bdev *mb;
-	struct nvp_bdev_io *head;
-	struct nvp_bdev_io *tail;
+	struct nvp_bdev_io_list done;
+	bool failed;
 };
 
 static inline struct malloc_io *
@@ -62,6 +63,7 @@ malloc_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void 
 		return -ENOMEM;
 	}
 	ch->mb = ctx;
+	nvp_bdev_io_list_init(&ch->done);
 	*ch_ctx = ch;
 	return 0;
 }
@@ -127,35 +129,47 @@ malloc_submit(void *ch_ctx, struct nvp_bdev_io *io)
 		if (!malloc_compare(disk, io)) {
 			mio->cpl.status.sct = NVME_SCT_MEDIA_ERROR;
 			mio->cpl.status.sc = NVME_SC_COMPARE_FAILURE;
+			ch->failed = true;
 		}
 		break;
 	default: /* flush: RAM is as durable as it gets */
 		break;
 	}
-	mio->next = NULL;
-	if (ch->tail != NULL) {
-		malloc_io_ctx(ch->tail)->next = io;
-	} else {
-		ch->head = io;
-	}
-	ch->tail = io;
+	nvp_bdev_io_list_append(&ch->done, io);
 	return 0;
 }
 
-static int
+/* A miscompare among them: one at a time, each with its own status (a copy: the
+ * callback may reuse the bdev_io). */
+static __attribute__((noinline)) void
+malloc_deliver_each(struct malloc_channel *ch)
+{
+	struct nvp_bdev_io *io, *next;
+	struct nvme_cpl cpl;
+
+	*ch->done.tailp = NULL;
+	io = ch->done.head;
+	nvp_bdev_io_list_init(&ch->done);
+	ch->failed = false;
+	for (; io != NULL; io = next) {
+		next = io->internal.next; /* before: completing reuses the link */
+		cpl = malloc_io_ctx(io)->cpl;
+		nvp_bdev_io_complete(io, &cpl);
+	}
+}
+
+static void
 malloc_poll(void *ch_ctx)
 {
+	static const struct nvme_cpl ok; /* success */
 	struct malloc_channel *ch = ch_ctx;
-	struct nvp_bdev_io *io = ch->head, *next;
-	int n = 0;
 
-	ch->head = ch->tail = NULL;
-	for (; io != NULL; io = next) {
-		next = malloc_io_ctx(io)->next;
-		nvp_bdev_io_complete(io, &malloc_io_ctx(io)->cpl);
-		n++;
+	/* the core takes the whole list first: callbacks may submit onto it again */
+	if (nvp_unlikely(ch->failed)) {
+		malloc_deliver_each(ch);
+	} else if (!nvp_bdev_io_list_empty(&ch->done)) {
+		nvp_bdev_io_complete_list(&ch->done, &ok);
 	}
-	return n;
 }
 
 static void
@@ -172,8 +186,8 @@ static const struct nvp_bdev_fn_table g_malloc_fn = {
 	.io_type_supported = malloc_io_type_supported,
 	.channel_create = malloc_channel_create,
 	.channel_destroy = malloc_channel_destroy,
-	.submit = malloc_submit,
-	.poll = malloc_poll,
+	.submit_request = malloc_submit, /* never fails, completes from the poll */
+	.poll_list = malloc_poll,
 };
 
 void

@@ -22,23 +22,11 @@ struct null_bdev {
 	struct nvp_bdev *bdev;
 };
 
-/* Completed on the next poll: a FIFO through the per-I/O context. */
-struct null_io {
-	struct nvp_bdev_io *next;
-};
-
-/* The FIFO: head, and where the next I/O's pointer goes (&head when empty), so that an
- * append is two stores and no test; the last next is written by the poll. */
+/* Completed on the next poll: the I/Os submitted since the last one, in order, on the
+ * list the core completes in one call (an append is two stores and no test). */
 struct null_channel {
-	struct nvp_bdev_io *head;
-	struct nvp_bdev_io **tailp;
+	struct nvp_bdev_io_list queue;
 };
-
-static inline struct null_io *
-null_io_ctx(struct nvp_bdev_io *io)
-{
-	return (struct null_io *)io->driver_ctx;
-}
 
 static bool
 null_io_type_supported(void *ctx, enum nvp_bdev_io_type type)
@@ -57,7 +45,7 @@ null_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 	if (ch == NULL) {
 		return -ENOMEM;
 	}
-	ch->tailp = &ch->head;
+	nvp_bdev_io_list_init(&ch->queue);
 	*ch_ctx = ch;
 	return 0;
 }
@@ -86,8 +74,7 @@ null_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	struct null_channel *ch = ch_ctx;
 
 	/* queued first, so that nothing is kept across the memset call */
-	*ch->tailp = io;
-	ch->tailp = &null_io_ctx(io)->next;
+	nvp_bdev_io_list_append(&ch->queue, io);
 	if (io->type == NVP_BDEV_IO_READ) {
 		if (nvp_likely(io->iovcnt == 1)) {
 			memset(io->iovs[0].iov_base, 0, io->iovs[0].iov_len);
@@ -98,27 +85,16 @@ null_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	return 0;
 }
 
-static int
+static void
 null_poll(void *ch_ctx)
 {
-	struct null_channel *ch = ch_ctx;
 	static const struct nvme_cpl ok; /* success */
-	struct nvp_bdev_io *io, *next;
-	int n = 0;
+	struct null_channel *ch = ch_ctx;
 
-	if (ch->tailp == &ch->head) {
-		return 0;
+	/* the core takes the whole list first: callbacks may submit onto it again */
+	if (!nvp_bdev_io_list_empty(&ch->queue)) {
+		nvp_bdev_io_complete_list(&ch->queue, &ok);
 	}
-	/* take the whole list first: callbacks may submit onto it again */
-	io = ch->head;
-	*ch->tailp = NULL;
-	ch->tailp = &ch->head;
-	do {
-		next = null_io_ctx(io)->next;
-		nvp_bdev_io_complete(io, &ok);
-		n++;
-	} while ((io = next) != NULL);
-	return n;
 }
 
 static void
@@ -132,8 +108,8 @@ static const struct nvp_bdev_fn_table g_null_fn = {
 	.io_type_supported = null_io_type_supported,
 	.channel_create = null_channel_create,
 	.channel_destroy = null_channel_destroy,
-	.submit = null_submit,
-	.poll = null_poll,
+	.submit_request = null_submit,
+	.poll_list = null_poll,
 };
 
 void
@@ -198,7 +174,6 @@ nvp_bdev_null_create(const struct nvp_bdev_null_opts *opts, struct nvp_bdev **ou
 	spec.md_interleaved = opts->md_size != 0;
 	spec.num_blocks = opts->num_blocks;
 	spec.max_xfer_blocks = opts->max_xfer_blocks;
-	spec.io_ctx_size = sizeof(struct null_io);
 	spec.fn_table = &g_null_fn;
 	spec.ctx = nb;
 	rc = nvp_bdev_register(&spec, &nb->bdev);

@@ -77,6 +77,10 @@ struct nvme_ctrlr_entry {
 struct nvme_channel {
 	struct nvme_ns_bdev *nb;
 	struct nvp_nvme_qpair *qpair;
+	/* what the driver completed, handed to the core at the end of the poll (one list:
+	 * one clock read, one accounting pass); failed is set when one of them failed */
+	struct nvp_bdev_io_list done;
+	bool failed;
 	uint64_t hint_writes[NVP_BDEV_NUM_HINTS]; /* written by the channel's thread only */
 	TAILQ_ENTRY(nvme_channel) link;
 };
@@ -92,10 +96,12 @@ struct nvme_ns_bdev {
 	TAILQ_ENTRY(nvme_ns_bdev) link;
 };
 
-/* Scatter-list cursor of a readv/writev (the driver walks it to build PRPs). */
+/* Scatter-list cursor of a readv/writev (the driver walks it to build PRPs); the status
+ * of a failed completion until the channel's poll hands it over. */
 struct nvme_io {
 	int iov_idx;
 	uint32_t iov_off;
+	struct nvme_cpl cpl;
 };
 
 static pthread_mutex_t g_nvme_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -103,10 +109,22 @@ static TAILQ_HEAD(, nvme_ctrlr_entry) g_ctrlrs = TAILQ_HEAD_INITIALIZER(g_ctrlrs
 
 /* ---- I/O ---- */
 
+/*
+ * The driver completed a request: onto the channel's list, whatever the thread is doing
+ * (inside the qpair poll, or inside a submission the driver failed at once), so the core
+ * hears of it from the poll, in completion order. A failure keeps its status aside.
+ */
 static void
 nvme_io_done(void *arg, const struct nvme_cpl *cpl)
 {
-	nvp_bdev_io_complete(arg, cpl);
+	struct nvp_bdev_io *io = arg;
+	struct nvme_channel *ch = io->module_ch;
+
+	if (nvp_unlikely(nvme_cpl_is_error(cpl))) {
+		((struct nvme_io *)io->driver_ctx)->cpl = *cpl;
+		ch->failed = true;
+	}
+	nvp_bdev_io_list_append(&ch->done, io);
 }
 
 /* The driver's SGL callbacks get the same argument as the completion: the bdev_io. */
@@ -225,6 +243,18 @@ nvme_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	default:
 		return -ENOTSUP;
 	}
+}
+
+/* The driver never completes a request inside this call (nvme_io_done() only queues). */
+static int
+nvme_submit_request(void *ch_ctx, struct nvp_bdev_io *io)
+{
+	int rc = nvme_submit(ch_ctx, io);
+
+	if (nvp_unlikely(rc != 0)) {
+		nvp_bdev_io_submit_failed(io, rc);
+	}
+	return 0;
 }
 
 /*
@@ -357,7 +387,57 @@ nvme_ctrlr_remove_cb(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr)
 	nvme_ctrlr_failed(cb_arg);
 }
 
-static int
+/* The list holds failures: hand it over in runs of successes, each failure alone. */
+static __attribute__((noinline)) void
+nvme_deliver_failed(struct nvme_channel *ch)
+{
+	static const struct nvme_cpl ok; /* success */
+	struct nvp_bdev_io_list run;
+	struct nvp_bdev_io *io, *next;
+	struct nvme_cpl cpl;
+	struct nvme_io *nio;
+
+	*ch->done.tailp = NULL;
+	io = ch->done.head;
+	nvp_bdev_io_list_init(&ch->done);
+	ch->failed = false;
+	nvp_bdev_io_list_init(&run);
+	for (; io != NULL; io = next) {
+		next = io->internal.next; /* before: completing reuses the link */
+		nio = (struct nvme_io *)io->driver_ctx;
+		if (!nvme_cpl_is_error(&nio->cpl)) {
+			nvp_bdev_io_list_append(&run, io);
+			continue;
+		}
+		if (!nvp_bdev_io_list_empty(&run)) {
+			nvp_bdev_io_complete_list(&run, &ok);
+		}
+		/* a copy: the callback may reuse the bdev_io, and a zero status is what the
+		 * next use expects (a pool's bdev_ios start zeroed) */
+		cpl = nio->cpl;
+		memset(&nio->cpl, 0, sizeof(nio->cpl));
+		nvp_bdev_io_list_append(&run, io);
+		nvp_bdev_io_complete_list(&run, &cpl);
+	}
+	if (!nvp_bdev_io_list_empty(&run)) {
+		nvp_bdev_io_complete_list(&run, &ok);
+	}
+}
+
+/* What the poll found, to the core: one list (its last callback a tail call). */
+static inline void
+nvme_deliver(struct nvme_channel *ch)
+{
+	static const struct nvme_cpl ok; /* success */
+
+	if (nvp_unlikely(ch->failed)) {
+		nvme_deliver_failed(ch);
+	} else if (!nvp_bdev_io_list_empty(&ch->done)) {
+		nvp_bdev_io_complete_list(&ch->done, &ok);
+	}
+}
+
+static void
 nvme_poll(void *ch_ctx)
 {
 	struct nvme_channel *ch = ch_ctx;
@@ -368,13 +448,17 @@ nvme_poll(void *ch_ctx)
 		__atomic_store_n(&ch->nb->c->watching, false, __ATOMIC_RELEASE); /* served */
 	}
 	if (nvp_unlikely(rc < 0)) {
+		/* what completed first, then the failure (events, resets) */
+		nvme_deliver(ch);
 		if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
 		    !nvme_ctrlr_try_reset(ch->nb->c)) {
 			nvme_ctrlr_failed(ch->nb->c);
 		}
-		return 0;
+		/* requests the reset or the removal failed */
+		nvme_deliver(ch);
+		return;
 	}
-	return rc;
+	nvme_deliver(ch);
 }
 
 /* ---- channels ---- */
@@ -392,6 +476,7 @@ nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 		return -ENOMEM;
 	}
 	ch->nb = nb;
+	nvp_bdev_io_list_init(&ch->done);
 	nvp_nvme_ctrlr_get_default_io_qpair_opts(nb->c->ctrlr, &qo, sizeof(qo));
 	if (opts->module_queue_depth != 0) {
 		qo.io_queue_size = opts->module_queue_depth;
@@ -504,8 +589,8 @@ static const struct nvp_bdev_fn_table g_nvme_fn = {
 	.io_type_supported = nvme_io_type_supported,
 	.channel_create = nvme_channel_create,
 	.channel_destroy = nvme_channel_destroy,
-	.submit = nvme_submit,
-	.poll = nvme_poll,
+	.submit_request = nvme_submit_request,
+	.poll_list = nvme_poll,
 	.get_irq_fd = nvme_get_irq_fd,
 	.irq_unmask = nvme_irq_unmask,
 };

@@ -213,6 +213,150 @@ test_stats_concurrent_reader(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(r.bdev), 0);
 }
 
+/*
+ * Many I/Os completing in one poll (in the second suite, lists of the stub: a failure in
+ * the middle cuts the list in three): each callback once, in submission order; an
+ * io_wait entry called as soon as the first I/O is free (after its callback, which
+ * could have taken it); a callback's new submission completing on the next poll; the statistics those of I/Os completed one by one.
+ */
+struct batch_ctx {
+	uint32_t order[16];
+	uint32_t n;
+	uint32_t waiter_at; /* callbacks delivered when the io_wait entry ran */
+	uint32_t waiter_calls;
+	uint32_t errors;
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+	struct ut_done resubmitted;
+	char buf[512];
+};
+
+struct batch_io {
+	struct batch_ctx *b;
+	uint32_t idx;
+};
+
+static void
+batch_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct batch_io *bi = arg;
+	struct batch_ctx *b = bi->b;
+
+	b->order[b->n++] = bi->idx;
+	b->errors += nvme_cpl_is_error(cpl);
+	if (bi->idx == 1) {
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(b->desc, b->ch, b->buf, 9, 1, ut_done_cb,
+						     &b->resubmitted),
+				0);
+	}
+}
+
+static void
+batch_waiter(void *arg)
+{
+	struct batch_ctx *b = arg;
+
+	b->waiter_at = b->n;
+	b->waiter_calls++;
+	CU_ASSERT_EQUAL(
+		nvp_bdev_read_blocks(b->desc, b->ch, b->buf, 8, 1, ut_done_cb, &b->resubmitted), 0);
+}
+
+static void
+test_completion_batch(void)
+{
+	struct nvp_bdev_io_wait_entry we;
+	struct nvp_bdev_channel_opts o;
+	struct ut_events ev = { 0 };
+	struct batch_io bio[8];
+	struct batch_ctx b;
+	struct nvp_bdev *bdev;
+	uint32_t i;
+
+	memset(&b, 0, sizeof(b));
+	bdev = ut_stub_register("cb", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("cb", false, ut_event_cb, &ev, &b.desc), 0);
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	o.io_pool_size = 8;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(b.desc, &o, &b.ch), 0);
+	g_stub.auto_complete = false;
+	g_stub.fail_index = 5;
+	g_stub.fail_status.sct = NVME_SCT_GENERIC;
+	g_stub.fail_status.sc = NVME_SC_INTERNAL_DEVICE_ERROR;
+	for (i = 0; i < 8; i++) {
+		bio[i].b = &b;
+		bio[i].idx = i;
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(b.desc, b.ch, b.buf, i, 1, batch_cb, &bio[i]),
+				0);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(b.desc, b.ch, b.buf, 8, 1, batch_cb, &b), -ENOMEM);
+	memset(&we, 0, sizeof(we));
+	we.bdev = bdev;
+	we.cb_fn = batch_waiter;
+	we.cb_arg = &b;
+	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(bdev, b.ch, &we), 0);
+
+	g_stub.auto_complete = true;
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(b.ch), 8);
+	CU_ASSERT_EQUAL(b.n, 8);
+	for (i = 0; i < b.n; i++) {
+		CU_ASSERT_EQUAL(b.order[i], i);
+	}
+	CU_ASSERT_EQUAL(b.errors, 1);
+	CU_ASSERT_EQUAL(b.waiter_calls, 1);
+	CU_ASSERT_EQUAL(b.waiter_at, 1); /* right after the first callback freed one */
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(b.ch), 2);
+	CU_ASSERT_EQUAL(b.resubmitted.calls, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(b.ch), 2);
+	CU_ASSERT_EQUAL(b.resubmitted.calls, 2);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(b.ch), 0);
+	CU_ASSERT_EQUAL(ut_free_count(b.ch), 8);
+
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].ios, 10);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].bytes, 10 * 512);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].errors, 1);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].inflight, 0);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 10);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].queued), 10);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].device.sum_hi, 0);
+	CU_ASSERT(nvp_histogram_max(&g_stats.op[NVP_BDEV_IO_READ].device) < g_stats.ticks_hz);
+	/* busy from the first submission to the last completion, never longer */
+	CU_ASSERT(g_stats.op[NVP_BDEV_IO_READ].busy_ticks > 0);
+	CU_ASSERT(g_stats.op[NVP_BDEV_IO_READ].busy_ticks <=
+		  g_stats.op[NVP_BDEV_IO_READ].device.sum_lo);
+
+	/* again with no io_wait entry (lists of 3, 1 failed, 4 in the second suite) */
+	b.n = b.errors = 0;
+	g_stub.auto_complete = false;
+	g_stub.fail_index = (int)g_stub.submitted + 3;
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(b.desc, b.ch, b.buf, i, 2, batch_cb, &bio[i]),
+				0);
+	}
+	g_stub.auto_complete = true;
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(b.ch), 8);
+	CU_ASSERT_EQUAL(b.n, 8);
+	for (i = 0; i < b.n; i++) {
+		CU_ASSERT_EQUAL(b.order[i], i);
+	}
+	CU_ASSERT_EQUAL(b.errors, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(b.ch), 1); /* idx 1's new one */
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(b.ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].ios, 19);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].bytes, (11 + 8 * 2) * 512);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].errors, 2);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].inflight, 0);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 19);
+	CU_ASSERT(g_stats.op[NVP_BDEV_IO_READ].busy_ticks <=
+		  g_stats.op[NVP_BDEV_IO_READ].device.sum_lo);
+	CU_ASSERT_EQUAL(ut_free_count(b.ch), 8);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(b.ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(b.desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
 struct hook_counts {
 	uint32_t begin, end, sent, done;
 	int last_completions;
@@ -372,6 +516,7 @@ main(void)
 		UT_TEST(test_channel_opts),        UT_TEST(test_stats_aggregation),
 		UT_TEST(test_stats_clock_sources), UT_TEST(test_stats_concurrent_reader),
 		UT_TEST(test_poll_group_and_hook), UT_TEST(test_foreign_thread),
+		UT_TEST(test_completion_batch),
 	};
 
 	return ut_run("bdev_channel", tests, sizeof(tests) / sizeof(tests[0]));

@@ -448,8 +448,8 @@ test_pipeline_order(void)
 	struct fixture f;
 	char buf[512];
 
-	CU_ASSERT_EQUAL(nvp_bdev_admission_register(&g_t_admit), 0);
-	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_t_sched), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_admission_register(&g_t_admit), UT_REGISTERED);
+	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_t_sched), UT_REGISTERED);
 	memset(&f, 0, sizeof(f));
 	f.bdev = ut_stub_register("io", 100, 0, 0);
 	CU_ASSERT_EQUAL(nvp_bdev_set_admission(f.bdev, "t_admit", NULL), 0);
@@ -535,7 +535,7 @@ test_sched_asked_while_holding(void)
 	struct fixture f;
 	char buf[512];
 
-	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_h_sched), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_h_sched), UT_REGISTERED);
 	memset(&f, 0, sizeof(f));
 	f.bdev = ut_stub_register("io", 100, 0, 0);
 	CU_ASSERT_EQUAL(nvp_bdev_set_scheduler(f.bdev, "t_hold", NULL), 0);

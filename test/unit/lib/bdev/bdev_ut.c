@@ -152,11 +152,25 @@ test_resize_event(void)
 	struct ut_events ev = { 0 };
 	struct nvp_bdev *bdev;
 
+	struct nvp_bdev_channel *ch;
+	struct ut_done done = { 0 };
+	char buf[512];
+
 	bdev = ut_stub_register("rs", 64, 0, 0);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("rs", false, ut_event_cb, &ev, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 100, 1, ut_done_cb, &done), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_bdev_notify_blockcnt_change(bdev, 128), 0);
 	CU_ASSERT_EQUAL(ev.resize, 1);
 	CU_ASSERT_EQUAL(nvp_bdev_get_num_blocks(bdev), 128);
+	/* a channel made before the resize checks against the new size */
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 100, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 127, 2, ut_done_cb, &done), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_notify_blockcnt_change(bdev, 32), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 40, 1, ut_done_cb, &done), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(ch), 1);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
 }
@@ -202,9 +216,11 @@ test_stage_registry(void)
 	struct ut_events ev = { 0 };
 	struct nvp_bdev *bdev;
 
-	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_test_sched), 0);
+	/* registered for good: the second suite (UT_REGISTERED) finds them there */
+	g_stage_inits = g_stage_finis = 0;
+	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_test_sched), UT_REGISTERED);
 	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_test_sched), -EEXIST);
-	CU_ASSERT_EQUAL(nvp_bdev_admission_register(&g_test_admit), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_admission_register(&g_test_admit), UT_REGISTERED);
 	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(NULL), -EINVAL);
 
 	bdev = ut_stub_register("st", 64, 0, 0);

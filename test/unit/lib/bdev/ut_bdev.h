@@ -52,6 +52,17 @@ struct ut_stub {
 
 static struct ut_stub g_stub;
 
+/*
+ * The stub completes one I/O at a time (poll, nvp_bdev_io_complete()), or, in the second
+ * suite ut_run() makes, by lists (poll_list, nvp_bdev_io_complete_list(): runs of
+ * successes as one list, a failure as a list of its own).
+ */
+static bool g_ut_stub_lists;
+
+/* What registering a stage a test registers returns: 0 the first time, -EEXIST when the
+ * second suite runs the test again (the registry is for the life of the process). */
+#define UT_REGISTERED (g_ut_stub_lists ? -EEXIST : 0)
+
 static inline void
 ut_trace(char *trace, const char *s)
 {
@@ -113,7 +124,17 @@ stub_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	io->stage_data[1] = s->submitted++;
 	ut_trace(s->trace, "M");
 	if (s->complete_in_submit) {
-		nvp_bdev_io_complete_status(io, 0, 0);
+		if (g_ut_stub_lists) {
+			struct nvp_bdev_io_list l;
+			struct nvme_cpl cpl;
+
+			memset(&cpl, 0, sizeof(cpl));
+			nvp_bdev_io_list_init(&l);
+			nvp_bdev_io_list_append(&l, io);
+			nvp_bdev_io_complete_list(&l, &cpl);
+		} else {
+			nvp_bdev_io_complete_status(io, 0, 0);
+		}
 		return 0;
 	}
 	s->held[s->num_held++] = io;
@@ -124,6 +145,8 @@ stub_submit(void *ch_ctx, struct nvp_bdev_io *io)
 static __attribute__((unused)) int
 stub_complete_held(struct ut_stub *s)
 {
+	static const struct nvme_cpl ok;
+	struct nvp_bdev_io_list list;
 	struct nvp_bdev_io *io;
 	struct nvme_cpl cpl;
 	uint32_t n = s->num_held, i;
@@ -131,6 +154,7 @@ stub_complete_held(struct ut_stub *s)
 
 	memcpy(batch, s->held, n * sizeof(batch[0]));
 	s->num_held = 0;
+	nvp_bdev_io_list_init(&list);
 	for (i = 0; i < n; i++) {
 		io = batch[i];
 		memset(&cpl, 0, sizeof(cpl));
@@ -138,7 +162,18 @@ stub_complete_held(struct ut_stub *s)
 			cpl.status = s->fail_status;
 		}
 		ut_trace(s->trace, "m");
-		nvp_bdev_io_complete(io, &cpl);
+		if (!g_ut_stub_lists) {
+			nvp_bdev_io_complete(io, &cpl);
+		} else if (nvme_cpl_is_error(&cpl)) {
+			nvp_bdev_io_complete_list(&list, &ok); /* those before it first */
+			nvp_bdev_io_list_append(&list, io);
+			nvp_bdev_io_complete_list(&list, &cpl);
+		} else {
+			nvp_bdev_io_list_append(&list, io);
+		}
+	}
+	if (!nvp_bdev_io_list_empty(&list)) {
+		nvp_bdev_io_complete_list(&list, &ok);
 	}
 	return (int)n;
 }
@@ -169,6 +204,21 @@ static const struct nvp_bdev_fn_table g_stub_fn = {
 	.poll = stub_poll,
 };
 
+static void
+stub_poll_list(void *ch_ctx)
+{
+	(void)stub_poll(ch_ctx);
+}
+
+static const struct nvp_bdev_fn_table g_stub_list_fn = {
+	.destruct = stub_destruct,
+	.io_type_supported = stub_supported,
+	.channel_create = stub_channel_create,
+	.channel_destroy = stub_channel_destroy,
+	.submit = stub_submit,
+	.poll_list = stub_poll_list,
+};
+
 /* Register "stub" with @num_blocks of 512 bytes, max transfer @max_xfer, @boundary. */
 static inline struct nvp_bdev *
 ut_stub_register(const char *name, uint64_t num_blocks, uint32_t max_xfer, uint32_t boundary)
@@ -186,7 +236,7 @@ ut_stub_register(const char *name, uint64_t num_blocks, uint32_t max_xfer, uint3
 	spec.max_xfer_blocks = max_xfer;
 	spec.optimal_io_boundary = boundary;
 	spec.io_ctx_size = 16;
-	spec.fn_table = &g_stub_fn;
+	spec.fn_table = g_ut_stub_lists ? &g_stub_list_fn : &g_stub_fn;
 	spec.ctx = &g_stub;
 	if (nvp_bdev_register(&spec, &g_stub.bdev) != 0) {
 		return NULL;
@@ -268,13 +318,29 @@ struct ut_test {
 #fn, fn \
 	}
 
+static int
+ut_lists_on(void)
+{
+	g_ut_stub_lists = true;
+	return 0;
+}
+
+static int
+ut_lists_off(void)
+{
+	g_ut_stub_lists = false;
+	return 0;
+}
+
 static inline int
 ut_run(const char *suite_name, const struct ut_test *tests, size_t count)
 {
 	unsigned int failures;
-	CU_pSuite suite;
+	CU_pSuite suite, list_suite;
+	char list_name[128];
 	size_t i;
 
+	snprintf(list_name, sizeof(list_name), "%s, stub completing by lists", suite_name);
 	nvp_log_set_callback(ut_log_fn);
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
@@ -285,7 +351,14 @@ ut_run(const char *suite_name, const struct ut_test *tests, size_t count)
 			suite = NULL;
 		}
 	}
-	if (suite == NULL) {
+	/* every test again with the stub completing by lists (the core's other path) */
+	list_suite = suite != NULL ? CU_add_suite(list_name, ut_lists_on, ut_lists_off) : NULL;
+	for (i = 0; list_suite != NULL && i < count; i++) {
+		if (CU_add_test(list_suite, tests[i].name, tests[i].fn) == NULL) {
+			list_suite = NULL;
+		}
+	}
+	if (suite == NULL || list_suite == NULL) {
 		CU_cleanup_registry();
 		return 1;
 	}
