@@ -185,15 +185,6 @@ struct nvp_bdev_fn_table {
 	 * loop (queue full); another -errno completes it with INTERNAL_DEVICE_ERROR.
 	 */
 	int (*submit)(void *ch_ctx, struct nvp_bdev_io *io);
-	/**
-	 * Instead of submit() (SPDK's submit_request): start @io (as submit() would) and
-	 * return 0, with a failure not returned but reported by
-	 * nvp_bdev_io_submit_failed(@io, -errno) before returning. It must not complete an
-	 * I/O before it returns (complete from poll() or poll_list()). The core then ends
-	 * the I/O call with it, a tail call, and keeps no state around it. One of submit
-	 * and submit_request is required; submit_request is used when both are set.
-	 */
-	int (*submit_request)(void *ch_ctx, struct nvp_bdev_io *io);
 	/** Find completions and call nvp_bdev_io_complete() for each, or hand them over with
 	 * nvp_bdev_io_complete_list(). \return how many. */
 	int (*poll)(void *ch_ctx);
@@ -210,6 +201,17 @@ struct nvp_bdev_fn_table {
 	 * poll and poll_list is required; poll_list is used when both are set.
 	 */
 	void (*poll_list)(void *ch_ctx);
+	/**
+	 * Instead of submit() (SPDK's submit_request): start @io (as submit() would) and
+	 * return 0, with a failure not returned but reported by
+	 * nvp_bdev_io_submit_failed(@io, -errno) before returning. It must not complete an
+	 * I/O before it returns (complete from poll() or poll_list()). The core then ends
+	 * the I/O call with it, a tail call, and keeps no state around it. One of submit
+	 * and submit_request is required; submit_request is used when both are set.
+	 * (poll_list and submit_request come last so that a module built against an older
+	 * header keeps its layout.)
+	 */
+	int (*submit_request)(void *ch_ctx, struct nvp_bdev_io *io);
 };
 
 /** A bdev to register. Zero it, then fill it. */
