@@ -77,7 +77,8 @@ struct nvp_poll_stats {
 	uint64_t samples;         /**< completion times recorded */
 	uint64_t samples_skipped; /**< found after a sleep (recorded as predicted) or an
 				   * interrupt (left out) */
-	uint64_t relearns;        /**< predictions dropped: a probe beat them (device got faster) */
+	uint64_t relearns;        /**< predictions replaced by a probe that beat them by a
+				   * quarter (the device got faster) */
 	uint64_t wake_cost_ns;    /**< the current estimate of what a sleep costs */
 	uint64_t wake_probes;     /**< short sleeps taken only to re-measure that cost (hybrid
 				   * had declined every sleep for 50 ms) */
