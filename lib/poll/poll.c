@@ -183,12 +183,18 @@ nvp_poll_waiter_create(const struct nvp_poll_opts *opts, struct nvp_poll_waiter 
 	poll_timerslack_set();
 	w->wake_floor = o.wake_cost_ns * w->ticks_hz / 1000000000u;
 	w->wake_cost = w->wake_floor;
-	if (o.calibrate) {
-		w->wake_cost = NVP_MAX(w->wake_floor,
-				       poll_wake_cost_measure(w->ticks_hz, &w->sleep_cpu));
-	}
 	for (uint32_t i = 0; i < POLL_LATE_RING; i++) {
-		w->late_ring[i] = w->wake_cost; /* what the calibration said, until sleeps say */
+		w->late_ring[i] = w->wake_cost;
+	}
+	if (o.calibrate) {
+		/*
+		 * The record of sleeps starts with the calibration's own, so the cost is their
+		 * median, as it is for the sleeps that follow. (Seeding every slot with one
+		 * high percentile of them made a waiter whose first estimate exceeded its
+		 * requests' time decline every sleep, and then never learn otherwise.)
+		 */
+		poll_wake_cost_measure(w->ticks_hz, &w->sleep_cpu, w->late_ring, POLL_LATE_RING);
+		poll_wake_cost_recompute(w);
 	}
 	w->last_sleep = poll_now();
 	nvp_poll_waiter_set_mode(w, &o);
@@ -414,15 +420,22 @@ cmp_late(const void *a, const void *b)
  * three pairs): the median took 0.34-0.41 of classic's CPU where p90 took 0.37-0.66, for
  * +2.5 % mean latency instead of +1.3 %.
  */
+/* The wake-up cost from the record of the last POLL_LATE_RING sleeps. */
 void
-poll_wake_cost_update(struct nvp_poll_waiter *w, uint64_t late)
+poll_wake_cost_recompute(struct nvp_poll_waiter *w)
 {
 	uint64_t v[POLL_LATE_RING];
 
-	w->late_ring[w->late_n++ % POLL_LATE_RING] = late;
 	memcpy(v, w->late_ring, sizeof(v));
 	qsort(v, POLL_LATE_RING, sizeof(v[0]), cmp_late);
 	w->wake_cost = NVP_MAX(w->wake_floor, v[(POLL_LATE_RING - 1) * POLL_WAKE_PCT / 100]);
+}
+
+void
+poll_wake_cost_update(struct nvp_poll_waiter *w, uint64_t late)
+{
+	w->late_ring[w->late_n++ % POLL_LATE_RING] = late;
+	poll_wake_cost_recompute(w);
 }
 
 int

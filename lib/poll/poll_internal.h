@@ -126,6 +126,7 @@ void poll_req_done_ticks(struct nvp_poll_waiter *w, struct nvp_poll_req *r, uint
 void poll_untracked_start(struct nvp_poll_waiter *w);
 void poll_untracked_done(struct nvp_poll_waiter *w);
 void poll_wake_cost_update(struct nvp_poll_waiter *w, uint64_t late);
+void poll_wake_cost_recompute(struct nvp_poll_waiter *w);
 
 /* ---- clock, sleep, interrupts (poll_sleep.c; faked by unit tests) ---- */
 
@@ -134,7 +135,7 @@ uint64_t poll_ticks_hz(void);
 /* Sleep (timer or TPAUSE by @w->mode) until @deadline ticks. \return ticks at wake-up. */
 uint64_t poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline);
 /* Measure what a short sleep costs beyond its deadline (\return ticks) and in CPU. */
-uint64_t poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks);
+uint64_t poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks, uint64_t *late, uint32_t n);
 void poll_timerslack_set(void);
 /* Block until a source's interrupt fires; clears it. \return 0 or -errno. */
 int poll_irq_block(struct nvp_poll_waiter *w);

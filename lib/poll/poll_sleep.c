@@ -10,6 +10,7 @@
 #endif
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
@@ -23,7 +24,6 @@
 #include "nvpoll/env.h"
 #include "poll_internal.h"
 
-#define CALIBRATE_SLEEPS 24
 #define CALIBRATE_SLEEP_NS 20000
 
 uint64_t
@@ -149,24 +149,26 @@ cmp_u64(const void *a, const void *b)
 }
 
 /*
- * What a short sleep costs: the 75th percentile of how late it wakes up (returned, in
- * ticks) and the CPU time one sleep uses (*@cpu_ticks: entering and leaving the kernel,
- * programming the timer; tens of microseconds in some VMs).
+ * What a short sleep costs: @n sleeps of 20 us, their lateness in @late (ticks), the CPU
+ * time one sleep uses in *@cpu_ticks (entering and leaving the kernel, programming the
+ * timer; tens of microseconds in some VMs). \return the median lateness.
  */
 uint64_t
-poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks)
+poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks, uint64_t *late, uint32_t n)
 {
-	uint64_t late[CALIBRATE_SLEEPS], cpu0 = nvp_env_thread_cpu_ns();
+	uint64_t v[POLL_LATE_RING], cpu0 = nvp_env_thread_cpu_ns();
 
-	for (int i = 0; i < CALIBRATE_SLEEPS; i++) {
+	n = NVP_MIN(n, POLL_LATE_RING);
+	for (uint32_t i = 0; i < n; i++) {
 		uint64_t dl = poll_now() + CALIBRATE_SLEEP_NS * hz / 1000000000u;
 		uint64_t woke = timer_sleep_until(hz, dl);
 
 		late[i] = woke > dl ? woke - dl : 0;
 	}
-	*cpu_ticks = (nvp_env_thread_cpu_ns() - cpu0) / CALIBRATE_SLEEPS * hz / 1000000000u;
-	qsort(late, CALIBRATE_SLEEPS, sizeof(late[0]), cmp_u64);
-	return late[CALIBRATE_SLEEPS * 3 / 4];
+	*cpu_ticks = (nvp_env_thread_cpu_ns() - cpu0) / NVP_MAX(n, 1u) * hz / 1000000000u;
+	memcpy(v, late, n * sizeof(v[0]));
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	return n > 0 ? v[(n - 1) / 2] : 0;
 }
 
 /* ---- interrupts ---- */

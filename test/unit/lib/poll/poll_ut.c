@@ -452,6 +452,27 @@ test_wake_cost_explores(void)
 	nvp_poll_waiter_destroy(w);
 }
 
+/*
+ * The calibration's sleeps start the record: the cost is their median, as for the sleeps
+ * that follow, and the first real sleeps replace them one by one.
+ */
+static void
+test_wake_cost_calibrated(void)
+{
+	struct fake_dev d;
+	struct nvp_poll_waiter *w;
+
+	g_calib_step = 1000; /* calibration sleeps 5..36 us late */
+	w = make("hybrid", &d);
+	g_calib_step = 0;
+	CU_ASSERT_EQUAL(w->wake_cost, 20 * US); /* their median, not a high percentile */
+	for (int i = 0; i < 20; i++) {
+		poll_wake_cost_update(w, 1 * US);
+	}
+	CU_ASSERT_EQUAL(w->wake_cost, 1 * US); /* 20 of 32 sleeps say 1 us */
+	nvp_poll_waiter_destroy(w);
+}
+
 static void
 test_wake_cost_tracks(void)
 {
@@ -598,6 +619,7 @@ main(void)
 		UT_TEST(test_device_gets_faster),
 		UT_TEST(test_prediction_comes_down),
 		UT_TEST(test_sample_started_in_pass),
+		UT_TEST(test_wake_cost_calibrated),
 		UT_TEST(test_wake_cost_tracks),
 		UT_TEST(test_wake_cost_explores),
 		UT_TEST(test_fixed),

@@ -16,6 +16,7 @@
 
 static uint64_t g_now = 1000000;
 static uint64_t g_sleep_late = 0; /* how late each fake sleep wakes */
+static uint64_t g_calib_step = 0; /* calibration sleep i wakes 5 us + i * this late */
 static uint64_t g_last_deadline;
 static uint32_t g_nsleeps;
 static uint32_t g_irq_blocks;
@@ -46,11 +47,14 @@ poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline)
 }
 
 uint64_t
-poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks)
+poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks, uint64_t *late, uint32_t n)
 {
 	(void)hz;
 	*cpu_ticks = 3000; /* a sleep uses 3 us of CPU */
-	return 5000;       /* and wakes 5 us late */
+	for (uint32_t i = 0; i < n; i++) {
+		late[i] = 5000 + i * g_calib_step; /* and wakes 5 us late */
+	}
+	return 5000;
 }
 
 void
