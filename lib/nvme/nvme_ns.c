@@ -149,11 +149,11 @@ ns_find(const struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 static struct nvp_nvme_ns *
 ns_get_or_create(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 {
-	struct nvp_nvme_ns *ns = ns_find(ctrlr, nsid);
-	uint32_t i;
+	uint32_t i = ns_lower_bound(ctrlr, nsid);
+	struct nvp_nvme_ns *ns;
 
-	if (ns != NULL) {
-		return ns;
+	if (i < ctrlr->num_ns_objs && ctrlr->ns[i]->id == nsid) {
+		return ctrlr->ns[i];
 	}
 	if (ctrlr->num_ns_objs == ctrlr->ns_objs_cap) {
 		uint32_t cap = ctrlr->ns_objs_cap ? ctrlr->ns_objs_cap * 2 : 8;
@@ -171,7 +171,6 @@ ns_get_or_create(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 	}
 	ns->ctrlr = ctrlr;
 	ns->id = nsid;
-	i = ns_lower_bound(ctrlr, nsid);
 	memmove(&ctrlr->ns[i + 1], &ctrlr->ns[i], (ctrlr->num_ns_objs - i) * sizeof(ctrlr->ns[0]));
 	ctrlr->ns[i] = ns;
 	ctrlr->num_ns_objs++;

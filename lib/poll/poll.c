@@ -418,9 +418,10 @@ cmp_late(const void *a, const void *b)
  * overshoots a target that is itself early (the p10 of the device's time), so the
  * request is usually not there yet. Measured side by side at 100 us (bench/poll_modes,
  * three pairs): the median took 0.34-0.41 of classic's CPU where p90 took 0.37-0.66, for
- * +2.5 % mean latency instead of +1.3 %.
+ * +2.5 % mean latency instead of +1.3 %. poll_wake_cost_recompute() takes it from the
+ * record as it stands (the calibration fills it first), poll_wake_cost_update() adds a
+ * sleep to it.
  */
-/* The wake-up cost from the record of the last POLL_LATE_RING sleeps. */
 void
 poll_wake_cost_recompute(struct nvp_poll_waiter *w)
 {

@@ -134,7 +134,8 @@ uint64_t poll_now(void);
 uint64_t poll_ticks_hz(void);
 /* Sleep (timer or TPAUSE by @w->mode) until @deadline ticks. \return ticks at wake-up. */
 uint64_t poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline);
-/* Measure what a short sleep costs beyond its deadline (\return ticks) and in CPU. */
+/* Measure what a short sleep costs: @n sleeps' lateness in @late (ticks), their median
+ * returned, and the CPU one uses in *@cpu_ticks. */
 uint64_t poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks, uint64_t *late, uint32_t n);
 void poll_timerslack_set(void);
 /* Block until a source's interrupt fires; clears it. \return 0 or -errno. */

@@ -122,7 +122,7 @@ timer_sleep_until(uint64_t hz, uint64_t deadline)
 uint64_t
 poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline)
 {
-	uint64_t cpu0, woke;
+	uint64_t cpu0, used, woke;
 
 	if (w->mode == NVP_POLL_UMWAIT) {
 		return tpause_until(deadline);
@@ -132,11 +132,11 @@ poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline)
 	}
 	cpu0 = nvp_env_thread_cpu_ns();
 	woke = timer_sleep_until(w->ticks_hz, deadline);
-	cpu0 = nvp_env_thread_cpu_ns() - cpu0;
-	w->sleep_cpu_sum_ns += cpu0;
+	used = nvp_env_thread_cpu_ns() - cpu0;
+	w->sleep_cpu_sum_ns += used;
 	w->sleep_cpu_n++;
 	/* what the decision weighs: the calibration's figure, then tracked (1/4 weight) */
-	w->sleep_cpu = (3 * w->sleep_cpu + cpu0 * w->ticks_hz / 1000000000u) / 4;
+	w->sleep_cpu = (3 * w->sleep_cpu + used * w->ticks_hz / 1000000000u) / 4;
 	return woke;
 }
 
