@@ -8,7 +8,8 @@
  *                  raw = nvp_nvme_ns_cmd_read() on a delayed-doorbell qpair polled with
  *                  process_completions(); bdev = the nvme module on the same controller
  *   --target null  bdev = the null module; raw = the same work without the layer (zero
- *                  the buffer, queue the request, complete it on the next poll)
+ *                  the buffer, queue the request, complete it on the next poll through
+ *                  the callback pointer the request carries, as a raw driver does)
  *
  * Prints one line of key=value pairs. The I/O loop is the function io_loop() so that
  * callgrind can count it alone (--toggle-collect=io_loop): the software controller's
@@ -33,7 +34,8 @@
 struct req {
 	struct bench *b;
 	uint8_t *buf;
-	struct req *next; /* raw-null FIFO */
+	struct req *next;                             /* raw-null FIFO */
+	void (*cb)(void *arg, const struct nvme_cpl *); /* raw-null: the completion callback */
 };
 
 struct bench {
@@ -101,6 +103,7 @@ submit(struct bench *b, struct req *r)
 		/* what the null module does, without the layer (a run-time length, as there,
 		 * so the same libc memset runs rather than an inlined one) */
 		memset(r->buf, 0, b->bs);
+		r->cb = io_done;
 		r->next = NULL;
 		if (b->tail != NULL) {
 			b->tail->next = r;
@@ -126,7 +129,9 @@ raw_null_poll(struct bench *b)
 	b->head = b->tail = NULL;
 	for (; r != NULL; r = next) {
 		next = r->next;
-		io_done(r, &ok);
+		/* through the pointer, as the driver (and the layer) call a user's callback:
+		 * a call the compiler cannot inline is part of the work without the layer */
+		r->cb(r, &ok);
 	}
 }
 
