@@ -131,10 +131,29 @@ bdev_channel_allowed(const struct nvp_bdev_channel *ch)
 	return mask;
 }
 
+/*
+ * Accounting switched on: a busy period that began while it was off (its start not
+ * taken: 0) counts from now. So every period that ends with accounting on has a start,
+ * and completions add its length without testing for one.
+ */
+static void
+busy_join(struct nvp_bdev_channel *ch)
+{
+	uint64_t now = 0;
+	size_t t;
+
+	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
+		if (ch->op[t].inflight != 0 && ch->op[t].busy_start == 0) {
+			now = now != 0 ? now : ch_now(ch);
+			ch->op[t].busy_start = now;
+		}
+	}
+}
+
 void
 bdev_channel_update_mode(struct nvp_bdev_channel *ch)
 {
-	uint32_t mode = 0;
+	uint32_t old = ch->mode, mode = 0;
 
 	if (__atomic_load_n(&ch->bdev->accounting, __ATOMIC_RELAXED)) {
 		mode |= CH_MODE_ACCT;
@@ -149,6 +168,9 @@ bdev_channel_update_mode(struct nvp_bdev_channel *ch)
 		mode |= CH_MODE_SPLIT;
 	}
 	ch->mode = (uint8_t)mode;
+	if ((mode & CH_MODE_ACCT) != 0 && (old & CH_MODE_ACCT) == 0) {
+		busy_join(ch);
+	}
 }
 
 /* Per-channel state of the bdev's stages; on failure nothing is left initialised. */

@@ -899,7 +899,7 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
 		op->errors++;
 	}
 	op->ios++;
-	if (--op->inflight == 0 && now != 0 && op->busy_start != 0) {
+	if (--op->inflight == 0 && now != 0) { /* the period has a start: busy_join() */
 		op->busy_ticks += now - op->busy_start;
 	}
 	op_stats_end(op);
@@ -1077,8 +1077,8 @@ list_account_one(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, uint
 	op_stats_begin(op);
 	op->blocks += io->num_blocks;
 	op->ios++;
-	if (--op->inflight == 0 && timed && start != 0 && op->busy_start != 0) {
-		op->busy_ticks += now - op->busy_start;
+	if (--op->inflight == 0 && timed && start != 0) {
+		op->busy_ticks += now - op->busy_start; /* it has a start: busy_join() */
 	}
 	op_stats_end(op);
 	if (timed && start != 0) {
@@ -1123,7 +1123,7 @@ run_flush(struct nvp_bdev_channel *ch, const struct list_run *r, uint64_t now, b
 	op->blocks += r->blocks;
 	op->ios += r->n;
 	op->inflight -= r->n;
-	if (op->inflight == 0 && timed && op->busy_start != 0) {
+	if (op->inflight == 0 && timed) {
 		op->busy_ticks += now - op->busy_start;
 	}
 	op_stats_end(op);

@@ -34,7 +34,7 @@
 struct req {
 	struct bench *b;
 	uint8_t *buf;
-	struct req *next;                             /* raw-null FIFO */
+	struct req *next;                               /* raw-null FIFO */
 	void (*cb)(void *arg, const struct nvme_cpl *); /* raw-null: the completion callback */
 };
 

@@ -156,6 +156,49 @@ test_stats_clock_sources(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
 }
 
+/*
+ * A busy period that began while accounting was off counts from the poll that switched
+ * accounting on: not lost (the old rule: no start, no busy time) and not from tick 0.
+ * The read sent while off is not timed; the one sent after ends the period, timed.
+ */
+static void
+test_busy_joins_accounting(void)
+{
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct ut_events ev = { 0 };
+	struct ut_done done = { 0 };
+	struct nvp_bdev *bdev;
+	static char buf[512];
+	uint64_t on, end, busy;
+
+	bdev = ut_stub_register("bj", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("bj", false, ut_event_cb, &ev, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	g_stub.auto_complete = false;
+	nvp_bdev_set_accounting(bdev, false);
+	nvp_bdev_channel_poll(ch); /* a switch takes effect in the channel's next poll */
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 0, 1, ut_done_cb, &done), 0);
+	nvp_bdev_set_accounting(bdev, true);
+	on = nvp_env_get_ticks();
+	nvp_bdev_channel_poll(ch);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 1, 1, ut_done_cb, &done), 0);
+	g_stub.auto_complete = true;
+	nvp_bdev_channel_poll(ch); /* both complete: the untimed one, then the timed one */
+	end = nvp_env_get_ticks();
+	CU_ASSERT_EQUAL(done.calls, 2);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].ios, 2);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 1);
+	busy = g_stats.op[NVP_BDEV_IO_READ].busy_ticks;
+	CU_ASSERT(busy > 0);
+	CU_ASSERT(busy <= end - on);
+	CU_ASSERT(busy >= nvp_histogram_max(&g_stats.op[NVP_BDEV_IO_READ].device));
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
 /* A reader thread while the owner does I/O: each snapshot must be consistent. */
 struct reader {
 	struct nvp_bdev *bdev;
@@ -516,7 +559,7 @@ main(void)
 		UT_TEST(test_channel_opts),        UT_TEST(test_stats_aggregation),
 		UT_TEST(test_stats_clock_sources), UT_TEST(test_stats_concurrent_reader),
 		UT_TEST(test_poll_group_and_hook), UT_TEST(test_foreign_thread),
-		UT_TEST(test_completion_batch),
+		UT_TEST(test_completion_batch),    UT_TEST(test_busy_joins_accounting),
 	};
 
 	return ut_run("bdev_channel", tests, sizeof(tests) / sizeof(tests[0]));
