@@ -329,6 +329,13 @@ nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 			   ch->bdev->name, ch_outstanding(ch));
 		return -EBUSY;
 	}
+	if (ch->poll_depth != 0) {
+		/* its poll (and the module's) still run above this call and use it after */
+		NVP_ERRLOG("channel on '%s': destroyed from inside its own poll (a completion or "
+			   "io_wait callback); destroy it after the poll returns",
+			   ch->bdev->name);
+		return -EBUSY;
+	}
 	if (ch->group != NULL) {
 		nvp_bdev_poll_group_remove(ch->group, ch);
 	}
@@ -442,6 +449,7 @@ channel_poll_full(struct nvp_bdev_channel *ch)
 {
 	uint64_t before = ch->completed, tick = ch->tick;
 
+	ch->poll_depth++;
 	ch->tick = CH_TICK_LAZY;
 	if (ch->mode_dirty) {
 		/* accounting switched on or off for the bdev */
@@ -458,6 +466,7 @@ channel_poll_full(struct nvp_bdev_channel *ch)
 			ch->pending_work = true; /* still waiting: look again next time */
 		}
 	}
+	ch->poll_depth--;
 	ch->tick = tick;
 	return (int)(ch->completed - before);
 }
@@ -468,6 +477,7 @@ channel_poll_full(struct nvp_bdev_channel *ch)
  * the adapter of one completing I/O by I/O lets the first use read it (CH_TICK_LAZY). A
  * poll that finds nothing reads none. Afterwards the channel reads the clock at each
  * use again (a poll nested in a callback leaves the rest of the outer poll doing so).
+ * The depth of polls running is kept for nvp_bdev_channel_destroy().
  * The count is the channel's (user callbacks delivered): a split child is not one.
  */
 int
@@ -484,7 +494,9 @@ nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
 		return channel_poll_full(ch);
 	}
 	before = ch->completed;
+	ch->poll_depth++;
 	ch->poll_fn(ch->poll_arg);
+	ch->poll_depth--;
 	ch->tick = CH_TICK_NONE;
 	return (int)(ch->completed - before);
 }

@@ -168,6 +168,7 @@ struct nvp_bdev_channel {
 	uint64_t completed;  /* user callbacks delivered */
 	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
 	uint32_t block_size; /* the bdev's */
+	uint32_t poll_depth; /* polls of this channel running (nested in callbacks: > 1) */
 	/* What a poll calls: the module's poll_list (with module_ch), or for a module with
 	 * poll() only, the core's adapter calling mod_poll (with the channel). */
 	void (*poll_fn)(void *arg);

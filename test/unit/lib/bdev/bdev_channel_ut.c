@@ -199,6 +199,68 @@ test_busy_joins_accounting(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
 }
 
+/* A callback that destroys the channel it completes on, and polls it first (nested). */
+struct destroy_in_cb {
+	struct nvp_bdev_channel *ch;
+	bool nested_poll;
+	int rc;
+	uint32_t calls;
+};
+
+static void
+destroy_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct destroy_in_cb *d = arg;
+
+	(void)cpl;
+	d->calls++;
+	if (d->nested_poll) {
+		nvp_bdev_channel_poll(d->ch); /* nothing to find: returns to this callback */
+	}
+	d->rc = nvp_bdev_channel_destroy(d->ch);
+}
+
+/*
+ * Destroying a channel from inside its own poll (a completion callback, also after a
+ * poll nested in it) would free what the poll uses when the callback returns: -EBUSY
+ * with a message, and the channel works on; destroyed after the poll, it goes. Under
+ * ASan the old behaviour (destroyed, then used) is a heap-use-after-free.
+ */
+static void
+test_destroy_inside_poll(void)
+{
+	struct destroy_in_cb d = { 0 };
+	struct nvp_bdev_desc *desc;
+	struct ut_events ev = { 0 };
+	struct nvp_bdev *bdev;
+	static char buf[512];
+	int nested;
+
+	bdev = ut_stub_register("dp", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("dp", false, ut_event_cb, &ev, &desc), 0);
+	for (nested = 0; nested <= 1; nested++) {
+		memset(&d, 0, sizeof(d));
+		d.nested_poll = nested != 0;
+		CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &d.ch), 0);
+		g_stub.auto_complete = true;
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, d.ch, buf, 0, 1, destroy_cb, &d), 0);
+		g_ut_last_log[0] = '\0';
+		CU_ASSERT_EQUAL(nvp_bdev_channel_poll(d.ch), 1);
+		CU_ASSERT_EQUAL(d.calls, 1);
+		CU_ASSERT_EQUAL(d.rc, -EBUSY);
+		CU_ASSERT(strstr(g_ut_last_log, "inside its own poll") != NULL);
+		/* still a channel: it does I/O, and goes when destroyed outside its poll */
+		d.nested_poll = false;
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, d.ch, buf, 1, 1, ut_done_cb,
+						     &(struct ut_done){ 0 }),
+				0);
+		CU_ASSERT_EQUAL(nvp_bdev_channel_poll(d.ch), 1);
+		CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(d.ch), 0);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
 /* A reader thread while the owner does I/O: each snapshot must be consistent. */
 struct reader {
 	struct nvp_bdev *bdev;
@@ -560,6 +622,7 @@ main(void)
 		UT_TEST(test_stats_clock_sources), UT_TEST(test_stats_concurrent_reader),
 		UT_TEST(test_poll_group_and_hook), UT_TEST(test_foreign_thread),
 		UT_TEST(test_completion_batch),    UT_TEST(test_busy_joins_accounting),
+		UT_TEST(test_destroy_inside_poll),
 	};
 
 	return ut_run("bdev_channel", tests, sizeof(tests) / sizeof(tests[0]));
