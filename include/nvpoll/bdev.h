@@ -235,9 +235,11 @@ int nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_ch
 			    struct nvp_bdev_channel **ch);
 
 /**
- * Destroy a channel (leaving its poll group). Owner thread only.
- * \return 0; -EBUSY if I/O is in flight (poll until it completes); -EPERM foreign thread
- * (debug builds).
+ * Destroy a channel (leaving its poll group). Owner thread only, and not from inside the
+ * channel's own poll (a completion or io_wait callback of it): destroy it after the poll
+ * returns.
+ * \return 0; -EBUSY if I/O is in flight (poll until it completes) or called from inside
+ * the channel's poll; -EPERM foreign thread (debug builds).
  */
 int nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch);
 
