@@ -164,7 +164,7 @@ bdev_channel_update_mode(struct nvp_bdev_channel *ch)
 	if (ch->hook != NULL && (ch->hook->io_sent != NULL || ch->hook->io_done != NULL)) {
 		mode |= CH_MODE_HOOK;
 	}
-	if (ch->bdev->may_split) {
+	if (ch->bdev->optimal_io_boundary != 0) {
 		mode |= CH_MODE_SPLIT;
 	}
 	ch->mode = (uint8_t)mode;
@@ -242,6 +242,7 @@ channel_attach(struct nvp_bdev_channel *ch, const struct nvp_bdev_channel_opts *
 	}
 	ch->allowed = bdev_channel_allowed(ch);
 	ch->num_blocks = bdev->num_blocks; /* a resize updates it under the lock */
+	ch->max_fast_blocks = bdev->max_xfer_blocks != 0 ? bdev->max_xfer_blocks : UINT32_MAX;
 	pool_set_module_ch(ch);
 	if (bdev->fn->poll_list != NULL) {
 		ch->poll_fn = bdev->fn->poll_list;

@@ -92,7 +92,9 @@ struct nvp_bdev_desc {
 #define CH_MODE_ACCT 0x1u   /* accounting on: time each I/O, histograms, busy time */
 #define CH_MODE_STAGES 0x2u /* an admission or scheduling stage is not "none" */
 #define CH_MODE_HOOK 0x4u   /* the poll group has a hook wanting io_sent / io_done */
-#define CH_MODE_SPLIT 0x8u  /* the bdev has a max transfer or an optimal boundary */
+#define CH_MODE_SPLIT \
+	0x8u /* the bdev has an optimal boundary: every I/O is checked (a
+			     * max transfer alone is one compare on the fast path) */
 #define CH_MODE_SLOW (CH_MODE_STAGES | CH_MODE_HOOK)
 
 /*
@@ -169,6 +171,8 @@ struct nvp_bdev_channel {
 	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
 	uint32_t block_size; /* the bdev's */
 	uint32_t poll_depth; /* polls of this channel running (nested in callbacks: > 1) */
+	uint32_t max_fast_blocks; /* the bdev's max transfer (none: UINT32_MAX): a longer
+				   * I/O takes io_submit_slow(), which splits it */
 	/* What a poll calls: the module's poll_list (with module_ch), or for a module with
 	 * poll() only, the core's adapter calling mod_poll (with the channel). */
 	void (*poll_fn)(void *arg);

@@ -598,7 +598,8 @@ io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 	uint32_t mode = ch->mode;
 	uint64_t now;
 
-	if (nvp_unlikely((mode & CH_MODE_SPLIT) != 0) && needs_split(ch->bdev, io)) {
+	if (nvp_unlikely((mode & CH_MODE_SPLIT) != 0 || io->num_blocks > ch->max_fast_blocks) &&
+	    needs_split(ch->bdev, io)) {
 		return io_submit_split(ch, io);
 	}
 	now = (mode & (CH_MODE_ACCT | CH_MODE_SLOW)) != 0 ? ch_now(ch) : 0;
@@ -627,7 +628,7 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp
 
 	io->internal.cb = cb;
 	io->internal.cb_arg = cb_arg;
-	if (nvp_unlikely((mode & ~CH_MODE_ACCT) != 0)) {
+	if (nvp_unlikely((mode & ~CH_MODE_ACCT) != 0 || io->num_blocks > ch->max_fast_blocks)) {
 		return io_submit_slow(ch, io);
 	}
 	if (mode != 0) {
