@@ -4,7 +4,7 @@
  * namespace, "<name>n<nsid>". Each channel owns an I/O qpair created on its thread with
  * delayed doorbells: submissions only write entries, and the channel's poll
  * (process_completions) rings the SQ tail once for all of them and the CQ head once for
- * all completions. The device's completion entry goes up unchanged, so the caller sees
+ * all completions; what the user callbacks of the poll submit is rung once at its end. The device's completion entry goes up unchanged, so the caller sees
  * the NVMe status.
  *
  * Failure: when a qpair reports the controller failed (CSTS.CFS, registers reading all
@@ -214,7 +214,9 @@ nvme_submit_rw(struct nvme_channel *ch, struct nvp_bdev_io *io)
 				     nvme_reset_sgl, nvme_next_sge);
 }
 
-static int
+/* Every request but the one nvme_submit_request() sends itself (out of line: that path
+ * keeps a small frame). */
+static __attribute__((noinline)) int
 nvme_submit(void *ch_ctx, struct nvp_bdev_io *io)
 {
 	struct nvme_channel *ch = ch_ctx;
@@ -245,12 +247,23 @@ nvme_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	}
 }
 
-/* The driver never completes a request inside this call (nvme_io_done() only queues). */
+/*
+ * The driver never completes a request inside this call (nvme_io_done() only queues).
+ * The most common request, a read of one buffer, goes straight to the driver.
+ */
 static int
 nvme_submit_request(void *ch_ctx, struct nvp_bdev_io *io)
 {
-	int rc = nvme_submit(ch_ctx, io);
+	struct nvme_channel *ch = ch_ctx;
+	int rc;
 
+	if (nvp_likely(io->type == NVP_BDEV_IO_READ && io->iovcnt == 1)) {
+		rc = nvp_nvme_ns_cmd_read(ch->nb->ns, ch->qpair, io->iovs[0].iov_base,
+					  io->offset_blocks, (uint32_t)io->num_blocks, nvme_io_done,
+					  io, 0);
+	} else {
+		rc = nvme_submit(ch, io);
+	}
 	if (nvp_unlikely(rc != 0)) {
 		nvp_bdev_io_submit_failed(io, rc);
 	}
@@ -437,6 +450,20 @@ nvme_deliver(struct nvme_channel *ch)
 	}
 }
 
+/* The qpair reported the controller failed (@rc < 0): what completed first, then the
+ * failure (events, resets). Out of line: the poll keeps a small frame. */
+static __attribute__((noinline, cold)) void
+nvme_poll_failed(struct nvme_channel *ch, int32_t rc)
+{
+	nvme_deliver(ch);
+	if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
+	    !nvme_ctrlr_try_reset(ch->nb->c)) {
+		nvme_ctrlr_failed(ch->nb->c);
+	}
+	/* requests the reset or the removal failed */
+	nvme_deliver(ch);
+}
+
 static void
 nvme_poll(void *ch_ctx)
 {
@@ -444,21 +471,21 @@ nvme_poll(void *ch_ctx)
 	int32_t rc;
 
 	rc = nvp_nvme_qpair_process_completions(ch->qpair, 0);
+	if (nvp_unlikely(rc < 0)) {
+		nvme_poll_failed(ch, rc);
+		return;
+	}
 	if (nvp_unlikely(rc > 0 && __atomic_load_n(&ch->nb->c->watching, __ATOMIC_RELAXED))) {
 		__atomic_store_n(&ch->nb->c->watching, false, __ATOMIC_RELEASE); /* served */
 	}
-	if (nvp_unlikely(rc < 0)) {
-		/* what completed first, then the failure (events, resets) */
-		nvme_deliver(ch);
-		if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
-		    !nvme_ctrlr_try_reset(ch->nb->c)) {
-			nvme_ctrlr_failed(ch->nb->c);
-		}
-		/* requests the reset or the removal failed */
-		nvme_deliver(ch);
-		return;
-	}
 	nvme_deliver(ch);
+	/*
+	 * What the callbacks sent (an application at depth N resubmits from them) goes to
+	 * the device now, one doorbell for all, as the driver does for submissions from its
+	 * own callbacks: not at the start of the next poll, which may come after the
+	 * thread slept (a waiter between passes) or did other work. Nothing sent: no write.
+	 */
+	nvp_nvme_qpair_ring_doorbell(ch->qpair);
 }
 
 /* ---- channels ---- */

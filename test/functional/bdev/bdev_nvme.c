@@ -123,6 +123,70 @@ test_status_passthrough(void)
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu2"), 0);
 }
 
+struct resubmit {
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+	uint8_t *buf;
+	uint32_t done, left;
+};
+
+static void
+resubmit_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct resubmit *r = arg;
+
+	CU_ASSERT_FALSE(nvme_cpl_is_error(cpl));
+	r->done++;
+	if (r->left > 0) {
+		r->left--;
+		CU_ASSERT_EQUAL(
+			nvp_bdev_read_blocks(r->desc, r->ch, r->buf, r->done, 1, resubmit_cb, r),
+			0);
+	}
+}
+
+/*
+ * What a completion callback submits reaches the device by the end of the same poll
+ * (one doorbell write), as with the driver's own callbacks: with the controller run
+ * inline between polls, every poll finds the read the callback of the poll before sent.
+ * Before, it waited for the doorbell at the start of the next poll, which then found
+ * nothing: twice the polls, and a waiter could sleep with the read not yet sent.
+ */
+static void
+test_callback_submit_rung(void)
+{
+	struct resubmit r = { 0 };
+	struct nvp_emu_ctrlr *emu;
+	uint32_t polls = 0;
+	int n;
+
+	FX_NEEDS_EMU("the controller run inline");
+	CU_ASSERT_EQUAL_FATAL(attach("bemu8", "size:4M", NULL), 0);
+	emu = nvp_emu_ctrlr_find("bemu8");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("bemu8n1", false, bfx_event_ignore, NULL, &r.desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(r.desc, NULL, &r.ch), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_emu_ctrlr_set_inline(emu, true), 0);
+	r.buf = fx_dma_alloc(4096);
+	r.left = 9;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(r.desc, r.ch, r.buf, 0, 1, resubmit_cb, &r), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(r.ch), 0); /* rings the first read */
+	while (r.done < 10 && polls < 100) {
+		while (nvp_emu_ctrlr_poll(emu) > 0) {
+		}
+		n = nvp_bdev_channel_poll(r.ch);
+		CU_ASSERT_EQUAL(n, 1); /* the read the callback of the poll before sent */
+		polls++;
+	}
+	CU_ASSERT_EQUAL(r.done, 10);
+	CU_ASSERT_EQUAL(polls, 10);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_set_inline(emu, false), 0);
+	nvp_env_dma_free(r.buf);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(r.ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(r.desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu8"), 0);
+}
+
 struct removal {
 	uint32_t events;
 	struct fx_cpl c[8];
@@ -488,6 +552,7 @@ main(int argc, char **argv)
 		{ "attach_names", test_attach_names },
 		{ "threads_verify", test_threads_verify },
 		{ "status_passthrough", test_status_passthrough },
+		{ "callback_submit_rung", test_callback_submit_rung },
 		{ "removal_under_io", test_removal_under_io },
 		{ "removal_found_by_admin", test_removal_found_by_admin },
 		{ "cfs_reset_under_io", test_cfs_reset_under_io },
