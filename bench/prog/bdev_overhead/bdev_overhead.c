@@ -11,9 +11,15 @@
  *                  the buffer, queue the request, complete it on the next poll through
  *                  the callback pointer the request carries, as a raw driver does)
  *
+ *   --inline       (with --target emu) the controller runs on this thread, between the
+ *                  polls (nvp_emu_ctrlr_poll() until it is idle), so every poll finds
+ *                  what the one before it sent, and its work happens at known points:
+ *                  under callgrind, collection is switched off around it. For counting
+ *                  instructions on the software controller; not for timing.
+ *
  * Prints one line of key=value pairs. The I/O loop is the function io_loop() so that
  * callgrind can count it alone (--toggle-collect=io_loop): the software controller's
- * thread is not in it.
+ * thread, or with --inline its polls, are not in it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,9 +30,20 @@
 #include <time.h>
 
 #include "nvpoll/bdev.h"
+#include "nvpoll/emu.h"
 #include "nvpoll/env.h"
 #include "nvpoll/nvme.h"
 #include "nvpoll/util.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
+#endif
+#endif
+#ifndef HAVE_CALLGRIND
+#define CALLGRIND_TOGGLE_COLLECT
+#endif
 
 #define BS 4096u
 #define MAX_QD 256u
@@ -43,6 +60,7 @@ struct bench {
 	bool bdev;
 	bool emu;
 	bool acct;
+	bool inline_emu;
 	uint32_t qd;
 	uint64_t ios;
 	double seconds;
@@ -54,6 +72,7 @@ struct bench {
 	struct nvp_bdev_desc *desc;
 	struct nvp_bdev_channel *ch;
 	struct nvp_nvme_ctrlr *ctrlr;
+	struct nvp_emu_ctrlr *emu_ctrlr; /* --inline */
 	struct nvp_nvme_ns *ns;
 	struct nvp_nvme_qpair *qpair;
 	struct req *head, *tail; /* raw-null pending completions */
@@ -135,6 +154,16 @@ raw_null_poll(struct bench *b)
 	}
 }
 
+/* --inline: the controller until it is idle, not counted by callgrind. */
+static void
+run_emu(struct bench *b)
+{
+	CALLGRIND_TOGGLE_COLLECT;
+	while (nvp_emu_ctrlr_poll(b->emu_ctrlr) > 0) {
+	}
+	CALLGRIND_TOGGLE_COLLECT;
+}
+
 /* The measured loop: keep qd reads in flight until the count or the time is reached. */
 __attribute__((noinline)) static void
 io_loop(struct bench *b)
@@ -145,6 +174,9 @@ io_loop(struct bench *b)
 		submit(b, &b->reqs[i]);
 	}
 	while (b->done < b->submitted) {
+		if (b->emu_ctrlr != NULL) {
+			run_emu(b);
+		}
 		if (b->bdev) {
 			nvp_bdev_channel_poll(b->ch);
 		} else if (b->emu) {
@@ -227,6 +259,9 @@ setup_raw_emu(struct bench *b, const char *trid_str)
 static void
 teardown(struct bench *b)
 {
+	if (b->emu_ctrlr != NULL) {
+		nvp_emu_ctrlr_set_inline(b->emu_ctrlr, false);
+	}
 	if (b->ch != NULL) {
 		nvp_bdev_channel_destroy(b->ch);
 	}
@@ -246,8 +281,10 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: bdev_overhead --target emu|null --path raw|bdev [--qd N] "
-		   "[--ios N | --seconds S] [--no-acct] [--emu 'OPTS']\n"
-		   "  4 KiB random reads at depth N (1..256; 1); prints one key=value line\n");
+		   "[--ios N | --seconds S] [--no-acct] [--emu 'OPTS'] [--inline]\n"
+		   "  4 KiB random reads at depth N (1..256; 1); prints one key=value line\n"
+		   "  --inline: the software controller runs on this thread between polls "
+		   "(for callgrind)\n");
 }
 
 static int
@@ -261,6 +298,7 @@ parse_args(struct bench *b, int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "no-acct", no_argument, NULL, 'A' },
 		{ "emu", required_argument, NULL, 'e' },
+		{ "inline", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -312,12 +350,19 @@ parse_args(struct bench *b, int argc, char **argv)
 		case 'e':
 			b->emu_opts = optarg;
 			break;
+		case 'i':
+			b->inline_emu = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
 		default:
 			return -EINVAL;
 		}
+	}
+	if (b->inline_emu && !b->emu) {
+		fprintf(stderr, "bdev_overhead: --inline needs --target emu\n");
+		return -EINVAL;
 	}
 	return optind == argc ? 0 : -EINVAL;
 }
@@ -340,6 +385,15 @@ run(struct bench *b)
 	if (!b->bdev && !b->emu) {
 		b->num_blocks = 1u << 18;
 	}
+	if (b->inline_emu) {
+		b->emu_ctrlr = nvp_emu_ctrlr_find("bench0");
+		rc = b->emu_ctrlr != NULL ? nvp_emu_ctrlr_set_inline(b->emu_ctrlr, true) : -ENODEV;
+		if (rc != 0) {
+			b->emu_ctrlr = NULL;
+			fprintf(stderr, "bdev_overhead: --inline: %s\n", strerror(-rc));
+			return rc;
+		}
+	}
 	for (i = 0; i < b->qd; i++) {
 		b->reqs[i].b = b;
 		b->reqs[i].buf = nvp_env_dma_zmalloc(BS, BS, NULL);
@@ -354,10 +408,10 @@ run(struct bench *b)
 	io_loop(b);
 	cpu1 = nvp_env_thread_cpu_ns();
 	t1 = nvp_env_get_ticks();
-	printf("target=%s path=%s qd=%u acct=%d ios=%" PRIu64 " errors=%" PRIu64
+	printf("target=%s path=%s qd=%u acct=%d inline=%d ios=%" PRIu64 " errors=%" PRIu64
 	       " elapsed_ns=%.0f cpu_ns=%" PRIu64 " cpu_ns_per_io=%.1f iops=%.0f\n",
-	       b->emu ? "emu" : "null", b->bdev ? "bdev" : "raw", b->qd, b->acct, b->done,
-	       b->errors, (double)(t1 - t0) * 1e9 / (double)hz, cpu1 - cpu0,
+	       b->emu ? "emu" : "null", b->bdev ? "bdev" : "raw", b->qd, b->acct, b->inline_emu,
+	       b->done, b->errors, (double)(t1 - t0) * 1e9 / (double)hz, cpu1 - cpu0,
 	       b->done ? (double)(cpu1 - cpu0) / (double)b->done : 0.0,
 	       (double)b->done * (double)hz / (double)(t1 - t0));
 	for (i = 0; i < b->qd; i++) {
