@@ -448,6 +448,17 @@ int32_t nvp_nvme_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_
  */
 void nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair);
 
+/**
+ * Have @fn(@arg) called at the end of every poll of @qpair that completed requests
+ * (nvp_nvme_qpair_process_completions() about to return > 0), after their callbacks and
+ * still inside the poll: what @fn submits counts as submitted from a completion callback
+ * (stamped with the poll's time, announced with the poll's one SQ doorbell write at its
+ * end). For a layer that gathers the completions of a poll and hands them on together,
+ * as the bdev nvme module does. @fn NULL: none. Owner thread only.
+ * \return 0; -EINVAL not an I/O qpair; -EPERM foreign thread (debug builds).
+ */
+int nvp_nvme_qpair_set_batch_end(struct nvp_nvme_qpair *qpair, void (*fn)(void *arg), void *arg);
+
 /** Counters of a qpair since it was created; they only grow. */
 struct nvp_nvme_qpair_stats {
 	uint64_t submitted;          /**< commands written into the SQ */

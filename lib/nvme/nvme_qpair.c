@@ -1134,6 +1134,9 @@ process_connected(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 	qpair->poll_ticks = nvme_ticks(qpair->ctrlr);
 	qpair->in_batch = true;
 	n = process_batch(qpair, max_completions);
+	if (n > 0 && qpair->batch_end_fn != NULL) {
+		qpair->batch_end_fn(qpair->batch_end_arg); /* still in the batch */
+	}
 	qpair->in_batch = outer_batch;
 	if (nvp_unlikely(n < 0)) {
 		return n;
@@ -1318,6 +1321,21 @@ nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 	if (qpair->sq_dirty) {
 		ring_sq_guarded(qpair);
 	}
+}
+
+int
+nvp_nvme_qpair_set_batch_end(struct nvp_nvme_qpair *qpair, void (*fn)(void *arg), void *arg)
+{
+	if (qpair == NULL || qpair->is_admin) {
+		NVP_ERRLOG("qpair_set_batch_end: an I/O qpair is needed");
+		return -EINVAL;
+	}
+	if (nvme_qpair_check_owner(qpair) != 0) {
+		return -EPERM;
+	}
+	qpair->batch_end_fn = fn;
+	qpair->batch_end_arg = arg;
+	return 0;
 }
 
 int

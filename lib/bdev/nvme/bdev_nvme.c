@@ -4,7 +4,9 @@
  * namespace, "<name>n<nsid>". Each channel owns an I/O qpair created on its thread with
  * delayed doorbells: submissions only write entries, and the channel's poll
  * (process_completions) rings the SQ tail once for all of them and the CQ head once for
- * all completions; what the user callbacks of the poll submit is rung once at its end. The device's completion entry goes up unchanged, so the caller sees
+ * all completions. The completions go to the core at the end of the driver's poll, still
+ * inside it (nvp_nvme_qpair_set_batch_end()), so what the user callbacks submit is rung
+ * with the poll's one doorbell write at its end. The device's completion entry goes up unchanged, so the caller sees
  * the NVMe status.
  *
  * Failure: when a qpair reports the controller failed (CSTS.CFS, registers reading all
@@ -464,6 +466,20 @@ nvme_poll_failed(struct nvme_channel *ch, int32_t rc)
 	nvme_deliver(ch);
 }
 
+/*
+ * The end of a driver poll that completed requests, still inside it: the core gets them
+ * (and the user callbacks run) as part of the driver's batch, so what the callbacks
+ * submit (an application at depth N resubmits from them) is stamped with the poll's
+ * time and goes to the device with the poll's one doorbell write at its end, as with
+ * the driver's own callbacks: not at the start of the next poll, which may come after
+ * the thread slept (a waiter between passes) or did other work.
+ */
+static void
+nvme_batch_end(void *arg)
+{
+	nvme_deliver(arg);
+}
+
 static void
 nvme_poll(void *ch_ctx)
 {
@@ -478,14 +494,12 @@ nvme_poll(void *ch_ctx)
 	if (nvp_unlikely(rc > 0 && __atomic_load_n(&ch->nb->c->watching, __ATOMIC_RELAXED))) {
 		__atomic_store_n(&ch->nb->c->watching, false, __ATOMIC_RELEASE); /* served */
 	}
-	nvme_deliver(ch);
-	/*
-	 * What the callbacks sent (an application at depth N resubmits from them) goes to
-	 * the device now, one doorbell for all, as the driver does for submissions from its
-	 * own callbacks: not at the start of the next poll, which may come after the
-	 * thread slept (a waiter between passes) or did other work. Nothing sent: no write.
-	 */
-	nvp_nvme_qpair_ring_doorbell(ch->qpair);
+	if (nvp_unlikely(ch->failed || !nvp_bdev_io_list_empty(&ch->done))) {
+		/* completed outside a batch (requests that expired while the queues were
+		 * being re-made): delivered here, what the callbacks send rung at once */
+		nvme_deliver(ch);
+		nvp_nvme_qpair_ring_doorbell(ch->qpair);
+	}
 }
 
 /* ---- channels ---- */
@@ -516,6 +530,12 @@ nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 	qo.delay_doorbell = true;
 	qo.interrupts = opts->interrupts;
 	rc = nvp_nvme_ctrlr_alloc_io_qpair(nb->c->ctrlr, &qo, &ch->qpair);
+	if (rc == 0) {
+		rc = nvp_nvme_qpair_set_batch_end(ch->qpair, nvme_batch_end, ch);
+		if (rc != 0) {
+			nvp_nvme_ctrlr_free_io_qpair(ch->qpair);
+		}
+	}
 	if (rc != 0) {
 		free(ch);
 		return rc;

@@ -678,6 +678,59 @@ test_doorbell_batch_in_callbacks(void)
 	teardown();
 }
 
+/* The batch-end function of test_batch_end: resubmits once per call, as a layer handing
+ * a poll's completions on (whose callbacks resubmit) does. */
+static uint32_t g_batch_calls, g_batch_doorbells_seen;
+static uint64_t g_batch_deadline;
+
+static void
+batch_end(void *arg)
+{
+	CU_ASSERT_PTR_EQUAL(arg, &g_batch_calls);
+	g_batch_calls++;
+	g_now += 2000; /* a stamp taken now, not the poll's, would show */
+	CU_ASSERT_EQUAL(submit(&g_resub[3], 100), 0);
+	g_batch_doorbells_seen = g_fake.doorbells;
+	g_batch_deadline = TAILQ_LAST(&g_qpair.outstanding, nvme_tracker_list)->deadline;
+}
+
+/*
+ * A batch-end function runs at the end of a poll that completed something, after the
+ * callbacks, inside the batch: what it submits is stamped with the poll's time and rung
+ * with the poll's one doorbell; a poll that completes nothing does not call it.
+ */
+static void
+test_batch_end(void)
+{
+	uint32_t i;
+
+	memset(g_resub, 0, sizeof(g_resub));
+	setup(16, 32, 1000);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_set_batch_end(NULL, batch_end, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_set_batch_end(&g_qpair, batch_end, &g_batch_calls), 0);
+	g_batch_calls = 0;
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(submit(&g_resub[i], 10), 0);
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_batch_calls, 0); /* nothing completed */
+	device_complete(0, 0, 0);
+	device_complete(1, 0, 0);
+	g_now = 5000;
+	i = g_fake.doorbells;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 2);
+	CU_ASSERT_EQUAL(g_batch_calls, 1); /* once per poll, not per completion */
+	CU_ASSERT_EQUAL(g_resub[0].calls + g_resub[1].calls, 2);
+	CU_ASSERT_EQUAL(g_batch_doorbells_seen, i);     /* not rung inside it */
+	CU_ASSERT_EQUAL(g_fake.doorbells, i + 1);       /* rung at the end of the poll */
+	CU_ASSERT_EQUAL(g_batch_deadline, 5000 + 1000); /* the poll's time */
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_set_batch_end(&g_qpair, NULL, NULL), 0);
+	device_complete(TAILQ_LAST(&g_qpair.outstanding, nvme_tracker_list)->cid, 0, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 1);
+	CU_ASSERT_EQUAL(g_batch_calls, 1);
+	teardown();
+}
+
 static void
 test_submit_errors(void)
 {
@@ -1825,6 +1878,7 @@ main(void)
 	CU_ADD_TEST(s, test_max_completions);
 	CU_ADD_TEST(s, test_delay_doorbell);
 	CU_ADD_TEST(s, test_doorbell_batch_in_callbacks);
+	CU_ADD_TEST(s, test_batch_end);
 	CU_ADD_TEST(s, test_submit_errors);
 	CU_ADD_TEST(s, test_resubmit_from_callback);
 	CU_ADD_TEST(s, test_timeout_not_aborted);
