@@ -67,6 +67,7 @@ struct engine_opts {
 	unsigned int qpair_stats;    /* print the counters below at cleanup */
 	unsigned int emu_inline;     /* run the software controller in getevents() */
 	unsigned int ring_at_commit; /* spin mode: commit() rings at this many pending */
+	unsigned int commit_shadow;  /* spin mode: commit() tells the controller by shadow */
 };
 
 /* One fio file of one job thread. */
@@ -75,6 +76,7 @@ struct engine_file {
 	struct nvp_nvme_qpair *qpair; /* made by the job thread at first open */
 	struct engine_thread *thread;
 	unsigned int doorbell_pending; /* submissions since the last SQ doorbell (commit's view) */
+	bool no_shadow;                /* the qpair has no shadow doorbells (commit_shadow=1) */
 	struct nvp_emu_ctrlr *emu;     /* emu_inline=1: run by this thread's getevents() */
 	struct fiobdev_file *bdev;     /* bdev mode: no target, no qpair */
 	struct engine_file *next;
@@ -776,13 +778,39 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 }
 
 /*
+ * commit_shadow=1: tell the controller what waits where that costs no MMIO write (a shadow
+ * doorbell, read by a controller that is still working through the SQ), so it goes on
+ * with these commands while fio queues the next; an MMIO write it would need is left to
+ * the next poll, as without the option.
+ */
+static void
+commit_by_shadow(struct engine_thread *et)
+{
+	struct engine_file *ef;
+	int rc;
+
+	for (ef = et->files; ef != NULL; ef = ef->next) {
+		if (ef->qpair == NULL || ef->no_shadow || ef->doorbell_pending == 0) {
+			continue;
+		}
+		rc = nvp_nvme_qpair_ring_doorbell_shadow(ef->qpair);
+		if (rc == 0) {
+			ef->doorbell_pending = 0;
+		} else if (rc == -ENOTSUP) {
+			ef->no_shadow = true; /* MMIO doorbells only: the poll rings */
+		}
+	}
+}
+
+/*
  * fio calls commit() after every iodepth_batch_submit I/Os (1 unless set) and again before
  * it reaps. Spinning in getevents() (no poll=), the job thread polls next anyway and a poll
  * rings the delayed SQ doorbell first: leave it to the poll, so everything fio queued
  * between two polls reaches the device with one doorbell write, whatever fio's batch
  * options - unless ring_at_commit=N asks for a doorbell once N are waiting (the device then
- * starts on them while fio queues the rest). With a waiter the thread may sleep, so
- * commit() rings whatever is waiting.
+ * starts on them while fio queues the rest), or commit_shadow=1 for a shadow doorbell
+ * where that is enough. With a waiter the thread may sleep, so commit() rings whatever is
+ * waiting.
  */
 static int
 engine_commit(struct thread_data *td)
@@ -795,6 +823,9 @@ engine_commit(struct thread_data *td)
 
 	et->cnt.commits++;
 	if (at == 0) {
+		if (eo != NULL && eo->commit_shadow && et->waiter == NULL) {
+			commit_by_shadow(et);
+		}
 		return 0;
 	}
 	for (ef = et->files; ef != NULL; ef = ef->next) {
@@ -1078,6 +1109,18 @@ static struct fio_option engine_options[] = {
 		.maxval = 65536,
 		.help = "N: commit rings the SQ doorbell once N submissions wait for it (1: every "
 			"commit); 0: the next poll rings (default; with poll= commit always rings)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "commit_shadow",
+		.lname = "nvpoll shadow doorbell at commit",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct engine_opts, commit_shadow),
+		.def = "0",
+		.help = "spinning, ring_at_commit=0: commit writes the SQ tail to the shadow "
+			"doorbell when the controller is still reading the SQ (no MMIO write); "
+			"an MMIO write it would need is left to the next poll",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},

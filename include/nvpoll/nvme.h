@@ -459,6 +459,21 @@ void nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair);
  */
 int nvp_nvme_qpair_set_batch_end(struct nvp_nvme_qpair *qpair, void (*fn)(void *arg), void *arg);
 
+/**
+ * nvp_nvme_qpair_ring_doorbell() only where it needs no MMIO write: with shadow doorbells
+ * (Doorbell Buffer Config) the new SQ tail goes to the shadow doorbell, and that is enough
+ * while the controller is still reading the SQ (EventIdx behind the old tail). When it
+ * is not, no MMIO is written now: the next nvp_nvme_qpair_ring_doorbell() or
+ * nvp_nvme_qpair_process_completions() writes it. For a caller that wants the controller
+ * to start early (before its batch is complete) where that is cheap, as fio's commit does.
+ * Owner thread only.
+ * \return 0 the controller was told (or nothing waited); -EAGAIN an MMIO write is still
+ * owed; -ENOTSUP no shadow doorbells on this qpair (the controller does not offer them,
+ * refused them, the admin queue, or a transport other than PCIe; nothing written);
+ * -EINVAL NULL; -EPERM not the owner thread (debug builds).
+ */
+int nvp_nvme_qpair_ring_doorbell_shadow(struct nvp_nvme_qpair *qpair);
+
 /** Counters of a qpair since it was created; they only grow. */
 struct nvp_nvme_qpair_stats {
 	uint64_t submitted;          /**< commands written into the SQ */

@@ -363,6 +363,7 @@ dbbuf_attach(struct nvme_pcie_qpair *pq)
 	uint32_t sq = 2u * pq->qpair.id * stride;
 
 	pq->sq_shadow = pq->sq_ei = pq->cq_shadow = pq->cq_ei = NULL;
+	pq->sq_mmio_owed = false;
 	if (!pctrlr->dbbuf_on || (sq + stride + 1) * sizeof(uint32_t) > pctrlr->ctrlr.page_size) {
 		return;
 	}

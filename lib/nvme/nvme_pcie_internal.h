@@ -55,8 +55,9 @@ struct nvme_pcie_qpair {
 	volatile uint32_t *cq_hdbl; /* CQ head doorbell */
 	uint32_t sq_tail;
 	uint32_t cq_head;
-	uint32_t max_unchained;       /* payloads up to this size never need chained list pages */
-	uint8_t phase;                /* the phase tag a new completion carries */
+	uint32_t max_unchained; /* payloads up to this size never need chained list pages */
+	uint8_t phase;          /* the phase tag a new completion carries */
+	bool sq_mmio_owed;      /* a shadow-only ring found the controller idle: MMIO next ring */
 	uint64_t *const *iova_map;    /* env's IOVA map: translations inline */
 	volatile uint32_t *sq_shadow; /* shadow doorbells, NULL = MMIO only */
 	volatile uint32_t *sq_ei;
@@ -209,12 +210,36 @@ nvme_pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 	 * is write-back DMA memory: a compiler barrier on x86, dmb oshst on arm64. */
 	nvp_dma_wmb();
 	if (pq->sq_shadow != NULL &&
-	    !nvme_pcie_dbbuf_update(pq->sq_shadow, pq->sq_ei, pq->sq_tail)) {
+	    !nvme_pcie_dbbuf_update(pq->sq_shadow, pq->sq_ei, pq->sq_tail) &&
+	    nvp_likely(!pq->sq_mmio_owed)) {
 		qpair->stats.sq_shadow_updates++;
 		return;
 	}
+	pq->sq_mmio_owed = false;
 	nvp_mmio_write4(pq->sq_tdbl, pq->sq_tail);
 	qpair->stats.sq_doorbell_writes++;
+}
+
+/*
+ * The SQ doorbell only where it costs no MMIO write (the caller checked sq_shadow): the
+ * new tail goes to the shadow doorbell, which a controller still reading the SQ picks up
+ * by itself. If EventIdx says it has stopped reading, the MMIO write is left owed: the
+ * next nvme_pcie_qpair_ring_doorbell() writes it whatever EventIdx says then.
+ * \return true if the controller was told.
+ */
+static inline bool
+nvme_pcie_qpair_ring_shadow(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+
+	/* The entries before the tail that announces them, as in the full ring. */
+	nvp_dma_wmb();
+	if (nvme_pcie_dbbuf_update(pq->sq_shadow, pq->sq_ei, pq->sq_tail) || pq->sq_mmio_owed) {
+		pq->sq_mmio_owed = true;
+		return false;
+	}
+	qpair->stats.sq_shadow_updates++;
+	return true;
 }
 
 #endif /* NVP_NVME_PCIE_INTERNAL_H */

@@ -1339,6 +1339,35 @@ nvp_nvme_qpair_set_batch_end(struct nvp_nvme_qpair *qpair, void (*fn)(void *arg)
 }
 
 int
+nvp_nvme_qpair_ring_doorbell_shadow(struct nvp_nvme_qpair *qpair)
+{
+	bool told;
+	int rc;
+
+	if (qpair == NULL) {
+		return -EINVAL;
+	}
+	rc = nvme_qpair_check_owner(qpair);
+	if (rc != 0) {
+		return rc;
+	}
+	if (qpair->is_admin || !nvme_qpair_is_pcie(qpair) ||
+	    to_pcie_qpair(qpair)->sq_shadow == NULL) {
+		return -ENOTSUP;
+	}
+	if (!qpair->sq_dirty) {
+		return 0;
+	}
+	told = db_window_open(qpair) && nvme_pcie_qpair_ring_shadow(qpair);
+	db_window_close(qpair);
+	if (!told) {
+		return -EAGAIN; /* sq_dirty stays: the next ring or poll writes MMIO */
+	}
+	qpair->sq_dirty = false;
+	return 0;
+}
+
+int
 nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme_qpair_stats *stats,
 			 size_t stats_size)
 {

@@ -7,8 +7,8 @@
 # an Intel vIOMMU (vfio-pci), each with four QEMU NVMe controllers, runs test/qemu/tests.list
 # in the guest and judges the serial console. See test/qemu/README.md.
 #
-# Usage: test/qemu/run.sh [-m "pc q35"] [-t SECONDS] [-k]
-#        test/qemu/run.sh --bench [-m pc|q35] [-t SECONDS]
+# Usage: test/qemu/run.sh [-m "pc q35"] [-t SECONDS] [-k] [-C] [-I]
+#        test/qemu/run.sh --bench [-m pc|q35] [-t SECONDS] [-I]
 #                                                (benchmark mode, one boot, default q35:
 #                                                 kernel io_uring polled vs nvpoll, 4 KiB
 #                                                 random reads at QD1 and QD32; not a test)
@@ -21,6 +21,10 @@
 #   -k  keep going: boot every machine even after one failed
 #   -C  no canary boot (by default a third, short q35 boot checks that the judge catches a
 #       real vIOMMU DMA fault; $NVP_QEMU_CANARY=0 does the same)
+#   -I  QEMU's NVMe controllers with ioeventfd=on (default off, QEMU's default; or
+#       $NVP_QEMU_IOEVENTFD=1): once the guest driver has configured shadow doorbells, an
+#       I/O queue's MMIO doorbell write only signals an eventfd and QEMU's main loop, not
+#       the vCPU thread, runs the device model (test/qemu/README.md)
 # Environment: NVP_QEMU_DIR (default build/qemu), NVP_QEMU_KERNEL_PKG (a package name
 # instead of the newest linux-image-6.1.0-*-amd64-unsigned), NVP_QEMU_TEST_TIMEOUT (per
 # guest test, default 240 s), NVP_QEMU_FILTER (an extended regex: run only the tests whose
@@ -39,6 +43,7 @@ test_timeout=${NVP_QEMU_TEST_TIMEOUT:-240}
 filter=${NVP_QEMU_FILTER:-}
 keep_going=0
 canary=${NVP_QEMU_CANARY:-1}
+ioeventfd=${NVP_QEMU_IOEVENTFD:-0}
 bench=0
 test_list=$qdir/tests.list
 
@@ -144,7 +149,7 @@ fi
 # nvpoll's engine reaches, fio_null_vs_perf_qd32 where fio itself stands against nvp_perf.
 bench_table() {
 	local logf=$1 lines
-	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(kernel\|nvpoll\|fio-nvpoll\|fio-plain\|fio-null\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
+	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(kernel\|nvpoll\|fio-[a-z0-9]*\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
 	[ -n "$lines" ] || { echo "no NVPBENCH lines in $logf"; return 1; }
 	echo
 	echo "Benchmark: 4 KiB random reads, $(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBOOT \([a-z0-9]*\) .*/\1/p' | head -1) guest under TCG ($logf)"
@@ -155,6 +160,9 @@ bench_table() {
 		{
 			k = $1 " " $2; n[k]++; iops[k] += $3; mean[k] += $4; p99[k] += $5; cpu[k] += $6
 			ios[k] += $7; qds[$2] = 1
+			if ($1 ~ /^fio-/ && $1 !~ /^fio-(nvpoll|plain|null)$/ && !(k in seen)) {
+				seen[k] = 1; extra[$2] = extra[$2] " " $1
+			}
 		}
 		function ratio(a, b) { return (a in iops) && (b in iops) && iops[b] > 0 ? sprintf("%.2f", iops[a] / iops[b]) : "na" }
 		END {
@@ -172,6 +180,15 @@ bench_table() {
 						printf "  %-22s %4s %10.0f %10.1f %10.1f %12.1f %9d %4d\n", label[w], q, iops[k], mean[k], p99[k], cpu[k], ios[k], n[k]
 					else if (w < 4)
 						printf "  %-22s %4s %10s\n", label[w], q, "(missing)"
+				}
+				# other engine rows (bench.list labels, e.g. fio-rac4: ring_at_commit=4)
+				ne = split(extra[q], xw, " ")
+				for (x = 1; x <= ne; x++) {
+					k = xw[x] " " q; kd = "nvpoll " q
+					printf "  %-22s %4s %10.0f %10.1f %10.1f %12.1f %9d %4d\n", "fio engine, " substr(xw[x], 5), q, iops[k], mean[k], p99[k], cpu[k], ios[k], n[k]
+					if ((kd in iops) && iops[kd] > 0 && mean[kd] > 0 && p99[kd] > 0 && cpu[kd] > 0)
+						printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %11.2fx\n", "ratio " substr(xw[x], 5) "/perf", q,
+							iops[k] / iops[kd], mean[k] / mean[kd], p99[k] / p99[kd], cpu[k] / cpu[kd]
 				}
 				for (w = 2; w <= 5; w++) {
 					kn = who[w] " " q
@@ -260,9 +277,10 @@ if [ "${1:-}" = --judge ]; then
 	exit $?
 fi
 
-while getopts "m:t:kCh" opt; do
+while getopts "m:t:kCIh" opt; do
 	case $opt in
 	C) canary=0 ;;
+	I) ioeventfd=1 ;;
 	m) machines=$OPTARG ;;
 	t) boot_timeout=$OPTARG ;;
 	k) keep_going=1 ;;
@@ -273,6 +291,7 @@ while getopts "m:t:kCh" opt; do
 	esac
 done
 
+case $ioeventfd in 0 | 1) ;; *) die "NVP_QEMU_IOEVENTFD=$ioeventfd: give 0 or 1" ;; esac
 [ $bench -eq 0 ] || [ "$(wc -w <<<"$machines")" -eq 1 ] || die "--bench boots one machine: -m pc or -m q35"
 for tool in qemu-system-x86_64 busybox depmod cpio xz apt-get dpkg-deb ldd strip $([ $bench -eq 1 ] && echo fio jq); do
 	command -v "$tool" >/dev/null ||
@@ -497,7 +516,8 @@ boot() {
 	# Controller 3: metadata formats, MDTS 2: 512+8 interleaved (extended LBA, 520-byte
 	# blocks), 4096+8 in a separate buffer (MPTR), and 512+8 separate holding protection
 	# information type 1 (PRACT: the controller inserts and strips it).
-	local drv=format=raw,aio=io_uring,discard=unmap
+	local drv=format=raw,aio=io_uring,discard=unmap ctl=
+	[ "$ioeventfd" -eq 0 ] || ctl=,ioeventfd=on
 	dev=(-drive "file=$workdir/$m-nvme0-ns1.img,if=none,id=d0,$drv"
 		-drive "file=$workdir/$m-nvme0-ns2.img,if=none,id=d1,$drv"
 		-drive "file=$workdir/$m-nvme1-ns1.img,if=none,id=d2,$drv"
@@ -505,14 +525,14 @@ boot() {
 		-drive "file=$workdir/$m-nvme3-ns1.img,if=none,id=d4,$drv"
 		-drive "file=$workdir/$m-nvme3-ns2.img,if=none,id=d5,$drv"
 		-drive "file=$workdir/$m-nvme3-ns3.img,if=none,id=d6,$drv"
-		-device nvme,serial=NVPQEMU0,id=nvme0,addr=04.0
+		-device nvme,serial=NVPQEMU0,id=nvme0,addr=04.0$ctl
 		-device nvme-ns,drive=d0,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512
 		-device nvme-ns,drive=d1,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096
-		-device nvme,serial=NVPQEMU1,id=nvme1,addr=05.0
+		-device nvme,serial=NVPQEMU1,id=nvme1,addr=05.0$ctl
 		-device nvme-ns,drive=d2,bus=nvme1,nsid=1,logical_block_size=4096,physical_block_size=4096
-		-device nvme,serial=NVPQEMU2,id=nvme2,addr=06.0,mdts=1
+		-device nvme,serial=NVPQEMU2,id=nvme2,addr=06.0$ctl,mdts=1
 		-device nvme-ns,drive=d3,bus=nvme2,nsid=1,logical_block_size=512,physical_block_size=512
-		-device nvme,serial=NVPQEMU3,id=nvme3,addr=07.0,mdts=2
+		-device nvme,serial=NVPQEMU3,id=nvme3,addr=07.0$ctl,mdts=2
 		-device nvme-ns,drive=d4,bus=nvme3,nsid=1,logical_block_size=512,physical_block_size=512,ms=8,mset=1
 		-device nvme-ns,drive=d5,bus=nvme3,nsid=2,logical_block_size=4096,physical_block_size=4096,ms=8,mset=0
 		-device nvme-ns,drive=d6,bus=nvme3,nsid=3,logical_block_size=512,physical_block_size=512,ms=8,mset=0,pi=1)
@@ -525,7 +545,7 @@ boot() {
 		;;
 	*) die "unknown machine '$m' (pc or q35)" ;;
 	esac
-	log "booting $m (limit ${boot_timeout}s, console in $logf)"
+	log "booting $m (limit ${boot_timeout}s${ctl:+, nvme ioeventfd=on}, console in $logf)"
 	# QEMU's monitor on a socket, for what a guest test asks of the host (host.py: a
 	# console line "NVPHOST device_del ID" removes a controller under I/O); nvp.host=1
 	# tells the guest someone listens.
@@ -593,6 +613,7 @@ if [ $bench -eq 1 ]; then
 	bench_table "$workdir/$m-bench.log" || failed+=("$m-bench-table")
 	tcp_bench_table "$workdir/$m-bench.log" || failed+=("$m-tcp-bench-table")
 	echo "guest: $(tr -d '\r' <"$workdir/$m-bench.log" | sed -n 's/^.*NVPBOOT [a-z0-9]* //p' | head -1);" \
+		"nvme ioeventfd=$([ "$ioeventfd" -eq 1 ] && echo on || echo off);" \
 		"host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (TCG: shared cores add noise)"
 	if [ ${#failed[@]} -gt 0 ]; then
 		echo "QEMU benchmark: FAILED (${failed[*]})"

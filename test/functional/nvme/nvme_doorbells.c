@@ -5,6 +5,7 @@
  * Config) with the EventIdx rule when the controller offers them. Against the software
  * controller and, in the QEMU judge, QEMU's controller (which offers shadow doorbells).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -179,6 +180,32 @@ test_shadow_eventidx(void)
 	fx_close(&fx);
 }
 
+/*
+ * nvp_nvme_qpair_ring_doorbell_shadow(): nothing waiting is 0 with shadow doorbells
+ * (the fixture's qpair rings at each submission); without them -ENOTSUP, nothing written.
+ */
+static void
+test_ring_shadow_api(void)
+{
+	struct nvp_nvme_qpair_stats st;
+	struct fx_ctrlr fx;
+
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_ring_doorbell_shadow(NULL), -EINVAL);
+	FX_NEEDS_EMU("emu option dbbuf=0");
+	if (fx_open(&fx, "size=4M") != 0) {
+		return;
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_ring_doorbell_shadow(fx.qpair), 0);
+	fx_close(&fx);
+	if (fx_open(&fx, "size=4M dbbuf=0") != 0) {
+		return;
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_ring_doorbell_shadow(fx.qpair), -ENOTSUP);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(fx.qpair, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(st.sq_doorbell_writes + st.sq_shadow_updates, 0);
+	fx_close(&fx);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -186,6 +213,7 @@ main(int argc, char **argv)
 		{ "one_doorbell_per_poll", test_one_doorbell_per_poll },
 		{ "no_shadow_doorbells", test_no_shadow_doorbells },
 		{ "shadow_eventidx", test_shadow_eventidx },
+		{ "ring_shadow_api", test_ring_shadow_api },
 	};
 
 	return fx_main(argc, argv, "nvme_doorbells", tests, NVP_COUNTOF(tests));

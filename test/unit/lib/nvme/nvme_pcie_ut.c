@@ -824,6 +824,33 @@ test_shadow_doorbells(void)
 	nvme_pcie_qpair_ring_doorbell(q);
 	CU_ASSERT_EQUAL(*pq->sq_tdbl, 5);
 	CU_ASSERT_EQUAL(q->stats.sq_doorbell_writes, 2);
+	/* Shadow only, controller busy (EventIdx 4 behind the old tail 5): told, no MMIO. */
+	CU_ASSERT_EQUAL(submit_one(q, &req, 5), 0);
+	CU_ASSERT_TRUE(nvme_pcie_qpair_ring_shadow(q));
+	CU_ASSERT_EQUAL(*pq->sq_shadow, 6);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 5);
+	CU_ASSERT_EQUAL(q->stats.sq_shadow_updates, 2);
+	CU_ASSERT_FALSE(pq->sq_mmio_owed);
+	/* It caught up with 6: no MMIO now, but one is owed... */
+	*pq->sq_ei = 6;
+	CU_ASSERT_EQUAL(submit_one(q, &req, 6), 0);
+	CU_ASSERT_FALSE(nvme_pcie_qpair_ring_shadow(q));
+	CU_ASSERT_EQUAL(*pq->sq_shadow, 7);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 5);
+	CU_ASSERT_EQUAL(q->stats.sq_doorbell_writes, 2);
+	CU_ASSERT_TRUE(pq->sq_mmio_owed);
+	/* ...and stays owed, though the next move alone would not cross EventIdx... */
+	*pq->sq_ei = 5;
+	CU_ASSERT_EQUAL(submit_one(q, &req, 7), 0);
+	CU_ASSERT_FALSE(nvme_pcie_qpair_ring_shadow(q));
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 5);
+	CU_ASSERT_EQUAL(q->stats.sq_shadow_updates, 2);
+	/* ...until the full ring writes it, whatever EventIdx says (no move: 8 to 8). */
+	nvme_pcie_qpair_ring_doorbell(q);
+	CU_ASSERT_EQUAL(*pq->sq_shadow, 8);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 8);
+	CU_ASSERT_EQUAL(q->stats.sq_doorbell_writes, 3);
+	CU_ASSERT_FALSE(pq->sq_mmio_owed);
 	/* A controller that refuses the buffers leaves MMIO doorbells. */
 	pctrlr->dbbuf_on = false;
 	g_dbbuf_rc = -EIO;
