@@ -92,9 +92,9 @@ struct nvp_bdev_desc {
 #define CH_MODE_ACCT 0x1u   /* accounting on: time each I/O, histograms, busy time */
 #define CH_MODE_STAGES 0x2u /* an admission or scheduling stage is not "none" */
 #define CH_MODE_HOOK 0x4u   /* the poll group has a hook wanting io_sent / io_done */
-#define CH_MODE_SPLIT \
-	0x8u /* the bdev has an optimal boundary: every I/O is checked (a
-			     * max transfer alone is one compare on the fast path) */
+/* CH_MODE_SPLIT: the bdev has an optimal boundary, so every I/O is checked for a split
+ * (a max transfer alone is one compare on the fast path: max_fast_blocks) */
+#define CH_MODE_SPLIT 0x8u
 #define CH_MODE_SLOW (CH_MODE_STAGES | CH_MODE_HOOK)
 
 /*

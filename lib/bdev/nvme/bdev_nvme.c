@@ -6,8 +6,8 @@
  * (process_completions) rings the SQ tail once for all of them and the CQ head once for
  * all completions. The completions go to the core at the end of the driver's poll, still
  * inside it (nvp_nvme_qpair_set_batch_end()), so what the user callbacks submit is rung
- * with the poll's one doorbell write at its end. The device's completion entry goes up unchanged, so the caller sees
- * the NVMe status.
+ * with the poll's one doorbell write at its end. The device's completion entry goes up
+ * unchanged, so the caller sees the NVMe status.
  *
  * Failure: when a qpair reports the controller failed (CSTS.CFS, registers reading all
  * ones), the driver completes its outstanding requests with an error status. A
