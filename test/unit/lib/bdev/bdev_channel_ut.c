@@ -230,6 +230,7 @@ static void
 test_destroy_inside_poll(void)
 {
 	struct destroy_in_cb d = { 0 };
+	struct ut_done done;
 	struct nvp_bdev_desc *desc;
 	struct ut_events ev = { 0 };
 	struct nvp_bdev *bdev;
@@ -251,10 +252,10 @@ test_destroy_inside_poll(void)
 		CU_ASSERT(strstr(g_ut_last_log, "inside its own poll") != NULL);
 		/* still a channel: it does I/O, and goes when destroyed outside its poll */
 		d.nested_poll = false;
-		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, d.ch, buf, 1, 1, ut_done_cb,
-						     &(struct ut_done){ 0 }),
-				0);
+		memset(&done, 0, sizeof(done));
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, d.ch, buf, 1, 1, ut_done_cb, &done), 0);
 		CU_ASSERT_EQUAL(nvp_bdev_channel_poll(d.ch), 1);
+		CU_ASSERT_EQUAL(done.calls, 1);
 		CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(d.ch), 0);
 	}
 	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
