@@ -35,15 +35,7 @@
 #include "nvpoll/nvme.h"
 #include "nvpoll/util.h"
 
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define HAVE_CALLGRIND 1
-#endif
-#endif
-#ifndef HAVE_CALLGRIND
-#define CALLGRIND_TOGGLE_COLLECT
-#endif
+#include "../common/bench_callgrind.h"
 
 #define BS 4096u
 #define MAX_QD 256u

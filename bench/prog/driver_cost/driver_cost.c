@@ -28,17 +28,7 @@
 #include "nvpoll/nvme.h"
 #include "nvpoll/util.h"
 
-#if defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define HAVE_CALLGRIND 1
-#endif
-#endif
-#ifndef HAVE_CALLGRIND
-#define CALLGRIND_START_INSTRUMENTATION
-#define CALLGRIND_STOP_INSTRUMENTATION
-#define CALLGRIND_TOGGLE_COLLECT
-#endif
+#include "../common/bench_callgrind.h"
 
 #define EXIT_USAGE 2
 #define IO_SIZE 4096u
