@@ -22,7 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "env_common/pci_sysfs.h"
 #include "nvp_config.h"
 #include "nvpoll/env.h"
 #include "nvpoll/util.h"
@@ -133,10 +132,10 @@ check_hugepages(struct doctor *d)
 	uint64_t need = needed_bytes(d), free_b;
 
 	snprintf(path, sizeof(path), "%s/kernel/mm/hugepages/hugepages-2048kB/free_hugepages",
-		 env_sysfs_root());
+		 nvp_env_sysfs_root());
 	d->hp_free = read_u64(path);
 	snprintf(path, sizeof(path), "%s/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages",
-		 env_sysfs_root());
+		 nvp_env_sysfs_root());
 	d->hp_total = read_u64(path);
 	free_b = d->hp_free * HUGEPAGE_2M;
 	printf("%s hugepages: %" PRIu64 " MiB free of %" PRIu64 " MiB reserved (2 MiB pages); "
@@ -155,13 +154,13 @@ check_hugepages(struct doctor *d)
 static void
 check_iommu(void)
 {
-	if (env_iommu_present()) {
+	if (nvp_env_iommu_present()) {
 		printf("[ok]   IOMMU: on - vfio-pci is the driver to use\n");
 	} else {
 		printf("[warn] IOMMU: off (%s/kernel/iommu_groups is empty) - vfio-pci cannot be "
 		       "used; uio_pci_generic works with root and hugepages (DMA to physical "
 		       "addresses). For vfio-pci boot with intel_iommu=on or amd_iommu=on\n",
-		       env_sysfs_root());
+		       nvp_env_sysfs_root());
 	}
 }
 
@@ -199,18 +198,20 @@ in_use(const char *bdf, char *why, size_t len)
 	FILE *f;
 
 	why[0] = '\0';
-	snprintf(path, sizeof(path), "%s/block", env_sysfs_root());
+	snprintf(path, sizeof(path), "%s/block", nvp_env_sysfs_root());
 	snprintf(needle, sizeof(needle), "/%s/", bdf);
 	d = opendir(path);
 	while (d != NULL && why[0] == '\0' && (de = readdir(d)) != NULL) {
 		if (strncmp(de->d_name, "nvme", 4) != 0) {
 			continue;
 		}
-		snprintf(path, sizeof(path), "%s/block/%s/device", env_sysfs_root(), de->d_name);
+		snprintf(path, sizeof(path), "%s/block/%s/device", nvp_env_sysfs_root(),
+			 de->d_name);
 		if (realpath(path, target) == NULL || strstr(target, needle) == NULL) {
 			continue;
 		}
-		snprintf(path, sizeof(path), "%s/block/%s/holders", env_sysfs_root(), de->d_name);
+		snprintf(path, sizeof(path), "%s/block/%s/holders", nvp_env_sysfs_root(),
+			 de->d_name);
 		hd = opendir(path);
 		while (hd != NULL && (h = readdir(hd)) != NULL) {
 			if (h->d_name[0] != '.') {
@@ -246,18 +247,18 @@ bar0_size(const char *bdf)
 	char path[PATH_MAX];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/resource0", env_sysfs_root(), bdf);
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/resource0", nvp_env_sysfs_root(), bdf);
 	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
 }
 
 /* Usable by nvpoll? Prints one line; \return true if so. */
 static bool
-check_function(const struct doctor *d, const struct env_pci_info *info, char *why, size_t len)
+check_function(const struct doctor *d, const struct nvp_env_pci_info *info, char *why, size_t len)
 {
 	char use[256];
 	uint64_t bar;
 
-	if (env_pci_usable(info, why, len) != 0) {
+	if (nvp_env_pci_usable(info, why, len) != 0) {
 		if (strcmp(info->driver, "nvme") == 0) {
 			in_use(info->bdf, use, sizeof(use));
 			if (use[0] != '\0') {
@@ -285,7 +286,7 @@ check_function(const struct doctor *d, const struct env_pci_info *info, char *wh
 				 "IOMMU on or use uio_pci_generic");
 			return false;
 		}
-		return env_iommu_group_viable(info->iommu_group, why, len) == 0;
+		return nvp_env_iommu_group_viable(info->iommu_group, why, len) == 0;
 	}
 	/* uio_pci_generic: physical addresses need DPDK, root and hugepages. */
 	if (strcmp(nvp_env_name(), "dpdk") != 0) {
@@ -305,7 +306,7 @@ check_function(const struct doctor *d, const struct env_pci_info *info, char *wh
 }
 
 static int
-report_function(void *ctx, const struct env_pci_info *info)
+report_function(void *ctx, const struct nvp_env_pci_info *info)
 {
 	struct doctor *d = ctx;
 	char why[512];
@@ -410,12 +411,12 @@ main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	}
 	printf("nvp_doctor: nvpoll on real NVMe functions (sysfs at %s, %s environment)\n",
-	       env_sysfs_root(), nvp_env_name());
+	       nvp_env_sysfs_root(), nvp_env_name());
 	hp_ok = check_hugepages(&d);
 	check_iommu();
 	check_memlock(&d);
 	printf("NVMe functions (class 0x010802):\n");
-	rc = env_pci_scan(NVP_PCI_CLASS_NVME, report_function, &d);
+	rc = nvp_env_pci_scan(NVP_PCI_CLASS_NVME, report_function, &d);
 	if (rc != 0) {
 		printf("  cannot scan the PCI bus: %s\n", strerror(-rc));
 	} else if (d.usable + d.skipped == 0) {

@@ -234,6 +234,46 @@ struct nvp_pci_id {
 	uint16_t subdevice_id;
 };
 
+/** What sysfs says about a PCI function (nvp_env_pci_scan()). */
+struct nvp_env_pci_info {
+	struct nvp_pci_addr addr;
+	char bdf[NVP_PCI_ADDR_STRLEN];
+	struct nvp_pci_id id;
+	char driver[32]; /**< the kernel driver bound to it; "" when none */
+	int iommu_group; /**< -1 when the function has none (no IOMMU) */
+	int numa_node;   /**< -1 when unknown */
+};
+
+/** Where sysfs is read: "/sys", or $NVP_SYSFS_ROOT (a fake tree, for tests). */
+const char *nvp_env_sysfs_root(void);
+
+/**
+ * Call @cb for every PCI function of class @class_id (0 = any), in address order: found
+ * with libpciaccess (class match, mask 0xffffff) on the real /sys, by reading the fake tree
+ * when NVP_SYSFS_ROOT is set. Needs no nvp_env_init(). Stops on a non-zero return and
+ * passes it back. \return 0, @cb's value, or -errno when the bus cannot be scanned.
+ */
+int nvp_env_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct nvp_env_pci_info *info),
+		     void *ctx);
+
+/** True if sysfs lists at least one IOMMU group: an IOMMU is on. */
+bool nvp_env_iommu_present(void);
+
+/**
+ * Is IOMMU group @group viable for vfio (every function in it bound to vfio-pci,
+ * pci-stub, pcieport or nothing)? If not, a sentence for people naming the function in
+ * the way and what to do goes into @why. \return 0 (viable), -EPERM (not viable),
+ * -ENOENT (no such group).
+ */
+int nvp_env_iommu_group_viable(int group, char *why, size_t whylen);
+
+/**
+ * Why a userspace driver cannot use function @info (bound to nvme, no driver, ...), or
+ * "" if it can (bound to vfio-pci or uio_pci_generic). \return 0 if usable, else -errno
+ * matching the sentence (-EBUSY bound to a kernel driver, -ENODEV no driver).
+ */
+int nvp_env_pci_usable(const struct nvp_env_pci_info *info, char *why, size_t whylen);
+
 struct nvp_pci_device;
 
 /**

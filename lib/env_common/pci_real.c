@@ -42,7 +42,7 @@ real_find_locked(const struct nvp_pci_addr *addr)
 }
 
 static void
-real_update(struct real_dev *rd, const struct env_pci_info *info)
+real_update(struct real_dev *rd, const struct nvp_env_pci_info *info)
 {
 	rd->pub.id = info->id;
 	rd->pub.numa_node = info->numa_node;
@@ -53,7 +53,7 @@ real_update(struct real_dev *rd, const struct env_pci_info *info)
 
 /* Scan callback: add new functions, refresh the ones nobody has attached to. */
 static int
-real_add(void *ctx, const struct env_pci_info *info)
+real_add(void *ctx, const struct nvp_env_pci_info *info)
 {
 	struct real_dev *rd;
 
@@ -97,7 +97,7 @@ real_rescan_locked(void)
 	TAILQ_FOREACH (rd, &g_real, link) {
 		rd->vanished = true;
 	}
-	rc = env_pci_scan(NVP_PCI_CLASS_NVME, real_add, NULL);
+	rc = nvp_env_pci_scan(NVP_PCI_CLASS_NVME, real_add, NULL);
 	if (rc != 0) {
 		NVP_WARNLOG("PCI scan for NVMe functions failed: %s", strerror(-rc));
 	}
@@ -156,7 +156,7 @@ real_skip_reason(const struct real_dev *rd, char *why, size_t len)
 	} else if (strcmp(drv, "nvme") == 0) {
 		snprintf(why, len, "bound to nvme (kernel driver): run scripts/setup.sh config");
 	} else if (strcmp(drv, "vfio-pci") == 0 && rd->iommu_group >= 0 &&
-		   env_iommu_group_viable(rd->iommu_group, why, len) != 0) {
+		   nvp_env_iommu_group_viable(rd->iommu_group, why, len) != 0) {
 		return; /* @why says which function of the group is in the way */
 	} else if (strcmp(drv, "vfio-pci") != 0 && strcmp(drv, "uio_pci_generic") != 0) {
 		snprintf(why, len,
@@ -247,7 +247,7 @@ env_nvme_bar_check(const struct real_dev *rd, const volatile void *bar, uint64_t
 static int
 real_open(struct real_dev *rd)
 {
-	struct env_pci_info info;
+	struct nvp_env_pci_info info;
 	char why[256];
 	int rc;
 
@@ -258,11 +258,11 @@ real_open(struct real_dev *rd)
 		rd->vanished = true;
 		NVP_ERRLOG("%s: the function vanished (%s/bus/pci/devices/%s is gone): removed "
 			   "or hot-unplugged; check lspci and rescan",
-			   rd->bdf, env_sysfs_root(), rd->bdf);
+			   rd->bdf, nvp_env_sysfs_root(), rd->bdf);
 		return -ENODEV;
 	}
 	real_update(rd, &info);
-	rc = env_pci_usable(&info, why, sizeof(why));
+	rc = nvp_env_pci_usable(&info, why, sizeof(why));
 	if (rc != 0) {
 		NVP_ERRLOG("%s", why);
 		return rc;

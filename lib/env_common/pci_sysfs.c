@@ -23,7 +23,7 @@
 #define MAX_FUNCS 256
 
 const char *
-env_sysfs_root(void)
+nvp_env_sysfs_root(void)
 {
 	const char *root = getenv("NVP_SYSFS_ROOT");
 
@@ -33,13 +33,13 @@ env_sysfs_root(void)
 bool
 env_sysfs_is_fake(void)
 {
-	return strcmp(env_sysfs_root(), "/sys") != 0;
+	return strcmp(nvp_env_sysfs_root(), "/sys") != 0;
 }
 
 static void
 dev_path(char *buf, size_t len, const char *bdf, const char *file)
 {
-	snprintf(buf, len, "%s/bus/pci/devices/%s%s%s", env_sysfs_root(), bdf, file ? "/" : "",
+	snprintf(buf, len, "%s/bus/pci/devices/%s%s%s", nvp_env_sysfs_root(), bdf, file ? "/" : "",
 		 file ? file : "");
 }
 
@@ -97,7 +97,7 @@ read_link_base(const char *bdf, const char *file, char *out, size_t len)
 }
 
 int
-env_pci_sysfs_read(const char *bdf, struct env_pci_info *info)
+env_pci_sysfs_read(const char *bdf, struct nvp_env_pci_info *info)
 {
 	long long v[6];
 	static const char *const files[] = { "vendor",           "device", "subsystem_vendor",
@@ -134,14 +134,14 @@ env_pci_sysfs_read(const char *bdf, struct env_pci_info *info)
 /* ---- the bus scan ---- */
 
 struct scan_list {
-	struct env_pci_info *v;
+	struct nvp_env_pci_info *v;
 	size_t n;
 };
 
 static void
 scan_add(struct scan_list *list, uint32_t class_id, const char *bdf)
 {
-	struct env_pci_info *info;
+	struct nvp_env_pci_info *info;
 
 	if (list->n == MAX_FUNCS) {
 		return;
@@ -162,7 +162,7 @@ scan_fake(struct scan_list *list, uint32_t class_id)
 	struct dirent *de;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/bus/pci/devices", env_sysfs_root());
+	snprintf(path, sizeof(path), "%s/bus/pci/devices", nvp_env_sysfs_root());
 	d = opendir(path);
 	if (d == NULL) {
 		return errno == ENOENT ? 0 : -errno;
@@ -216,14 +216,15 @@ scan_pciaccess(struct scan_list *list, uint32_t class_id)
 static int
 info_cmp(const void *a, const void *b)
 {
-	return nvp_pci_addr_compare(&((const struct env_pci_info *)a)->addr,
-				    &((const struct env_pci_info *)b)->addr);
+	return nvp_pci_addr_compare(&((const struct nvp_env_pci_info *)a)->addr,
+				    &((const struct nvp_env_pci_info *)b)->addr);
 }
 
 int
-env_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct env_pci_info *info), void *ctx)
+nvp_env_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct nvp_env_pci_info *info),
+		 void *ctx)
 {
-	struct scan_list list = { calloc(MAX_FUNCS, sizeof(struct env_pci_info)), 0 };
+	struct scan_list list = { calloc(MAX_FUNCS, sizeof(struct nvp_env_pci_info)), 0 };
 	size_t i;
 	int rc;
 
@@ -242,14 +243,14 @@ env_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct env_pci_info *
 /* ---- IOMMU ---- */
 
 bool
-env_iommu_present(void)
+nvp_env_iommu_present(void)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	bool found = false;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/kernel/iommu_groups", env_sysfs_root());
+	snprintf(path, sizeof(path), "%s/kernel/iommu_groups", nvp_env_sysfs_root());
 	d = opendir(path);
 	if (d == NULL) {
 		return false;
@@ -270,7 +271,7 @@ driver_vfio_compatible(const char *driver)
 }
 
 int
-env_iommu_group_viable(int group, char *why, size_t whylen)
+nvp_env_iommu_group_viable(int group, char *why, size_t whylen)
 {
 	char path[PATH_MAX], driver[32];
 	struct dirent *de;
@@ -278,7 +279,8 @@ env_iommu_group_viable(int group, char *why, size_t whylen)
 	DIR *d;
 
 	why[0] = '\0';
-	snprintf(path, sizeof(path), "%s/kernel/iommu_groups/%d/devices", env_sysfs_root(), group);
+	snprintf(path, sizeof(path), "%s/kernel/iommu_groups/%d/devices", nvp_env_sysfs_root(),
+		 group);
 	d = opendir(path);
 	if (d == NULL) {
 		snprintf(why, whylen, "IOMMU group %d does not exist (%s)", group, path);
@@ -304,7 +306,7 @@ env_iommu_group_viable(int group, char *why, size_t whylen)
 }
 
 int
-env_pci_usable(const struct env_pci_info *info, char *why, size_t whylen)
+nvp_env_pci_usable(const struct nvp_env_pci_info *info, char *why, size_t whylen)
 {
 	why[0] = '\0';
 	if (strcmp(info->driver, "vfio-pci") == 0 || strcmp(info->driver, "uio_pci_generic") == 0) {

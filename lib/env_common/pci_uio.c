@@ -24,7 +24,7 @@
 static void
 uio_path(char *buf, size_t len, const struct real_dev *rd, const char *file)
 {
-	snprintf(buf, len, "%s/bus/pci/devices/%s/%s", env_sysfs_root(), rd->bdf, file);
+	snprintf(buf, len, "%s/bus/pci/devices/%s/%s", nvp_env_sysfs_root(), rd->bdf, file);
 }
 
 int

@@ -147,7 +147,7 @@ env_vfio_dev_open(struct real_dev *rd)
 			   rd->bdf);
 		return -ENODEV;
 	}
-	rc = env_iommu_group_viable(rd->iommu_group, why, sizeof(why));
+	rc = nvp_env_iommu_group_viable(rd->iommu_group, why, sizeof(why));
 	if (rc != 0) {
 		NVP_ERRLOG("%s: %s", rd->bdf, why);
 		return rc == -EPERM ? -EPERM : -ENODEV;

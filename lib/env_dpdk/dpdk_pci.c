@@ -46,7 +46,7 @@ env_backend_vfio_open(const char *bdf, int group, int *device_fd)
 			   bdf);
 		return -ENODEV;
 	}
-	snprintf(sysfs, sizeof(sysfs), "%s/bus/pci/devices", env_sysfs_root());
+	snprintf(sysfs, sizeof(sysfs), "%s/bus/pci/devices", nvp_env_sysfs_root());
 	rc = rte_vfio_setup_device(sysfs, bdf, device_fd, &info);
 	if (rc != 0) {
 		NVP_ERRLOG("%s: DPDK could not attach the function to its VFIO container (rc %d; "
@@ -63,7 +63,7 @@ env_backend_vfio_close(const char *bdf, int group, int device_fd)
 	char sysfs[256];
 
 	(void)group;
-	snprintf(sysfs, sizeof(sysfs), "%s/bus/pci/devices", env_sysfs_root());
+	snprintf(sysfs, sizeof(sysfs), "%s/bus/pci/devices", nvp_env_sysfs_root());
 	if (rte_vfio_release_device(sysfs, bdf, device_fd) != 0) {
 		NVP_WARNLOG("%s: DPDK could not release the VFIO device", bdf);
 	}
@@ -92,7 +92,7 @@ struct drivers_seen {
 };
 
 static int
-count_driver(void *ctx, const struct env_pci_info *info)
+count_driver(void *ctx, const struct nvp_env_pci_info *info)
 {
 	struct drivers_seen *seen = ctx;
 
@@ -109,7 +109,7 @@ env_dpdk_count_user_nvme(void)
 {
 	struct drivers_seen seen = { 0, 0 };
 
-	(void)env_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
+	(void)nvp_env_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
 	return seen.uio + seen.vfio;
 }
 
@@ -130,7 +130,7 @@ env_dpdk_want_iova_pa(const struct nvp_env_opts *opts, bool no_huge)
 	if (opts->no_pci || no_huge) {
 		return false;
 	}
-	(void)env_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
+	(void)nvp_env_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
 	if (seen.uio == 0) {
 		return false;
 	}

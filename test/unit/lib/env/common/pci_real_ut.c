@@ -90,12 +90,12 @@ map(const char *bdf, void **addr, uint64_t *size)
 /* ---- tests ---- */
 
 struct seen {
-	struct env_pci_info v[16];
+	struct nvp_env_pci_info v[16];
 	int n;
 };
 
 static int
-collect(void *ctx, const struct env_pci_info *info)
+collect(void *ctx, const struct nvp_env_pci_info *info)
 {
 	struct seen *s = ctx;
 
@@ -111,7 +111,7 @@ test_scan(void)
 	struct seen s = { .n = 0 };
 
 	CU_ASSERT_TRUE(env_sysfs_is_fake());
-	CU_ASSERT_EQUAL(env_pci_scan(NVP_PCI_CLASS_NVME, collect, &s), 0);
+	CU_ASSERT_EQUAL(nvp_env_pci_scan(NVP_PCI_CLASS_NVME, collect, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.n, 6); /* not the NIC, not the VGA function */
 	CU_ASSERT_STRING_EQUAL(s.v[0].bdf, "0000:01:00.0");
 	CU_ASSERT_STRING_EQUAL(s.v[0].driver, "nvme");
@@ -129,7 +129,7 @@ test_scan(void)
 	CU_ASSERT_EQUAL(s.v[5].numa_node, -1);
 
 	s.n = 0;
-	CU_ASSERT_EQUAL(env_pci_scan(0, collect, &s), 0);
+	CU_ASSERT_EQUAL(nvp_env_pci_scan(0, collect, &s), 0);
 	CU_ASSERT_EQUAL(s.n, 8);
 	CU_ASSERT_STRING_EQUAL(s.v[0].bdf, "0000:00:02.0");
 	CU_ASSERT_EQUAL(s.v[0].iommu_group, -1);
@@ -140,11 +140,11 @@ test_iommu(void)
 {
 	char why[256];
 
-	CU_ASSERT_TRUE(env_iommu_present());
-	CU_ASSERT_EQUAL(env_iommu_group_viable(2, why, sizeof(why)), 0);
-	CU_ASSERT_EQUAL(env_iommu_group_viable(5, why, sizeof(why)), -EPERM);
+	CU_ASSERT_TRUE(nvp_env_iommu_present());
+	CU_ASSERT_EQUAL(nvp_env_iommu_group_viable(2, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(nvp_env_iommu_group_viable(5, why, sizeof(why)), -EPERM);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "0000:05:00.1 in the same group is bound to e1000e"));
-	CU_ASSERT_EQUAL(env_iommu_group_viable(99, why, sizeof(why)), -ENOENT);
+	CU_ASSERT_EQUAL(nvp_env_iommu_group_viable(99, why, sizeof(why)), -ENOENT);
 }
 
 static int
