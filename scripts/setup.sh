@@ -25,6 +25,7 @@ HUGEMEM=${HUGEMEM:-2048}
 DRIVER_OVERRIDE=${DRIVER_OVERRIDE:-}
 PCI_ALLOWED=${PCI_ALLOWED:-}
 PCI_BLOCKED=${PCI_BLOCKED:-}
+NVME_WAIT=${NVME_WAIT:-30}
 NVME_CLASS=0x010802
 HP_DIR=$SYSFS/kernel/mm/hugepages/hugepages-2048kB
 
@@ -43,7 +44,8 @@ Usage: $(basename "$0") [config|status|reset|help] [--dry-run] [BDF ...]
           reason printed.
   status  print NVMe functions (BDF, vendor:device, driver, IOMMU group, NUMA node) and
           hugepages per NUMA node.
-  reset   give the functions back to the kernel nvme driver and release the hugepages.
+  reset   give the functions back to the kernel nvme driver, wait (NVME_WAIT) until
+          each controller is live, and release the hugepages.
   help    this text.
 
   --dry-run, -n  print what config/reset would bind, unbind and reserve; change nothing
@@ -55,6 +57,8 @@ Variables:
   DRIVER_OVERRIDE=name  bind to this driver instead (vfio-pci, uio_pci_generic, ...)
   PCI_ALLOWED="BDF ..." only these functions (default: all NVMe functions)
   PCI_BLOCKED="BDF ..." never these functions
+  NVME_WAIT=seconds     reset: how long to wait for a controller to become live
+                        (default 30; the nvme driver resets it after the bind returns)
 config and reset need root.
 EOF
 }
@@ -172,13 +176,42 @@ bind() {
 	if fake; then
 		mkdir -p "$SYSFS/bus/pci/drivers/${drv:-nvme}"
 		ln -sfn "../../drivers/${drv:-nvme}" "$d/driver"
-		return 0
+	else
+		if [ -e "$d/driver" ]; then echo "$bdf" >"$d/driver/unbind"; fi
+		if [ -n "$drv" ]; then echo "$drv" >"$d/driver_override"; else echo >"$d/driver_override"; fi
+		echo "$bdf" >"$SYSFS/bus/pci/drivers_probe" || true
 	fi
-	if [ -e "$d/driver" ]; then echo "$bdf" >"$d/driver/unbind"; fi
-	if [ -n "$drv" ]; then echo "$drv" >"$d/driver_override"; else echo >"$d/driver_override"; fi
-	echo "$bdf" >"$SYSFS/bus/pci/drivers_probe" || true
-	[ "$(link_base "$d/driver")" = "${drv:-nvme}" ] ||
+	if [ "$(link_base "$d/driver")" != "${drv:-nvme}" ]; then
 		echo "  $bdf: bound to '$(link_base "$d/driver" none)' instead of ${drv:-nvme} - see dmesg" >&2
+	elif [ -z "$drv" ]; then
+		wait_nvme_live "$bdf"
+	fi
+}
+
+# The nvme driver's probe returns before the controller is up: its reset (enable,
+# identify, I/O queues) and namespace scan run in a work queue. Whoever comes next - a
+# mount, nvme-cli, or a `setup.sh config` that unbinds it again, which then waits on that
+# reset in the kernel - should find it live. Waits while the controller's state is new,
+# resetting or connecting, at most NVME_WAIT seconds; any other state (live, dead, ...)
+# ends the wait, and a controller that is not live is reported.
+wait_nvme_live() {
+	local bdf="$1" c st="" n=0
+	while :; do
+		st=""
+		for c in "$SYSFS/bus/pci/devices/$bdf"/nvme/nvme*; do
+			[ -e "$c/state" ] && st=$(rd "$c/state" "")
+		done
+		case $st in new | resetting | connecting) ;; *) break ;; esac
+		if [ $n -ge $((NVME_WAIT * 10)) ]; then
+			echo "  $bdf: the nvme controller is still '$st' after ${NVME_WAIT}s - see dmesg" >&2
+			return 0
+		fi
+		sleep 0.1
+		n=$((n + 1))
+	done
+	if [ -n "$st" ] && [ "$st" != live ]; then
+		echo "  $bdf: the nvme controller is '$st', not live - see dmesg" >&2
+	fi
 }
 
 selected() {
@@ -274,6 +307,10 @@ dry_note() { if [ "$DRY_RUN" = 1 ]; then echo " (dry run: not done)"; fi; }
 cmd_reset() {
 	local bdf cur
 	[ "$DRY_RUN" = 1 ] || need_root reset
+	case $NVME_WAIT in
+	'' | *[!0-9]*) usage_error "NVME_WAIT must be a number of seconds, got '$NVME_WAIT'" ;;
+	esac
+	[ "${#NVME_WAIT}" -le 6 ] || usage_error "NVME_WAIT=$NVME_WAIT seconds is absurd: give the seconds to wait, e.g. 30"
 	for bdf in $(nvme_functions); do
 		selected "$bdf" || continue
 		cur=$(link_base "$SYSFS/bus/pci/devices/$bdf/driver")

@@ -94,17 +94,28 @@ has_feature() {
 }
 
 run_test() {
-	local name=$1 needs=$2 cmd=$3 f start rc secs nskip
+	local name=$1 needs=$2 cmd=$3 f start rc secs nskip wd
 	for f in $(echo "$needs" | tr ',' ' '); do
 		[ "$f" = - ] && continue
 		has_feature "$f" || { report "$name" SKIP 0.00 "needs $f"; return; }
 	done
 	echo "NVPRUN $NVP_MACHINE/$name: $cmd"
 	start=$(nvp_now)
+	# A test stuck in the kernel (uninterruptible sleep: a driver unbind waiting on a
+	# reset, say) outlives timeout's SIGKILL, and the boot's limit ends it without a
+	# word. The watchdog then puts the blocked tasks' stacks on the console for the judge.
+	(
+		sleep $((NVP_TEST_TIMEOUT + 20))
+		echo "NVPHUNG $NVP_MACHINE/$name: still running $((NVP_TEST_TIMEOUT + 20))s after its start; blocked tasks:"
+		echo w >/proc/sysrq-trigger
+		dmesg | tail -n 60 | sed 's/^/    ! /'
+	) &
+	wd=$!
 	(
 		cd /nvp && timeout -s KILL "$NVP_TEST_TIMEOUT" sh -c ". /nvp/qemu/lib.sh; $cmd" </dev/null 2>&1
 		echo $? >/tmp/nvp_rc
 	) | tee /tmp/nvp_out | sed 's/^/    | /'
+	kill "$wd" 2>/dev/null
 	rc=$(cat /tmp/nvp_rc)
 	# Parts a test skipped itself: "SKIP (reason)" / "SKIP: reason" at a line's start or
 	# after CUnit's "Test: name ..." prefix.

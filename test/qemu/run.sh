@@ -86,6 +86,14 @@ judge() {
 	fi
 	if ! tr -d '\r' <"$logf" | grep "^NVPDONE $machine " >/dev/null; then
 		echo "  -> FAIL: no NVPDONE marker: the guest crashed, hung or was killed (see $logf)"
+		# The test that was running (an NVPRUN without its NVPTEST) and the end of the
+		# console: its last output and any kernel messages (a hung task's stack, a panic),
+		# so that a log kept only as this summary still says where the guest stopped.
+		tr -d '\r' <"$logf" | awk '$1 == "NVPRUN" { run = $2; sub(/:$/, "", run) }
+			$1 == "NVPTEST" { run = "" }
+			END { if (run != "") print "     still running: " run " (no result line)" }'
+		echo "     the console's last lines:"
+		tr -d '\r' <"$logf" | tail -n 60 | sed 's/^/     | /'
 		bad=1
 	else
 		echo "  $(tr -d '\r' <"$logf" | grep "^NVPDONE $machine ")"
@@ -105,12 +113,16 @@ selftest() {
 	local d t rc bad=0 ok='NVPTEST pc/a PASS 1.00
 NVPTEST pc/b SKIP 0.00 needs pcie'
 	d=$(mktemp -d)
-	check() { # NAME WANT_RC LOG_TEXT
+	check() { # NAME WANT_RC LOG_TEXT [PATTERN the judge must print]
 		printf '%s\r\n' "$3" >"$d/log"
 		rc=0
 		judge pc "$d/log" >"$d/out" 2>&1 || rc=$?
 		if [ "$rc" -ne "$2" ]; then
 			echo "judge selftest: $1: exit $rc, want $2"
+			cat "$d/out"
+			bad=1
+		elif [ -n "${4:-}" ] && ! grep -qE -- "$4" "$d/out"; then
+			echo "judge selftest: $1: no line matching '$4' in:"
 			cat "$d/out"
 			bad=1
 		fi
@@ -119,6 +131,10 @@ NVPTEST pc/b SKIP 0.00 needs pcie'
 	check test-fail 1 "$ok"$'\n''NVPTEST pc/c FAIL 2.00 exit status 1'$'\n''NVPDONE pc pass=1 fail=1 skip=1'
 	check part 0 "$ok"$'\n''NVPTEST pc/d PART 1.00 1 part(s) skipped: SKIP (needs the software controller): x;'$'\n''NVPDONE pc pass=1 part=1 fail=0 skip=1'
 	check no-marker 1 "$ok"
+	check hung-test 1 "$ok"$'\n''NVPRUN pc/c: sh -c stuck'$'\n''    | started'$'\n''INFO: task sh:99 blocked for more than 120 seconds.' \
+		'still running: pc/c \(no result line\)'
+	check hung-test-tail 1 "$ok"$'\n''NVPRUN pc/c: sh -c stuck'$'\n''INFO: task sh:99 blocked for more than 120 seconds.' \
+		'\| INFO: task sh:99 blocked'
 	check other-machine-marker 1 "$ok"$'\n''NVPDONE q35 pass=1 fail=0 skip=1'
 	for t in 'DMAR: [DMA Read NO_PASID] Request device [00:04.0] fault addr 0x7f0000 [fault reason 0x06] PTE Read access is not set' \
 		'DMAR: DRHD: handling fault status reg 2' \

@@ -90,6 +90,37 @@ check "bad HUGEMEM refused" "$out" "HUGEMEM must be a number of MiB, got 'lots'"
 "$setup" nonsense >/dev/null 2>&1
 check "unknown command exits 2" "$?" '^2$'
 
+# reset waits for the kernel's controller to come up: the driver's reset work runs after
+# the bind returns, and whoever unbinds or uses the function next must not race it.
+fresh
+"$setup" config 02:00.0 >/dev/null 2>&1
+mkdir -p "$tmp/sys/bus/pci/devices/0000:02:00.0/nvme/nvme1"
+echo resetting >"$tmp/sys/bus/pci/devices/0000:02:00.0/nvme/nvme1/state"
+(sleep 0.5 && echo live >"$tmp/sys/bus/pci/devices/0000:02:00.0/nvme/nvme1/state") &
+start=$(date +%s%N)
+out=$(NVME_WAIT=20 "$setup" reset 02:00.0 2>&1)
+rc=$?
+waited=$((($(date +%s%N) - start) / 1000000))
+wait
+check "reset of a resetting controller: done, no warning" "$rc:$out" '^0:  0000:02:00.0: vfio-pci -> nvme$'
+if [ "$waited" -lt 400 ] || grep -q 'see dmesg' <<<"$out"; then
+	echo "FAIL reset returned after ${waited} ms, before the controller was live: $out"
+	fails=$((fails + 1))
+else
+	echo "ok   reset waited for the controller to be live (${waited} ms)"
+fi
+"$setup" config 02:00.0 >/dev/null 2>&1
+echo connecting >"$tmp/sys/bus/pci/devices/0000:02:00.0/nvme/nvme1/state"
+out=$(NVME_WAIT=1 "$setup" reset 02:00.0 2>&1)
+check "reset: a controller that stays down is reported, the wait is bounded" "$?:$out" \
+	"^0:  0000:02:00.0: the nvme controller is still 'connecting' after 1s - see dmesg"
+"$setup" config 02:00.0 >/dev/null 2>&1
+echo dead >"$tmp/sys/bus/pci/devices/0000:02:00.0/nvme/nvme1/state"
+out=$("$setup" reset 02:00.0 2>&1)
+check "reset: a dead controller is reported at once" "$out" "0000:02:00.0: the nvme controller is 'dead', not live"
+out=$(NVME_WAIT=soon "$setup" reset 2>&1)
+check "bad NVME_WAIT exits 2" "$?:$out" "^2:setup.sh: NVME_WAIT must be a number of seconds, got 'soon'"
+
 # Arguments: nothing is silently ignored.
 fresh
 out=$("$setup" config --frobnicate 2>&1)
