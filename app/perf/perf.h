@@ -58,6 +58,7 @@ struct perf_opts {
 	uint32_t time_s;        /* -t */
 	uint32_t warmup_s;      /* -a: run this long first, then discard and measure */
 	uint32_t io_timeout_ms; /* --io-timeout: per-request deadline, bounds the drain */
+	uint32_t think_ns;      /* --think-ns: spin this long after each completion */
 	uint64_t core_mask;     /* -c */
 	const char *trids[PERF_MAX_TRIDS];
 	uint32_t num_trids;
@@ -199,11 +200,13 @@ struct perf_loop {
 	bool draining;           /* completions must not submit again */
 	uint64_t ios;            /* mirrors of the live counters, stored relaxed */
 	uint64_t lat_ticks;
+	uint64_t think_ticks; /* --think-ns in ticks; 0 = none */
 };
 
 /* Submit, poll until the window ends or a signal, drain. \return 0 or -errno. */
 int perf_loop_run(struct perf_loop *l);
-/* A completion's bookkeeping: histogram, counters, the live counters for progress. */
+/* A completion's bookkeeping: histogram, counters, the live counters for progress; then
+ * --think-ns of spinning, before the caller submits again. */
 void perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
 		      bool error);
 /* Both start barriers; thread 0 sets io_start_ticks and start_ticks (after -a). */

@@ -5,8 +5,8 @@
  * {
  *   "status":  "ok" | "interrupted" (SIGINT/SIGTERM: the time that ran) | "failed",
  *   "error":   why (only when failed; a failed run has no results, total, histogram),
- *   "config":  { queue_depth, io_size, workload, read_percent, time_s, core_mask,
- *                qpairs_per_ns, trids: [..] },
+ *   "config":  { queue_depth, io_size, workload, read_percent, time_s, warmup_s,
+ *                io_timeout_ms, think_ns, core_mask, qpairs_per_ns, trids: [..] },
  *   "results": [ { device, nsid, core, ios, reads, writes, errors, elapsed_s, iops, mib_s,
  *                  latency_us: { mean, min, max, p50, p90, p99, p99_9, p99_99 } } ],
  *   "total":   { ios, errors, iops, mib_s, latency_us: {..}, cpu: { total_s,
@@ -57,6 +57,7 @@ config_obj(const struct perf_run *run)
 	json_object_object_add(o, "time_s", json_object_new_int64(op->time_s));
 	json_object_object_add(o, "warmup_s", json_object_new_int64(op->warmup_s));
 	json_object_object_add(o, "io_timeout_ms", json_object_new_int64(op->io_timeout_ms));
+	json_object_object_add(o, "think_ns", json_object_new_int64(op->think_ns));
 	json_object_object_add(o, "core_mask", json_object_new_string(mask));
 	json_object_object_add(o, "qpairs_per_ns", json_object_new_int64(op->qpairs_per_ns));
 	for (i = 0; i < op->num_trids; i++) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "nvpoll/barrier.h"
 #include "nvpoll/env.h"
 
 #include "perf.h"
@@ -20,6 +21,22 @@ struct progress {
 	uint64_t print_ios, print_lat;   /* at the last progress line */
 	uint64_t print_ticks;
 };
+
+/*
+ * --think-ns: the work an application does with each completed I/O before it sends the
+ * next, as a spin (fio's thinktime_spin, per I/O). It runs inside the completion, so it
+ * is serialised with the device's work as an application's own would be; the run's CPU
+ * per I/O includes it.
+ */
+static __attribute__((noinline)) void
+think(uint64_t ticks)
+{
+	uint64_t end = nvp_env_get_ticks() + ticks;
+
+	while (nvp_env_get_ticks() < end) {
+		nvp_pause();
+	}
+}
 
 void
 perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
@@ -39,6 +56,9 @@ perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bo
 	l->lat_ticks += lat;
 	atomic_store_explicit(&l->thread->live_ios, l->ios, memory_order_relaxed);
 	atomic_store_explicit(&l->thread->live_lat_ticks, l->lat_ticks, memory_order_relaxed);
+	if (__builtin_expect(l->think_ticks != 0, 0)) {
+		think(l->think_ticks);
+	}
 }
 
 static void
@@ -240,6 +260,10 @@ perf_loop_run(struct perf_loop *l)
 	int rc;
 
 	l->measuring = run->opts.warmup_s == 0;
+	l->think_ticks = run->opts.think_ns * run->ticks_hz / 1000000000u;
+	if (run->opts.think_ns != 0 && l->think_ticks == 0) {
+		l->think_ticks = 1;
+	}
 	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
 	p.next_print = run->io_start_ticks + run->ticks_hz;
 	p.print_ticks = run->io_start_ticks;

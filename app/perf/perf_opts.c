@@ -23,6 +23,7 @@ enum {
 	OPT_JSON_CONFIG,
 	OPT_BDEV_CONFIG,
 	OPT_POLL,
+	OPT_THINK_NS,
 };
 
 static const struct option g_long_opts[] = {
@@ -30,6 +31,7 @@ static const struct option g_long_opts[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "io-timeout", required_argument, NULL, OPT_IO_TIMEOUT },
+	{ "think-ns", required_argument, NULL, OPT_THINK_NS },
 	{ "json-config", required_argument, NULL, OPT_JSON_CONFIG },
 	{ "bdev-config", required_argument, NULL, OPT_BDEV_CONFIG },
 	{ "poll", required_argument, NULL, OPT_POLL },
@@ -71,6 +73,9 @@ usage(FILE *f, const char *prog)
 		"  --io-timeout MS  per-request timeout, 1..3600000 (default %u): an I/O\n"
 		"               older than this is aborted by the driver (then the controller\n"
 		"               reset); it also bounds the wait for I/O still out at the end\n"
+		"  --think-ns NS  after each completion spin NS nanoseconds, 0..10000000 (default\n"
+		"               0), before submitting again: an application's work per I/O\n"
+		"               (fio's thinktime_spin), counted in the CPU per I/O\n"
 		"  --json FILE  write the results as JSON (\"-\": to standard output, the report\n"
 		"               then goes to standard error); a failed run writes\n"
 		"               {\"status\": \"failed\", \"error\": ...}\n"
@@ -244,6 +249,8 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 	case OPT_IO_TIMEOUT:
 		return parse_u32(prog, "--io-timeout milliseconds", arg, 1, 3600000,
 				 &o->io_timeout_ms);
+	case OPT_THINK_NS:
+		return parse_u32(prog, "--think-ns nanoseconds", arg, 0, 10000000, &o->think_ns);
 	case 'c':
 		return parse_core_mask(o, prog, arg);
 	case 'r':

@@ -101,7 +101,14 @@ test_all_flags(void)
 	CU_ASSERT_EQUAL(parse("-a 3 --io-timeout 250 -t 2"), 0);
 	CU_ASSERT_EQUAL(g_o.warmup_s, 3);
 	CU_ASSERT_EQUAL(g_o.io_timeout_ms, 250);
+	CU_ASSERT_EQUAL(g_o.think_ns, 0);
 	CU_ASSERT_STRING_EQUAL(g_o.cmdline, "-a 3 --io-timeout 250 -t 2");
+	CU_ASSERT_EQUAL(parse("--think-ns 2500"), 0);
+	CU_ASSERT_EQUAL(g_o.think_ns, 2500);
+	CU_ASSERT_STRING_EQUAL(g_o.cmdline, "--think-ns 2500");
+	CU_ASSERT_EQUAL(parse("--think-ns x"), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--think-ns 10000001"), -EINVAL);
+	CU_ASSERT_EQUAL(parse("--think-ns -1"), -EINVAL);
 	CU_ASSERT_EQUAL(parse("--json -"), 0);
 	CU_ASSERT_STRING_EQUAL(g_o.json_path, "-");
 }
