@@ -278,6 +278,24 @@ nvp_bench_perf() {
 		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors}' "$out")"
 }
 
+# nvp_bench_perf_think QD: nvp_perf with fio's own work per I/O added to its completions:
+# --think-ns is the CPU per I/O fio's null engine measured in this boot
+# (nvp_bench_fio_null QD must have run). It answers where the fio engine's IOPS go: if
+# the engine reaches this line's IOPS, what it loses against plain nvp_perf is fio's work,
+# serialised with the device's as any application's would be, not the engine's.
+nvp_bench_perf_think() {
+	local out=/tmp/perf-think-qd$1.json null=/tmp/fio-null-qd$1.json ns
+	[ -f "$null" ] || { nvp_fail "no $null: run nvp_bench_fio_null $1 first"; return 1; }
+	ns=$(jq '.jobs[0] | (.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000000 / .read.total_ios | floor' "$null") ||
+		{ nvp_fail "cannot read fio's CPU per I/O from $null"; return 1; }
+	echo "fio null engine: $ns ns of CPU per I/O in this boot: nvp_perf --think-ns $ns"
+	nvp_perf -r "trtype:PCIe traddr:$NVP_BENCH_BDF" -q "$1" -o 4096 -w randread \
+		-t "$NVP_BENCH_SECS" --think-ns "$ns" --json "$out" || { nvp_fail "nvp_perf exit $?"; return 1; }
+	echo "NVPBENCH nvpoll-think $1 $(jq -c --argjson ns "$ns" '.total | {iops: .iops, ios: .ios,
+		mean_us: .latency_us.mean, p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us,
+		think_ns: $ns, errors: .errors}' "$out")"
+}
+
 # nvp_bench_poll MODE QD: nvp_perf with its I/O thread waiting by MODE (lib/poll: classic,
 # hybrid, hybrid:mean, fixed:US, irq - MSI-X on q35, INTx on pc). One line
 #   NVPPOLL <mode> <qd> {iops, mean_us, p50_us, p99_us, cpu_pct, cpu_us_per_io, sleeps, ...}

@@ -165,7 +165,7 @@ fi
 # nvpoll's engine reaches, fio_null_vs_perf_qd32 where fio itself stands against nvp_perf.
 bench_table() {
 	local logf=$1 lines
-	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(kernel\|nvpoll\|fio-[a-z0-9]*\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
+	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(kernel\|nvpoll\|nvpoll-think\|fio-[a-z0-9]*\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
 	[ -n "$lines" ] || { echo "no NVPBENCH lines in $logf"; return 1; }
 	echo
 	echo "Benchmark: 4 KiB random reads, $(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBOOT \([a-z0-9]*\) .*/\1/p' | head -1) guest under TCG ($logf)"
@@ -184,13 +184,13 @@ bench_table() {
 		END {
 			for (k in n) { iops[k] /= n[k]; mean[k] /= n[k]; p99[k] /= n[k]; cpu[k] /= n[k] }
 			printf "  %-22s %4s %10s %10s %10s %12s %9s %4s\n", "driver", "QD", "IOPS", "mean us", "p99 us", "CPU us/IO", "I/Os", "runs"
-			split("kernel nvpoll fio-nvpoll fio-plain fio-null", who, " ")
-			split("kernel io_uring hipri|nvpoll nvp_perf|nvpoll fio engine|fio engine, defaults|fio null engine", label, "|")
+			split("kernel nvpoll fio-nvpoll fio-plain fio-null nvpoll-think", who, " ")
+			split("kernel io_uring hipri|nvpoll nvp_perf|nvpoll fio engine|fio engine, defaults|fio null engine|nvp_perf + fio work", label, "|")
 			nq = split("1 32", order, " ")
 			for (i = 1; i <= nq; i++) {
 				q = order[i]
 				if (!(q in qds)) continue
-				for (w = 1; w <= 5; w++) {
+				for (w = 1; w <= 6; w++) {
 					k = who[w] " " q
 					if (k in iops)
 						printf "  %-22s %4s %10.0f %10.1f %10.1f %12.1f %9d %4d\n", label[w], q, iops[k], mean[k], p99[k], cpu[k], ios[k], n[k]
@@ -206,19 +206,21 @@ bench_table() {
 						printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %11.2fx\n", "ratio " substr(xw[x], 5) "/perf", q,
 							iops[k] / iops[kd], mean[k] / mean[kd], p99[k] / p99[kd], cpu[k] / cpu[kd]
 				}
-				for (w = 2; w <= 5; w++) {
-					kn = who[w] " " q
-					kd = (w == 2 ? "kernel " : "nvpoll ") q
+				# w = 7: the fio engine against nvp_perf doing the work of fio per I/O (think)
+				for (w = 2; w <= 7; w++) {
+					kn = (w == 7 ? "fio-nvpoll" : who[w]) " " q
+					kd = (w == 2 ? "kernel " : w == 7 ? "nvpoll-think " : "nvpoll ") q
 					if ((kd in iops) && (kn in iops) && iops[kd] > 0 && mean[kd] > 0 && p99[kd] > 0 && cpu[kd] > 0)
 						printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %11.2fx\n",
-							"ratio " (w == 2 ? "nvp_perf/kernel" : w == 3 ? "fio eng/nvp_perf" : w == 4 ? "fio dflt/perf" : "fio null/perf"), q,
+							"ratio " (w == 2 ? "nvp_perf/kernel" : w == 3 ? "fio eng/nvp_perf" : w == 4 ? "fio dflt/perf" : w == 5 ? "fio null/perf" : w == 6 ? "perf+work/perf" : "fio eng/perf+work"), q,
 							iops[kn] / iops[kd], mean[kn] / mean[kd], p99[kn] / p99[kd], cpu[kn] / cpu[kd]
 				}
 			}
-			printf "RESULT fio_vs_perf_qd1=%s fio_vs_perf_qd32=%s fio_plain_vs_perf_qd32=%s perf_vs_kernel_qd1=%s perf_vs_kernel_qd32=%s fio_vs_kernel_qd32=%s fio_null_vs_perf_qd32=%s fio_vs_fio_null_qd32=%s\n",
+			printf "RESULT fio_vs_perf_qd1=%s fio_vs_perf_qd32=%s fio_plain_vs_perf_qd32=%s perf_vs_kernel_qd1=%s perf_vs_kernel_qd32=%s fio_vs_kernel_qd32=%s fio_null_vs_perf_qd32=%s fio_vs_fio_null_qd32=%s fio_vs_perf_work_qd32=%s\n",
 				ratio("fio-nvpoll 1", "nvpoll 1"), ratio("fio-nvpoll 32", "nvpoll 32"), ratio("fio-plain 32", "nvpoll 32"),
 				ratio("nvpoll 1", "kernel 1"), ratio("nvpoll 32", "kernel 32"), ratio("fio-nvpoll 32", "kernel 32"),
-				ratio("fio-null 32", "nvpoll 32"), ratio("fio-nvpoll 32", "fio-null 32")
+				ratio("fio-null 32", "nvpoll 32"), ratio("fio-nvpoll 32", "fio-null 32"),
+				ratio("fio-nvpoll 32", "nvpoll-think 32")
 		}'
 }
 
