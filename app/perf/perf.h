@@ -126,12 +126,14 @@ struct perf_thread {
 	_Atomic uint64_t live_ios;
 	_Atomic uint64_t live_lat_ticks;
 	/* Results, set when the thread ends. */
-	uint64_t elapsed_ticks; /* the measured window (warm-up and drain excluded) */
-	uint64_t cpu_ns;        /* the thread's CPU time in that same window */
-	uint64_t cpu_start_ns;  /* the thread's CPU clock as the window opened */
-	int setup_rc;           /* -errno if the thread could not start its I/O */
-	int rc;                 /* 0, or -errno if setup failed or the controller failed */
-	struct nvp_poll_stats poll_stats; /* --poll: what the waiter did */
+	uint64_t elapsed_ticks;          /* the measured window (warm-up and drain excluded) */
+	uint64_t cpu_ns;                 /* the thread's CPU time in that same window */
+	uint64_t cpu_start_ns;           /* the thread's CPU clock as the window opened */
+	int setup_rc;                    /* -errno if the thread could not start its I/O */
+	int rc;                          /* 0, or -errno if setup failed or the controller failed */
+	struct nvp_poll_waiter *waiter;  /* --poll, else NULL */
+	struct nvp_poll_stats poll_base; /* its counters as the window opened */
+	struct nvp_poll_stats poll_stats; /* --poll: what it did in the window */
 	bool has_poll_stats;
 };
 
@@ -259,6 +261,10 @@ bool perf_poll_wants_irq(const struct perf_opts *o);
 int perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
 		    struct nvp_nvme_qpair *const *qpairs, uint32_t n, struct nvp_poll_waiter **out);
 void perf_poll_teardown(struct perf_thread *th, struct nvp_poll_waiter *w);
+/* The measured window opens (after the warm-up) and closes (before the drain): the
+ * waiter's counters are reported for the window only, as the I/Os and the CPU time are. */
+void perf_poll_window_start(struct perf_thread *th);
+void perf_poll_window_end(struct perf_thread *th);
 void perf_poll_report(const struct perf_run *run, FILE *f);
 void perf_emu_lateness_report(const struct perf_run *run, FILE *f);
 

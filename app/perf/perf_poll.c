@@ -51,6 +51,8 @@ perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
 	if (rc != 0) {
 		fprintf(stderr, "core %u: --poll %s: cannot set up the waiter: %s\n", th->core,
 			o->poll_mode, strerror(-rc));
+	} else {
+		th->waiter = *out;
 	}
 	return rc;
 }
@@ -59,10 +61,46 @@ void
 perf_poll_teardown(struct perf_thread *th, struct nvp_poll_waiter *w)
 {
 	if (w != NULL) {
-		nvp_poll_waiter_get_stats(w, &th->poll_stats);
-		th->has_poll_stats = true;
+		th->waiter = NULL;
 		nvp_poll_waiter_destroy(w);
 	}
+}
+
+void
+perf_poll_window_start(struct perf_thread *th)
+{
+	if (th->waiter != NULL) {
+		nvp_poll_waiter_get_stats(th->waiter, &th->poll_base);
+	}
+}
+
+void
+perf_poll_window_end(struct perf_thread *th)
+{
+	const struct nvp_poll_stats *b = &th->poll_base;
+	struct nvp_poll_stats *s = &th->poll_stats;
+
+	if (th->waiter == NULL) {
+		return;
+	}
+	nvp_poll_waiter_get_stats(th->waiter, s);
+	/* the counters, less what the warm-up counted; wake_cost_ns and sleep_cpu_ns are
+	 * current estimates, kept as they are */
+	s->polls -= b->polls;
+	s->spins -= b->spins;
+	s->sleeps -= b->sleeps;
+	s->sleep_ns -= b->sleep_ns;
+	s->sleep_late_ns -= b->sleep_late_ns;
+	s->oversleeps -= b->oversleeps;
+	s->irq_waits -= b->irq_waits;
+	s->irq_timeouts -= b->irq_timeouts;
+	s->samples -= b->samples;
+	s->samples_skipped -= b->samples_skipped;
+	s->relearns -= b->relearns;
+	s->wake_probes -= b->wake_probes;
+	s->wait_ns -= b->wait_ns;
+	s->slept_ns -= b->slept_ns;
+	th->has_poll_stats = true;
 }
 
 void
