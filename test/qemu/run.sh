@@ -186,6 +186,9 @@ bench_table() {
 			printf "  %-22s %4s %10s %10s %10s %12s %9s %4s\n", "driver", "QD", "IOPS", "mean us", "p99 us", "CPU us/IO", "I/Os", "runs"
 			split("kernel nvpoll fio-nvpoll fio-plain fio-null nvpoll-think", who, " ")
 			split("kernel io_uring hipri|nvpoll nvp_perf|nvpoll fio engine|fio engine, defaults|fio null engine|nvp_perf + fio work", label, "|")
+			nr = split("nvpoll fio-nvpoll fio-plain fio-null nvpoll-think fio-nvpoll", rnum, " ")
+			split("kernel nvpoll nvpoll nvpoll nvpoll nvpoll-think", rden, " ")
+			split("nvp_perf/kernel|fio eng/nvp_perf|fio dflt/perf|fio null/perf|perf+work/perf|fio eng/perf+work", rlabel, "|")
 			nq = split("1 32", order, " ")
 			for (i = 1; i <= nq; i++) {
 				q = order[i]
@@ -206,13 +209,13 @@ bench_table() {
 						printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %11.2fx\n", "ratio " substr(xw[x], 5) "/perf", q,
 							iops[k] / iops[kd], mean[k] / mean[kd], p99[k] / p99[kd], cpu[k] / cpu[kd]
 				}
-				# w = 7: the fio engine against nvp_perf doing the work of fio per I/O (think)
-				for (w = 2; w <= 7; w++) {
-					kn = (w == 7 ? "fio-nvpoll" : who[w]) " " q
-					kd = (w == 2 ? "kernel " : w == 7 ? "nvpoll-think " : "nvpoll ") q
+				# the ratio rows: numerator, denominator, label (the last: the fio engine
+				# against nvp_perf doing the work of fio per I/O)
+				for (r = 1; r <= nr; r++) {
+					kn = rnum[r] " " q
+					kd = rden[r] " " q
 					if ((kd in iops) && (kn in iops) && iops[kd] > 0 && mean[kd] > 0 && p99[kd] > 0 && cpu[kd] > 0)
-						printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %11.2fx\n",
-							"ratio " (w == 2 ? "nvp_perf/kernel" : w == 3 ? "fio eng/nvp_perf" : w == 4 ? "fio dflt/perf" : w == 5 ? "fio null/perf" : w == 6 ? "perf+work/perf" : "fio eng/perf+work"), q,
+						printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %11.2fx\n", "ratio " rlabel[r], q,
 							iops[kn] / iops[kd], mean[kn] / mean[kd], p99[kn] / p99[kd], cpu[kn] / cpu[kd]
 				}
 			}
