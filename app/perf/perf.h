@@ -131,7 +131,6 @@ struct perf_thread {
 	uint64_t cpu_start_ns;           /* the thread's CPU clock as the window opened */
 	int setup_rc;                    /* -errno if the thread could not start its I/O */
 	int rc;                          /* 0, or -errno if setup failed or the controller failed */
-	struct nvp_poll_waiter *waiter;  /* --poll, else NULL */
 	struct nvp_poll_stats poll_base; /* its counters as the window opened */
 	struct nvp_poll_stats poll_stats; /* --poll: what it did in the window */
 	bool has_poll_stats;
@@ -202,7 +201,8 @@ struct perf_loop {
 	bool draining;           /* completions must not submit again */
 	uint64_t ios;            /* mirrors of the live counters, stored relaxed */
 	uint64_t lat_ticks;
-	uint64_t think_ticks; /* --think-ns in ticks; 0 = none */
+	uint64_t think_ticks;           /* --think-ns in ticks; 0 = none */
+	struct nvp_poll_waiter *waiter; /* --poll, else NULL */
 };
 
 /* Submit, poll until the window ends or a signal, drain. \return 0 or -errno. */
@@ -260,11 +260,11 @@ int perf_poll_opts(const struct perf_opts *o, struct nvp_poll_opts *po);
 bool perf_poll_wants_irq(const struct perf_opts *o);
 int perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
 		    struct nvp_nvme_qpair *const *qpairs, uint32_t n, struct nvp_poll_waiter **out);
-void perf_poll_teardown(struct perf_thread *th, struct nvp_poll_waiter *w);
+void perf_poll_teardown(struct nvp_poll_waiter *w);
 /* The measured window opens (after the warm-up) and closes (before the drain): the
  * waiter's counters are reported for the window only, as the I/Os and the CPU time are. */
-void perf_poll_window_start(struct perf_thread *th);
-void perf_poll_window_end(struct perf_thread *th);
+void perf_poll_window_start(struct perf_thread *th, struct nvp_poll_waiter *w);
+void perf_poll_window_end(struct perf_thread *th, struct nvp_poll_waiter *w);
 void perf_poll_report(const struct perf_run *run, FILE *f);
 void perf_emu_lateness_report(const struct perf_run *run, FILE *f);
 

@@ -58,7 +58,6 @@ struct bctx {
 	struct nvp_bdev_poll_group *group;
 	struct bdev_worker *bws;
 	uint64_t rng;
-	struct nvp_poll_waiter *waiter; /* --poll, else NULL */
 };
 
 static struct perf_run *g_brun;
@@ -549,8 +548,8 @@ static int
 bpoll(struct perf_loop *l)
 {
 	struct bctx *ctx = (struct bctx *)l;
-	int rc = ctx->waiter != NULL ? nvp_poll_waiter_wait(ctx->waiter) :
-				       nvp_bdev_poll_group_poll(ctx->group);
+	int rc = ctx->loop.waiter != NULL ? nvp_poll_waiter_wait(ctx->loop.waiter) :
+					    nvp_bdev_poll_group_poll(ctx->group);
 
 	return rc < 0 ? rc : 0;
 }
@@ -593,12 +592,13 @@ bthread_setup(struct bctx *ctx)
 		rc = setup_worker(ctx, &ctx->bws[n], &th->ns_stats[n]);
 	}
 	if (rc == 0) {
-		rc = perf_poll_setup(th, &ctx->loop.run->opts, NULL, 0, &ctx->waiter);
+		rc = perf_poll_setup(th, &ctx->loop.run->opts, NULL, 0, &ctx->loop.waiter);
 	}
-	if (rc == 0 && ctx->waiter != NULL) {
+	if (rc == 0 && ctx->loop.waiter != NULL) {
 		/* every bdev_io of the channels' pools may be in a module at once */
-		rc = nvp_poll_waiter_add_bdev_group(
-			ctx->waiter, ctx->group, bdev_pool_size(&ctx->loop.run->opts) * th->num_ns);
+		rc = nvp_poll_waiter_add_bdev_group(ctx->loop.waiter, ctx->group,
+						    bdev_pool_size(&ctx->loop.run->opts) *
+							    th->num_ns);
 		if (rc != 0) {
 			fprintf(stderr, "core %u: --poll %s: cannot wait on the poll group: %s\n",
 				th->core, ctx->loop.run->opts.poll_mode, strerror(-rc));
@@ -614,8 +614,8 @@ bthread_teardown(struct bctx *ctx)
 	bool busy = false;
 
 	/* before the channels and the group: it removes its hook from the group */
-	perf_poll_teardown(ctx->loop.thread, ctx->waiter);
-	ctx->waiter = NULL;
+	perf_poll_teardown(ctx->loop.waiter);
+	ctx->loop.waiter = NULL;
 	for (n = 0; ctx->bws != NULL && n < ctx->loop.thread->num_ns; n++) {
 		struct bdev_worker *bw = &ctx->bws[n];
 

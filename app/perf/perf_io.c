@@ -46,7 +46,6 @@ struct io_ctx {
 	struct perf_loop loop;
 	struct ns_worker *nws;
 	uint64_t rng;
-	struct nvp_poll_waiter *waiter; /* --poll, else NULL */
 };
 
 static struct perf_run *g_run;
@@ -94,8 +93,8 @@ submit(struct io_ctx *ctx, struct task *t)
 		return rc;
 	}
 	nw->outstanding++;
-	if (ctx->waiter != NULL) {
-		nvp_poll_req_start(ctx->waiter, &t->preq,
+	if (ctx->loop.waiter != NULL) {
+		nvp_poll_req_start(ctx->loop.waiter, &t->preq,
 				   t->is_read ? NVME_OPC_READ : NVME_OPC_WRITE,
 				   ctx->loop.run->opts.io_size);
 	}
@@ -112,8 +111,8 @@ io_done(void *arg, const struct nvme_cpl *cpl)
 	uint64_t lat = nvp_env_get_ticks() - t->submit_ticks;
 
 	nw->outstanding--;
-	if (ctx->waiter != NULL) {
-		nvp_poll_req_done(ctx->waiter, &t->preq);
+	if (ctx->loop.waiter != NULL) {
+		nvp_poll_req_done(ctx->loop.waiter, &t->preq);
 	}
 	perf_loop_record(&ctx->loop, st, lat, t->is_read, nvme_cpl_is_error(cpl));
 	if (!ctx->loop.draining) {
@@ -237,8 +236,8 @@ poll_all(struct perf_loop *l)
 	struct io_ctx *ctx = (struct io_ctx *)l;
 	uint32_t n, q, nqp = l->run->opts.qpairs_per_ns;
 
-	if (ctx->waiter != NULL) {
-		int rc = nvp_poll_waiter_wait(ctx->waiter);
+	if (ctx->loop.waiter != NULL) {
+		int rc = nvp_poll_waiter_wait(ctx->loop.waiter);
 
 		return rc < 0 ? rc : 0;
 	}
@@ -331,10 +330,10 @@ thread_setup(struct io_ctx *ctx)
 	}
 	for (n = 0; n < th->num_ns && ctx->loop.run->opts.poll_mode != NULL; n++) {
 		if (n == 0) {
-			rc = perf_poll_setup(th, &ctx->loop.run->opts, NULL, 0, &ctx->waiter);
+			rc = perf_poll_setup(th, &ctx->loop.run->opts, NULL, 0, &ctx->loop.waiter);
 		}
 		for (uint32_t q = 0; rc == 0 && q < ctx->loop.run->opts.qpairs_per_ns; q++) {
-			rc = nvp_poll_waiter_add_qpair(ctx->waiter, ctx->nws[n].qpairs[q]);
+			rc = nvp_poll_waiter_add_qpair(ctx->loop.waiter, ctx->nws[n].qpairs[q]);
 		}
 		if (rc != 0) {
 			return rc;
@@ -367,7 +366,7 @@ perf_thread_main(void *arg)
 	if (!perf_any_setup_failed(run)) {
 		th->rc = perf_loop_run(&ctx.loop);
 	}
-	perf_poll_teardown(th, ctx.waiter);
+	perf_poll_teardown(ctx.loop.waiter);
 	if (ctx.nws != NULL) {
 		for (n = 0; n < th->num_ns; n++) {
 			teardown_ns_worker(&ctx.nws[n], run->opts.queue_depth,

@@ -135,7 +135,7 @@ start_measuring(struct perf_loop *l, struct progress *p)
 	}
 	l->measuring = true;
 	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
-	perf_poll_window_start(l->thread);
+	perf_poll_window_start(l->thread, l->waiter);
 	if (l->thread->index == 0) {
 		live_totals(l->run, &p->sample_ios, &p->sample_lat);
 		p->next_sample = l->run->start_ticks + l->run->sample_ticks;
@@ -251,7 +251,7 @@ end_window(struct perf_loop *l)
 	/* CPU over the same window as the I/Os and the time: not the warm-up, not the drain
 	 * (which after a failure can last the request timeout) */
 	l->thread->cpu_ns = nvp_env_thread_cpu_ns() - l->thread->cpu_start_ns;
-	perf_poll_window_end(l->thread);
+	perf_poll_window_end(l->thread, l->waiter);
 }
 
 int
@@ -267,7 +267,7 @@ perf_loop_run(struct perf_loop *l)
 		l->think_ticks = 1;
 	}
 	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
-	perf_poll_window_start(l->thread);
+	perf_poll_window_start(l->thread, l->waiter);
 	p.next_print = run->io_start_ticks + run->ticks_hz;
 	p.print_ticks = run->io_start_ticks;
 	p.next_sample = run->start_ticks + run->sample_ticks;

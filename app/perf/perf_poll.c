@@ -51,39 +51,36 @@ perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
 	if (rc != 0) {
 		fprintf(stderr, "core %u: --poll %s: cannot set up the waiter: %s\n", th->core,
 			o->poll_mode, strerror(-rc));
-	} else {
-		th->waiter = *out;
 	}
 	return rc;
 }
 
 void
-perf_poll_teardown(struct perf_thread *th, struct nvp_poll_waiter *w)
+perf_poll_teardown(struct nvp_poll_waiter *w)
 {
 	if (w != NULL) {
-		th->waiter = NULL;
 		nvp_poll_waiter_destroy(w);
 	}
 }
 
 void
-perf_poll_window_start(struct perf_thread *th)
+perf_poll_window_start(struct perf_thread *th, struct nvp_poll_waiter *w)
 {
-	if (th->waiter != NULL) {
-		nvp_poll_waiter_get_stats(th->waiter, &th->poll_base);
+	if (w != NULL) {
+		nvp_poll_waiter_get_stats(w, &th->poll_base);
 	}
 }
 
 void
-perf_poll_window_end(struct perf_thread *th)
+perf_poll_window_end(struct perf_thread *th, struct nvp_poll_waiter *w)
 {
 	const struct nvp_poll_stats *b = &th->poll_base;
 	struct nvp_poll_stats *s = &th->poll_stats;
 
-	if (th->waiter == NULL) {
+	if (w == NULL) {
 		return;
 	}
-	nvp_poll_waiter_get_stats(th->waiter, s);
+	nvp_poll_waiter_get_stats(w, s);
 	/* the counters, less what the warm-up counted; wake_cost_ns and sleep_cpu_ns are
 	 * current estimates, kept as they are */
 	s->polls -= b->polls;
