@@ -61,6 +61,7 @@ nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transpo
 	nvme_ctrlr_opts_copy(&ctrlr->opts, opts);
 	ctrlr->ticks_tsc = nvp_env_get_ticks_is_tsc();
 	ctrlr->ticks_hz = nvp_env_get_ticks_hz();
+	ctrlr->db_fence_asym = nvme_db_fence_asym();
 	ctrlr->state = NVME_CTRLR_STATE_DISABLE;
 	atomic_init(&ctrlr->is_failed, false);
 	atomic_init(&ctrlr->reset_gen, 0);
@@ -612,7 +613,8 @@ nvme_ctrlr_shutdown(struct nvp_nvme_ctrlr *ctrlr)
  * ctrlr->resetting is clear again.
  */
 /*
- * The handshake: after the generation bump (a full barrier), wait for every other
+ * The handshake: after the generation bump (a full barrier, and with the asymmetric
+ * fence a membarrier(2) that is one in every other thread too), wait for every other
  * thread's qpair to close its doorbell window; from then on its owner sees the new
  * generation before it writes a doorbell. Owners are never blocked by the driver, so the
  * wait is the rest of one poll (its callbacks included); bounded anyway. The caller's
@@ -625,6 +627,7 @@ wait_doorbell_windows(struct nvp_nvme_ctrlr *ctrlr)
 			    nvme_ms_to_ticks(ctrlr, ctrlr->opts.admin_timeout_ms);
 	struct nvp_nvme_qpair *qpair;
 
+	nvme_db_fence_remote(ctrlr);
 	TAILQ_FOREACH (qpair, &ctrlr->io_qpairs, link) {
 		if (pthread_equal(qpair->owner, pthread_self())) {
 			continue;

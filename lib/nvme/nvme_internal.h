@@ -437,6 +437,8 @@ struct nvp_nvme_ctrlr {
 	uint32_t page_size;         /* CC.MPS page size: PRP granularity */
 	uint32_t max_xfer_size;     /* MDTS, opts.max_io_size */
 	bool ticks_tsc;             /* nvp_env_get_ticks() is the TSC: read it inline */
+	bool db_fence_asym;         /* nvme_db_fence_asym(): the doorbell window's owner
+				     * side needs no fence instruction (nvme_qpair.c) */
 	uint64_t ticks_hz;
 
 	/* Cold. */
@@ -549,6 +551,10 @@ nvme_qpair_reset_pending(const struct nvp_nvme_qpair *qpair)
 	return qpair->reset_gen !=
 	       atomic_load_explicit(&qpair->ctrlr->reset_gen, memory_order_acquire);
 }
+
+/* nvme_qpair.c: the reset handshake's fences */
+bool nvme_db_fence_asym(void);
+void nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr);
 
 /* nvme.c */
 void nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src);

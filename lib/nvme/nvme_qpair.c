@@ -39,8 +39,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "nvme_pcie_internal.h"
 
@@ -245,18 +249,77 @@ submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvm
 #define reset_pending nvme_qpair_reset_pending
 
 /*
+ * The reset handshake is a Dekker pair: the owner stores to its doorbell window, then
+ * loads the reset generation; the resetting thread stores the generation, then loads the
+ * window. Each side needs a full barrier between its store and its load, or x86 lets the
+ * load pass the store and both miss each other. The owner's side runs at every poll, so
+ * its barrier is made asymmetric where the kernel allows (as userspace RCU does): the
+ * owner only keeps the compiler from reordering, and the resetting thread, which runs
+ * once per reset, calls membarrier(2), which runs a full barrier on every thread of the
+ * process that is on a CPU (a thread that is not has passed one in the context switch).
+ * So either the owner's window store came before that barrier and the reset sees it, or
+ * its generation load comes after and sees the new one. Without membarrier (kernel before
+ * 4.14, seccomp) or with NVP_NVME_MEMBARRIER=0 in the environment, the owner uses a
+ * seq_cst read-modify-write (x86 lock xadd, arm64 ldaddal) as before.
+ */
+static bool db_fence_asym;
+
+static void
+db_fence_register(void)
+{
+	const char *env = getenv("NVP_NVME_MEMBARRIER");
+
+	if (env != NULL && strcmp(env, "0") == 0) {
+		return;
+	}
+	db_fence_asym = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) ==
+			0;
+}
+
+bool
+nvme_db_fence_asym(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, db_fence_register);
+	return db_fence_asym;
+}
+
+void
+nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	if (ctrlr->db_fence_asym &&
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+		/* registered, so it does not fail; if it ever did, no owner is safe to skip */
+		NVP_ERRLOG("%s: membarrier failed (%s); waiting one more time slice", ctrlr->name,
+			   strerror(errno));
+		nvp_env_delay_us(10000);
+	}
+}
+
+/*
  * The doorbell window (see db_window): opened before the owner looks at the reset
- * generation, closed when it has written its last doorbell. A full barrier between the
- * store and the generation's load (seq_cst: x86 xchg/lock add, arm64 dmb ish), paired
- * with the resetting thread's generation bump before it reads the window: either the
- * owner sees the new generation and writes no doorbell, or the reset waits for it.
+ * generation, closed when it has written its last doorbell. Paired with the resetting
+ * thread's generation bump and nvme_db_fence_remote() before it reads the window: either
+ * the owner sees the new generation and writes no doorbell, or the reset waits for it.
+ * Only the owner writes the window.
  */
 static inline bool
 db_window_open(struct nvp_nvme_qpair *qpair)
 {
+	const struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+
+	if (nvp_likely(ctrlr->db_fence_asym)) {
+		atomic_store_explicit(
+			&qpair->db_window,
+			atomic_load_explicit(&qpair->db_window, memory_order_relaxed) + 1,
+			memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst); /* the compiler's half */
+		return qpair->reset_gen ==
+		       atomic_load_explicit(&ctrlr->reset_gen, memory_order_acquire);
+	}
 	atomic_fetch_add_explicit(&qpair->db_window, 1, memory_order_seq_cst);
-	return qpair->reset_gen ==
-	       atomic_load_explicit(&qpair->ctrlr->reset_gen, memory_order_seq_cst);
+	return qpair->reset_gen == atomic_load_explicit(&ctrlr->reset_gen, memory_order_seq_cst);
 }
 
 static inline void

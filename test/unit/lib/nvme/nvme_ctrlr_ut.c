@@ -255,6 +255,18 @@ nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *q
 	(void)qpair;
 }
 
+bool
+nvme_db_fence_asym(void)
+{
+	return false;
+}
+
+void
+nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+}
+
 /* ---- fixture ---- */
 
 static struct nvp_nvme_ctrlr *g_ctrlr;
