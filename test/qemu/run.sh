@@ -28,7 +28,9 @@
 # Environment: NVP_QEMU_DIR (default build/qemu), NVP_QEMU_KERNEL_PKG (a package name
 # instead of the newest linux-image-6.1.0-*-amd64-unsigned), NVP_QEMU_TEST_TIMEOUT (per
 # guest test, default 240 s), NVP_QEMU_FILTER (an extended regex: run only the tests whose
-# name matches, e.g. 'bind|setup|pcie').
+# name matches, e.g. 'bind|setup|pcie'), NVP_QEMU_TCG_THREAD (single or multi, QEMU's
+# -accel tcg,thread=, for every boot; by default q35 single, pc multi: see "One TCG thread
+# on q35" in test/qemu/README.md).
 # Exit status: 0 all passed (skips allowed), 1 a test failed or the judge found a problem,
 # 2 the harness could not run (missing tools, no kernel package).
 
@@ -44,6 +46,11 @@ filter=${NVP_QEMU_FILTER:-}
 keep_going=0
 canary=${NVP_QEMU_CANARY:-1}
 ioeventfd=${NVP_QEMU_IOEVENTFD:-0}
+# On q35 one host thread runs both vCPUs, in turn: with a thread per vCPU, QEMU 7.2 crashed
+# (SIGSEGV in memory_region_dispatch_write()) or a vCPU's timer died while vfio-pci resets
+# the functions under test (test/qemu/README.md). pc (uio_pci_generic resets nothing) keeps
+# a thread per vCPU: its functional suite runs two guest threads at once.
+tcg_thread=${NVP_QEMU_TCG_THREAD:-}
 bench=0
 test_list=$qdir/tests.list
 
@@ -313,6 +320,7 @@ while getopts "m:t:kCIh" opt; do
 done
 
 case $ioeventfd in 0 | 1) ;; *) die "NVP_QEMU_IOEVENTFD=$ioeventfd: give 0 or 1" ;; esac
+case $tcg_thread in '' | single | multi) ;; *) die "NVP_QEMU_TCG_THREAD=$tcg_thread: give single or multi" ;; esac
 [ $bench -eq 0 ] || [ "$(wc -w <<<"$machines")" -eq 1 ] || die "--bench boots one machine: -m pc or -m q35"
 for tool in qemu-system-x86_64 busybox depmod cpio xz apt-get dpkg-deb ldd strip $([ $bench -eq 1 ] && echo fio jq); do
 	command -v "$tool" >/dev/null ||
@@ -525,7 +533,7 @@ build_initramfs() {
 # boot MACHINE [TAG [APPEND]]: fresh disk images, one QEMU run with a time limit, console
 # to $workdir/MACHINE[-TAG].log, APPEND added to the kernel command line.
 boot() {
-	local m=$1 name=$1${2:+-$2} logf img mach_args append rc start mon hostpid
+	local m=$1 name=$1${2:+-$2} logf img mach_args append rc start mon hostpid thread
 	logf=$workdir/$name.log
 	local -a dev=()
 	for img in nvme0-ns1 nvme0-ns2 nvme1-ns1 nvme2-ns1 nvme3-ns1 nvme3-ns2 nvme3-ns3; do
@@ -559,14 +567,18 @@ boot() {
 		-device nvme-ns,drive=d6,bus=nvme3,nsid=3,logical_block_size=512,physical_block_size=512,ms=8,mset=0,pi=1)
 	append="console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check nvp.machine=$m nvp.timeout=$test_timeout${3:+ $3}"
 	case $m in
-	pc) mach_args=(-machine pc) ;;
+	pc)
+		mach_args=(-machine pc)
+		thread=${tcg_thread:-multi}
+		;;
 	q35)
 		mach_args=(-machine q35 -device intel-iommu,intremap=on,aw-bits=48)
 		append="$append intel_iommu=on"
+		thread=${tcg_thread:-single}
 		;;
 	*) die "unknown machine '$m' (pc or q35)" ;;
 	esac
-	log "booting $m (limit ${boot_timeout}s${ctl:+, nvme ioeventfd=on}, console in $logf)"
+	log "booting $m (limit ${boot_timeout}s, tcg thread=$thread${ctl:+, nvme ioeventfd=on}, console in $logf)"
 	# QEMU's monitor on a socket, for what a guest test asks of the host (host.py: a
 	# console line "NVPHOST device_del ID" removes a controller under I/O); nvp.host=1
 	# tells the guest someone listens.
@@ -577,7 +589,7 @@ boot() {
 	hostpid=$!
 	start=$(date +%s.%N)
 	set +e
-	timeout -k 5 "$boot_timeout" qemu-system-x86_64 -accel tcg -cpu max -m 1G -smp 2 \
+	timeout -k 5 "$boot_timeout" qemu-system-x86_64 -accel "tcg,thread=$thread" -cpu max -m 1G -smp 2 \
 		-nographic -no-reboot -nodefaults -serial stdio -net none "${mach_args[@]}" \
 		-monitor "unix:$mon,server=on,wait=off" \
 		-kernel "$kdir/vmlinux" -initrd "$workdir/initramfs.cpio" -append "$append" \
@@ -589,6 +601,7 @@ boot() {
 	wait "$hostpid" 2>/dev/null
 	set -e
 	boot_order+=("$name")
+	boot_thread[$name]=$thread
 	boot_secs[$name]=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "  qemu killed after ${boot_timeout}s" | tee -a "$logf"
@@ -617,7 +630,7 @@ canary() {
 
 # ------------------------------------------------------------------------------- main --
 
-declare -A boot_secs
+declare -A boot_secs boot_thread
 boot_order=()
 total_start=$(date +%s)
 selftest >/dev/null || { selftest; die "the judge's selftest failed"; }
@@ -638,6 +651,7 @@ if [ $bench -eq 1 ]; then
 		if [ -n "$filter" ]; then echo "  (NVP_QEMU_FILTER='$filter' left those runs out)"; else failed+=("$m-tcp-bench-table"); fi
 	echo "guest: $(tr -d '\r' <"$workdir/$m-bench.log" | sed -n 's/^.*NVPBOOT [a-z0-9]* //p' | head -1);" \
 		"nvme ioeventfd=$([ "$ioeventfd" -eq 1 ] && echo on || echo off);" \
+		"tcg thread=${boot_thread[$m-bench]};" \
 		"host load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (TCG: shared cores add noise)"
 	if [ ${#failed[@]} -gt 0 ]; then
 		echo "QEMU benchmark: FAILED (${failed[*]})"
@@ -671,7 +685,7 @@ fi
 
 echo
 for m in "${boot_order[@]}"; do
-	echo "boot $m: ${boot_secs[$m]}s"
+	echo "boot $m: ${boot_secs[$m]}s (tcg thread=${boot_thread[$m]})"
 done
 echo "total: $(($(date +%s) - total_start))s"
 if [ ${#failed[@]} -gt 0 ]; then
