@@ -99,6 +99,14 @@ judge() {
 		tr -d '\r' <"$logf" | awk '$1 == "NVPRUN" { run = $2; sub(/:$/, "", run) }
 			$1 == "NVPTEST" { run = "" }
 			END { if (run != "") print "     still running: " run " (no result line)" }'
+		# What the emulator did, named: its own crash, or a vCPU the guest kernel saw
+		# stop (test/qemu/README.md, "One TCG thread on q35").
+		if tr -d '\r' <"$logf" | grep -q '^  qemu exited with status 139'; then
+			echo "     QEMU itself crashed (SIGSEGV): an emulator fault, not a guest's"
+		fi
+		if tr -d '\r' <"$logf" | grep -qE 'rcu: INFO: rcu_(preempt|sched) detected stalls'; then
+			echo "     the guest kernel reported an RCU stall: a vCPU stopped taking interrupts"
+		fi
 		echo "     the console's last lines:"
 		tr -d '\r' <"$logf" | tail -n 60 | sed 's/^/     | /'
 		bad=1
@@ -142,6 +150,10 @@ NVPTEST pc/b SKIP 0.00 needs pcie'
 		'still running: pc/c \(no result line\)'
 	check hung-test-tail 1 "$ok"$'\n''NVPRUN pc/c: sh -c stuck'$'\n''INFO: task sh:99 blocked for more than 120 seconds.' \
 		'\| INFO: task sh:99 blocked'
+	check qemu-crash 1 "$ok"$'\n''NVPRUN pc/c: sh -c io'$'\n''  qemu exited with status 139' \
+		'QEMU itself crashed \(SIGSEGV\)'
+	check rcu-stall 1 "$ok"$'\n''NVPRUN pc/c: sh -c io'$'\n''[  407.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:' \
+		'reported an RCU stall'
 	check other-machine-marker 1 "$ok"$'\n''NVPDONE q35 pass=1 fail=0 skip=1'
 	for t in 'DMAR: [DMA Read NO_PASID] Request device [00:04.0] fault addr 0x7f0000 [fault reason 0x06] PTE Read access is not set' \
 		'DMAR: DRHD: handling fault status reg 2' \
