@@ -164,6 +164,18 @@ nvp_bdev_io_list_append(struct nvp_bdev_io_list *list, struct nvp_bdev_io *io)
  */
 void nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl);
 
+/**
+ * nvp_bdev_io_complete_list() with the time the I/Os were found complete, @now, in
+ * nvp_env_get_ticks() units, from a clock the module's device path reads anyway (the
+ * NVMe driver reads one at the start of each poll: nvp_nvme_qpair_set_batch_end()), so
+ * the core reads none of its own. @now must be no earlier than any of the I/Os'
+ * submission: a time read on this thread after they were submitted, and before the
+ * callbacks of the list run (what they submit is stamped with it). 0: the core reads
+ * the clock, as nvp_bdev_io_complete_list().
+ */
+void nvp_bdev_io_complete_list_at(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl,
+				  uint64_t now);
+
 /* ---------------------------------------------------------------------------------------
  * Modules
  * ------------------------------------------------------------------------------------- */

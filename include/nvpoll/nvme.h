@@ -449,15 +449,19 @@ int32_t nvp_nvme_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_
 void nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair);
 
 /**
- * Have @fn(@arg) called at the end of every poll of @qpair that completed requests
- * (nvp_nvme_qpair_process_completions() about to return > 0), after their callbacks and
- * still inside the poll: what @fn submits counts as submitted from a completion callback
- * (stamped with the poll's time, announced with the poll's one SQ doorbell write at its
- * end). For a layer that gathers the completions of a poll and hands them on together,
- * as the bdev nvme module does. @fn NULL: none. Owner thread only.
- * \return 0; -EINVAL not an I/O qpair; -EPERM foreign thread (debug builds).
+ * Have @fn(@arg, @poll_ticks) called at the end of every poll of @qpair that completed
+ * requests (nvp_nvme_qpair_process_completions() about to return > 0), after their
+ * callbacks and still inside the poll: what @fn submits counts as submitted from a
+ * completion callback (stamped with the poll's time, announced with the poll's one SQ
+ * doorbell write at its end). @poll_ticks is that time: nvp_env_get_ticks() read at the
+ * start of the poll, after every request it completed was submitted, so a layer can
+ * time them without a clock read of its own. For a layer that gathers the completions of
+ * a poll and hands them on together, as the bdev nvme module does. @fn NULL: none.
+ * Owner thread only. \return 0; -EINVAL not an I/O qpair; -EPERM foreign thread (debug
+ * builds).
  */
-int nvp_nvme_qpair_set_batch_end(struct nvp_nvme_qpair *qpair, void (*fn)(void *arg), void *arg);
+int nvp_nvme_qpair_set_batch_end(struct nvp_nvme_qpair *qpair,
+				 void (*fn)(void *arg, uint64_t poll_ticks), void *arg);
 
 /**
  * nvp_nvme_qpair_ring_doorbell() only where it needs no MMIO write: with shadow doorbells

@@ -1050,12 +1050,14 @@ nvp_bdev_io_complete_status(struct nvp_bdev_io *io, uint8_t sct, uint8_t sc)
 
 /* Complete the I/Os from @io on one at a time (the list's slow path). */
 static __attribute__((noinline)) void
-list_complete_each(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+list_complete_each(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
+		   uint64_t at)
 {
 	struct nvp_bdev_io *next;
 
 	if (ch->submitting == NULL && ch->tick == CH_TICK_NONE) {
-		ch->tick = CH_TICK_LAZY; /* one clock read for them all */
+		/* the module's time, or one clock read for them all */
+		ch->tick = at != 0 ? at : CH_TICK_LAZY;
 	}
 	for (; io != NULL; io = next) {
 		next = io->internal.next; /* before: the completion may reuse the link */
@@ -1199,13 +1201,14 @@ list_deliver_until(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, struct n
 			bdev_run_io_waiters(ch);
 		}
 	}
-	list_complete_each(ch, stop, cpl);
+	list_complete_each(ch, stop, cpl, 0); /* ch->tick is the list's time already */
 }
 
-/* A successful list of any length: account all, then the callbacks in order, the last
- * one a tail call. */
+/* A successful list of any length, finished at @at (0: read the clock): account all,
+ * then the callbacks in order, the last one a tail call. */
 static __attribute__((noinline)) void
-list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
+		   uint64_t at)
 {
 	struct nvp_bdev_io *next;
 	nvp_bdev_io_cb cb;
@@ -1213,7 +1216,7 @@ list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const st
 	uint64_t now;
 
 	if ((ch->mode & CH_MODE_ACCT) != 0) {
-		now = ch_now_read(ch, CH_TICK_NONE);
+		now = at != 0 ? at : ch_now_read(ch, CH_TICK_NONE);
 		ch->tick = now;
 		next = list_account(ch, io, now, true);
 	} else {
@@ -1245,13 +1248,13 @@ list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const st
 }
 
 /*
- * The list's fast path is a list of one (depth 1): the clock read inline (TSC), the
- * accounting, the callback as a tail call — no call of its own, so no saved registers.
- * Longer lists, an error status, io_wait entries or a clock behind a call go to the
- * functions above.
+ * The list's fast path is a list of one (depth 1): the clock read inline (TSC) unless the
+ * module gave its time (@at), the accounting, the callback as a tail call — no call of
+ * its own, so no saved registers. Longer lists, an error status, io_wait entries or a
+ * clock behind a call go to the functions above.
  */
-void
-nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl)
+static inline __attribute__((always_inline)) void
+complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_t at)
 {
 	struct nvp_bdev_io *io = list->head;
 	struct nvp_bdev_channel *ch;
@@ -1269,19 +1272,22 @@ nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *
 			  nvme_cpl_is_error(cpl)) != 0)) {
 		/* from inside module submit (each goes to the done list), io_wait entries to
 		 * run after each callback, or errors to count */
-		list_complete_each(ch, io, cpl);
+		list_complete_each(ch, io, cpl, at);
 		return;
 	}
 	if (nvp_unlikely(((uintptr_t)io->internal.next | io->internal.state) != 0)) {
-		list_complete_many(ch, io, cpl);
+		list_complete_many(ch, io, cpl, at);
 		return;
 	}
 	if ((ch->mode & CH_MODE_ACCT) != 0) {
-		if (nvp_unlikely(!ch->ticks_tsc)) {
-			list_complete_many(ch, io, cpl); /* the clock is a call */
+		if (at != 0) {
+			now = at;
+		} else if (nvp_likely(ch->ticks_tsc)) {
+			now = nvp_tsc_read();
+		} else {
+			list_complete_many(ch, io, cpl, 0); /* the clock is a call */
 			return;
 		}
-		now = nvp_tsc_read();
 		ch->tick = now;
 		list_account_one(ch, io, now, true);
 	} else {
@@ -1292,6 +1298,19 @@ nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *
 	bdev_io_release(ch, io);
 	ch->completed++;
 	cb(cb_arg, cpl);
+}
+
+void
+nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl)
+{
+	complete_list(list, cpl, 0);
+}
+
+void
+nvp_bdev_io_complete_list_at(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl,
+			     uint64_t now)
+{
+	complete_list(list, cpl, now);
 }
 
 /* ---- the slow part of polling ---- */

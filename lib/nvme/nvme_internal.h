@@ -252,7 +252,7 @@ struct nvp_nvme_qpair {
 	_Atomic uint32_t db_window;
 	struct nvp_nvme_qpair_stats stats; /* a few adds per poll or I/O */
 	uint64_t poll_ticks;               /* when the current (or last) poll started */
-	void (*batch_end_fn)(void *arg);   /* nvp_nvme_qpair_set_batch_end() */
+	void (*batch_end_fn)(void *arg, uint64_t poll_ticks); /* nvp_nvme_qpair_set_batch_end() */
 	void *batch_end_arg;
 
 	/* Cold: recovery, reset, bookkeeping. */

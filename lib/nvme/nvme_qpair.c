@@ -1198,7 +1198,8 @@ process_connected(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 	qpair->in_batch = true;
 	n = process_batch(qpair, max_completions);
 	if (n > 0 && qpair->batch_end_fn != NULL) {
-		qpair->batch_end_fn(qpair->batch_end_arg); /* still in the batch */
+		/* still in the batch */
+		qpair->batch_end_fn(qpair->batch_end_arg, qpair->poll_ticks);
 	}
 	qpair->in_batch = outer_batch;
 	if (nvp_unlikely(n < 0)) {
@@ -1387,7 +1388,8 @@ nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 }
 
 int
-nvp_nvme_qpair_set_batch_end(struct nvp_nvme_qpair *qpair, void (*fn)(void *arg), void *arg)
+nvp_nvme_qpair_set_batch_end(struct nvp_nvme_qpair *qpair,
+			     void (*fn)(void *arg, uint64_t poll_ticks), void *arg)
 {
 	if (qpair == NULL || qpair->is_admin) {
 		NVP_ERRLOG("qpair_set_batch_end: an I/O qpair is needed");

@@ -402,9 +402,10 @@ nvme_ctrlr_remove_cb(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr)
 	nvme_ctrlr_failed(cb_arg);
 }
 
-/* The list holds failures: hand it over in runs of successes, each failure alone. */
+/* The list holds failures: hand it over in runs of successes, each failure alone, all
+ * found at @now (0: the core reads the clock). */
 static __attribute__((noinline)) void
-nvme_deliver_failed(struct nvme_channel *ch)
+nvme_deliver_failed(struct nvme_channel *ch, uint64_t now)
 {
 	static const struct nvme_cpl ok; /* success */
 	struct nvp_bdev_io_list run;
@@ -425,30 +426,31 @@ nvme_deliver_failed(struct nvme_channel *ch)
 			continue;
 		}
 		if (!nvp_bdev_io_list_empty(&run)) {
-			nvp_bdev_io_complete_list(&run, &ok);
+			nvp_bdev_io_complete_list_at(&run, &ok, now);
 		}
 		/* a copy: the callback may reuse the bdev_io, and a zero status is what the
 		 * next use expects (a pool's bdev_ios start zeroed) */
 		cpl = nio->cpl;
 		memset(&nio->cpl, 0, sizeof(nio->cpl));
 		nvp_bdev_io_list_append(&run, io);
-		nvp_bdev_io_complete_list(&run, &cpl);
+		nvp_bdev_io_complete_list_at(&run, &cpl, now);
 	}
 	if (!nvp_bdev_io_list_empty(&run)) {
-		nvp_bdev_io_complete_list(&run, &ok);
+		nvp_bdev_io_complete_list_at(&run, &ok, now);
 	}
 }
 
-/* What the poll found, to the core: one list (its last callback a tail call). */
+/* What the poll found at @now (0: the core reads the clock), to the core: one list (its
+ * last callback a tail call). */
 static inline void
-nvme_deliver(struct nvme_channel *ch)
+nvme_deliver(struct nvme_channel *ch, uint64_t now)
 {
 	static const struct nvme_cpl ok; /* success */
 
 	if (nvp_unlikely(ch->failed)) {
-		nvme_deliver_failed(ch);
+		nvme_deliver_failed(ch, now);
 	} else if (!nvp_bdev_io_list_empty(&ch->done)) {
-		nvp_bdev_io_complete_list(&ch->done, &ok);
+		nvp_bdev_io_complete_list_at(&ch->done, &ok, now);
 	}
 }
 
@@ -457,13 +459,13 @@ nvme_deliver(struct nvme_channel *ch)
 static __attribute__((noinline, cold)) void
 nvme_poll_failed(struct nvme_channel *ch, int32_t rc)
 {
-	nvme_deliver(ch);
+	nvme_deliver(ch, 0);
 	if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
 	    !nvme_ctrlr_try_reset(ch->nb->c)) {
 		nvme_ctrlr_failed(ch->nb->c);
 	}
 	/* requests the reset or the removal failed */
-	nvme_deliver(ch);
+	nvme_deliver(ch, 0);
 }
 
 /*
@@ -472,12 +474,15 @@ nvme_poll_failed(struct nvme_channel *ch, int32_t rc)
  * submit (an application at depth N resubmits from them) is stamped with the poll's
  * time and goes to the device with the poll's one doorbell write at its end, as with
  * the driver's own callbacks: not at the start of the next poll, which may come after
- * the thread slept (a waiter between passes) or did other work.
+ * the thread slept (a waiter between passes) or did other work. Their time is the one
+ * the driver read at the start of the poll (after they were submitted), so the core's
+ * accounting reads no clock of its own: their device time runs from their submission to
+ * the start of the poll that found them.
  */
 static void
-nvme_batch_end(void *arg)
+nvme_batch_end(void *arg, uint64_t poll_ticks)
 {
-	nvme_deliver(arg);
+	nvme_deliver(arg, poll_ticks);
 }
 
 static void
@@ -497,7 +502,7 @@ nvme_poll(void *ch_ctx)
 	if (nvp_unlikely(ch->failed || !nvp_bdev_io_list_empty(&ch->done))) {
 		/* completed outside a batch (requests that expired while the queues were
 		 * being re-made): delivered here, what the callbacks send rung at once */
-		nvme_deliver(ch);
+		nvme_deliver(ch, 0);
 		nvp_nvme_qpair_ring_doorbell(ch->qpair);
 	}
 }

@@ -615,6 +615,109 @@ test_foreign_thread(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
 }
 
+/* The callback of test_completion_at: resubmits once. */
+struct at_ctx {
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+	uint32_t calls, resubmit;
+	char buf[512];
+};
+
+static void
+at_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct at_ctx *a = arg;
+
+	(void)cpl;
+	a->calls++;
+	if (a->resubmit > 0) {
+		a->resubmit--;
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(a->desc, a->ch, a->buf, 1, 1, at_cb, a), 0);
+	}
+}
+
+/*
+ * A module that gives the time its I/Os completed (nvp_bdev_io_complete_list_at(), as
+ * the nvme module does with the driver's poll time) has them timed with it: device time
+ * = that time - submission, what the callbacks submit is stamped with it, the busy time
+ * ends at it, and a failure in the list is timed the same. The core reads no clock for
+ * them, so a time far ahead of the clock shows in every figure.
+ */
+static void
+test_completion_at(void)
+{
+	const uint64_t ahead = 1000000000ull, step = 5000;
+	const struct nvp_histogram *dev;
+	struct nvp_bdev_channel_opts o;
+	struct ut_events ev = { 0 };
+	struct nvp_bdev *bdev;
+	struct at_ctx a;
+	uint64_t t0, t1, at, v;
+
+	if (!g_ut_stub_lists) {
+		return; /* a module completing one by one gives no time: the other suite */
+	}
+	memset(&a, 0, sizeof(a));
+	bdev = ut_stub_register("at", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("at", false, ut_event_cb, &ev, &a.desc), 0);
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	o.io_pool_size = 8;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(a.desc, &o, &a.ch), 0);
+	dev = &g_stats.op[NVP_BDEV_IO_READ].device;
+
+	/* one I/O, stamped by the clock at its submission, found complete far ahead */
+	g_stub.auto_complete = false;
+	t0 = nvp_env_get_ticks();
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(a.desc, a.ch, a.buf, 0, 1, at_cb, &a), 0);
+	t1 = nvp_env_get_ticks();
+	at = t1 + ahead;
+	g_stub.complete_at = at;
+	g_stub.auto_complete = true;
+	a.resubmit = 1;
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(a.ch), 1);
+	CU_ASSERT_EQUAL(a.calls, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(nvp_histogram_count(dev), 1);
+	v = nvp_histogram_max(dev);
+	CU_ASSERT(v >= at - t1 && v <= at - t0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].busy_ticks, v);
+
+	/* its callback's resubmission is stamped with that time: exactly @step later */
+	g_stub.complete_at = at + step;
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(a.ch), 1);
+	CU_ASSERT_EQUAL(a.calls, 2);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(nvp_histogram_count(dev), 2);
+	CU_ASSERT_EQUAL(nvp_histogram_min(dev), step);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].busy_ticks, v + step);
+
+	/* a list of three, the second failing: all timed with the module's time */
+	g_stub.auto_complete = false;
+	g_stub.fail_index = (int)g_stub.submitted + 1;
+	g_stub.fail_status.sct = NVME_SCT_GENERIC;
+	g_stub.fail_status.sc = NVME_SC_INTERNAL_DEVICE_ERROR;
+	t0 = nvp_env_get_ticks();
+	for (v = 0; v < 3; v++) {
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(a.desc, a.ch, a.buf, v, 1, at_cb, &a), 0);
+	}
+	t1 = nvp_env_get_ticks();
+	at = t1 + ahead;
+	g_stub.complete_at = at;
+	g_stub.auto_complete = true;
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(a.ch), 3);
+	CU_ASSERT_EQUAL(a.calls, 5);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].errors, 1);
+	CU_ASSERT_EQUAL(nvp_histogram_count(dev), 5);
+	CU_ASSERT_EQUAL(nvp_histogram_min(dev), step);
+	CU_ASSERT(nvp_histogram_max(dev) >= at - t1 && nvp_histogram_max(dev) <= at - t0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].inflight, 0);
+
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(a.ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(a.desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
 int
 main(void)
 {
@@ -623,7 +726,7 @@ main(void)
 		UT_TEST(test_stats_clock_sources), UT_TEST(test_stats_concurrent_reader),
 		UT_TEST(test_poll_group_and_hook), UT_TEST(test_foreign_thread),
 		UT_TEST(test_completion_batch),    UT_TEST(test_busy_joins_accounting),
-		UT_TEST(test_destroy_inside_poll),
+		UT_TEST(test_destroy_inside_poll), UT_TEST(test_completion_at),
 	};
 
 	return ut_run("bdev_channel", tests, sizeof(tests) / sizeof(tests[0]));

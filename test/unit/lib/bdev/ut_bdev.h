@@ -46,8 +46,9 @@ struct ut_stub {
 	struct ut_stub_rec rec[UT_STUB_MAX];
 	struct nvp_bdev_io *held[UT_STUB_MAX];
 	uint32_t num_held;
-	bool auto_complete; /* complete everything held on each poll */
-	char *trace;        /* when set, appends "M" on submit, "m" on completion */
+	bool auto_complete;   /* complete everything held on each poll */
+	uint64_t complete_at; /* by lists: the time given, nvp_bdev_io_complete_list_at() */
+	char *trace;          /* when set, appends "M" on submit, "m" on completion */
 };
 
 static struct ut_stub g_stub;
@@ -165,15 +166,16 @@ stub_complete_held(struct ut_stub *s)
 		if (!g_ut_stub_lists) {
 			nvp_bdev_io_complete(io, &cpl);
 		} else if (nvme_cpl_is_error(&cpl)) {
-			nvp_bdev_io_complete_list(&list, &ok); /* those before it first */
+			/* those before it first */
+			nvp_bdev_io_complete_list_at(&list, &ok, s->complete_at);
 			nvp_bdev_io_list_append(&list, io);
-			nvp_bdev_io_complete_list(&list, &cpl);
+			nvp_bdev_io_complete_list_at(&list, &cpl, s->complete_at);
 		} else {
 			nvp_bdev_io_list_append(&list, io);
 		}
 	}
 	if (!nvp_bdev_io_list_empty(&list)) {
-		nvp_bdev_io_complete_list(&list, &ok);
+		nvp_bdev_io_complete_list_at(&list, &ok, s->complete_at);
 	}
 	return (int)n;
 }

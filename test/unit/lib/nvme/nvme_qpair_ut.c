@@ -681,13 +681,14 @@ test_doorbell_batch_in_callbacks(void)
 /* The batch-end function of test_batch_end: resubmits once per call, as a layer handing
  * a poll's completions on (whose callbacks resubmit) does. */
 static uint32_t g_batch_calls, g_batch_doorbells_seen;
-static uint64_t g_batch_deadline;
+static uint64_t g_batch_deadline, g_batch_ticks;
 
 static void
-batch_end(void *arg)
+batch_end(void *arg, uint64_t poll_ticks)
 {
 	CU_ASSERT_PTR_EQUAL(arg, &g_batch_calls);
 	g_batch_calls++;
+	g_batch_ticks = poll_ticks;
 	g_now += 2000; /* a stamp taken now, not the poll's, would show */
 	CU_ASSERT_EQUAL(submit(&g_resub[3], 100), 0);
 	g_batch_doorbells_seen = g_fake.doorbells;
@@ -724,6 +725,7 @@ test_batch_end(void)
 	CU_ASSERT_EQUAL(g_batch_doorbells_seen, i);     /* not rung inside it */
 	CU_ASSERT_EQUAL(g_fake.doorbells, i + 1);       /* rung at the end of the poll */
 	CU_ASSERT_EQUAL(g_batch_deadline, 5000 + 1000); /* the poll's time */
+	CU_ASSERT_EQUAL(g_batch_ticks, 5000);           /* and the function is given it */
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_set_batch_end(&g_qpair, NULL, NULL), 0);
 	device_complete(TAILQ_LAST(&g_qpair.outstanding, nvme_tracker_list)->cid, 0, 0);
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 1);
