@@ -648,7 +648,6 @@ test_completion_at(void)
 {
 	const uint64_t ahead = 1000000000ull, step = 5000;
 	const struct nvp_histogram *dev;
-	struct nvp_bdev_channel_opts o;
 	struct ut_events ev = { 0 };
 	struct nvp_bdev *bdev;
 	struct at_ctx a;
@@ -660,9 +659,7 @@ test_completion_at(void)
 	memset(&a, 0, sizeof(a));
 	bdev = ut_stub_register("at", 64, 0, 0);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("at", false, ut_event_cb, &ev, &a.desc), 0);
-	nvp_bdev_channel_opts_init(&o, sizeof(o));
-	o.io_pool_size = 8;
-	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(a.desc, &o, &a.ch), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(a.desc, NULL, &a.ch), 0);
 	dev = &g_stats.op[NVP_BDEV_IO_READ].device;
 
 	/* one I/O, stamped by the clock at its submission, found complete far ahead */
