@@ -188,15 +188,11 @@ test_status_mapping(void)
 static void
 wait_done(struct nvp_bdev_channel *ch, struct ut_done *done)
 {
-	struct timespec now;
-	time_t end;
+	uint64_t end = nvp_env_get_ticks() + 30 * nvp_env_get_ticks_hz();
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	end = now.tv_sec + 30;
 	do {
 		nvp_bdev_channel_poll(ch);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while (done->calls == 0 && now.tv_sec < end);
+	} while (done->calls == 0 && nvp_env_get_ticks() < end);
 	CU_ASSERT_EQUAL(done->calls, 1);
 	CU_ASSERT(!nvme_cpl_is_error(&done->cpl));
 }
