@@ -246,7 +246,8 @@ int nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch);
 /**
  * Poll one channel: retry deferred I/O, let the scheduler dispatch, find the module's
  * completions and call their callbacks. Owner thread only.
- * \return completions delivered (>= 0), -EPERM foreign thread (debug builds).
+ * \return completions delivered (>= 0), -EINVAL @ch NULL, -EPERM foreign thread (debug
+ * builds).
  */
 int nvp_bdev_channel_poll(struct nvp_bdev_channel *ch);
 
@@ -269,7 +270,8 @@ int nvp_bdev_poll_group_remove(struct nvp_bdev_poll_group *group, struct nvp_bde
 
 /**
  * Poll every channel of the group once (the group's poll hook, e.g. the hybrid poller,
- * may first sleep). \return completions delivered, -EPERM foreign thread (debug builds).
+ * may first sleep). \return completions delivered, -EINVAL @group NULL, -EPERM foreign
+ * thread (debug builds).
  */
 int nvp_bdev_poll_group_poll(struct nvp_bdev_poll_group *group);
 
@@ -285,7 +287,9 @@ uint32_t nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g
  * until the completion. Common errors, with nothing sent:
  *   -EINVAL  zero length, range past the end of the bdev, byte offset or length not a
  *            multiple of the block size, iovecs whose total is not the length, NULL
- *            buffer, reserved flag bits
+ *            buffer or callback, reserved flag bits; a request the core must split
+ *            (max transfer, boundary) with a block spread over more than
+ *            NVP_BDEV_IO_NUM_IOVS (16) iovecs
  *   -EBADF   write-type operation through a read-only descriptor
  *   -ENOTSUP the bdev does not support the operation
  *   -ENOMEM  the channel's bdev_io pool is empty: retry from nvp_bdev_queue_io_wait()

@@ -414,19 +414,39 @@ nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 	return 0;
 }
 
-/* Called when bdev_ios went back to the pool: waiters in order while some are free. */
+/*
+ * Called when bdev_ios went back to the pool: the waiters queued before this call, in
+ * order, while some are free. One that queues itself again (its request needs more
+ * bdev_ios than are free: a split takes two) waits for the next release or poll, behind
+ * the others of this pass that did not get their turn: a pass that served it again at
+ * once would never end.
+ */
 void
 bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 {
-	struct nvp_bdev_io_wait_entry *e;
+	struct nvp_bdev_io_wait_entry *e = ch->wait_head;
 
-	while (ch->wait_head != NULL && ch->free_ios != NULL) {
-		e = ch->wait_head;
-		ch->wait_head = e->next;
-		if (ch->wait_head == NULL) {
-			ch->wait_tail = NULL;
+	ch->wait_head = ch->wait_tail = NULL;
+	while (e != NULL && ch->free_ios != NULL) {
+		struct nvp_bdev_io_wait_entry *next = e->next;
+
+		e->next = NULL;
+		e->cb_fn(e->cb_arg); /* may queue it (or others) again: onto the new list */
+		e = next;
+	}
+	if (e != NULL) {
+		/* not served: ahead of what this pass queued (the tail of @e's run is known
+		 * only by walking it; waiters are few and this is the slow path) */
+		struct nvp_bdev_io_wait_entry *last = e;
+
+		while (last->next != NULL) {
+			last = last->next;
 		}
-		e->cb_fn(e->cb_arg);
+		last->next = ch->wait_head;
+		if (ch->wait_head == NULL) {
+			ch->wait_tail = last;
+		}
+		ch->wait_head = e;
 	}
 }
 
@@ -487,6 +507,9 @@ nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
 	uint64_t before;
 	int rc;
 
+	if (nvp_unlikely(ch == NULL)) {
+		return -EINVAL;
+	}
 	rc = bdev_check_owner(ch->owner, "bdev channel");
 	if (rc != 0) {
 		return rc;
@@ -615,15 +638,19 @@ nvp_bdev_poll_group_set_hook(struct nvp_bdev_poll_group *g, const struct nvp_bde
 int
 nvp_bdev_poll_group_poll(struct nvp_bdev_poll_group *g)
 {
-	const struct nvp_bdev_poll_hook *hook = g->hook;
+	const struct nvp_bdev_poll_hook *hook;
 	struct nvp_bdev_channel *ch;
 	uint64_t before = 0, after = 0;
 	int rc, n;
 
+	if (g == NULL) {
+		return -EINVAL;
+	}
 	rc = bdev_check_owner(g->owner, "bdev poll group");
 	if (rc != 0) {
 		return rc;
 	}
+	hook = g->hook;
 	if (nvp_unlikely(hook != NULL && hook->poll_begin != NULL)) {
 		hook->poll_begin(hook->ctx, g, nvp_bdev_poll_group_get_outstanding(g),
 				 nvp_env_get_ticks());

@@ -56,15 +56,15 @@ io_check_slow(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *c
 	if (__atomic_load_n(&bdev->removed, __ATOMIC_RELAXED)) {
 		return -ENXIO;
 	}
-	if (!bdev->supported[type]) {
-		NVP_ERRLOG("%s: %s not supported by module %s", bdev->name,
-			   nvp_bdev_io_type_name(type), bdev->module_name);
-		return -ENOTSUP;
-	}
 	if (io_type_writes(type) && !desc->write) {
 		NVP_ERRLOG("%s: %s through a read-only descriptor; open it with write=true",
 			   bdev->name, nvp_bdev_io_type_name(type));
 		return -EBADF;
+	}
+	if (!bdev->supported[type]) {
+		NVP_ERRLOG("%s: %s not supported by module %s", bdev->name,
+			   nvp_bdev_io_type_name(type), bdev->module_name);
+		return -ENOTSUP;
 	}
 	if (num == 0 || off >= nb || num > nb - off) {
 		NVP_ERRLOG("%s: %s of %" PRIu64 " block(s) at block %" PRIu64
@@ -107,7 +107,7 @@ io_ok(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, uint8
 }
 
 /*
- * Why io_ok() said no (@args_bad: a NULL buffer or reserved flag bits). Out of line so
+ * Why io_ok() said no (@args_bad: a NULL buffer or callback, or reserved flag bits). Out of line so
  * that the I/O calls keep no state for it; its arguments in the registers the I/O calls
  * have theirs in (desc, ch, the buffer, off, num). \return a negative errno, never 0.
  */
@@ -118,8 +118,8 @@ io_refused(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, 
 	int rc;
 
 	if (args_bad || ch == NULL) {
-		NVP_ERRLOG("bdev I/O: NULL buffer, descriptor or channel, or reserved flag bits "
-			   "(hint 5-7)");
+		NVP_ERRLOG("bdev I/O: NULL buffer, callback, descriptor or channel, or reserved "
+			   "flag bits (hint 5-7)");
 		return -EINVAL;
 	}
 	rc = bdev_check_owner(ch->owner, "bdev channel");
@@ -191,26 +191,31 @@ bytes_to_blocks(const struct nvp_bdev_desc *desc, uint64_t offset, uint64_t nbyt
 	return 0;
 }
 
+/* The iovecs of a request of @num blocks: before a bdev_io is taken, so that a bad vector
+ * is -EINVAL even when the pool is empty. */
 static int
-iov_check(const struct nvp_bdev_io *io, const struct iovec *iov, int iovcnt)
+iov_check(const struct nvp_bdev *bdev, uint64_t num, const struct iovec *iov, int iovcnt)
 {
 	uint64_t total = 0;
 	int i;
 
 	if (iov == NULL || iovcnt <= 0) {
-		NVP_ERRLOG("%s: no iovec given", io->bdev->name);
+		NVP_ERRLOG("%s: no iovec given", bdev->name);
 		return -EINVAL;
 	}
 	for (i = 0; i < iovcnt; i++) {
 		if (iov[i].iov_base == NULL && iov[i].iov_len != 0) {
-			NVP_ERRLOG("%s: iovec %d has a NULL base", io->bdev->name, i);
+			NVP_ERRLOG("%s: iovec %d has a NULL base", bdev->name, i);
 			return -EINVAL;
 		}
-		total += iov[i].iov_len;
+		if (__builtin_add_overflow(total, iov[i].iov_len, &total)) {
+			NVP_ERRLOG("%s: iovec lengths add up past 2^64 bytes", bdev->name);
+			return -EINVAL;
+		}
 	}
-	if (total != io->num_blocks * io->bdev->block_size) {
-		NVP_ERRLOG("%s: iovecs hold %" PRIu64 " bytes, the request is %" PRIu64,
-			   io->bdev->name, total, io->num_blocks * io->bdev->block_size);
+	if (total != num * bdev->block_size) {
+		NVP_ERRLOG("%s: iovecs hold %" PRIu64 " bytes, the request is %" PRIu64, bdev->name,
+			   total, num * bdev->block_size);
 		return -EINVAL;
 	}
 	return 0;
@@ -574,10 +579,48 @@ io_accept(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, uin
 	op->inflight++; /* an add to memory: no copy of the old count kept for the test */
 }
 
+/*
+ * Whether every piece a split can make of @io's vector fits a child's
+ * NVP_BDEV_IO_NUM_IOVS segments. Pieces start at block boundaries, so it fails exactly
+ * when one block is spread over more segments than that.
+ */
+static bool
+split_iovs_fit(const struct nvp_bdev_io *io, uint32_t bs)
+{
+	uint64_t in_blk = 0; /* bytes of the current block the segments so far cover */
+	uint32_t segs = 0;   /* segments the current block is spread over */
+	int i;
+
+	for (i = 0; i < io->iovcnt; i++) {
+		uint64_t len = io->iovs[i].iov_len;
+
+		if (len == 0) {
+			continue;
+		}
+		if (++segs > NVP_BDEV_IO_NUM_IOVS) {
+			return false;
+		}
+		if (in_blk + len >= bs) {
+			in_blk = (in_blk + len) % bs;
+			segs = in_blk != 0; /* this segment goes on into the next block */
+		} else {
+			in_blk += len;
+		}
+	}
+	return true;
+}
+
 /* A request to split: its children go down the pipeline, not itself. */
 static __attribute__((noinline)) int
 io_submit_split(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
+	if (io->iovcnt > NVP_BDEV_IO_NUM_IOVS && !split_iovs_fit(io, ch->block_size)) {
+		NVP_ERRLOG("%s: a block of the request spans more than %u iovecs, and the request "
+			   "must be split (max transfer or boundary); nothing sent",
+			   ch->bdev->name, NVP_BDEV_IO_NUM_IOVS);
+		bdev_io_release(ch, io);
+		return -EINVAL;
+	}
 	if (nvp_unlikely(ch->free_ios == NULL)) {
 		bdev_io_release(ch, io);
 		return -ENOMEM;
@@ -673,8 +716,10 @@ data_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type, v
 	struct nvp_bdev_io *io;
 
 	/* a NULL desc fails the channel's descriptor check */
-	if (nvp_unlikely(buf == NULL || flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
-		return io_refused(desc, ch, buf == NULL || flags_bad(flags), off, num, type);
+	if (nvp_unlikely(buf == NULL || cb == NULL || flags_bad(flags) ||
+			 !io_ok(desc, ch, type, off, num))) {
+		return io_refused(desc, ch, buf == NULL || cb == NULL || flags_bad(flags), off, num,
+				  type);
 	}
 	io = io_take(desc, ch, type, off, num, write_flags(desc, type, flags));
 	if (nvp_unlikely(io == NULL)) {
@@ -695,17 +740,16 @@ vector_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 	struct nvp_bdev_io *io;
 	int rc;
 
-	if (nvp_unlikely(flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
-		return io_refused(desc, ch, flags_bad(flags), off, num, type);
+	if (nvp_unlikely(cb == NULL || flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
+		return io_refused(desc, ch, cb == NULL || flags_bad(flags), off, num, type);
+	}
+	rc = iov_check(ch->bdev, num, iov, iovcnt);
+	if (rc != 0) {
+		return rc;
 	}
 	io = io_take(desc, ch, type, off, num, write_flags(desc, type, flags));
 	if (nvp_unlikely(io == NULL)) {
 		return -ENOMEM;
-	}
-	rc = iov_check(io, iov, iovcnt);
-	if (rc != 0) {
-		bdev_io_release(ch, io);
-		return rc;
 	}
 	io->iovs = (struct iovec *)iov;
 	io->iovcnt = iovcnt;
@@ -718,8 +762,8 @@ nodata_io(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t type,
 {
 	struct nvp_bdev_io *io;
 
-	if (nvp_unlikely(flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
-		return io_refused(desc, ch, flags_bad(flags), off, num, type);
+	if (nvp_unlikely(cb == NULL || flags_bad(flags) || !io_ok(desc, ch, type, off, num))) {
+		return io_refused(desc, ch, cb == NULL || flags_bad(flags), off, num, type);
 	}
 	io = io_take(desc, ch, type, off, num, flags);
 	if (nvp_unlikely(io == NULL)) {

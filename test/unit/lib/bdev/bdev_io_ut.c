@@ -78,6 +78,20 @@ test_validation(void)
 	CU_ASSERT(strstr(g_ut_last_log, "iovecs hold") != NULL);
 	CU_ASSERT_EQUAL(nvp_bdev_readv_blocks(f.desc, f.ch, NULL, 0, 0, 1, ut_done_cb, &done),
 			-EINVAL);
+	/* lengths whose sum wraps past 2^64 to the request's size */
+	iov[0].iov_len = UINT64_C(1) << 63;
+	iov[1].iov_len = (UINT64_C(1) << 63) + 512;
+	CU_ASSERT_EQUAL(nvp_bdev_readv_blocks(f.desc, f.ch, iov, 2, 0, 1, ut_done_cb, &done),
+			-EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "2^64") != NULL);
+	/* no completion callback: refused, never called later */
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, NULL, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "callback") != NULL);
+	iov[0].iov_len = 512;
+	CU_ASSERT_EQUAL(nvp_bdev_readv_blocks(f.desc, f.ch, iov, 1, 0, 1, NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_unmap_blocks(f.desc, f.ch, 0, 1, NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_poll_group_poll(NULL), -EINVAL);
 	/* write-type operations through a read-only descriptor */
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("io", false, ut_event_cb, &f.ev, &ro), 0);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(ro, NULL, &rch), 0);
@@ -267,6 +281,48 @@ test_split_iovecs(void)
 	fx_close(&f);
 }
 
+/* A vector the core would have to split with a block spread over more segments than a
+ * child carries: refused at the call, nothing of it written (not a first piece sent and
+ * the rest failed). */
+static void
+test_split_iovecs_unsplittable(void)
+{
+	struct ut_done done = { 0 };
+	static char buf[2 * 512];
+	struct iovec iov[33];
+	struct fixture f;
+	uint32_t i;
+
+	/* block 0 in one segment, block 1 in 32 segments of 16 bytes */
+	iov[0].iov_base = buf;
+	iov[0].iov_len = 512;
+	for (i = 1; i < 33; i++) {
+		iov[i].iov_base = buf + 512 + (i - 1) * 16;
+		iov[i].iov_len = 16;
+	}
+	fx_open(&f, 100, 1, 0, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_writev_blocks(f.desc, f.ch, iov, 33, 0, 2, 0, ut_done_cb, &done),
+			-EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "spans more than") != NULL);
+	CU_ASSERT_EQUAL(g_stub.submitted, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(f.ch), 0);
+	CU_ASSERT_EQUAL(ut_free_count(f.ch), f.ch->pool_size);
+	/* 16 segments for that block fit: it goes, in two children */
+	for (i = 1; i < 17; i++) {
+		iov[i].iov_len = 32;
+		iov[i].iov_base = buf + 512 + (i - 1) * 32;
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_writev_blocks(f.desc, f.ch, iov, 17, 0, 2, 0, ut_done_cb, &done),
+			0);
+	nvp_bdev_channel_poll(f.ch);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&done.cpl));
+	CU_ASSERT_EQUAL(g_stub.submitted, 2);
+	CU_ASSERT_EQUAL(g_stub.rec[1].iovcnt, 16);
+	fx_close(&f);
+}
+
 struct waiter {
 	struct nvp_bdev_io_wait_entry entry;
 	struct fixture *f;
@@ -326,6 +382,71 @@ test_pool_exhaustion_and_wait(void)
 	CU_ASSERT_EQUAL(done.calls, 4);
 	CU_ASSERT_EQUAL(wdone.calls, 1);
 	CU_ASSERT_EQUAL(w.calls, 1);
+	fx_close(&f);
+}
+
+/* A waiter whose request must be split needs two bdev_ios: with one free, it queues
+ * itself again and the poll returns (it ran forever). It is served once two are. */
+static void
+wait_split_cb(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->calls++;
+	w->rc = nvp_bdev_read_blocks(w->f->desc, w->f->ch, g_wbuf, 0, 2, ut_done_cb, w->done);
+	if (w->rc == -ENOMEM && w->calls < 100) {
+		CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(w->f->bdev, w->f->ch, &w->entry), 0);
+	}
+}
+
+static void
+test_wait_for_a_split(void)
+{
+	struct ut_done done = { 0 }, wdone = { 0 };
+	struct nvp_bdev_io *second;
+	static char buf[2 * 512];
+	struct waiter w;
+	struct fixture f;
+	struct iovec bad = { buf, 100 };
+
+	/* pool of 3: one 2-block read takes all (parent, two children) */
+	fx_open(&f, 100, 1, 0, 3);
+	g_stub.auto_complete = false;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 2, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(g_stub.num_held, 2);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 2, ut_done_cb, &done), -ENOMEM);
+	/* the pool is empty: a bad vector is still -EINVAL, not -ENOMEM */
+	CU_ASSERT_EQUAL(nvp_bdev_readv_blocks(f.desc, f.ch, &bad, 1, 0, 1, ut_done_cb, &done),
+			-EINVAL);
+	memset(&w, 0, sizeof(w));
+	w.entry.bdev = f.bdev;
+	w.entry.cb_fn = wait_split_cb;
+	w.entry.cb_arg = &w;
+	w.f = &f;
+	w.done = &wdone;
+	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(f.bdev, f.ch, &w.entry), 0);
+	/* the first child completes: one bdev_io free, the waiter tries once and waits on */
+	second = g_stub.held[1];
+	g_stub.num_held = 1;
+	stub_complete_held(&g_stub);
+	CU_ASSERT_EQUAL(w.calls, 1);
+	CU_ASSERT_EQUAL(w.rc, -ENOMEM);
+	CU_ASSERT_EQUAL(done.calls, 0);
+	/* a poll with still one free: one more try at most, and the poll returns */
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT(w.calls <= 2);
+	/* the second child completes: the first read is done, its three bdev_ios free */
+	g_stub.held[0] = second;
+	g_stub.num_held = 1;
+	stub_complete_held(&g_stub);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(w.rc, 0);
+	CU_ASSERT(w.calls <= 3);
+	g_stub.auto_complete = true;
+	nvp_bdev_channel_poll(f.ch);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(wdone.calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&wdone.cpl));
 	fx_close(&f);
 }
 
@@ -588,7 +709,9 @@ main(void)
 		UT_TEST(test_split_first_error),
 		UT_TEST(test_split_boundary_and_recycle),
 		UT_TEST(test_split_iovecs),
+		UT_TEST(test_split_iovecs_unsplittable),
 		UT_TEST(test_pool_exhaustion_and_wait),
+		UT_TEST(test_wait_for_a_split),
 		UT_TEST(test_enomem_retry_and_inline_completion),
 		UT_TEST(test_pipeline_order),
 		UT_TEST(test_sched_asked_while_holding),
