@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -473,6 +474,22 @@ static const struct pdef g_nvme_params[] = {
 	{ NULL, PT_IGNORE, false, 0 },
 };
 
+/*
+ * A value pasted into the transport ID string: nvp_nvme_transport_id_parse() splits that
+ * string at white space, so a value with a space would add pairs of its own choosing
+ * ("0000:01:00.0 trtype:emu"). Control characters are refused with it: no value needs one.
+ */
+static bool
+trid_value_ok(const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (isspace((unsigned char)*v) || iscntrl((unsigned char)*v)) {
+			return false;
+		}
+	}
+	return true;
+}
+
 /* A parameter bdev_nvme_attach_controller does not know: kept as "key=value" (used only
  * when trtype is emu). */
 static int
@@ -492,7 +509,8 @@ nvme_extra(void *ctx, const char *key, struct json_object *v)
 			   json_object_to_json_string(v));
 		return -EINVAL;
 	}
-	if (strpbrk(val, " \t,") != NULL || strlen(key) + strlen(val) + 2 > sizeof(np->extra) - n) {
+	if (!trid_value_ok(val) || strchr(val, ',') != NULL ||
+	    strlen(key) + strlen(val) + 2 > sizeof(np->extra) - n) {
 		NVP_ERRLOG("%s.params.%s: '%s' has a space or comma, or is too long",
 			   np->cfg->where, key, val);
 		return -EINVAL;
@@ -519,6 +537,32 @@ nvme_emu_check(struct nvme_params *np)
 	return 0;
 }
 
+/* The string parameters that go into the transport ID: each one token, not empty. */
+static int
+nvme_trid_values_check(const struct nvme_params *np)
+{
+	const struct {
+		const char *key;
+		const char *val;
+	} vals[] = {
+		{ "name", np->name },       { "trtype", np->trtype },   { "traddr", np->traddr },
+		{ "adrfam", np->adrfam },   { "trsvcid", np->trsvcid }, { "subnqn", np->subnqn },
+		{ "hostnqn", np->hostnqn },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		if (vals[i].val != NULL &&
+		    (vals[i].val[0] == '\0' || !trid_value_ok(vals[i].val))) {
+			NVP_ERRLOG("%s.params.%s: '%s' is empty or has white space or a control "
+				   "character (a transport ID value is one word)",
+				   np->cfg->where, vals[i].key, vals[i].val);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* The transport ID string nvp_bdev_nvme_attach() takes. */
 static int
 nvme_trid(struct nvme_params *np, char *trid, size_t len)
@@ -528,6 +572,9 @@ nvme_trid(struct nvme_params *np, char *trid, size_t len)
 	size_t n;
 	char *p;
 
+	if (nvme_trid_values_check(np) != 0) {
+		return -EINVAL;
+	}
 	if (!emu && np->first_extra[0] != '\0') {
 		NVP_ERRLOG("%s.params.%s: unknown parameter (trtype %s takes name, trtype, "
 			   "traddr, adrfam, trsvcid, subnqn, io_queue_size, and for TCP hostnqn, "

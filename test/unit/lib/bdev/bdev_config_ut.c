@@ -358,6 +358,38 @@ test_bad_create_undone(void)
 	CU_ASSERT_EQUAL(g_attached, 0);
 }
 
+#define ATTACH(p) "{\"method\":\"bdev_nvme_attach_controller\",\"params\":{" p "}}"
+
+/* A value with white space would add transport ID pairs of its own: refused. */
+static void
+test_bad_trid_injection(void)
+{
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"nvme0\",\"trtype\":\"PCIe\","
+					 "\"traddr\":\"0000:01:00.0 trtype:emu name:zz\""))),
+			-EINVAL);
+	CU_ASSERT(logged("(string):1:46: subsystems[0].config[0] "
+			 "(bdev_nvme_attach_controller).params.traddr: '0000:01:00.0 trtype:emu "
+			 "name:zz' is empty or has white space"));
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"e0\",\"trtype\":\"emu\","
+					 "\"subnqn\":\"x nn:4\""))),
+			-EINVAL);
+	CU_ASSERT(logged("params.subnqn: 'x nn:4' is empty"));
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"e0\\tns:2\",\"trtype\":\"emu\""))), -EINVAL);
+	CU_ASSERT(logged("params.name: 'e0\tns:2' is empty"));
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"e0\",\"trtype\":\"\""))), -EINVAL);
+	CU_ASSERT(logged("params.trtype: '' is empty"));
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"e0\",\"trtype\":\"emu\","
+					 "\"lba\":\"512\\n4096\""))),
+			-EINVAL);
+	CU_ASSERT(logged("params.lba: '512\n4096' has a space or comma"));
+	CU_ASSERT_EQUAL(load_line("nvme:name=e0,trtype=TCP,traddr=1.2.3.4,"
+				  "hostnqn=h\tsubnqn:x"),
+			-EINVAL);
+	CU_ASSERT(logged("item 1 (nvme).params.hostnqn:"));
+	CU_ASSERT_EQUAL(g_attached, 0);
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
 /* A stage choice on a bdev the file did not make is put back on failure. */
 static void
 test_bad_stage_restored(void)
@@ -452,6 +484,7 @@ main(void)
 		UT_TEST(test_bad_json_position),
 		UT_TEST(test_bad_method_param_undone),
 		UT_TEST(test_bad_create_undone),
+		UT_TEST(test_bad_trid_injection),
 		UT_TEST(test_bad_stage_restored),
 		UT_TEST(test_bad_line_and_file),
 	};
