@@ -155,6 +155,8 @@ enum ptype {
 	PT_BOOL,   /* bool */
 	PT_IOPOLL, /* enum nvp_bdev_uring_iopoll: "auto", "on"/true, "off"/false */
 	PT_IGNORE, /* SPDK's, meaningless here: accepted, not used */
+	PT_ZERO,   /* SPDK's, not supported here: accepted only at its default 0 (off) */
+	PT_MINUS1, /* the same with default -1 */
 };
 
 struct pdef {
@@ -172,6 +174,8 @@ static const char *const g_type_names[] = {
 	[PT_BOOL] = "a boolean",
 	[PT_IOPOLL] = "auto, on or off",
 	[PT_IGNORE] = "anything",
+	[PT_ZERO] = "an integer",
+	[PT_MINUS1] = "an integer",
 };
 
 static int
@@ -191,6 +195,28 @@ param_u64(struct json_object *v, uint64_t max, uint64_t *out)
 		return nvp_strtou64(json_object_get_string(v), 0, max, out);
 	}
 	return -EINVAL;
+}
+
+/* An SPDK feature nvpoll does not have: only its default value (@def), which turns it off,
+ * is taken. \return 0, -EINVAL (not a number) or -ENOTSUP (another value). */
+static int
+param_neutral(struct json_object *v, int64_t def)
+{
+	int64_t i;
+	char *end;
+
+	if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_boolean)) {
+		i = json_object_get_int64(v);
+	} else if (json_object_is_type(v, json_type_string)) {
+		errno = 0;
+		i = strtoll(json_object_get_string(v), &end, 0);
+		if (errno != 0 || end == json_object_get_string(v) || *end != '\0') {
+			return -EINVAL;
+		}
+	} else {
+		return -EINVAL;
+	}
+	return i == def ? 0 : -ENOTSUP;
 }
 
 static int
@@ -263,6 +289,10 @@ param_store(const struct pdef *d, struct json_object *v, void *base)
 	case PT_IOPOLL:
 		rc = param_iopoll(v, (enum nvp_bdev_uring_iopoll *)p);
 		break;
+	case PT_ZERO:
+	case PT_MINUS1:
+		rc = param_neutral(v, d->type == PT_ZERO ? 0 : -1);
+		break;
 	case PT_IGNORE:
 		break;
 	}
@@ -288,7 +318,7 @@ pdef_list(const struct pdef *defs, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (; defs->key != NULL && n < len; defs++) {
-		if (defs->type != PT_IGNORE) {
+		if (defs->type != PT_IGNORE && defs->type != PT_ZERO && defs->type != PT_MINUS1) {
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n != 0 ? ", " : "",
 					      defs->key);
 		}
@@ -305,6 +335,7 @@ params_parse(struct cfg *cfg, struct json_object *params, const struct pdef *def
 {
 	char known[256];
 	const struct pdef *d;
+	int rc;
 
 	if (params != NULL && !json_object_is_type(params, json_type_object)) {
 		NVP_ERRLOG("%s.params: not an object", cfg->where);
@@ -328,7 +359,16 @@ params_parse(struct cfg *cfg, struct json_object *params, const struct pdef *def
 				   known);
 			return -EINVAL;
 		}
-		if (param_store(d, v, base) != 0) {
+		rc = param_store(d, v, base);
+		if (rc == -ENOTSUP) {
+			NVP_ERRLOG(
+				"%s.params.%s: %s is not supported: nvpoll does not have this SPDK "
+				"feature (only %d, SPDK's default, is accepted)",
+				cfg->where, key, json_object_to_json_string(v),
+				d->type == PT_ZERO ? 0 : -1);
+			return -EINVAL;
+		}
+		if (rc != 0) {
 			NVP_ERRLOG("%s.params.%s: %s is not %s", cfg->where, key,
 				   json_object_to_json_string(v), g_type_names[d->type]);
 			return -EINVAL;
@@ -347,11 +387,14 @@ required:
 
 /* ---- methods ---- */
 
-#define SPDK_IGNORED_GEOMETRY                                                                  \
-	{ "uuid", PT_IGNORE, false, 0 }, { "physical_block_size", PT_IGNORE, false, 0 },       \
-		{ "md_interleave", PT_IGNORE, false, 0 }, { "dif_type", PT_IGNORE, false, 0 }, \
-	{                                                                                      \
-		"dif_is_head_of_md", PT_IGNORE, false, 0                                       \
+/* SPDK's malloc and null parameters: what only places or names the bdev is ignored; end-to-end
+ * protection (DIF/DIX) is taken only turned off, its SPDK default. */
+#define SPDK_IGNORED_GEOMETRY                                                                \
+	{ "uuid", PT_IGNORE, false, 0 }, { "physical_block_size", PT_IGNORE, false, 0 },     \
+		{ "md_interleave", PT_IGNORE, false, 0 }, { "dif_type", PT_ZERO, false, 0 }, \
+		{ "dif_is_head_of_md", PT_IGNORE, false, 0 },                                \
+	{                                                                                    \
+		"dif_pi_format", PT_ZERO, false, 0                                           \
 	}
 
 #define OPT(type, field) offsetof(type, field)
@@ -365,6 +408,7 @@ static const struct pdef g_malloc_params[] = {
 	  OPT(struct nvp_bdev_malloc_opts, optimal_io_boundary) },
 	{ "max_xfer_blocks", PT_U32, false, OPT(struct nvp_bdev_malloc_opts, max_xfer_blocks) },
 	SPDK_IGNORED_GEOMETRY,
+	{ "numa_id", PT_MINUS1, false, 0 }, /* SPDK's NUMA node for the buffer: -1 = any */
 	{ NULL, PT_IGNORE, false, 0 },
 };
 
@@ -777,6 +821,8 @@ static const struct method g_methods[] = {
 	{ "bdev_set_options", NULL, m_ignore },
 	{ "bdev_nvme_set_options", NULL, m_ignore },
 	{ "bdev_nvme_set_hotplug", NULL, m_ignore },
+	{ "bdev_raid_set_options", NULL, m_ignore },
+	{ "bdev_iscsi_set_options", NULL, m_ignore },
 	{ "bdev_wait_for_examine", NULL, m_ignore },
 };
 

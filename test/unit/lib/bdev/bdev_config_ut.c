@@ -141,6 +141,7 @@ cleanup(void)
 }
 
 #define WRAP(cfg) "{\"subsystems\":[{\"subsystem\":\"bdev\",\"config\":[" cfg "]}]}"
+#define NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"n0\",\"num_blocks\":8}},"
 
 /* ---- good ---- */
 
@@ -212,6 +213,46 @@ test_good_spdk_file(void)
 	unlink(file);
 }
 
+/* Current SPDK writes these: methods ignored, DIF and NUMA taken at their defaults only. */
+static void
+test_spdk_defaults(void)
+{
+	CU_ASSERT_EQUAL(
+		load(WRAP("{\"method\":\"bdev_raid_set_options\",\"params\":"
+			  "{\"process_window_size_kb\":1024,\"process_max_bandwidth_mb_sec\":0}},"
+			  "{\"method\":\"bdev_iscsi_set_options\",\"params\":{\"timeout_sec\":30}},"
+			  "{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"n0\","
+			  "\"num_blocks\":8,\"dif_type\":0,\"dif_pi_format\":0}}")),
+		0);
+	CU_ASSERT_EQUAL(count_bdevs(), 1);
+	cleanup();
+	/* malloc's parameters pass; its create call then finds no DMA memory here */
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_malloc_create\",\"params\":{\"name\":"
+				  "\"m0\",\"num_blocks\":8,\"dif_pi_format\":0,\"numa_id\":-1}}")),
+			-ENOMEM);
+	CU_ASSERT_EQUAL(load_line("malloc:name=m0,num_blocks=8,numa_id=-1,dif_pi_format=0"),
+			-ENOMEM);
+	CU_ASSERT(logged("bdev_malloc_create failed: Cannot allocate memory"));
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_malloc_create\",\"params\":{"
+					"\"name\":\"m0\",\"num_blocks\":8,\"numa_id\":1}}")),
+			-EINVAL);
+	CU_ASSERT(logged("config[1] (bdev_malloc_create).params.numa_id: 1 is not supported: "
+			 "nvpoll does not have this SPDK feature (only -1, SPDK's default"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\",\"params\":{"
+				  "\"name\":\"n1\",\"num_blocks\":8,\"dif_pi_format\":2}}")),
+			-EINVAL);
+	CU_ASSERT(logged("params.dif_pi_format: 2 is not supported"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\",\"params\":{"
+				  "\"name\":\"n1\",\"num_blocks\":8,\"dif_type\":1}}")),
+			-EINVAL);
+	CU_ASSERT(logged("params.dif_type: 1 is not supported"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\",\"params\":{"
+				  "\"name\":\"n1\",\"num_blocks\":8,\"dif_type\":\"x\"}}")),
+			-EINVAL);
+	CU_ASSERT(logged("params.dif_type: \"x\" is not an integer"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
 static void
 test_good_line(void)
 {
@@ -268,8 +309,6 @@ test_bad_json_position(void)
 	CU_ASSERT(logged("subsystems[0].config[0].method: missing"));
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
-
-#define NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"n0\",\"num_blocks\":8}},"
 
 static void
 test_bad_method_param_undone(void)
@@ -478,15 +517,11 @@ main(void)
 	(void)ut_event_cb;
 	(void)ut_done_cb;
 	static const struct ut_test tests[] = {
-		UT_TEST(test_good_all_methods),
-		UT_TEST(test_good_spdk_file),
-		UT_TEST(test_good_line),
-		UT_TEST(test_bad_json_position),
-		UT_TEST(test_bad_method_param_undone),
-		UT_TEST(test_bad_create_undone),
-		UT_TEST(test_bad_trid_injection),
-		UT_TEST(test_bad_stage_restored),
-		UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_good_all_methods),   UT_TEST(test_good_spdk_file),
+		UT_TEST(test_spdk_defaults),      UT_TEST(test_good_line),
+		UT_TEST(test_bad_json_position),  UT_TEST(test_bad_method_param_undone),
+		UT_TEST(test_bad_create_undone),  UT_TEST(test_bad_trid_injection),
+		UT_TEST(test_bad_stage_restored), UT_TEST(test_bad_line_and_file),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
