@@ -611,7 +611,7 @@ nvme_trid_values_check(const struct nvme_params *np)
 static int
 nvme_trid(struct nvme_params *np, char *trid, size_t len)
 {
-	bool emu = strcmp(np->trtype, "emu") == 0;
+	bool emu = strcasecmp(np->trtype, "emu") == 0; /* as the trid parser: any case */
 	bool tcp = strcasecmp(np->trtype, "TCP") == 0;
 	size_t n;
 	char *p;

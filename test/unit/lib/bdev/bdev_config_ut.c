@@ -429,6 +429,18 @@ test_bad_trid_injection(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* trtype is matched in any case, as the transport ID parser does (SPDK too). */
+static void
+test_good_trtype_case(void)
+{
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"e0\",\"trtype\":\"EMU\",\"nn\":2"))), 0);
+	CU_ASSERT_STRING_EQUAL(g_trid, "trtype:EMU name:e0 nn=2");
+	cleanup();
+	CU_ASSERT_EQUAL(load_line("nvme:name=e1,trtype=Emu,read_us=3"), 0);
+	CU_ASSERT_STRING_EQUAL(g_trid, "trtype:Emu name:e1 read_us=3");
+	cleanup();
+}
+
 /* A stage choice on a bdev the file did not make is put back on failure. */
 static void
 test_bad_stage_restored(void)
@@ -517,11 +529,12 @@ main(void)
 	(void)ut_event_cb;
 	(void)ut_done_cb;
 	static const struct ut_test tests[] = {
-		UT_TEST(test_good_all_methods),   UT_TEST(test_good_spdk_file),
-		UT_TEST(test_spdk_defaults),      UT_TEST(test_good_line),
-		UT_TEST(test_bad_json_position),  UT_TEST(test_bad_method_param_undone),
-		UT_TEST(test_bad_create_undone),  UT_TEST(test_bad_trid_injection),
-		UT_TEST(test_bad_stage_restored), UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_good_all_methods),  UT_TEST(test_good_spdk_file),
+		UT_TEST(test_spdk_defaults),     UT_TEST(test_good_line),
+		UT_TEST(test_bad_json_position), UT_TEST(test_bad_method_param_undone),
+		UT_TEST(test_bad_create_undone), UT_TEST(test_bad_trid_injection),
+		UT_TEST(test_good_trtype_case),  UT_TEST(test_bad_stage_restored),
+		UT_TEST(test_bad_line_and_file),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
