@@ -178,6 +178,14 @@ static const char *const g_type_names[] = {
 	[PT_MINUS1] = "an integer",
 };
 
+/* A JSON string with "\u0000" in it: as a C string it would end there ("m\u0000x" -> "m"). */
+static bool
+json_has_nul(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_string) &&
+	       strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
+}
+
 static int
 param_u64(struct json_object *v, uint64_t max, uint64_t *out)
 {
@@ -346,6 +354,11 @@ params_parse(struct cfg *cfg, struct json_object *params, const struct pdef *def
 	}
 	json_object_object_foreach(params, key, v)
 	{
+		if (json_has_nul(v)) {
+			NVP_ERRLOG("%s.params.%s: the string has a NUL character (\\u0000)",
+				   cfg->where, key);
+			return -EINVAL;
+		}
 		d = pdef_find(defs, key);
 		if (d == NULL && extra != NULL) {
 			if (extra(ctx, key, v) != 0) {
@@ -1008,8 +1021,8 @@ run_entry(struct cfg *cfg, struct json_object *entry, const char *path, const ch
 		return -EINVAL;
 	}
 	if (!json_object_object_get_ex(entry, "method", &method) ||
-	    !json_object_is_type(method, json_type_string)) {
-		NVP_ERRLOG("%s.method: missing, or not a string", path);
+	    !json_object_is_type(method, json_type_string) || json_has_nul(method)) {
+		NVP_ERRLOG("%s.method: missing, not a string, or with a NUL character", path);
 		return -EINVAL;
 	}
 	json_object_object_get_ex(entry, "params", &params);

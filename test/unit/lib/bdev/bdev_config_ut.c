@@ -441,6 +441,30 @@ test_good_trtype_case(void)
 	cleanup();
 }
 
+/* "\u0000" would cut a C string short: refused, not truncated. */
+static void
+test_bad_nul_in_string(void)
+{
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\",\"params\":{"
+				  "\"name\":\"m\\u0000x\",\"num_blocks\":8}}")),
+			-EINVAL);
+	CU_ASSERT(logged("(string):1:46: subsystems[0].config[0] (bdev_null_create).params.name: "
+			 "the string has a NUL character"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\",\"params\":{"
+				  "\"name\":\"m\",\"num_blocks\":\"8\\u00009\"}}")),
+			-EINVAL);
+	CU_ASSERT(logged("params.num_blocks: the string has a NUL"));
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"e0\",\"trtype\":\"emu\","
+					 "\"lba\":\"512\\u0000 nn=4\""))),
+			-EINVAL);
+	CU_ASSERT(logged("params.lba: the string has a NUL"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_null_create\\u0000x\",\"params\":{"
+				  "\"name\":\"m\",\"num_blocks\":8}}")),
+			-EINVAL);
+	CU_ASSERT(logged("config[0].method: missing, not a string, or with a NUL"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
 /* A stage choice on a bdev the file did not make is put back on failure. */
 static void
 test_bad_stage_restored(void)
@@ -529,12 +553,12 @@ main(void)
 	(void)ut_event_cb;
 	(void)ut_done_cb;
 	static const struct ut_test tests[] = {
-		UT_TEST(test_good_all_methods),  UT_TEST(test_good_spdk_file),
-		UT_TEST(test_spdk_defaults),     UT_TEST(test_good_line),
-		UT_TEST(test_bad_json_position), UT_TEST(test_bad_method_param_undone),
-		UT_TEST(test_bad_create_undone), UT_TEST(test_bad_trid_injection),
-		UT_TEST(test_good_trtype_case),  UT_TEST(test_bad_stage_restored),
-		UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_good_all_methods),   UT_TEST(test_good_spdk_file),
+		UT_TEST(test_spdk_defaults),      UT_TEST(test_good_line),
+		UT_TEST(test_bad_json_position),  UT_TEST(test_bad_method_param_undone),
+		UT_TEST(test_bad_create_undone),  UT_TEST(test_bad_trid_injection),
+		UT_TEST(test_good_trtype_case),   UT_TEST(test_bad_nul_in_string),
+		UT_TEST(test_bad_stage_restored), UT_TEST(test_bad_line_and_file),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
