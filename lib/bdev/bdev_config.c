@@ -282,7 +282,9 @@ param_store(const struct pdef *d, struct json_object *v, void *base)
 		}
 		break;
 	case PT_S32:
-		if (json_object_is_type(v, json_type_int) && json_object_get_int64(v) == -1) {
+		if ((json_object_is_type(v, json_type_int) && json_object_get_int64(v) == -1) ||
+		    (json_object_is_type(v, json_type_string) &&
+		     strcmp(json_object_get_string(v), "-1") == 0)) {
 			*(int32_t *)p = -1;
 			break;
 		}

@@ -53,6 +53,7 @@ reset_log(void)
 
 static char g_trid[1024];
 static uint32_t g_attached;
+static int32_t g_ctrlr_loss_timeout_sec;
 
 int
 nvp_bdev_nvme_attach(const char *trid, const struct nvp_bdev_nvme_opts *opts,
@@ -65,6 +66,7 @@ nvp_bdev_nvme_attach(const char *trid, const struct nvp_bdev_nvme_opts *opts,
 	(void)bdevs;
 	(void)max_bdevs;
 	nvp_strlcpy(g_trid, trid, sizeof(g_trid));
+	g_ctrlr_loss_timeout_sec = opts->ctrlr_loss_timeout_sec;
 	snprintf(name, sizeof(name), "%sn1", opts->name);
 	nvp_bdev_null_opts_init(&no, sizeof(no));
 	no.name = name;
@@ -465,6 +467,23 @@ test_bad_nul_in_string(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* Numbers may be strings: -1 too, in the one-line form and in JSON. */
+static void
+test_good_minus1_string(void)
+{
+	CU_ASSERT_EQUAL(load_line("nvme:name=e0,trtype=emu,ctrlr_loss_timeout_sec=-1"), 0);
+	CU_ASSERT_EQUAL(g_ctrlr_loss_timeout_sec, -1);
+	cleanup();
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"e0\",\"trtype\":\"emu\","
+					 "\"ctrlr_loss_timeout_sec\":\"-1\""))),
+			0);
+	CU_ASSERT_EQUAL(g_ctrlr_loss_timeout_sec, -1);
+	cleanup();
+	CU_ASSERT_EQUAL(load_line("nvme:name=e0,trtype=emu,ctrlr_loss_timeout_sec=-2"), -EINVAL);
+	CU_ASSERT(logged("params.ctrlr_loss_timeout_sec: \"-2\" is not -1 or an unsigned integer"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
 /* A stage choice on a bdev the file did not make is put back on failure. */
 static void
 test_bad_stage_restored(void)
@@ -558,7 +577,8 @@ main(void)
 		UT_TEST(test_bad_json_position),  UT_TEST(test_bad_method_param_undone),
 		UT_TEST(test_bad_create_undone),  UT_TEST(test_bad_trid_injection),
 		UT_TEST(test_good_trtype_case),   UT_TEST(test_bad_nul_in_string),
-		UT_TEST(test_bad_stage_restored), UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_good_minus1_string), UT_TEST(test_bad_stage_restored),
+		UT_TEST(test_bad_line_and_file),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
