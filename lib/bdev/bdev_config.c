@@ -1208,9 +1208,15 @@ nvp_bdev_load_config_file(const char *path)
 			break;
 		}
 		text = t;
+		errno = 0;
 		n = fread(text + len, 1, 65536, f);
 		len += n;
 	} while (n == 65536);
+	if (rc == 0 && ferror(f)) {
+		/* a directory opens but does not read (EISDIR); an I/O error the same way */
+		rc = errno != 0 ? -errno : -EIO;
+		NVP_ERRLOG("%s: cannot read the configuration: %s", path, strerror(-rc));
+	}
 	fclose(f);
 	if (rc == 0) {
 		text[len] = '\0';

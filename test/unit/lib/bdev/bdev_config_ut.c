@@ -534,6 +534,12 @@ test_bad_line_and_file(void)
 	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(NULL), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_bdev_load_config(""), -EINVAL);
 
+	/* a directory: the read error, not "malformed JSON" */
+	reset_log();
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(g_dir), -EISDIR);
+	CU_ASSERT(logged("cannot read the configuration: Is a directory"));
+	CU_ASSERT_EQUAL(nvp_bdev_load_config(g_dir), -EISDIR);
+
 	snprintf(missing, sizeof(missing), "%s/none.json", g_dir);
 	reset_log();
 	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(missing), -ENOENT);
