@@ -564,8 +564,10 @@ nvme_extra(void *ctx, const char *key, struct json_object *v)
 		   json_object_is_type(v, json_type_int)) {
 		val = json_object_get_string(v);
 	} else {
-		NVP_ERRLOG("%s.params.%s: %s is not a string or a number", np->cfg->where, key,
-			   json_object_to_json_string(v));
+		NVP_ERRLOG("%s.params.%s: %s is not an integer, a string or a boolean "
+			   "(a software controller option%s)",
+			   np->cfg->where, key, json_object_to_json_string(v),
+			   json_object_is_type(v, json_type_double) ? " must be an integer" : "");
 		return -EINVAL;
 	}
 	if (!trid_value_ok(val) || strchr(val, ',') != NULL ||
@@ -598,15 +600,22 @@ nvme_emu_check(struct nvme_params *np)
 
 /* The string parameters that go into the transport ID: each one token, not empty. */
 static int
-nvme_trid_values_check(const struct nvme_params *np)
+nvme_trid_values_check(const struct nvme_params *np, bool emu)
 {
+	/* the longest each may be: the transport ID's field, a bdev name "<name>n<nsid>" with
+	 * room for the nsid, an NQN's 223 bytes (NVMe Base 4.6) */
 	const struct {
 		const char *key;
 		const char *val;
+		size_t max;
 	} vals[] = {
-		{ "name", np->name },       { "trtype", np->trtype },   { "traddr", np->traddr },
-		{ "adrfam", np->adrfam },   { "trsvcid", np->trsvcid }, { "subnqn", np->subnqn },
-		{ "hostnqn", np->hostnqn },
+		{ "name", np->name, emu ? NVP_NVME_TRNAME_MAX - 1 : NVP_BDEV_NAME_MAX - 12 },
+		{ "trtype", np->trtype, NVP_NVME_TRSTRING_MAX - 1 },
+		{ "traddr", np->traddr, NVP_NVME_TRADDR_MAX - 1 },
+		{ "adrfam", np->adrfam, 15 },
+		{ "trsvcid", np->trsvcid, 31 },
+		{ "subnqn", np->subnqn, 223 },
+		{ "hostnqn", np->hostnqn, 223 },
 	};
 	size_t i;
 
@@ -616,6 +625,12 @@ nvme_trid_values_check(const struct nvme_params *np)
 			NVP_ERRLOG("%s.params.%s: '%s' is empty or has white space or a control "
 				   "character (a transport ID value is one word)",
 				   np->cfg->where, vals[i].key, vals[i].val);
+			return -EINVAL;
+		}
+		if (vals[i].val != NULL && strlen(vals[i].val) > vals[i].max) {
+			NVP_ERRLOG("%s.params.%s: '%.32s...' is %zu characters long; at most %zu",
+				   np->cfg->where, vals[i].key, vals[i].val, strlen(vals[i].val),
+				   vals[i].max);
 			return -EINVAL;
 		}
 	}
@@ -631,7 +646,7 @@ nvme_trid(struct nvme_params *np, char *trid, size_t len)
 	size_t n;
 	char *p;
 
-	if (nvme_trid_values_check(np) != 0) {
+	if (nvme_trid_values_check(np, emu) != 0) {
 		return -EINVAL;
 	}
 	if (!emu && np->first_extra[0] != '\0') {
@@ -676,7 +691,12 @@ nvme_trid(struct nvme_params *np, char *trid, size_t len)
 			*p = *p == ',' ? ' ' : *p;
 		}
 	}
-	return n < len ? 0 : -EINVAL;
+	if (n >= len) {
+		NVP_ERRLOG("%s.params: the transport ID they make is longer than %zu characters",
+			   np->cfg->where, len - 1);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int

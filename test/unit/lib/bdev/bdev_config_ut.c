@@ -484,6 +484,29 @@ test_good_minus1_string(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* Messages that say what is wrong: an integer wanted, a value too long and its limit. */
+static void
+test_bad_nvme_messages(void)
+{
+	char line[1200], nqn[1001];
+
+	CU_ASSERT_EQUAL(load(WRAP(ATTACH("\"name\":\"e0\",\"trtype\":\"emu\",\"read_us\":1.5"))),
+			-EINVAL);
+	CU_ASSERT(logged("params.read_us: 1.5 is not an integer, a string or a boolean (a "
+			 "software controller option must be an integer)"));
+	memset(nqn, 'q', sizeof(nqn) - 1);
+	nqn[sizeof(nqn) - 1] = '\0';
+	snprintf(line, sizeof(line), "nvme:name=e0,trtype=emu,subnqn=%s", nqn);
+	CU_ASSERT_EQUAL(load_line(line), -EINVAL);
+	CU_ASSERT(logged("item 1 (nvme).params.subnqn: 'qqqq"));
+	CU_ASSERT(logged("...' is 1000 characters long; at most 223"));
+	snprintf(line, sizeof(line), "nvme:name=%s,trtype=PCIe,traddr=0000:01:00.0", nqn);
+	CU_ASSERT_EQUAL(load_line(line), -EINVAL);
+	CU_ASSERT(logged("item 1 (nvme).params.name: 'qqqq"));
+	CU_ASSERT(logged("at most 52"));
+	CU_ASSERT_EQUAL(g_attached, 0);
+}
+
 /* A stage choice on a bdev the file did not make is put back on failure. */
 static void
 test_bad_stage_restored(void)
@@ -583,8 +606,8 @@ main(void)
 		UT_TEST(test_bad_json_position),  UT_TEST(test_bad_method_param_undone),
 		UT_TEST(test_bad_create_undone),  UT_TEST(test_bad_trid_injection),
 		UT_TEST(test_good_trtype_case),   UT_TEST(test_bad_nul_in_string),
-		UT_TEST(test_good_minus1_string), UT_TEST(test_bad_stage_restored),
-		UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_good_minus1_string), UT_TEST(test_bad_nvme_messages),
+		UT_TEST(test_bad_stage_restored), UT_TEST(test_bad_line_and_file),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
