@@ -9,6 +9,7 @@
  * down again. A bad configuration is reported by the library (method, parameter and
  * place) and exits 1; a bad command line exits 2.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -199,5 +200,12 @@ cli_bdev_list_main(int argc, char **argv)
 	}
 	nvp_bdev_fini();
 	nvp_env_fini();
-	return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	if (rc == 0) {
+		return CLI_EXIT_OK;
+	}
+	/* a configuration that is wrong or cannot be read is the user's to fix, like a bad
+	 * command line (nvp_perf does the same); ENOMEM and the like are failures */
+	return rc == -EINVAL || rc == -ENOENT || rc == -EISDIR || rc == -EACCES || rc == -ENOTDIR ?
+		       CLI_EXIT_USAGE :
+		       CLI_EXIT_FAIL;
 }

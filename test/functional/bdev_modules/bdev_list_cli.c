@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * `nvp bdev-list` as a user runs it: the bdevs of a JSON file and of the one-line form,
- * in a table and in JSON; a bad configuration exits 1 with the library's message naming
- * the parameter and its place; a bad command line exits 2.
+ * in a table and in JSON; a bad command line, and a configuration that is wrong or cannot
+ * be read, exit 2 with the library's message naming the parameter and its place.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -73,11 +73,18 @@ test_file_json(void)
 static void
 test_bad(void)
 {
-	CU_ASSERT_EQUAL(run("bdev-list -c 'null:name=n0,num_blocks=1;null:name=n1,size=3'"), 1);
+	CU_ASSERT_EQUAL(run("bdev-list -c 'null:name=n0,num_blocks=1;null:name=n1,size=3'"), 2);
 	CU_ASSERT(has("item 2 (null).params.size: unknown parameter"));
 	CU_ASSERT(has("nothing of it is left"));
-	CU_ASSERT_EQUAL(run("bdev-list --json-config /nonexistent/x.json"), 1);
+	CU_ASSERT_EQUAL(run("bdev-list --json-config /nonexistent/x.json"), 2);
 	CU_ASSERT(has("x.json: cannot open the configuration"));
+	CU_ASSERT_EQUAL(run("bdev-list --json-config ."), 2);
+	CU_ASSERT(has("cannot read the configuration: Is a directory"));
+	CU_ASSERT_EQUAL(run("bdev-list -c 'nvme:name=e0,trtype=emu,ctrlr_loss_timeout_sec=-1,"
+			    "reconnect_delay_sec=1'"),
+			0);
+	CU_ASSERT_EQUAL(run("bdev-list -c 'nvme:name=e0,trtype=EMU,nn=2'"), 0);
+	CU_ASSERT(has("e0n2"));
 	CU_ASSERT_EQUAL(run("bdev-list"), 2);
 	CU_ASSERT(has("a configuration is required"));
 	CU_ASSERT_EQUAL(run("bdev-list -c a -c b"), 2);
