@@ -216,11 +216,12 @@ malloc_opts_check(const struct nvp_bdev_malloc_opts *o, uint32_t *md_size)
 		bad = "opts_size (use nvp_bdev_malloc_opts_init())";
 	} else if (o->name == NULL || o->name[0] == '\0' || strlen(o->name) >= NVP_BDEV_NAME_MAX) {
 		bad = "name (1 to 63 characters)";
-	} else if (o->num_blocks == 0 || o->num_blocks > (UINT64_C(1) << 40) / o->block_size) {
-		bad = "num_blocks (1 .. 1 TiB worth)";
 	} else if (o->block_size != 512 && o->block_size != 4096 && o->block_size != 520 &&
 		   o->block_size != 4104) {
 		bad = "block_size (512, 4096, or 520 / 4104 with 8 bytes of metadata)";
+	} else if (o->num_blocks == 0 || o->num_blocks > (UINT64_C(1) << 40) / o->block_size) {
+		/* block_size is known good (not 0) by now */
+		bad = "num_blocks (1 .. 1 TiB worth)";
 	} else if (*md_size != o->block_size % 512 && !(o->block_size == 4104 && *md_size == 8)) {
 		bad = "md_size (0 for 512 / 4096 blocks, 8 for 520 / 4104)";
 	}

@@ -33,6 +33,9 @@ test_params(void)
 	nvp_bdev_malloc_opts_init(&o, sizeof(o));
 	o.name = "m";
 	o.num_blocks = 16;
+	o.block_size = 0; /* named, not a division by zero in the num_blocks check */
+	CU_ASSERT_EQUAL(nvp_bdev_malloc_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter block_size") != NULL);
 	o.block_size = 2048;
 	CU_ASSERT_EQUAL(nvp_bdev_malloc_create(&o, NULL), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "block_size") != NULL);
