@@ -127,7 +127,7 @@ nvp_bdev_null_opts_init(struct nvp_bdev_null_opts *opts, size_t opts_size)
 static int
 null_opts_check(const struct nvp_bdev_null_opts *o)
 {
-	uint32_t data = o->block_size - o->md_size;
+	uint32_t data = o->block_size - o->md_size; /* used once md_size < block_size */
 	const char *bad = NULL;
 
 	if (o->opts_size == 0 || o->opts_size > sizeof(*o)) {
@@ -136,8 +136,9 @@ null_opts_check(const struct nvp_bdev_null_opts *o)
 		bad = "name (1 to 63 characters)";
 	} else if (o->num_blocks == 0) {
 		bad = "num_blocks (>= 1)";
-	} else if (o->md_size >= o->block_size || data < 512 || data > 65536 ||
-		   !NVP_IS_POW2(data)) {
+	} else if (o->md_size != 0 && o->md_size >= o->block_size) {
+		bad = "md_size (interleaved: less than block_size, which includes it)";
+	} else if (data < 512 || data > 65536 || !NVP_IS_POW2(data)) {
 		bad = "block_size (512 .. 65536, a power of two, plus md_size)";
 	}
 	if (bad != NULL) {

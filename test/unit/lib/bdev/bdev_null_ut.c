@@ -19,6 +19,18 @@ test_params(void)
 	o.block_size = 520;
 	CU_ASSERT_EQUAL(nvp_bdev_null_create(&o, NULL), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "block_size") != NULL);
+	o.block_size = 512;
+	o.md_size = 600; /* the metadata is the bad one: it is named */
+	CU_ASSERT_EQUAL(nvp_bdev_null_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter md_size") != NULL);
+	o.md_size = 512;
+	CU_ASSERT_EQUAL(nvp_bdev_null_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter md_size") != NULL);
+	o.block_size = 0;
+	o.md_size = 0;
+	CU_ASSERT_EQUAL(nvp_bdev_null_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter block_size") != NULL);
+	o.block_size = 520;
 	o.md_size = 8;
 	CU_ASSERT_EQUAL(nvp_bdev_null_create(&o, NULL), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_get_md_size(nvp_bdev_get_by_name("n")), 8);
