@@ -202,6 +202,21 @@ nvp_bdev_malloc_opts_init(struct nvp_bdev_malloc_opts *opts, size_t opts_size)
 	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
 }
 
+/*
+ * The caller's options over the defaults: a caller built against an older, shorter struct
+ * gets the defaults for the fields past its opts_size, never the bytes after its struct.
+ * A bad opts_size copies nothing; it stays in @o for malloc_opts_check() to name.
+ */
+static void
+malloc_opts_get(const struct nvp_bdev_malloc_opts *user, struct nvp_bdev_malloc_opts *o)
+{
+	nvp_bdev_malloc_opts_init(o, sizeof(*o));
+	if (user->opts_size != 0 && user->opts_size <= sizeof(*o)) {
+		memcpy(o, user, user->opts_size);
+	}
+	o->opts_size = user->opts_size;
+}
+
 /* Check the options; a 520 / 4104 block without md_size means 8 bytes of metadata. */
 static int
 malloc_opts_check(const struct nvp_bdev_malloc_opts *o, uint32_t *md_size)
@@ -254,40 +269,41 @@ malloc_register(struct malloc_bdev *mb, const struct nvp_bdev_malloc_opts *opts,
 }
 
 int
-nvp_bdev_malloc_create(const struct nvp_bdev_malloc_opts *opts, struct nvp_bdev **out)
+nvp_bdev_malloc_create(const struct nvp_bdev_malloc_opts *user, struct nvp_bdev **out)
 {
+	struct nvp_bdev_malloc_opts o;
 	struct malloc_bdev *mb;
 	uint32_t md_size;
 	size_t size;
 	int rc;
 
-	if (opts == NULL) {
+	if (user == NULL) {
 		return -EINVAL;
 	}
-	rc = malloc_opts_check(opts, &md_size);
+	malloc_opts_get(user, &o);
+	rc = malloc_opts_check(&o, &md_size);
 	if (rc != 0) {
 		return rc;
 	}
-	if (nvp_bdev_get_by_name(opts->name) != NULL) {
-		NVP_ERRLOG("bdev_malloc_create: a bdev '%s' exists; choose another name",
-			   opts->name);
+	if (nvp_bdev_get_by_name(o.name) != NULL) {
+		NVP_ERRLOG("bdev_malloc_create: a bdev '%s' exists; choose another name", o.name);
 		return -EEXIST;
 	}
 	mb = calloc(1, sizeof(*mb));
 	if (mb == NULL) {
 		return -ENOMEM;
 	}
-	size = (size_t)opts->num_blocks * opts->block_size;
-	mb->block_size = opts->block_size;
+	size = (size_t)o.num_blocks * o.block_size;
+	mb->block_size = o.block_size;
 	mb->data = nvp_env_dma_zmalloc(size, 4096, NULL);
 	if (mb->data == NULL) {
 		NVP_ERRLOG("bdev_malloc_create '%s': cannot get %zu bytes of DMA memory (is env "
 			   "initialised? enough hugepages?)",
-			   opts->name, size);
+			   o.name, size);
 		free(mb);
 		return -ENOMEM;
 	}
-	rc = malloc_register(mb, opts, md_size);
+	rc = malloc_register(mb, &o, md_size);
 	if (rc != 0) {
 		malloc_destruct(mb);
 		return rc;

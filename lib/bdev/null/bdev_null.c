@@ -124,6 +124,21 @@ nvp_bdev_null_opts_init(struct nvp_bdev_null_opts *opts, size_t opts_size)
 	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
 }
 
+/*
+ * The caller's options over the defaults: a caller built against an older, shorter struct
+ * gets the defaults for the fields past its opts_size, never the bytes after its struct.
+ * A bad opts_size copies nothing; it stays in @o for null_opts_check() to name.
+ */
+static void
+null_opts_get(const struct nvp_bdev_null_opts *user, struct nvp_bdev_null_opts *o)
+{
+	nvp_bdev_null_opts_init(o, sizeof(*o));
+	if (user->opts_size != 0 && user->opts_size <= sizeof(*o)) {
+		memcpy(o, user, user->opts_size);
+	}
+	o->opts_size = user->opts_size;
+}
+
 static int
 null_opts_check(const struct nvp_bdev_null_opts *o)
 {
@@ -150,16 +165,18 @@ null_opts_check(const struct nvp_bdev_null_opts *o)
 }
 
 int
-nvp_bdev_null_create(const struct nvp_bdev_null_opts *opts, struct nvp_bdev **out)
+nvp_bdev_null_create(const struct nvp_bdev_null_opts *user, struct nvp_bdev **out)
 {
+	struct nvp_bdev_null_opts o;
 	struct nvp_bdev_spec spec;
 	struct null_bdev *nb;
 	int rc;
 
-	if (opts == NULL) {
+	if (user == NULL) {
 		return -EINVAL;
 	}
-	rc = null_opts_check(opts);
+	null_opts_get(user, &o);
+	rc = null_opts_check(&o);
 	if (rc != 0) {
 		return rc;
 	}
@@ -168,13 +185,13 @@ nvp_bdev_null_create(const struct nvp_bdev_null_opts *opts, struct nvp_bdev **ou
 		return -ENOMEM;
 	}
 	memset(&spec, 0, sizeof(spec));
-	spec.name = opts->name;
+	spec.name = o.name;
 	spec.module_name = "null";
-	spec.block_size = opts->block_size;
-	spec.md_size = opts->md_size;
-	spec.md_interleaved = opts->md_size != 0;
-	spec.num_blocks = opts->num_blocks;
-	spec.max_xfer_blocks = opts->max_xfer_blocks;
+	spec.block_size = o.block_size;
+	spec.md_size = o.md_size;
+	spec.md_interleaved = o.md_size != 0;
+	spec.num_blocks = o.num_blocks;
+	spec.max_xfer_blocks = o.max_xfer_blocks;
 	spec.fn_table = &g_null_fn;
 	spec.ctx = nb;
 	rc = nvp_bdev_register(&spec, &nb->bdev);

@@ -314,6 +314,21 @@ nvp_bdev_uring_opts_init(struct nvp_bdev_uring_opts *opts, size_t opts_size)
 	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
 }
 
+/*
+ * The caller's options over the defaults: a caller built against an older, shorter struct
+ * gets the defaults for the fields past its opts_size, never the bytes after its struct.
+ * A bad opts_size copies nothing; it stays in @o for uring_opts_check() to name.
+ */
+static void
+uring_opts_get(const struct nvp_bdev_uring_opts *user, struct nvp_bdev_uring_opts *o)
+{
+	nvp_bdev_uring_opts_init(o, sizeof(*o));
+	if (user->opts_size != 0 && user->opts_size <= sizeof(*o)) {
+		memcpy(o, user, user->opts_size);
+	}
+	o->opts_size = user->opts_size;
+}
+
 static int
 uring_opts_check(const struct nvp_bdev_uring_opts *o)
 {
@@ -576,46 +591,48 @@ uring_register(struct uring_bdev *ub, const char *name, uint64_t num_blocks)
 }
 
 int
-nvp_bdev_uring_create(const struct nvp_bdev_uring_opts *opts, struct nvp_bdev **out)
+nvp_bdev_uring_create(const struct nvp_bdev_uring_opts *user, struct nvp_bdev **out)
 {
+	struct nvp_bdev_uring_opts o;
 	struct uring_bdev *ub;
 	uint64_t num_blocks = 0;
 	int rc;
 
-	if (opts == NULL) {
+	if (user == NULL) {
 		return -EINVAL;
 	}
-	rc = uring_opts_check(opts);
+	uring_opts_get(user, &o);
+	rc = uring_opts_check(&o);
 	if (rc != 0) {
 		return rc;
 	}
-	if (nvp_bdev_get_by_name(opts->name) != NULL) {
-		NVP_ERRLOG("bdev_uring_create: a bdev '%s' exists already", opts->name);
+	if (nvp_bdev_get_by_name(o.name) != NULL) {
+		NVP_ERRLOG("bdev_uring_create: a bdev '%s' exists already", o.name);
 		return -EEXIST;
 	}
 	ub = calloc(1, sizeof(*ub));
-	if (ub == NULL || (ub->filename = strdup(opts->filename)) == NULL) {
+	if (ub == NULL || (ub->filename = strdup(o.filename)) == NULL) {
 		free(ub);
 		return -ENOMEM;
 	}
-	ub->fd = uring_open(opts->filename, &ub->direct);
+	ub->fd = uring_open(o.filename, &ub->direct);
 	if (ub->fd < 0) {
 		rc = ub->fd;
 		goto err_free;
 	}
-	rc = uring_geometry(ub, opts->block_size, &num_blocks);
+	rc = uring_geometry(ub, o.block_size, &num_blocks);
 	if (rc == 0) {
-		rc = uring_choose_mode(ub, opts->iopoll);
+		rc = uring_choose_mode(ub, o.iopoll);
 	}
 	if (rc == 0) {
-		rc = uring_register(ub, opts->name, num_blocks);
+		rc = uring_register(ub, o.name, num_blocks);
 	}
 	if (rc != 0) {
 		close(ub->fd);
 		goto err_free;
 	}
 	NVP_INFOLOG("%s: uring bdev '%s', %" PRIu64 " blocks of %" PRIu32 ", %s, %s", ub->filename,
-		    opts->name, num_blocks, ub->block_size, ub->direct ? "O_DIRECT" : "page cache",
+		    o.name, num_blocks, ub->block_size, ub->direct ? "O_DIRECT" : "page cache",
 		    ub->iopoll ? "IOPOLL" : "no IOPOLL");
 	if (out != NULL) {
 		*out = ub->bdev;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for lib/bdev/malloc/bdev_malloc.c: parameter checks naming the parameter,
- * 520-byte blocks with metadata, data kept across writes and reads through scattered
- * buffers, compare, write zeroes and unmap, delete while open.
+ * the defaults for what an older caller's shorter options leave out, 520-byte blocks
+ * with metadata, data kept across writes and reads through scattered buffers, compare,
+ * write zeroes and unmap, delete while open.
  */
 #include "ut_bdev.h"
 
@@ -54,6 +55,47 @@ test_params(void)
 	CU_ASSERT_EQUAL(nvp_bdev_malloc_create(&o, NULL), -EEXIST);
 	CU_ASSERT_EQUAL(nvp_bdev_malloc_delete("m"), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_malloc_delete("m"), -ENODEV);
+}
+
+/*
+ * A caller built against an older, shorter struct: the fields past its opts_size take
+ * their defaults, whatever the bytes after its struct hold (0xff here).
+ */
+static void
+test_short_opts(void)
+{
+	struct nvp_bdev_malloc_opts o;
+	struct nvp_bdev *b = NULL;
+
+	env_init();
+	memset(&o, 0xff, sizeof(o));
+	o.opts_size = offsetof(struct nvp_bdev_malloc_opts, max_xfer_blocks);
+	o.name = "old";
+	o.num_blocks = 16;
+	o.block_size = 4096;
+	o.md_size = 0;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_malloc_create(&o, &b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 4096);
+	CU_ASSERT_EQUAL(nvp_bdev_get_max_xfer_blocks(b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_optimal_io_boundary(b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_malloc_delete("old"), 0);
+	/* older still: block_size and md_size are the defaults (512, 0) */
+	memset(&o, 0xff, sizeof(o));
+	o.opts_size = offsetof(struct nvp_bdev_malloc_opts, block_size);
+	o.name = "older";
+	o.num_blocks = 16;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_malloc_create(&o, &b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 512);
+	CU_ASSERT_EQUAL(nvp_bdev_get_md_size(b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_malloc_delete("older"), 0);
+	/* one that does not reach the name: refused by name, the name not read */
+	o.opts_size = sizeof(size_t);
+	CU_ASSERT_EQUAL(nvp_bdev_malloc_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter name") != NULL);
+	o.opts_size = sizeof(o) + 1;
+	CU_ASSERT_EQUAL(nvp_bdev_malloc_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "opts_size") != NULL);
+	CU_ASSERT_PTR_NULL(nvp_bdev_first());
 }
 
 static struct ut_done g_done;
@@ -137,6 +179,7 @@ main(void)
 {
 	static const struct ut_test tests[] = {
 		UT_TEST(test_params),
+		UT_TEST(test_short_opts),
 		UT_TEST(test_data),
 	};
 	int rc = ut_run("bdev_malloc", tests, sizeof(tests) / sizeof(tests[0]));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests for lib/bdev/null/bdev_null.c: parameter checks naming the parameter,
- * completion on the next poll in submission order, zeroed reads, delete.
+ * Unit tests for lib/bdev/null/bdev_null.c: parameter checks naming the parameter, the
+ * defaults for what an older caller's shorter options leave out, completion on the next
+ * poll in submission order, zeroed reads, delete.
  */
 #include "ut_bdev.h"
 
@@ -45,6 +46,40 @@ test_params(void)
 	CU_ASSERT(strstr(g_ut_last_log, "opts_size") != NULL);
 	CU_ASSERT_EQUAL(nvp_bdev_null_delete("n2"), -ENODEV);
 	CU_ASSERT_EQUAL(nvp_bdev_null_delete("n"), 0);
+}
+
+/* Fields past an older caller's opts_size take their defaults, whatever follows. */
+static void
+test_short_opts(void)
+{
+	struct nvp_bdev_null_opts o;
+	struct nvp_bdev *b = NULL;
+
+	memset(&o, 0xff, sizeof(o));
+	o.opts_size = offsetof(struct nvp_bdev_null_opts, max_xfer_blocks);
+	o.name = "old";
+	o.num_blocks = 8;
+	o.block_size = 4096;
+	o.md_size = 0;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_null_create(&o, &b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 4096);
+	CU_ASSERT_EQUAL(nvp_bdev_get_max_xfer_blocks(b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_null_delete("old"), 0);
+	memset(&o, 0xff, sizeof(o));
+	o.opts_size = offsetof(struct nvp_bdev_null_opts, block_size);
+	o.name = "older";
+	o.num_blocks = 8;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_null_create(&o, &b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 512);
+	CU_ASSERT_EQUAL(nvp_bdev_get_md_size(b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_null_delete("older"), 0);
+	o.opts_size = sizeof(size_t);
+	CU_ASSERT_EQUAL(nvp_bdev_null_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter name") != NULL);
+	o.opts_size = sizeof(o) + 1;
+	CU_ASSERT_EQUAL(nvp_bdev_null_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "opts_size") != NULL);
+	CU_ASSERT_PTR_NULL(nvp_bdev_first());
 }
 
 static char g_order[16];
@@ -96,6 +131,7 @@ main(void)
 {
 	static const struct ut_test tests[] = {
 		UT_TEST(test_params),
+		UT_TEST(test_short_opts),
 		UT_TEST(test_next_poll_in_order),
 	};
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests for lib/bdev/uring/bdev_uring.c: option checks (each bad parameter named),
- * files that cannot be used (missing, too small, a directory), geometry, the mapping of
- * kernel errors to NVMe status, and a round trip through a real ring over a temporary
- * file (write, read back, write zeroes, unmap, flush, FUA). Skips (exit 77) where the
- * kernel refuses io_uring (a sandbox with io_uring_disabled).
+ * the defaults for what an older caller's shorter options leave out, files that cannot be
+ * used (missing, too small, a directory), geometry, the mapping of kernel errors to NVMe
+ * status, and a round trip through a real ring over a temporary file (write, read back,
+ * write zeroes, unmap, flush, FUA). Skips (exit 77) where the kernel refuses io_uring (a
+ * sandbox with io_uring_disabled).
  */
 #define _GNU_SOURCE
 #include "ut_bdev.h"
@@ -88,6 +89,38 @@ test_bad_files(void)
 	CU_ASSERT(strstr(g_ut_last_log, "smaller than one block") != NULL);
 	make_file(4096, 0);
 	CU_ASSERT_EQUAL(create("u0", g_file, 8192, 0, NULL), -EINVAL);
+	CU_ASSERT_PTR_NULL(nvp_bdev_first());
+}
+
+/* Fields past an older caller's opts_size take their defaults, whatever follows. */
+static void
+test_short_opts(void)
+{
+	struct nvp_bdev_uring_opts o;
+	struct nvp_bdev *b = NULL;
+
+	make_file(8 * 4096, 0);
+	memset(&o, 0xff, sizeof(o)); /* iopoll 0xffffffff: not a mode */
+	o.opts_size = offsetof(struct nvp_bdev_uring_opts, iopoll);
+	o.name = "old";
+	o.filename = g_file;
+	o.block_size = 4096;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_uring_create(&o, &b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 4096);
+	CU_ASSERT_EQUAL(nvp_bdev_uring_delete("old"), 0);
+	memset(&o, 0xff, sizeof(o));
+	o.opts_size = offsetof(struct nvp_bdev_uring_opts, block_size);
+	o.name = "older";
+	o.filename = g_file;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_uring_create(&o, &b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 512); /* detected: a file */
+	CU_ASSERT_EQUAL(nvp_bdev_uring_delete("older"), 0);
+	o.opts_size = offsetof(struct nvp_bdev_uring_opts, filename);
+	CU_ASSERT_EQUAL(nvp_bdev_uring_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter filename") != NULL);
+	o.opts_size = sizeof(o) + 1;
+	CU_ASSERT_EQUAL(nvp_bdev_uring_create(&o, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "opts_size") != NULL);
 	CU_ASSERT_PTR_NULL(nvp_bdev_first());
 }
 
@@ -274,11 +307,9 @@ int
 main(void)
 {
 	static const struct ut_test tests[] = {
-		UT_TEST(test_bad_opts),
-		UT_TEST(test_bad_files),
-		UT_TEST(test_create_geometry_delete),
-		UT_TEST(test_status_mapping),
-		UT_TEST(test_io_round_trip),
+		UT_TEST(test_bad_opts),       UT_TEST(test_bad_files),
+		UT_TEST(test_short_opts),     UT_TEST(test_create_geometry_delete),
+		UT_TEST(test_status_mapping), UT_TEST(test_io_round_trip),
 	};
 	struct io_uring ring;
 	const char *tmp = getenv("TMPDIR");
