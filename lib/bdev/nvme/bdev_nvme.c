@@ -760,12 +760,21 @@ ctrlr_bdevs_release(struct nvme_ctrlr_entry *c)
 	return 0;
 }
 
-/* Whether the caller's opts reach the reconnect fields (opts_size of an older caller). */
-static bool
-opts_have_reconnect(const struct nvp_bdev_nvme_opts *opts)
+/*
+ * The caller's options over the defaults (the controller's options included): a caller
+ * built against an older, shorter struct gets the defaults for the fields past its
+ * opts_size (the reconnect fields, io_queue_size, the controller's options or their
+ * tail), never the bytes after its struct. A bad opts_size copies nothing; it stays in
+ * @o for attach_check() to name, as does 0 for no @user at all.
+ */
+static void
+attach_opts_get(const struct nvp_bdev_nvme_opts *user, struct nvp_bdev_nvme_opts *o)
 {
-	return opts->opts_size >= offsetof(struct nvp_bdev_nvme_opts, reconnect_delay_sec) +
-					  sizeof(opts->reconnect_delay_sec);
+	nvp_bdev_nvme_opts_init(o, sizeof(*o));
+	o->opts_size = user != NULL ? user->opts_size : 0;
+	if (o->opts_size != 0 && o->opts_size <= sizeof(*o)) {
+		memcpy(o, user, o->opts_size);
+	}
 }
 
 static int
@@ -773,18 +782,17 @@ attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 {
 	const char *bad = NULL;
 
-	if (opts == NULL || opts->opts_size == 0 || opts->opts_size > sizeof(*opts)) {
+	if (opts->opts_size == 0 || opts->opts_size > sizeof(*opts)) {
 		bad = "opts (use nvp_bdev_nvme_opts_init())";
 	} else if (opts->name == NULL || opts->name[0] == '\0' ||
 		   strlen(opts->name) >= NVME_CTRLR_NAME_MAX - 8) {
 		bad = "name (1 to 23 characters)";
 	} else if (trid == NULL) {
 		bad = "trid";
-	} else if (opts_have_reconnect(opts) &&
-		   (opts->ctrlr_loss_timeout_sec < -1 ||
-		    (opts->ctrlr_loss_timeout_sec != 0 && opts->reconnect_delay_sec == 0) ||
-		    (opts->ctrlr_loss_timeout_sec > 0 &&
-		     opts->reconnect_delay_sec > (uint32_t)opts->ctrlr_loss_timeout_sec))) {
+	} else if (opts->ctrlr_loss_timeout_sec < -1 ||
+		   (opts->ctrlr_loss_timeout_sec != 0 && opts->reconnect_delay_sec == 0) ||
+		   (opts->ctrlr_loss_timeout_sec > 0 &&
+		    opts->reconnect_delay_sec > (uint32_t)opts->ctrlr_loss_timeout_sec)) {
 		bad = "ctrlr_loss_timeout_sec / reconnect_delay_sec (-1 or more; with a loss "
 		      "timeout, a delay of 1 s up to the timeout)";
 	}
@@ -825,14 +833,16 @@ attach_namespaces(struct nvme_ctrlr_entry *c, struct nvp_bdev **bdevs, uint32_t 
 }
 
 int
-nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *opts,
+nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *user,
 		     struct nvp_bdev **bdevs, uint32_t max_bdevs, uint32_t *count)
 {
 	struct nvp_nvme_transport_id trid;
+	struct nvp_bdev_nvme_opts o;
 	struct nvme_ctrlr_entry *c;
 	int rc;
 
-	rc = attach_check(trid_str, opts);
+	attach_opts_get(user, &o);
+	rc = attach_check(trid_str, &o);
 	if (rc == 0) {
 		rc = nvp_nvme_transport_id_parse(&trid, trid_str);
 	}
@@ -843,12 +853,10 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *opts
 	if (c == NULL) {
 		return -ENOMEM;
 	}
-	nvp_strlcpy(c->name, opts->name, sizeof(c->name));
-	c->io_queue_size = opts->io_queue_size;
-	if (opts_have_reconnect(opts)) {
-		c->loss_timeout_s = opts->ctrlr_loss_timeout_sec;
-		c->reconnect_delay_s = opts->reconnect_delay_sec;
-	}
+	nvp_strlcpy(c->name, o.name, sizeof(c->name));
+	c->io_queue_size = o.io_queue_size;
+	c->loss_timeout_s = o.ctrlr_loss_timeout_sec;
+	c->reconnect_delay_s = o.reconnect_delay_sec;
 	TAILQ_INIT(&c->bdevs);
 	pthread_mutex_lock(&g_nvme_mutex);
 	if (ctrlr_find_locked(c->name) != NULL) {
@@ -857,7 +865,7 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *opts
 		free(c);
 		return -EEXIST;
 	}
-	rc = nvp_nvme_connect(&trid, &opts->ctrlr, &c->ctrlr);
+	rc = nvp_nvme_connect(&trid, &o.ctrlr, &c->ctrlr);
 	if (rc == 0) {
 		TAILQ_INSERT_TAIL(&g_ctrlrs, c, link);
 		rc = attach_namespaces(c, bdevs, max_bdevs, count);

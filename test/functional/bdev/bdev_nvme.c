@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The nvme module over the software controller: bdevs named <ctrlr>n<nsid>, several
- * threads verifying data on two namespaces at once, the device's NVMe status reaching
- * the caller unchanged, and the controller going away (registers reading all ones) under
- * I/O: the descriptor's REMOVE event, every outstanding I/O completed with an error,
- * new I/O refused, no hang.
+ * The nvme module over the software controller: bdevs named <ctrlr>n<nsid>, an older
+ * caller's shorter options completed with the defaults, several threads verifying data
+ * on two namespaces at once, the device's NVMe status reaching the caller unchanged, and
+ * the controller going away (registers reading all ones) under I/O: the descriptor's
+ * REMOVE event, every outstanding I/O completed with an error, new I/O refused, no hang.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,57 @@ test_attach_names(void)
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu9"), -ENODEV);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu0"), 0);
 	CU_ASSERT_PTR_NULL(nvp_bdev_get_by_name("bemu0n1"));
+}
+
+/* @bdev_name takes a channel and a write read back. */
+static void
+check_channel(const char *bdev_name)
+{
+	struct nvp_bdev_channel *ch = NULL;
+	struct nvp_bdev_desc *desc;
+	uint8_t *buf;
+
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open(bdev_name, true, bfx_event_ignore, NULL, &desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	if (ch != NULL) {
+		buf = fx_dma_alloc(16 * 512);
+		fx_pattern_fill(buf, 0, 8, 512, 5);
+		CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_WRITE, buf, 0, 8, NULL), 0);
+		CU_ASSERT_EQUAL(bfx_io(desc, ch, BFX_READ, buf + 8 * 512, 0, 8, NULL), 0);
+		CU_ASSERT(fx_pattern_check(buf + 8 * 512, 0, 8, 512, 5) < 0);
+		nvp_env_dma_free(buf);
+		CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+}
+
+/*
+ * A caller built against an older, shorter struct: the fields past its opts_size take
+ * their defaults (the controller's options, io_queue_size, the reconnect fields), never
+ * the bytes after its struct (0xff here), and its channels get their queues.
+ */
+static void
+test_short_opts(void)
+{
+	struct nvp_bdev_nvme_opts o;
+
+	FX_NEEDS_EMU("makes software controllers");
+	memset(&o, 0xff, sizeof(o));
+	o.opts_size = offsetof(struct nvp_bdev_nvme_opts, ctrlr);
+	o.name = "bemu10";
+	CU_ASSERT_EQUAL_FATAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu10 size:4M", &o, NULL, 0, NULL), 0);
+	check_channel("bemu10n1");
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu10"), 0);
+	memset(&o, 0xff, sizeof(o));
+	o.opts_size = offsetof(struct nvp_bdev_nvme_opts, io_queue_size);
+	o.name = "bemu10";
+	nvp_nvme_ctrlr_opts_init(&o.ctrlr, sizeof(o.ctrlr));
+	o.ctrlr.admin_timeout_ms = 2000;
+	CU_ASSERT_EQUAL_FATAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu10 size:4M", &o, NULL, 0, NULL), 0);
+	check_channel("bemu10n1");
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu10"), 0);
 }
 
 static void
@@ -550,6 +602,7 @@ main(int argc, char **argv)
 {
 	static const struct fx_test tests[] = {
 		{ "attach_names", test_attach_names },
+		{ "short_opts", test_short_opts },
 		{ "threads_verify", test_threads_verify },
 		{ "status_passthrough", test_status_passthrough },
 		{ "callback_submit_rung", test_callback_submit_rung },
