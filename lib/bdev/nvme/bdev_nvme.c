@@ -54,6 +54,9 @@
 
 #define NVME_CTRLR_NAME_MAX 32
 #define NVME_MAX_LBA_COUNT 65536u
+/* An I/O queue's entries: CAP.MQES and QSIZE are 16-bit, 0's based (NVMe 1.4 section 3.1.1) */
+#define NVME_QUEUE_SIZE_MIN 2u
+#define NVME_QUEUE_SIZE_MAX 65536u
 
 struct nvme_ns_bdev;
 
@@ -800,7 +803,35 @@ attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 		NVP_ERRLOG("bdev_nvme_attach_controller: bad parameter %s", bad);
 		return -EINVAL;
 	}
+	/* the controller's own limit is known once it is attached: attach_fit_queue_size() */
+	if (opts->io_queue_size != 0 && (opts->io_queue_size < NVME_QUEUE_SIZE_MIN ||
+					 opts->io_queue_size > NVME_QUEUE_SIZE_MAX)) {
+		NVP_ERRLOG("bdev_nvme_attach_controller '%s': bad parameter io_queue_size %" PRIu32
+			   " (0 = the default, or %u .. %u; above what the controller takes, "
+			   "CAP.MQES + 1, it is lowered to that)",
+			   opts->name, opts->io_queue_size, NVME_QUEUE_SIZE_MIN,
+			   NVME_QUEUE_SIZE_MAX);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/*
+ * io_queue_size above what the controller's queues take (CAP.MQES + 1) is lowered to
+ * that, with a notice, as SPDK does with its io_queue_size at attach: one configuration
+ * serves controllers of different limits, and the channels do not fail one by one.
+ */
+static void
+attach_fit_queue_size(struct nvme_ctrlr_entry *c)
+{
+	uint32_t max = nvp_nvme_ctrlr_get_regs_cap(c->ctrlr).bits.mqes + 1u;
+
+	if (c->io_queue_size > max) {
+		NVP_NOTICELOG("controller %s: io_queue_size %" PRIu32 " lowered to %" PRIu32
+			      ", the most its queues take (CAP.MQES + 1)",
+			      c->name, c->io_queue_size, max);
+		c->io_queue_size = max;
+	}
 }
 
 static int
@@ -867,6 +898,7 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *user
 	}
 	rc = nvp_nvme_connect(&trid, &o.ctrlr, &c->ctrlr);
 	if (rc == 0) {
+		attach_fit_queue_size(c);
 		TAILQ_INSERT_TAIL(&g_ctrlrs, c, link);
 		rc = attach_namespaces(c, bdevs, max_bdevs, count);
 		if (rc != 0) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The nvme module over the software controller: bdevs named <ctrlr>n<nsid>, an older
- * caller's shorter options completed with the defaults, several threads verifying data
+ * caller's shorter options completed with the defaults, io_queue_size checked at attach
+ * (refused, or lowered to what the controller takes), several threads verifying data
  * on two namespaces at once, the device's NVMe status reaching the caller unchanged, and
  * the controller going away (registers reading all ones) under I/O: the descriptor's
  * REMOVE event, every outstanding I/O completed with an error, new I/O refused, no hang.
@@ -114,6 +115,50 @@ test_short_opts(void)
 		nvp_bdev_nvme_attach("trtype:emu name:bemu10 size:4M", &o, NULL, 0, NULL), 0);
 	check_channel("bemu10n1");
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu10"), 0);
+}
+
+/*
+ * io_queue_size: one no controller takes is refused at attach, by the API and by a JSON
+ * configuration, leaving nothing behind; one above what this controller takes
+ * (CAP.MQES + 1 = 64 here) is lowered to that at attach, as SPDK does, and the
+ * channels get their queues.
+ */
+static void
+test_io_queue_size(void)
+{
+	static const char bad_json[] =
+		"{\"subsystems\":[{\"subsystem\":\"bdev\",\"config\":[{\"method\":"
+		"\"bdev_nvme_attach_controller\",\"params\":{\"name\":\"bemu11\",\"trtype\":"
+		"\"emu\",\"size\":\"4M\",\"io_queue_size\":1}}]}]}";
+	struct nvp_bdev_nvme_opts o;
+
+	FX_NEEDS_EMU("makes software controllers");
+	nvp_bdev_nvme_opts_init(&o, sizeof(o));
+	o.name = "bemu11";
+	o.ctrlr.admin_timeout_ms = 2000;
+	o.io_queue_size = 1;
+	CU_ASSERT_EQUAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu11 size:4M mqes:63", &o, NULL, 0, NULL),
+		-EINVAL);
+	o.io_queue_size = 65537;
+	CU_ASSERT_EQUAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu11 size:4M mqes:63", &o, NULL, 0, NULL),
+		-EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_string(bad_json), -EINVAL);
+	CU_ASSERT_PTR_NULL(nvp_bdev_get_by_name("bemu11n1"));
+	CU_ASSERT_PTR_NULL(nvp_emu_ctrlr_find("bemu11"));
+	o.io_queue_size = 256;
+	CU_ASSERT_EQUAL_FATAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu11 size:4M mqes:63", &o, NULL, 0, NULL),
+		0);
+	check_channel("bemu11n1");
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu11"), 0);
+	o.io_queue_size = 64; /* just what it takes */
+	CU_ASSERT_EQUAL_FATAL(
+		nvp_bdev_nvme_attach("trtype:emu name:bemu11 size:4M mqes:63", &o, NULL, 0, NULL),
+		0);
+	check_channel("bemu11n1");
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu11"), 0);
 }
 
 static void
@@ -603,6 +648,7 @@ main(int argc, char **argv)
 	static const struct fx_test tests[] = {
 		{ "attach_names", test_attach_names },
 		{ "short_opts", test_short_opts },
+		{ "io_queue_size", test_io_queue_size },
 		{ "threads_verify", test_threads_verify },
 		{ "status_passthrough", test_status_passthrough },
 		{ "callback_submit_rung", test_callback_submit_rung },

@@ -62,6 +62,18 @@ test_bad_input(void)
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", NULL, NULL, 0, NULL), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "opts") != NULL);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("nonsense", &o, NULL, 0, NULL), -EINVAL);
+	/* a queue size no controller takes: refused at attach, not at each channel create */
+	o.io_queue_size = 1;
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter io_queue_size 1 ") != NULL);
+	CU_ASSERT(strstr(g_ut_last_log, "2 .. 65536") != NULL);
+	o.io_queue_size = 65537;
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter io_queue_size 65537 ") != NULL);
+	o.io_queue_size = 100000;
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "bad parameter io_queue_size 100000 ") != NULL);
+	o.io_queue_size = 0;
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("c0"), -ENODEV);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach(NULL), -EINVAL);
 	CU_ASSERT_PTR_NULL(nvp_bdev_nvme_get_ctrlr(ut_stub_register("s", 8, 0, 0)));
