@@ -475,7 +475,9 @@ struct nvp_bdev_nvme_opts {
 	size_t opts_size;
 	const char *name;                 /**< controller name, required ("nvme0", "emu0") */
 	struct nvp_nvme_ctrlr_opts ctrlr; /**< nvp_nvme_ctrlr_opts_init() defaults */
-	uint32_t io_queue_size;           /**< entries of each channel's qpair, 0 = default */
+	/** entries of each channel's qpair, 2 .. 65536 (0 = default); lowered, with a notice,
+	 * to the controller's limit (CAP.MQES + 1), as SPDK does */
+	uint32_t io_queue_size;
 	/**
 	 * A failed controller that is still present is reset by the channel that finds it
 	 * (SPDK's names and meaning): 0 = one reset, then its bdevs are removed (default);
