@@ -528,7 +528,11 @@ nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 	nvp_bdev_io_list_init(&ch->done);
 	nvp_nvme_ctrlr_get_default_io_qpair_opts(nb->c->ctrlr, &qo, sizeof(qo));
 	if (opts->module_queue_depth != 0) {
-		qo.io_queue_size = opts->module_queue_depth;
+		/* a hint: what the controller's queues take (CAP.MQES + 1), at least 2 */
+		qo.io_queue_size = NVP_MAX(
+			NVP_MIN(opts->module_queue_depth,
+				nvp_nvme_ctrlr_get_regs_cap(nb->c->ctrlr).bits.mqes + 1u),
+			NVME_QUEUE_SIZE_MIN);
 	} else if (nb->c->io_queue_size != 0) {
 		qo.io_queue_size = nb->c->io_queue_size;
 	}

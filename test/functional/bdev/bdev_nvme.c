@@ -66,16 +66,20 @@ test_attach_names(void)
 	CU_ASSERT_PTR_NULL(nvp_bdev_get_by_name("bemu0n1"));
 }
 
-/* @bdev_name takes a channel and a write read back. */
+/* @bdev_name takes a channel (@module_queue_depth: its hint, 0 none) and a write read
+ * back. */
 static void
-check_channel(const char *bdev_name)
+check_channel_depth(const char *bdev_name, uint32_t module_queue_depth)
 {
 	struct nvp_bdev_channel *ch = NULL;
+	struct nvp_bdev_channel_opts co;
 	struct nvp_bdev_desc *desc;
 	uint8_t *buf;
 
+	nvp_bdev_channel_opts_init(&co, sizeof(co));
+	co.module_queue_depth = module_queue_depth;
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open(bdev_name, true, bfx_event_ignore, NULL, &desc), 0);
-	CU_ASSERT_EQUAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_create(desc, &co, &ch), 0);
 	if (ch != NULL) {
 		buf = fx_dma_alloc(16 * 512);
 		fx_pattern_fill(buf, 0, 8, 512, 5);
@@ -86,6 +90,12 @@ check_channel(const char *bdev_name)
 		CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
 	}
 	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+}
+
+static void
+check_channel(const char *bdev_name)
+{
+	check_channel_depth(bdev_name, 0);
 }
 
 /*
@@ -121,7 +131,7 @@ test_short_opts(void)
  * io_queue_size: one no controller takes is refused at attach, by the API and by a JSON
  * configuration, leaving nothing behind; one above what this controller takes
  * (CAP.MQES + 1 = 64 here) is lowered to that at attach, as SPDK does, and the
- * channels get their queues.
+ * channels get their queues, also with a queue depth hint they cannot have.
  */
 static void
 test_io_queue_size(void)
@@ -158,6 +168,9 @@ test_io_queue_size(void)
 		nvp_bdev_nvme_attach("trtype:emu name:bemu11 size:4M mqes:63", &o, NULL, 0, NULL),
 		0);
 	check_channel("bemu11n1");
+	/* a channel's queue depth hint is a hint: above the limit, or 1, it is fitted */
+	check_channel_depth("bemu11n1", 4096);
+	check_channel_depth("bemu11n1", 1);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_detach("bemu11"), 0);
 }
 
