@@ -140,6 +140,14 @@ bool nvp_bdev_is_md_interleaved(const struct nvp_bdev *bdev);
 uint32_t nvp_bdev_get_max_xfer_blocks(const struct nvp_bdev *bdev);
 /** Requests are split so no child crosses a multiple of this (blocks; 0 = none). */
 uint32_t nvp_bdev_get_optimal_io_boundary(const struct nvp_bdev *bdev);
+/**
+ * bdev_io objects of a channel's pool that one request of up to @nbytes can hold at once,
+ * wherever it starts: 1, or for a request the core splits (above the max transfer, across
+ * the optimal boundary) its children in flight, at most 32, and the request itself. A
+ * pool (nvp_bdev_channel_opts.io_pool_size) of this times the queue depth, for the
+ * largest request, leaves no request of that depth refused with -ENOMEM. \return >= 1.
+ */
+uint32_t nvp_bdev_get_max_ios_per_request(const struct nvp_bdev *bdev, uint64_t nbytes);
 bool nvp_bdev_has_write_cache(const struct nvp_bdev *bdev);
 bool nvp_bdev_io_type_supported(const struct nvp_bdev *bdev, enum nvp_bdev_io_type type);
 

@@ -367,6 +367,31 @@ nvp_bdev_get_optimal_io_boundary(const struct nvp_bdev *bdev)
 	return bdev->optimal_io_boundary;
 }
 
+/*
+ * The pieces split_len() cuts: a range of n blocks crosses at most ceil((n - 1) / b)
+ * boundaries, so it lies in s <= that + 1 segments; a segment of L blocks takes
+ * ceil(L / m) pieces, at most floor((L - 1) / m) + 1, which sum to at most
+ * s + ceil(n / m) - 1 over the segments.
+ */
+uint32_t
+nvp_bdev_get_max_ios_per_request(const struct nvp_bdev *bdev, uint64_t nbytes)
+{
+	uint64_t n, segments = 1, pieces;
+	uint32_t m, b;
+
+	if (bdev == NULL || !bdev->may_split || nbytes == 0) {
+		return 1;
+	}
+	m = bdev->max_xfer_blocks;
+	b = bdev->optimal_io_boundary;
+	n = (nbytes + bdev->block_size - 1) / bdev->block_size;
+	if (b != 0) {
+		segments += (n - 1 + b - 1) / b;
+	}
+	pieces = m != 0 ? segments + (n + m - 1) / m - 1 : segments;
+	return pieces <= 1 ? 1 : (uint32_t)NVP_MIN(pieces, BDEV_SPLIT_MAX_CHILDREN) + 1;
+}
+
 bool
 nvp_bdev_has_write_cache(const struct nvp_bdev *bdev)
 {

@@ -323,6 +323,48 @@ test_split_iovecs_unsplittable(void)
 	fx_close(&f);
 }
 
+/*
+ * nvp_bdev_get_max_ios_per_request(): never fewer than a request takes from the pool at
+ * once, wherever it starts; exact where only one limit splits.
+ */
+static void
+test_max_ios_per_request(void)
+{
+	static const struct {
+		uint32_t max_xfer, boundary;
+	} limits[] = { { 0, 0 }, { 8, 0 }, { 0, 16 }, { 8, 12 }, { 10, 16 }, { 3, 0 }, { 16, 16 } };
+	static const uint32_t sizes[] = { 1, 7, 8, 9, 16, 17, 20, 100, 400 };
+	static char buf[400 * 512];
+	struct ut_done done = { 0 };
+	struct fixture f;
+	uint32_t l, i, off, want, used, most;
+
+	for (l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
+		fx_open(&f, 1000, limits[l].max_xfer, limits[l].boundary, 0);
+		g_stub.auto_complete = false;
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			want = nvp_bdev_get_max_ios_per_request(f.bdev, sizes[i] * 512ull);
+			for (most = 0, off = 0; off < 32; off++) {
+				CU_ASSERT_EQUAL_FATAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, off,
+									   sizes[i], ut_done_cb,
+									   &done),
+						      0);
+				used = f.ch->pool_size - ut_free_count(f.ch);
+				CU_ASSERT(used <= want);
+				most = NVP_MAX(most, used);
+				while (nvp_bdev_channel_get_outstanding(f.ch) != 0) {
+					stub_complete_held(&g_stub);
+				}
+			}
+			if (limits[l].max_xfer == 0 || limits[l].boundary == 0) {
+				CU_ASSERT_EQUAL(most, want);
+			}
+		}
+		fx_close(&f);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_get_max_ios_per_request(NULL, 4096), 1);
+}
+
 struct waiter {
 	struct nvp_bdev_io_wait_entry entry;
 	struct fixture *f;
@@ -710,6 +752,7 @@ main(void)
 		UT_TEST(test_split_boundary_and_recycle),
 		UT_TEST(test_split_iovecs),
 		UT_TEST(test_split_iovecs_unsplittable),
+		UT_TEST(test_max_ios_per_request),
 		UT_TEST(test_pool_exhaustion_and_wait),
 		UT_TEST(test_wait_for_a_split),
 		UT_TEST(test_enomem_retry_and_inline_completion),
