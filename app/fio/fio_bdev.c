@@ -206,17 +206,26 @@ fiobdev_open(const char *config, const char *name, const struct fiobdev_opts *op
 	return 0;
 }
 
+/*
+ * Every request of the job may be split at once: the pool holds @depth times what the
+ * largest takes (its children and itself); the module's queue, their children. The
+ * floor is the pool this engine always had.
+ */
 int
-fiobdev_channel(struct fiobdev_file *bf, uint32_t depth)
+fiobdev_channel(struct fiobdev_file *bf, uint32_t depth, uint64_t max_bytes, uint32_t pool)
 {
+	struct nvp_bdev *bdev = nvp_bdev_desc_get_bdev(bf->desc);
+	uint32_t per_io = nvp_bdev_get_max_ios_per_request(bdev, max_bytes);
 	struct nvp_bdev_channel_opts opts;
+	uint64_t need = (uint64_t)depth * per_io;
 
 	if (bf->ch != NULL) {
 		return 0;
 	}
 	nvp_bdev_channel_opts_init(&opts, sizeof(opts));
-	opts.io_pool_size = NVP_MIN(NVP_MAX(depth * 2, 64u), 65536u); /* split children too */
-	opts.module_queue_depth = depth + 1;
+	opts.io_pool_size = pool != 0 ? pool : (uint32_t)NVP_MIN(NVP_MAX(need, 64u), 65536u);
+	opts.module_queue_depth = (uint32_t)NVP_MIN(
+		(uint64_t)depth * (per_io > 1 ? per_io - 1 : 1) + 1, 65536u);
 	return nvp_bdev_channel_create(bf->desc, &opts, &bf->ch);
 }
 
@@ -236,22 +245,67 @@ fiobdev_close(struct fiobdev_file *bf)
 	}
 }
 
-int
-fiobdev_submit(struct fiobdev_file *bf, enum fiobdev_op op, void *buf, uint64_t offset,
-	       uint64_t len, nvp_bdev_io_cb cb, void *cb_arg)
+static int
+submit_now(struct fiobdev_req *r)
 {
-	switch (op) {
+	struct fiobdev_file *bf = r->bf;
+
+	switch (r->op) {
 	case FIOBDEV_READ:
-		return nvp_bdev_read(bf->desc, bf->ch, buf, offset, len, cb, cb_arg);
+		return nvp_bdev_read(bf->desc, bf->ch, r->buf, r->offset, r->len, r->cb, r->cb_arg);
 	case FIOBDEV_WRITE:
-		return nvp_bdev_write(bf->desc, bf->ch, buf, offset, len, bf->write_flags, cb,
-				      cb_arg);
+		return nvp_bdev_write(bf->desc, bf->ch, r->buf, r->offset, r->len, bf->write_flags,
+				      r->cb, r->cb_arg);
 	case FIOBDEV_TRIM:
-		return nvp_bdev_unmap(bf->desc, bf->ch, offset, len, cb, cb_arg);
+		return nvp_bdev_unmap(bf->desc, bf->ch, r->offset, r->len, r->cb, r->cb_arg);
 	case FIOBDEV_FLUSH:
-		return nvp_bdev_flush(bf->desc, bf->ch, 0, bf->size, cb, cb_arg);
+		return nvp_bdev_flush(bf->desc, bf->ch, 0, bf->size, r->cb, r->cb_arg);
 	}
 	return -EINVAL;
+}
+
+static void resubmit(void *arg);
+
+static int
+wait_for_io(struct fiobdev_req *r)
+{
+	r->wait.bdev = nvp_bdev_desc_get_bdev(r->bf->desc);
+	r->wait.cb_fn = resubmit;
+	r->wait.cb_arg = r;
+	return nvp_bdev_queue_io_wait(r->wait.bdev, r->bf->ch, &r->wait);
+}
+
+/*
+ * A bdev_io is free again (from the channel's poll): send the request, or wait again. A
+ * refusal now has no caller to return to: the request completes with an error.
+ */
+static void
+resubmit(void *arg)
+{
+	struct fiobdev_req *r = arg;
+	struct nvme_cpl cpl;
+	int rc = submit_now(r);
+
+	if (rc == -ENOMEM) {
+		rc = wait_for_io(r);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "nvpoll_fio: bdev '%s', offset %llu: resubmission failed: %s\n",
+			nvp_bdev_get_name(r->wait.bdev), (unsigned long long)r->offset,
+			strerror(-rc));
+		memset(&cpl, 0, sizeof(cpl));
+		cpl.status.sct = NVME_SCT_GENERIC;
+		cpl.status.sc = NVME_SC_INTERNAL_DEVICE_ERROR;
+		r->cb(r->cb_arg, &cpl);
+	}
+}
+
+int
+fiobdev_submit(struct fiobdev_req *req)
+{
+	int rc = submit_now(req);
+
+	return rc == -ENOMEM ? wait_for_io(req) : rc;
 }
 
 int

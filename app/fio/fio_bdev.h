@@ -45,15 +45,34 @@ enum fiobdev_op {
 int fiobdev_open(const char *config, const char *name, const struct fiobdev_opts *opts,
 		 struct fiobdev_file *bf);
 
-/* On the job thread: its channel, for @depth requests in flight. \return 0 or -errno. */
-int fiobdev_channel(struct fiobdev_file *bf, uint32_t depth);
+/*
+ * On the job thread: its channel, for @depth requests of up to @max_bytes in flight (their
+ * split children included), or with @pool bdev_ios if not 0. \return 0 or -errno.
+ */
+int fiobdev_channel(struct fiobdev_file *bf, uint32_t depth, uint64_t max_bytes, uint32_t pool);
 
 /* Close (the channel on its own thread first); the last close unloads the bdevs. */
 void fiobdev_close(struct fiobdev_file *bf);
 
-/* Submit; \return 0, -ENOMEM (no bdev_io free: retry after polling) or -errno. */
-int fiobdev_submit(struct fiobdev_file *bf, enum fiobdev_op op, void *buf, uint64_t offset,
-		   uint64_t len, nvp_bdev_io_cb cb, void *cb_arg);
+/* One request: the caller's, untouched until its callback. */
+struct fiobdev_req {
+	struct fiobdev_file *bf;
+	enum fiobdev_op op;
+	void *buf;
+	uint64_t offset; /* bytes */
+	uint64_t len;
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
+	struct nvp_bdev_io_wait_entry wait; /* while the channel has no bdev_io free */
+};
+
+/*
+ * Submit @req (every field but wait filled in). No bdev_io free (the pool runs dry when
+ * requests split into more children than it was sized for) is not an error: the request
+ * waits for one and is sent from a later poll. \return 0 (the callback will come) or
+ * -errno (nothing sent, no callback).
+ */
+int fiobdev_submit(struct fiobdev_req *req);
 
 /* Poll the channel. \return completions delivered. */
 int fiobdev_poll(struct fiobdev_file *bf);

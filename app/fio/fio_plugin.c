@@ -57,8 +57,9 @@ struct engine_opts {
 	void *pad;
 	unsigned int mem_size_mb;
 	unsigned int no_huge;
-	char *bdev_config; /* bdev mode (fio_bdev.c): filenames are bdev names */
-	char *poll;        /* lib/poll mode, NULL = spin in getevents() */
+	char *bdev_config;         /* bdev mode (fio_bdev.c): filenames are bdev names */
+	unsigned int bdev_io_pool; /* bdev_ios per channel, 0: sized from the job */
+	char *poll;                /* lib/poll mode, NULL = spin in getevents() */
 	char *bdev_sched;
 	char *bdev_wbt;
 	char *write_class;
@@ -499,12 +500,17 @@ waiter_add(struct thread_data *td, struct engine_thread *et, struct nvp_nvme_qpa
 	return 0;
 }
 
-/* fio's engine-private io_u word holds the waiter's view of the request. */
+/* fio's engine-private io_u word: the waiter's view of the request, the bdev request. */
+struct engine_io {
+	struct nvp_poll_req poll;
+	struct fiobdev_req bdev;
+};
+
 static int
 engine_io_u_init(struct thread_data *td, struct io_u *io_u)
 {
 	(void)td;
-	io_u->engine_data = calloc(1, sizeof(struct nvp_poll_req));
+	io_u->engine_data = calloc(1, sizeof(struct engine_io));
 	return io_u->engine_data != NULL ? 0 : 1;
 }
 
@@ -558,6 +564,21 @@ emu_inline_run(struct engine_file *ef)
 	}
 }
 
+/* The largest block the job reads, writes or trims. */
+static uint64_t
+job_max_bs(const struct thread_data *td)
+{
+	uint64_t bs = 0;
+	int ddir;
+
+	for (ddir = 0; ddir < DDIR_RWDIR_CNT; ddir++) {
+		if (td->o.max_bs[ddir] > bs) {
+			bs = td->o.max_bs[ddir];
+		}
+	}
+	return bs;
+}
+
 /* The job thread opens its files: make the qpair here, in the thread that will poll it. */
 static int
 engine_open_file(struct thread_data *td, struct fio_file *f)
@@ -571,7 +592,8 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 		return job_failed(td, EINVAL, "open_file");
 	}
 	if (ef->bdev != NULL) {
-		return -fiobdev_channel(ef->bdev, et->io_queue_size);
+		return -fiobdev_channel(ef->bdev, td->o.iodepth, job_max_bs(td),
+					((struct engine_opts *)td->eo)->bdev_io_pool);
 	}
 	if (ef->qpair != NULL) {
 		return 0;
@@ -669,7 +691,7 @@ io_complete(void *cb_arg, const struct nvme_cpl *cpl)
 	struct engine_thread *et = ef->thread;
 
 	if (et->waiter != NULL) {
-		nvp_poll_req_done(et->waiter, io_u->engine_data);
+		nvp_poll_req_done(et->waiter, &((struct engine_io *)io_u->engine_data)->poll);
 	}
 	io_u->error = 0;
 	if (nvme_cpl_is_error(cpl)) {
@@ -687,25 +709,36 @@ io_complete(void *cb_arg, const struct nvme_cpl *cpl)
 	}
 }
 
-/* bdev mode: the same io_u through the block layer (fio_bdev.c). */
+/*
+ * bdev mode: the same io_u through the block layer (fio_bdev.c). A request that finds the
+ * channel's pool empty waits there for a bdev_io and is queued as far as fio knows. Not
+ * FIO_Q_BUSY: fio's retry fills a write's verify header again, drawing one more seed from
+ * the sequence its verify phase replays one per logged block, so every block checked
+ * after it fails with "bad header rand_seed".
+ */
 static int
 submit_bdev(struct fiobdev_file *bf, struct io_u *io_u)
 {
-	enum fiobdev_op op;
+	struct fiobdev_req *r = &((struct engine_io *)io_u->engine_data)->bdev;
 
 	if (ddir_sync(io_u->ddir)) {
-		op = FIOBDEV_FLUSH;
+		r->op = FIOBDEV_FLUSH;
 	} else if (io_u->ddir == DDIR_READ) {
-		op = FIOBDEV_READ;
+		r->op = FIOBDEV_READ;
 	} else if (io_u->ddir == DDIR_WRITE) {
-		op = FIOBDEV_WRITE;
+		r->op = FIOBDEV_WRITE;
 	} else if (io_u->ddir == DDIR_TRIM) {
-		op = FIOBDEV_TRIM;
+		r->op = FIOBDEV_TRIM;
 	} else {
 		return -EINVAL;
 	}
-	return fiobdev_submit(bf, op, io_u->xfer_buf, io_u->offset, io_u->xfer_buflen, io_complete,
-			      io_u);
+	r->bf = bf;
+	r->buf = io_u->xfer_buf;
+	r->offset = io_u->offset;
+	r->len = io_u->xfer_buflen;
+	r->cb = io_complete;
+	r->cb_arg = io_u;
+	return fiobdev_submit(r);
 }
 
 /* Submit one io_u; \return 0 or -errno (-ENOMEM: no request object free, retry later). */
@@ -770,7 +803,8 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 		ef->thread->cnt.first_tick = nvp_env_get_ticks();
 	}
 	if (ef->thread->waiter != NULL) {
-		nvp_poll_req_start(ef->thread->waiter, io_u->engine_data,
+		nvp_poll_req_start(ef->thread->waiter,
+				   &((struct engine_io *)io_u->engine_data)->poll,
 				   io_u->ddir == DDIR_READ ? NVME_OPC_READ : NVME_OPC_WRITE,
 				   (uint32_t)io_u->xfer_buflen);
 	}
@@ -1009,6 +1043,19 @@ static struct fio_option engine_options[] = {
 		.help = "bdev mode: filenames are bdev names made by this JSON file (SPDK's "
 			"shape) or a one-item line (\"malloc:name=m0,num_blocks=65536\"; a job "
 			"file takes ';' for a comment, so several items need the JSON file)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "bdev_io_pool",
+		.lname = "nvpoll bdev_io pool",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct engine_opts, bdev_io_pool),
+		.def = "0",
+		.minval = 0,
+		.maxval = 65536,
+		.help = "bdev mode: bdev_io objects of each job's channel, 2..65536 (0: enough for "
+			"iodepth requests of the job's largest block, split children included)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},
