@@ -1037,6 +1037,7 @@ static struct fio_option engine_options[] = {
 	},
 	{
 		.name = "bdev_config",
+		.alias = "spdk_json_conf", /* the option's name in SPDK's fio bdev engine */
 		.lname = "nvpoll bdev configuration",
 		.type = FIO_OPT_STR_STORE,
 		.off1 = offsetof(struct engine_opts, bdev_config),

@@ -99,7 +99,8 @@ PY
 # request takes up to 5 bdev_ios at once; a pool of twice the depth ran dry, and fio's retry
 # of the refused writes broke its verify ("bad header rand_seed"). The channel is sized for
 # the job now; with a pool of 2 (bdev_io_pool=2) requests wait for bdev_ios inside the
-# engine and verify all the same.
+# engine and verify all the same. The configuration is given by SPDK's name of the option,
+# spdk_json_conf=.
 cat >"$work/split.json" <<JSON
 {"subsystems": [{"subsystem": "bdev", "config": [
   {"method": "bdev_malloc_create",
@@ -116,7 +117,7 @@ JSON
 	echo "ioengine=external:$engine"
 	echo "thread=1"
 	echo "no_huge=1"
-	echo "bdev_config=$work/split.json"
+	echo "spdk_json_conf=$work/split.json"
 	echo "rw=randrw"
 	echo "bs=128k"
 	echo "iodepth=32"
