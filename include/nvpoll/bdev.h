@@ -376,9 +376,11 @@ struct nvp_bdev_io_wait_entry {
 
 /**
  * After a call returned -ENOMEM: have @entry->cb_fn called (once, on the channel's
- * thread, from its poll) when a bdev_io is free again, waiters in FIFO order. The
- * callback usually resubmits. \return 0; -EINVAL if @entry->bdev is not the channel's
- * bdev or cb_fn is NULL; -EPERM foreign thread (debug builds).
+ * thread, from its poll) when a bdev_io is free again, waiters in FIFO order, before the
+ * callback of the I/O that freed it (which can submit again). The callback usually
+ * resubmits; refused again (a split request needs its children too), it queues the entry
+ * again and is called at a later release or poll. \return 0; -EINVAL if @entry->bdev is
+ * not the channel's bdev or cb_fn is NULL; -EPERM foreign thread (debug builds).
  */
 int nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 			   struct nvp_bdev_io_wait_entry *entry);

@@ -979,6 +979,28 @@ io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme
 	cb(cb_arg, cpl);
 }
 
+/*
+ * io_finish() while io_wait entries wait: they run between the free and the callback, so
+ * the bdev_ios just freed go to the oldest waiter first, not to what the callback submits
+ * (refused then, it waits behind them). As in SPDK, where freeing a bdev_io runs them.
+ * Else a callback that submits again takes every bdev_io freed, and the waiters starve.
+ */
+static void
+io_finish_waiters(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
+		  uint64_t dev_tick, uint64_t now)
+{
+	nvp_bdev_io_cb cb;
+	void *cb_arg;
+
+	io_account(ch, io, nvme_cpl_is_error(cpl), dev_tick, now);
+	ch->completed++;
+	cb = io->internal.cb;
+	cb_arg = io->internal.cb_arg;
+	bdev_io_release(ch, io);
+	bdev_run_io_waiters(ch);
+	cb(cb_arg, cpl);
+}
+
 /* A staged I/O, a split child, a split parent, or any I/O while io_wait waiters wait
  * (not inside module submit). */
 static void
@@ -1001,7 +1023,11 @@ io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const stru
 		dev = io->submit_tick;
 	}
 	io->internal.state = 0;
-	io_finish(ch, io, &copy, dev, io_done_tick(ch, io));
+	if (ch->wait_head != NULL) {
+		io_finish_waiters(ch, io, &copy, dev, io_done_tick(ch, io));
+	} else {
+		io_finish(ch, io, &copy, dev, io_done_tick(ch, io));
+	}
 	if (ch->wait_head != NULL) {
 		bdev_run_io_waiters(ch);
 	}

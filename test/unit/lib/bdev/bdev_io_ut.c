@@ -492,6 +492,68 @@ test_wait_for_a_split(void)
 	fx_close(&f);
 }
 
+/* A completion callback that submits again, as a benchmark's does. */
+struct again {
+	struct fixture *f;
+	struct ut_done *done;
+	int rc;
+	uint32_t calls;
+};
+
+static void
+again_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct again *a = arg;
+
+	(void)cpl;
+	a->calls++;
+	a->rc = nvp_bdev_read_blocks(a->f->desc, a->f->ch, g_wbuf, 0, 1, ut_done_cb, a->done);
+}
+
+/*
+ * A bdev_io freed while a waiter waits goes to the waiter, not to what the freed I/O's
+ * callback submits: that is refused and can wait behind it. Before, the callback took it
+ * every time and the waiter starved.
+ */
+static void
+test_wait_before_callback(void)
+{
+	struct ut_done done = { 0 }, wdone = { 0 };
+	struct again a = { 0 };
+	struct waiter w;
+	struct fixture f;
+	char buf[512];
+
+	fx_open(&f, 100, 0, 0, 2);
+	g_stub.auto_complete = false;
+	a.f = &f;
+	a.done = &done;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, again_cb, &a), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 1, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 2, 1, ut_done_cb, &done), -ENOMEM);
+	memset(&w, 0, sizeof(w));
+	w.entry.bdev = f.bdev;
+	w.entry.cb_fn = wait_cb;
+	w.entry.cb_arg = &w;
+	w.f = &f;
+	w.done = &wdone;
+	w.rc = -1;
+	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(f.bdev, f.ch, &w.entry), 0);
+	g_stub.num_held = 1; /* the first read completes */
+	stub_complete_held(&g_stub);
+	CU_ASSERT_EQUAL(w.calls, 1);
+	CU_ASSERT_EQUAL(w.rc, 0);
+	CU_ASSERT_EQUAL(a.calls, 1);
+	CU_ASSERT_EQUAL(a.rc, -ENOMEM);
+	/* held[] is now the waiter's read and the second one */
+	g_stub.num_held = 2;
+	g_stub.auto_complete = true;
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(wdone.calls, 1);
+	fx_close(&f);
+}
+
 static void
 test_enomem_retry_and_inline_completion(void)
 {
@@ -755,6 +817,7 @@ main(void)
 		UT_TEST(test_max_ios_per_request),
 		UT_TEST(test_pool_exhaustion_and_wait),
 		UT_TEST(test_wait_for_a_split),
+		UT_TEST(test_wait_before_callback),
 		UT_TEST(test_enomem_retry_and_inline_completion),
 		UT_TEST(test_pipeline_order),
 		UT_TEST(test_sched_asked_while_holding),
