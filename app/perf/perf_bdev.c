@@ -39,7 +39,9 @@ struct btask {
 	struct bdev_worker *bw;
 	void *buf;
 	uint64_t submit_ticks;
+	uint64_t offset_blocks;
 	bool is_read;
+	struct nvp_bdev_io_wait_entry wait; /* while the channel has no bdev_io free */
 };
 
 /* This thread's view of one bdev. */
@@ -49,7 +51,8 @@ struct bdev_worker {
 	struct nvp_bdev_channel *ch;
 	struct btask *tasks;
 	uint64_t seq_next;
-	uint32_t outstanding;
+	uint32_t outstanding; /* sent, or waiting for a bdev_io */
+	uint32_t pool_size;   /* bdev_ios of the channel */
 };
 
 /* Per-thread state the completion path needs; the shared loop's state first. */
@@ -420,6 +423,53 @@ perf_bdev_cleanup(struct perf_run *run)
 /* ---- the I/O thread ---- */
 
 static void bio_done(void *arg, const struct nvme_cpl *cpl);
+static void bretry(void *arg);
+
+/*
+ * Send @t's I/O. No bdev_io free (more split children in flight than the pool was sized
+ * for) is not an error: the task waits for one, as in SPDK's bdevperf, and is sent from
+ * the poll that frees it. \return 0 (sent or waiting) or -errno.
+ */
+static int
+bsend(struct btask *t)
+{
+	struct bdev_worker *bw = t->bw;
+	const struct perf_ns *ns = bw->stats->ns;
+	int rc;
+
+	if (t->is_read) {
+		rc = nvp_bdev_read_blocks(ns->bdev_desc, bw->ch, t->buf, t->offset_blocks,
+					  ns->lbas_per_io, bio_done, t);
+	} else {
+		rc = nvp_bdev_write_blocks(ns->bdev_desc, bw->ch, t->buf, t->offset_blocks,
+					   ns->lbas_per_io, bw->write_flags, bio_done, t);
+	}
+	if (__builtin_expect(rc == -ENOMEM, 0)) {
+		t->wait.bdev = nvp_bdev_desc_get_bdev(ns->bdev_desc);
+		t->wait.cb_fn = bretry;
+		t->wait.cb_arg = t;
+		rc = nvp_bdev_queue_io_wait(t->wait.bdev, bw->ch, &t->wait);
+	}
+	return rc;
+}
+
+/* A bdev_io is free for the waiting @t: send it (its latency counts the wait). */
+static void
+bretry(void *arg)
+{
+	struct btask *t = arg;
+	struct bdev_worker *bw = t->bw;
+
+	if (t_bctx->loop.draining) {
+		bw->outstanding--; /* never sent: nothing to record */
+		return;
+	}
+	if (bsend(t) != 0) {
+		bw->outstanding--;
+		bw->stats->errors++;
+		bw->stats->submit_errors++;
+	}
+}
 
 static int
 bsubmit(struct bctx *ctx, struct btask *t)
@@ -438,16 +488,11 @@ bsubmit(struct bctx *ctx, struct btask *t)
 			bw->seq_next = 0;
 		}
 	}
+	t->offset_blocks = slot * ns->lbas_per_io;
 	t->is_read = o->read_pct == 100 ||
 		     (o->read_pct != 0 && perf_rng_below(&ctx->rng, 100) < o->read_pct);
 	t->submit_ticks = nvp_env_get_ticks();
-	if (t->is_read) {
-		rc = nvp_bdev_read_blocks(ns->bdev_desc, bw->ch, t->buf, slot * ns->lbas_per_io,
-					  ns->lbas_per_io, bio_done, t);
-	} else {
-		rc = nvp_bdev_write_blocks(ns->bdev_desc, bw->ch, t->buf, slot * ns->lbas_per_io,
-					   ns->lbas_per_io, bw->write_flags, bio_done, t);
-	}
+	rc = bsend(t);
 	if (__builtin_expect(rc != 0, 0)) {
 		bw->stats->errors++;
 		bw->stats->submit_errors++;
@@ -473,10 +518,26 @@ bio_done(void *arg, const struct nvme_cpl *cpl)
 	}
 }
 
+/*
+ * -q requests at once, each taking what the largest request of -o takes on the bdev (a
+ * split one: its children in flight and itself); at least 64, as before.
+ */
 static uint32_t
-bdev_pool_size(const struct perf_opts *o)
+bdev_pool_size(const struct perf_opts *o, const struct nvp_bdev *bdev)
 {
-	return NVP_MIN(NVP_MAX(o->queue_depth * 2, 64u), 65536u);
+	uint64_t n = (uint64_t)o->queue_depth * nvp_bdev_get_max_ios_per_request(bdev, o->io_size);
+
+	return (uint32_t)NVP_MIN(NVP_MAX(n, 64u), 65536u);
+}
+
+/* The module's queue: every request's children (or the request) at once. */
+static uint32_t
+bdev_module_depth(const struct perf_opts *o, const struct nvp_bdev *bdev)
+{
+	uint32_t per_io = nvp_bdev_get_max_ios_per_request(bdev, o->io_size);
+
+	return (uint32_t)NVP_MIN((uint64_t)o->queue_depth * (per_io > 1 ? per_io - 1 : 1) + 1,
+				 65536u);
 }
 
 static int
@@ -494,11 +555,11 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 		return -ENOMEM;
 	}
 	nvp_bdev_channel_opts_init(&co, sizeof(co));
-	/* room for split children beside -q requests */
-	co.io_pool_size = bdev_pool_size(o);
-	co.module_queue_depth = o->queue_depth + 1;
+	co.io_pool_size = bdev_pool_size(o, nvp_bdev_desc_get_bdev(st->ns->bdev_desc));
+	co.module_queue_depth = bdev_module_depth(o, nvp_bdev_desc_get_bdev(st->ns->bdev_desc));
 	co.group = ctx->group;
 	co.interrupts = perf_poll_wants_irq(o);
+	bw->pool_size = co.io_pool_size;
 	rc = nvp_bdev_channel_create(st->ns->bdev_desc, &co, &bw->ch);
 	if (rc != 0) {
 		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n",
@@ -572,7 +633,7 @@ bthread_setup(struct bctx *ctx)
 {
 	struct perf_thread *th = ctx->loop.thread;
 	cpu_set_t set;
-	uint32_t n;
+	uint32_t n, pools = 0;
 	int rc;
 
 	CPU_ZERO(&set);
@@ -590,15 +651,14 @@ bthread_setup(struct bctx *ctx)
 	rc = nvp_bdev_poll_group_create(&ctx->group);
 	for (n = 0; rc == 0 && n < th->num_ns; n++) {
 		rc = setup_worker(ctx, &ctx->bws[n], &th->ns_stats[n]);
+		pools += ctx->bws[n].pool_size;
 	}
 	if (rc == 0) {
 		rc = perf_poll_setup(th, &ctx->loop.run->opts, NULL, 0, &ctx->loop.waiter);
 	}
 	if (rc == 0 && ctx->loop.waiter != NULL) {
 		/* every bdev_io of the channels' pools may be in a module at once */
-		rc = nvp_poll_waiter_add_bdev_group(ctx->loop.waiter, ctx->group,
-						    bdev_pool_size(&ctx->loop.run->opts) *
-							    th->num_ns);
+		rc = nvp_poll_waiter_add_bdev_group(ctx->loop.waiter, ctx->group, pools);
 		if (rc != 0) {
 			fprintf(stderr, "core %u: --poll %s: cannot wait on the poll group: %s\n",
 				th->core, ctx->loop.run->opts.poll_mode, strerror(-rc));

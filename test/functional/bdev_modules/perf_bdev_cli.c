@@ -2,8 +2,9 @@
 /*
  * nvp_perf's bdev mode as a user runs it: malloc, null, nvme (software controller) and
  * uring (a temporary file) bdevs from the one-line form and from a JSON file, the usual
- * report with the CPU time per I/O, and the raw mode still there; a bad combination of
- * options, an unknown bdev or a bad configuration exits 2 with a message.
+ * report with the CPU time per I/O, bdevs splitting every request at the default depth
+ * without an error, and the raw mode still there; a bad combination of options, an
+ * unknown bdev or a bad configuration exits 2 with a message.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -89,6 +90,38 @@ test_json_and_raw(void)
 	CU_ASSERT_EQUAL(run("-t 1 -q 2 --no-huge"), 0);
 	CU_ASSERT(has("EMU (emu0) NSID 1"));
 	CU_ASSERT(has("us per I/O"));
+}
+
+/*
+ * Bdevs that split each 128 KiB request (4 KiB blocks, a max transfer of 32 KiB, 16 KiB on
+ * the software controller): at the default depth, 32, each request holds up to 5 bdev_ios
+ * at once. The channel's pool was twice the depth: the refused submissions were counted as
+ * I/O errors (exit 1) and their tasks dropped. The pool is sized for them now, and a
+ * refusal would wait for a bdev_io, not fail.
+ */
+static void
+test_split(void)
+{
+	char path[128], args[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/split.json", g_dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("{\"subsystems\":[{\"subsystem\":\"bdev\",\"config\":["
+	      "{\"method\":\"bdev_malloc_create\",\"params\":{\"name\":\"m8\","
+	      "\"num_blocks\":4096,\"block_size\":4096,\"max_xfer_blocks\":8}},"
+	      "{\"method\":\"bdev_nvme_attach_controller\",\"params\":{\"name\":\"e8\","
+	      "\"trtype\":\"emu\",\"size\":\"16M\",\"lba\":4096,\"mdts\":2}}]}]}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof(args),
+		 "-t 1 -o 128k -w randrw --no-huge -b m8 -b e8n1 --json-config %s", path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT(has("BDEV m8 (malloc) from core  0"));
+	CU_ASSERT(has("BDEV e8n1 (nvme) from core  0"));
+	CU_ASSERT(strstr(g_out, "I/O errors") == NULL);
+	unlink(path);
 }
 
 static void
@@ -193,6 +226,7 @@ main(void)
 	suite = CU_add_suite("perf_bdev_cli", NULL, NULL);
 	if (suite == NULL || CU_add_test(suite, "line_modules", test_line_modules) == NULL ||
 	    CU_add_test(suite, "json_and_raw", test_json_and_raw) == NULL ||
+	    CU_add_test(suite, "split", test_split) == NULL ||
 	    CU_add_test(suite, "bad", test_bad) == NULL ||
 	    CU_add_test(suite, "stages", test_stages) == NULL ||
 	    CU_add_test(suite, "stages_bad", test_stages_bad) == NULL) {
