@@ -3,7 +3,8 @@
 #
 # The module API is enough for a third party: `make install` into a staging DESTDIR,
 # copy examples/bdev_passthru (a module and a program) out of the tree, build it with
-# `pkg-config nvpoll` against the staged headers and libnvpoll.so only, and run it over
+# `pkg-config nvpoll` against the staged headers and libnvpoll.so only (PKG_CONFIG_PATH
+# in the environment, and on make's command line), and run it over
 # a malloc bdev and over a software controller's namespace. Exit 0 pass, 1 fail, 77 skip.
 
 set -u
@@ -55,6 +56,15 @@ if ! make -C "$src" -f Makefile.installed PKG_CONFIG="$pkgconf" \
 	fail "bdev_passthru does not build against the installed headers and library"
 fi
 echo "built: $(grep -o 'cc .*' "$work/build.log" | head -n 1)"
+# The other spelling the README gives: PKG_CONFIG_PATH on make's command line, not in
+# the environment (GNU make 4.3's $(shell) does not see it unless the Makefile passes it).
+mkdir -p "$work/o2"
+if ! env -u PKG_CONFIG_PATH make -C "$src" -f Makefile.installed PKG_CONFIG="$pkgconf" \
+	PKG_CONFIG_PATH="$work/pc" O="$work/o2" CFLAGS="-O2 -Wall -Wextra -Werror $san" \
+	LDFLAGS="$san" >"$work/build2.log" 2>&1 || [ ! -x "$work/o2/bdev_passthru" ]; then
+	cat "$work/build2.log" >&2
+	fail "make -f Makefile.installed PKG_CONFIG_PATH=DIR does not build"
+fi
 
 export LD_LIBRARY_PATH=$stage/usr/lib
 ldd "$src/bdev_passthru" | grep -q "$stage/usr/lib/libnvpoll.so" ||
