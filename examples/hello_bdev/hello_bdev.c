@@ -8,6 +8,7 @@
  * polling the channel for each completion, and prints the bdev's I/O statistics.
  *
  *   hello_bdev                                     # software controller, bdev emu0n1
+ *   hello_bdev -r "trtype:emu name:emuX"            # software controller emuX, bdev emuXn1
  *   hello_bdev -r "trtype:PCIe traddr:0000:01:00.0" # a real controller, bdev nvme0n1
  *   hello_bdev --malloc                            # RAM disk "malloc0"
  */
@@ -67,9 +68,22 @@ on_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
 	}
 }
 
-/* Make the bdev: an NVMe controller's first namespace, or a RAM disk. */
+/*
+ * The name of the controller at @tr, which names its bdevs ("<name>n1"): a software
+ * controller's own (name:X), else emu0 or nvme0.
+ */
+static const char *
+ctrlr_name(const struct nvp_nvme_transport_id *tr)
+{
+	if (tr->trtype != NVP_NVME_TRANSPORT_VDEV) {
+		return "nvme0";
+	}
+	return tr->name[0] != '\0' ? tr->name : "emu0";
+}
+
+/* Make the bdev: the first namespace of controller @ctrlr at @trid, or a RAM disk. */
 static int
-make_bdev(const char *trid, bool use_malloc, char *name, size_t len)
+make_bdev(const char *trid, const char *ctrlr, bool use_malloc, char *name, size_t len)
 {
 	struct nvp_bdev_malloc_opts mo;
 	struct nvp_bdev_nvme_opts no;
@@ -85,7 +99,7 @@ make_bdev(const char *trid, bool use_malloc, char *name, size_t len)
 		rc = nvp_bdev_malloc_create(&mo, &bdev);
 	} else {
 		nvp_bdev_nvme_opts_init(&no, sizeof(no));
-		no.name = strstr(trid, "trtype:emu") != NULL ? "emu0" : "nvme0";
+		no.name = ctrlr;
 		rc = nvp_bdev_nvme_attach(trid, &no, &bdev, 1, &count);
 	}
 	if (rc == 0) {
@@ -150,14 +164,14 @@ print_stats(struct nvp_bdev *bdev)
 }
 
 static int
-run(const char *trid, bool use_malloc)
+run(const char *trid, const char *ctrlr, bool use_malloc)
 {
 	struct nvp_bdev_channel *ch = NULL;
 	struct nvp_bdev_desc *desc = NULL;
 	char name[NVP_BDEV_NAME_MAX];
 	int rc;
 
-	rc = make_bdev(trid, use_malloc, name, sizeof(name));
+	rc = make_bdev(trid, ctrlr, use_malloc, name, sizeof(name));
 	if (rc != 0) {
 		fprintf(stderr, "cannot make the bdev: %s\n", strerror(-rc));
 		return rc;
@@ -236,7 +250,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "env init failed: %s\n", strerror(-rc));
 		return 1;
 	}
-	rc = run(trid, use_malloc);
+	rc = run(trid, use_malloc ? NULL : ctrlr_name(&tr), use_malloc);
 	nvp_env_fini();
 	return rc == 0 ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * examples/hello_bdev as a user runs it: default software controller, a RAM disk, -h;
- * exit 2 and a message for a bad flag or transport ID, exit 1 when the attach fails.
+ * examples/hello_bdev as a user runs it: default software controller, one named in -r
+ * (its bdev named after it), a RAM disk, -h; exit 2 and a message for a bad flag or
+ * transport ID, exit 1 when the attach fails.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -28,6 +29,9 @@ test_runs(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "write  1 I/O, 512 bytes"));
 	CU_ASSERT_EQUAL(run("-r 'trtype:emu name:emu0 lba:4096 size:8M'"), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "read   1 I/O, 4096 bytes"));
+	/* the bdev is named after the software controller the ID names */
+	CU_ASSERT_EQUAL(run("-r 'trtype:emu name:emuX'"), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "read back from emuXn1: Hello world!\n"));
 	CU_ASSERT_EQUAL(run("--malloc"), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_out, "read back from malloc0: Hello world!\n"));
 	CU_ASSERT_EQUAL(run("-h"), 0);
