@@ -652,7 +652,7 @@ test_completion_at(void)
 	struct ut_events ev = { 0 };
 	struct nvp_bdev *bdev;
 	struct at_ctx a;
-	uint64_t t0, t1, at, v;
+	uint64_t t0, t1, at, v, first;
 
 	if (!g_ut_stub_lists) {
 		return; /* a module completing one by one gives no time: the other suite */
@@ -676,7 +676,7 @@ test_completion_at(void)
 	CU_ASSERT_EQUAL(a.calls, 1);
 	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
 	CU_ASSERT_EQUAL(nvp_histogram_count(dev), 1);
-	v = nvp_histogram_max(dev);
+	v = first = nvp_histogram_max(dev);
 	CU_ASSERT(v >= at - t1 && v <= at - t0);
 	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].busy_ticks, v);
 
@@ -708,7 +708,10 @@ test_completion_at(void)
 	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].errors, 1);
 	CU_ASSERT_EQUAL(nvp_histogram_count(dev), 5);
 	CU_ASSERT_EQUAL(nvp_histogram_min(dev), step);
-	CU_ASSERT(nvp_histogram_max(dev) >= at - t1 && nvp_histogram_max(dev) <= at - t0);
+	/* the maximum is of all five: the first I/O's time can be the longest (the thread
+	 * was descheduled between its submission and t1 of the first part) */
+	CU_ASSERT(nvp_histogram_max(dev) >= at - t1 &&
+		  nvp_histogram_max(dev) <= NVP_MAX(first, at - t0));
 	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].inflight, 0);
 
 	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(a.ch), 0);
