@@ -187,7 +187,8 @@ int nvp_bdev_open(const char *name, bool write, nvp_bdev_event_cb event_cb, void
 /**
  * Close a descriptor. Its channels must have been destroyed first.
  * \return 0; -EBUSY if a channel of it still exists (the message says whether I/O is in
- * flight on it) — nothing is closed then.
+ * flight on it) — nothing is closed then; -EINVAL NULL, or not an open descriptor (closed
+ * already).
  */
 int nvp_bdev_close(struct nvp_bdev_desc *desc);
 
@@ -248,7 +249,8 @@ int nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_ch
  * channel's own poll (a completion or io_wait callback of it): destroy it after the poll
  * returns.
  * \return 0; -EBUSY if I/O is in flight (poll until it completes) or called from inside
- * the channel's poll; -EPERM foreign thread (debug builds).
+ * the channel's poll; -EINVAL NULL, or not a channel (destroyed already); -EPERM foreign
+ * thread (debug builds).
  */
 int nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch);
 

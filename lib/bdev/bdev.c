@@ -53,6 +53,44 @@ bdev_unlock(void)
 	pthread_mutex_unlock(&g_bdev_mutex);
 }
 
+/*
+ * Whether @desc is an open descriptor, @ch a channel that exists: looked for by address
+ * among the bdevs', never read through (a caller closing or destroying twice passes
+ * memory already freed). Every open descriptor and its channels hang off a bdev still
+ * in g_bdevs: a removed bdev leaves it only with its last close. Caller holds the lock.
+ */
+bool
+bdev_desc_is_open(const struct nvp_bdev_desc *desc)
+{
+	const struct nvp_bdev_desc *d;
+	const struct nvp_bdev *bdev;
+
+	TAILQ_FOREACH (bdev, &g_bdevs, link) {
+		TAILQ_FOREACH (d, &bdev->descs, link) {
+			if (d == desc) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+bool
+bdev_channel_exists(const struct nvp_bdev_channel *ch)
+{
+	const struct nvp_bdev_channel *c;
+	const struct nvp_bdev *bdev;
+
+	TAILQ_FOREACH (bdev, &g_bdevs, link) {
+		TAILQ_FOREACH (c, &bdev->channels, bdev_link) {
+			if (c == ch) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 const char *
 nvp_bdev_io_type_name(enum nvp_bdev_io_type type)
 {
@@ -499,6 +537,11 @@ nvp_bdev_close(struct nvp_bdev_desc *desc)
 		return -EINVAL;
 	}
 	bdev_lock();
+	if (!bdev_desc_is_open(desc)) {
+		bdev_unlock();
+		NVP_ERRLOG("close: %p is not an open descriptor (closed twice?)", (void *)desc);
+		return -EINVAL;
+	}
 	bdev = desc->bdev;
 	if (desc->num_channels != 0) {
 		TAILQ_FOREACH (ch, &bdev->channels, bdev_link) {

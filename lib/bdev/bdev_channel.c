@@ -315,9 +315,17 @@ int
 nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 {
 	struct nvp_bdev *bdev;
+	bool exists;
 	int rc;
 
 	if (ch == NULL) {
+		return -EINVAL;
+	}
+	bdev_lock();
+	exists = bdev_channel_exists(ch);
+	bdev_unlock();
+	if (!exists) {
+		NVP_ERRLOG("channel destroy: %p is not a channel (destroyed twice?)", (void *)ch);
 		return -EINVAL;
 	}
 	rc = bdev_check_owner(ch->owner, "bdev channel");

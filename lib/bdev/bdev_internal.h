@@ -217,6 +217,8 @@ struct nvp_bdev_poll_group {
 /* bdev.c */
 void bdev_lock(void);
 void bdev_unlock(void);
+bool bdev_desc_is_open(const struct nvp_bdev_desc *desc);
+bool bdev_channel_exists(const struct nvp_bdev_channel *ch);
 const struct nvp_bdev_admission_ops *bdev_admission_none(void);
 const struct nvp_bdev_sched_ops *bdev_sched_none(void);
 

@@ -98,7 +98,13 @@ test_descriptor_lifetime(void)
 	CU_ASSERT_EQUAL(done.calls, 1);
 	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
 	CU_ASSERT_EQUAL(g_stub.channels, 0);
+	/* twice: refused, found by address only (ASan would see a read of the freed one) */
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "destroyed twice") != NULL);
 	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "closed twice") != NULL);
+	CU_ASSERT_EQUAL(nvp_bdev_get_open_count(bdev), 1);
 
 	/* hot remove: the event reaches the open descriptor; destruct waits for close */
 	nvp_bdev_hot_remove(bdev);
