@@ -396,12 +396,15 @@ int nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
  * @bdev by its registered name; "none" for pass-through (the default). @params is a
  * "key=value ..." string for the stage, or NULL. Takes effect for channels created
  * afterwards. \return 0; -ENOENT unknown name (message lists the registered ones);
- * -EBUSY channels of the bdev exist; -EINVAL the stage rejected @params.
+ * -EBUSY channels of the bdev exist; -EINVAL the stage rejected @params; -ENOMEM.
  */
 int nvp_bdev_set_admission(struct nvp_bdev *bdev, const char *name, const char *params);
 int nvp_bdev_set_scheduler(struct nvp_bdev *bdev, const char *name, const char *params);
 const char *nvp_bdev_get_admission(const struct nvp_bdev *bdev);
 const char *nvp_bdev_get_scheduler(const struct nvp_bdev *bdev);
+/** The @params the current stage was set with (valid until it is set again), or NULL. */
+const char *nvp_bdev_get_admission_params(const struct nvp_bdev *bdev);
+const char *nvp_bdev_get_scheduler_params(const struct nvp_bdev *bdev);
 
 /**
  * Accounting on (default) or off for @bdev. Channels see the change at their next poll.
@@ -411,6 +414,8 @@ const char *nvp_bdev_get_scheduler(const struct nvp_bdev *bdev);
  * errors are kept either way.
  */
 void nvp_bdev_set_accounting(struct nvp_bdev *bdev, bool enable);
+/** Whether accounting is on for @bdev (nvp_bdev_set_accounting()). */
+bool nvp_bdev_get_accounting(const struct nvp_bdev *bdev);
 
 /** Statistics of one operation type. Times are in ticks (see ticks_hz). */
 struct nvp_bdev_op_stats {

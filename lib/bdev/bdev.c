@@ -220,6 +220,8 @@ bdev_destruct(struct nvp_bdev *bdev)
 	if (bdev->fn->destruct != NULL) {
 		bdev->fn->destruct(bdev->ctx);
 	}
+	free(bdev->admit_params);
+	free(bdev->sched_params);
 	free(bdev->retired);
 	free(bdev);
 }
@@ -764,13 +766,30 @@ stage_set_check(struct nvp_bdev *bdev, const char *name, const char *kind)
 	return 0;
 }
 
+/* A copy of a stage's @params, kept for its getter (and a configuration's undo). \return
+ * 0 (*@copy NULL for none) or -ENOMEM. */
+static int
+stage_params_copy(const char *params, char **copy)
+{
+	*copy = NULL;
+	if (params != NULL && (*copy = strdup(params)) == NULL) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int
 nvp_bdev_set_admission(struct nvp_bdev *bdev, const char *name, const char *params)
 {
 	const struct nvp_bdev_admission_ops *ops;
 	void *ctx = NULL;
+	char *copy;
 	int rc;
 
+	rc = stage_params_copy(params, &copy);
+	if (rc != 0) {
+		return rc;
+	}
 	bdev_lock();
 	rc = stage_set_check(bdev, name, "admission stage");
 	if (rc == 0) {
@@ -787,8 +806,12 @@ nvp_bdev_set_admission(struct nvp_bdev *bdev, const char *name, const char *para
 		}
 		bdev->admit_ops = ops;
 		bdev->admit_ctx = ctx;
+		free(bdev->admit_params);
+		bdev->admit_params = copy;
+		copy = NULL;
 	}
 	bdev_unlock();
+	free(copy);
 	return rc;
 }
 
@@ -797,8 +820,13 @@ nvp_bdev_set_scheduler(struct nvp_bdev *bdev, const char *name, const char *para
 {
 	const struct nvp_bdev_sched_ops *ops;
 	void *ctx = NULL;
+	char *copy;
 	int rc;
 
+	rc = stage_params_copy(params, &copy);
+	if (rc != 0) {
+		return rc;
+	}
 	bdev_lock();
 	rc = stage_set_check(bdev, name, "scheduler");
 	if (rc == 0) {
@@ -814,8 +842,12 @@ nvp_bdev_set_scheduler(struct nvp_bdev *bdev, const char *name, const char *para
 		}
 		bdev->sched_ops = ops;
 		bdev->sched_ctx = ctx;
+		free(bdev->sched_params);
+		bdev->sched_params = copy;
+		copy = NULL;
 	}
 	bdev_unlock();
+	free(copy);
 	return rc;
 }
 
@@ -855,4 +887,22 @@ const char *
 nvp_bdev_get_scheduler(const struct nvp_bdev *bdev)
 {
 	return bdev->sched_ops->name;
+}
+
+const char *
+nvp_bdev_get_admission_params(const struct nvp_bdev *bdev)
+{
+	return bdev->admit_params;
+}
+
+const char *
+nvp_bdev_get_scheduler_params(const struct nvp_bdev *bdev)
+{
+	return bdev->sched_params;
+}
+
+bool
+nvp_bdev_get_accounting(const struct nvp_bdev *bdev)
+{
+	return __atomic_load_n(&bdev->accounting, __ATOMIC_RELAXED);
 }

@@ -54,13 +54,16 @@ enum made_kind {
 	MADE_URING,
 	MADE_NVME,
 	MADE_SCHED,
-	MADE_ADMIT
+	MADE_ADMIT,
+	MADE_ACCT
 };
 
 struct made {
 	enum made_kind kind;
 	char name[NVP_BDEV_NAME_MAX];
 	char prev[NVP_BDEV_NAME_MAX]; /* stage choices: the stage before */
+	char *prev_params;            /* its params (owned; NULL: none) */
+	bool prev_acct;               /* accounting switches: the setting before */
 };
 
 struct cfg {
@@ -72,8 +75,11 @@ struct cfg {
 	const char *origin;    /* its file name, or "(string)" */
 };
 
+/* Record what the load made or changed, for cfg_undo(); @prev_params is owned by the
+ * record from here on (freed also on failure). */
 static int
-cfg_record(struct cfg *cfg, enum made_kind kind, const char *name, const char *prev)
+cfg_record(struct cfg *cfg, enum made_kind kind, const char *name, const char *prev,
+	   char *prev_params)
 {
 	struct made *m;
 
@@ -82,6 +88,7 @@ cfg_record(struct cfg *cfg, enum made_kind kind, const char *name, const char *p
 
 		m = realloc(cfg->made, cap * sizeof(*m));
 		if (m == NULL) {
+			free(prev_params);
 			return -ENOMEM;
 		}
 		cfg->made = m;
@@ -91,7 +98,20 @@ cfg_record(struct cfg *cfg, enum made_kind kind, const char *name, const char *p
 	m->kind = kind;
 	nvp_strlcpy(m->name, name, sizeof(m->name));
 	nvp_strlcpy(m->prev, prev != NULL ? prev : "none", sizeof(m->prev));
+	m->prev_params = prev_params;
+	m->prev_acct = false;
 	return 0;
+}
+
+static void
+cfg_records_free(struct cfg *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->num_made; i++) {
+		free(cfg->made[i].prev_params);
+	}
+	cfg->num_made = 0;
 }
 
 static void
@@ -119,20 +139,26 @@ cfg_undo(struct cfg *cfg)
 			break;
 		case MADE_SCHED:
 			if (bdev != NULL) {
-				nvp_bdev_set_scheduler(bdev, m->prev, NULL);
+				nvp_bdev_set_scheduler(bdev, m->prev, m->prev_params);
 			}
 			break;
 		case MADE_ADMIT:
 			if (bdev != NULL) {
-				nvp_bdev_set_admission(bdev, m->prev, NULL);
+				nvp_bdev_set_admission(bdev, m->prev, m->prev_params);
+			}
+			break;
+		case MADE_ACCT:
+			if (bdev != NULL) {
+				nvp_bdev_set_accounting(bdev, m->prev_acct);
 			}
 			break;
 		}
 	}
 	if (cfg->num_made != 0) {
-		NVP_NOTICELOG("undid the %zu object(s) the configuration had made", cfg->num_made);
+		NVP_NOTICELOG("undid the %zu object(s) the configuration had made or changed",
+			      cfg->num_made);
 	}
-	cfg->num_made = 0;
+	cfg_records_free(cfg);
 }
 
 /* The entry being run, for messages (truncated if very long). */
@@ -438,7 +464,7 @@ m_malloc_create(struct cfg *cfg, struct json_object *params)
 	if (rc == 0) {
 		rc = nvp_bdev_malloc_create(&o, NULL);
 	}
-	return rc != 0 ? rc : cfg_record(cfg, MADE_MALLOC, o.name, NULL);
+	return rc != 0 ? rc : cfg_record(cfg, MADE_MALLOC, o.name, NULL, NULL);
 }
 
 static const struct pdef g_null_params[] = {
@@ -462,7 +488,7 @@ m_null_create(struct cfg *cfg, struct json_object *params)
 	if (rc == 0) {
 		rc = nvp_bdev_null_create(&o, NULL);
 	}
-	return rc != 0 ? rc : cfg_record(cfg, MADE_NULL, o.name, NULL);
+	return rc != 0 ? rc : cfg_record(cfg, MADE_NULL, o.name, NULL, NULL);
 }
 
 static const struct pdef g_uring_params[] = {
@@ -485,7 +511,7 @@ m_uring_create(struct cfg *cfg, struct json_object *params)
 	if (rc == 0) {
 		rc = nvp_bdev_uring_create(&o, NULL);
 	}
-	return rc != 0 ? rc : cfg_record(cfg, MADE_URING, o.name, NULL);
+	return rc != 0 ? rc : cfg_record(cfg, MADE_URING, o.name, NULL, NULL);
 }
 
 /* bdev_nvme_attach_controller: SPDK's parameters, and for trtype "emu" the software
@@ -729,7 +755,7 @@ m_nvme_attach(struct cfg *cfg, struct json_object *params)
 	if (rc == 0) {
 		NVP_INFOLOG("%s: controller %s attached (%s), %" PRIu32 " bdev(s)", cfg->where,
 			    np->name, trid, count);
-		rc = cfg_record(cfg, MADE_NVME, np->name, NULL);
+		rc = cfg_record(cfg, MADE_NVME, np->name, NULL, NULL);
 	}
 	free(np);
 	return rc;
@@ -781,6 +807,8 @@ m_set_stage(struct cfg *cfg, struct json_object *params, bool sched)
 {
 	struct stage_params sp = { 0 };
 	char prev[NVP_BDEV_NAME_MAX];
+	const char *prev_params;
+	char *copy = NULL;
 	struct nvp_bdev *bdev;
 	int rc;
 
@@ -794,9 +822,19 @@ m_set_stage(struct cfg *cfg, struct json_object *params, bool sched)
 	}
 	nvp_strlcpy(prev, sched ? nvp_bdev_get_scheduler(bdev) : nvp_bdev_get_admission(bdev),
 		    sizeof(prev));
+	/* its params too, so that a failure later in the load puts back the same stage */
+	prev_params = sched ? nvp_bdev_get_scheduler_params(bdev) :
+			      nvp_bdev_get_admission_params(bdev);
+	if (prev_params != NULL && (copy = strdup(prev_params)) == NULL) {
+		return -ENOMEM;
+	}
 	rc = sched ? nvp_bdev_set_scheduler(bdev, sp.stage, sp.params) :
 		     nvp_bdev_set_admission(bdev, sp.stage, sp.params);
-	return rc != 0 ? rc : cfg_record(cfg, sched ? MADE_SCHED : MADE_ADMIT, sp.name, prev);
+	if (rc != 0) {
+		free(copy);
+		return rc;
+	}
+	return cfg_record(cfg, sched ? MADE_SCHED : MADE_ADMIT, sp.name, prev, copy);
 }
 
 static int
@@ -816,6 +854,7 @@ m_set_accounting(struct cfg *cfg, struct json_object *params)
 {
 	struct stage_params sp = { 0 };
 	struct nvp_bdev *bdev;
+	bool prev;
 	int rc;
 
 	rc = params_parse(cfg, params, g_acct_params, &sp, NULL, NULL);
@@ -826,6 +865,12 @@ m_set_accounting(struct cfg *cfg, struct json_object *params)
 	if (bdev == NULL) {
 		return -ENODEV;
 	}
+	prev = nvp_bdev_get_accounting(bdev);
+	rc = cfg_record(cfg, MADE_ACCT, sp.name, NULL, NULL);
+	if (rc != 0) {
+		return rc;
+	}
+	cfg->made[cfg->num_made - 1].prev_acct = prev;
 	nvp_bdev_set_accounting(bdev, sp.enable);
 	return 0;
 }
@@ -1171,6 +1216,7 @@ cfg_finish(struct cfg *cfg, int rc, const char *origin)
 		NVP_ERRLOG("%s: configuration not loaded (%s); nothing of it is left", origin,
 			   strerror(-rc));
 	}
+	cfg_records_free(cfg);
 	free(cfg->made);
 	return rc;
 }

@@ -62,8 +62,10 @@ struct nvp_bdev {
 	/* ---- stages (changed only while no channel exists) ---- */
 	const struct nvp_bdev_admission_ops *admit_ops;
 	void *admit_ctx;
+	char *admit_params; /* a copy of what it was given (NULL: none) */
 	const struct nvp_bdev_sched_ops *sched_ops;
 	void *sched_ctx;
+	char *sched_params;
 
 	/* ---- lifetime, under g_bdev_mutex ---- */
 	uint32_t open_count;

@@ -535,6 +535,65 @@ test_bad_stage_restored(void)
 	cleanup();
 }
 
+/* A scheduler that takes any params (only its choice and params are looked at here). */
+static int
+ut_sched_init(struct nvp_bdev *bdev, const char *params, void **ctx)
+{
+	(void)bdev;
+	(void)params;
+	*ctx = NULL;
+	return 0;
+}
+
+static const struct nvp_bdev_sched_ops g_ut_sched = {
+	.name = "ut_sched",
+	.init = ut_sched_init,
+};
+
+/* What a failed load changed on a bdev it did not make is put back whole: the stage with
+ * the params it had, and the accounting switch. */
+static void
+test_bad_load_restores_settings(void)
+{
+	struct nvp_bdev_null_opts o;
+	struct nvp_bdev *b = NULL;
+	int rc;
+
+	rc = nvp_bdev_scheduler_register(&g_ut_sched);
+	CU_ASSERT(rc == 0 || rc == -EEXIST);
+	nvp_bdev_null_opts_init(&o, sizeof(o));
+	o.name = "keep";
+	o.num_blocks = 8;
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_null_create(&o, &b), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_set_scheduler(b, "ut_sched", "depth=7"), 0);
+	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_scheduler_params(b), "depth=7");
+	nvp_bdev_set_accounting(b, false);
+	CU_ASSERT_EQUAL(
+		load(WRAP("{\"method\":\"bdev_set_scheduler\",\"params\":{\"name\":\"keep\","
+			  "\"scheduler\":\"ut_sched\",\"params\":\"depth=9\"}},"
+			  "{\"method\":\"bdev_set_accounting\",\"params\":{\"name\":\"keep\","
+			  "\"enable\":true}},"
+			  "{\"method\":\"bdev_set_scheduler\",\"params\":{\"name\":\"keep\","
+			  "\"scheduler\":\"no-such\"}}")),
+		-ENOENT);
+	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_scheduler(b), "ut_sched");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nvp_bdev_get_scheduler_params(b));
+	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_scheduler_params(b), "depth=7");
+	CU_ASSERT_FALSE(nvp_bdev_get_accounting(b));
+	/* and a load that succeeds keeps what it set */
+	CU_ASSERT_EQUAL(
+		load(WRAP("{\"method\":\"bdev_set_scheduler\",\"params\":{\"name\":\"keep\","
+			  "\"scheduler\":\"ut_sched\",\"params\":\"depth=9\"}},"
+			  "{\"method\":\"bdev_set_accounting\",\"params\":{\"name\":\"keep\","
+			  "\"enable\":true}}")),
+		0);
+	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_scheduler_params(b), "depth=9");
+	CU_ASSERT_TRUE(nvp_bdev_get_accounting(b));
+	CU_ASSERT_EQUAL(nvp_bdev_set_scheduler(b, "none", NULL), 0);
+	CU_ASSERT_PTR_NULL(nvp_bdev_get_scheduler_params(b));
+	cleanup();
+}
+
 static void
 test_bad_line_and_file(void)
 {
@@ -601,13 +660,21 @@ main(void)
 	(void)ut_event_cb;
 	(void)ut_done_cb;
 	static const struct ut_test tests[] = {
-		UT_TEST(test_good_all_methods),   UT_TEST(test_good_spdk_file),
-		UT_TEST(test_spdk_defaults),      UT_TEST(test_good_line),
-		UT_TEST(test_bad_json_position),  UT_TEST(test_bad_method_param_undone),
-		UT_TEST(test_bad_create_undone),  UT_TEST(test_bad_trid_injection),
-		UT_TEST(test_good_trtype_case),   UT_TEST(test_bad_nul_in_string),
-		UT_TEST(test_good_minus1_string), UT_TEST(test_bad_nvme_messages),
-		UT_TEST(test_bad_stage_restored), UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_good_all_methods),
+		UT_TEST(test_good_spdk_file),
+		UT_TEST(test_spdk_defaults),
+		UT_TEST(test_good_line),
+		UT_TEST(test_bad_json_position),
+		UT_TEST(test_bad_method_param_undone),
+		UT_TEST(test_bad_create_undone),
+		UT_TEST(test_bad_trid_injection),
+		UT_TEST(test_bad_load_restores_settings),
+		UT_TEST(test_good_trtype_case),
+		UT_TEST(test_bad_nul_in_string),
+		UT_TEST(test_good_minus1_string),
+		UT_TEST(test_bad_nvme_messages),
+		UT_TEST(test_bad_stage_restored),
+		UT_TEST(test_bad_line_and_file),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
