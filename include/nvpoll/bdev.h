@@ -382,7 +382,9 @@ struct nvp_bdev_io_wait_entry {
  * callback of the I/O that freed it (which can submit again). The callback usually
  * resubmits; refused again (a split request needs its children too), it queues the entry
  * again and is called at a later release or poll. \return 0; -EINVAL if @entry->bdev is
- * not the channel's bdev or cb_fn is NULL; -EPERM foreign thread (debug builds).
+ * not the channel's bdev or cb_fn is NULL; -EBUSY @entry is queued already (a waiter
+ * queues its own entry again only from its callback); -EPERM foreign thread (debug
+ * builds).
  */
 int nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 			   struct nvp_bdev_io_wait_entry *entry);

@@ -395,6 +395,25 @@ bdev_channel_now_call(struct nvp_bdev_channel *ch)
 
 /* ---- pool and io_wait ---- */
 
+/* Whether @entry waits on @ch: in its list, or in a waiter pass not yet called. */
+static bool
+wait_entry_queued(const struct nvp_bdev_channel *ch, const struct nvp_bdev_io_wait_entry *entry)
+{
+	const struct nvp_bdev_io_wait_entry *e;
+
+	for (e = ch->wait_head; e != NULL; e = e->next) {
+		if (e == entry) {
+			return true;
+		}
+	}
+	for (e = ch->wait_pass; e != NULL; e = e->next) {
+		if (e == entry) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int
 nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 		       struct nvp_bdev_io_wait_entry *entry)
@@ -409,6 +428,12 @@ nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 	rc = bdev_check_owner(ch->owner, "bdev channel");
 	if (rc != 0) {
 		return rc;
+	}
+	if (wait_entry_queued(ch, entry)) {
+		/* linked twice, the list would loop on itself */
+		NVP_ERRLOG("queue_io_wait: the entry is queued already; queue it again from its "
+			   "own callback, once");
+		return -EBUSY;
 	}
 	entry->next = NULL;
 	if (ch->wait_tail != NULL) {
@@ -432,16 +457,18 @@ nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 void
 bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 {
-	struct nvp_bdev_io_wait_entry *e = ch->wait_head;
+	struct nvp_bdev_io_wait_entry *e = ch->wait_head, *outer = ch->wait_pass;
 
 	ch->wait_head = ch->wait_tail = NULL;
 	while (e != NULL && ch->free_ios != NULL) {
 		struct nvp_bdev_io_wait_entry *next = e->next;
 
 		e->next = NULL;
-		e->cb_fn(e->cb_arg); /* may queue it (or others) again: onto the new list */
+		ch->wait_pass = next; /* still waiting, for wait_entry_queued() */
+		e->cb_fn(e->cb_arg);  /* may queue it (or others) again: onto the new list */
 		e = next;
 	}
+	ch->wait_pass = outer;
 	if (e != NULL) {
 		/* not served: ahead of what this pass queued (the tail of @e's run is known
 		 * only by walking it; waiters are few and this is the slow path) */

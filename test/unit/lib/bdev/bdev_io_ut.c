@@ -409,6 +409,9 @@ test_pool_exhaustion_and_wait(void)
 	w.rc = -1;
 	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(NULL, f.ch, &w.entry), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(f.bdev, f.ch, &w.entry), 0);
+	/* twice: refused (linked twice, the list looped on itself) */
+	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(f.bdev, f.ch, &w.entry), -EBUSY);
+	CU_ASSERT(strstr(g_ut_last_log, "queued already") != NULL);
 	nvp_bdev_channel_poll(f.ch);
 	CU_ASSERT_EQUAL(w.calls, 0);
 	/* one completion frees one bdev_io: the waiter runs once and resubmits */
