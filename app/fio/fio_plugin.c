@@ -80,6 +80,8 @@ struct engine_file {
 	bool no_shadow;                /* the qpair has no shadow doorbells (commit_shadow=1) */
 	struct nvp_emu_ctrlr *emu;     /* emu_inline=1: run by this thread's getevents() */
 	struct fiobdev_file *bdev;     /* bdev mode: no target, no qpair */
+	struct io_u *wait_head;        /* refused for want of a request object, oldest first */
+	struct io_u *wait_tail;
 	struct engine_file *next;
 };
 
@@ -500,10 +502,14 @@ waiter_add(struct thread_data *td, struct engine_thread *et, struct nvp_nvme_qpa
 	return 0;
 }
 
-/* fio's engine-private io_u word: the waiter's view of the request, the bdev request. */
+/*
+ * fio's engine-private io_u word: the waiter's view of the request, the bdev request, the
+ * link on its file's wait list.
+ */
 struct engine_io {
 	struct nvp_poll_req poll;
 	struct fiobdev_req bdev;
+	struct io_u *wait_next;
 };
 
 static int
@@ -779,6 +785,77 @@ submit_one(struct engine_file *ef, struct io_u *io_u)
 	}
 }
 
+/*
+ * No request object free in the qpair (-ENOMEM: every one held by requests in flight or by
+ * their split children, or every DSM range page by trims in flight): the io_u waits on its
+ * file's list and is queued as far as fio knows; the polls that free objects send it
+ * (send_waiting()). Not FIO_Q_BUSY, as in bdev mode (submit_bdev()): fio's retry of a
+ * write fills its verify header again, and mixed jobs then fail "bad header rand_seed".
+ */
+static void
+wait_add(struct engine_file *ef, struct io_u *io_u)
+{
+	((struct engine_io *)io_u->engine_data)->wait_next = NULL;
+	if (ef->wait_tail != NULL) {
+		((struct engine_io *)ef->wait_tail->engine_data)->wait_next = io_u;
+	} else {
+		ef->wait_head = io_u;
+	}
+	ef->wait_tail = io_u;
+}
+
+/*
+ * After a poll of @ef's qpair: send what waits, oldest first, until the qpair refuses
+ * again. One the driver rejects for another reason completes now with that error.
+ */
+static void
+send_waiting(struct engine_thread *et, struct engine_file *ef)
+{
+	struct io_u *io_u;
+	int rc;
+
+	while ((io_u = ef->wait_head) != NULL) {
+		rc = submit_one(ef, io_u);
+		if (rc == -ENOMEM) {
+			return;
+		}
+		ef->wait_head = ((struct engine_io *)io_u->engine_data)->wait_next;
+		if (ef->wait_head == NULL) {
+			ef->wait_tail = NULL;
+		}
+		if (rc == 0) {
+			ef->doorbell_pending++;
+			continue;
+		}
+		if (et->waiter != NULL) {
+			nvp_poll_req_done(et->waiter,
+					  &((struct engine_io *)io_u->engine_data)->poll);
+		}
+		io_u->error = -rc;
+		if (et->nr_done < et->max_done) {
+			et->done[et->nr_done++] = io_u;
+		}
+	}
+}
+
+/* poll=MODE: after the waiter's polls, send what waits and ring: the thread may sleep. */
+static void
+send_waiting_all(struct engine_thread *et)
+{
+	struct engine_file *ef;
+
+	for (ef = et->files; ef != NULL; ef = ef->next) {
+		if (ef->wait_head == NULL || ef->qpair == NULL) {
+			continue;
+		}
+		send_waiting(et, ef);
+		if (ef->doorbell_pending > 0) {
+			nvp_nvme_qpair_ring_doorbell(ef->qpair);
+			ef->doorbell_pending = 0;
+		}
+	}
+}
+
 static enum fio_q_status
 engine_queue(struct thread_data *td, struct io_u *io_u)
 {
@@ -790,15 +867,16 @@ engine_queue(struct thread_data *td, struct io_u *io_u)
 		io_u->error = EINVAL;
 		return FIO_Q_COMPLETED;
 	}
-	rc = submit_one(ef, io_u);
+	/* Behind others that wait: they keep their order, and none waits for ever. */
+	rc = ef->wait_head == NULL ? submit_one(ef, io_u) : -ENOMEM;
 	if (rc == -ENOMEM) {
-		return FIO_Q_BUSY; /* fio commits, reaps completions and retries */
-	}
-	if (rc != 0) {
+		wait_add(ef, io_u);
+	} else if (rc != 0) {
 		io_u->error = -rc;
 		return FIO_Q_COMPLETED;
+	} else {
+		ef->doorbell_pending++;
 	}
-	ef->doorbell_pending++;
 	if (ef->thread->cnt.queued++ == 0 && ef->thread->stats) {
 		ef->thread->cnt.first_tick = nvp_env_get_ticks();
 	}
@@ -922,6 +1000,7 @@ wait_events(struct thread_data *td, struct engine_thread *et, unsigned int min, 
 				strerror(-rc));
 			return -EIO;
 		}
+		send_waiting_all(et);
 		if (once || timed_out(deadline)) {
 			break;
 		}
@@ -963,6 +1042,9 @@ poll_events(struct thread_data *td, struct engine_thread *et, unsigned int min, 
 				fprintf(stderr, "nvpoll_fio: job '%s': polling failed: %s\n",
 					td->o.name, strerror(-rc));
 				return -EIO;
+			}
+			if (ef->wait_head != NULL) {
+				send_waiting(et, ef); /* rung by the next poll */
 			}
 		}
 		if ((et->nr_done >= min && et->nr_done > 0) || once || timed_out(deadline)) {

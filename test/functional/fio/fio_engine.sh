@@ -150,6 +150,34 @@ EOF
 run_fio ext "$work/ext.fio"
 check_json ext ext=write,read
 
+# 1d. More requests than the qpair has request objects: at iodepth 1000 the qpair has 1001
+# entries and 1024 objects, and each 32 KiB block above mdts=2 holds two (itself and a
+# child), so the driver refuses some submissions (-ENOMEM). They must wait in the engine,
+# not go back to fio as FIO_Q_BUSY: fio's retry of a write draws another verify seed, and
+# a mixed job's verify then fails "bad header rand_seed". Two threads. Trims at iodepth
+# 128 run out of the qpair's pages for DSM ranges the same way.
+cat >"$work/depth.fio" <<EOF
+[global]
+$common
+filename=trtype=emu name=emu3 size=128M mdts=2 lba=4096
+[depth]
+rw=randrw
+bs=32k
+iodepth=1000
+size=64M
+offset_increment=64M
+numjobs=2
+verify=crc32c
+do_verify=1
+[trimdepth]
+stonewall
+rw=randtrim
+iodepth=128
+size=16M
+EOF
+run_fio depth "$work/depth.fio"
+check_json depth depth=write,read trimdepth=trim
+
 # 2. Random reads (2 threads), trim on namespace 2, and one job over two files (both
 # namespaces of the same controller: ':' separates fio's files).
 cat >"$work/mixed.fio" <<EOF
