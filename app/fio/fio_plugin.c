@@ -66,6 +66,7 @@ struct engine_opts {
 	int bdev_tenant;
 	unsigned int tenant_weight;
 	unsigned int qpair_stats;    /* print the counters below at cleanup */
+	unsigned int qpair_requests; /* request objects per qpair, 0: sized from the queue */
 	unsigned int emu_inline;     /* run the software controller in getevents() */
 	unsigned int ring_at_commit; /* spin mode: commit() rings at this many pending */
 	unsigned int commit_shadow;  /* spin mode: commit() tells the controller by shadow */
@@ -608,8 +609,20 @@ engine_open_file(struct thread_data *td, struct fio_file *f)
 	if (qopts.io_queue_size < et->io_queue_size) {
 		qopts.io_queue_size = et->io_queue_size; /* clamped by the driver's check */
 	}
-	if (qopts.io_queue_requests < qopts.io_queue_size) {
-		qopts.io_queue_requests = qopts.io_queue_size;
+	/*
+	 * Twice as many request objects as entries at least: the driver then lets a split
+	 * request keep (objects / entries - 1) children, so iodepth requests and their
+	 * children always fit. With as many as entries, each keeps one child and a deep
+	 * queue of large blocks would wait for objects (send_waiting()).
+	 */
+	if (qopts.io_queue_requests < 2 * qopts.io_queue_size) {
+		qopts.io_queue_requests = 2 * qopts.io_queue_size;
+	}
+	if (td->eo != NULL && ((struct engine_opts *)td->eo)->qpair_requests != 0) {
+		qopts.io_queue_requests = ((struct engine_opts *)td->eo)->qpair_requests;
+		if (qopts.io_queue_requests < qopts.io_queue_size) {
+			qopts.io_queue_requests = qopts.io_queue_size;
+		}
 	}
 	qopts.delay_doorbell = true;
 	qopts.interrupts = waiter_is_irq(td);
@@ -1204,6 +1217,19 @@ static struct fio_option engine_options[] = {
 		.maxval = 1000,
 		.def = "0",
 		.help = "bdev mode: bdev_tenant's weight under bdev_sched=fair (1..1000; 0: keep)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_INVALID,
+	},
+	{
+		.name = "qpair_requests",
+		.lname = "nvpoll request objects per qpair",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct engine_opts, qpair_requests),
+		.def = "0",
+		.minval = 0,
+		.maxval = 1048576,
+		.help = "request objects of each job's qpair, at least its entries (0: twice its "
+			"entries or the driver's default, the larger)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_INVALID,
 	},

@@ -151,8 +151,8 @@ run_fio ext "$work/ext.fio"
 check_json ext ext=write,read
 
 # 1d. More requests than the qpair has request objects: at iodepth 1000 the qpair has 1001
-# entries and 1024 objects, and each 32 KiB block above mdts=2 holds two (itself and a
-# child), so the driver refuses some submissions (-ENOMEM). They must wait in the engine,
+# entries and (qpair_requests=1024) 1024 objects, and each 32 KiB block above mdts=2 holds
+# two (itself and a child), so the driver refuses some submissions (-ENOMEM). They must wait in the engine,
 # not go back to fio as FIO_Q_BUSY: fio's retry of a write draws another verify seed, and
 # a mixed job's verify then fails "bad header rand_seed". Two threads. Trims at iodepth
 # 128 run out of the qpair's pages for DSM ranges the same way.
@@ -161,6 +161,7 @@ cat >"$work/depth.fio" <<EOF
 $common
 filename=trtype=emu name=emu3 size=128M mdts=2 lba=4096
 [depth]
+qpair_requests=1024
 rw=randrw
 bs=32k
 iodepth=1000
