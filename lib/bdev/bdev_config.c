@@ -960,15 +960,38 @@ method_run(struct cfg *cfg, const char *name, bool short_form, struct json_objec
 
 /*
  * Where an entry is in the text, for messages: json-c keeps no positions, so a small
- * scanner walks the (already validated) text along subsystems[i].config[j].
+ * scanner walks the (already validated) text along subsystems[i].config[j]. What json-c
+ * takes beyond JSON is skipped the way json-c reads it: comments (slash-star and
+ * double-slash) as white space, and strings in single quotes.
  */
 static const char *
 skip_ws(const char *p)
 {
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-		p++;
+	const char *end;
+
+	for (;;) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			p++;
+		} else if (p[0] == '/' && p[1] == '/') {
+			p += strcspn(p, "\n");
+		} else if (p[0] == '/' && p[1] == '*' && (end = strstr(p + 2, "*/")) != NULL) {
+			p = end + 2;
+		} else {
+			return p;
+		}
 	}
-	return p;
+}
+
+/* @p at a string's quote (" or '): past its closing quote. */
+static const char *
+skip_string(const char *p)
+{
+	char quote = *p;
+
+	for (p++; *p != '\0' && *p != quote; p++) {
+		p += *p == '\\' && p[1] != '\0';
+	}
+	return *p != '\0' ? p + 1 : p;
 }
 
 static const char *
@@ -976,24 +999,21 @@ skip_value(const char *p)
 {
 	int depth = 0;
 
-	p = skip_ws(p);
 	do {
-		if (*p == '"') {
-			for (p++; *p != '\0' && *p != '"'; p++) {
-				p += *p == '\\' && p[1] != '\0';
-			}
+		p = skip_ws(p);
+		if (*p == '"' || *p == '\'') {
+			p = skip_string(p);
 		} else if (*p == '{' || *p == '[') {
 			depth++;
+			p++;
 		} else if (*p == '}' || *p == ']') {
 			depth--;
-		} else if (depth == 0) {
-			while (*p != '\0' && strchr(",}] \t\r\n", *p) == NULL) {
-				p++;
-			}
-			return p;
-		}
-		if (*p != '\0') {
 			p++;
+		} else if (*p == ',' || *p == ':') {
+			p++;
+		} else if (*p != '\0') {
+			/* a number, true, false, null: up to what ends it */
+			p += 1 + strcspn(p + 1, ",:}] \t\r\n/");
 		}
 	} while (depth > 0 && *p != '\0');
 	return p;
@@ -1006,8 +1026,8 @@ find_key(const char *p, const char *key)
 	size_t len = strlen(key);
 	bool match;
 
-	for (p = skip_ws(p + 1); *p == '"';) {
-		match = strncmp(p + 1, key, len) == 0 && p[len + 1] == '"';
+	for (p = skip_ws(p + 1); *p == '"' || *p == '\'';) {
+		match = strncmp(p + 1, key, len) == 0 && p[len + 1] == *p;
 		p = skip_ws(skip_value(p)); /* the key */
 		p = skip_ws(p + 1);         /* ':' */
 		if (match) {

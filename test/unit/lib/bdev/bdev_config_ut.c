@@ -312,6 +312,33 @@ test_bad_json_position(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* Comments (which json-c takes, as SPDK does) are not JSON to the position scanner either:
+ * quotes, brackets and keys in them, and strings in single quotes, move nothing. */
+static void
+test_bad_position_after_comment(void)
+{
+	CU_ASSERT_EQUAL(
+		load("{\"subsystems\": [ /* the bdevs { [ \" */\n"
+		     "  {\"subsystem\": \"accel\", \"config\": [{\"method\": \"x\", \"params\": "
+		     "{'s': 'a\"]}'}}]},\n"
+		     "  {\"subsystem\": \"bdev\", // \"config\": [{\"x\": 1}, {\n"
+		     "   \"config\": [ /* \"config\": [ */\n"
+		     "    {\"method\": \"bdev_null_create\", /* } */ \"params\": "
+		     "{\"name\": \"a\", \"num_blocks\": 1 /* ] */}},\n"
+		     "    // {\"method\": \"x\"},\n"
+		     "  /* ] */ {\"method\": \"bdev_null_create\", \"params\": {\"nme\": \"b\"}}\n"
+		     "  ]}]}\n"),
+		-EINVAL);
+	CU_ASSERT(logged("(string):7:11: subsystems[1].config[1] (bdev_null_create).params.nme: "
+			 "unknown parameter"));
+	CU_ASSERT_EQUAL(load(WRAP("/* [ */ {\"method\"/**/:\"bdev_null_create\",\"params\": "
+				  "{\"num_blocks\": 1 // x\n}}")),
+			-EINVAL);
+	CU_ASSERT(logged("(string):1:54: subsystems[0].config[0] (bdev_null_create).params: "
+			 "missing parameter name"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
 static void
 test_bad_method_param_undone(void)
 {
@@ -660,21 +687,14 @@ main(void)
 	(void)ut_event_cb;
 	(void)ut_done_cb;
 	static const struct ut_test tests[] = {
-		UT_TEST(test_good_all_methods),
-		UT_TEST(test_good_spdk_file),
-		UT_TEST(test_spdk_defaults),
-		UT_TEST(test_good_line),
-		UT_TEST(test_bad_json_position),
-		UT_TEST(test_bad_method_param_undone),
-		UT_TEST(test_bad_create_undone),
-		UT_TEST(test_bad_trid_injection),
-		UT_TEST(test_bad_load_restores_settings),
-		UT_TEST(test_good_trtype_case),
-		UT_TEST(test_bad_nul_in_string),
-		UT_TEST(test_good_minus1_string),
-		UT_TEST(test_bad_nvme_messages),
-		UT_TEST(test_bad_stage_restored),
-		UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_good_all_methods),        UT_TEST(test_good_spdk_file),
+		UT_TEST(test_spdk_defaults),           UT_TEST(test_good_line),
+		UT_TEST(test_bad_json_position),       UT_TEST(test_bad_position_after_comment),
+		UT_TEST(test_bad_method_param_undone), UT_TEST(test_bad_create_undone),
+		UT_TEST(test_bad_trid_injection),      UT_TEST(test_bad_load_restores_settings),
+		UT_TEST(test_good_trtype_case),        UT_TEST(test_bad_nul_in_string),
+		UT_TEST(test_good_minus1_string),      UT_TEST(test_bad_nvme_messages),
+		UT_TEST(test_bad_stage_restored),      UT_TEST(test_bad_line_and_file),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
