@@ -14,11 +14,12 @@
  * parameter also accepts).
  *
  * Methods and their parameters are tables (g_methods). A parameter nobody knows, a
- * method nobody knows, a wrong type or a create call's refusal stops the load with a
- * message naming it and where it is: line and column for malformed JSON; otherwise the
- * entry's line and column and the JSON path ("bdev.json:9:5: subsystems[0].config[2]
- * (bdev_null_create).params.num_blocks"), or the item of the one-line form. Then everything the load had made so far is deleted again, newest first,
- * and stage choices it had made are put back: nothing half-created.
+ * method nobody knows, a key given twice in an object, a wrong type or a create call's
+ * refusal stops the load with a message naming it and where it is: line and column for
+ * malformed JSON and a key given twice; otherwise the entry's line and column and the
+ * JSON path ("bdev.json:9:5: subsystems[0].config[2] (bdev_null_create).params.num_blocks"),
+ * or the item of the one-line form. Then everything the load had made so far is deleted
+ * again, newest first, and stage choices it had made are put back: nothing half-created.
  *
  * SPDK parameters that mean nothing here (a malloc bdev's uuid, reconnect timers) are
  * accepted and ignored, so a file from SPDK's save_config loads;
@@ -1053,12 +1054,24 @@ find_index(const char *p, size_t index)
 	return NULL;
 }
 
+/* The line and column (from 1, in bytes) of @p in @text. */
+static void
+text_pos(const char *text, const char *p, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (; text < p; text++) {
+		*line += *text == '\n';
+		*col = *text == '\n' ? 1 : *col + 1;
+	}
+}
+
 /* "origin:line:column: " of subsystems[@sub].config[@entry] in @cfg->text, or "". */
 static void
 entry_pos(const struct cfg *cfg, size_t sub, size_t entry, char *buf, size_t len)
 {
-	const char *p = cfg->text != NULL ? skip_ws(cfg->text) : NULL, *q;
-	size_t line = 1, col = 1;
+	const char *p = cfg->text != NULL ? skip_ws(cfg->text) : NULL;
+	size_t line, col;
 
 	buf[0] = '\0';
 	if (p == NULL || *p != '{' || (p = find_key(p, "subsystems")) == NULL || *p != '[' ||
@@ -1066,11 +1079,150 @@ entry_pos(const struct cfg *cfg, size_t sub, size_t entry, char *buf, size_t len
 	    *p != '[' || (p = find_index(p, entry)) == NULL) {
 		return;
 	}
-	for (q = cfg->text; q < p; q++) {
-		line += *q == '\n';
-		col = *q == '\n' ? 1 : col + 1;
-	}
+	text_pos(cfg->text, p, &line, &col);
 	snprintf(buf, len, "%s:%zu:%zu: ", cfg->origin, line, col);
+}
+
+/*
+ * Keys given twice in one object: json-c keeps the last one, SPDK's decoder refuses them, and
+ * so does this walk over the (validated, so at most json-c's 32 levels deep) text. It keeps
+ * the keys of the objects open on the way decoded by json-c itself, so that other spellings
+ * of a key ("a", 'a', "\u0061") are the same key, as they are to json-c.
+ */
+struct dup_scan {
+	const struct cfg *cfg;
+	struct json_tokener *tok;
+	struct json_object **keys; /* of the open objects, outermost first */
+	size_t num_keys;
+	size_t cap_keys;
+	char path[WHERE_MAX]; /* of the value being walked, "" at the top */
+};
+
+static int dup_value(struct dup_scan *s, const char **pp);
+
+/* Decode the key from @p (at its quote) to @end and push it. \return 0 or -ENOMEM. */
+static int
+dup_push(struct dup_scan *s, const char *p, const char *end)
+{
+	struct json_object **keys, *key;
+
+	if (s->num_keys == s->cap_keys) {
+		keys = realloc(s->keys, (s->cap_keys + 16) * sizeof(*keys));
+		if (keys == NULL) {
+			return -ENOMEM;
+		}
+		s->keys = keys;
+		s->cap_keys += 16;
+	}
+	json_tokener_reset(s->tok);
+	key = json_tokener_parse_ex(s->tok, p, (int)(end - p));
+	if (key == NULL) {
+		return -ENOMEM; /* it parsed before: only memory can fail */
+	}
+	s->keys[s->num_keys++] = key;
+	return 0;
+}
+
+/* Is the key just pushed already a key of its object, whose first key is keys[@base]? */
+static bool
+dup_found(const struct dup_scan *s, size_t base, const char *at)
+{
+	const char *key = json_object_get_string(s->keys[s->num_keys - 1]);
+	size_t i, line, col;
+
+	for (i = base; i + 1 < s->num_keys; i++) {
+		if (strcmp(json_object_get_string(s->keys[i]), key) == 0) {
+			text_pos(s->cfg->text, at, &line, &col);
+			NVP_ERRLOG("%s:%zu:%zu: %s: duplicate key '%s' (a key may be given once)",
+				   s->cfg->origin, line, col,
+				   s->path[0] != '\0' ? s->path : "(top)", key);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* @*pp at '{': past its '}'. */
+static int
+dup_object(struct dup_scan *s, const char **pp)
+{
+	const char *p = skip_ws(*pp + 1), *end;
+	size_t base = s->num_keys, n = strlen(s->path);
+	int rc = 0;
+
+	while (rc == 0 && (*p == '"' || *p == '\'')) {
+		end = skip_string(p);
+		rc = dup_push(s, p, end);
+		if (rc == 0 && dup_found(s, base, p)) {
+			rc = -EINVAL;
+		}
+		if (rc != 0) {
+			break;
+		}
+		snprintf(s->path + n, sizeof(s->path) - n, "%s%s", n != 0 ? "." : "",
+			 json_object_get_string(s->keys[s->num_keys - 1]));
+		p = skip_ws(end) + 1; /* ':' */
+		rc = dup_value(s, &p);
+		s->path[n] = '\0';
+		p = skip_ws(p);
+		p = *p == ',' ? skip_ws(p + 1) : p;
+	}
+	while (s->num_keys > base) {
+		json_object_put(s->keys[--s->num_keys]);
+	}
+	*pp = *p == '}' ? p + 1 : p;
+	return rc;
+}
+
+/* @*pp at '[': past its ']'. */
+static int
+dup_array(struct dup_scan *s, const char **pp)
+{
+	const char *p = skip_ws(*pp + 1);
+	size_t i, n = strlen(s->path);
+	int rc = 0;
+
+	for (i = 0; rc == 0 && *p != ']' && *p != '\0'; i++) {
+		snprintf(s->path + n, sizeof(s->path) - n, "[%zu]", i);
+		rc = dup_value(s, &p);
+		s->path[n] = '\0';
+		p = skip_ws(p);
+		p = *p == ',' ? skip_ws(p + 1) : p;
+	}
+	*pp = *p == ']' ? p + 1 : p;
+	return rc;
+}
+
+static int
+dup_value(struct dup_scan *s, const char **pp)
+{
+	*pp = skip_ws(*pp);
+	if (**pp == '{') {
+		return dup_object(s, pp);
+	}
+	if (**pp == '[') {
+		return dup_array(s, pp);
+	}
+	*pp = skip_value(*pp);
+	return 0;
+}
+
+/* \return 0, -EINVAL for a key given twice in an object (message logged), or -ENOMEM. */
+static int
+dup_check(const struct cfg *cfg)
+{
+	struct dup_scan s = { .cfg = cfg };
+	const char *p = cfg->text;
+	int rc;
+
+	s.tok = json_tokener_new();
+	if (s.tok == NULL) {
+		return -ENOMEM;
+	}
+	rc = dup_value(&s, &p);
+	json_tokener_free(s.tok);
+	free(s.keys);
+	return rc;
 }
 
 /* Only the keys in @allowed (NULL-terminated) may appear in object @o. */
@@ -1200,7 +1352,7 @@ json_parse(const char *text, const char *origin)
 	struct json_tokener *tok = json_tokener_new();
 	struct json_object *root;
 	enum json_tokener_error err;
-	size_t end, i, line = 1, col = 1, len = strlen(text);
+	size_t end, line, col, len = strlen(text);
 
 	if (tok == NULL) {
 		return NULL;
@@ -1215,10 +1367,7 @@ json_parse(const char *text, const char *origin)
 		}
 	}
 	if (root == NULL || err != json_tokener_success || end < len) {
-		for (i = 0; i < end && i < len; i++) {
-			line += text[i] == '\n';
-			col = text[i] == '\n' ? 1 : col + 1;
-		}
+		text_pos(text, text + (end < len ? end : len), &line, &col);
 		NVP_ERRLOG("%s:%zu:%zu: malformed JSON: %s", origin, line, col,
 			   json_error(root, err));
 		json_object_put(root);
@@ -1254,7 +1403,10 @@ load_json_text(const char *text, const char *origin)
 	}
 	cfg.text = text;
 	cfg.origin = origin;
-	rc = run_json(&cfg, root);
+	rc = dup_check(&cfg);
+	if (rc == 0) {
+		rc = run_json(&cfg, root);
+	}
 	json_object_put(root);
 	return cfg_finish(&cfg, rc, origin);
 }

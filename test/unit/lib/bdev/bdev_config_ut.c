@@ -339,6 +339,51 @@ test_bad_position_after_comment(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* A key twice in one object is refused (json-c would keep the last), at the second one, before
+ * anything is made; keys compare as decoded, so other spellings of a key are the same key. */
+static void
+test_bad_duplicate_key(void)
+{
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_malloc_create\",\"params\":{\"name\":"
+					"\"m\",\"num_blocks\":8,\"num_blocks\":16}}")),
+			-EINVAL);
+	CU_ASSERT(logged("(string):1:181: subsystems[0].config[1].params: duplicate key "
+			 "'num_blocks'"));
+	CU_ASSERT_EQUAL(
+		load(WRAP(NULL0 "{\"method\":\"bdev_malloc_create\",\"params\":{\"name\":"
+				"\"m\",\"num_blocks\":8},\"method\":\"bdev_null_create\"}")),
+		-EINVAL);
+	CU_ASSERT(logged("(string):1:182: subsystems[0].config[1]: duplicate key 'method'"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+	CU_ASSERT_EQUAL(load("{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [" NULL0
+			     "{\"method\": \"nope\"}]}],\n \"subsystems\": []}"),
+			-EINVAL);
+	CU_ASSERT(logged("(string):2:2: (top): duplicate key 'subsystems'"));
+	CU_ASSERT_PTR_NULL(strstr(g_log, "unknown method"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_malloc_create\",\"params\":{\"name\":\"m\","
+				  "\"nam\\u0065\":\"x\",\"num_blocks\":8}}")),
+			-EINVAL);
+	CU_ASSERT(logged("(string):1:98: subsystems[0].config[0].params: duplicate key 'name'"));
+	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_malloc_create\",\"params\":{\"name\":\"m\","
+				  "'num_blocks':8,\"num_blocks\":8}}")),
+			-EINVAL);
+	CU_ASSERT(logged("(string):1:113: subsystems[0].config[0].params: duplicate key "
+			 "'num_blocks'"));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+
+	/* not duplicates: other keys than they look, keys of other objects, comment text */
+	CU_ASSERT_EQUAL(
+		load("{\"subsystems\": [{\"subsystem\": \"accel\", \"config\": [{\"method\": \"x\", "
+		     "\"params\": {\"s\\\"\": 1, \"s\\\\\": 2, \"s\": 3, \"t\": {\"s\": 4}, "
+		     "\"u\": [{\"s\": 5}, {\"s\": 6}]}}]},\n"
+		     "  {\"subsystem\": \"bdev\", \"config\": [" NULL0
+		     "{\"method\": \"bdev_null_create\", \"params\": {\"name\": \"n1\", "
+		     "/* \"name\": \"n2\", */ // \"name\": 1,\n \"num_blocks\": 8}}]}]}"),
+		0);
+	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_get_by_name("n1"));
+	cleanup();
+}
+
 static void
 test_bad_method_param_undone(void)
 {
@@ -687,14 +732,23 @@ main(void)
 	(void)ut_event_cb;
 	(void)ut_done_cb;
 	static const struct ut_test tests[] = {
-		UT_TEST(test_good_all_methods),        UT_TEST(test_good_spdk_file),
-		UT_TEST(test_spdk_defaults),           UT_TEST(test_good_line),
-		UT_TEST(test_bad_json_position),       UT_TEST(test_bad_position_after_comment),
-		UT_TEST(test_bad_method_param_undone), UT_TEST(test_bad_create_undone),
-		UT_TEST(test_bad_trid_injection),      UT_TEST(test_bad_load_restores_settings),
-		UT_TEST(test_good_trtype_case),        UT_TEST(test_bad_nul_in_string),
-		UT_TEST(test_good_minus1_string),      UT_TEST(test_bad_nvme_messages),
-		UT_TEST(test_bad_stage_restored),      UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_good_all_methods),
+		UT_TEST(test_good_spdk_file),
+		UT_TEST(test_spdk_defaults),
+		UT_TEST(test_good_line),
+		UT_TEST(test_bad_json_position),
+		UT_TEST(test_bad_position_after_comment),
+		UT_TEST(test_bad_duplicate_key),
+		UT_TEST(test_bad_method_param_undone),
+		UT_TEST(test_bad_create_undone),
+		UT_TEST(test_bad_trid_injection),
+		UT_TEST(test_bad_load_restores_settings),
+		UT_TEST(test_good_trtype_case),
+		UT_TEST(test_bad_nul_in_string),
+		UT_TEST(test_good_minus1_string),
+		UT_TEST(test_bad_nvme_messages),
+		UT_TEST(test_bad_stage_restored),
+		UT_TEST(test_bad_line_and_file),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
