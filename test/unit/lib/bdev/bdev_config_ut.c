@@ -16,6 +16,7 @@
 #include "bdev/null/bdev_null.c"
 #include "bdev/uring/bdev_uring.c"
 #include "bdev/bdev_config.c"
+#include "bdev/bdev_config_text.c"
 
 static char g_dir[64];
 static char g_path[128];
