@@ -1266,10 +1266,10 @@ list_deliver_until(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, struct n
 		cb_arg = io->internal.cb_arg;
 		bdev_io_release(ch, io);
 		ch->completed++;
-		cb(cb_arg, cpl);
 		if (nvp_unlikely(ch->wait_head != NULL)) {
-			bdev_run_io_waiters(ch);
+			bdev_run_io_waiters(ch); /* before the callback: io_finish_waiters() */
 		}
+		cb(cb_arg, cpl);
 	}
 	list_complete_each(ch, stop, cpl, 0); /* ch->tick is the list's time already */
 }
@@ -1305,14 +1305,16 @@ list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const st
 		cb_arg = io->internal.cb_arg;
 		bdev_io_release(ch, io);
 		ch->completed++;
+		if (nvp_unlikely(ch->wait_head != NULL)) {
+			/* queued by an earlier callback of the list: before this one's, as
+			 * io_finish_waiters() */
+			bdev_run_io_waiters(ch);
+		}
 		if (next == NULL) {
 			cb(cb_arg, cpl);
 			return;
 		}
 		cb(cb_arg, cpl);
-		if (nvp_unlikely(ch->wait_head != NULL)) {
-			bdev_run_io_waiters(ch);
-		}
 		io = next;
 	}
 }
@@ -1341,7 +1343,7 @@ complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_
 	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
 			  nvme_cpl_is_error(cpl)) != 0)) {
 		/* from inside module submit (each goes to the done list), io_wait entries to
-		 * run after each callback, or errors to count */
+		 * run as each I/O is freed, or errors to count */
 		list_complete_each(ch, io, cpl, at);
 		return;
 	}

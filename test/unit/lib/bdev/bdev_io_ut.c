@@ -557,6 +557,70 @@ test_wait_before_callback(void)
 	fx_close(&f);
 }
 
+/* The first of a list's callbacks: takes the bdev_io its I/O freed, is refused a second
+ * and queues a waiter for it. */
+struct first_cb {
+	struct fixture *f;
+	struct waiter *w;
+	struct ut_done *done;
+	int rc;
+};
+
+static void
+first_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct first_cb *c = arg;
+
+	(void)cpl;
+	CU_ASSERT_EQUAL(
+		nvp_bdev_read_blocks(c->f->desc, c->f->ch, g_wbuf, 3, 1, ut_done_cb, c->done), 0);
+	c->rc = nvp_bdev_read_blocks(c->f->desc, c->f->ch, g_wbuf, 4, 1, ut_done_cb, c->done);
+	if (c->rc == -ENOMEM) {
+		CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(c->f->bdev, c->f->ch, &c->w->entry), 0);
+	}
+}
+
+/* A waiter queued by a callback of a list (or a batch) while it is being completed: the
+ * next I/O of the list frees a bdev_io, and the waiter gets it before that I/O's callback. */
+static void
+test_wait_before_callback_in_list(void)
+{
+	struct ut_done done = { 0 }, wdone = { 0 };
+	struct first_cb c = { 0 };
+	struct again a = { 0 };
+	struct waiter w;
+	struct fixture f;
+	char buf[512];
+
+	fx_open(&f, 100, 0, 0, 2);
+	g_stub.auto_complete = false;
+	memset(&w, 0, sizeof(w));
+	w.entry.bdev = f.bdev;
+	w.entry.cb_fn = wait_cb;
+	w.entry.cb_arg = &w;
+	w.f = &f;
+	w.done = &wdone;
+	w.rc = -1;
+	c.f = &f;
+	c.w = &w;
+	c.done = &done;
+	a.f = &f;
+	a.done = &done;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, first_cb, &c), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 1, 1, again_cb, &a), 0);
+	stub_complete_held(&g_stub); /* both, one list where the module gives lists */
+	CU_ASSERT_EQUAL(c.rc, -ENOMEM);
+	CU_ASSERT_EQUAL(w.calls, 1);
+	CU_ASSERT_EQUAL(w.rc, 0);
+	CU_ASSERT_EQUAL(a.calls, 1);
+	CU_ASSERT_EQUAL(a.rc, -ENOMEM);
+	g_stub.auto_complete = true;
+	nvp_bdev_channel_poll(f.ch);
+	nvp_bdev_channel_poll(f.ch);
+	CU_ASSERT_EQUAL(wdone.calls, 1);
+	fx_close(&f);
+}
+
 static void
 test_enomem_retry_and_inline_completion(void)
 {
@@ -821,6 +885,7 @@ main(void)
 		UT_TEST(test_pool_exhaustion_and_wait),
 		UT_TEST(test_wait_for_a_split),
 		UT_TEST(test_wait_before_callback),
+		UT_TEST(test_wait_before_callback_in_list),
 		UT_TEST(test_enomem_retry_and_inline_completion),
 		UT_TEST(test_pipeline_order),
 		UT_TEST(test_sched_asked_while_holding),
