@@ -1250,8 +1250,9 @@ list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, 
 	return io;
 }
 
-/* The callbacks of the I/Os from @io up to @stop (not NULL), in order, each freed first;
- * then @stop and the rest one at a time. */
+/* The callbacks of the I/Os from @io up to @stop, in order, each freed first and the
+ * waiters run before its callback; then @stop and the rest (if @stop is not NULL) one at a
+ * time. */
 static __attribute__((noinline)) void
 list_deliver_until(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, struct nvp_bdev_io *stop,
 		   const struct nvme_cpl *cpl)
@@ -1271,7 +1272,9 @@ list_deliver_until(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, struct n
 		}
 		cb(cb_arg, cpl);
 	}
-	list_complete_each(ch, stop, cpl, 0); /* ch->tick is the list's time already */
+	if (stop != NULL) {
+		list_complete_each(ch, stop, cpl, 0); /* ch->tick is the list's time already */
+	}
 }
 
 /* A successful list of any length, finished at @at (0: read the clock): account all,
@@ -1305,17 +1308,18 @@ list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const st
 		cb_arg = io->internal.cb_arg;
 		bdev_io_release(ch, io);
 		ch->completed++;
-		if (nvp_unlikely(ch->wait_head != NULL)) {
-			/* queued by an earlier callback of the list: before this one's, as
-			 * io_finish_waiters() */
-			bdev_run_io_waiters(ch);
-		}
 		if (next == NULL) {
 			cb(cb_arg, cpl);
 			return;
 		}
 		cb(cb_arg, cpl);
 		io = next;
+		if (nvp_unlikely(ch->wait_head != NULL)) {
+			/* a callback queued a waiter: the rest (accounted already) one at a
+			 * time, each freed bdev_io to the waiters before its callback */
+			list_deliver_until(ch, io, NULL, cpl);
+			return;
+		}
 	}
 }
 
