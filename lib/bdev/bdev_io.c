@@ -961,11 +961,15 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
 /*
  * A user I/O is done: account, free it, then call back (the callback may reuse it, so
  * @cpl must not point into it). Nothing after the callback, so that on the fast path
- * the compiler makes it a jump: io_wait waiters are the slow path's.
+ * the compiler makes it a jump. @waiters (a constant false on the fast paths, which
+ * folds away): io_wait entries wait, and run between the free and the callback, so the
+ * bdev_io just freed goes to the oldest waiter first, not to what the callback submits
+ * (refused then, it waits behind them), as in SPDK, where freeing a bdev_io runs them.
+ * Else a callback that submits again takes every bdev_io freed, and the waiters starve.
  */
 static inline __attribute__((always_inline)) void
 io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
-	  uint64_t dev_tick, uint64_t now)
+	  uint64_t dev_tick, uint64_t now, bool waiters)
 {
 	nvp_bdev_io_cb cb;
 	void *cb_arg;
@@ -976,28 +980,9 @@ io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme
 	cb = io->internal.cb;
 	cb_arg = io->internal.cb_arg;
 	bdev_io_release(ch, io);
-	cb(cb_arg, cpl);
-}
-
-/*
- * io_finish() while io_wait entries wait: they run between the free and the callback, so
- * the bdev_ios just freed go to the oldest waiter first, not to what the callback submits
- * (refused then, it waits behind them). As in SPDK, where freeing a bdev_io runs them.
- * Else a callback that submits again takes every bdev_io freed, and the waiters starve.
- */
-static void
-io_finish_waiters(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
-		  uint64_t dev_tick, uint64_t now)
-{
-	nvp_bdev_io_cb cb;
-	void *cb_arg;
-
-	io_account(ch, io, nvme_cpl_is_error(cpl), dev_tick, now);
-	ch->completed++;
-	cb = io->internal.cb;
-	cb_arg = io->internal.cb_arg;
-	bdev_io_release(ch, io);
-	bdev_run_io_waiters(ch);
+	if (waiters) {
+		bdev_run_io_waiters(ch);
+	}
 	cb(cb_arg, cpl);
 }
 
@@ -1023,11 +1008,7 @@ io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const stru
 		dev = io->submit_tick;
 	}
 	io->internal.state = 0;
-	if (ch->wait_head != NULL) {
-		io_finish_waiters(ch, io, &copy, dev, io_done_tick(ch, io));
-	} else {
-		io_finish(ch, io, &copy, dev, io_done_tick(ch, io));
-	}
+	io_finish(ch, io, &copy, dev, io_done_tick(ch, io), ch->wait_head != NULL);
 	if (ch->wait_head != NULL) {
 		bdev_run_io_waiters(ch);
 	}
@@ -1042,7 +1023,7 @@ static inline void
 io_complete_staged(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
 	pipeline_complete(ch, io);
-	io_finish(ch, io, cpl, io->internal.dev_tick, io_done_tick(ch, io));
+	io_finish(ch, io, cpl, io->internal.dev_tick, io_done_tick(ch, io), false);
 }
 
 static __attribute__((noinline)) void
@@ -1067,7 +1048,7 @@ io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const stru
 static __attribute__((noinline)) void
 io_complete_clock(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
-	io_finish(ch, io, cpl, io->submit_tick, ch_now(ch));
+	io_finish(ch, io, cpl, io->submit_tick, ch_now(ch), false);
 }
 
 void
@@ -1097,7 +1078,7 @@ nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 			}
 		}
 	}
-	io_finish(ch, io, cpl, io->submit_tick, now);
+	io_finish(ch, io, cpl, io->submit_tick, now, false);
 }
 
 void
@@ -1268,7 +1249,7 @@ list_deliver_until(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, struct n
 		bdev_io_release(ch, io);
 		ch->completed++;
 		if (nvp_unlikely(ch->wait_head != NULL)) {
-			bdev_run_io_waiters(ch); /* before the callback: io_finish_waiters() */
+			bdev_run_io_waiters(ch); /* before the callback, as io_finish() */
 		}
 		cb(cb_arg, cpl);
 	}
