@@ -375,6 +375,19 @@ struct waiter {
 
 static char g_wbuf[512];
 
+/* @w waits on @f's channel with @cb_fn, its I/O reporting to @done; rc -1 until it runs. */
+static void
+waiter_init(struct waiter *w, struct fixture *f, nvp_bdev_io_wait_cb cb_fn, struct ut_done *done)
+{
+	memset(w, 0, sizeof(*w));
+	w->entry.bdev = f->bdev;
+	w->entry.cb_fn = cb_fn;
+	w->entry.cb_arg = w;
+	w->f = f;
+	w->done = done;
+	w->rc = -1;
+}
+
 static void
 wait_cb(void *arg)
 {
@@ -400,13 +413,7 @@ test_pool_exhaustion_and_wait(void)
 				0);
 	}
 	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), -ENOMEM);
-	memset(&w, 0, sizeof(w));
-	w.entry.bdev = f.bdev;
-	w.entry.cb_fn = wait_cb;
-	w.entry.cb_arg = &w;
-	w.f = &f;
-	w.done = &wdone;
-	w.rc = -1;
+	waiter_init(&w, &f, wait_cb, &wdone);
 	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(NULL, f.ch, &w.entry), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(f.bdev, f.ch, &w.entry), 0);
 	/* twice: refused (linked twice, the list looped on itself) */
@@ -463,12 +470,7 @@ test_wait_for_a_split(void)
 	/* the pool is empty: a bad vector is still -EINVAL, not -ENOMEM */
 	CU_ASSERT_EQUAL(nvp_bdev_readv_blocks(f.desc, f.ch, &bad, 1, 0, 1, ut_done_cb, &done),
 			-EINVAL);
-	memset(&w, 0, sizeof(w));
-	w.entry.bdev = f.bdev;
-	w.entry.cb_fn = wait_split_cb;
-	w.entry.cb_arg = &w;
-	w.f = &f;
-	w.done = &wdone;
+	waiter_init(&w, &f, wait_split_cb, &wdone);
 	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(f.bdev, f.ch, &w.entry), 0);
 	/* the first child completes: one bdev_io free, the waiter tries once and waits on */
 	second = g_stub.held[1];
@@ -534,13 +536,7 @@ test_wait_before_callback(void)
 	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, again_cb, &a), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 1, 1, ut_done_cb, &done), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 2, 1, ut_done_cb, &done), -ENOMEM);
-	memset(&w, 0, sizeof(w));
-	w.entry.bdev = f.bdev;
-	w.entry.cb_fn = wait_cb;
-	w.entry.cb_arg = &w;
-	w.f = &f;
-	w.done = &wdone;
-	w.rc = -1;
+	waiter_init(&w, &f, wait_cb, &wdone);
 	CU_ASSERT_EQUAL(nvp_bdev_queue_io_wait(f.bdev, f.ch, &w.entry), 0);
 	g_stub.num_held = 1; /* the first read completes */
 	stub_complete_held(&g_stub);
@@ -594,13 +590,7 @@ test_wait_before_callback_in_list(void)
 
 	fx_open(&f, 100, 0, 0, 2);
 	g_stub.auto_complete = false;
-	memset(&w, 0, sizeof(w));
-	w.entry.bdev = f.bdev;
-	w.entry.cb_fn = wait_cb;
-	w.entry.cb_arg = &w;
-	w.f = &f;
-	w.done = &wdone;
-	w.rc = -1;
+	waiter_init(&w, &f, wait_cb, &wdone);
 	c.f = &f;
 	c.w = &w;
 	c.done = &done;
