@@ -395,18 +395,13 @@ bdev_channel_now_call(struct nvp_bdev_channel *ch)
 
 /* ---- pool and io_wait ---- */
 
-/* Whether @entry waits on @ch: in its list, or in a waiter pass not yet called. */
+/* Whether @entry waits on @ch (one being called back is out of the list already). */
 static bool
 wait_entry_queued(const struct nvp_bdev_channel *ch, const struct nvp_bdev_io_wait_entry *entry)
 {
 	const struct nvp_bdev_io_wait_entry *e;
 
 	for (e = ch->wait_head; e != NULL; e = e->next) {
-		if (e == entry) {
-			return true;
-		}
-	}
-	for (e = ch->wait_pass; e != NULL; e = e->next) {
 		if (e == entry) {
 			return true;
 		}
@@ -448,40 +443,27 @@ nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 }
 
 /*
- * Called when bdev_ios went back to the pool: the waiters queued before this call, in
- * order, while some are free. One that queues itself again (its request needs more
- * bdev_ios than are free: a split takes two) waits for the next release or poll, behind
- * the others of this pass that did not get their turn: a pass that served it again at
- * once would never end.
+ * Called when bdev_ios went back to the pool: waiters in order while some are free, but
+ * no more than waited when the pass began. One that queues itself again (its request
+ * needs more bdev_ios than are free: a split takes two) waits at the tail for the next
+ * release or poll: a pass that served it again at once would never end.
  */
 void
 bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 {
-	struct nvp_bdev_io_wait_entry *e = ch->wait_head, *outer = ch->wait_pass;
+	struct nvp_bdev_io_wait_entry *e;
+	size_t n = 0;
 
-	ch->wait_head = ch->wait_tail = NULL;
-	while (e != NULL && ch->free_ios != NULL) {
-		struct nvp_bdev_io_wait_entry *next = e->next;
-
-		e->next = NULL;
-		ch->wait_pass = next; /* still waiting, for wait_entry_queued() */
-		e->cb_fn(e->cb_arg);  /* may queue it (or others) again: onto the new list */
-		e = next;
+	for (e = ch->wait_head; e != NULL; e = e->next) {
+		n++; /* waiters are few, and this is the slow path */
 	}
-	ch->wait_pass = outer;
-	if (e != NULL) {
-		/* not served: ahead of what this pass queued (the tail of @e's run is known
-		 * only by walking it; waiters are few and this is the slow path) */
-		struct nvp_bdev_io_wait_entry *last = e;
-
-		while (last->next != NULL) {
-			last = last->next;
-		}
-		last->next = ch->wait_head;
+	while (n-- > 0 && ch->wait_head != NULL && ch->free_ios != NULL) {
+		e = ch->wait_head;
+		ch->wait_head = e->next;
 		if (ch->wait_head == NULL) {
-			ch->wait_tail = last;
+			ch->wait_tail = NULL;
 		}
-		ch->wait_head = e;
+		e->cb_fn(e->cb_arg);
 	}
 }
 

@@ -196,7 +196,6 @@ struct nvp_bdev_channel {
 	struct io_list retry;    /* module said -ENOMEM */
 	struct io_list done;     /* completed inside module submit */
 	struct nvp_bdev_io_wait_entry *wait_tail;
-	struct nvp_bdev_io_wait_entry *wait_pass; /* of a waiter pass: those not yet called */
 
 	/* ---- cold ---- */
 	int (*mod_submit_rc)(void *ch_ctx, struct nvp_bdev_io *io); /* a module's submit() */
