@@ -63,6 +63,38 @@ test_window_and_predictors(void)
 	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), 900);
 }
 
+/*
+ * A bucket without a prediction publishes one at its min_samples-th sample, mid-window:
+ * its requests are spun for until then. Once it has one, new samples wait for the
+ * window's end.
+ */
+static void
+test_first_prediction_early(void)
+{
+	struct poll_stats_tab t;
+	uint16_t b = poll_bucket_of(NVME_OPC_READ, 4096);
+
+	poll_stats_init(&t, 1000, 8, 10, 0);
+	for (uint64_t i = 1; i <= 7; i++) {
+		poll_stats_add(&t, b, i * 100);
+	}
+	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), 0);
+	poll_stats_add(&t, b, 800);
+	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), 100); /* p10 of 100..800, before the roll */
+	for (uint32_t i = 0; i < 20; i++) {
+		poll_stats_add(&t, b, 50);
+	}
+	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), 100); /* kept until the window ends */
+	CU_ASSERT_TRUE(poll_stats_roll(&t, 1000));
+	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), 50); /* the whole window's p10 */
+	/* A new predictor starts over, and learns as fast. */
+	poll_stats_set_pct(&t, 0);
+	for (uint64_t i = 1; i <= 8; i++) {
+		poll_stats_add(&t, b, i * 100);
+	}
+	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), 225); /* half the mean of 100..800 */
+}
+
 /* More samples than the ring: the percentile comes from the newest POLL_RING. */
 static void
 test_ring_keeps_newest(void)
@@ -85,6 +117,7 @@ main(void)
 	static const struct ut_test tests[] = {
 		UT_TEST(test_buckets),
 		UT_TEST(test_window_and_predictors),
+		UT_TEST(test_first_prediction_early),
 		UT_TEST(test_ring_keeps_newest),
 	};
 
