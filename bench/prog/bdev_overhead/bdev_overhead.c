@@ -14,16 +14,24 @@
  *   --inline       (with --target emu) the controller runs on this thread, between the
  *                  polls (nvp_emu_ctrlr_poll() until it is idle), so every poll finds
  *                  what the one before it sent, and its work happens at known points:
- *                  under callgrind, collection is switched off around it. Timed, the
- *                  ticks spent in it are summed (emu_ns) and taken out of the CPU time
- *                  (host_ns_per_io): what the I/O thread spends on the I/O path alone,
- *                  with no spinning while another thread works (the two tick reads
- *                  around each controller run stay in, the same on both paths).
+ *                  under callgrind, collection is switched off around it. Timed, each
+ *                  of its runs is a bench_section (../common/bench_time.h): the TSC
+ *                  around it, a run a preemption stretched left out (emu_cut) and
+ *                  counted at the others' mean, never taken as the thread's time. Their
+ *                  sum (emu_ns) is taken out of the thread's CPU time (host_ns_per_io):
+ *                  what the I/O thread spends on the I/O path alone, with no spinning
+ *                  while another thread works (the two tick reads around each
+ *                  controller run stay in, the same on both paths).
  *
- * Prints one line of key=value pairs. The I/O loop is the function io_loop() so that
- * callgrind can count it alone (--toggle-collect=io_loop): the software controller's
- * thread, or with --inline its polls, are not in it.
+ * Prints one line of key=value pairs, with the thread's CPU time, run-queue wait and
+ * involuntary switches over the run (bench/benchlib.py: was it preempted?). The I/O loop
+ * is the function io_loop() so that callgrind can count it alone
+ * (--toggle-collect=io_loop): the software controller's thread, or with --inline its
+ * polls, are not in it.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -39,6 +47,7 @@
 #include "nvpoll/util.h"
 
 #include "../common/bench_callgrind.h"
+#include "../common/bench_time.h"
 
 #define BS 4096u
 #define MAX_QD 256u
@@ -62,7 +71,7 @@ struct bench {
 	const char *emu_opts;
 	/* state */
 	uint64_t submitted, done, errors, rng, num_blocks, stop_tick;
-	uint64_t emu_ticks; /* --inline: ticks spent running the controller */
+	struct bench_section emu_sec; /* --inline: the controller's runs */
 	size_t bs;
 	bool stopping;
 	struct nvp_bdev_desc *desc;
@@ -160,7 +169,7 @@ run_emu(struct bench *b)
 	t0 = nvp_env_get_ticks();
 	while (nvp_emu_ctrlr_poll(b->emu_ctrlr) > 0) {
 	}
-	b->emu_ticks += nvp_env_get_ticks() - t0;
+	bench_section_add(&b->emu_sec, nvp_env_get_ticks() - t0);
 	CALLGRIND_TOGGLE_COLLECT;
 }
 
@@ -371,7 +380,8 @@ static int
 run(struct bench *b)
 {
 	char trid[512];
-	uint64_t t0, t1, cpu0, cpu1, hz;
+	struct bench_use u0, u1;
+	uint64_t t0, t1, hz;
 	double emu_ns, host_ns;
 	uint32_t i;
 	int rc;
@@ -403,22 +413,25 @@ run(struct bench *b)
 		}
 	}
 	hz = nvp_env_get_ticks_hz();
+	bench_section_init(&b->emu_sec, hz);
+	bench_use_get(&u0);
 	t0 = nvp_env_get_ticks();
 	b->stop_tick = t0 + (uint64_t)(b->seconds * (double)hz);
-	cpu0 = nvp_env_thread_cpu_ns();
 	io_loop(b);
-	cpu1 = nvp_env_thread_cpu_ns();
 	t1 = nvp_env_get_ticks();
-	emu_ns = (double)b->emu_ticks * 1e9 / (double)hz;
-	host_ns = (double)(cpu1 - cpu0) - emu_ns;
+	bench_use_get(&u1);
+	emu_ns = bench_section_ns(&b->emu_sec, hz);
+	host_ns = (double)(u1.cpu_ns - u0.cpu_ns) - emu_ns;
 	printf("target=%s path=%s qd=%u acct=%d inline=%d ios=%" PRIu64 " errors=%" PRIu64
-	       " elapsed_ns=%.0f cpu_ns=%" PRIu64 " cpu_ns_per_io=%.1f emu_ns=%.0f"
-	       " host_ns_per_io=%.1f iops=%.0f\n",
+	       " elapsed_ns=%.0f cpu_ns_per_io=%.1f emu_ns=%.0f emu_cut=%" PRIu64
+	       " host_ns_per_io=%.1f iops=%.0f",
 	       b->emu ? "emu" : "null", b->bdev ? "bdev" : "raw", b->qd, b->acct, b->inline_emu,
-	       b->done, b->errors, (double)(t1 - t0) * 1e9 / (double)hz, cpu1 - cpu0,
-	       b->done ? (double)(cpu1 - cpu0) / (double)b->done : 0.0, emu_ns,
-	       b->done ? host_ns / (double)b->done : 0.0,
+	       b->done, b->errors, (double)(t1 - t0) * 1e9 / (double)hz,
+	       b->done ? (double)(u1.cpu_ns - u0.cpu_ns) / (double)b->done : 0.0, emu_ns,
+	       b->emu_sec.cut, b->done ? host_ns / (double)b->done : 0.0,
 	       (double)b->done * (double)hz / (double)(t1 - t0));
+	bench_use_print(stdout, &u0, &u1);
+	printf("\n");
 	for (i = 0; i < b->qd; i++) {
 		nvp_env_dma_free(b->reqs[i].buf);
 	}

@@ -9,12 +9,19 @@
  *   - under callgrind (--count), collection is switched off around the controller's
  *     poll, so the profile holds the driver (submit, completion, doorbells) and this
  *     program's small loop and callback, which bench/driver_cost subtracts by function;
- *   - timed (default), the TSC time spent inside nvp_nvme_qpair_process_completions()
- *     (completions, callbacks and the resubmissions they make) is the driver's time; the
- *     thread's CPU time (driver, controller and loop) is printed beside it.
+ *   - timed (default), the time spent inside nvp_nvme_qpair_process_completions()
+ *     (completions, callbacks and the resubmissions they make) is the driver's time,
+ *     each call a bench_section (../common/bench_time.h: the TSC around it, a call a
+ *     preemption stretched left out and counted at the others' mean, so that no
+ *     descheduled time is counted as the driver's; drv_cut says how many); the thread's
+ *     CPU time (driver, controller and loop), run-queue wait and involuntary switches
+ *     over the run are printed beside it (bench/benchlib.py: was it preempted?).
  * Each completion resubmits a read at the next LBA from inside its callback, as an
  * application at queue depth @qd would.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -29,6 +36,7 @@
 #include "nvpoll/util.h"
 
 #include "../common/bench_callgrind.h"
+#include "../common/bench_time.h"
 
 #define EXIT_USAGE 2
 #define IO_SIZE 4096u
@@ -100,9 +108,11 @@ run_emu(struct bench *b)
 struct result {
 	uint64_t ios;
 	uint64_t polls;
-	uint64_t cpu_ns;
-	uint64_t emu_ns;
-	uint64_t drv_ns; /* inside process_completions (completions, callbacks, resubmits) */
+	uint64_t elapsed_ns;
+	struct bench_use u0, u1;  /* the thread's CPU, run-queue wait, switches */
+	struct bench_section emu; /* the controller's runs */
+	/* inside process_completions: completions, callbacks, resubmissions */
+	struct bench_section drv;
 	struct nvp_nvme_qpair_stats st0; /* counters before the run */
 };
 
@@ -110,7 +120,7 @@ struct result {
 static int
 run(struct bench *b, struct io_ctx *ios, uint64_t n, bool count, struct result *r)
 {
-	uint64_t emu_ticks = 0, drv_ticks = 0, t0, cpu0, hz = nvp_env_get_ticks_hz();
+	uint64_t t0, start, hz = nvp_env_get_ticks_hz();
 	uint32_t i;
 
 	b->to_submit = n;
@@ -122,8 +132,11 @@ run(struct bench *b, struct io_ctx *ios, uint64_t n, bool count, struct result *
 	}
 	nvp_nvme_qpair_ring_doorbell(b->qpair);
 	memset(r, 0, sizeof(*r));
+	bench_section_init(&r->emu, hz);
+	bench_section_init(&r->drv, hz);
 	nvp_nvme_qpair_get_stats(b->qpair, &r->st0, sizeof(r->st0));
-	cpu0 = nvp_env_thread_cpu_ns();
+	bench_use_get(&r->u0);
+	start = nvp_env_get_ticks();
 	if (count) {
 		CALLGRIND_START_INSTRUMENTATION;
 	}
@@ -133,13 +146,13 @@ run(struct bench *b, struct io_ctx *ios, uint64_t n, bool count, struct result *
 		if (count) {
 			CALLGRIND_TOGGLE_COLLECT;
 		}
-		emu_ticks += run_emu(b);
+		bench_section_add(&r->emu, run_emu(b));
 		if (count) {
 			CALLGRIND_TOGGLE_COLLECT;
 		}
 		t0 = nvp_env_get_ticks();
 		rc = nvp_nvme_qpair_process_completions(b->qpair, 0);
-		drv_ticks += nvp_env_get_ticks() - t0;
+		bench_section_add(&r->drv, nvp_env_get_ticks() - t0);
 		if (rc < 0 || b->submit_rc != 0) {
 			fprintf(stderr, "driver_cost: poll %d, submit %d\n", rc, b->submit_rc);
 			return rc < 0 ? rc : b->submit_rc;
@@ -149,9 +162,8 @@ run(struct bench *b, struct io_ctx *ios, uint64_t n, bool count, struct result *
 	if (count) {
 		CALLGRIND_STOP_INSTRUMENTATION;
 	}
-	r->cpu_ns = nvp_env_thread_cpu_ns() - cpu0;
-	r->emu_ns = (uint64_t)((double)emu_ticks * 1e9 / (double)hz);
-	r->drv_ns = (uint64_t)((double)drv_ticks * 1e9 / (double)hz);
+	r->elapsed_ns = (uint64_t)((double)(nvp_env_get_ticks() - start) * 1e9 / (double)hz);
+	bench_use_get(&r->u1);
 	r->ios = n;
 	return b->errors != 0 ? -EIO : 0;
 }
@@ -159,18 +171,22 @@ run(struct bench *b, struct io_ctx *ios, uint64_t n, bool count, struct result *
 static void
 print_result(const struct bench *b, const struct result *r, bool count)
 {
+	uint64_t hz = nvp_env_get_ticks_hz();
 	struct nvp_nvme_qpair_stats st;
+	double drv_ns = bench_section_ns(&r->drv, hz);
 
 	nvp_nvme_qpair_get_stats(b->qpair, &st, sizeof(st));
-	printf("qd=%u ios=%" PRIu64 " polls=%" PRIu64 " cpu_ns=%" PRIu64 " emu_ns=%" PRIu64
-	       " drv_ns=%" PRIu64 " ios_per_cpu_s=%.0f sq_doorbells=%" PRIu64
-	       " cq_doorbells=%" PRIu64 " sq_shadow=%" PRIu64 " submitted=%" PRIu64 " mode=%s\n",
-	       b->qd, r->ios, r->polls, r->cpu_ns, r->emu_ns, r->drv_ns,
-	       r->drv_ns > 0 ? (double)r->ios * 1e9 / (double)r->drv_ns : 0.0,
+	printf("qd=%u ios=%" PRIu64 " polls=%" PRIu64 " elapsed_ns=%" PRIu64 " emu_ns=%.0f"
+	       " drv_ns=%.0f drv_cut=%" PRIu64 " ios_per_cpu_s=%.0f sq_doorbells=%" PRIu64
+	       " cq_doorbells=%" PRIu64 " sq_shadow=%" PRIu64 " submitted=%" PRIu64 " mode=%s",
+	       b->qd, r->ios, r->polls, r->elapsed_ns, bench_section_ns(&r->emu, hz), drv_ns,
+	       r->drv.cut, drv_ns > 0 ? (double)r->ios * 1e9 / drv_ns : 0.0,
 	       st.sq_doorbell_writes - r->st0.sq_doorbell_writes,
 	       st.cq_doorbell_writes - r->st0.cq_doorbell_writes,
 	       st.sq_shadow_updates - r->st0.sq_shadow_updates, st.submitted - r->st0.submitted,
 	       count ? "count" : "time");
+	bench_use_print(stdout, &r->u0, &r->u1);
+	printf("\n");
 }
 
 static void
