@@ -122,6 +122,27 @@ cpu_s(void)
 	       ru.ru_stime.tv_usec / 1e6;
 }
 
+/*
+ * This thread's own CPU time and the time it waited runnable for a CPU, in seconds
+ * (/proc/thread-self/schedstat: bench/hints_waf decides from them whether the measured
+ * window was preempted). Zeros when the kernel does not say.
+ */
+static void
+thread_use(double *cpu, double *runq)
+{
+	unsigned long long c = 0, q = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f != NULL) {
+		if (fscanf(f, "%llu %llu", &c, &q) != 2) {
+			c = q = 0;
+		}
+		fclose(f);
+	}
+	*cpu = (double)c / 1e9;
+	*runq = (double)q / 1e9;
+}
+
 static uint64_t
 rnd(struct run *r)
 {
@@ -415,7 +436,7 @@ report_bdev(struct run *r)
 
 static void
 report(struct run *r, const struct nvp_emu_ftl_log *a, const struct nvp_emu_ftl_log *b, double wall,
-       double cpu)
+       double cpu, double io_cpu, double io_runq)
 {
 	uint64_t host = b->host_pages - a->host_pages, nand = b->nand_pages - a->nand_pages;
 
@@ -426,8 +447,7 @@ report(struct run *r, const struct nvp_emu_ftl_log *a, const struct nvp_emu_ftl_
 	       "\"ppb\": %u, \"gc\": \"%s\", \"size_mb\": %u, \"host_pages\": %llu, "
 	       "\"nand_pages\": %llu, \"gc_pages\": %llu, \"erases\": %llu, \"waf\": %.4f, "
 	       "\"hints_dropped\": %llu, \"reads\": %llu, \"read_p50_us\": %.1f, "
-	       "\"read_p99_us\": %.1f, \"gc_busy_us\": %llu, \"wall_s\": %.2f, \"cpu_s\": %.2f, "
-	       "\"series\": [",
+	       "\"read_p99_us\": %.1f, \"gc_busy_us\": %llu, \"wall_s\": %.2f, \"cpu_s\": %.2f, ",
 	       g_api_names[r->o.api], r->o.op, r->o.hints ? "true" : "false", r->o.streams,
 	       nvp_nvme_ns_get_num_streams(r->ns), r->o.ppb, r->o.cb ? "cb" : "greedy",
 	       r->o.size_mb, (unsigned long long)host, (unsigned long long)nand,
@@ -436,6 +456,8 @@ report(struct run *r, const struct nvp_emu_ftl_log *a, const struct nvp_emu_ftl_
 	       (unsigned long long)nvp_nvme_ns_get_hints_dropped(r->ns),
 	       (unsigned long long)r->nlat, pct_us(r, 0.5), pct_us(r, 0.99),
 	       (unsigned long long)(b->gc_busy_us - a->gc_busy_us), wall, cpu);
+	printf("\"io_cpu_s\": %.4f, \"io_runq_s\": %.4f, \"read_p999_us\": %.1f, \"series\": [",
+	       io_cpu, io_runq, pct_us(r, 0.999));
 	for (uint32_t i = 0; i < r->nseries; i++) {
 		printf("%s[%.3f, %.3f]", i ? ", " : "", r->series[i][0], r->series[i][1]);
 	}
@@ -449,7 +471,7 @@ bench(struct run *r)
 {
 	struct nvp_emu_ftl_log a, b;
 	uint64_t every = NVP_MAX(r->lpages / NVP_MAX(r->o.samples, 1u), (uint64_t)CHUNK);
-	double w0, c0;
+	double w0, c0, t0, q0, t1, q1;
 
 	layout(r);
 	fill(r);
@@ -460,11 +482,13 @@ bench(struct run *r)
 	r->measuring = true;
 	w0 = now_ns() / 1e9;
 	c0 = cpu_s();
+	thread_use(&t0, &q0);
 	run_mix(r, (uint64_t)(r->o.measure * r->lpages), every);
+	thread_use(&t1, &q1);
 	if (r->err != 0 || ftl_log(r, &b) != 0) {
 		return r->err ? r->err : -EIO;
 	}
-	report(r, &a, &b, now_ns() / 1e9 - w0, cpu_s() - c0);
+	report(r, &a, &b, now_ns() / 1e9 - w0, cpu_s() - c0, t1 - t0, q1 - q0);
 	return 0;
 }
 
