@@ -153,13 +153,6 @@ def read_task(pid, tid):
         return None
 
 
-def self_thread_ns():
-    """This thread's own (cpu_ns, runq_ns), from /proc/thread-self/schedstat."""
-    with open("/proc/thread-self/schedstat") as f:
-        cpu, runq = (int(x) for x in f.read().split()[:2])
-    return cpu, runq
-
-
 class ProcWatch:
     """Samples every thread of a running child (pid) every @period seconds: the first and
     the last reading of each thread give its CPU time, run-queue wait and involuntary
