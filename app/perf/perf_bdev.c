@@ -195,9 +195,10 @@ add_bdev(struct perf_run *run, const char *name)
 	if (rc != 0) {
 		return rc;
 	}
-	printf("%s: %s, scheduler %s, admission %s\n", pns->name,
-	       o->read_pct != 100 ? "read-write" : "read-only", nvp_bdev_get_scheduler(bdev),
-	       nvp_bdev_get_admission(bdev));
+	/* the report's stream: standard error when standard output is for --json - */
+	fprintf(run->out, "%s: %s, scheduler %s, admission %s\n", pns->name,
+		o->read_pct != 100 ? "read-write" : "read-only", nvp_bdev_get_scheduler(bdev),
+		nvp_bdev_get_admission(bdev));
 	return 0;
 }
 

@@ -351,21 +351,59 @@ test_bad_output_paths(void)
 	CU_ASSERT(!file_exists(args));
 }
 
-/* --json -: standard output is the JSON alone (the report goes to standard error). */
+/* @text as one JSON value and nothing else but white space, or NULL (said why). */
+static json_object *
+parse_whole_json(const char *text)
+{
+	json_tokener *tok = json_tokener_new();
+	size_t len = strlen(text), used;
+	json_object *root;
+
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	used = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (root == NULL) {
+		fprintf(stderr, "  standard output is not JSON: \"%.80s\"\n", text);
+		return NULL;
+	}
+	while (used < len && (text[used] == ' ' || text[used] == '\n')) {
+		used++;
+	}
+	if (used != len) {
+		fprintf(stderr, "  standard output has more than JSON: \"%.80s\"\n", text + used);
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+/*
+ * --json -: standard output is the JSON alone (the report goes to standard error), in the
+ * raw and in the bdev mode (whose banner was printed before the JSON).
+ */
 static void
 test_json_stdout(void)
 {
+	static const char *const modes[] = {
+		"-q 4 -t 1",
+		"-q 4 -t 1 --no-huge -b m0 --bdev-config malloc:name=m0,num_blocks=4096",
+		"-q 4 -t 1 --no-huge -b emu0n1 --bdev-config nvme:name=emu0,trtype=emu,size=8M",
+	};
 	static char json[4 << 20]; /* the whole report, histogram included */
-	char args[PATH_MAX + 128];
+	char args[PATH_MAX + 256];
 	json_object *root;
+	size_t i;
 
-	snprintf(args, sizeof(args), "-c '\"$0\" -q 4 -t 1 --json - 2>/dev/null' '%s'", g_prog);
-	CU_ASSERT_EQUAL_FATAL(fx_run_capture("/bin/sh", args, json, sizeof(json)), 0);
-	root = json_tokener_parse(json);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
-	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "ok");
-	CU_ASSERT(num(obj(root, "total"), "iops") > 0);
-	json_object_put(root);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(args, sizeof(args), "-c '\"$0\" %s --json - 2>/dev/null' '%s'", modes[i],
+			 g_prog);
+		CU_ASSERT_EQUAL_FATAL(fx_run_capture("/bin/sh", args, json, sizeof(json)), 0);
+		root = parse_whole_json(json);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+		CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")), "ok");
+		CU_ASSERT(num(obj(root, "total"), "iops") > 0);
+		json_object_put(root);
+	}
 }
 
 /* SIGINT ends a 30 s run early; the summary and JSON cover the time that ran. */
@@ -631,13 +669,52 @@ test_bdev_drain(void)
 	unlink(json_path);
 }
 
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} g_tests[] = {
+	{ "randread --json --plot", test_randread_json },
+	{ "randrw two namespaces", test_randrw_two_ns },
+	{ "I/O errors exit 1", test_io_errors_exit_1 },
+	{ "-o 1m above the transfer limit", test_large_io_split },
+	{ "metadata formats", test_metadata_formats },
+	{ "help", test_help },
+	{ "bad flags exit 2", test_bad_flags },
+	{ "attach failure exit 1", test_attach_failure },
+	{ "failed start: no zero results", test_failed_start },
+	{ "bad --json/--plot paths exit 2 first", test_bad_output_paths },
+	{ "--json - is stdout", test_json_stdout },
+	{ "SIGINT reports the time that ran", test_sigint },
+	{ "lost completion: not silent, bounded", test_lost_completion },
+	{ "-a warm-up", test_warmup },
+	{ "--think-ns, raw and bdev mode", test_think },
+	{ "bdev mode: -a warm-up", test_bdev_warmup },
+	{ "bdev mode: SIGINT", test_bdev_sigint },
+	{ "bdev mode: bounded drain", test_bdev_drain },
+};
+
+/* perf_cli [SUBSTRING...]: the tests whose names contain one of them (default: all). */
+static bool
+selected(int argc, char **argv, const char *name)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strstr(name, argv[i]) != NULL) {
+			return true;
+		}
+	}
+	return argc < 2;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	unsigned int failures;
 	CU_pSuite suite;
 	const char *tmp = getenv("TMPDIR");
 	int rc = find_program();
+	size_t i;
 
 	if (rc != 0) {
 		fprintf(stderr, "perf_cli: build/bin/nvp_perf not found (%s): skipped\n",
@@ -653,24 +730,11 @@ main(void)
 		return 1;
 	}
 	suite = CU_add_suite("nvp_perf", NULL, NULL);
-	CU_add_test(suite, "randread --json --plot", test_randread_json);
-	CU_add_test(suite, "randrw two namespaces", test_randrw_two_ns);
-	CU_add_test(suite, "I/O errors exit 1", test_io_errors_exit_1);
-	CU_add_test(suite, "-o 1m above the transfer limit", test_large_io_split);
-	CU_add_test(suite, "metadata formats", test_metadata_formats);
-	CU_add_test(suite, "help", test_help);
-	CU_add_test(suite, "bad flags exit 2", test_bad_flags);
-	CU_add_test(suite, "attach failure exit 1", test_attach_failure);
-	CU_add_test(suite, "failed start: no zero results", test_failed_start);
-	CU_add_test(suite, "bad --json/--plot paths exit 2 first", test_bad_output_paths);
-	CU_add_test(suite, "--json - is stdout", test_json_stdout);
-	CU_add_test(suite, "SIGINT reports the time that ran", test_sigint);
-	CU_add_test(suite, "lost completion: not silent, bounded", test_lost_completion);
-	CU_add_test(suite, "-a warm-up", test_warmup);
-	CU_add_test(suite, "--think-ns, raw and bdev mode", test_think);
-	CU_add_test(suite, "bdev mode: -a warm-up", test_bdev_warmup);
-	CU_add_test(suite, "bdev mode: SIGINT", test_bdev_sigint);
-	CU_add_test(suite, "bdev mode: bounded drain", test_bdev_drain);
+	for (i = 0; i < sizeof(g_tests) / sizeof(g_tests[0]); i++) {
+		if (selected(argc, argv, g_tests[i].name)) {
+			CU_add_test(suite, g_tests[i].name, g_tests[i].fn);
+		}
+	}
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
