@@ -45,26 +45,23 @@ static int
 ns_check(const struct perf_opts *o, struct perf_ns *pns)
 {
 	if (o->io_size % pns->sector_size != 0) {
-		fprintf(stderr,
-			"-o %u: not a multiple of the %u-byte sector size of %s "
-			"(try -o %u)\nTry 'nvp_perf --help' for more information.\n",
-			o->io_size, pns->sector_size, pns->name,
-			(o->io_size / pns->sector_size + 1) * pns->sector_size);
+		perf_usage("-o %u: not a multiple of the %u-byte sector size of %s (try -o %u)",
+			   o->io_size, pns->sector_size, pns->name,
+			   (o->io_size / pns->sector_size + 1) * pns->sector_size);
 		return PERF_EXIT_USAGE;
 	}
 	/* Larger than the maximum transfer: the driver splits it (as SPDK's does). */
 	if (nvp_nvme_ns_has_separate_md(pns->ns)) {
-		fprintf(stderr,
-			"%s: formatted with %u bytes of separate metadata per block, which "
-			"nvp_perf does not supply; format it without metadata or with extended "
-			"LBAs (nvp format)\n",
-			pns->name, nvp_nvme_ns_get_md_size(pns->ns));
+		perf_fail("%s: formatted with %u bytes of separate metadata per block, which "
+			  "nvp_perf does not supply; format it without metadata or with extended "
+			  "LBAs (nvp format)",
+			  pns->name, nvp_nvme_ns_get_md_size(pns->ns));
 		return PERF_EXIT_FAIL;
 	}
 	pns->lbas_per_io = o->io_size / pns->sector_size;
 	pns->num_ios = nvp_nvme_ns_get_num_sectors(pns->ns) / pns->lbas_per_io;
 	if (pns->num_ios == 0) {
-		fprintf(stderr, "-o %u: larger than %s itself\n", o->io_size, pns->name);
+		perf_usage("-o %u: larger than %s itself", o->io_size, pns->name);
 		return PERF_EXIT_USAGE;
 	}
 	return 0;
@@ -84,6 +81,7 @@ add_namespaces(struct perf_run *run, struct nvp_nvme_ctrlr *ctrlr)
 		struct perf_ns *pns;
 
 		if (grown == NULL) {
+			perf_fail("out of memory");
 			return PERF_EXIT_FAIL;
 		}
 		run->ns = grown;
@@ -108,19 +106,19 @@ attach_one(struct perf_run *run, const char *str)
 {
 	struct nvp_nvme_transport_id trid;
 	struct nvp_nvme_ctrlr *ctrlr;
+	char cause[PERF_MSG_MAX];
 	uint32_t need, first;
 	int rc;
 
 	if (nvp_nvme_transport_id_parse(&trid, str) != 0) {
-		fprintf(stderr,
-			"invalid -r transport ID \"%s\"\nTry 'nvp_perf --help' for more "
-			"information.\n",
-			str);
+		perf_usage("invalid -r transport ID \"%s\"", str);
 		return PERF_EXIT_USAGE;
 	}
+	perf_log_mark();
 	rc = nvp_nvme_connect(&trid, NULL, &ctrlr);
 	if (rc != 0) {
-		fprintf(stderr, "cannot attach to \"%s\": %s\n", str, strerror(-rc));
+		/* the driver's message has the cause ("Connection refused"); the code may not */
+		perf_fail("cannot attach to \"%s\": %s", str, perf_cause(rc, cause, sizeof(cause)));
 		return PERF_EXIT_FAIL;
 	}
 	run->ctrlrs[run->num_ctrlrs++] = ctrlr;
@@ -132,11 +130,10 @@ attach_one(struct perf_run *run, const char *str)
 	/* every I/O thread makes -P qpairs on every namespace */
 	need = run->num_threads * run->opts.qpairs_per_ns * (run->num_ns - first);
 	if (need > nvp_nvme_ctrlr_get_num_io_queues(ctrlr)) {
-		fprintf(stderr,
-			"\"%s\" granted %u I/O queues; %u threads x %u namespaces x -P %u "
-			"need %u\n",
-			str, nvp_nvme_ctrlr_get_num_io_queues(ctrlr), run->num_threads,
-			run->num_ns - first, run->opts.qpairs_per_ns, need);
+		perf_fail("\"%s\" granted %u I/O queues; %u threads x %u namespaces x -P %u "
+			  "need %u",
+			  str, nvp_nvme_ctrlr_get_num_io_queues(ctrlr), run->num_threads,
+			  run->num_ns - first, run->opts.qpairs_per_ns, need);
 		return PERF_EXIT_FAIL;
 	}
 	return 0;
@@ -284,9 +281,13 @@ env_start(const struct perf_opts *o)
 	env_opts.mem_size_mb = o->mem_mb;
 	env_opts.no_huge = o->no_huge || emu_only_without_hugepages(o);
 	env_opts.quiet = true;
+	perf_log_mark();
 	rc = nvp_env_init(&env_opts);
 	if (rc != 0) {
-		fprintf(stderr, "cannot initialise the environment: %s\n", strerror(-rc));
+		char cause[PERF_MSG_MAX];
+
+		perf_fail("cannot initialise the environment: %s",
+			  perf_cause(rc, cause, sizeof(cause)));
 	}
 	return rc;
 }
@@ -294,16 +295,17 @@ env_start(const struct perf_opts *o)
 /*
  * A software controller's thread is made by the attach and inherits the caller's CPU
  * affinity: give it the cores the I/O threads do not use, when there are any, so the
- * scheduler never puts it on a core where an I/O thread is spinning.
+ * scheduler never puts it on a core where an I/O thread is spinning. \return how many
+ * cores that leaves it (0: every core this process may use has an I/O thread).
  */
-static void
+static int
 keep_off_io_cores(uint64_t io_mask)
 {
 	cpu_set_t set, others;
 	uint32_t cpu;
 
 	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-		return;
+		return -1;
 	}
 	CPU_ZERO(&others);
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
@@ -314,21 +316,51 @@ keep_off_io_cores(uint64_t io_mask)
 	if (CPU_COUNT(&others) > 0) {
 		sched_setaffinity(0, sizeof(others), &others);
 	}
+	return CPU_COUNT(&others);
 }
 
-/* The run failed: remember why for the JSON (the details were printed where they arose). */
-static void __attribute__((format(printf, 2, 3)))
-fail_run(struct perf_run *run, const char *fmt, ...)
+/*
+ * A software controller whose thread must share a core with a spinning I/O thread: the
+ * two take turns at the scheduler's pace and both figures suffer. Said, not refused (a
+ * machine may have no core to spare and still be worth measuring).
+ */
+static void
+warn_emu_without_core(const struct perf_run *run)
 {
-	va_list ap;
+	uint64_t mask = run->opts.core_mask, fewer = mask;
 
-	if (run->status == PERF_STATUS_FAILED) {
+	if (__builtin_popcountll(mask) > 1) {
+		fewer &= ~(1ull << (63 - __builtin_clzll(mask))); /* without its highest core */
+	}
+	fprintf(stderr,
+		"nvp_perf: warning: -c 0x%lx gives an I/O thread every core this process may "
+		"use (%ld online), so the software controller's thread shares a core with a "
+		"spinning I/O thread and both slow down; leave it a core (e.g. -c 0x%lx)\n",
+		(unsigned long)mask, sysconf(_SC_NPROCESSORS_ONLN), (unsigned long)fewer);
+}
+
+/*
+ * The run cannot go on (@exit_status PERF_EXIT_USAGE or _FAIL): its status and the first
+ * message of that kind (perf_msg.c) for the JSON; @fallback if nothing said why.
+ */
+static void
+stop_run(struct perf_run *run, int exit_status, const char *fallback)
+{
+	const char *msg;
+
+	if (run->status == PERF_STATUS_FAILED || run->status == PERF_STATUS_USAGE) {
 		return; /* the first reason is the one */
 	}
-	run->status = PERF_STATUS_FAILED;
-	va_start(ap, fmt);
-	vsnprintf(run->error, sizeof(run->error), fmt, ap);
-	va_end(ap);
+	if (exit_status == PERF_EXIT_USAGE) {
+		run->status = PERF_STATUS_USAGE;
+		msg = perf_msg_usage(run->error, sizeof(run->error));
+	} else {
+		run->status = PERF_STATUS_FAILED;
+		msg = perf_msg_failure(run->error, sizeof(run->error));
+	}
+	if (msg == NULL) {
+		snprintf(run->error, sizeof(run->error), "%s", fallback);
+	}
 }
 
 /* Create the --json and --plot files before anything runs. \return 0 or PERF_EXIT_USAGE. */
@@ -340,16 +372,14 @@ open_outputs(struct perf_run *run)
 	if (o->json_path != NULL) {
 		run->json_f = strcmp(o->json_path, "-") == 0 ? stdout : fopen(o->json_path, "w");
 		if (run->json_f == NULL) {
-			fprintf(stderr, "--json %s: cannot create: %s\n", o->json_path,
-				strerror(errno));
+			perf_usage("--json %s: cannot create: %s", o->json_path, strerror(errno));
 			return PERF_EXIT_USAGE;
 		}
 	}
 	if (o->plot_path != NULL) {
 		run->plot_f = fopen(o->plot_path, "w");
 		if (run->plot_f == NULL) {
-			fprintf(stderr, "--plot %s: cannot create: %s\n", o->plot_path,
-				strerror(errno));
+			perf_usage("--plot %s: cannot create: %s", o->plot_path, strerror(errno));
 			return PERF_EXIT_USAGE;
 		}
 	}
@@ -375,17 +405,20 @@ close_output(FILE **f, const char *flag, const char *path)
 
 /*
  * A failed run prints no table and writes no numbers: the JSON says "status": "failed"
- * and why, and the plot file made at the start is removed.
+ * (or "usage_error", whose message and hint were printed already) and why, and the plot
+ * file made at the start is removed.
  */
 static int
 write_outputs(struct perf_run *run)
 {
 	int status = 0;
 
-	if (run->status == PERF_STATUS_FAILED) {
-		fprintf(stderr, "nvp_perf: the run failed: %s\n", run->error);
-		if (run->json_f != NULL && perf_json_write(run) != 0) {
-			status = PERF_EXIT_FAIL;
+	if (run->status == PERF_STATUS_FAILED || run->status == PERF_STATUS_USAGE) {
+		if (run->status == PERF_STATUS_FAILED) {
+			fprintf(stderr, "nvp_perf: the run failed: %s\n", run->error);
+		}
+		if (run->json_f != NULL) {
+			perf_json_write(run);
 		}
 		if (run->plot_f != NULL) {
 			fclose(run->plot_f);
@@ -393,7 +426,7 @@ write_outputs(struct perf_run *run)
 			unlink(run->opts.plot_path);
 		}
 		close_output(&run->json_f, "--json", run->opts.json_path);
-		return PERF_EXIT_FAIL;
+		return run->status == PERF_STATUS_USAGE ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
 	}
 	if (run->status == PERF_STATUS_INTERRUPTED) {
 		fprintf(run->out, "\nInterrupted: the results cover the %.1f s that ran.\n",
@@ -457,32 +490,30 @@ sample_period(const struct perf_run *run)
 static int
 prepare(struct perf_run *run)
 {
-	int status = 0;
+	int status = 0, cores_left;
 	uint32_t i;
 
 	/* Attach before pinning: the software controller's thread inherits our affinity. */
-	keep_off_io_cores(run->opts.core_mask);
+	cores_left = keep_off_io_cores(run->opts.core_mask);
 	for (i = 0; i < run->opts.num_trids && status == 0; i++) {
 		status = attach_one(run, run->opts.trids[i]);
-		if (status != 0) {
-			fail_run(run, "cannot use \"%s\" (message above)", run->opts.trids[i]);
-		}
 	}
 	if (status == 0 && run->opts.bdev_config != NULL) {
 		status = perf_bdev_attach(run);
-		if (status != 0) {
-			fail_run(run, "cannot use the bdev configuration (message above)");
-		}
+	}
+	if (status == 0 && cores_left == 0 && perf_uses_emu(run)) {
+		warn_emu_without_core(run);
 	}
 	if (status == 0 && run->num_ns == 0) {
-		fprintf(stderr, "no active namespace or bdev in what was given\n");
-		fail_run(run, "no active namespace or bdev in what was given");
+		perf_fail("no active namespace or bdev in what was given");
 		status = PERF_EXIT_FAIL;
 	}
 	if (status == 0 && make_threads(run) != 0) {
-		fprintf(stderr, "out of memory\n");
-		fail_run(run, "out of memory");
+		perf_fail("out of memory");
 		status = PERF_EXIT_FAIL;
+	}
+	if (status != 0) {
+		stop_run(run, status, "cannot attach (no reason given)");
 	}
 	return status;
 }
@@ -513,10 +544,19 @@ run_and_report(struct perf_run *run)
 	fflush(run->out);
 	rc = run_threads(run);
 	if (setup_result(run) != 0) {
-		fail_run(run, "the I/O threads could not start: %s", strerror(-setup_result(run)));
+		char fallback[128];
+
+		snprintf(fallback, sizeof(fallback), "the I/O threads could not start: %s",
+			 strerror(-setup_result(run)));
+		stop_run(run, PERF_EXIT_FAIL, fallback);
 	} else if (rc != 0) {
-		fprintf(stderr, "the run failed: %s\n", strerror(-rc));
-		status = PERF_EXIT_FAIL; /* results up to the failure are still reported */
+		/* results up to the failure are still reported; the JSON says why it ended */
+		char cause[PERF_MSG_MAX];
+
+		snprintf(run->error, sizeof(run->error), "the run failed: %.400s",
+			 perf_msg_failure(cause, sizeof(cause)) != NULL ? cause : strerror(-rc));
+		fprintf(stderr, "nvp_perf: %s\n", run->error);
+		status = PERF_EXIT_FAIL;
 	} else if (atomic_load(&run->stop)) {
 		run->status = PERF_STATUS_INTERRUPTED;
 	}
@@ -530,22 +570,26 @@ main(int argc, char **argv)
 	struct perf_run *run = &g_run;
 	int status, rc;
 
+	perf_log_capture();
 	rc = perf_opts_parse(&run->opts, argc, argv);
 	if (rc != 0) {
+		char msg[PERF_MSG_MAX];
+
+		if (rc < 0 && perf_msg_usage(msg, sizeof(msg)) != NULL) {
+			perf_json_write_usage(perf_opts_json_path(argc, argv), msg);
+		}
 		return rc > 0 ? 0 : PERF_EXIT_USAGE;
 	}
 	run->out = run->opts.json_path != NULL && strcmp(run->opts.json_path, "-") == 0 ? stderr :
 											  stdout;
 	if (open_outputs(run) != 0) {
-		if (run->json_f != NULL && run->json_f != stdout) {
-			fclose(run->json_f); /* made a moment ago: leave nothing behind */
-			unlink(run->opts.json_path);
-		}
-		return PERF_EXIT_USAGE;
+		/* a usage error: the --json file made a moment ago says so */
+		stop_run(run, PERF_EXIT_USAGE, "cannot create an output file");
+		return write_outputs(run);
 	}
 	run->num_threads = (uint32_t)__builtin_popcountll(run->opts.core_mask);
 	if (env_start(&run->opts) != 0) {
-		fail_run(run, "cannot initialise the environment");
+		stop_run(run, PERF_EXIT_FAIL, "cannot initialise the environment");
 		write_outputs(run);
 		return PERF_EXIT_FAIL;
 	}

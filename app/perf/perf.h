@@ -24,6 +24,7 @@
 #define PERF_MAX_SAMPLES 3600
 #define PERF_SAMPLE_MS 100 /* IOPS over time: one sample per 100 ms (longer for long runs) */
 #define PERF_DEFAULT_IO_TIMEOUT_MS 10000
+#define PERF_MSG_MAX 512 /* a message about what went wrong */
 
 /* Exit statuses: 1 = the run failed (attach, I/O errors), 2 = the command line was wrong. */
 #define PERF_EXIT_FAIL 1
@@ -87,6 +88,8 @@ struct perf_opts {
  * (exit 0), or -EINVAL after printing the message and the --help hint (exit 2).
  */
 int perf_opts_parse(struct perf_opts *opts, int argc, char **argv);
+/* The --json FILE of @argv found without parsing it (for a usage error's JSON), or NULL. */
+const char *perf_opts_json_path(int argc, char **argv);
 
 /* One namespace of an attached controller. */
 struct perf_ns {
@@ -147,6 +150,7 @@ enum perf_status {
 	PERF_STATUS_OK,
 	PERF_STATUS_INTERRUPTED, /* SIGINT/SIGTERM: results cover the time that ran */
 	PERF_STATUS_FAILED,      /* the run did not start or the controller failed */
+	PERF_STATUS_USAGE,       /* a usage error found once the targets were known */
 };
 
 /* The whole run. */
@@ -156,8 +160,8 @@ struct perf_run {
 	FILE *json_f; /* opened before the run, so a bad path fails first */
 	FILE *plot_f;
 	enum perf_status status;
-	char error[256];   /* why the run failed (status FAILED) */
-	_Atomic bool stop; /* set by SIGINT/SIGTERM */
+	char error[PERF_MSG_MAX]; /* why the run failed or stopped early */
+	_Atomic bool stop;        /* set by SIGINT/SIGTERM */
 	struct perf_ns *ns;
 	uint32_t num_ns;
 	struct nvp_nvme_ctrlr *ctrlrs[PERF_MAX_TRIDS];
@@ -235,6 +239,24 @@ int perf_bdev_cleanup(struct perf_run *run);
 void *perf_bdev_thread_main(void *arg);
 void perf_bdev_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx);
 
+/* perf_msg.c: what went wrong, printed and kept for --json (the first of each kind). */
+/* The program name usage messages start with (argv[0]); forget earlier messages. */
+void perf_msg_init(const char *prog);
+const char *perf_msg_prog(void);
+/* A usage error: "PROG: MESSAGE" and the --help hint once, to stderr. \return -EINVAL. */
+int perf_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Why the run failed (not printed here: the end of the run prints it once). */
+void perf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The first usage error or failure into @buf, or NULL if there was none. */
+const char *perf_msg_usage(char *buf, size_t len);
+const char *perf_msg_failure(char *buf, size_t len);
+/* The library's log through perf's sink: printed as before, its first error kept. */
+void perf_log_capture(void);
+/* Forget the library's errors so far: the next one is the cause of what follows. */
+void perf_log_mark(void);
+/* The cause of -errno @rc: the library's first error since the mark, else strerror. */
+const char *perf_cause(int rc, char *buf, size_t len);
+
 /* perf_report.c */
 struct perf_lat_summary {
 	double mean_us, min_us, max_us;
@@ -254,6 +276,9 @@ double perf_row_iops(const struct perf_run *run, const struct perf_thread *th,
 
 /* perf_json.c: write to run->json_f. \return 0 or -errno (message printed). */
 int perf_json_write(const struct perf_run *run);
+/* A command line that could not be parsed: {"status": "usage_error", "error": @msg} into
+ * @path ("-": standard output; NULL: nothing). \return 0 or -errno (message printed). */
+int perf_json_write_usage(const char *path, const char *msg);
 
 /* perf_poll.c: --poll */
 int perf_poll_opts(const struct perf_opts *o, struct nvp_poll_opts *po);
@@ -267,6 +292,8 @@ void perf_poll_window_start(struct perf_thread *th, struct nvp_poll_waiter *w);
 void perf_poll_window_end(struct perf_thread *th, struct nvp_poll_waiter *w);
 void perf_poll_report(const struct perf_run *run, FILE *f);
 void perf_emu_lateness_report(const struct perf_run *run, FILE *f);
+/* Does the run use a software controller (whose thread needs a core of its own)? */
+bool perf_uses_emu(const struct perf_run *run);
 
 /* perf_plot.c: write to run->plot_f. \return 0 or -errno (message printed). */
 int perf_plot_write(const struct perf_run *run);

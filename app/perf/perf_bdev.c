@@ -77,7 +77,7 @@ static __thread struct bctx *t_bctx;
 static int
 set_stages(const struct perf_opts *o, struct nvp_bdev *bdev)
 {
-	char name[32], lat[32];
+	char name[32], lat[32], cause[PERF_MSG_MAX];
 	const char *colon;
 	int rc;
 
@@ -86,22 +86,33 @@ set_stages(const struct perf_opts *o, struct nvp_bdev *bdev)
 		snprintf(name, sizeof(name), "%.*s",
 			 (int)(colon != NULL ? (size_t)(colon - o->sched) : strlen(o->sched)),
 			 o->sched);
+		perf_log_mark();
 		rc = nvp_bdev_set_scheduler(bdev, name, colon != NULL ? colon + 1 : NULL);
+		/* the layer's message names what is wrong and what there is */
+		perf_cause(rc, cause, sizeof(cause));
+		if (rc == -ENOENT || rc == -EINVAL) {
+			perf_usage("--sched %s: %s", o->sched, cause);
+			return PERF_EXIT_USAGE;
+		}
 		if (rc != 0) {
-			fprintf(stderr, "--sched %s: %s (%s)\n", o->sched,
-				rc == -ENOENT ? "unknown scheduler" : "bad parameters",
-				strerror(-rc));
-			return rc == -ENOENT || rc == -EINVAL ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+			perf_fail("--sched %s: %s", o->sched, cause);
+			return PERF_EXIT_FAIL;
 		}
 	}
 	if (o->wbt_set) {
 		snprintf(lat, sizeof(lat), "lat_us=%u", o->wbt_lat_us);
+		perf_log_mark();
 		rc = o->wbt_lat_us == 0 ? nvp_bdev_set_admission(bdev, "none", NULL) :
 					  nvp_bdev_set_admission(bdev, "wbt", lat);
+		if (rc == -EINVAL) {
+			perf_usage("--wbt %u: %s", o->wbt_lat_us,
+				   perf_cause(rc, cause, sizeof(cause)));
+			return PERF_EXIT_USAGE;
+		}
 		if (rc != 0) {
-			fprintf(stderr, "--wbt %u: cannot set the throttle: %s\n", o->wbt_lat_us,
-				strerror(-rc));
-			return rc == -EINVAL ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+			perf_fail("--wbt %u: cannot set the throttle: %s", o->wbt_lat_us,
+				  perf_cause(rc, cause, sizeof(cause)));
+			return PERF_EXIT_FAIL;
 		}
 	}
 	return 0;
@@ -140,13 +151,13 @@ set_tenant(const struct perf_opts *o, uint32_t index, struct perf_ns *pns)
 	if (rc == 0 && j->weight > 0) {
 		rc = nvp_bdev_sched_fair_set_weight(bdev, (uint32_t)j->tenant, (uint32_t)j->weight);
 		if (rc == -ENOENT) {
-			fprintf(stderr, "--tenant %d:%d: a weight needs --sched fair (%s has %s)\n",
-				j->tenant, j->weight, pns->name, nvp_bdev_get_scheduler(bdev));
+			perf_usage("--tenant %d:%d: a weight needs --sched fair (%s has %s)",
+				   j->tenant, j->weight, pns->name, nvp_bdev_get_scheduler(bdev));
 			return PERF_EXIT_USAGE;
 		}
 	}
 	if (rc != 0) {
-		fprintf(stderr, "--tenant %d: %s: %s\n", j->tenant, pns->name, strerror(-rc));
+		perf_usage("--tenant %d: %s: %s", j->tenant, pns->name, strerror(-rc));
 		return PERF_EXIT_USAGE;
 	}
 	return 0;
@@ -156,21 +167,29 @@ static int
 add_bdev(struct perf_run *run, const char *name)
 {
 	const struct perf_opts *o = &run->opts;
+	char cause[PERF_MSG_MAX];
 	struct perf_ns *grown, *pns;
 	struct nvp_bdev *bdev;
 	int rc;
 
 	grown = realloc(run->ns, (run->num_ns + 1) * sizeof(*run->ns));
 	if (grown == NULL) {
+		perf_fail("out of memory");
 		return PERF_EXIT_FAIL;
 	}
 	run->ns = grown;
 	pns = &run->ns[run->num_ns];
 	memset(pns, 0, sizeof(*pns));
+	perf_log_mark();
 	rc = nvp_bdev_open(name, o->read_pct != 100, perf_bdev_event, NULL, &pns->bdev_desc);
+	if (rc == -ENODEV) {
+		/* the layer's message lists the bdevs there are */
+		perf_usage("-b %s: %s", name, perf_cause(rc, cause, sizeof(cause)));
+		return PERF_EXIT_USAGE;
+	}
 	if (rc != 0) {
-		fprintf(stderr, "-b %s: cannot open: %s\n", name, strerror(-rc));
-		return rc == -ENODEV ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		perf_fail("-b %s: cannot open: %s", name, perf_cause(rc, cause, sizeof(cause)));
+		return PERF_EXIT_FAIL;
 	}
 	run->num_ns++;
 	bdev = nvp_bdev_desc_get_bdev(pns->bdev_desc);
@@ -178,14 +197,14 @@ add_bdev(struct perf_run *run, const char *name)
 	snprintf(pns->name, sizeof(pns->name), "BDEV %s (%s)", name,
 		 nvp_bdev_get_module_name(bdev));
 	if (o->io_size % pns->sector_size != 0) {
-		fprintf(stderr, "-o %u: not a multiple of the %u-byte blocks of %s\n", o->io_size,
-			pns->sector_size, pns->name);
+		perf_usage("-o %u: not a multiple of the %u-byte blocks of %s", o->io_size,
+			   pns->sector_size, pns->name);
 		return PERF_EXIT_USAGE;
 	}
 	pns->lbas_per_io = o->io_size / pns->sector_size;
 	pns->num_ios = nvp_bdev_get_num_blocks(bdev) / pns->lbas_per_io;
 	if (pns->num_ios == 0) {
-		fprintf(stderr, "-o %u: larger than %s itself\n", o->io_size, pns->name);
+		perf_usage("-o %u: larger than %s itself", o->io_size, pns->name);
 		return PERF_EXIT_USAGE;
 	}
 	rc = first_of_bdev(run, run->num_ns - 1) ? set_stages(o, bdev) : 0;
@@ -220,10 +239,19 @@ perf_bdev_attach(struct perf_run *run)
 	uint32_t i;
 	int rc;
 
+	perf_log_mark();
 	rc = nvp_bdev_load_config(o->bdev_config);
 	if (rc != 0) {
-		/* the loader said what and where */
-		return rc == -EINVAL || rc == -ENOENT ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		char cause[PERF_MSG_MAX];
+
+		/* the loader said what and where: its first message is the cause */
+		perf_cause(rc, cause, sizeof(cause));
+		if (rc == -EINVAL || rc == -ENOENT) {
+			perf_usage("the bdev configuration: %s", cause);
+			return PERF_EXIT_USAGE;
+		}
+		perf_fail("the bdev configuration: %s", cause);
+		return PERF_EXIT_FAIL;
 	}
 	g_brun = run;
 	for (i = 0; i < o->num_bdevs; i++) {
@@ -563,16 +591,16 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 	bw->pool_size = co.io_pool_size;
 	rc = nvp_bdev_channel_create(st->ns->bdev_desc, &co, &bw->ch);
 	if (rc != 0) {
-		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n",
-			ctx->loop.thread->core, st->ns->name, strerror(-rc));
+		perf_fail("core %u: cannot create a channel of %s: %s", ctx->loop.thread->core,
+			  st->ns->name, strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < o->queue_depth; i++) {
 		bw->tasks[i].bw = bw;
 		bw->tasks[i].buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
 		if (bw->tasks[i].buf == NULL) {
-			fprintf(stderr, "core %u: out of DMA memory: pass a larger -s\n",
-				ctx->loop.thread->core);
+			perf_fail("core %u: out of DMA memory: pass a larger -s",
+				  ctx->loop.thread->core);
 			return -ENOMEM;
 		}
 		memset(bw->tasks[i].buf, 0x5a ^ (int)i, o->io_size);
@@ -641,8 +669,7 @@ bthread_setup(struct bctx *ctx)
 	CPU_SET(th->core, &set);
 	rc = -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (rc != 0) {
-		fprintf(stderr, "cannot pin the I/O thread to core %u: %s\n", th->core,
-			strerror(-rc));
+		perf_fail("cannot pin the I/O thread to core %u: %s", th->core, strerror(-rc));
 		return rc;
 	}
 	ctx->bws = calloc(th->num_ns, sizeof(*ctx->bws));
@@ -661,8 +688,8 @@ bthread_setup(struct bctx *ctx)
 		/* every bdev_io of the channels' pools may be in a module at once */
 		rc = nvp_poll_waiter_add_bdev_group(ctx->loop.waiter, ctx->group, pools);
 		if (rc != 0) {
-			fprintf(stderr, "core %u: --poll %s: cannot wait on the poll group: %s\n",
-				th->core, ctx->loop.run->opts.poll_mode, strerror(-rc));
+			perf_fail("core %u: --poll %s: cannot wait on the poll group: %s", th->core,
+				  ctx->loop.run->opts.poll_mode, strerror(-rc));
 		}
 	}
 	return rc;

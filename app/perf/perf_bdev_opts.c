@@ -16,9 +16,8 @@
 static int
 bad_value(const char *prog, const char *flag, const char *arg, const char *accepted)
 {
-	fprintf(stderr, "%s: %s '%s': %s\nTry '%s --help' for more information.\n", prog, flag, arg,
-		accepted, prog);
-	return -EINVAL;
+	(void)prog;
+	return perf_usage("%s '%s': %s", flag, arg, accepted);
 }
 
 /* The job a per -b option applies to: the last -b, or every bdev before any -b. */
@@ -162,16 +161,14 @@ perf_bdev_opt(struct perf_opts *o, const char *prog, int opt, const char *arg)
 	}
 	if (opt != 'b') {
 		if (o->bdev_config != NULL) {
-			fprintf(stderr, "%s: one of --json-config and --bdev-config, once\n", prog);
-			return -EINVAL;
+			return perf_usage("one of --json-config and --bdev-config, once");
 		}
 		o->bdev_config = arg;
 		return 0;
 	}
 	if (o->num_bdevs == PERF_MAX_TRIDS || arg[0] == '\0') {
-		fprintf(stderr, "%s: -b '%s': at most %d bdev names, none empty\n", prog, arg,
-			PERF_MAX_TRIDS);
-		return -EINVAL;
+		return perf_usage("-b '%s': at most %d bdev names, none empty", arg,
+				  PERF_MAX_TRIDS);
 	}
 	o->bdev_names[o->num_bdevs++] = arg;
 	return 0;
@@ -212,9 +209,6 @@ perf_bdev_opts_check(const struct perf_opts *o, const char *prog)
 		why = "--sched, --wbt, --tenant, --write-hint and --write-class apply to the bdev "
 		      "mode only (-b with --json-config or --bdev-config)";
 	}
-	if (why != NULL) {
-		fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", prog, why, prog);
-		return -EINVAL;
-	}
-	return 0;
+	(void)prog;
+	return why != NULL ? perf_usage("%s", why) : 0;
 }

@@ -152,11 +152,11 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 	for (i = 0; i < count; i++) {
 		rc = nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &qo, &nw->qpairs[i]);
 		if (rc != 0) {
-			fprintf(stderr, "core %u: cannot allocate I/O qpair %u for %s: %s%s\n",
-				nw->thread->core, i, nw->stats->ns->name, strerror(-rc),
-				rc == -ENOMEM ?
-					" (DMA memory: pass a larger -s, or lower -q or -P)" :
-					"");
+			perf_fail("core %u: cannot allocate I/O qpair %u for %s: %s%s",
+				  nw->thread->core, i, nw->stats->ns->name, strerror(-rc),
+				  rc == -ENOMEM ?
+					  " (DMA memory: pass a larger -s, or lower -q or -P)" :
+					  "");
 			return rc;
 		}
 	}
@@ -188,10 +188,9 @@ setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *
 		t->qpair = nw->qpairs[i % o->qpairs_per_ns];
 		t->buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
 		if (t->buf == NULL) {
-			fprintf(stderr,
-				"core %u: out of DMA memory (%u buffers of %u bytes per "
-				"namespace): pass a larger -s\n",
-				ctx->loop.thread->core, o->queue_depth, o->io_size);
+			perf_fail("core %u: out of DMA memory (%u buffers of %u bytes per "
+				  "namespace): pass a larger -s",
+				  ctx->loop.thread->core, o->queue_depth, o->io_size);
 			return -ENOMEM;
 		}
 		memset(t->buf, 0x5a ^ (int)i, o->io_size);
@@ -250,6 +249,8 @@ poll_all(struct perf_loop *l)
 			if (__builtin_expect(rc < 0, 0)) {
 				fprintf(stderr, "core %u: %s: qpair failed: %s\n", l->thread->core,
 					nw->stats->ns->name, strerror(-rc));
+				perf_fail("core %u: %s: qpair failed: %s", l->thread->core,
+					  nw->stats->ns->name, strerror(-rc));
 				return rc;
 			}
 		}
@@ -314,8 +315,7 @@ thread_setup(struct io_ctx *ctx)
 
 	rc = pin_to_core(th->core);
 	if (rc != 0) {
-		fprintf(stderr, "cannot pin the I/O thread to core %u: %s\n", th->core,
-			strerror(-rc));
+		perf_fail("cannot pin the I/O thread to core %u: %s", th->core, strerror(-rc));
 		return rc;
 	}
 	ctx->nws = calloc(th->num_ns, sizeof(*ctx->nws));

@@ -189,17 +189,25 @@ samples_arr(const struct perf_run *run)
 static const char *
 status_name(enum perf_status s)
 {
-	return s == PERF_STATUS_OK ? "ok" : s == PERF_STATUS_INTERRUPTED ? "interrupted" : "failed";
+	switch (s) {
+	case PERF_STATUS_OK:
+		return "ok";
+	case PERF_STATUS_INTERRUPTED:
+		return "interrupted";
+	case PERF_STATUS_USAGE:
+		return "usage_error";
+	default:
+		return "failed";
+	}
 }
 
 static int
-put(const struct perf_run *run, json_object *root)
+put(FILE *f, const char *path, json_object *root)
 {
 	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
 
-	if (fputs(text, run->json_f) == EOF || fputc('\n', run->json_f) == EOF) {
-		fprintf(stderr, "--json %s: cannot write: %s\n", run->opts.json_path,
-			strerror(errno));
+	if (fputs(text, f) == EOF || fputc('\n', f) == EOF) {
+		fprintf(stderr, "--json %s: cannot write: %s\n", path, strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -212,11 +220,39 @@ write_failed(const struct perf_run *run)
 	json_object *root = json_object_new_object();
 	int rc;
 
-	json_object_object_add(root, "status", json_object_new_string("failed"));
+	json_object_object_add(root, "status", json_object_new_string(status_name(run->status)));
 	json_object_object_add(root, "error", json_object_new_string(run->error));
 	json_object_object_add(root, "config", config_obj(run));
-	rc = put(run, root);
+	rc = put(run->json_f, run->opts.json_path, root);
 	json_object_put(root);
+	return rc;
+}
+
+int
+perf_json_write_usage(const char *path, const char *msg)
+{
+	bool to_stdout = path != NULL && strcmp(path, "-") == 0;
+	json_object *root;
+	FILE *f;
+	int rc;
+
+	if (path == NULL) {
+		return 0;
+	}
+	f = to_stdout ? stdout : fopen(path, "w");
+	if (f == NULL) {
+		fprintf(stderr, "--json %s: cannot create: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	root = json_object_new_object();
+	json_object_object_add(root, "status", json_object_new_string("usage_error"));
+	json_object_object_add(root, "error", json_object_new_string(msg));
+	rc = put(f, path, root);
+	json_object_put(root);
+	if (to_stdout ? fflush(f) != 0 : fclose(f) != 0) {
+		fprintf(stderr, "--json %s: write failed: %s\n", path, strerror(errno));
+		rc = -EIO;
+	}
 	return rc;
 }
 
@@ -228,7 +264,7 @@ perf_json_write(const struct perf_run *run)
 	void *args[3];
 	int rc = 0;
 
-	if (run->status == PERF_STATUS_FAILED) {
+	if (run->status == PERF_STATUS_FAILED || run->status == PERF_STATUS_USAGE) {
 		return write_failed(run);
 	}
 	h = malloc(sizeof(*h));
@@ -239,6 +275,10 @@ perf_json_write(const struct perf_run *run)
 	root = json_object_new_object();
 	hist = json_object_new_array();
 	json_object_object_add(root, "status", json_object_new_string(status_name(run->status)));
+	if (run->error[0] != '\0') {
+		/* the run ended early (a controller failed): results up to then */
+		json_object_object_add(root, "error", json_object_new_string(run->error));
+	}
 	json_object_object_add(root, "config", config_obj(run));
 	json_object_object_add(root, "results", results_and_total(run, h, &total));
 	json_object_object_add(root, "total", total);
@@ -251,7 +291,7 @@ perf_json_write(const struct perf_run *run)
 	if (run->opts.bdev_config != NULL) {
 		json_object_object_add(root, "bdevs", perf_bdev_json(run));
 	}
-	rc = put(run, root);
+	rc = put(run->json_f, run->opts.json_path, root);
 	json_object_put(root);
 	free(h);
 	return rc;

@@ -113,13 +113,36 @@ usage(FILE *f, const char *prog)
 	nvp_emu_opts_usage(f);
 }
 
+/* "@fmt with @value (@accepted)" as a usage error. \return -EINVAL. */
 static int
 bad(const char *prog, const char *fmt, const char *value, const char *accepted)
 {
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, value);
-	fprintf(stderr, " (%s)\nTry '%s --help' for more information.\n", accepted, prog);
-	return -EINVAL;
+	char what[PERF_MSG_MAX];
+
+	(void)prog;
+	snprintf(what, sizeof(what), fmt, value);
+	return perf_usage("%s (%s)", what, accepted);
+}
+
+/*
+ * -r "trtype:emu ...": the software controller's options are checked now, as every other
+ * value of the command line is, so a bad one is a usage error (exit 2), not an attach
+ * failure.
+ */
+static int
+check_emu_opts(const char *arg, const struct nvp_nvme_transport_id *trid)
+{
+	struct nvp_emu_opts eo;
+	char err[256] = "";
+
+	if (strcmp(trid->trstring, "emu") != 0) {
+		return 0;
+	}
+	nvp_emu_opts_init(&eo, sizeof(eo));
+	if (nvp_emu_opts_parse(&eo, trid->args, err, sizeof(err)) != 0) {
+		return perf_usage("-r \"%s\": %s", arg, err[0] != '\0' ? err : "bad options");
+	}
+	return 0;
 }
 
 static int
@@ -262,8 +285,11 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 				prog, "invalid -r transport ID \"%s\"", arg,
 				"e.g. \"trtype:emu name:emu0\" or \"trtype:PCIe traddr:0000:01:00.0\"");
 		}
-		o->trids[o->num_trids++] = arg;
-		return 0;
+		rc = check_emu_opts(arg, &trid);
+		if (rc == 0) {
+			o->trids[o->num_trids++] = arg;
+		}
+		return rc;
 	case 'P':
 		return parse_u32(prog, "-P qpairs per namespace", arg, 1, 64, &o->qpairs_per_ns);
 	case 'L':
@@ -316,10 +342,23 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		printf("nvp_perf (nvpoll) %s\n", NVP_VERSION_STRING);
 		return 1;
 	default:
-		/* getopt printed what was wrong */
-		fprintf(stderr, "Try '%s --help' for more information.\n", prog);
-		return -EINVAL;
+		return -EINVAL; /* getopt_error() said what */
 	}
+}
+
+/* getopt's complaint (its own printing is off, so the message is kept for --json). */
+static int
+getopt_error(int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':') {
+		return perf_usage("option '%s' requires an argument", arg);
+	}
+	if (optopt != 0 && strncmp(arg, "--", 2) != 0) {
+		return perf_usage("invalid option -- '%c'", optopt);
+	}
+	return perf_usage("unrecognized option '%s'", arg);
 }
 
 /* The flags as typed, for the plot's title; -r and output paths are left out. */
@@ -345,6 +384,25 @@ record_cmdline(struct perf_opts *o, int argc, char **argv)
 	}
 }
 
+const char *
+perf_opts_json_path(int argc, char **argv)
+{
+	const char *path = NULL;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			break;
+		}
+		if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+			path = argv[++i];
+		} else if (strncmp(argv[i], "--json=", 7) == 0) {
+			path = argv[i] + 7;
+		}
+	}
+	return path;
+}
+
 int
 perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 {
@@ -353,10 +411,15 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 	uint32_t saved_pct = 50;
 	int opt, rc;
 
+	perf_msg_init(prog);
 	opts_defaults(o);
 	optind = 0; /* glibc: full re-initialisation, so it can parse twice */
-	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:a:c:r:P:Ls:b:h", g_long_opts, NULL)) !=
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":q:o:w:M:t:a:c:r:P:Ls:b:h", g_long_opts, NULL)) !=
 	       -1) {
+		if (opt == ':' || opt == '?') {
+			return getopt_error(opt, argv);
+		}
 		rc = parse_one(o, prog, opt, optarg, &mix, &m_given);
 		if (rc != 0) {
 			return rc;

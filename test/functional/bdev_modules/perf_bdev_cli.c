@@ -21,6 +21,8 @@ static char g_prog[PATH_MAX];
 static char g_out[65536];
 static char g_dir[64];
 
+#define MCFG " --bdev-config 'malloc:name=m0,num_blocks=4096'"
+
 static int
 run(const char *args)
 {
@@ -35,6 +37,58 @@ has(const char *s)
 		return false;
 	}
 	return true;
+}
+
+static int
+count(const char *needle)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = strstr(g_out, needle); p != NULL; p = strstr(p + 1, needle)) {
+		n++;
+	}
+	return n;
+}
+
+/* The JSON file @path's "status" and "error" hold @status and @error. */
+static void
+check_json(const char *path, const char *status, const char *error)
+{
+	char text[8192] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	if (strstr(text, status) == NULL || strstr(text, error) == NULL) {
+		printf("\n    expected %s and %s in:\n%s", status, error, text);
+	}
+	CU_ASSERT(strstr(text, status) != NULL);
+	CU_ASSERT(strstr(text, error) != NULL);
+}
+
+/* A usage error in bdev mode (found once the configuration is loaded) still writes the
+ * JSON, with the layer's message as the reason. */
+static void
+test_errors_in_json(void)
+{
+	char args[512], path[128];
+
+	snprintf(path, sizeof(path), "%s/err.json", g_dir);
+	snprintf(args, sizeof(args), "-t 1 --no-huge --sched bogus -b m0" MCFG " --json %s", path);
+	CU_ASSERT_EQUAL(run(args), 2);
+	check_json(path, "\"usage_error\"", "no scheduler 'bogus'");
+	snprintf(args, sizeof(args),
+		 "-t 1 --no-huge -b z --bdev-config 'null:name=z,num_blcks=64' --json %s", path);
+	CU_ASSERT_EQUAL(run(args), 2);
+	check_json(path, "\"usage_error\"", "num_blcks: unknown parameter");
+	snprintf(args, sizeof(args), "-t 1 --no-huge -b nope" MCFG " --json %s", path);
+	CU_ASSERT_EQUAL(run(args), 2);
+	check_json(path, "\"usage_error\"", "no bdev 'nope'");
+	unlink(path);
 }
 
 static void
@@ -159,8 +213,6 @@ share_of(int t)
 	return pct;
 }
 
-#define MCFG " --bdev-config 'malloc:name=m0,num_blocks=4096'"
-
 /* --sched, --wbt, --tenant, --write-hint, --write-class and the state they report. */
 static void
 test_stages(void)
@@ -191,6 +243,11 @@ test_stages_bad(void)
 {
 	CU_ASSERT_EQUAL(run("-t 1 --no-huge --sched bogus -b m0" MCFG), 2);
 	CU_ASSERT(has("bogus"));
+	/* what there is, not the errno's text ("No such file or directory") */
+	CU_ASSERT(has("registered: "));
+	CU_ASSERT(strstr(g_out, "No such file") == NULL);
+	CU_ASSERT(strstr(g_out, "the run failed") == NULL);
+	CU_ASSERT(count("--help") == 1);
 	CU_ASSERT_EQUAL(run("-t 1 --no-huge --sched kyber:nope=1 -b m0" MCFG), 2);
 	CU_ASSERT(has("kyber:nope=1"));
 	CU_ASSERT_EQUAL(run("-t 1 --no-huge --wbt 2ms -b m0" MCFG), 2);
@@ -229,7 +286,8 @@ main(void)
 	    CU_add_test(suite, "split", test_split) == NULL ||
 	    CU_add_test(suite, "bad", test_bad) == NULL ||
 	    CU_add_test(suite, "stages", test_stages) == NULL ||
-	    CU_add_test(suite, "stages_bad", test_stages_bad) == NULL) {
+	    CU_add_test(suite, "stages_bad", test_stages_bad) == NULL ||
+	    CU_add_test(suite, "errors_in_json", test_errors_in_json) == NULL) {
 		CU_cleanup_registry();
 		return 1;
 	}

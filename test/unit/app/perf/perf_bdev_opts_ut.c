@@ -10,12 +10,29 @@
 
 #include "../../../../app/perf/perf_opts.c"
 #include "../../../../app/perf/perf_bdev_opts.c"
+#include "../../../../app/perf/perf_msg.c"
 
 /* lib/emu's table of options, which --help prints: not linked here. */
 void
 nvp_emu_opts_usage(FILE *f)
 {
 	(void)f;
+}
+
+void
+nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size)
+{
+	memset(opts, 0, opts_size);
+}
+
+int
+nvp_emu_opts_parse(struct nvp_emu_opts *opts, const char *str, char *err, size_t errlen)
+{
+	(void)opts;
+	(void)str;
+	(void)err;
+	(void)errlen;
+	return 0;
 }
 
 int
