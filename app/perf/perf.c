@@ -403,6 +403,52 @@ close_output(FILE **f, const char *flag, const char *path)
 	return rc;
 }
 
+/* Did every I/O thread open its measured window (not stopped during the warm-up)? */
+static bool
+all_measured(const struct perf_run *run)
+{
+	uint32_t i;
+
+	for (i = 0; i < run->num_threads; i++) {
+		if (!run->threads[i].measured) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Stopped before the warm-up ended: nothing was measured, so no table and no numbers
+ * (the warm-up's I/O is not a result; fio reports a ramp_time cut short the same way,
+ * without its I/O). The JSON has the status and empty results; no plot is left.
+ */
+static int
+write_warmup_interrupted(struct perf_run *run)
+{
+	double ran = (double)(nvp_env_get_ticks() - run->io_start_ticks) / (double)run->ticks_hz;
+	int status = 0;
+
+	snprintf(run->error, sizeof(run->error),
+		 "interrupted during the warm-up (after %.1f s of -a %u): nothing was measured",
+		 ran, run->opts.warmup_s);
+	fprintf(run->out,
+		"\nInterrupted during the warm-up (after %.1f s of -a %u s): nothing "
+		"was measured, no results.\n",
+		ran, run->opts.warmup_s);
+	if (run->json_f != NULL && perf_json_write(run) != 0) {
+		status = PERF_EXIT_FAIL;
+	}
+	if (run->plot_f != NULL) {
+		fclose(run->plot_f);
+		run->plot_f = NULL;
+		unlink(run->opts.plot_path);
+	}
+	if (close_output(&run->json_f, "--json", run->opts.json_path) != 0) {
+		status = PERF_EXIT_FAIL;
+	}
+	return status;
+}
+
 /*
  * A failed run prints no table and writes no numbers: the JSON says "status": "failed"
  * (or "usage_error", whose message and hint were printed already) and why, and the plot
@@ -427,6 +473,9 @@ write_outputs(struct perf_run *run)
 		}
 		close_output(&run->json_f, "--json", run->opts.json_path);
 		return run->status == PERF_STATUS_USAGE ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+	}
+	if (run->status == PERF_STATUS_INTERRUPTED_WARMUP) {
+		return write_warmup_interrupted(run);
 	}
 	if (run->status == PERF_STATUS_INTERRUPTED) {
 		fprintf(run->out, "\nInterrupted: the results cover the %.1f s that ran.\n",
@@ -558,7 +607,8 @@ run_and_report(struct perf_run *run)
 		fprintf(stderr, "nvp_perf: %s\n", run->error);
 		status = PERF_EXIT_FAIL;
 	} else if (atomic_load(&run->stop)) {
-		run->status = PERF_STATUS_INTERRUPTED;
+		run->status = all_measured(run) ? PERF_STATUS_INTERRUPTED :
+						  PERF_STATUS_INTERRUPTED_WARMUP;
 	}
 	rc = write_outputs(run);
 	return status != 0 ? status : rc;

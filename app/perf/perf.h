@@ -137,6 +137,7 @@ struct perf_thread {
 	struct nvp_poll_stats poll_base; /* its counters as the window opened */
 	struct nvp_poll_stats poll_stats; /* --poll: what it did in the window */
 	bool has_poll_stats;
+	bool measured; /* its window opened (false: stopped during the warm-up) */
 };
 
 struct perf_sample {
@@ -148,9 +149,10 @@ struct perf_sample {
 
 enum perf_status {
 	PERF_STATUS_OK,
-	PERF_STATUS_INTERRUPTED, /* SIGINT/SIGTERM: results cover the time that ran */
-	PERF_STATUS_FAILED,      /* the run did not start or the controller failed */
-	PERF_STATUS_USAGE,       /* a usage error found once the targets were known */
+	PERF_STATUS_INTERRUPTED,        /* SIGINT/SIGTERM: results cover the time that ran */
+	PERF_STATUS_INTERRUPTED_WARMUP, /* SIGINT/SIGTERM before the window: no results */
+	PERF_STATUS_FAILED,             /* the run did not start or the controller failed */
+	PERF_STATUS_USAGE,              /* a usage error found once the targets were known */
 };
 
 /* The whole run. */
@@ -192,6 +194,8 @@ struct perf_loop_ops {
 	void (*start_all)(struct perf_loop *l); /* submit -q requests per target */
 	int (*poll)(struct perf_loop *l);       /* poll once; -errno: the device failed */
 	uint32_t (*outstanding)(const struct perf_loop *l);
+	/* The measured window opens (@open) or closes: per-window counters; may be NULL. */
+	void (*window)(struct perf_loop *l, bool open);
 	const char *drain_note;   /* what ends I/O that does not come back */
 	const char *give_up_note; /* what happens to it when the drain gives up */
 };

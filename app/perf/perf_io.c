@@ -39,6 +39,8 @@ struct ns_worker {
 	struct task *tasks;
 	uint64_t seq_next; /* sequential workloads: next I/O slot */
 	uint32_t outstanding;
+	uint64_t doorbells_base; /* its qpairs' counters as the measured window opened */
+	uint64_t submitted_base;
 };
 
 /* Per-thread state the completion path needs; the shared loop's state first. */
@@ -200,23 +202,53 @@ setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *
 	return 0;
 }
 
+/* The SQ doorbell writes and commands of @nw's qpairs so far. */
+static void
+qpair_counters(const struct ns_worker *nw, uint32_t nqp, uint64_t *doorbells, uint64_t *submitted)
+{
+	struct nvp_nvme_qpair_stats qs;
+	uint32_t i;
+
+	*doorbells = *submitted = 0;
+	for (i = 0; i < nqp; i++) {
+		if (nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs, sizeof(qs)) == 0) {
+			*doorbells += qs.sq_doorbell_writes;
+			*submitted += qs.submitted;
+		}
+	}
+}
+
+/* The doorbells of the measured window only, as its I/Os: not the warm-up's, not the
+ * drain's. */
+static void
+window(struct perf_loop *l, bool open)
+{
+	struct io_ctx *ctx = (struct io_ctx *)l;
+	uint32_t n, nqp = l->run->opts.qpairs_per_ns;
+	uint64_t doorbells, submitted;
+
+	for (n = 0; n < l->thread->num_ns; n++) {
+		struct ns_worker *nw = &ctx->nws[n];
+
+		qpair_counters(nw, nqp, &doorbells, &submitted);
+		if (open) {
+			nw->doorbells_base = doorbells;
+			nw->submitted_base = submitted;
+		} else {
+			nw->stats->sq_doorbells = doorbells - nw->doorbells_base;
+			nw->stats->submitted = submitted - nw->submitted_base;
+		}
+	}
+}
+
 static void
 teardown_ns_worker(struct ns_worker *nw, uint32_t depth, uint32_t nqp)
 {
 	uint32_t i;
 
-	if (nw->qpairs != NULL) {
-		for (i = 0; i < nqp; i++) {
-			struct nvp_nvme_qpair_stats qs;
-
-			if (nw->qpairs[i] != NULL &&
-			    nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs, sizeof(qs)) == 0) {
-				nw->stats->sq_doorbells += qs.sq_doorbell_writes;
-				nw->stats->submitted += qs.submitted;
-			}
-			if (nw->qpairs[i] != NULL) {
-				nvp_nvme_ctrlr_free_io_qpair(nw->qpairs[i]);
-			}
+	for (i = 0; nw->qpairs != NULL && i < nqp; i++) {
+		if (nw->qpairs[i] != NULL) {
+			nvp_nvme_ctrlr_free_io_qpair(nw->qpairs[i]);
 		}
 	}
 	if (nw->tasks != NULL) {
@@ -292,6 +324,7 @@ static const struct perf_loop_ops g_raw_ops = {
 	.start_all = start_all,
 	.poll = poll_all,
 	.outstanding = outstanding,
+	.window = window,
 	.drain_note = "the driver aborts a request once it is --io-timeout old and completes "
 		      "it as aborted if the controller does not",
 	.give_up_note = "deleting the queue completes them as aborted",

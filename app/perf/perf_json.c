@@ -194,6 +194,8 @@ status_name(enum perf_status s)
 		return "ok";
 	case PERF_STATUS_INTERRUPTED:
 		return "interrupted";
+	case PERF_STATUS_INTERRUPTED_WARMUP:
+		return "interrupted_warmup";
 	case PERF_STATUS_USAGE:
 		return "usage_error";
 	default:
@@ -213,7 +215,10 @@ put(FILE *f, const char *path, json_object *root)
 	return 0;
 }
 
-/* No numbers that could be taken for results: the status, why, and what was asked. */
+/*
+ * No numbers that could be taken for results: the status, why, and what was asked. A run
+ * stopped during its warm-up measured nothing: empty results, a total of 0 I/Os.
+ */
 static int
 write_failed(const struct perf_run *run)
 {
@@ -223,6 +228,14 @@ write_failed(const struct perf_run *run)
 	json_object_object_add(root, "status", json_object_new_string(status_name(run->status)));
 	json_object_object_add(root, "error", json_object_new_string(run->error));
 	json_object_object_add(root, "config", config_obj(run));
+	if (run->status == PERF_STATUS_INTERRUPTED_WARMUP) {
+		json_object *total = json_object_new_object();
+
+		json_object_object_add(root, "results", json_object_new_array());
+		json_object_object_add(total, "ios", json_object_new_int64(0));
+		json_object_object_add(total, "iops", json_object_new_double(0.0));
+		json_object_object_add(root, "total", total);
+	}
 	rc = put(run->json_f, run->opts.json_path, root);
 	json_object_put(root);
 	return rc;
@@ -264,7 +277,8 @@ perf_json_write(const struct perf_run *run)
 	void *args[3];
 	int rc = 0;
 
-	if (run->status == PERF_STATUS_FAILED || run->status == PERF_STATUS_USAGE) {
+	if (run->status == PERF_STATUS_FAILED || run->status == PERF_STATUS_USAGE ||
+	    run->status == PERF_STATUS_INTERRUPTED_WARMUP) {
 		return write_failed(run);
 	}
 	h = malloc(sizeof(*h));

@@ -42,15 +42,18 @@ void
 perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
 		 bool error)
 {
-	nvp_histogram_record(st->hist, lat);
-	st->ios++;
-	if (is_read) {
-		st->reads++;
-	} else {
-		st->writes++;
-	}
-	if (__builtin_expect(error, 0)) {
-		st->errors++;
+	/* the warm-up's I/Os (and those a stop during it drains) are not results */
+	if (__builtin_expect(l->measuring, 1)) {
+		nvp_histogram_record(st->hist, lat);
+		st->ios++;
+		if (is_read) {
+			st->reads++;
+		} else {
+			st->writes++;
+		}
+		if (__builtin_expect(error, 0)) {
+			st->errors++;
+		}
 	}
 	l->ios++;
 	l->lat_ticks += lat;
@@ -121,7 +124,7 @@ print_progress(struct perf_run *run, struct progress *p, uint64_t now)
 	p->print_ticks = now;
 }
 
-/* The warm-up is over: what this thread counted so far is discarded. */
+/* The measured window opens (after the warm-up, if any): what was counted is discarded. */
 static void
 start_measuring(struct perf_loop *l, struct progress *p)
 {
@@ -134,8 +137,12 @@ start_measuring(struct perf_loop *l, struct progress *p)
 		st->ios = st->reads = st->writes = st->errors = st->submit_errors = 0;
 	}
 	l->measuring = true;
+	l->thread->measured = true;
 	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
 	perf_poll_window_start(l->thread, l->waiter);
+	if (l->ops->window != NULL) {
+		l->ops->window(l, true);
+	}
 	if (l->thread->index == 0) {
 		live_totals(l->run, &p->sample_ios, &p->sample_lat);
 		p->next_sample = l->run->start_ticks + l->run->sample_ticks;
@@ -185,10 +192,8 @@ io_loop(struct perf_loop *l, struct progress *p)
 			break;
 		}
 	}
-	if (!l->measuring) {
-		start_measuring(l, p); /* stopped during the warm-up: an empty window */
-	}
-	if (l->thread->index == 0 && (now >= end || run->num_samples == 0) &&
+	/* stopped during the warm-up: no window at all (the run says so, and reports none) */
+	if (l->measuring && l->thread->index == 0 && (now >= end || run->num_samples == 0) &&
 	    now > run->start_ticks) {
 		take_sample(run, p, now); /* the last part of the window */
 	}
@@ -244,6 +249,12 @@ end_window(struct perf_loop *l)
 	uint64_t now = nvp_env_get_ticks();
 	uint32_t n;
 
+	if (!l->measuring) {
+		return; /* stopped during the warm-up: nothing was measured */
+	}
+	if (l->ops->window != NULL) {
+		l->ops->window(l, false);
+	}
 	for (n = 0; n < l->thread->num_ns; n++) {
 		l->thread->ns_stats[n].window_ios = l->thread->ns_stats[n].ios;
 	}
@@ -261,16 +272,15 @@ perf_loop_run(struct perf_loop *l)
 	struct progress p = { 0 };
 	int rc;
 
-	l->measuring = run->opts.warmup_s == 0;
 	l->think_ticks = run->opts.think_ns * run->ticks_hz / 1000000000u;
 	if (run->opts.think_ns != 0 && l->think_ticks == 0) {
 		l->think_ticks = 1;
 	}
-	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
-	perf_poll_window_start(l->thread, l->waiter);
 	p.next_print = run->io_start_ticks + run->ticks_hz;
 	p.print_ticks = run->io_start_ticks;
-	p.next_sample = run->start_ticks + run->sample_ticks;
+	if (run->opts.warmup_s == 0) {
+		start_measuring(l, &p);
+	}
 	rc = io_loop(l, &p);
 	end_window(l);
 	if (drain(l) != 0 && rc == 0) {

@@ -105,7 +105,8 @@ usage(FILE *f, const char *prog)
 		"  -h, --help   this help\n"
 		"  --version    print the version\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM ends the run early; the results cover the time that\n"
-		"ran (\"status\": \"interrupted\" in the JSON).\n"
+		"ran (\"status\": \"interrupted\" in the JSON). During the -a warm-up nothing\n"
+		"was measured: no results (\"status\": \"interrupted_warmup\", 0 I/Os).\n"
 		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n\n",
 		prog, PERF_DEFAULT_TRID, PERF_DEFAULT_TRID, PERF_DEFAULT_IO_TIMEOUT_MS);
 	fprintf(f, "-r \"trtype:emu ...\" takes the software controller's options as key:value\n"

@@ -522,8 +522,62 @@ test_warmup(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(th);
 		CU_ASSERT(num(th, "cpu_s") <= num(th, "elapsed_s") * 1.05 + 0.02);
 	}
+	/* nor its commands and doorbells: those of the window are its I/Os, give or take
+	 * the -q 4 in flight at either end (the warm-up's made it three times as many) */
+	{
+		const char *p = strstr(g_out, "SQ doorbell writes:");
+		unsigned long dbs = 0, cmds = 0;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		CU_ASSERT_EQUAL(sscanf(p, "SQ doorbell writes: %lu for %lu commands", &dbs, &cmds),
+				2);
+		CU_ASSERT(cmds <= num(row, "ios") + 8);
+		CU_ASSERT(cmds + 8 >= num(row, "ios"));
+	}
 	json_object_put(root);
 	unlink(json_path);
+}
+
+/*
+ * SIGINT during the warm-up (raw and bdev mode): nothing was measured, and the report
+ * says so instead of a table of the warm-up's I/O; the JSON's status says so, with no
+ * result rows and 0 I/Os; no plot is left.
+ */
+static void
+test_sigint_in_warmup(void)
+{
+	static const char *const bdev[] = { "--no-huge", "-b", "m0", "--bdev-config",
+					    "malloc:name=m0,num_blocks=4096" };
+	char json_path[PATH_MAX], svg_path[PATH_MAX];
+	json_object *root;
+	int mode;
+
+	snprintf(json_path, sizeof(json_path), "%s/intwarm.json", g_dir);
+	snprintf(svg_path, sizeof(svg_path), "%s/intwarm.svg", g_dir);
+	for (mode = 0; mode < 2; mode++) {
+		char *argv[20] = { "nvp_perf", "-q",     "4",       "-a",     "30",    "-t",
+				   "5",        "--json", json_path, "--plot", svg_path };
+		int argc = 11, i;
+
+		for (i = 0; mode == 1 && i < 5; i++) {
+			argv[argc++] = (char *)bdev[i];
+		}
+		argv[argc] = NULL;
+		CU_ASSERT_EQUAL(fx_run_signal(g_prog, argv, 2, SIGINT, g_out, sizeof(g_out)), 0);
+		CU_ASSERT(strstr(g_out, "Interrupted during the warm-up") != NULL);
+		CU_ASSERT(strstr(g_out, "Total") == NULL);
+		CU_ASSERT(strstr(g_out, "from core") == NULL);
+		CU_ASSERT(strstr(g_out, "SQ doorbell") == NULL);
+		root = load_json(json_path);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+		CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(root, "status")),
+				       "interrupted_warmup");
+		CU_ASSERT_EQUAL(json_object_array_length(obj(root, "results")), 0);
+		CU_ASSERT_EQUAL(num(obj(root, "total"), "ios"), 0);
+		json_object_put(root);
+		CU_ASSERT(!file_exists(svg_path));
+		unlink(json_path);
+	}
 }
 
 /*
@@ -830,6 +884,7 @@ static const struct {
 	{ "bad --json/--plot paths exit 2 first", test_bad_output_paths },
 	{ "--json - is stdout", test_json_stdout },
 	{ "SIGINT reports the time that ran", test_sigint },
+	{ "SIGINT during the warm-up", test_sigint_in_warmup },
 	{ "lost completion: not silent, bounded", test_lost_completion },
 	{ "-a warm-up", test_warmup },
 	{ "--think-ns, raw and bdev mode", test_think },
