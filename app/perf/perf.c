@@ -11,7 +11,6 @@
  *   nvp_perf -q 1 -w randrw -M 70 -LL -r 'trtype:emu name:emu0 read_us:80 channels:8'
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,153 +25,92 @@
 
 #include "perf.h"
 
-static void
-ns_name(struct perf_ns *pns, const struct nvp_nvme_transport_id *trid)
-{
-	char type[NVP_NVME_TRSTRING_MAX];
-	size_t i;
-
-	nvp_strlcpy(type, trid->trstring, sizeof(type));
-	for (i = 0; type[i] != '\0'; i++) {
-		type[i] = (char)toupper((unsigned char)type[i]);
-	}
-	snprintf(pns->name, sizeof(pns->name), "%s (%s) NSID %u", type,
-		 trid->trtype == NVP_NVME_TRANSPORT_PCIE ? trid->traddr : trid->name, pns->nsid);
-}
-
-/* Check one namespace against the options. \return 0 or PERF_EXIT_USAGE. */
+/* The rows of the thread on @core: each target whose job runs there. */
 static int
-ns_check(const struct perf_opts *o, struct perf_ns *pns)
+make_rows(struct perf_run *run, struct perf_thread *th)
 {
-	if (o->io_size % pns->sector_size != 0) {
-		perf_usage("-o %u: not a multiple of the %u-byte sector size of %s (try -o %u)",
-			   o->io_size, pns->sector_size, pns->name,
-			   (o->io_size / pns->sector_size + 1) * pns->sector_size);
-		return PERF_EXIT_USAGE;
-	}
-	/* Larger than the maximum transfer: the driver splits it (as SPDK's does). */
-	if (nvp_nvme_ns_has_separate_md(pns->ns)) {
-		perf_fail("%s: formatted with %u bytes of separate metadata per block, which "
-			  "nvp_perf does not supply; format it without metadata or with extended "
-			  "LBAs (nvp format)",
-			  pns->name, nvp_nvme_ns_get_md_size(pns->ns));
-		return PERF_EXIT_FAIL;
-	}
-	pns->lbas_per_io = o->io_size / pns->sector_size;
-	pns->num_ios = nvp_nvme_ns_get_num_sectors(pns->ns) / pns->lbas_per_io;
-	if (pns->num_ios == 0) {
-		perf_usage("-o %u: larger than %s itself", o->io_size, pns->name);
-		return PERF_EXIT_USAGE;
-	}
-	return 0;
-}
+	uint32_t n, r = 0;
 
-/* Add every active namespace of @ctrlr. \return 0, PERF_EXIT_USAGE or PERF_EXIT_FAIL. */
-static int
-add_namespaces(struct perf_run *run, struct nvp_nvme_ctrlr *ctrlr)
-{
-	const struct nvp_nvme_transport_id *trid = nvp_nvme_ctrlr_get_transport_id(ctrlr);
-	uint32_t nsid;
-	int rc;
+	for (n = 0; n < run->num_ns; n++) {
+		th->num_ns += (run->ns[n].job->core_mask >> th->core) & 1;
+	}
+	th->ns_stats = calloc(NVP_MAX(th->num_ns, 1u), sizeof(*th->ns_stats));
+	if (th->ns_stats == NULL) {
+		return -ENOMEM;
+	}
+	for (n = 0; n < run->num_ns; n++) {
+		struct perf_ns_stats *st = &th->ns_stats[r];
 
-	for (nsid = nvp_nvme_ctrlr_get_first_active_ns(ctrlr); nsid != 0;
-	     nsid = nvp_nvme_ctrlr_get_next_active_ns(ctrlr, nsid)) {
-		struct perf_ns *grown = realloc(run->ns, (run->num_ns + 1) * sizeof(*run->ns));
-		struct perf_ns *pns;
-
-		if (grown == NULL) {
-			perf_fail("out of memory");
-			return PERF_EXIT_FAIL;
+		if (((run->ns[n].job->core_mask >> th->core) & 1) == 0) {
+			continue;
 		}
-		run->ns = grown;
-		pns = &run->ns[run->num_ns];
-		memset(pns, 0, sizeof(*pns));
-		pns->ctrlr = ctrlr;
-		pns->ns = nvp_nvme_ctrlr_get_ns(ctrlr, nsid);
-		pns->nsid = nsid;
-		pns->sector_size = nvp_nvme_ns_get_sector_size(pns->ns);
-		ns_name(pns, trid);
-		rc = ns_check(&run->opts, pns);
-		if (rc != 0) {
-			return rc;
+		st->ns = &run->ns[n];
+		st->hist = malloc(sizeof(struct nvp_histogram));
+		if (st->hist == NULL) {
+			return -ENOMEM;
 		}
-		run->num_ns++;
+		nvp_histogram_init(st->hist);
+		r++;
 	}
 	return 0;
 }
 
-static int
-attach_one(struct perf_run *run, const char *str)
-{
-	struct nvp_nvme_transport_id trid;
-	struct nvp_nvme_ctrlr *ctrlr;
-	char cause[PERF_MSG_MAX];
-	uint32_t need, first;
-	int rc;
-
-	if (nvp_nvme_transport_id_parse(&trid, str) != 0) {
-		perf_usage("invalid -r transport ID \"%s\"", str);
-		return PERF_EXIT_USAGE;
-	}
-	perf_log_mark();
-	rc = nvp_nvme_connect(&trid, NULL, &ctrlr);
-	if (rc != 0) {
-		/* the driver's message has the cause ("Connection refused"); the code may not */
-		perf_fail("cannot attach to \"%s\": %s", str, perf_cause(rc, cause, sizeof(cause)));
-		return PERF_EXIT_FAIL;
-	}
-	run->ctrlrs[run->num_ctrlrs++] = ctrlr;
-	first = run->num_ns;
-	rc = add_namespaces(run, ctrlr);
-	if (rc != 0) {
-		return rc;
-	}
-	/* every I/O thread makes -P qpairs on every namespace */
-	need = run->num_threads * run->opts.qpairs_per_ns * (run->num_ns - first);
-	if (need > nvp_nvme_ctrlr_get_num_io_queues(ctrlr)) {
-		perf_fail("\"%s\" granted %u I/O queues; %u threads x %u namespaces x -P %u "
-			  "need %u",
-			  str, nvp_nvme_ctrlr_get_num_io_queues(ctrlr), run->num_threads,
-			  run->num_ns - first, run->opts.qpairs_per_ns, need);
-		return PERF_EXIT_FAIL;
-	}
-	return 0;
-}
-
-/* One thread per core of the mask; their statistics rows and histograms. */
+/* One thread per core of the jobs' masks; their rows and histograms; samples per target. */
 static int
 make_threads(struct perf_run *run)
 {
-	uint32_t core, t = 0, n;
+	uint32_t core, t = 0;
 
 	run->threads = calloc(run->num_threads, sizeof(*run->threads));
-	if (run->threads == NULL) {
+	run->ns_iops = calloc((size_t)run->num_ns * PERF_MAX_SAMPLES, sizeof(double));
+	if (run->threads == NULL || run->ns_iops == NULL) {
 		return -ENOMEM;
 	}
 	for (core = 0; core < PERF_MAX_CORES; core++) {
 		struct perf_thread *th;
 
-		if ((run->opts.core_mask & (1ull << core)) == 0) {
+		if ((run->opts.run_mask & (1ull << core)) == 0) {
 			continue;
 		}
 		th = &run->threads[t];
 		th->index = t++;
 		th->core = core;
-		th->num_ns = run->num_ns;
-		th->ns_stats = calloc(run->num_ns, sizeof(*th->ns_stats));
-		if (th->ns_stats == NULL) {
+		if (make_rows(run, th) != 0) {
 			return -ENOMEM;
-		}
-		for (n = 0; n < run->num_ns; n++) {
-			th->ns_stats[n].ns = &run->ns[n];
-			th->ns_stats[n].hist = malloc(sizeof(struct nvp_histogram));
-			if (th->ns_stats[n].hist == NULL) {
-				return -ENOMEM;
-			}
-			nvp_histogram_init(th->ns_stats[n].hist);
 		}
 	}
 	return 0;
+}
+
+/*
+ * The rows' names: the target's, with the job's name when --job named it (or gave jobs),
+ * or its tenant (two -b of one bdev as two tenants); still two alike get their job's.
+ */
+static void
+label_rows(struct perf_run *run)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < run->num_ns; i++) {
+		struct perf_ns *pns = &run->ns[i];
+		const struct perf_job *j = pns->job;
+
+		if (j->named || j->from_flag) {
+			snprintf(pns->label, sizeof(pns->label), "%s: %s", j->name, pns->name);
+		} else if (j->tenant >= 0) {
+			snprintf(pns->label, sizeof(pns->label), "%s tenant %d", pns->name,
+				 j->tenant);
+		} else {
+			snprintf(pns->label, sizeof(pns->label), "%s", pns->name);
+		}
+		for (k = 0; k < i; k++) {
+			if (strcmp(run->ns[k].label, pns->label) == 0) {
+				snprintf(pns->label, sizeof(pns->label), "%s: %s", j->name,
+					 pns->name);
+				break;
+			}
+		}
+	}
 }
 
 /* Start threads 1..N-1, run thread 0 here, join. \return 0 or the first thread's -errno. */
@@ -229,6 +167,7 @@ cleanup(struct perf_run *run)
 		}
 	}
 	free(run->threads);
+	free(run->ns_iops);
 	busy = perf_bdev_cleanup(run) != 0;
 	free(run->ns);
 	/* A device that still owns requests (a drain gave up on them) may still write to its
@@ -327,7 +266,7 @@ keep_off_io_cores(uint64_t io_mask)
 static void
 warn_emu_without_core(const struct perf_run *run)
 {
-	uint64_t mask = run->opts.core_mask, fewer = mask;
+	uint64_t mask = run->opts.run_mask, fewer = mask;
 
 	if (__builtin_popcountll(mask) > 1) {
 		fewer &= ~(1ull << (63 - __builtin_clzll(mask))); /* without its highest core */
@@ -540,16 +479,11 @@ static int
 prepare(struct perf_run *run)
 {
 	int status = 0, cores_left;
-	uint32_t i;
 
 	/* Attach before pinning: the software controller's thread inherits our affinity. */
-	cores_left = keep_off_io_cores(run->opts.core_mask);
-	for (i = 0; i < run->opts.num_trids && status == 0; i++) {
-		status = attach_one(run, run->opts.trids[i]);
-	}
-	if (status == 0 && run->opts.bdev_config != NULL) {
-		status = perf_bdev_attach(run);
-	}
+	cores_left = keep_off_io_cores(run->opts.run_mask);
+	status = run->opts.bdev_config != NULL ? perf_bdev_attach(run) : perf_raw_attach(run);
+	label_rows(run);
 	if (status == 0 && cores_left == 0 && perf_uses_emu(run)) {
 		warn_emu_without_core(run);
 	}
@@ -637,7 +571,7 @@ main(int argc, char **argv)
 		stop_run(run, PERF_EXIT_USAGE, "cannot create an output file");
 		return write_outputs(run);
 	}
-	run->num_threads = (uint32_t)__builtin_popcountll(run->opts.core_mask);
+	run->num_threads = (uint32_t)__builtin_popcountll(run->opts.run_mask);
 	if (env_start(&run->opts) != 0) {
 		stop_run(run, PERF_EXIT_FAIL, "cannot initialise the environment");
 		write_outputs(run);

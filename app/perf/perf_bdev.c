@@ -133,17 +133,14 @@ first_of_bdev(const struct perf_run *run, uint32_t index)
 	return true;
 }
 
-/* --tenant of this -b (or of every -b): the descriptor's tenant, its fair weight. */
+/* The job's tenant (--tenant, tenant=): the descriptor's tenant, its fair weight. */
 static int
-set_tenant(const struct perf_opts *o, uint32_t index, struct perf_ns *pns)
+set_tenant(struct perf_ns *pns)
 {
-	const struct perf_bdev_job *j = index < o->num_bdevs ? &o->jobs[index] : &o->job_default;
+	const struct perf_job *j = pns->job;
 	struct nvp_bdev *bdev = nvp_bdev_desc_get_bdev(pns->bdev_desc);
 	int rc;
 
-	if (j->tenant < 0) {
-		j = &o->job_default;
-	}
 	if (j->tenant < 0) {
 		return 0;
 	}
@@ -163,25 +160,43 @@ set_tenant(const struct perf_opts *o, uint32_t index, struct perf_ns *pns)
 	return 0;
 }
 
+/* The I/O size against the bdev's blocks and size. \return 0 or PERF_EXIT_USAGE. */
 static int
-add_bdev(struct perf_run *run, const char *name)
+check_size(const struct perf_job *j, struct perf_ns *pns, const struct nvp_bdev *bdev)
+{
+	char what[64];
+
+	perf_job_size_flag(j, what, sizeof(what));
+	if (j->io_size % pns->sector_size != 0) {
+		perf_usage("%s: not a multiple of the %u-byte blocks of %s", what, pns->sector_size,
+			   pns->name);
+		return PERF_EXIT_USAGE;
+	}
+	pns->lbas_per_io = j->io_size / pns->sector_size;
+	pns->num_ios = nvp_bdev_get_num_blocks(bdev) / pns->lbas_per_io;
+	if (pns->num_ios == 0) {
+		perf_usage("%s: larger than %s itself", what, pns->name);
+		return PERF_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Bdev @name as a target of @j: its own descriptor (its tenant is the descriptor's). */
+static int
+add_bdev(struct perf_run *run, const struct perf_job *j, const char *name)
 {
 	const struct perf_opts *o = &run->opts;
 	char cause[PERF_MSG_MAX];
-	struct perf_ns *grown, *pns;
+	struct perf_ns *pns = perf_ns_add(run);
 	struct nvp_bdev *bdev;
 	int rc;
 
-	grown = realloc(run->ns, (run->num_ns + 1) * sizeof(*run->ns));
-	if (grown == NULL) {
-		perf_fail("out of memory");
+	if (pns == NULL) {
 		return PERF_EXIT_FAIL;
 	}
-	run->ns = grown;
-	pns = &run->ns[run->num_ns];
-	memset(pns, 0, sizeof(*pns));
+	pns->job = j;
 	perf_log_mark();
-	rc = nvp_bdev_open(name, o->read_pct != 100, perf_bdev_event, NULL, &pns->bdev_desc);
+	rc = nvp_bdev_open(name, j->read_pct != 100, perf_bdev_event, NULL, &pns->bdev_desc);
 	if (rc == -ENODEV) {
 		/* the layer's message lists the bdevs there are */
 		perf_usage("-b %s: %s", name, perf_cause(rc, cause, sizeof(cause)));
@@ -196,28 +211,22 @@ add_bdev(struct perf_run *run, const char *name)
 	pns->sector_size = nvp_bdev_get_block_size(bdev);
 	snprintf(pns->name, sizeof(pns->name), "BDEV %s (%s)", name,
 		 nvp_bdev_get_module_name(bdev));
-	if (o->io_size % pns->sector_size != 0) {
-		perf_usage("-o %u: not a multiple of the %u-byte blocks of %s", o->io_size,
-			   pns->sector_size, pns->name);
-		return PERF_EXIT_USAGE;
+	rc = check_size(j, pns, bdev);
+	if (rc == 0 && first_of_bdev(run, run->num_ns - 1)) {
+		rc = set_stages(o, bdev);
 	}
-	pns->lbas_per_io = o->io_size / pns->sector_size;
-	pns->num_ios = nvp_bdev_get_num_blocks(bdev) / pns->lbas_per_io;
-	if (pns->num_ios == 0) {
-		perf_usage("-o %u: larger than %s itself", o->io_size, pns->name);
-		return PERF_EXIT_USAGE;
-	}
-	rc = first_of_bdev(run, run->num_ns - 1) ? set_stages(o, bdev) : 0;
 	if (rc == 0) {
-		rc = set_tenant(o, run->num_ns - 1, pns);
+		rc = set_tenant(pns);
 	}
 	if (rc != 0) {
 		return rc;
 	}
 	/* the report's stream: standard error when standard output is for --json - */
-	fprintf(run->out, "%s: %s, scheduler %s, admission %s\n", pns->name,
-		o->read_pct != 100 ? "read-write" : "read-only", nvp_bdev_get_scheduler(bdev),
-		nvp_bdev_get_admission(bdev));
+	fprintf(run->out, "%s%s%s: opened %s for this run (%s); scheduler %s, admission %s\n",
+		j->named ? j->name : "", j->named ? ": " : "", pns->name,
+		j->read_pct != 100 ? "read-write" : "read-only",
+		j->read_pct != 100 ? "the job writes" : "the job only reads",
+		nvp_bdev_get_scheduler(bdev), nvp_bdev_get_admission(bdev));
 	return 0;
 }
 
@@ -254,15 +263,17 @@ perf_bdev_attach(struct perf_run *run)
 		return PERF_EXIT_FAIL;
 	}
 	g_brun = run;
-	for (i = 0; i < o->num_bdevs; i++) {
-		rc = add_bdev(run, o->bdev_names[i]);
-		if (rc != 0) {
-			return rc;
+	for (i = 0; i < o->num_jobs; i++) {
+		const struct perf_job *j = &o->jobs[i];
+
+		if (j->bdev[0] != '\0') {
+			rc = add_bdev(run, j, j->bdev);
 		}
-	}
-	/* no -b: every bdev the configuration made */
-	for (b = o->num_bdevs == 0 ? nvp_bdev_first() : NULL; b != NULL; b = nvp_bdev_next(b)) {
-		rc = add_bdev(run, nvp_bdev_get_name(b));
+		/* no b= (no -b): every bdev the configuration made */
+		for (b = j->bdev[0] == '\0' ? nvp_bdev_first() : NULL; rc == 0 && b != NULL;
+		     b = nvp_bdev_next(b)) {
+			rc = add_bdev(run, j, nvp_bdev_get_name(b));
+		}
 		if (rc != 0) {
 			return rc;
 		}
@@ -505,7 +516,7 @@ bsubmit(struct bctx *ctx, struct btask *t)
 {
 	struct bdev_worker *bw = t->bw;
 	const struct perf_ns *ns = bw->stats->ns;
-	const struct perf_opts *o = &ctx->loop.run->opts;
+	const struct perf_job *o = ns->job;
 	uint64_t slot;
 	int rc;
 
@@ -552,7 +563,7 @@ bio_done(void *arg, const struct nvme_cpl *cpl)
  * split one: its children in flight and itself); at least 64, as before.
  */
 static uint32_t
-bdev_pool_size(const struct perf_opts *o, const struct nvp_bdev *bdev)
+bdev_pool_size(const struct perf_job *o, const struct nvp_bdev *bdev)
 {
 	uint64_t n = (uint64_t)o->queue_depth * nvp_bdev_get_max_ios_per_request(bdev, o->io_size);
 
@@ -561,7 +572,7 @@ bdev_pool_size(const struct perf_opts *o, const struct nvp_bdev *bdev)
 
 /* The module's queue: every request's children (or the request) at once. */
 static uint32_t
-bdev_module_depth(const struct perf_opts *o, const struct nvp_bdev *bdev)
+bdev_module_depth(const struct perf_job *o, const struct nvp_bdev *bdev)
 {
 	uint32_t per_io = nvp_bdev_get_max_ios_per_request(bdev, o->io_size);
 
@@ -572,13 +583,13 @@ bdev_module_depth(const struct perf_opts *o, const struct nvp_bdev *bdev)
 static int
 setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 {
-	const struct perf_opts *o = &ctx->loop.run->opts;
+	const struct perf_job *o = st->ns->job;
 	struct nvp_bdev_channel_opts co;
 	uint32_t i;
 	int rc;
 
 	bw->stats = st;
-	bw->write_flags = perf_bdev_write_flags(o, (uint32_t)(st->ns - ctx->loop.run->ns));
+	bw->write_flags = perf_job_write_flags(o);
 	bw->tasks = calloc(o->queue_depth, sizeof(*bw->tasks));
 	if (bw->tasks == NULL) {
 		return -ENOMEM;
@@ -587,7 +598,7 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 	co.io_pool_size = bdev_pool_size(o, nvp_bdev_desc_get_bdev(st->ns->bdev_desc));
 	co.module_queue_depth = bdev_module_depth(o, nvp_bdev_desc_get_bdev(st->ns->bdev_desc));
 	co.group = ctx->group;
-	co.interrupts = perf_poll_wants_irq(o);
+	co.interrupts = perf_poll_wants_irq(&ctx->loop.run->opts);
 	bw->pool_size = co.io_pool_size;
 	rc = nvp_bdev_channel_create(st->ns->bdev_desc, &co, &bw->ch);
 	if (rc != 0) {
@@ -605,7 +616,7 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 		}
 		memset(bw->tasks[i].buf, 0x5a ^ (int)i, o->io_size);
 	}
-	bw->seq_next = st->ns->num_ios / ctx->loop.run->num_threads * ctx->loop.thread->index;
+	bw->seq_next = perf_job_seq_start(o, ctx->loop.thread->core, st->ns->num_ios);
 	return 0;
 }
 
@@ -628,7 +639,7 @@ bstart_all(struct perf_loop *l)
 	uint32_t n, i;
 
 	for (n = 0; n < l->thread->num_ns; n++) {
-		for (i = 0; i < l->run->opts.queue_depth; i++) {
+		for (i = 0; i < l->thread->ns_stats[n].ns->job->queue_depth; i++) {
 			bsubmit(ctx, &ctx->bws[n].tasks[i]);
 		}
 	}
@@ -712,7 +723,7 @@ bthread_teardown(struct bctx *ctx)
 			busy = true; /* the drain gave up: the device may still write the buffers */
 			continue;
 		}
-		for (i = 0; bw->tasks != NULL && i < ctx->loop.run->opts.queue_depth; i++) {
+		for (i = 0; bw->tasks != NULL && i < bw->stats->ns->job->queue_depth; i++) {
 			nvp_env_dma_free(bw->tasks[i].buf);
 		}
 		free(bw->tasks);

@@ -66,7 +66,7 @@ submit(struct io_ctx *ctx, struct task *t)
 {
 	struct ns_worker *nw = t->nw;
 	const struct perf_ns *ns = nw->stats->ns;
-	const struct perf_opts *o = &ctx->loop.run->opts;
+	const struct perf_job *o = ns->job;
 	uint64_t slot, lba;
 	int rc;
 
@@ -97,8 +97,7 @@ submit(struct io_ctx *ctx, struct task *t)
 	nw->outstanding++;
 	if (ctx->loop.waiter != NULL) {
 		nvp_poll_req_start(ctx->loop.waiter, &t->preq,
-				   t->is_read ? NVME_OPC_READ : NVME_OPC_WRITE,
-				   ctx->loop.run->opts.io_size);
+				   t->is_read ? NVME_OPC_READ : NVME_OPC_WRITE, o->io_size);
 	}
 	return 0;
 }
@@ -168,37 +167,38 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 static int
 setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *st)
 {
-	const struct perf_opts *o = &ctx->loop.run->opts;
-	uint32_t i;
+	const struct perf_job *j = st->ns->job;
+	uint32_t i, nqp = ctx->loop.run->opts.qpairs_per_ns;
 	int rc;
 
 	nw->stats = st;
 	nw->thread = ctx->loop.thread;
-	nw->qpairs = calloc(o->qpairs_per_ns, sizeof(*nw->qpairs));
-	nw->tasks = calloc(o->queue_depth, sizeof(*nw->tasks));
+	nw->qpairs = calloc(nqp, sizeof(*nw->qpairs));
+	nw->tasks = calloc(j->queue_depth, sizeof(*nw->tasks));
 	if (nw->qpairs == NULL || nw->tasks == NULL) {
 		return -ENOMEM;
 	}
-	rc = alloc_qpairs(nw, o->qpairs_per_ns, o->queue_depth);
+	rc = alloc_qpairs(nw, nqp, j->queue_depth);
 	if (rc != 0) {
 		return rc;
 	}
-	for (i = 0; i < o->queue_depth; i++) {
+	for (i = 0; i < j->queue_depth; i++) {
 		struct task *t = &nw->tasks[i];
 
 		t->nw = nw;
-		t->qpair = nw->qpairs[i % o->qpairs_per_ns];
-		t->buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
+		t->qpair = nw->qpairs[i % nqp];
+		t->buf = nvp_env_dma_malloc(j->io_size, 4096, NULL);
 		if (t->buf == NULL) {
-			perf_fail("core %u: out of DMA memory (%u buffers of %u bytes per "
-				  "namespace): pass a larger -s",
-				  ctx->loop.thread->core, o->queue_depth, o->io_size);
+			perf_fail("core %u: out of DMA memory (%u buffers of %u bytes for %s): "
+				  "pass a larger -s",
+				  ctx->loop.thread->core, j->queue_depth, j->io_size,
+				  st->ns->label);
 			return -ENOMEM;
 		}
-		memset(t->buf, 0x5a ^ (int)i, o->io_size);
+		memset(t->buf, 0x5a ^ (int)i, j->io_size);
 	}
-	/* spread sequential streams of different threads over the namespace */
-	nw->seq_next = st->ns->num_ios / ctx->loop.run->num_threads * ctx->loop.thread->index;
+	/* spread sequential streams of the job's threads over the namespace */
+	nw->seq_next = perf_job_seq_start(j, ctx->loop.thread->core, st->ns->num_ios);
 	return 0;
 }
 
@@ -309,7 +309,7 @@ start_all(struct perf_loop *l)
 	uint32_t n, i;
 
 	for (n = 0; n < l->thread->num_ns; n++) {
-		for (i = 0; i < l->run->opts.queue_depth; i++) {
+		for (i = 0; i < l->thread->ns_stats[n].ns->job->queue_depth; i++) {
 			submit(ctx, &ctx->nws[n].tasks[i]);
 		}
 	}
@@ -402,7 +402,7 @@ perf_thread_main(void *arg)
 	perf_poll_teardown(ctx.loop.waiter);
 	if (ctx.nws != NULL) {
 		for (n = 0; n < th->num_ns; n++) {
-			teardown_ns_worker(&ctx.nws[n], run->opts.queue_depth,
+			teardown_ns_worker(&ctx.nws[n], th->ns_stats[n].ns->job->queue_depth,
 					   run->opts.qpairs_per_ns);
 		}
 	}

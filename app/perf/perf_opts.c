@@ -21,9 +21,9 @@ enum {
 	OPT_IO_TIMEOUT,
 	OPT_VERSION,
 	OPT_JSON_CONFIG,
-	OPT_BDEV_CONFIG,
 	OPT_POLL,
 	OPT_THINK_NS,
+	OPT_JOB,
 };
 
 static const struct option g_long_opts[] = {
@@ -33,8 +33,9 @@ static const struct option g_long_opts[] = {
 	{ "io-timeout", required_argument, NULL, OPT_IO_TIMEOUT },
 	{ "think-ns", required_argument, NULL, OPT_THINK_NS },
 	{ "json-config", required_argument, NULL, OPT_JSON_CONFIG },
-	{ "bdev-config", required_argument, NULL, OPT_BDEV_CONFIG },
+	{ "bdev-config", required_argument, NULL, PERF_OPT_BDEV_CONFIG },
 	{ "poll", required_argument, NULL, OPT_POLL },
+	{ "job", required_argument, NULL, OPT_JOB },
 	{ "sched", required_argument, NULL, PERF_OPT_SCHED },
 	{ "wbt", required_argument, NULL, PERF_OPT_WBT },
 	{ "tenant", required_argument, NULL, PERF_OPT_TENANT },
@@ -102,6 +103,16 @@ usage(FILE *f, const char *prog)
 		"               writes of the -b before it (every -b if before any)\n"
 		"  --write-class background|normal|sync  bdev mode: class of those writes, as\n"
 		"               the throttle sees it (background writes are throttled most)\n"
+		"  --job SPEC   one of several jobs in one run, repeatable (fio's job sections):\n"
+		"               comma-separated KEY=VALUE: name, w, q, o, M (as -w -q -o -M),\n"
+		"               core=N or c=MASK (as -c); bdev mode: b=NAME, tenant=N[:WEIGHT],\n"
+		"               weight=W, class=background|normal|sync, hint=none|short|...;\n"
+		"               raw mode: r=CTRLR (a -r's name, traddr or text), ns=NSID. A key\n"
+		"               not given takes its flag's value. Each job has its own rows,\n"
+		"               latency, JSON entry and IOPS curve; jobs on one core share its\n"
+		"               thread (and poll group). Instead of -b, e.g.\n"
+		"               --job name=reader,b=m0,w=randread,q=1\n"
+		"               --job name=writer,b=m0,w=write,q=32,o=128k,class=background\n"
 		"  -h, --help   this help\n"
 		"  --version    print the version\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM ends the run early; the results cover the time that\n"
@@ -163,31 +174,21 @@ parse_u32(const char *prog, const char *flag, const char *str, uint64_t min, uin
 	return 0;
 }
 
+/* \return 1 for a mix (reads from -M), 0, or -EINVAL. */
 static int
 parse_workload(struct perf_opts *o, const char *prog, const char *w)
 {
-	static const struct {
-		const char *name;
-		bool random;
-		int read_pct; /* -1: from -M */
-	} table[] = {
-		{ "read", false, 100 },   { "write", false, 0 }, { "randread", true, 100 },
-		{ "randwrite", true, 0 }, { "rw", false, -1 },   { "randrw", true, -1 },
-	};
-	size_t i;
+	int read_pct, i = perf_workload_lookup(w, &o->random, &read_pct);
 
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		if (strcmp(w, table[i].name) == 0) {
-			o->workload = table[i].name;
-			o->random = table[i].random;
-			if (table[i].read_pct >= 0) {
-				o->read_pct = (uint32_t)table[i].read_pct;
-			}
-			return table[i].read_pct < 0;
-		}
+	if (i < 0) {
+		return bad(prog, "unknown -w workload '%s'", w,
+			   "expected read, write, randread, randwrite, rw or randrw");
 	}
-	return bad(prog, "unknown -w workload '%s'", w,
-		   "expected read, write, randread, randwrite, rw or randrw");
+	o->workload = perf_workload_name(i);
+	if (read_pct >= 0) {
+		o->read_pct = (uint32_t)read_pct;
+	}
+	return read_pct < 0;
 }
 
 static int
@@ -212,21 +213,26 @@ parse_size_opt(struct perf_opts *o, const char *prog, const char *str)
 static int
 parse_core_mask(struct perf_opts *o, const char *prog, const char *str)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t mask, limit;
 	char accepted[96];
 
-	if (ncpu < 1) {
-		ncpu = 1;
-	}
-	limit = ncpu >= 64 ? UINT64_MAX : (1ull << ncpu) - 1;
-	snprintf(accepted, sizeof(accepted), "expected a non-zero mask of cores 0..%ld, e.g. 0x1",
-		 ncpu - 1);
-	if (nvp_strtou64(str, 1, UINT64_MAX, &mask) != 0 || (mask & ~limit) != 0) {
+	if (perf_core_mask_parse(str, &o->core_mask, accepted, sizeof(accepted)) != 0) {
 		return bad(prog, "invalid -c core mask '%s'", str, accepted);
 	}
-	o->core_mask = mask;
 	return 0;
+}
+
+/* --job SPEC: one more job. */
+static int
+parse_job(struct perf_opts *o, const char *arg)
+{
+	if (o->num_bdevs != 0) {
+		return perf_usage("-b and --job: give each job its bdev with b=NAME");
+	}
+	if (o->num_jobs == PERF_MAX_JOBS) {
+		return perf_usage("--job '%s': at most %d jobs", arg, PERF_MAX_JOBS);
+	}
+	o->num_job_flags++;
+	return perf_job_parse(&o->jobs[o->num_jobs++], arg);
 }
 
 static void
@@ -238,6 +244,7 @@ opts_defaults(struct perf_opts *o)
 	o->workload = "randread";
 	o->random = true;
 	o->read_pct = 100;
+	o->mix_pct = 50;
 	o->time_s = 5;
 	o->core_mask = 0x1;
 	o->qpairs_per_ns = 1;
@@ -317,7 +324,7 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		return 0;
 	case 'b':
 	case OPT_JSON_CONFIG:
-	case OPT_BDEV_CONFIG:
+	case PERF_OPT_BDEV_CONFIG:
 	case PERF_OPT_SCHED:
 	case PERF_OPT_WBT:
 	case PERF_OPT_TENANT:
@@ -336,6 +343,8 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		o->poll_mode = arg;
 		return 0;
 	}
+	case OPT_JOB:
+		return parse_job(o, arg);
 	case 'h':
 		usage(stdout, prog);
 		return 1;
@@ -432,9 +441,10 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 	if (optind < argc) {
 		return bad(prog, "unexpected argument '%s'", argv[optind], "options only");
 	}
+	o->mix_pct = saved_pct;
 	if (mix) {
 		o->read_pct = saved_pct; /* -M before or after -w */
-	} else if (m_given) {
+	} else if (m_given && o->num_job_flags == 0) {
 		fprintf(stderr, "%s: -M applies to rw and randrw only; ignored for -w %s\n", prog,
 			o->workload);
 		o->read_pct = strstr(o->workload, "read") != NULL ? 100 : 0;
@@ -444,6 +454,10 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 	}
 	if (o->num_trids == 0 && o->bdev_config == NULL) {
 		o->trids[o->num_trids++] = PERF_DEFAULT_TRID;
+	}
+	rc = perf_jobs_resolve(o);
+	if (rc != 0) {
+		return rc;
 	}
 	record_cmdline(o, argc, argv);
 	return 0;

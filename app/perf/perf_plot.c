@@ -230,7 +230,7 @@ static int
 plot_latency(FILE *f, const struct perf_run *run, const struct nvp_histogram *total)
 {
 	struct lat_axes a;
-	char label[160];
+	char label[256];
 	uint32_t t, n;
 	int rows = 0, skipped = 0;
 
@@ -253,7 +253,7 @@ plot_latency(FILE *f, const struct perf_run *run, const struct nvp_histogram *to
 				skipped++;
 				continue;
 			}
-			snprintf(label, sizeof(label), "%s, core %u", st->ns->name, th->core);
+			snprintf(label, sizeof(label), "%s, core %u", st->ns->label, th->core);
 			lat_curve(f, run, &a, st->hist, g_colors[rows], 2);
 			legend_entry(f, run, rows + 1, g_colors[rows], label, st->hist);
 			rows++;

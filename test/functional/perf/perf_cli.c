@@ -107,6 +107,27 @@ check_histogram(json_object *hist, double ios)
 	CU_ASSERT_DOUBLE_EQUAL(prev, 100.0, 1e-6);
 }
 
+/* The samples: every 100 ms step of the window, none a sliver (the last partial step was
+ * a sample of a few microseconds, which read as a drop to 0 IOPS). */
+static void
+check_samples(json_object *samples)
+{
+	size_t i, n = json_object_array_length(samples);
+	double prev = 0;
+
+	CU_ASSERT_FATAL(n > 0);
+	for (i = 0; i < n; i++) {
+		double t = num(json_object_array_get_idx(samples, i), "t_s");
+
+		if (t - prev < 0.05) {
+			fprintf(stderr, "  sample %zu of %zu: %.6f s after the one before\n", i, n,
+				t - prev);
+		}
+		CU_ASSERT(t - prev >= 0.05);
+		prev = t;
+	}
+}
+
 static json_object *
 load_json(const char *path)
 {
@@ -163,6 +184,7 @@ test_randread_json(void)
 	check_histogram(obj(root, "histogram"), ios);
 	/* IOPS samples every 100 ms over the 2 s window */
 	CU_ASSERT(json_object_array_length(obj(root, "samples")) >= 15);
+	check_samples(obj(root, "samples"));
 	cpu = obj(total, "cpu");
 	CU_ASSERT(num(cpu, "total_s") > 0 && num(cpu, "total_s") < 2 * elapsed + 1);
 	CU_ASSERT(num(cpu, "per_io_us") > 0);
@@ -868,6 +890,168 @@ test_bdev_drain(void)
 	unlink(json_path);
 }
 
+/* The element of array @arr whose @key is the string @val. */
+static json_object *
+find(json_object *arr, const char *key, const char *val)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *v;
+
+		if (json_object_object_get_ex(o, key, &v) &&
+		    strcmp(json_object_get_string(v), val) == 0) {
+			return o;
+		}
+	}
+	fprintf(stderr, "  no %s = %s\n", key, val);
+	return NULL;
+}
+
+/*
+ * Two jobs in one run (--job), each with its own pattern, depth and size, on one
+ * namespace: a row each, named after the job, with the reads and writes of its own
+ * pattern; the jobs' table; per-job JSON from each one's own I/Os. The device's writes
+ * take at least 1 ms and its reads no time: had the reader's I/Os been counted in the
+ * writer's histogram, the writer's minimum would be under 1 ms.
+ */
+static void
+test_jobs(void)
+{
+	char args[PATH_MAX * 2 + 512], json_path[PATH_MAX], svg_path[PATH_MAX];
+	json_object *root, *rows, *jobs, *r, *w, *th;
+	char *svg;
+
+	snprintf(json_path, sizeof(json_path), "%s/jobs.json", g_dir);
+	snprintf(svg_path, sizeof(svg_path), "%s/jobs.svg", g_dir);
+	snprintf(args, sizeof(args),
+		 "-t 1 -r 'trtype:emu name:emu0 write_us:1000 channels:8' "
+		 "--job name=reader,w=randread,q=1 --job name=writer,w=write,q=4,o=8k "
+		 "--json '%s' --plot '%s'",
+		 json_path, svg_path);
+	CU_ASSERT_EQUAL_FATAL(run(args), 0);
+	CU_ASSERT(strstr(g_out, "reader: EMU (emu0) NSID 1 from core  0") != NULL);
+	CU_ASSERT(strstr(g_out, "writer: EMU (emu0) NSID 1 from core  0") != NULL);
+	CU_ASSERT(strstr(g_out, "Job ") != NULL);
+	CU_ASSERT(strstr(g_out, "jobs reader, writer") != NULL);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	rows = obj(root, "results");
+	CU_ASSERT_EQUAL(json_object_array_length(rows), 2);
+	r = find(rows, "job", "reader");
+	w = find(rows, "job", "writer");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT(num(r, "reads") > 0 && num(r, "writes") == 0);
+	CU_ASSERT(num(w, "writes") > 0 && num(w, "reads") == 0);
+	CU_ASSERT_DOUBLE_EQUAL(num(w, "mib_s"), num(w, "iops") * 8192 / 1048576.0,
+			       1e-6 * num(w, "iops") + 1e-9);
+	jobs = obj(root, "jobs");
+	CU_ASSERT_EQUAL(json_object_array_length(jobs), 2);
+	r = find(jobs, "name", "reader");
+	w = find(jobs, "name", "writer");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT(num(obj(w, "latency_us"), "min") >= 1000.0);
+	CU_ASSERT_EQUAL(num(r, "latency_samples"), num(r, "ios"));
+	CU_ASSERT_EQUAL(num(w, "latency_samples"), num(w, "writes"));
+	check_latency(obj(r, "latency_us"));
+	th = json_object_array_get_idx(obj(r, "threads"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(th);
+	CU_ASSERT(num(th, "cpu_s") > 0);
+	CU_ASSERT(num(th, "involuntary_ctx_switches") >= 0);
+	CU_ASSERT(json_object_is_type(obj(th, "preempted"), json_type_boolean));
+	CU_ASSERT_EQUAL(num(th, "jobs_on_thread"), 2);
+	w = find(obj(obj(root, "config"), "jobs"), "name", "writer");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_EQUAL(num(w, "io_size"), 8192);
+	CU_ASSERT_EQUAL(num(w, "queue_depth"), 4);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(obj(w, "workload")), "write");
+	CU_ASSERT_EQUAL(json_object_array_length(obj(
+				json_object_array_get_idx(obj(root, "samples"), 0), "job_iops")),
+			2);
+	json_object_put(root);
+	svg = read_file(svg_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+	CU_ASSERT(strstr(svg, ">reader: EMU (emu0) NSID 1, core 0: p50") != NULL);
+	unlink(json_path);
+	unlink(svg_path);
+}
+
+/* A job's keys not given take the flags' values; r= and ns= pick its targets. */
+static void
+test_jobs_defaults_and_targets(void)
+{
+	char args[PATH_MAX + 256], json_path[PATH_MAX];
+	json_object *root, *jobs, *rows;
+
+	snprintf(json_path, sizeof(json_path), "%s/jobs2.json", g_dir);
+	snprintf(args, sizeof(args),
+		 "-t 1 -q 2 -o 8k -w randrw -M 30 -r 'trtype:emu name:emu1 nn:2' "
+		 "--job name=a --job name=b,q=3,ns=2,r=emu1,M=90 --json '%s'",
+		 json_path);
+	CU_ASSERT_EQUAL_FATAL(run(args), 0);
+	root = load_json(json_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	jobs = obj(obj(root, "config"), "jobs");
+	CU_ASSERT_EQUAL(num(json_object_array_get_idx(jobs, 0), "queue_depth"), 2);
+	CU_ASSERT_EQUAL(num(json_object_array_get_idx(jobs, 0), "io_size"), 8192);
+	CU_ASSERT_EQUAL(num(json_object_array_get_idx(jobs, 0), "read_percent"), 30);
+	CU_ASSERT_EQUAL(num(json_object_array_get_idx(jobs, 1), "queue_depth"), 3);
+	CU_ASSERT_EQUAL(num(json_object_array_get_idx(jobs, 1), "read_percent"), 90);
+	/* a: both namespaces; b: namespace 2 only */
+	rows = obj(root, "results");
+	CU_ASSERT_EQUAL(json_object_array_length(rows), 3);
+	CU_ASSERT(strstr(g_out, "a: EMU (emu1) NSID 1 from core") != NULL);
+	CU_ASSERT(strstr(g_out, "a: EMU (emu1) NSID 2 from core") != NULL);
+	CU_ASSERT(strstr(g_out, "b: EMU (emu1) NSID 2 from core") != NULL);
+	CU_ASSERT(strstr(g_out, "b: EMU (emu1) NSID 1") == NULL);
+	json_object_put(root);
+	unlink(json_path);
+}
+
+/* A bad --job exits 2 with a message that names the key (and the hint once). */
+static void
+test_jobs_bad(void)
+{
+	static const struct {
+		const char *args, *names;
+	} bad[] = {
+		{ "--job q=0", "q=0" },
+		{ "--job 'name=x,bogus=1'", "'bogus'" },
+		{ "--job w=readwrite", "w=readwrite" },
+		{ "--job 'q=1,q=2'", "'q' given twice" },
+		{ "--job q", "'q'" },
+		{ "--job 'name=x y'", "name=x y" },
+		{ "--job o=1000", "o=1000" },
+		{ "--job c=0", "c=0" },
+		{ "--job core=999", "core=999" },
+		{ "--job 'w=read,M=30'", "M=30" },
+		{ "--job name=a --job name=a", "two jobs" },
+		{ "--job b=m0", "b=" },
+		{ "--job tenant=1", "tenant=" },
+		{ "--job r=nope", "r=nope" },
+		{ "--job ns=9", "ns=9" },
+		{ "--job 'name=big,o=1m' -r 'trtype:emu name:emu0 size=512k'", "o=1048576" },
+		{ "--job 'name=odd,o=4608' -r 'trtype:emu name:emu0 lba:4096'", "try o=8192" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char args[256];
+		int rc;
+
+		snprintf(args, sizeof(args), "-t 1 %s", bad[i].args);
+		rc = run(args);
+		if (rc != 2 || strstr(g_out, bad[i].names) == NULL || count(g_out, "--help") != 1) {
+			fprintf(stderr, "  nvp_perf %s: exit %d, output:\n%s\n", args, rc, g_out);
+		}
+		CU_ASSERT_EQUAL(rc, 2);
+		CU_ASSERT(strstr(g_out, bad[i].names) != NULL);
+		CU_ASSERT_EQUAL(count(g_out, "--help"), 1);
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -894,6 +1078,9 @@ static const struct {
 	{ "usage error JSON", test_usage_error_json },
 	{ "failure reason in the JSON", test_failure_reason_json },
 	{ "-c without a core for the software controller", test_core_warning },
+	{ "jobs: two patterns, two rows", test_jobs },
+	{ "jobs: defaults and targets", test_jobs_defaults_and_targets },
+	{ "jobs: bad --job exits 2", test_jobs_bad },
 };
 
 /* perf_cli [SUBSTRING...]: the tests whose names contain one of them (default: all). */

@@ -9,6 +9,7 @@
 #include "../../../../app/perf/perf_opts.c"
 #include "../../../../app/perf/perf_bdev_opts.c"
 #include "../../../../app/perf/perf_msg.c"
+#include "../../../../app/perf/perf_job.c"
 
 /* The transport ID parser is lib/nvme's; the options ask whether it accepts, and the
  * trtype (its software controller options are checked): "trtype:T rest" -> T, rest. */
