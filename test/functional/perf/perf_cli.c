@@ -236,6 +236,12 @@ check_plot(const char *svg_path)
 	CU_ASSERT(strstr(svg, ">90%<") != NULL);
 	CU_ASSERT(strstr(svg, ">99.9%<") != NULL);
 	CU_ASSERT(strstr(svg, "100 ms steps") != NULL);
+	/* an IOPS curve per namespace, each in the legend, and the total; curves that
+	 * coincide told apart by their dash patterns */
+	CU_ASSERT(strstr(svg, ">EMU (emu1) NSID 1: mean ") != NULL);
+	CU_ASSERT(strstr(svg, ">EMU (emu1) NSID 2: mean ") != NULL);
+	CU_ASSERT(strstr(svg, ">total: mean ") != NULL);
+	CU_ASSERT(strstr(svg, "stroke-dasharray=") != NULL);
 }
 
 /* A 70/30 read/write mix on a device with two namespaces and two qpairs each. */
@@ -974,6 +980,8 @@ test_jobs(void)
 	svg = read_file(svg_path);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
 	CU_ASSERT(strstr(svg, ">reader: EMU (emu0) NSID 1, core 0: p50") != NULL);
+	CU_ASSERT(strstr(svg, ">reader: EMU (emu0) NSID 1: mean ") != NULL);
+	CU_ASSERT(strstr(svg, ">writer: EMU (emu0) NSID 1: mean ") != NULL);
 	unlink(json_path);
 	unlink(svg_path);
 }
@@ -1052,6 +1060,69 @@ test_jobs_bad(void)
 	}
 }
 
+/* The title lines of @svg ("<text ... class='t'>"): each at most @width characters,
+ * together @want. */
+static void
+check_title(const char *svg, const char *want, size_t width)
+{
+	char joined[2048] = "";
+	const char *p;
+	int lines = 0;
+
+	for (p = strstr(svg, "class='t'>"); p != NULL; p = strstr(p + 1, "class='t'>")) {
+		const char *text = p + strlen("class='t'>");
+		size_t len = strcspn(text, "<");
+
+		if (strncmp(text, "Latency by", 10) == 0 || strncmp(text, "IOPS over", 9) == 0) {
+			continue; /* the plots' own titles */
+		}
+		CU_ASSERT(len <= width);
+		snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%.*s",
+			 lines++ ? " " : "", (int)len, text);
+	}
+	if (strcmp(joined, want) != 0) {
+		fprintf(stderr, "  title \"%s\"\n  wanted \"%s\"\n", joined, want);
+	}
+	CU_ASSERT_STRING_EQUAL(joined, want);
+	CU_ASSERT(lines > 1);
+}
+
+/*
+ * The plot of a long bdev-mode command line: the title wrapped into lines that fit, none
+ * cut off; the target line names the bdev, its configuration and the stages (it was empty
+ * in bdev mode); an IOPS curve per job.
+ */
+static void
+test_plot_long_title_bdev(void)
+{
+	char args[PATH_MAX + 512], svg_path[PATH_MAX];
+	char *svg;
+
+	snprintf(svg_path, sizeof(svg_path), "%s/long.svg", g_dir);
+	snprintf(args, sizeof(args),
+		 "-t 1 --no-huge --io-timeout 5000 --sched fair --wbt 2000 "
+		 "--bdev-config malloc:name=m0,num_blocks=4096 "
+		 "--job name=a_reader_with_a_long_name,b=m0,w=randread,q=1 "
+		 "--job name=a_writer_with_a_long_name,b=m0,w=write,q=4,o=8k,class=background "
+		 "--plot '%s'",
+		 svg_path);
+	CU_ASSERT_EQUAL_FATAL(run(args), 0);
+	svg = read_file(svg_path);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(svg);
+	check_title(svg,
+		    "nvp_perf -t 1 --no-huge --io-timeout 5000 --sched fair --wbt 2000 "
+		    "--bdev-config malloc:name=m0,num_blocks=4096 "
+		    "--job name=a_reader_with_a_long_name,b=m0,w=randread,q=1 "
+		    "--job name=a_writer_with_a_long_name,b=m0,w=write,q=4,o=8k,class=background",
+		    80);
+	CU_ASSERT(strstr(svg,
+			 "target: bdev m0 (malloc) from --bdev-config "
+			 "malloc:name=m0,num_blocks=4096; --sched fair; --wbt 2000 us") != NULL);
+	CU_ASSERT(strstr(svg, ">a_reader_with_a_long_name: BDEV m0 (malloc): mean ") != NULL);
+	CU_ASSERT(strstr(svg, ">a_writer_with_a_long_name: BDEV m0 (malloc): mean ") != NULL);
+	unlink(svg_path);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1081,6 +1152,7 @@ static const struct {
 	{ "jobs: two patterns, two rows", test_jobs },
 	{ "jobs: defaults and targets", test_jobs_defaults_and_targets },
 	{ "jobs: bad --job exits 2", test_jobs_bad },
+	{ "plot: long title, bdev target", test_plot_long_title_bdev },
 };
 
 /* perf_cli [SUBSTRING...]: the tests whose names contain one of them (default: all). */
