@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nvp_perf: an I/O benchmark with spdk_nvme_perf's flags and output. It attaches the
- * controllers named by -r (by default a software controller), starts one pinned I/O
- * thread per core of -c (the main thread is the first core's), each with its own qpairs
- * on every namespace, keeps -q requests outstanding per namespace per thread for -t
- * seconds, then prints IOPS, bandwidth, latency (from lib/util's histogram) and the CPU
- * time the I/O threads used.
+ * controllers named by -r (by default a software controller) or loads a bdev
+ * configuration, gives each job (--job, or the one job of the flags) its targets, starts
+ * one pinned I/O thread per core of the jobs (the main thread is the first core's), each
+ * with its own qpairs or channels per job target, keeps each job's -q requests
+ * outstanding for -t seconds, then prints IOPS, bandwidth, latency (from lib/util's
+ * histogram) per row and per job and the CPU time the I/O threads used.
  *
  *   nvp_perf -q 32 -o 4096 -w randread -t 5
  *   nvp_perf -q 1 -w randrw -M 70 -LL -r 'trtype:emu name:emu0 read_us:80 channels:8'
+ *   nvp_perf --job name=r,w=randread,q=1 --job name=w,w=write,o=128k
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,6 +79,25 @@ make_threads(struct perf_run *run)
 		th->core = core;
 		if (make_rows(run, th) != 0) {
 			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* A job whose r= controller has no active namespace would leave its cores idle. */
+static int
+check_jobs_have_targets(const struct perf_run *run)
+{
+	uint32_t j, n, targets;
+
+	for (j = 0; j < run->opts.num_jobs; j++) {
+		for (n = 0, targets = 0; n < run->num_ns; n++) {
+			targets += run->ns[n].job == &run->opts.jobs[j];
+		}
+		if (targets == 0) {
+			perf_fail("job %s: no active namespace or bdev to run on",
+				  run->opts.jobs[j].name);
+			return PERF_EXIT_FAIL;
 		}
 	}
 	return 0;
@@ -490,6 +511,9 @@ prepare(struct perf_run *run)
 	if (status == 0 && run->num_ns == 0) {
 		perf_fail("no active namespace or bdev in what was given");
 		status = PERF_EXIT_FAIL;
+	}
+	if (status == 0) {
+		status = check_jobs_have_targets(run);
 	}
 	if (status == 0 && make_threads(run) != 0) {
 		perf_fail("out of memory");

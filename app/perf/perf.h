@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * nvp_perf: what its files share. perf.c runs the show (attach, threads, progress),
- * perf_opts.c parses the command line, perf_io.c is the I/O thread, perf_report.c prints
- * the tables, perf_json.c and perf_plot.c write --json and --plot.
+ * nvp_perf: what its files share. perf.c runs the show (threads, outputs), perf_opts.c
+ * parses the command line and perf_job.c its jobs, perf_raw.c and perf_bdev.c attach the
+ * targets, perf_loop.c is the I/O loop both modes share (perf_io.c raw qpairs,
+ * perf_bdev.c bdev channels), perf_report.c prints the tables, perf_json.c and
+ * perf_plot.c write --json and --plot, perf_msg.c keeps what went wrong.
  */
 #ifndef NVP_PERF_H
 #define NVP_PERF_H
