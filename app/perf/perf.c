@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nvp_perf: an I/O benchmark with spdk_nvme_perf's flags and output. It attaches the
- * controllers named by -r (by default a software controller), starts one pinned I/O
- * thread per core of -c (the main thread is the first core's), each with its own qpairs
- * on every namespace, keeps -q requests outstanding per namespace per thread for -t
- * seconds, then prints IOPS, bandwidth, latency (from lib/util's histogram) and the CPU
- * time the I/O threads used.
+ * controllers named by -r (by default a software controller) or loads a bdev
+ * configuration, gives each job (--job, or the one job of the flags) its targets, starts
+ * one pinned I/O thread per core of the jobs (the main thread is the first core's), each
+ * with its own qpairs or channels per job target, keeps each job's -q requests
+ * outstanding for -t seconds, then prints IOPS, bandwidth, latency (from lib/util's
+ * histogram) per row and per job and the CPU time the I/O threads used.
  *
  *   nvp_perf -q 32 -o 4096 -w randread -t 5
  *   nvp_perf -q 1 -w randrw -M 70 -LL -r 'trtype:emu name:emu0 read_us:80 channels:8'
+ *   nvp_perf --job name=r,w=randread,q=1 --job name=w,w=write,o=128k
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,156 +27,111 @@
 
 #include "perf.h"
 
-static void
-ns_name(struct perf_ns *pns, const struct nvp_nvme_transport_id *trid)
-{
-	char type[NVP_NVME_TRSTRING_MAX];
-	size_t i;
-
-	nvp_strlcpy(type, trid->trstring, sizeof(type));
-	for (i = 0; type[i] != '\0'; i++) {
-		type[i] = (char)toupper((unsigned char)type[i]);
-	}
-	snprintf(pns->name, sizeof(pns->name), "%s (%s) NSID %u", type,
-		 trid->trtype == NVP_NVME_TRANSPORT_PCIE ? trid->traddr : trid->name, pns->nsid);
-}
-
-/* Check one namespace against the options. \return 0 or PERF_EXIT_USAGE. */
+/* The rows of the thread on @core: each target whose job runs there. */
 static int
-ns_check(const struct perf_opts *o, struct perf_ns *pns)
+make_rows(struct perf_run *run, struct perf_thread *th)
 {
-	if (o->io_size % pns->sector_size != 0) {
-		fprintf(stderr,
-			"-o %u: not a multiple of the %u-byte sector size of %s "
-			"(try -o %u)\nTry 'nvp_perf --help' for more information.\n",
-			o->io_size, pns->sector_size, pns->name,
-			(o->io_size / pns->sector_size + 1) * pns->sector_size);
-		return PERF_EXIT_USAGE;
-	}
-	/* Larger than the maximum transfer: the driver splits it (as SPDK's does). */
-	if (nvp_nvme_ns_has_separate_md(pns->ns)) {
-		fprintf(stderr,
-			"%s: formatted with %u bytes of separate metadata per block, which "
-			"nvp_perf does not supply; format it without metadata or with extended "
-			"LBAs (nvp format)\n",
-			pns->name, nvp_nvme_ns_get_md_size(pns->ns));
-		return PERF_EXIT_FAIL;
-	}
-	pns->lbas_per_io = o->io_size / pns->sector_size;
-	pns->num_ios = nvp_nvme_ns_get_num_sectors(pns->ns) / pns->lbas_per_io;
-	if (pns->num_ios == 0) {
-		fprintf(stderr, "-o %u: larger than %s itself\n", o->io_size, pns->name);
-		return PERF_EXIT_USAGE;
-	}
-	return 0;
-}
+	uint32_t n, r = 0;
 
-/* Add every active namespace of @ctrlr. \return 0, PERF_EXIT_USAGE or PERF_EXIT_FAIL. */
-static int
-add_namespaces(struct perf_run *run, struct nvp_nvme_ctrlr *ctrlr)
-{
-	const struct nvp_nvme_transport_id *trid = nvp_nvme_ctrlr_get_transport_id(ctrlr);
-	uint32_t nsid;
-	int rc;
+	for (n = 0; n < run->num_ns; n++) {
+		th->num_ns += (run->ns[n].job->core_mask >> th->core) & 1;
+	}
+	th->ns_stats = calloc(NVP_MAX(th->num_ns, 1u), sizeof(*th->ns_stats));
+	if (th->ns_stats == NULL) {
+		return -ENOMEM;
+	}
+	for (n = 0; n < run->num_ns; n++) {
+		struct perf_ns_stats *st = &th->ns_stats[r];
 
-	for (nsid = nvp_nvme_ctrlr_get_first_active_ns(ctrlr); nsid != 0;
-	     nsid = nvp_nvme_ctrlr_get_next_active_ns(ctrlr, nsid)) {
-		struct perf_ns *grown = realloc(run->ns, (run->num_ns + 1) * sizeof(*run->ns));
-		struct perf_ns *pns;
-
-		if (grown == NULL) {
-			return PERF_EXIT_FAIL;
+		if (((run->ns[n].job->core_mask >> th->core) & 1) == 0) {
+			continue;
 		}
-		run->ns = grown;
-		pns = &run->ns[run->num_ns];
-		memset(pns, 0, sizeof(*pns));
-		pns->ctrlr = ctrlr;
-		pns->ns = nvp_nvme_ctrlr_get_ns(ctrlr, nsid);
-		pns->nsid = nsid;
-		pns->sector_size = nvp_nvme_ns_get_sector_size(pns->ns);
-		ns_name(pns, trid);
-		rc = ns_check(&run->opts, pns);
-		if (rc != 0) {
-			return rc;
+		st->ns = &run->ns[n];
+		st->hist = malloc(sizeof(struct nvp_histogram));
+		if (st->hist == NULL) {
+			return -ENOMEM;
 		}
-		run->num_ns++;
+		nvp_histogram_init(st->hist);
+		r++;
 	}
 	return 0;
 }
 
-static int
-attach_one(struct perf_run *run, const char *str)
-{
-	struct nvp_nvme_transport_id trid;
-	struct nvp_nvme_ctrlr *ctrlr;
-	uint32_t need, first;
-	int rc;
-
-	if (nvp_nvme_transport_id_parse(&trid, str) != 0) {
-		fprintf(stderr,
-			"invalid -r transport ID \"%s\"\nTry 'nvp_perf --help' for more "
-			"information.\n",
-			str);
-		return PERF_EXIT_USAGE;
-	}
-	rc = nvp_nvme_connect(&trid, NULL, &ctrlr);
-	if (rc != 0) {
-		fprintf(stderr, "cannot attach to \"%s\": %s\n", str, strerror(-rc));
-		return PERF_EXIT_FAIL;
-	}
-	run->ctrlrs[run->num_ctrlrs++] = ctrlr;
-	first = run->num_ns;
-	rc = add_namespaces(run, ctrlr);
-	if (rc != 0) {
-		return rc;
-	}
-	/* every I/O thread makes -P qpairs on every namespace */
-	need = run->num_threads * run->opts.qpairs_per_ns * (run->num_ns - first);
-	if (need > nvp_nvme_ctrlr_get_num_io_queues(ctrlr)) {
-		fprintf(stderr,
-			"\"%s\" granted %u I/O queues; %u threads x %u namespaces x -P %u "
-			"need %u\n",
-			str, nvp_nvme_ctrlr_get_num_io_queues(ctrlr), run->num_threads,
-			run->num_ns - first, run->opts.qpairs_per_ns, need);
-		return PERF_EXIT_FAIL;
-	}
-	return 0;
-}
-
-/* One thread per core of the mask; their statistics rows and histograms. */
+/* One thread per core of the jobs' masks; their rows and histograms; samples per target. */
 static int
 make_threads(struct perf_run *run)
 {
-	uint32_t core, t = 0, n;
+	uint32_t core, t = 0;
 
 	run->threads = calloc(run->num_threads, sizeof(*run->threads));
-	if (run->threads == NULL) {
+	run->ns_iops = calloc((size_t)run->num_ns * PERF_MAX_SAMPLES, sizeof(double));
+	if (run->threads == NULL || run->ns_iops == NULL) {
 		return -ENOMEM;
 	}
 	for (core = 0; core < PERF_MAX_CORES; core++) {
 		struct perf_thread *th;
 
-		if ((run->opts.core_mask & (1ull << core)) == 0) {
+		if ((run->opts.run_mask & (1ull << core)) == 0) {
 			continue;
 		}
 		th = &run->threads[t];
 		th->index = t++;
 		th->core = core;
-		th->num_ns = run->num_ns;
-		th->ns_stats = calloc(run->num_ns, sizeof(*th->ns_stats));
-		if (th->ns_stats == NULL) {
+		if (make_rows(run, th) != 0) {
 			return -ENOMEM;
-		}
-		for (n = 0; n < run->num_ns; n++) {
-			th->ns_stats[n].ns = &run->ns[n];
-			th->ns_stats[n].hist = malloc(sizeof(struct nvp_histogram));
-			if (th->ns_stats[n].hist == NULL) {
-				return -ENOMEM;
-			}
-			nvp_histogram_init(th->ns_stats[n].hist);
 		}
 	}
 	return 0;
+}
+
+/* A job whose r= controller has no active namespace would leave its cores idle. */
+static int
+check_jobs_have_targets(const struct perf_run *run)
+{
+	uint32_t j, n, targets;
+
+	for (j = 0; j < run->opts.num_jobs; j++) {
+		for (n = 0, targets = 0; n < run->num_ns; n++) {
+			targets += run->ns[n].job == &run->opts.jobs[j];
+		}
+		if (targets == 0) {
+			perf_fail("job %s: no active namespace or bdev to run on",
+				  run->opts.jobs[j].name);
+			return PERF_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The rows' names: the target's, with the job's name when --job named it (or gave jobs),
+ * or its tenant (two -b of one bdev as two tenants); still two alike get their job's.
+ */
+static void
+label_rows(struct perf_run *run)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < run->num_ns; i++) {
+		struct perf_ns *pns = &run->ns[i];
+		const struct perf_job *j = pns->job;
+
+		if (j->named || j->from_flag) {
+			snprintf(pns->label, sizeof(pns->label), "%s: %s", j->name, pns->name);
+		} else if (j->tenant >= 0) {
+			snprintf(pns->label, sizeof(pns->label), "%s tenant %d", pns->name,
+				 j->tenant);
+		} else {
+			snprintf(pns->label, sizeof(pns->label), "%s", pns->name);
+		}
+		for (k = 0; k < i; k++) {
+			if (strcmp(run->ns[k].label, pns->label) == 0) {
+				snprintf(pns->label, sizeof(pns->label), "%s: %s", j->name,
+					 pns->name);
+				break;
+			}
+		}
+	}
 }
 
 /* Start threads 1..N-1, run thread 0 here, join. \return 0 or the first thread's -errno. */
@@ -232,6 +188,7 @@ cleanup(struct perf_run *run)
 		}
 	}
 	free(run->threads);
+	free(run->ns_iops);
 	busy = perf_bdev_cleanup(run) != 0;
 	free(run->ns);
 	/* A device that still owns requests (a drain gave up on them) may still write to its
@@ -284,9 +241,13 @@ env_start(const struct perf_opts *o)
 	env_opts.mem_size_mb = o->mem_mb;
 	env_opts.no_huge = o->no_huge || emu_only_without_hugepages(o);
 	env_opts.quiet = true;
+	perf_log_mark();
 	rc = nvp_env_init(&env_opts);
 	if (rc != 0) {
-		fprintf(stderr, "cannot initialise the environment: %s\n", strerror(-rc));
+		char cause[PERF_MSG_MAX];
+
+		perf_fail("cannot initialise the environment: %s",
+			  perf_cause(rc, cause, sizeof(cause)));
 	}
 	return rc;
 }
@@ -294,16 +255,17 @@ env_start(const struct perf_opts *o)
 /*
  * A software controller's thread is made by the attach and inherits the caller's CPU
  * affinity: give it the cores the I/O threads do not use, when there are any, so the
- * scheduler never puts it on a core where an I/O thread is spinning.
+ * scheduler never puts it on a core where an I/O thread is spinning. \return how many
+ * cores that leaves it (0: every core this process may use has an I/O thread).
  */
-static void
+static int
 keep_off_io_cores(uint64_t io_mask)
 {
 	cpu_set_t set, others;
 	uint32_t cpu;
 
 	if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-		return;
+		return -1;
 	}
 	CPU_ZERO(&others);
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
@@ -314,21 +276,51 @@ keep_off_io_cores(uint64_t io_mask)
 	if (CPU_COUNT(&others) > 0) {
 		sched_setaffinity(0, sizeof(others), &others);
 	}
+	return CPU_COUNT(&others);
 }
 
-/* The run failed: remember why for the JSON (the details were printed where they arose). */
-static void __attribute__((format(printf, 2, 3)))
-fail_run(struct perf_run *run, const char *fmt, ...)
+/*
+ * A software controller whose thread must share a core with a spinning I/O thread: the
+ * two take turns at the scheduler's pace and both figures suffer. Said, not refused (a
+ * machine may have no core to spare and still be worth measuring).
+ */
+static void
+warn_emu_without_core(const struct perf_run *run)
 {
-	va_list ap;
+	uint64_t mask = run->opts.run_mask, fewer = mask;
 
-	if (run->status == PERF_STATUS_FAILED) {
+	if (__builtin_popcountll(mask) > 1) {
+		fewer &= ~(1ull << (63 - __builtin_clzll(mask))); /* without its highest core */
+	}
+	fprintf(stderr,
+		"nvp_perf: warning: -c 0x%lx gives an I/O thread every core this process may "
+		"use (%ld online), so the software controller's thread shares a core with a "
+		"spinning I/O thread and both slow down; leave it a core (e.g. -c 0x%lx)\n",
+		(unsigned long)mask, sysconf(_SC_NPROCESSORS_ONLN), (unsigned long)fewer);
+}
+
+/*
+ * The run cannot go on (@exit_status PERF_EXIT_USAGE or _FAIL): its status and the first
+ * message of that kind (perf_msg.c) for the JSON; @fallback if nothing said why.
+ */
+static void
+stop_run(struct perf_run *run, int exit_status, const char *fallback)
+{
+	const char *msg;
+
+	if (run->status == PERF_STATUS_FAILED || run->status == PERF_STATUS_USAGE) {
 		return; /* the first reason is the one */
 	}
-	run->status = PERF_STATUS_FAILED;
-	va_start(ap, fmt);
-	vsnprintf(run->error, sizeof(run->error), fmt, ap);
-	va_end(ap);
+	if (exit_status == PERF_EXIT_USAGE) {
+		run->status = PERF_STATUS_USAGE;
+		msg = perf_msg_usage(run->error, sizeof(run->error));
+	} else {
+		run->status = PERF_STATUS_FAILED;
+		msg = perf_msg_failure(run->error, sizeof(run->error));
+	}
+	if (msg == NULL) {
+		snprintf(run->error, sizeof(run->error), "%s", fallback);
+	}
 }
 
 /* Create the --json and --plot files before anything runs. \return 0 or PERF_EXIT_USAGE. */
@@ -340,16 +332,14 @@ open_outputs(struct perf_run *run)
 	if (o->json_path != NULL) {
 		run->json_f = strcmp(o->json_path, "-") == 0 ? stdout : fopen(o->json_path, "w");
 		if (run->json_f == NULL) {
-			fprintf(stderr, "--json %s: cannot create: %s\n", o->json_path,
-				strerror(errno));
+			perf_usage("--json %s: cannot create: %s", o->json_path, strerror(errno));
 			return PERF_EXIT_USAGE;
 		}
 	}
 	if (o->plot_path != NULL) {
 		run->plot_f = fopen(o->plot_path, "w");
 		if (run->plot_f == NULL) {
-			fprintf(stderr, "--plot %s: cannot create: %s\n", o->plot_path,
-				strerror(errno));
+			perf_usage("--plot %s: cannot create: %s", o->plot_path, strerror(errno));
 			return PERF_EXIT_USAGE;
 		}
 	}
@@ -373,19 +363,68 @@ close_output(FILE **f, const char *flag, const char *path)
 	return rc;
 }
 
+/* Did every I/O thread open its measured window (not stopped during the warm-up)? */
+static bool
+all_measured(const struct perf_run *run)
+{
+	uint32_t i;
+
+	for (i = 0; i < run->num_threads; i++) {
+		if (!run->threads[i].measured) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Stopped before the warm-up ended: nothing was measured, so no table and no numbers
+ * (the warm-up's I/O is not a result; fio reports a ramp_time cut short the same way,
+ * without its I/O). The JSON has the status and empty results; no plot is left.
+ */
+static int
+write_warmup_interrupted(struct perf_run *run)
+{
+	double ran = (double)(nvp_env_get_ticks() - run->io_start_ticks) / (double)run->ticks_hz;
+	int status = 0;
+
+	snprintf(run->error, sizeof(run->error),
+		 "interrupted during the warm-up (after %.1f s of -a %u): nothing was measured",
+		 ran, run->opts.warmup_s);
+	fprintf(run->out,
+		"\nInterrupted during the warm-up (after %.1f s of -a %u s): nothing "
+		"was measured, no results.\n",
+		ran, run->opts.warmup_s);
+	if (run->json_f != NULL && perf_json_write(run) != 0) {
+		status = PERF_EXIT_FAIL;
+	}
+	if (run->plot_f != NULL) {
+		fclose(run->plot_f);
+		run->plot_f = NULL;
+		unlink(run->opts.plot_path);
+	}
+	if (close_output(&run->json_f, "--json", run->opts.json_path) != 0) {
+		status = PERF_EXIT_FAIL;
+	}
+	return status;
+}
+
 /*
  * A failed run prints no table and writes no numbers: the JSON says "status": "failed"
- * and why, and the plot file made at the start is removed.
+ * (or "usage_error", whose message and hint were printed already) and why, and the plot
+ * file made at the start is removed.
  */
 static int
 write_outputs(struct perf_run *run)
 {
 	int status = 0;
 
-	if (run->status == PERF_STATUS_FAILED) {
-		fprintf(stderr, "nvp_perf: the run failed: %s\n", run->error);
-		if (run->json_f != NULL && perf_json_write(run) != 0) {
-			status = PERF_EXIT_FAIL;
+	if (run->status == PERF_STATUS_FAILED || run->status == PERF_STATUS_USAGE) {
+		if (run->status == PERF_STATUS_FAILED) {
+			fprintf(stderr, "nvp_perf: the run failed: %s\n", run->error);
+		}
+		if (run->json_f != NULL) {
+			perf_json_write(run);
 		}
 		if (run->plot_f != NULL) {
 			fclose(run->plot_f);
@@ -393,7 +432,10 @@ write_outputs(struct perf_run *run)
 			unlink(run->opts.plot_path);
 		}
 		close_output(&run->json_f, "--json", run->opts.json_path);
-		return PERF_EXIT_FAIL;
+		return run->status == PERF_STATUS_USAGE ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+	}
+	if (run->status == PERF_STATUS_INTERRUPTED_WARMUP) {
+		return write_warmup_interrupted(run);
 	}
 	if (run->status == PERF_STATUS_INTERRUPTED) {
 		fprintf(run->out, "\nInterrupted: the results cover the %.1f s that ran.\n",
@@ -457,32 +499,28 @@ sample_period(const struct perf_run *run)
 static int
 prepare(struct perf_run *run)
 {
-	int status = 0;
-	uint32_t i;
+	int status = 0, cores_left;
 
 	/* Attach before pinning: the software controller's thread inherits our affinity. */
-	keep_off_io_cores(run->opts.core_mask);
-	for (i = 0; i < run->opts.num_trids && status == 0; i++) {
-		status = attach_one(run, run->opts.trids[i]);
-		if (status != 0) {
-			fail_run(run, "cannot use \"%s\" (message above)", run->opts.trids[i]);
-		}
-	}
-	if (status == 0 && run->opts.bdev_config != NULL) {
-		status = perf_bdev_attach(run);
-		if (status != 0) {
-			fail_run(run, "cannot use the bdev configuration (message above)");
-		}
+	cores_left = keep_off_io_cores(run->opts.run_mask);
+	status = run->opts.bdev_config != NULL ? perf_bdev_attach(run) : perf_raw_attach(run);
+	label_rows(run);
+	if (status == 0 && cores_left == 0 && perf_uses_emu(run)) {
+		warn_emu_without_core(run);
 	}
 	if (status == 0 && run->num_ns == 0) {
-		fprintf(stderr, "no active namespace or bdev in what was given\n");
-		fail_run(run, "no active namespace or bdev in what was given");
+		perf_fail("no active namespace or bdev in what was given");
 		status = PERF_EXIT_FAIL;
 	}
+	if (status == 0) {
+		status = check_jobs_have_targets(run);
+	}
 	if (status == 0 && make_threads(run) != 0) {
-		fprintf(stderr, "out of memory\n");
-		fail_run(run, "out of memory");
+		perf_fail("out of memory");
 		status = PERF_EXIT_FAIL;
+	}
+	if (status != 0) {
+		stop_run(run, status, "cannot attach (no reason given)");
 	}
 	return status;
 }
@@ -513,12 +551,22 @@ run_and_report(struct perf_run *run)
 	fflush(run->out);
 	rc = run_threads(run);
 	if (setup_result(run) != 0) {
-		fail_run(run, "the I/O threads could not start: %s", strerror(-setup_result(run)));
+		char fallback[128];
+
+		snprintf(fallback, sizeof(fallback), "the I/O threads could not start: %s",
+			 strerror(-setup_result(run)));
+		stop_run(run, PERF_EXIT_FAIL, fallback);
 	} else if (rc != 0) {
-		fprintf(stderr, "the run failed: %s\n", strerror(-rc));
-		status = PERF_EXIT_FAIL; /* results up to the failure are still reported */
+		/* results up to the failure are still reported; the JSON says why it ended */
+		char cause[PERF_MSG_MAX];
+
+		snprintf(run->error, sizeof(run->error), "the run failed: %.400s",
+			 perf_msg_failure(cause, sizeof(cause)) != NULL ? cause : strerror(-rc));
+		fprintf(stderr, "nvp_perf: %s\n", run->error);
+		status = PERF_EXIT_FAIL;
 	} else if (atomic_load(&run->stop)) {
-		run->status = PERF_STATUS_INTERRUPTED;
+		run->status = all_measured(run) ? PERF_STATUS_INTERRUPTED :
+						  PERF_STATUS_INTERRUPTED_WARMUP;
 	}
 	rc = write_outputs(run);
 	return status != 0 ? status : rc;
@@ -530,22 +578,26 @@ main(int argc, char **argv)
 	struct perf_run *run = &g_run;
 	int status, rc;
 
+	perf_log_capture();
 	rc = perf_opts_parse(&run->opts, argc, argv);
 	if (rc != 0) {
+		char msg[PERF_MSG_MAX];
+
+		if (rc < 0 && perf_msg_usage(msg, sizeof(msg)) != NULL) {
+			perf_json_write_usage(perf_opts_json_path(argc, argv), msg);
+		}
 		return rc > 0 ? 0 : PERF_EXIT_USAGE;
 	}
 	run->out = run->opts.json_path != NULL && strcmp(run->opts.json_path, "-") == 0 ? stderr :
 											  stdout;
 	if (open_outputs(run) != 0) {
-		if (run->json_f != NULL && run->json_f != stdout) {
-			fclose(run->json_f); /* made a moment ago: leave nothing behind */
-			unlink(run->opts.json_path);
-		}
-		return PERF_EXIT_USAGE;
+		/* a usage error: the --json file made a moment ago says so */
+		stop_run(run, PERF_EXIT_USAGE, "cannot create an output file");
+		return write_outputs(run);
 	}
-	run->num_threads = (uint32_t)__builtin_popcountll(run->opts.core_mask);
+	run->num_threads = (uint32_t)__builtin_popcountll(run->opts.run_mask);
 	if (env_start(&run->opts) != 0) {
-		fail_run(run, "cannot initialise the environment");
+		stop_run(run, PERF_EXIT_FAIL, "cannot initialise the environment");
 		write_outputs(run);
 		return PERF_EXIT_FAIL;
 	}

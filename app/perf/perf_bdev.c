@@ -77,7 +77,7 @@ static __thread struct bctx *t_bctx;
 static int
 set_stages(const struct perf_opts *o, struct nvp_bdev *bdev)
 {
-	char name[32], lat[32];
+	char name[32], lat[32], cause[PERF_MSG_MAX];
 	const char *colon;
 	int rc;
 
@@ -86,22 +86,33 @@ set_stages(const struct perf_opts *o, struct nvp_bdev *bdev)
 		snprintf(name, sizeof(name), "%.*s",
 			 (int)(colon != NULL ? (size_t)(colon - o->sched) : strlen(o->sched)),
 			 o->sched);
+		perf_log_mark();
 		rc = nvp_bdev_set_scheduler(bdev, name, colon != NULL ? colon + 1 : NULL);
+		/* the layer's message names what is wrong and what there is */
+		perf_cause(rc, cause, sizeof(cause));
+		if (rc == -ENOENT || rc == -EINVAL) {
+			perf_usage("--sched %s: %s", o->sched, cause);
+			return PERF_EXIT_USAGE;
+		}
 		if (rc != 0) {
-			fprintf(stderr, "--sched %s: %s (%s)\n", o->sched,
-				rc == -ENOENT ? "unknown scheduler" : "bad parameters",
-				strerror(-rc));
-			return rc == -ENOENT || rc == -EINVAL ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+			perf_fail("--sched %s: %s", o->sched, cause);
+			return PERF_EXIT_FAIL;
 		}
 	}
 	if (o->wbt_set) {
 		snprintf(lat, sizeof(lat), "lat_us=%u", o->wbt_lat_us);
+		perf_log_mark();
 		rc = o->wbt_lat_us == 0 ? nvp_bdev_set_admission(bdev, "none", NULL) :
 					  nvp_bdev_set_admission(bdev, "wbt", lat);
+		if (rc == -EINVAL) {
+			perf_usage("--wbt %u: %s", o->wbt_lat_us,
+				   perf_cause(rc, cause, sizeof(cause)));
+			return PERF_EXIT_USAGE;
+		}
 		if (rc != 0) {
-			fprintf(stderr, "--wbt %u: cannot set the throttle: %s\n", o->wbt_lat_us,
-				strerror(-rc));
-			return rc == -EINVAL ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+			perf_fail("--wbt %u: cannot set the throttle: %s", o->wbt_lat_us,
+				  perf_cause(rc, cause, sizeof(cause)));
+			return PERF_EXIT_FAIL;
 		}
 	}
 	return 0;
@@ -122,17 +133,14 @@ first_of_bdev(const struct perf_run *run, uint32_t index)
 	return true;
 }
 
-/* --tenant of this -b (or of every -b): the descriptor's tenant, its fair weight. */
+/* The job's tenant (--tenant, tenant=): the descriptor's tenant, its fair weight. */
 static int
-set_tenant(const struct perf_opts *o, uint32_t index, struct perf_ns *pns)
+set_tenant(struct perf_ns *pns)
 {
-	const struct perf_bdev_job *j = index < o->num_bdevs ? &o->jobs[index] : &o->job_default;
+	const struct perf_job *j = pns->job;
 	struct nvp_bdev *bdev = nvp_bdev_desc_get_bdev(pns->bdev_desc);
 	int rc;
 
-	if (j->tenant < 0) {
-		j = &o->job_default;
-	}
 	if (j->tenant < 0) {
 		return 0;
 	}
@@ -140,64 +148,85 @@ set_tenant(const struct perf_opts *o, uint32_t index, struct perf_ns *pns)
 	if (rc == 0 && j->weight > 0) {
 		rc = nvp_bdev_sched_fair_set_weight(bdev, (uint32_t)j->tenant, (uint32_t)j->weight);
 		if (rc == -ENOENT) {
-			fprintf(stderr, "--tenant %d:%d: a weight needs --sched fair (%s has %s)\n",
-				j->tenant, j->weight, pns->name, nvp_bdev_get_scheduler(bdev));
+			perf_usage("--tenant %d:%d: a weight needs --sched fair (%s has %s)",
+				   j->tenant, j->weight, pns->name, nvp_bdev_get_scheduler(bdev));
 			return PERF_EXIT_USAGE;
 		}
 	}
 	if (rc != 0) {
-		fprintf(stderr, "--tenant %d: %s: %s\n", j->tenant, pns->name, strerror(-rc));
+		perf_usage("--tenant %d: %s: %s", j->tenant, pns->name, strerror(-rc));
 		return PERF_EXIT_USAGE;
 	}
 	return 0;
 }
 
+/* The I/O size against the bdev's blocks and size. \return 0 or PERF_EXIT_USAGE. */
 static int
-add_bdev(struct perf_run *run, const char *name)
+check_size(const struct perf_job *j, struct perf_ns *pns, const struct nvp_bdev *bdev)
+{
+	char what[64];
+
+	perf_job_size_flag(j, what, sizeof(what));
+	if (j->io_size % pns->sector_size != 0) {
+		perf_usage("%s: not a multiple of the %u-byte blocks of %s", what, pns->sector_size,
+			   pns->name);
+		return PERF_EXIT_USAGE;
+	}
+	pns->lbas_per_io = j->io_size / pns->sector_size;
+	pns->num_ios = nvp_bdev_get_num_blocks(bdev) / pns->lbas_per_io;
+	if (pns->num_ios == 0) {
+		perf_usage("%s: larger than %s itself", what, pns->name);
+		return PERF_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Bdev @name as a target of @j: its own descriptor (its tenant is the descriptor's). */
+static int
+add_bdev(struct perf_run *run, const struct perf_job *j, const char *name)
 {
 	const struct perf_opts *o = &run->opts;
-	struct perf_ns *grown, *pns;
+	char cause[PERF_MSG_MAX];
+	struct perf_ns *pns = perf_ns_add(run);
 	struct nvp_bdev *bdev;
 	int rc;
 
-	grown = realloc(run->ns, (run->num_ns + 1) * sizeof(*run->ns));
-	if (grown == NULL) {
+	if (pns == NULL) {
 		return PERF_EXIT_FAIL;
 	}
-	run->ns = grown;
-	pns = &run->ns[run->num_ns];
-	memset(pns, 0, sizeof(*pns));
-	rc = nvp_bdev_open(name, o->read_pct != 100, perf_bdev_event, NULL, &pns->bdev_desc);
+	pns->job = j;
+	perf_log_mark();
+	rc = nvp_bdev_open(name, j->read_pct != 100, perf_bdev_event, NULL, &pns->bdev_desc);
+	if (rc == -ENODEV) {
+		/* the layer's message lists the bdevs there are */
+		perf_usage("-b %s: %s", name, perf_cause(rc, cause, sizeof(cause)));
+		return PERF_EXIT_USAGE;
+	}
 	if (rc != 0) {
-		fprintf(stderr, "-b %s: cannot open: %s\n", name, strerror(-rc));
-		return rc == -ENODEV ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		perf_fail("-b %s: cannot open: %s", name, perf_cause(rc, cause, sizeof(cause)));
+		return PERF_EXIT_FAIL;
 	}
 	run->num_ns++;
 	bdev = nvp_bdev_desc_get_bdev(pns->bdev_desc);
 	pns->sector_size = nvp_bdev_get_block_size(bdev);
 	snprintf(pns->name, sizeof(pns->name), "BDEV %s (%s)", name,
 		 nvp_bdev_get_module_name(bdev));
-	if (o->io_size % pns->sector_size != 0) {
-		fprintf(stderr, "-o %u: not a multiple of the %u-byte blocks of %s\n", o->io_size,
-			pns->sector_size, pns->name);
-		return PERF_EXIT_USAGE;
+	rc = check_size(j, pns, bdev);
+	if (rc == 0 && first_of_bdev(run, run->num_ns - 1)) {
+		rc = set_stages(o, bdev);
 	}
-	pns->lbas_per_io = o->io_size / pns->sector_size;
-	pns->num_ios = nvp_bdev_get_num_blocks(bdev) / pns->lbas_per_io;
-	if (pns->num_ios == 0) {
-		fprintf(stderr, "-o %u: larger than %s itself\n", o->io_size, pns->name);
-		return PERF_EXIT_USAGE;
-	}
-	rc = first_of_bdev(run, run->num_ns - 1) ? set_stages(o, bdev) : 0;
 	if (rc == 0) {
-		rc = set_tenant(o, run->num_ns - 1, pns);
+		rc = set_tenant(pns);
 	}
 	if (rc != 0) {
 		return rc;
 	}
-	printf("%s: %s, scheduler %s, admission %s\n", pns->name,
-	       o->read_pct != 100 ? "read-write" : "read-only", nvp_bdev_get_scheduler(bdev),
-	       nvp_bdev_get_admission(bdev));
+	/* the report's stream: standard error when standard output is for --json - */
+	fprintf(run->out, "%s%s%s: opened %s for this run (%s); scheduler %s, admission %s\n",
+		j->named ? j->name : "", j->named ? ": " : "", pns->name,
+		j->read_pct != 100 ? "read-write" : "read-only",
+		j->read_pct != 100 ? "the job writes" : "the job only reads",
+		nvp_bdev_get_scheduler(bdev), nvp_bdev_get_admission(bdev));
 	return 0;
 }
 
@@ -219,21 +248,32 @@ perf_bdev_attach(struct perf_run *run)
 	uint32_t i;
 	int rc;
 
+	perf_log_mark();
 	rc = nvp_bdev_load_config(o->bdev_config);
 	if (rc != 0) {
-		/* the loader said what and where */
-		return rc == -EINVAL || rc == -ENOENT ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		char cause[PERF_MSG_MAX];
+
+		/* the loader said what and where: its first message is the cause */
+		perf_cause(rc, cause, sizeof(cause));
+		if (rc == -EINVAL || rc == -ENOENT) {
+			perf_usage("the bdev configuration: %s", cause);
+			return PERF_EXIT_USAGE;
+		}
+		perf_fail("the bdev configuration: %s", cause);
+		return PERF_EXIT_FAIL;
 	}
 	g_brun = run;
-	for (i = 0; i < o->num_bdevs; i++) {
-		rc = add_bdev(run, o->bdev_names[i]);
-		if (rc != 0) {
-			return rc;
+	for (i = 0; i < o->num_jobs; i++) {
+		const struct perf_job *j = &o->jobs[i];
+
+		if (j->bdev[0] != '\0') {
+			rc = add_bdev(run, j, j->bdev);
 		}
-	}
-	/* no -b: every bdev the configuration made */
-	for (b = o->num_bdevs == 0 ? nvp_bdev_first() : NULL; b != NULL; b = nvp_bdev_next(b)) {
-		rc = add_bdev(run, nvp_bdev_get_name(b));
+		/* no b= (no -b): every bdev the configuration made */
+		for (b = j->bdev[0] == '\0' ? nvp_bdev_first() : NULL; rc == 0 && b != NULL;
+		     b = nvp_bdev_next(b)) {
+			rc = add_bdev(run, j, nvp_bdev_get_name(b));
+		}
 		if (rc != 0) {
 			return rc;
 		}
@@ -476,7 +516,7 @@ bsubmit(struct bctx *ctx, struct btask *t)
 {
 	struct bdev_worker *bw = t->bw;
 	const struct perf_ns *ns = bw->stats->ns;
-	const struct perf_opts *o = &ctx->loop.run->opts;
+	const struct perf_job *o = ns->job;
 	uint64_t slot;
 	int rc;
 
@@ -523,7 +563,7 @@ bio_done(void *arg, const struct nvme_cpl *cpl)
  * split one: its children in flight and itself); at least 64, as before.
  */
 static uint32_t
-bdev_pool_size(const struct perf_opts *o, const struct nvp_bdev *bdev)
+bdev_pool_size(const struct perf_job *o, const struct nvp_bdev *bdev)
 {
 	uint64_t n = (uint64_t)o->queue_depth * nvp_bdev_get_max_ios_per_request(bdev, o->io_size);
 
@@ -532,7 +572,7 @@ bdev_pool_size(const struct perf_opts *o, const struct nvp_bdev *bdev)
 
 /* The module's queue: every request's children (or the request) at once. */
 static uint32_t
-bdev_module_depth(const struct perf_opts *o, const struct nvp_bdev *bdev)
+bdev_module_depth(const struct perf_job *o, const struct nvp_bdev *bdev)
 {
 	uint32_t per_io = nvp_bdev_get_max_ios_per_request(bdev, o->io_size);
 
@@ -543,13 +583,13 @@ bdev_module_depth(const struct perf_opts *o, const struct nvp_bdev *bdev)
 static int
 setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 {
-	const struct perf_opts *o = &ctx->loop.run->opts;
+	const struct perf_job *o = st->ns->job;
 	struct nvp_bdev_channel_opts co;
 	uint32_t i;
 	int rc;
 
 	bw->stats = st;
-	bw->write_flags = perf_bdev_write_flags(o, (uint32_t)(st->ns - ctx->loop.run->ns));
+	bw->write_flags = perf_job_write_flags(o);
 	bw->tasks = calloc(o->queue_depth, sizeof(*bw->tasks));
 	if (bw->tasks == NULL) {
 		return -ENOMEM;
@@ -558,25 +598,25 @@ setup_worker(struct bctx *ctx, struct bdev_worker *bw, struct perf_ns_stats *st)
 	co.io_pool_size = bdev_pool_size(o, nvp_bdev_desc_get_bdev(st->ns->bdev_desc));
 	co.module_queue_depth = bdev_module_depth(o, nvp_bdev_desc_get_bdev(st->ns->bdev_desc));
 	co.group = ctx->group;
-	co.interrupts = perf_poll_wants_irq(o);
+	co.interrupts = perf_poll_wants_irq(&ctx->loop.run->opts);
 	bw->pool_size = co.io_pool_size;
 	rc = nvp_bdev_channel_create(st->ns->bdev_desc, &co, &bw->ch);
 	if (rc != 0) {
-		fprintf(stderr, "core %u: cannot create a channel of %s: %s\n",
-			ctx->loop.thread->core, st->ns->name, strerror(-rc));
+		perf_fail("core %u: cannot create a channel of %s: %s", ctx->loop.thread->core,
+			  st->ns->name, strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < o->queue_depth; i++) {
 		bw->tasks[i].bw = bw;
 		bw->tasks[i].buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
 		if (bw->tasks[i].buf == NULL) {
-			fprintf(stderr, "core %u: out of DMA memory: pass a larger -s\n",
-				ctx->loop.thread->core);
+			perf_fail("core %u: out of DMA memory: pass a larger -s",
+				  ctx->loop.thread->core);
 			return -ENOMEM;
 		}
 		memset(bw->tasks[i].buf, 0x5a ^ (int)i, o->io_size);
 	}
-	bw->seq_next = st->ns->num_ios / ctx->loop.run->num_threads * ctx->loop.thread->index;
+	bw->seq_next = perf_job_seq_start(o, ctx->loop.thread->core, st->ns->num_ios);
 	return 0;
 }
 
@@ -599,7 +639,7 @@ bstart_all(struct perf_loop *l)
 	uint32_t n, i;
 
 	for (n = 0; n < l->thread->num_ns; n++) {
-		for (i = 0; i < l->run->opts.queue_depth; i++) {
+		for (i = 0; i < l->thread->ns_stats[n].ns->job->queue_depth; i++) {
 			bsubmit(ctx, &ctx->bws[n].tasks[i]);
 		}
 	}
@@ -640,8 +680,7 @@ bthread_setup(struct bctx *ctx)
 	CPU_SET(th->core, &set);
 	rc = -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	if (rc != 0) {
-		fprintf(stderr, "cannot pin the I/O thread to core %u: %s\n", th->core,
-			strerror(-rc));
+		perf_fail("cannot pin the I/O thread to core %u: %s", th->core, strerror(-rc));
 		return rc;
 	}
 	ctx->bws = calloc(th->num_ns, sizeof(*ctx->bws));
@@ -660,8 +699,8 @@ bthread_setup(struct bctx *ctx)
 		/* every bdev_io of the channels' pools may be in a module at once */
 		rc = nvp_poll_waiter_add_bdev_group(ctx->loop.waiter, ctx->group, pools);
 		if (rc != 0) {
-			fprintf(stderr, "core %u: --poll %s: cannot wait on the poll group: %s\n",
-				th->core, ctx->loop.run->opts.poll_mode, strerror(-rc));
+			perf_fail("core %u: --poll %s: cannot wait on the poll group: %s", th->core,
+				  ctx->loop.run->opts.poll_mode, strerror(-rc));
 		}
 	}
 	return rc;
@@ -684,7 +723,7 @@ bthread_teardown(struct bctx *ctx)
 			busy = true; /* the drain gave up: the device may still write the buffers */
 			continue;
 		}
-		for (i = 0; bw->tasks != NULL && i < ctx->loop.run->opts.queue_depth; i++) {
+		for (i = 0; bw->tasks != NULL && i < bw->stats->ns->job->queue_depth; i++) {
 			nvp_env_dma_free(bw->tasks[i].buf);
 		}
 		free(bw->tasks);

@@ -16,46 +16,24 @@
 static int
 bad_value(const char *prog, const char *flag, const char *arg, const char *accepted)
 {
-	fprintf(stderr, "%s: %s '%s': %s\nTry '%s --help' for more information.\n", prog, flag, arg,
-		accepted, prog);
-	return -EINVAL;
+	(void)prog;
+	return perf_usage("%s '%s': %s", flag, arg, accepted);
 }
 
-/* The job a per -b option applies to: the last -b, or every bdev before any -b. */
-static struct perf_bdev_job *
+/* The job a per -b option applies to: the last -b's, or every job's before any -b. */
+static struct perf_job *
 cur_job(struct perf_opts *o)
 {
-	return o->num_bdevs == 0 ? &o->job_default : &o->jobs[o->num_bdevs - 1];
-}
-
-static int
-lookup(const char *const *names, size_t n, const char *arg)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (strcmp(names[i], arg) == 0) {
-			return (int)i;
-		}
-	}
-	return -1;
+	return o->num_bdevs == 0 ? &o->job_default : &o->jobs[o->num_jobs - 1];
 }
 
 /* --tenant N[:WEIGHT] */
 static int
 parse_tenant(struct perf_opts *o, const char *prog, const char *arg)
 {
-	struct perf_bdev_job *job = cur_job(o);
-	char buf[32], *colon;
-	uint64_t t, w = 0;
+	struct perf_job *job = cur_job(o);
 
-	snprintf(buf, sizeof(buf), "%s", arg);
-	colon = strchr(buf, ':');
-	if (colon != NULL) {
-		*colon = '\0';
-	}
-	if (strlen(arg) >= sizeof(buf) || nvp_strtou64(buf, 0, NVP_BDEV_MAX_TENANTS - 1, &t) != 0 ||
-	    (colon != NULL && nvp_strtou64(colon + 1, 1, 1000, &w) != 0)) {
+	if (perf_tenant_parse(arg, &job->tenant, &job->weight) != 0) {
 		char accepted[96];
 
 		snprintf(accepted, sizeof(accepted),
@@ -63,8 +41,6 @@ parse_tenant(struct perf_opts *o, const char *prog, const char *arg)
 			 NVP_BDEV_MAX_TENANTS - 1);
 		return bad_value(prog, "--tenant", arg, accepted);
 	}
-	job->tenant = (int32_t)t;
-	job->weight = colon != NULL ? (int32_t)w : -1;
 	return 0;
 }
 
@@ -98,16 +74,13 @@ parse_sched(struct perf_opts *o, const char *prog, const char *arg)
 static int
 parse_job_opt(struct perf_opts *o, const char *prog, int opt, const char *arg)
 {
-	static const char *const hints[] = { "none", "short", "medium", "long", "extreme" };
-	/* index = the class's flag value */
-	static const char *const classes[] = { "normal", "background", "sync" };
 	int v;
 
 	if (opt == PERF_OPT_TENANT) {
 		return parse_tenant(o, prog, arg);
 	}
 	if (opt == PERF_OPT_WRITE_HINT) {
-		v = lookup(hints, 5, arg);
+		v = perf_write_hint_parse(arg);
 		if (v < 0) {
 			return bad_value(prog, "--write-hint", arg,
 					 "expected none, short, medium, long or extreme");
@@ -115,7 +88,7 @@ parse_job_opt(struct perf_opts *o, const char *prog, int opt, const char *arg)
 		cur_job(o)->write_hint = v;
 		return 0;
 	}
-	v = lookup(classes, 3, arg);
+	v = perf_write_class_parse(arg);
 	if (v < 0) {
 		return bad_value(prog, "--write-class", arg, "expected background, normal or sync");
 	}
@@ -126,23 +99,7 @@ parse_job_opt(struct perf_opts *o, const char *prog, int opt, const char *arg)
 void
 perf_bdev_opts_init(struct perf_opts *o)
 {
-	uint32_t i;
-
-	o->job_default = (struct perf_bdev_job){ -1, -1, -1, -1 };
-	for (i = 0; i < PERF_MAX_TRIDS; i++) {
-		o->jobs[i] = o->job_default;
-	}
-}
-
-uint32_t
-perf_bdev_write_flags(const struct perf_opts *o, uint32_t index)
-{
-	const struct perf_bdev_job *d = &o->job_default;
-	const struct perf_bdev_job *j = index < o->num_bdevs ? &o->jobs[index] : d;
-	int32_t cls = j->write_class >= 0 ? j->write_class : NVP_MAX(d->write_class, 0);
-	int32_t hint = j->write_hint >= 0 ? j->write_hint : NVP_MAX(d->write_hint, 0);
-
-	return nvp_bdev_write_flags((uint32_t)cls, (enum nvp_bdev_write_hint)hint);
+	perf_job_init(&o->job_default);
 }
 
 int
@@ -162,38 +119,35 @@ perf_bdev_opt(struct perf_opts *o, const char *prog, int opt, const char *arg)
 	}
 	if (opt != 'b') {
 		if (o->bdev_config != NULL) {
-			fprintf(stderr, "%s: one of --json-config and --bdev-config, once\n", prog);
-			return -EINVAL;
+			return perf_usage("one of --json-config and --bdev-config, once");
 		}
 		o->bdev_config = arg;
+		o->bdev_config_is_file = opt != PERF_OPT_BDEV_CONFIG;
 		return 0;
 	}
-	if (o->num_bdevs == PERF_MAX_TRIDS || arg[0] == '\0') {
-		fprintf(stderr, "%s: -b '%s': at most %d bdev names, none empty\n", prog, arg,
-			PERF_MAX_TRIDS);
-		return -EINVAL;
+	if (o->num_job_flags != 0) {
+		return perf_usage("-b and --job: give each job its bdev with b=NAME");
 	}
-	o->bdev_names[o->num_bdevs++] = arg;
+	if (o->num_jobs == PERF_MAX_JOBS || arg[0] == '\0' ||
+	    strlen(arg) >= sizeof(o->jobs[0].bdev)) {
+		return perf_usage("-b '%s': at most %d bdev names, none empty or longer than %zu",
+				  arg, PERF_MAX_JOBS, sizeof(o->jobs[0].bdev) - 1);
+	}
+	/* each -b is a job of the flags' values, with its own --tenant, --write-* */
+	perf_job_init(&o->jobs[o->num_jobs]);
+	nvp_strlcpy(o->jobs[o->num_jobs].bdev, arg, sizeof(o->jobs[0].bdev));
+	o->num_jobs++;
+	o->num_bdevs++;
 	return 0;
-}
-
-static bool
-job_set(const struct perf_bdev_job *j)
-{
-	return j->tenant >= 0 || j->write_hint >= 0 || j->write_class >= 0;
 }
 
 static bool
 job_given(const struct perf_opts *o)
 {
-	uint32_t i;
+	const struct perf_job *j = &o->job_default;
 
-	for (i = 0; i < o->num_bdevs; i++) {
-		if (job_set(&o->jobs[i])) {
-			return true;
-		}
-	}
-	return job_set(&o->job_default);
+	/* a -b's own are refused with the -b (it needs a configuration) */
+	return j->tenant >= 0 || j->write_hint >= 0 || j->write_class >= 0;
 }
 
 int
@@ -212,9 +166,6 @@ perf_bdev_opts_check(const struct perf_opts *o, const char *prog)
 		why = "--sched, --wbt, --tenant, --write-hint and --write-class apply to the bdev "
 		      "mode only (-b with --json-config or --bdev-config)";
 	}
-	if (why != NULL) {
-		fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", prog, why, prog);
-		return -EINVAL;
-	}
-	return 0;
+	(void)prog;
+	return why != NULL ? perf_usage("%s", why) : 0;
 }

@@ -39,6 +39,8 @@ struct ns_worker {
 	struct task *tasks;
 	uint64_t seq_next; /* sequential workloads: next I/O slot */
 	uint32_t outstanding;
+	uint64_t doorbells_base; /* its qpairs' counters as the measured window opened */
+	uint64_t submitted_base;
 };
 
 /* Per-thread state the completion path needs; the shared loop's state first. */
@@ -64,7 +66,7 @@ submit(struct io_ctx *ctx, struct task *t)
 {
 	struct ns_worker *nw = t->nw;
 	const struct perf_ns *ns = nw->stats->ns;
-	const struct perf_opts *o = &ctx->loop.run->opts;
+	const struct perf_job *o = ns->job;
 	uint64_t slot, lba;
 	int rc;
 
@@ -95,8 +97,7 @@ submit(struct io_ctx *ctx, struct task *t)
 	nw->outstanding++;
 	if (ctx->loop.waiter != NULL) {
 		nvp_poll_req_start(ctx->loop.waiter, &t->preq,
-				   t->is_read ? NVME_OPC_READ : NVME_OPC_WRITE,
-				   ctx->loop.run->opts.io_size);
+				   t->is_read ? NVME_OPC_READ : NVME_OPC_WRITE, o->io_size);
 	}
 	return 0;
 }
@@ -152,11 +153,11 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 	for (i = 0; i < count; i++) {
 		rc = nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &qo, &nw->qpairs[i]);
 		if (rc != 0) {
-			fprintf(stderr, "core %u: cannot allocate I/O qpair %u for %s: %s%s\n",
-				nw->thread->core, i, nw->stats->ns->name, strerror(-rc),
-				rc == -ENOMEM ?
-					" (DMA memory: pass a larger -s, or lower -q or -P)" :
-					"");
+			perf_fail("core %u: cannot allocate I/O qpair %u for %s: %s%s",
+				  nw->thread->core, i, nw->stats->ns->name, strerror(-rc),
+				  rc == -ENOMEM ?
+					  " (DMA memory: pass a larger -s, or lower -q or -P)" :
+					  "");
 			return rc;
 		}
 	}
@@ -166,39 +167,78 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 static int
 setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *st)
 {
-	const struct perf_opts *o = &ctx->loop.run->opts;
-	uint32_t i;
+	const struct perf_job *j = st->ns->job;
+	uint32_t i, nqp = ctx->loop.run->opts.qpairs_per_ns;
 	int rc;
 
 	nw->stats = st;
 	nw->thread = ctx->loop.thread;
-	nw->qpairs = calloc(o->qpairs_per_ns, sizeof(*nw->qpairs));
-	nw->tasks = calloc(o->queue_depth, sizeof(*nw->tasks));
+	nw->qpairs = calloc(nqp, sizeof(*nw->qpairs));
+	nw->tasks = calloc(j->queue_depth, sizeof(*nw->tasks));
 	if (nw->qpairs == NULL || nw->tasks == NULL) {
 		return -ENOMEM;
 	}
-	rc = alloc_qpairs(nw, o->qpairs_per_ns, o->queue_depth);
+	rc = alloc_qpairs(nw, nqp, j->queue_depth);
 	if (rc != 0) {
 		return rc;
 	}
-	for (i = 0; i < o->queue_depth; i++) {
+	for (i = 0; i < j->queue_depth; i++) {
 		struct task *t = &nw->tasks[i];
 
 		t->nw = nw;
-		t->qpair = nw->qpairs[i % o->qpairs_per_ns];
-		t->buf = nvp_env_dma_malloc(o->io_size, 4096, NULL);
+		t->qpair = nw->qpairs[i % nqp];
+		t->buf = nvp_env_dma_malloc(j->io_size, 4096, NULL);
 		if (t->buf == NULL) {
-			fprintf(stderr,
-				"core %u: out of DMA memory (%u buffers of %u bytes per "
-				"namespace): pass a larger -s\n",
-				ctx->loop.thread->core, o->queue_depth, o->io_size);
+			perf_fail("core %u: out of DMA memory (%u buffers of %u bytes for %s): "
+				  "pass a larger -s",
+				  ctx->loop.thread->core, j->queue_depth, j->io_size,
+				  st->ns->label);
 			return -ENOMEM;
 		}
-		memset(t->buf, 0x5a ^ (int)i, o->io_size);
+		memset(t->buf, 0x5a ^ (int)i, j->io_size);
 	}
-	/* spread sequential streams of different threads over the namespace */
-	nw->seq_next = st->ns->num_ios / ctx->loop.run->num_threads * ctx->loop.thread->index;
+	/* spread sequential streams of the job's threads over the namespace */
+	nw->seq_next = perf_job_seq_start(j, ctx->loop.thread->core, st->ns->num_ios);
 	return 0;
+}
+
+/* The SQ doorbell writes and commands of @nw's qpairs so far. */
+static void
+qpair_counters(const struct ns_worker *nw, uint32_t nqp, uint64_t *doorbells, uint64_t *submitted)
+{
+	struct nvp_nvme_qpair_stats qs;
+	uint32_t i;
+
+	*doorbells = *submitted = 0;
+	for (i = 0; i < nqp; i++) {
+		if (nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs, sizeof(qs)) == 0) {
+			*doorbells += qs.sq_doorbell_writes;
+			*submitted += qs.submitted;
+		}
+	}
+}
+
+/* The doorbells of the measured window only, as its I/Os: not the warm-up's, not the
+ * drain's. */
+static void
+window(struct perf_loop *l, bool open)
+{
+	struct io_ctx *ctx = (struct io_ctx *)l;
+	uint32_t n, nqp = l->run->opts.qpairs_per_ns;
+	uint64_t doorbells, submitted;
+
+	for (n = 0; n < l->thread->num_ns; n++) {
+		struct ns_worker *nw = &ctx->nws[n];
+
+		qpair_counters(nw, nqp, &doorbells, &submitted);
+		if (open) {
+			nw->doorbells_base = doorbells;
+			nw->submitted_base = submitted;
+		} else {
+			nw->stats->sq_doorbells = doorbells - nw->doorbells_base;
+			nw->stats->submitted = submitted - nw->submitted_base;
+		}
+	}
 }
 
 static void
@@ -206,18 +246,9 @@ teardown_ns_worker(struct ns_worker *nw, uint32_t depth, uint32_t nqp)
 {
 	uint32_t i;
 
-	if (nw->qpairs != NULL) {
-		for (i = 0; i < nqp; i++) {
-			struct nvp_nvme_qpair_stats qs;
-
-			if (nw->qpairs[i] != NULL &&
-			    nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs, sizeof(qs)) == 0) {
-				nw->stats->sq_doorbells += qs.sq_doorbell_writes;
-				nw->stats->submitted += qs.submitted;
-			}
-			if (nw->qpairs[i] != NULL) {
-				nvp_nvme_ctrlr_free_io_qpair(nw->qpairs[i]);
-			}
+	for (i = 0; nw->qpairs != NULL && i < nqp; i++) {
+		if (nw->qpairs[i] != NULL) {
+			nvp_nvme_ctrlr_free_io_qpair(nw->qpairs[i]);
 		}
 	}
 	if (nw->tasks != NULL) {
@@ -250,6 +281,8 @@ poll_all(struct perf_loop *l)
 			if (__builtin_expect(rc < 0, 0)) {
 				fprintf(stderr, "core %u: %s: qpair failed: %s\n", l->thread->core,
 					nw->stats->ns->name, strerror(-rc));
+				perf_fail("core %u: %s: qpair failed: %s", l->thread->core,
+					  nw->stats->ns->name, strerror(-rc));
 				return rc;
 			}
 		}
@@ -276,7 +309,7 @@ start_all(struct perf_loop *l)
 	uint32_t n, i;
 
 	for (n = 0; n < l->thread->num_ns; n++) {
-		for (i = 0; i < l->run->opts.queue_depth; i++) {
+		for (i = 0; i < l->thread->ns_stats[n].ns->job->queue_depth; i++) {
 			submit(ctx, &ctx->nws[n].tasks[i]);
 		}
 	}
@@ -291,6 +324,7 @@ static const struct perf_loop_ops g_raw_ops = {
 	.start_all = start_all,
 	.poll = poll_all,
 	.outstanding = outstanding,
+	.window = window,
 	.drain_note = "the driver aborts a request once it is --io-timeout old and completes "
 		      "it as aborted if the controller does not",
 	.give_up_note = "deleting the queue completes them as aborted",
@@ -314,8 +348,7 @@ thread_setup(struct io_ctx *ctx)
 
 	rc = pin_to_core(th->core);
 	if (rc != 0) {
-		fprintf(stderr, "cannot pin the I/O thread to core %u: %s\n", th->core,
-			strerror(-rc));
+		perf_fail("cannot pin the I/O thread to core %u: %s", th->core, strerror(-rc));
 		return rc;
 	}
 	ctx->nws = calloc(th->num_ns, sizeof(*ctx->nws));
@@ -369,7 +402,7 @@ perf_thread_main(void *arg)
 	perf_poll_teardown(ctx.loop.waiter);
 	if (ctx.nws != NULL) {
 		for (n = 0; n < th->num_ns; n++) {
-			teardown_ns_worker(&ctx.nws[n], run->opts.queue_depth,
+			teardown_ns_worker(&ctx.nws[n], th->ns_stats[n].ns->job->queue_depth,
 					   run->opts.qpairs_per_ns);
 		}
 	}

@@ -6,8 +6,10 @@
  * then a bounded drain. What it submits and polls is a backend's business (struct
  * perf_loop_ops): raw qpairs in perf_io.c, bdev channels in perf_bdev.c.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "nvpoll/barrier.h"
 #include "nvpoll/env.h"
@@ -19,7 +21,9 @@ struct progress {
 	uint64_t next_sample, next_print;
 	uint64_t sample_ios, sample_lat; /* at the last sample */
 	uint64_t print_ios, print_lat;   /* at the last progress line */
+	uint64_t print_bytes;
 	uint64_t print_ticks;
+	uint64_t sample_ticks; /* when the last sample was taken (or the window opened) */
 };
 
 /*
@@ -42,16 +46,23 @@ void
 perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
 		 bool error)
 {
-	nvp_histogram_record(st->hist, lat);
-	st->ios++;
-	if (is_read) {
-		st->reads++;
-	} else {
-		st->writes++;
+	/* the warm-up's I/Os (and those a stop during it drains) are not results */
+	if (__builtin_expect(l->measuring, 1)) {
+		nvp_histogram_record(st->hist, lat);
+		st->ios++;
+		if (is_read) {
+			st->reads++;
+		} else {
+			st->writes++;
+		}
+		if (__builtin_expect(error, 0)) {
+			st->errors++;
+		}
 	}
-	if (__builtin_expect(error, 0)) {
-		st->errors++;
-	}
+	/* single writer: a relaxed load of its own counter is a plain read */
+	atomic_store_explicit(&st->live_ios,
+			      atomic_load_explicit(&st->live_ios, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	l->ios++;
 	l->lat_ticks += lat;
 	atomic_store_explicit(&l->thread->live_ios, l->ios, memory_order_relaxed);
@@ -74,13 +85,53 @@ live_totals(const struct perf_run *run, uint64_t *ios, uint64_t *lat)
 	}
 }
 
-/* One IOPS sample (every run->sample_ticks) of the measured window. */
+/* Bytes completed so far by every row (each job has its own I/O size). */
+static uint64_t
+live_bytes(const struct perf_run *run)
+{
+	uint64_t bytes = 0;
+	uint32_t t, n;
+
+	for (t = 0; t < run->num_threads; t++) {
+		for (n = 0; n < run->threads[t].num_ns; n++) {
+			const struct perf_ns_stats *st = &run->threads[t].ns_stats[n];
+
+			bytes += atomic_load_explicit(&st->live_ios, memory_order_relaxed) *
+				 st->ns->job->io_size;
+		}
+	}
+	return bytes;
+}
+
+/* Each target's IOPS over the last @dt seconds (sample @i); the bytes of every row. */
+static double
+sample_rows(struct perf_run *run, uint32_t i, double dt)
+{
+	double bytes = 0;
+	uint32_t t, n;
+
+	for (t = 0; t < run->num_threads; t++) {
+		for (n = 0; n < run->threads[t].num_ns; n++) {
+			struct perf_ns_stats *st = &run->threads[t].ns_stats[n];
+			uint64_t now = atomic_load_explicit(&st->live_ios, memory_order_relaxed);
+			size_t k = (size_t)(st->ns - run->ns);
+
+			run->ns_iops[k * PERF_MAX_SAMPLES + i] += (double)(now - st->sample_ios) /
+								  dt;
+			bytes += (double)(now - st->sample_ios) * st->ns->job->io_size;
+			st->sample_ios = now;
+		}
+	}
+	return bytes;
+}
+
+/* One IOPS sample (every run->sample_ticks) of the measured window, total and per target. */
 static void
 take_sample(struct perf_run *run, struct progress *p, uint64_t now)
 {
 	uint64_t ios, lat, d_ios;
 	struct perf_sample *s;
-	double dt;
+	double dt, bytes;
 
 	live_totals(run, &ios, &lat);
 	if (run->num_samples >= PERF_MAX_SAMPLES) {
@@ -90,19 +141,35 @@ take_sample(struct perf_run *run, struct progress *p, uint64_t now)
 	d_ios = ios - p->sample_ios;
 	s->t_s = (double)(now - run->start_ticks) / (double)run->ticks_hz;
 	dt = s->t_s - (run->num_samples > 0 ? run->samples[run->num_samples - 1].t_s : 0.0);
-	s->iops = dt > 0 ? (double)d_ios / dt : 0.0;
-	s->mib_s = s->iops * run->opts.io_size / (1024.0 * 1024.0);
+	if (dt <= 0) {
+		return;
+	}
+	bytes = sample_rows(run, run->num_samples, dt);
+	s->iops = (double)d_ios / dt;
+	s->mib_s = bytes / dt / (1024.0 * 1024.0);
 	s->mean_us = d_ios ? perf_ticks_to_us(run, lat - p->sample_lat) / (double)d_ios : 0.0;
 	run->num_samples++;
 	p->sample_ios = ios;
 	p->sample_lat = lat;
+	p->sample_ticks = now;
+}
+
+/* The window's last step, when the window ends or a signal stops it: a sample if it is at
+ * least half a period long (a few microseconds' sample is noise, not a drop to 0). */
+static void
+take_last_sample(struct perf_run *run, struct progress *p, uint64_t now)
+{
+	if (now > run->start_ticks &&
+	    (run->num_samples == 0 || now - p->sample_ticks >= run->sample_ticks / 2)) {
+		take_sample(run, p, now);
+	}
 }
 
 /* The once-a-second progress line (warm-up seconds are marked). */
 static void
 print_progress(struct perf_run *run, struct progress *p, uint64_t now)
 {
-	uint64_t ios, lat, d_ios;
+	uint64_t ios, lat, d_ios, bytes = live_bytes(run);
 	double dt = (double)(now - p->print_ticks) / (double)run->ticks_hz, iops;
 
 	live_totals(run, &ios, &lat);
@@ -112,16 +179,46 @@ print_progress(struct perf_run *run, struct progress *p, uint64_t now)
 		fprintf(run->out, "[%3.0fs%s] %10.0f IOPS %10.2f MiB/s  mean %8.1f us\n",
 			(double)(now - run->io_start_ticks) / (double)run->ticks_hz,
 			now <= run->start_ticks + run->ticks_hz / 100 ? " warm-up" : "", iops,
-			iops * run->opts.io_size / (1024.0 * 1024.0),
+			dt > 0 ? (double)(bytes - p->print_bytes) / dt / (1024.0 * 1024.0) : 0.0,
 			d_ios ? perf_ticks_to_us(run, lat - p->print_lat) / (double)d_ios : 0.0);
 		fflush(run->out);
 	}
 	p->print_ios = ios;
 	p->print_lat = lat;
+	p->print_bytes = bytes;
 	p->print_ticks = now;
 }
 
-/* The warm-up is over: what this thread counted so far is discarded. */
+/* This thread's context switches so far: involuntary (preempted), voluntary (slept). */
+static void
+ctx_switches(uint64_t *nivcsw, uint64_t *nvcsw)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+		*nivcsw = *nvcsw = 0;
+		return;
+	}
+	*nivcsw = (uint64_t)ru.ru_nivcsw;
+	*nvcsw = (uint64_t)ru.ru_nvcsw;
+}
+
+/* Thread 0, as the window opens: every row's count so far is the samples' base. */
+static void
+sample_base(struct perf_run *run)
+{
+	uint32_t t, n;
+
+	for (t = 0; t < run->num_threads; t++) {
+		for (n = 0; n < run->threads[t].num_ns; n++) {
+			struct perf_ns_stats *st = &run->threads[t].ns_stats[n];
+
+			st->sample_ios = atomic_load_explicit(&st->live_ios, memory_order_relaxed);
+		}
+	}
+}
+
+/* The measured window opens (after the warm-up, if any): what was counted is discarded. */
 static void
 start_measuring(struct perf_loop *l, struct progress *p)
 {
@@ -134,10 +231,17 @@ start_measuring(struct perf_loop *l, struct progress *p)
 		st->ios = st->reads = st->writes = st->errors = st->submit_errors = 0;
 	}
 	l->measuring = true;
+	l->thread->measured = true;
 	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
+	ctx_switches(&l->thread->nivcsw_start, &l->thread->nvcsw_start);
 	perf_poll_window_start(l->thread, l->waiter);
+	if (l->ops->window != NULL) {
+		l->ops->window(l, true);
+	}
 	if (l->thread->index == 0) {
 		live_totals(l->run, &p->sample_ios, &p->sample_lat);
+		sample_base(l->run);
+		p->sample_ticks = l->run->start_ticks;
 		p->next_sample = l->run->start_ticks + l->run->sample_ticks;
 	}
 }
@@ -149,8 +253,17 @@ thread0_tick(struct perf_loop *l, struct progress *p, uint64_t now)
 	struct perf_run *run = l->run;
 
 	if (l->measuring && now >= p->next_sample) {
-		take_sample(run, p, now);
-		p->next_sample += run->sample_ticks;
+		/*
+		 * A sample per step of the grid, each at least half a step long: thread 0 kept
+		 * off its core past a step takes one longer sample, not a second one
+		 * microseconds after it (a sliver reads as a drop to 0 IOPS).
+		 */
+		if (now - p->sample_ticks >= run->sample_ticks / 2) {
+			take_sample(run, p, now);
+		}
+		while (p->next_sample <= now) {
+			p->next_sample += run->sample_ticks;
+		}
 	}
 	if (now >= p->next_print) {
 		print_progress(run, p, now);
@@ -185,12 +298,9 @@ io_loop(struct perf_loop *l, struct progress *p)
 			break;
 		}
 	}
-	if (!l->measuring) {
-		start_measuring(l, p); /* stopped during the warm-up: an empty window */
-	}
-	if (l->thread->index == 0 && (now >= end || run->num_samples == 0) &&
-	    now > run->start_ticks) {
-		take_sample(run, p, now); /* the last part of the window */
+	/* stopped during the warm-up: no window at all (the run says so, and reports none) */
+	if (l->measuring && l->thread->index == 0) {
+		take_last_sample(run, p, now);
 	}
 	return rc;
 }
@@ -244,6 +354,12 @@ end_window(struct perf_loop *l)
 	uint64_t now = nvp_env_get_ticks();
 	uint32_t n;
 
+	if (!l->measuring) {
+		return; /* stopped during the warm-up: nothing was measured */
+	}
+	if (l->ops->window != NULL) {
+		l->ops->window(l, false);
+	}
 	for (n = 0; n < l->thread->num_ns; n++) {
 		l->thread->ns_stats[n].window_ios = l->thread->ns_stats[n].ios;
 	}
@@ -251,6 +367,9 @@ end_window(struct perf_loop *l)
 	/* CPU over the same window as the I/Os and the time: not the warm-up, not the drain
 	 * (which after a failure can last the request timeout) */
 	l->thread->cpu_ns = nvp_env_thread_cpu_ns() - l->thread->cpu_start_ns;
+	ctx_switches(&l->thread->nivcsw, &l->thread->nvcsw);
+	l->thread->nivcsw -= l->thread->nivcsw_start;
+	l->thread->nvcsw -= l->thread->nvcsw_start;
 	perf_poll_window_end(l->thread, l->waiter);
 }
 
@@ -261,16 +380,15 @@ perf_loop_run(struct perf_loop *l)
 	struct progress p = { 0 };
 	int rc;
 
-	l->measuring = run->opts.warmup_s == 0;
 	l->think_ticks = run->opts.think_ns * run->ticks_hz / 1000000000u;
 	if (run->opts.think_ns != 0 && l->think_ticks == 0) {
 		l->think_ticks = 1;
 	}
-	l->thread->cpu_start_ns = nvp_env_thread_cpu_ns();
-	perf_poll_window_start(l->thread, l->waiter);
 	p.next_print = run->io_start_ticks + run->ticks_hz;
 	p.print_ticks = run->io_start_ticks;
-	p.next_sample = run->start_ticks + run->sample_ticks;
+	if (run->opts.warmup_s == 0) {
+		start_measuring(l, &p);
+	}
 	rc = io_loop(l, &p);
 	end_window(l);
 	if (drain(l) != 0 && rc == 0) {

@@ -21,9 +21,9 @@ enum {
 	OPT_IO_TIMEOUT,
 	OPT_VERSION,
 	OPT_JSON_CONFIG,
-	OPT_BDEV_CONFIG,
 	OPT_POLL,
 	OPT_THINK_NS,
+	OPT_JOB,
 };
 
 static const struct option g_long_opts[] = {
@@ -33,8 +33,9 @@ static const struct option g_long_opts[] = {
 	{ "io-timeout", required_argument, NULL, OPT_IO_TIMEOUT },
 	{ "think-ns", required_argument, NULL, OPT_THINK_NS },
 	{ "json-config", required_argument, NULL, OPT_JSON_CONFIG },
-	{ "bdev-config", required_argument, NULL, OPT_BDEV_CONFIG },
+	{ "bdev-config", required_argument, NULL, PERF_OPT_BDEV_CONFIG },
 	{ "poll", required_argument, NULL, OPT_POLL },
+	{ "job", required_argument, NULL, OPT_JOB },
 	{ "sched", required_argument, NULL, PERF_OPT_SCHED },
 	{ "wbt", required_argument, NULL, PERF_OPT_WBT },
 	{ "tenant", required_argument, NULL, PERF_OPT_TENANT },
@@ -79,8 +80,8 @@ usage(FILE *f, const char *prog)
 		"  --json FILE  write the results as JSON (\"-\": to standard output, the report\n"
 		"               then goes to standard error); a failed run writes\n"
 		"               {\"status\": \"failed\", \"error\": ...}\n"
-		"  --plot FILE  write an SVG: latency percentiles per device and core, IOPS over\n"
-		"               time\n"
+		"  --plot FILE  write an SVG: latency percentiles per job target and core, IOPS\n"
+		"               over time per job target and in total\n"
 		"  -b NAME      bdev mode: run through the block layer on bdev NAME (repeatable;\n"
 		"               default: every bdev of the configuration) instead of raw qpairs\n"
 		"  --json-config FILE  bdevs from an SPDK-style JSON configuration\n"
@@ -102,10 +103,21 @@ usage(FILE *f, const char *prog)
 		"               writes of the -b before it (every -b if before any)\n"
 		"  --write-class background|normal|sync  bdev mode: class of those writes, as\n"
 		"               the throttle sees it (background writes are throttled most)\n"
+		"  --job SPEC   one of several jobs in one run, repeatable (fio's job sections):\n"
+		"               comma-separated KEY=VALUE: name, w, q, o, M (as -w -q -o -M),\n"
+		"               core=N or c=MASK (as -c); bdev mode: b=NAME, tenant=N[:WEIGHT],\n"
+		"               weight=W, class=background|normal|sync, hint=none|short|...;\n"
+		"               raw mode: r=CTRLR (a -r's name, traddr or text), ns=NSID. A key\n"
+		"               not given takes its flag's value. Each job has its own rows,\n"
+		"               latency, JSON entry and IOPS curve; jobs on one core share its\n"
+		"               thread (and poll group). Instead of -b, e.g.\n"
+		"               --job name=reader,b=m0,w=randread,q=1\n"
+		"               --job name=writer,b=m0,w=write,q=32,o=128k,class=background\n"
 		"  -h, --help   this help\n"
 		"  --version    print the version\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM ends the run early; the results cover the time that\n"
-		"ran (\"status\": \"interrupted\" in the JSON).\n"
+		"ran (\"status\": \"interrupted\" in the JSON). During the -a warm-up nothing\n"
+		"was measured: no results (\"status\": \"interrupted_warmup\", 0 I/Os).\n"
 		"Exit status: 0 success, 1 attach failure or I/O errors, 2 bad command line.\n\n",
 		prog, PERF_DEFAULT_TRID, PERF_DEFAULT_TRID, PERF_DEFAULT_IO_TIMEOUT_MS);
 	fprintf(f, "-r \"trtype:emu ...\" takes the software controller's options as key:value\n"
@@ -113,13 +125,36 @@ usage(FILE *f, const char *prog)
 	nvp_emu_opts_usage(f);
 }
 
+/* "@fmt with @value (@accepted)" as a usage error. \return -EINVAL. */
 static int
 bad(const char *prog, const char *fmt, const char *value, const char *accepted)
 {
-	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, value);
-	fprintf(stderr, " (%s)\nTry '%s --help' for more information.\n", accepted, prog);
-	return -EINVAL;
+	char what[PERF_MSG_MAX];
+
+	(void)prog;
+	snprintf(what, sizeof(what), fmt, value);
+	return perf_usage("%s (%s)", what, accepted);
+}
+
+/*
+ * -r "trtype:emu ...": the software controller's options are checked now, as every other
+ * value of the command line is, so a bad one is a usage error (exit 2), not an attach
+ * failure.
+ */
+static int
+check_emu_opts(const char *arg, const struct nvp_nvme_transport_id *trid)
+{
+	struct nvp_emu_opts eo;
+	char err[256] = "";
+
+	if (strcmp(trid->trstring, "emu") != 0) {
+		return 0;
+	}
+	nvp_emu_opts_init(&eo, sizeof(eo));
+	if (nvp_emu_opts_parse(&eo, trid->args, err, sizeof(err)) != 0) {
+		return perf_usage("-r \"%s\": %s", arg, err[0] != '\0' ? err : "bad options");
+	}
+	return 0;
 }
 
 static int
@@ -139,31 +174,21 @@ parse_u32(const char *prog, const char *flag, const char *str, uint64_t min, uin
 	return 0;
 }
 
+/* \return 1 for a mix (reads from -M), 0, or -EINVAL. */
 static int
 parse_workload(struct perf_opts *o, const char *prog, const char *w)
 {
-	static const struct {
-		const char *name;
-		bool random;
-		int read_pct; /* -1: from -M */
-	} table[] = {
-		{ "read", false, 100 },   { "write", false, 0 }, { "randread", true, 100 },
-		{ "randwrite", true, 0 }, { "rw", false, -1 },   { "randrw", true, -1 },
-	};
-	size_t i;
+	int read_pct, i = perf_workload_lookup(w, &o->random, &read_pct);
 
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		if (strcmp(w, table[i].name) == 0) {
-			o->workload = table[i].name;
-			o->random = table[i].random;
-			if (table[i].read_pct >= 0) {
-				o->read_pct = (uint32_t)table[i].read_pct;
-			}
-			return table[i].read_pct < 0;
-		}
+	if (i < 0) {
+		return bad(prog, "unknown -w workload '%s'", w,
+			   "expected read, write, randread, randwrite, rw or randrw");
 	}
-	return bad(prog, "unknown -w workload '%s'", w,
-		   "expected read, write, randread, randwrite, rw or randrw");
+	o->workload = perf_workload_name(i);
+	if (read_pct >= 0) {
+		o->read_pct = (uint32_t)read_pct;
+	}
+	return read_pct < 0;
 }
 
 static int
@@ -188,21 +213,26 @@ parse_size_opt(struct perf_opts *o, const char *prog, const char *str)
 static int
 parse_core_mask(struct perf_opts *o, const char *prog, const char *str)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t mask, limit;
 	char accepted[96];
 
-	if (ncpu < 1) {
-		ncpu = 1;
-	}
-	limit = ncpu >= 64 ? UINT64_MAX : (1ull << ncpu) - 1;
-	snprintf(accepted, sizeof(accepted), "expected a non-zero mask of cores 0..%ld, e.g. 0x1",
-		 ncpu - 1);
-	if (nvp_strtou64(str, 1, UINT64_MAX, &mask) != 0 || (mask & ~limit) != 0) {
+	if (perf_core_mask_parse(str, &o->core_mask, accepted, sizeof(accepted)) != 0) {
 		return bad(prog, "invalid -c core mask '%s'", str, accepted);
 	}
-	o->core_mask = mask;
 	return 0;
+}
+
+/* --job SPEC: one more job. */
+static int
+parse_job(struct perf_opts *o, const char *arg)
+{
+	if (o->num_bdevs != 0) {
+		return perf_usage("-b and --job: give each job its bdev with b=NAME");
+	}
+	if (o->num_jobs == PERF_MAX_JOBS) {
+		return perf_usage("--job '%s': at most %d jobs", arg, PERF_MAX_JOBS);
+	}
+	o->num_job_flags++;
+	return perf_job_parse(&o->jobs[o->num_jobs++], arg);
 }
 
 static void
@@ -214,6 +244,7 @@ opts_defaults(struct perf_opts *o)
 	o->workload = "randread";
 	o->random = true;
 	o->read_pct = 100;
+	o->mix_pct = 50;
 	o->time_s = 5;
 	o->core_mask = 0x1;
 	o->qpairs_per_ns = 1;
@@ -262,8 +293,11 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 				prog, "invalid -r transport ID \"%s\"", arg,
 				"e.g. \"trtype:emu name:emu0\" or \"trtype:PCIe traddr:0000:01:00.0\"");
 		}
-		o->trids[o->num_trids++] = arg;
-		return 0;
+		rc = check_emu_opts(arg, &trid);
+		if (rc == 0) {
+			o->trids[o->num_trids++] = arg;
+		}
+		return rc;
 	case 'P':
 		return parse_u32(prog, "-P qpairs per namespace", arg, 1, 64, &o->qpairs_per_ns);
 	case 'L':
@@ -290,7 +324,7 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		return 0;
 	case 'b':
 	case OPT_JSON_CONFIG:
-	case OPT_BDEV_CONFIG:
+	case PERF_OPT_BDEV_CONFIG:
 	case PERF_OPT_SCHED:
 	case PERF_OPT_WBT:
 	case PERF_OPT_TENANT:
@@ -309,6 +343,8 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		o->poll_mode = arg;
 		return 0;
 	}
+	case OPT_JOB:
+		return parse_job(o, arg);
 	case 'h':
 		usage(stdout, prog);
 		return 1;
@@ -316,10 +352,23 @@ parse_one(struct perf_opts *o, const char *prog, int opt, const char *arg, bool 
 		printf("nvp_perf (nvpoll) %s\n", NVP_VERSION_STRING);
 		return 1;
 	default:
-		/* getopt printed what was wrong */
-		fprintf(stderr, "Try '%s --help' for more information.\n", prog);
-		return -EINVAL;
+		return -EINVAL; /* getopt_error() said what */
 	}
+}
+
+/* getopt's complaint (its own printing is off, so the message is kept for --json). */
+static int
+getopt_error(int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':') {
+		return perf_usage("option '%s' requires an argument", arg);
+	}
+	if (optopt != 0 && strncmp(arg, "--", 2) != 0) {
+		return perf_usage("invalid option -- '%c'", optopt);
+	}
+	return perf_usage("unrecognized option '%s'", arg);
 }
 
 /* The flags as typed, for the plot's title; -r and output paths are left out. */
@@ -345,6 +394,25 @@ record_cmdline(struct perf_opts *o, int argc, char **argv)
 	}
 }
 
+const char *
+perf_opts_json_path(int argc, char **argv)
+{
+	const char *path = NULL;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			break;
+		}
+		if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+			path = argv[++i];
+		} else if (strncmp(argv[i], "--json=", 7) == 0) {
+			path = argv[i] + 7;
+		}
+	}
+	return path;
+}
+
 int
 perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 {
@@ -353,10 +421,15 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 	uint32_t saved_pct = 50;
 	int opt, rc;
 
+	perf_msg_init(prog);
 	opts_defaults(o);
 	optind = 0; /* glibc: full re-initialisation, so it can parse twice */
-	while ((opt = getopt_long(argc, argv, "q:o:w:M:t:a:c:r:P:Ls:b:h", g_long_opts, NULL)) !=
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":q:o:w:M:t:a:c:r:P:Ls:b:h", g_long_opts, NULL)) !=
 	       -1) {
+		if (opt == ':' || opt == '?') {
+			return getopt_error(opt, argv);
+		}
 		rc = parse_one(o, prog, opt, optarg, &mix, &m_given);
 		if (rc != 0) {
 			return rc;
@@ -368,9 +441,10 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 	if (optind < argc) {
 		return bad(prog, "unexpected argument '%s'", argv[optind], "options only");
 	}
+	o->mix_pct = saved_pct;
 	if (mix) {
 		o->read_pct = saved_pct; /* -M before or after -w */
-	} else if (m_given) {
+	} else if (m_given && o->num_job_flags == 0) {
 		fprintf(stderr, "%s: -M applies to rw and randrw only; ignored for -w %s\n", prog,
 			o->workload);
 		o->read_pct = strstr(o->workload, "read") != NULL ? 100 : 0;
@@ -380,6 +454,10 @@ perf_opts_parse(struct perf_opts *o, int argc, char **argv)
 	}
 	if (o->num_trids == 0 && o->bdev_config == NULL) {
 		o->trids[o->num_trids++] = PERF_DEFAULT_TRID;
+	}
+	rc = perf_jobs_resolve(o);
+	if (rc != 0) {
+		return rc;
 	}
 	record_cmdline(o, argc, argv);
 	return 0;

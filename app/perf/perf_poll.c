@@ -49,8 +49,8 @@ perf_poll_setup(struct perf_thread *th, const struct perf_opts *o,
 		rc = nvp_poll_waiter_add_qpair(*out, qpairs[i]);
 	}
 	if (rc != 0) {
-		fprintf(stderr, "core %u: --poll %s: cannot set up the waiter: %s\n", th->core,
-			o->poll_mode, strerror(-rc));
+		perf_fail("core %u: --poll %s: cannot set up the waiter: %s", th->core,
+			  o->poll_mode, strerror(-rc));
 	}
 	return rc;
 }
@@ -205,4 +205,27 @@ perf_emu_lateness_report(const struct perf_run *run, FILE *f)
 			emu_lateness_line(name, f);
 		}
 	}
+}
+
+bool
+perf_uses_emu(const struct perf_run *run)
+{
+	char name[64];
+
+	for (uint32_t i = 0; i < run->opts.num_trids; i++) {
+		struct nvp_nvme_transport_id trid;
+
+		if (nvp_nvme_transport_id_parse(&trid, run->opts.trids[i]) == 0 &&
+		    trid.trtype == NVP_NVME_TRANSPORT_VDEV &&
+		    nvp_emu_ctrlr_find(trid.name) != NULL) {
+			return true;
+		}
+	}
+	for (uint32_t i = 0; run->opts.bdev_config != NULL && i < run->num_ns; i++) {
+		if (bdev_ctrlr_name(run, i, name, sizeof(name)) &&
+		    nvp_emu_ctrlr_find(name) != NULL) {
+			return true;
+		}
+	}
+	return false;
 }

@@ -21,6 +21,8 @@ static char g_prog[PATH_MAX];
 static char g_out[65536];
 static char g_dir[64];
 
+#define MCFG " --bdev-config 'malloc:name=m0,num_blocks=4096'"
+
 static int
 run(const char *args)
 {
@@ -35,6 +37,58 @@ has(const char *s)
 		return false;
 	}
 	return true;
+}
+
+static int
+count(const char *needle)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = strstr(g_out, needle); p != NULL; p = strstr(p + 1, needle)) {
+		n++;
+	}
+	return n;
+}
+
+/* The JSON file @path's "status" and "error" hold @status and @error. */
+static void
+check_json(const char *path, const char *status, const char *error)
+{
+	char text[8192] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	if (strstr(text, status) == NULL || strstr(text, error) == NULL) {
+		printf("\n    expected %s and %s in:\n%s", status, error, text);
+	}
+	CU_ASSERT(strstr(text, status) != NULL);
+	CU_ASSERT(strstr(text, error) != NULL);
+}
+
+/* A usage error in bdev mode (found once the configuration is loaded) still writes the
+ * JSON, with the layer's message as the reason. */
+static void
+test_errors_in_json(void)
+{
+	char args[512], path[128];
+
+	snprintf(path, sizeof(path), "%s/err.json", g_dir);
+	snprintf(args, sizeof(args), "-t 1 --no-huge --sched bogus -b m0" MCFG " --json %s", path);
+	CU_ASSERT_EQUAL(run(args), 2);
+	check_json(path, "\"usage_error\"", "no scheduler 'bogus'");
+	snprintf(args, sizeof(args),
+		 "-t 1 --no-huge -b z --bdev-config 'null:name=z,num_blcks=64' --json %s", path);
+	CU_ASSERT_EQUAL(run(args), 2);
+	check_json(path, "\"usage_error\"", "num_blcks: unknown parameter");
+	snprintf(args, sizeof(args), "-t 1 --no-huge -b nope" MCFG " --json %s", path);
+	CU_ASSERT_EQUAL(run(args), 2);
+	check_json(path, "\"usage_error\"", "no bdev 'nope'");
+	unlink(path);
 }
 
 static void
@@ -53,7 +107,8 @@ test_line_modules(void)
 			    "'nvme:name=emu0,trtype=emu,size=8M'"),
 			0);
 	CU_ASSERT(has("BDEV emu0n1 (nvme)"));
-	CU_ASSERT(has("read-write"));
+	/* the descriptor's access for this run, not a property of the bdev */
+	CU_ASSERT(has("BDEV emu0n1 (nvme): opened read-write for this run"));
 
 	snprintf(args, sizeof(args), "%s/disk", g_dir);
 	f = fopen(args, "w");
@@ -159,8 +214,6 @@ share_of(int t)
 	return pct;
 }
 
-#define MCFG " --bdev-config 'malloc:name=m0,num_blocks=4096'"
-
 /* --sched, --wbt, --tenant, --write-hint, --write-class and the state they report. */
 static void
 test_stages(void)
@@ -180,10 +233,126 @@ test_stages(void)
 	CU_ASSERT(has("scheduler fair"));
 	CU_ASSERT(has("tenant  1: weight    1"));
 	CU_ASSERT(has("tenant  2: weight    4"));
+	/* two tenants on one bdev: two rows, told apart */
+	CU_ASSERT(has("BDEV m0 (malloc) tenant 1 from core  0"));
+	CU_ASSERT(has("BDEV m0 (malloc) tenant 2 from core  0"));
 	CU_ASSERT(share_of(1) > 0);
 	CU_ASSERT(share_of(2) > 2 * share_of(1)); /* 4:1 asked; not a timing bound */
 	CU_ASSERT_EQUAL(run("-t 1 -q 4 --no-huge --wbt off -b m0" MCFG), 0);
 	CU_ASSERT(has("admission none"));
+}
+
+/* The JSON file @path, read whole. */
+static const char *
+read_text(const char *path)
+{
+	static char text[1 << 20];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL) {
+		return "";
+	}
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+/* The number after "@key": in @text past @from, or -1. */
+static double
+json_num_after(const char *text, const char *from, const char *key)
+{
+	const char *p = strstr(text, from);
+	double v;
+
+	p = p != NULL ? strstr(p, key) : NULL;
+	if (p == NULL || sscanf(p + strlen(key), " : %lf", &v) != 1) {
+		return -1;
+	}
+	return v;
+}
+
+/*
+ * The writeback benchmark's two jobs in one run: a QD1 random reader beside a sequential
+ * background writer on one bdev, under the fair scheduler and the throttle. A row each,
+ * named after its job, with its own pattern's reads and writes; each job's descriptor
+ * opened as it needs; the JSON records the bdev, its configuration, scheduler and
+ * throttle, and each job's settings.
+ */
+static void
+test_jobs(void)
+{
+	char args[512], path[128];
+	const char *j;
+
+	snprintf(path, sizeof(path), "%s/jobs.json", g_dir);
+	snprintf(args, sizeof(args),
+		 "-t 1 --no-huge --sched fair --wbt 2000" MCFG
+		 " --job name=reader,b=m0,w=randread,q=1,o=4k"
+		 " --job name=writer,b=m0,w=write,q=8,o=64k,class=background,hint=short"
+		 " --json %s",
+		 path);
+	CU_ASSERT_EQUAL_FATAL(run(args), 0);
+	CU_ASSERT(has("reader: BDEV m0 (malloc) from core  0"));
+	CU_ASSERT(has("writer: BDEV m0 (malloc) from core  0"));
+	CU_ASSERT(has("reader: BDEV m0 (malloc): opened read-only for this run"));
+	CU_ASSERT(has("writer: BDEV m0 (malloc): opened read-write for this run"));
+	j = read_text(path);
+	CU_ASSERT(strstr(j, "\"bdevs\":[\n      \"m0\"\n    ]") != NULL);
+	CU_ASSERT(strstr(j, "\"bdev_config\":\"malloc:name=m0,num_blocks=4096\"") != NULL);
+	CU_ASSERT(strstr(j, "\"sched\":\"fair\"") != NULL);
+	CU_ASSERT(strstr(j, "\"wbt_lat_us\":2000") != NULL);
+	CU_ASSERT(strstr(j, "\"write_class\":\"background\"") != NULL);
+	CU_ASSERT(strstr(j, "\"write_hint\":\"short\"") != NULL);
+	/* rows in job order: the reader only reads, the writer only writes */
+	CU_ASSERT(json_num_after(j, "\"job\":\"reader\"", "\"reads\"") > 0);
+	CU_ASSERT(json_num_after(j, "\"job\":\"reader\"", "\"writes\"") == 0);
+	CU_ASSERT(json_num_after(j, "\"job\":\"writer\"", "\"reads\"") == 0);
+	CU_ASSERT(json_num_after(j, "\"job\":\"writer\"", "\"writes\"") > 0);
+	unlink(path);
+}
+
+/* Two tenants weighted 1:4 doing randrw on one bdev, as two jobs: the scheduler's shares
+ * follow the weights (not a timing bound: 4:1 asked, more than 2:1 checked). */
+static void
+test_jobs_tenants(void)
+{
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge --sched fair:depth=8" MCFG
+			    " --job name=t1,b=m0,w=randrw,q=16,tenant=1:1"
+			    " --job name=t4,b=m0,w=randrw,q=16,tenant=2,weight=4"),
+			0);
+	CU_ASSERT(has("t1: BDEV m0 (malloc) from core  0"));
+	CU_ASSERT(has("t4: BDEV m0 (malloc) from core  0"));
+	CU_ASSERT(has("tenant  1: weight    1"));
+	CU_ASSERT(has("tenant  2: weight    4"));
+	CU_ASSERT(share_of(1) > 0);
+	CU_ASSERT(share_of(2) > 2 * share_of(1));
+}
+
+static void
+test_jobs_bad(void)
+{
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge" MCFG " --job b=nope"), 2);
+	CU_ASSERT(has("no bdev 'nope'"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge" MCFG " --job r=emu0"), 2);
+	CU_ASSERT(has("r= and ns= are for the raw mode"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge" MCFG " --job class=urgent"), 2);
+	CU_ASSERT(has("class=urgent"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge" MCFG " --job hint=forever"), 2);
+	CU_ASSERT(has("hint=forever"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge" MCFG " --job tenant=99"), 2);
+	CU_ASSERT(has("tenant=99"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge" MCFG " --job weight=3"), 2);
+	CU_ASSERT(has("weight=3 needs tenant="));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge" MCFG " -b m0 --job q=1"), 2);
+	CU_ASSERT(has("-b and --job"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge" MCFG " --job o=1000"), 2);
+	CU_ASSERT(has("o=1000"));
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge --bdev-config 'malloc:name=m0,num_blocks=64,"
+			    "block_size=4096' --job name=big,o=1m"),
+			2);
+	CU_ASSERT(has("--job big: o=1048576: larger than BDEV m0 (malloc)"));
 }
 
 static void
@@ -191,6 +360,11 @@ test_stages_bad(void)
 {
 	CU_ASSERT_EQUAL(run("-t 1 --no-huge --sched bogus -b m0" MCFG), 2);
 	CU_ASSERT(has("bogus"));
+	/* what there is, not the errno's text ("No such file or directory") */
+	CU_ASSERT(has("registered: "));
+	CU_ASSERT(strstr(g_out, "No such file") == NULL);
+	CU_ASSERT(strstr(g_out, "the run failed") == NULL);
+	CU_ASSERT(count("--help") == 1);
 	CU_ASSERT_EQUAL(run("-t 1 --no-huge --sched kyber:nope=1 -b m0" MCFG), 2);
 	CU_ASSERT(has("kyber:nope=1"));
 	CU_ASSERT_EQUAL(run("-t 1 --no-huge --wbt 2ms -b m0" MCFG), 2);
@@ -229,7 +403,11 @@ main(void)
 	    CU_add_test(suite, "split", test_split) == NULL ||
 	    CU_add_test(suite, "bad", test_bad) == NULL ||
 	    CU_add_test(suite, "stages", test_stages) == NULL ||
-	    CU_add_test(suite, "stages_bad", test_stages_bad) == NULL) {
+	    CU_add_test(suite, "stages_bad", test_stages_bad) == NULL ||
+	    CU_add_test(suite, "errors_in_json", test_errors_in_json) == NULL ||
+	    CU_add_test(suite, "jobs", test_jobs) == NULL ||
+	    CU_add_test(suite, "jobs_tenants", test_jobs_tenants) == NULL ||
+	    CU_add_test(suite, "jobs_bad", test_jobs_bad) == NULL) {
 		CU_cleanup_registry();
 		return 1;
 	}

@@ -10,12 +10,30 @@
 
 #include "../../../../app/perf/perf_opts.c"
 #include "../../../../app/perf/perf_bdev_opts.c"
+#include "../../../../app/perf/perf_msg.c"
+#include "../../../../app/perf/perf_job.c"
 
 /* lib/emu's table of options, which --help prints: not linked here. */
 void
 nvp_emu_opts_usage(FILE *f)
 {
 	(void)f;
+}
+
+void
+nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size)
+{
+	memset(opts, 0, opts_size);
+}
+
+int
+nvp_emu_opts_parse(struct nvp_emu_opts *opts, const char *str, char *err, size_t errlen)
+{
+	(void)opts;
+	(void)str;
+	(void)err;
+	(void)errlen;
+	return 0;
 }
 
 int
@@ -53,19 +71,22 @@ test_bdev_mode(void)
 {
 	CU_ASSERT_EQUAL(parse("-b m0 --bdev-config malloc:name=m0,num_blocks=8 -q 4"), 0);
 	CU_ASSERT_EQUAL(g_o.num_bdevs, 1);
-	CU_ASSERT_STRING_EQUAL(g_o.bdev_names[0], "m0");
+	CU_ASSERT_EQUAL(g_o.num_jobs, 1); /* each -b is a job */
+	CU_ASSERT_STRING_EQUAL(g_o.jobs[0].bdev, "m0");
 	CU_ASSERT_STRING_EQUAL(g_o.bdev_config, "malloc:name=m0,num_blocks=8");
 	CU_ASSERT_EQUAL(g_o.num_trids, 0); /* no default controller in bdev mode */
 	CU_ASSERT_EQUAL(g_o.queue_depth, 4);
 
 	CU_ASSERT_EQUAL(parse("--json-config c.json -b a -b b"), 0);
 	CU_ASSERT_EQUAL(g_o.num_bdevs, 2);
-	CU_ASSERT_STRING_EQUAL(g_o.bdev_names[1], "b");
+	CU_ASSERT_STRING_EQUAL(g_o.jobs[1].bdev, "b");
 	CU_ASSERT_STRING_EQUAL(g_o.bdev_config, "c.json");
 
-	/* a configuration alone: every bdev it makes */
+	/* a configuration alone: every bdev it makes, one job */
 	CU_ASSERT_EQUAL(parse("--json-config c.json"), 0);
 	CU_ASSERT_EQUAL(g_o.num_bdevs, 0);
+	CU_ASSERT_EQUAL(g_o.num_jobs, 1);
+	CU_ASSERT_STRING_EQUAL(g_o.jobs[0].bdev, "");
 
 	/* the raw mode is untouched */
 	CU_ASSERT_EQUAL(parse("-q 2"), 0);
@@ -111,15 +132,18 @@ test_stage_opts(void)
 	CU_ASSERT_EQUAL(g_o.jobs[1].tenant, 2);
 	CU_ASSERT_EQUAL(g_o.jobs[1].weight, -1);
 	/* a inherits both defaults; b overrides both */
-	CU_ASSERT_EQUAL(perf_bdev_write_flags(&g_o, 0),
+	CU_ASSERT_EQUAL(perf_job_write_flags(&g_o.jobs[0]),
 			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_BDEV_HINT_LONG));
-	CU_ASSERT_EQUAL(perf_bdev_write_flags(&g_o, 1),
+	CU_ASSERT_EQUAL(perf_job_write_flags(&g_o.jobs[1]),
 			nvp_bdev_write_flags(NVP_BDEV_WRITE_SYNC, NVP_BDEV_HINT_SHORT));
-	/* a bdev past the -b list (none given): the defaults */
-	CU_ASSERT_EQUAL(perf_bdev_write_flags(&g_o, 5),
+	/* no -b (every bdev of the configuration): the defaults */
+	CU_ASSERT_EQUAL(parse("--write-class background --write-hint long --tenant 3:2" CFG), 0);
+	CU_ASSERT_EQUAL(perf_job_write_flags(&g_o.jobs[0]),
 			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_BDEV_HINT_LONG));
+	CU_ASSERT_EQUAL(g_o.jobs[0].tenant, 3);
+	CU_ASSERT_EQUAL(g_o.jobs[0].weight, 2);
 	CU_ASSERT_EQUAL(parse("-b m0" CFG), 0);
-	CU_ASSERT_EQUAL(perf_bdev_write_flags(&g_o, 0), 0);
+	CU_ASSERT_EQUAL(perf_job_write_flags(&g_o.jobs[0]), 0);
 }
 
 static void

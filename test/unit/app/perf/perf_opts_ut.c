@@ -8,13 +8,43 @@
 
 #include "../../../../app/perf/perf_opts.c"
 #include "../../../../app/perf/perf_bdev_opts.c"
+#include "../../../../app/perf/perf_msg.c"
+#include "../../../../app/perf/perf_job.c"
 
-/* The transport ID parser is lib/nvme's; the options only ask whether it accepts. */
+/* The transport ID parser is lib/nvme's; the options ask whether it accepts, and the
+ * trtype (its software controller options are checked): "trtype:T rest" -> T, rest. */
 int
 nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 {
+	const char *sp;
+
 	memset(trid, 0, sizeof(*trid));
-	return strncmp(str, "trtype:", 7) == 0 ? 0 : -EINVAL;
+	if (strncmp(str, "trtype:", 7) != 0) {
+		return -EINVAL;
+	}
+	sp = strchr(str, ' ');
+	snprintf(trid->trstring, sizeof(trid->trstring), "%.*s",
+		 (int)(sp != NULL ? (size_t)(sp - str - 7) : strlen(str + 7)), str + 7);
+	snprintf(trid->args, sizeof(trid->args), "%s", sp != NULL ? sp + 1 : "");
+	return 0;
+}
+
+/* lib/emu's option parser: "bogus..." is an unknown key. */
+void
+nvp_emu_opts_init(struct nvp_emu_opts *opts, size_t opts_size)
+{
+	memset(opts, 0, opts_size);
+}
+
+int
+nvp_emu_opts_parse(struct nvp_emu_opts *opts, const char *str, char *err, size_t errlen)
+{
+	(void)opts;
+	if (strstr(str, "bogus") != NULL) {
+		snprintf(err, errlen, "emu: unknown option 'bogus'");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* lib/emu's table of options: --help prints it after perf's own flags. */
@@ -210,6 +240,42 @@ test_core_mask(void)
 	}
 }
 
+/* A bad software controller option is a usage error found while parsing (exit 2), with
+ * the option named in the message the JSON keeps; other transports are not asked. */
+static void
+test_emu_opts_checked(void)
+{
+	char buf[PERF_MSG_MAX];
+
+	CU_ASSERT_EQUAL(parse("-r trtype:emu"), 0);
+	CU_ASSERT_EQUAL(parse("-r trtype:PCIe"), 0);
+	CU_ASSERT_EQUAL(parse("-r trtype:emu -r trtype:emu"), 0);
+	CU_ASSERT_PTR_NULL(perf_msg_usage(buf, sizeof(buf)));
+	CU_ASSERT_EQUAL(parse("-q 2 -r trtype:emu bogus:1"), -EINVAL);
+}
+
+/* Every usage error is kept (the first one) for the JSON, getopt's own complaints too. */
+static void
+test_usage_message_kept(void)
+{
+	char buf[PERF_MSG_MAX];
+
+	CU_ASSERT_EQUAL(parse("-q 0 -o 1"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(perf_msg_usage(buf, sizeof(buf)));
+	CU_ASSERT(strstr(buf, "-q queue depth value '0'") != NULL);
+	CU_ASSERT_EQUAL(parse("--bogus"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(perf_msg_usage(buf, sizeof(buf)));
+	CU_ASSERT(strstr(buf, "unrecognized option '--bogus'") != NULL);
+	CU_ASSERT_EQUAL(parse("-q"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(perf_msg_usage(buf, sizeof(buf)));
+	CU_ASSERT(strstr(buf, "option '-q' requires an argument") != NULL);
+	CU_ASSERT_EQUAL(parse("-Z"), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(perf_msg_usage(buf, sizeof(buf)));
+	CU_ASSERT(strstr(buf, "invalid option -- 'Z'") != NULL);
+	CU_ASSERT_EQUAL(parse("-q 4"), 0);
+	CU_ASSERT_PTR_NULL(perf_msg_usage(buf, sizeof(buf)));
+}
+
 static void
 test_too_many_trids(void)
 {
@@ -241,6 +307,8 @@ main(void)
 	CU_add_test(suite, "bad values", test_bad_values);
 	CU_add_test(suite, "core mask", test_core_mask);
 	CU_add_test(suite, "too many -r", test_too_many_trids);
+	CU_add_test(suite, "emu options checked", test_emu_opts_checked);
+	CU_add_test(suite, "usage message kept", test_usage_message_kept);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
