@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The NVMe/TCP transport against the tests' TCP target (common/tcp_tgt.c) on loopback,
- * which serves a software controller: attach over TCP (ICReq/ICResp, Connect, Property
- * Get/Set, the init state machine), identify, read/write verify with in-capsule data,
- * R2T/H2CData and multi-PDU C2HData, digests, and the faults a host must survive (a
- * dropped connection, malformed PDUs, bad digests, an R2T beyond the command's data):
+ * The NVMe/TCP transport against the small target of app/common/nvme_tcp_tgt.c on
+ * loopback, which serves a software controller: attach over TCP (ICReq/ICResp, Connect,
+ * Property Get/Set, the init state machine), identify, read/write verify with in-capsule
+ * data, R2T/H2CData and multi-PDU C2HData, digests, and the faults a host must survive
+ * (a dropped connection, malformed PDUs, bad digests, an R2T beyond the command's data):
  * the requests complete with a path error, the process survives, a reset reconnects.
  */
 #include <errno.h>
@@ -16,7 +16,7 @@
 
 #include "fixture.h"
 #include "nvpoll/nvme_tcp_spec.h"
-#include "tcp_tgt.h"
+#include "nvme_tcp_tgt.h"
 
 #define BS 512u
 

@@ -21,7 +21,7 @@
 #include "nvpoll/env.h"
 #include "nvpoll/nvme_tcp_spec.h"
 #include "nvpoll/util.h"
-#include "tcp_tgt.h"
+#include "nvme_tcp_tgt.h"
 
 #define TGT_MAX_CONNS 64
 #define TGT_MAX_DATA (1024u * 1024)
