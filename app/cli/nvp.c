@@ -136,6 +136,9 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "bdev-list") == 0) {
 		return cli_bdev_list_main(argc - 1, argv + 1);
 	}
+	if (strcmp(argv[1], "serve") == 0) {
+		return cli_serve_main(argc - 1, argv + 1);
+	}
 	rc = parse_chain(argc, argv, cmds, &ncmds);
 	if (rc != 0) {
 		return rc;
