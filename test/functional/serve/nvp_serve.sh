@@ -159,7 +159,17 @@ if start_serve holder -t 600; then
 	stop_serve holder INT
 fi
 
-# 5. Usage errors exit 2 before anything starts.
+# 5. Help, as the general usage says: 'nvp help CMD' or 'nvp CMD --help'.
+for args in "help serve" "serve --help" "serve -h"; do
+	# shellcheck disable=SC2086 # (word splitting wanted)
+	out=$(timeout 30 "$nvp" $args 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q "^usage: nvp serve" <<<"$out"; then
+		fail "help: 'nvp $args' exited $rc or printed no usage"
+	fi
+done
+
+# 6. Usage errors exit 2 before anything starts.
 for args in "--port 65536" "extra" "--addr ::1" "--addr localhost" "-t 0" "--nqn" \
 	"--bogus" "-r emu:nn=99" "--nqn nqn.2014-08.org.nvmexpress.discovery"; do
 	# shellcheck disable=SC2086 # (word splitting wanted)
