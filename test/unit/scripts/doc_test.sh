@@ -117,12 +117,11 @@ help_cmds() {
 		$0 = substr($0, RSTART + RLENGTH) } }' | sort -u
 }
 
-# Is @1 in the text on stdin, as a word of its own (not part of a longer option)?
+# Is @1 (an option or a variable name: letters, digits, '-' and '_' only) a word of its
+# own in text @2, not part of a longer option? In bash, no process per question.
 has_word() {
-	local re
-	# shellcheck disable=SC2001 # (a character class, not a single character)
-	re=$(sed 's/[.[\*^$]/\\&/g' <<<"$1")
-	grep -qE "(^|[^A-Za-z0-9_-])$re([^A-Za-z0-9_-]|$)"
+	local re="(^|[^A-Za-z0-9_-])$1([^A-Za-z0-9_-]|\$)"
+	[[ $2 =~ $re ]]
 }
 
 declare -A pending_seen=()
@@ -163,18 +162,18 @@ section() { awk -v s="# $2" '$0 == s { on = 1; next } /^# / { on = 0 } on' "$1";
 
 # check_page PROGRAM PAGE HELP-TEXT
 check_page() {
-	local prog=$1 page=$doc/man/$2 help=$3 o v c
+	local prog=$1 page=$doc/man/$2 help=$3 o v c text
+	text=$(<"$page")
 	while read -r o; do
-		has_word "$o" <"$page" || missing "$prog" "$o" "$2"
+		has_word "$o" "$text" || missing "$prog" "$o" "$2"
 	done < <(help_opts <<<"$help")
 	while read -r v; do
 		[ -n "$v" ] || continue
-		has_word "$v" <"$page" || missing "$prog" "$v" "$2"
+		has_word "$v" "$text" || missing "$prog" "$v" "$2"
 	done < <(help_vars <<<"$help")
 	while read -r c; do
 		[ -n "$c" ] || continue
-		grep -qF "**$c**" "$page" || grep -qF "**${c/-/ }**" "$page" ||
-			grep -qF "**nvp $c**" "$page" ||
+		[[ $text == *"**$c**"* || $text == *"**${c/-/ }**"* || $text == *"**nvp $c**"* ]] ||
 			missing "$prog" "$c" "$2" "as **$c**"
 	done < <(help_cmds <<<"$help")
 }
@@ -200,7 +199,7 @@ global=$(section "$doc/man/nvp.1.md" OPTIONS)
 for cmd in $(help_cmds <<<"$nvp_help"); do
 	text=$(cmd_text "$doc/man/nvp.1.md" "$cmd")
 	while read -r o; do
-		has_word "$o" <<<"$text" || has_word "$o" <<<"$global" ||
+		has_word "$o" "$text" || has_word "$o" "$global" ||
 			missing "nvp $cmd" "$o" nvp.1.md "in its entry or OPTIONS"
 	done < <("$bin/nvp" "$cmd" --help 2>&1 | help_opts)
 done
