@@ -568,6 +568,9 @@ cli_usage(FILE *f, enum cli_cmd_id cmd)
 		/* cli_bdev.c, dispatched before the chain parser */
 		fprintf(f, "  %-13s %s\n", "bdev-list",
 			"list the bdevs of a configuration (--json-config FILE | -c LINE)");
+		/* cli_serve.c, likewise */
+		fprintf(f, "  %-13s %s\n", "serve",
+			"serve a controller over NVMe/TCP (a test and demo target)");
 		fprintf(f,
 			"\n<device> is one of:\n"
 			"  0000:01:00.0                   a PCI function bound to vfio-pci/uio\n"

@@ -136,6 +136,15 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "bdev-list") == 0) {
 		return cli_bdev_list_main(argc - 1, argv + 1);
 	}
+	if (strcmp(argv[1], "serve") == 0) {
+		return cli_serve_main(argc - 1, argv + 1);
+	}
+	if (argc == 3 && strcmp(argv[1], "help") == 0 && strcmp(argv[2], "serve") == 0) {
+		/* its parser is its own: "nvp help serve" is "nvp serve --help" */
+		char *help_argv[] = { argv[2], (char *)"--help", NULL };
+
+		return cli_serve_main(2, help_argv);
+	}
 	rc = parse_chain(argc, argv, cmds, &ncmds);
 	if (rc != 0) {
 		return rc;

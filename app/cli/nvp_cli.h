@@ -9,6 +9,7 @@
  *   cli_dev.c     device argument -> transport ID, attach/detach, list probing
  *   cli_cmds.c    one function per subcommand
  *   cli_list.c    list: probe every controller, one row per namespace
+ *   cli_serve.c   serve: a controller over NVMe/TCP (../common/nvme_tcp_tgt.c)
  *   nvp.c         main: parse every command of a chain, then run them
  */
 #ifndef NVP_CLI_H
@@ -217,6 +218,9 @@ int cli_env_init(bool no_huge);
 
 /** nvp bdev-list (cli_bdev.c): @argv[0] is "bdev-list". \return an exit status. */
 int cli_bdev_list_main(int argc, char **argv);
+
+/** nvp serve (cli_serve.c): @argv[0] is "serve". \return an exit status. */
+int cli_serve_main(int argc, char **argv);
 
 /** Attach to @dev. \return 0, -EINVAL (usage; message printed) or -errno (printed). */
 int cli_device_open(const char *dev, struct nvp_nvme_ctrlr **ctrlr);

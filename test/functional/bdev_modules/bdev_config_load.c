@@ -16,7 +16,7 @@
 
 #include "fixture.h"
 #include "nvpoll/bdev.h"
-#include "tcp_tgt.h"
+#include "nvme_tcp_tgt.h"
 
 static char g_dir[64];
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The NVMe/TCP transport against the tests' TCP target (common/tcp_tgt.c) on loopback,
- * which serves a software controller: attach over TCP (ICReq/ICResp, Connect, Property
- * Get/Set, the init state machine), identify, read/write verify with in-capsule data,
- * R2T/H2CData and multi-PDU C2HData, digests, and the faults a host must survive (a
- * dropped connection, malformed PDUs, bad digests, an R2T beyond the command's data):
+ * The NVMe/TCP transport against the small target of app/common/nvme_tcp_tgt.c on
+ * loopback, which serves a software controller: attach over TCP (ICReq/ICResp, Connect,
+ * Property Get/Set, the init state machine), identify, read/write verify with in-capsule
+ * data, R2T/H2CData and multi-PDU C2HData, digests, and the faults a host must survive
+ * (a dropped connection, malformed PDUs, bad digests, an R2T beyond the command's data):
  * the requests complete with a path error, the process survives, a reset reconnects.
  */
 #include <errno.h>
@@ -16,7 +16,7 @@
 
 #include "fixture.h"
 #include "nvpoll/nvme_tcp_spec.h"
-#include "tcp_tgt.h"
+#include "nvme_tcp_tgt.h"
 
 #define BS 512u
 
@@ -518,6 +518,128 @@ test_bad_trid(void)
 	tfx_close(&f);
 }
 
+/*
+ * Two hosts at once, each with its controller: the second one's Connect must not take
+ * the first one's registers or its CNTLID (a target nvp serve runs for one host after
+ * another, or for two: nvp id-ctrl during nvp_perf).
+ */
+static void
+test_two_hosts(void)
+{
+	struct nvp_nvme_qpair *q2 = NULL;
+	struct nvp_nvme_ctrlr *c2 = NULL;
+	struct tcp_fx f;
+	char trid[512];
+
+	if (tfx_open(&f, NULL) != 0) {
+		tfx_close(&f);
+		return;
+	}
+	tcp_tgt_trid(f.tgt, NULL, trid, sizeof(trid));
+	CU_ASSERT_EQUAL_FATAL(fx_connect_str(trid, NULL, &c2), 0);
+	CU_ASSERT_NOT_EQUAL(nvp_nvme_ctrlr_get_data(c2)->cntlid,
+			    nvp_nvme_ctrlr_get_data(f.ctrlr)->cntlid);
+	/* the first host's new I/O queue names its own controller */
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(f.qpair), 0);
+	f.qpair = NULL;
+	CU_ASSERT_EQUAL(fx_qpair_alloc(f.ctrlr, 64, 0, 0, false, &f.qpair), 0);
+	CU_ASSERT_EQUAL(fx_qpair_alloc(c2, 64, 0, 0, false, &q2), 0);
+	/* the second host leaves (shutdown): the first one's controller stays ready */
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(q2), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_detach(c2), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_regs_csts(f.ctrlr).bits.shst, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_regs_csts(f.ctrlr).bits.rdy, 1);
+	if (f.qpair != NULL) {
+		write_read_verify(&f, 0, 8, 21);
+	}
+	tfx_close(&f);
+}
+
+/* More hosts one after another than the target holds connections at once (64). */
+static void
+test_many_hosts(void)
+{
+	struct tcp_tgt_stats st;
+	struct tcp_fx f;
+	char trid[512];
+
+	if (tfx_open(&f, NULL) != 0) {
+		tfx_close(&f);
+		return;
+	}
+	tcp_tgt_trid(f.tgt, NULL, trid, sizeof(trid));
+	for (int i = 0; i < 80; i++) {
+		struct nvp_nvme_ctrlr *c = NULL;
+		int rc = fx_connect_str(trid, NULL, &c);
+
+		CU_ASSERT_EQUAL(rc, 0);
+		if (rc != 0) {
+			break;
+		}
+		CU_ASSERT_EQUAL(nvp_nvme_detach(c), 0);
+	}
+	tcp_tgt_get_stats(f.tgt, &st);
+	CU_ASSERT(st.connections > 80);
+	write_read_verify(&f, 0, 8, 22);
+	tfx_close(&f);
+}
+
+/* A target that requires digests refuses a host that does not ask for them. */
+static void
+test_digests_required(void)
+{
+	struct nvp_nvme_ctrlr *c = NULL;
+	struct tcp_tgt_opts o;
+	struct tcp_tgt_stats st;
+	struct tcp_fx f;
+	char trid[512];
+
+	tcp_tgt_opts_init(&o);
+	o.hdgst_required = true;
+	o.ddgst_required = true;
+	if (tfx_open_opts(&f, &o, "hdgst:1 ddgst:1") != 0) {
+		tfx_close(&f);
+		return;
+	}
+	write_read_verify(&f, 0, 64, 23);
+	tcp_tgt_trid(f.tgt, "hdgst:1", trid, sizeof(trid));
+	CU_ASSERT(fx_connect_str(trid, NULL, &c) < 0); /* no data digest: refused */
+	tcp_tgt_trid(f.tgt, NULL, trid, sizeof(trid));
+	CU_ASSERT(fx_connect_str(trid, NULL, &c) < 0);
+	tcp_tgt_get_stats(f.tgt, &st);
+	CU_ASSERT_EQUAL(st.refused, 2);
+	CU_ASSERT(st.hdgsts_checked > 0 && st.ddgsts_checked > 0);
+	tfx_close(&f);
+}
+
+/* A port given is the port listened on; a bad address is refused. */
+static void
+test_listen_opts(void)
+{
+	struct fx_ctrlr backend;
+	struct tcp_tgt *t1 = NULL, *t2 = NULL;
+	struct tcp_tgt_opts o;
+	char trid[512];
+
+	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M"), 0);
+	tcp_tgt_opts_init(&o);
+	CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &t1), 0);
+	o.port = tcp_tgt_port(t1);
+	CU_ASSERT_EQUAL(tcp_tgt_start(backend.ctrlr, &o, &t2), -EADDRINUSE);
+	tcp_tgt_stop(t1);
+	CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &t2), 0);
+	CU_ASSERT_EQUAL(tcp_tgt_port(t2), o.port);
+	tcp_tgt_trid(t2, NULL, trid, sizeof(trid));
+	CU_ASSERT_PTR_NOT_NULL(strstr(trid, "traddr:127.0.0.1 "));
+	tcp_tgt_stop(t2);
+	o.addr = "localhost";
+	CU_ASSERT_EQUAL(tcp_tgt_start(backend.ctrlr, &o, &t2), -EINVAL);
+	o.addr = "127.0.0.1";
+	o.subnqn = "";
+	CU_ASSERT_EQUAL(tcp_tgt_start(backend.ctrlr, &o, &t2), -EINVAL);
+	fx_close(&backend);
+}
+
 /* "nvme_tcp --serve": no tests, a target for another process (the fio engine's test runs
  * fio against it). Serves a 64 MiB software controller on 127.0.0.1, prints
  * "NVP_TCP_TRID=<transport ID>" on a line of its own and serves until stdin closes. Runs
@@ -576,6 +698,10 @@ main(int argc, char **argv)
 		{ "admin_connection_lost", test_admin_connection_lost },
 		{ "discover", test_discover },
 		{ "bad_trid", test_bad_trid },
+		{ "two_hosts", test_two_hosts },
+		{ "many_hosts", test_many_hosts },
+		{ "digests_required", test_digests_required },
+		{ "listen_opts", test_listen_opts },
 	};
 
 	return fx_main(argc, argv, "nvme_tcp", tests, NVP_COUNTOF(tests));

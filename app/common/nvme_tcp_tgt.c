@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The functional tests' NVMe/TCP target (see tcp_tgt.h): a thread accepting connections
- * on 127.0.0.1 and a thread per connection with blocking sockets, one command at a time
- * per connection. It checks what the host sends (header and data digests, PDU lengths,
- * the H2CData answering each R2T) and counts anything wrong in bad_host_pdus.
+ * The small NVMe/TCP target (see nvme_tcp_tgt.h): a thread accepting connections and a
+ * thread per connection with blocking sockets, one command at a time per connection. It
+ * checks what the host sends (header and data digests, PDU lengths, the H2CData answering
+ * each R2T) and counts anything wrong in bad_host_pdus. The acceptor reaps connections
+ * that ended, so a target serving one host after another (nvp serve) holds at most
+ * TGT_MAX_CONNS connections at a time, not in all.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4 */
+#endif
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +27,7 @@
 #include "nvpoll/env.h"
 #include "nvpoll/nvme_tcp_spec.h"
 #include "nvpoll/util.h"
-#include "tcp_tgt.h"
+#include "nvme_tcp_tgt.h"
 
 #define TGT_MAX_CONNS 64
 #define TGT_MAX_DATA (1024u * 1024)
@@ -30,6 +36,7 @@
 struct tcp_tgt {
 	int lfd;
 	uint16_t port;
+	char addr[INET_ADDRSTRLEN];
 	pthread_t acceptor;
 	atomic_bool stop;
 	struct nvp_nvme_ctrlr *backend;
@@ -39,7 +46,6 @@ struct tcp_tgt {
 	pthread_mutex_t lock;
 	struct tgt_conn *conns[TGT_MAX_CONNS];
 	uint32_t num_conns;
-	uint32_t cc, csts; /* the fabrics controller's registers (admin connection) */
 	uint16_t next_cntlid;
 	struct tcp_tgt_stats stats;
 };
@@ -48,6 +54,9 @@ struct tgt_conn {
 	struct tcp_tgt *t;
 	int fd;
 	pthread_t thread;
+	bool started;      /* thread is running (joined when reaped) */
+	atomic_bool done;  /* its thread has ended: the acceptor may reap it */
+	uint32_t cc, csts; /* the fabrics controller's registers (admin connection) */
 	bool hdgst, ddgst;
 	uint16_t qid;
 	uint16_t cntlid;
@@ -100,11 +109,13 @@ rd(int fd, void *buf, size_t n)
 	return 0;
 }
 
+/* No SIGPIPE: a host that went away is a closed connection, not the end of the process. */
 static int
 wr_iov(int fd, struct iovec *iov, int cnt)
 {
 	while (cnt > 0) {
-		ssize_t r = writev(fd, iov, cnt);
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)cnt };
+		ssize_t r = sendmsg(fd, &m, MSG_NOSIGNAL);
 
 		if (r < 0) {
 			if (errno == EINTR) {
@@ -449,6 +460,24 @@ set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc)
 	cpl->status.dnr = 1;
 }
 
+/* Is @cntlid the controller of an admin connection still open? (Hosts may come one after
+ * another, or two at once, each with its own controller.) */
+static bool
+cntlid_live(struct tcp_tgt *t, uint16_t cntlid)
+{
+	bool live = false;
+
+	pthread_mutex_lock(&t->lock);
+	for (uint32_t i = 0; i < t->num_conns && !live; i++) {
+		const struct tgt_conn *a = t->conns[i];
+
+		live = a->qid == 0 && !a->discovery && a->cntlid == cntlid &&
+		       !atomic_load(&a->done);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return live && cntlid != 0;
+}
+
 static void
 fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
 {
@@ -456,28 +485,32 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 	const struct nvme_fabric_connect_data *d = (const void *)c->buf;
 	struct tcp_tgt *t = c->t;
 	struct nvp_nvme_io_qpair_opts o;
+	bool discovery = fc->qid == 0 &&
+			 strncmp(d->subnqn, NVME_DISCOVERY_NQN, sizeof(d->subnqn)) == 0;
 
-	c->discovery = fc->qid == 0 &&
-		       strncmp(d->subnqn, NVME_DISCOVERY_NQN, sizeof(d->subnqn)) == 0;
 	if (len != sizeof(*d) ||
-	    (!c->discovery && strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0) ||
+	    (!discovery && strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0) ||
 	    fc->sqsize == 0 || fc->sqsize > TGT_MQES) {
 		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
 		return;
 	}
+	pthread_mutex_lock(&t->lock); /* cntlid_live() reads these */
+	c->discovery = discovery;
 	c->qid = fc->qid;
-	pthread_mutex_lock(&t->lock);
 	if (fc->qid == 0) {
 		c->cntlid = ++t->next_cntlid;
-		t->cc = 0;
-		t->csts = 0;
+		if (c->cntlid == 0 || c->cntlid >= 0xfff0) { /* 0xfff0.. are reserved */
+			c->cntlid = t->next_cntlid = 1;
+		}
+		c->cc = 0;
+		c->csts = 0;
 	} else {
 		c->cntlid = d->cntlid;
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (fc->qid != 0) {
 		nvp_nvme_ctrlr_get_default_io_qpair_opts(t->backend, &o, sizeof(o));
-		if (d->cntlid != t->next_cntlid ||
+		if (!cntlid_live(t, d->cntlid) ||
 		    nvp_nvme_ctrlr_alloc_io_qpair(t->backend, &o, &c->bq) != 0) {
 			set_status(cpl, NVME_SCT_COMMAND_SPECIFIC,
 				   NVME_SC_CONNECT_INVALID_PARAMETERS);
@@ -495,16 +528,15 @@ fabric_property(struct tgt_conn *c, const struct nvme_cmd *cmd, struct nvme_cpl 
 	union nvme_cap_register cap = nvp_nvme_ctrlr_get_regs_cap(t->backend);
 	uint64_t v = 0;
 
-	pthread_mutex_lock(&t->lock);
 	if (p->fctype == NVME_FCTYPE_PROPERTY_SET) {
 		if (p->ofst == NVME_REG_CC) {
 			union nvme_cc_register cc = { .raw = (uint32_t)p->value };
-			union nvme_csts_register csts = { .raw = t->csts };
+			union nvme_csts_register csts = { .raw = c->csts };
 
 			csts.bits.rdy = cc.bits.en;
 			csts.bits.shst = cc.bits.shn != 0 ? NVME_SHST_COMPLETE : 0;
-			t->cc = cc.raw;
-			t->csts = csts.raw;
+			c->cc = cc.raw;
+			c->csts = csts.raw;
 		}
 	} else if (p->ofst == NVME_REG_CAP) {
 		cap.bits.mqes = TGT_MQES;
@@ -512,11 +544,10 @@ fabric_property(struct tgt_conn *c, const struct nvme_cmd *cmd, struct nvme_cpl 
 	} else if (p->ofst == NVME_REG_VS) {
 		v = nvp_nvme_ctrlr_get_regs_vs(t->backend).raw;
 	} else if (p->ofst == NVME_REG_CC) {
-		v = t->cc;
+		v = c->cc;
 	} else if (p->ofst == NVME_REG_CSTS) {
-		v = t->csts;
+		v = c->csts;
 	}
-	pthread_mutex_unlock(&t->lock);
 	cpl->cdw0 = (uint32_t)v;
 	cpl->cdw1 = (uint32_t)(v >> 32);
 }
@@ -562,7 +593,7 @@ discovery_log(struct tgt_conn *c, uint32_t len, struct nvme_cpl *cpl)
 	memset(e->traddr, ' ', sizeof(e->traddr));
 	snprintf(port, sizeof(port), "%u", c->t->port);
 	memcpy(e->trsvcid, port, strlen(port));
-	memcpy(e->traddr, "127.0.0.1", 9);
+	memcpy(e->traddr, c->t->addr, strlen(c->t->addr));
 	nvp_strlcpy(e->subnqn, c->t->subnqn, sizeof(e->subnqn));
 	if (len > sizeof(page)) {
 		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
@@ -711,6 +742,29 @@ serve_cmd(struct tgt_conn *c)
 	return send_resp(c, &cpl, fault) != 0 || fault != TCP_TGT_FAULT_NONE ? -1 : 0;
 }
 
+/* A digest the target requires was not asked for: C2HTermReq (NVMe/TCP 1.0 section
+ * 3.6.2.3: the controller may refuse the ICReq's parameters) naming ICReq's DGST byte. */
+static int
+refuse_digests(struct tgt_conn *c)
+{
+	struct nvme_tcp_term_req_hdr h;
+	bool h_missing = c->t->opts.hdgst_required && !c->hdgst;
+
+	fprintf(stderr,
+		"tcp_tgt: connection refused: the host did not ask for %s digests, which this "
+		"target requires (hdgst:1 ddgst:1 in its transport ID ask for them)\n",
+		h_missing ? "header" : "data");
+	STAT_INC(c->t, refused);
+	memset(&h, 0, sizeof(h));
+	h.ch.pdu_type = NVME_TCP_PDU_C2H_TERM_REQ;
+	h.fes = NVME_TCP_FES_UNSUPPORTED_PARAMETER;
+	h.fei = offsetof(struct nvme_tcp_ic_req, dgst);
+	c->hdgst = false;
+	c->ddgst = false;
+	(void)send_pdu(c, &h, NVME_TCP_TERM_HLEN, NULL, 0, false, false);
+	return -1;
+}
+
 /* ICReq -> ICResp: digests as asked, MAXH2CDATA from the options. */
 static int
 serve_ic(struct tgt_conn *c)
@@ -728,6 +782,9 @@ serve_ic(struct tgt_conn *c)
 	}
 	c->hdgst = (req.dgst & NVME_TCP_DGST_HDGST) != 0;
 	c->ddgst = (req.dgst & NVME_TCP_DGST_DDGST) != 0;
+	if ((c->t->opts.hdgst_required && !c->hdgst) || (c->t->opts.ddgst_required && !c->ddgst)) {
+		return refuse_digests(c);
+	}
 	memset(&resp, 0, sizeof(resp));
 	resp.ch.pdu_type = NVME_TCP_PDU_ICRESP;
 	resp.ch.hlen = NVME_TCP_IC_LEN;
@@ -757,7 +814,78 @@ conn_thread(void *arg)
 		(void)nvp_nvme_ctrlr_free_io_qpair(c->bq);
 		c->bq = NULL;
 	}
+	atomic_store(&c->done, true);
 	return NULL;
+}
+
+static void
+conn_free(struct tgt_conn *c)
+{
+	shutdown(c->fd, SHUT_RDWR);
+	if (c->started) {
+		pthread_join(c->thread, NULL);
+	}
+	close(c->fd);
+	nvp_env_dma_free(c->buf);
+	free(c);
+}
+
+/* Free the connections whose thread has ended (acceptor thread only). */
+static void
+reap_conns(struct tcp_tgt *t)
+{
+	uint32_t i = 0;
+
+	while (true) {
+		struct tgt_conn *c = NULL;
+
+		pthread_mutex_lock(&t->lock);
+		for (; i < t->num_conns; i++) {
+			if (atomic_load(&t->conns[i]->done)) {
+				c = t->conns[i];
+				t->conns[i] = t->conns[--t->num_conns];
+				break;
+			}
+		}
+		pthread_mutex_unlock(&t->lock);
+		if (c == NULL) {
+			return;
+		}
+		conn_free(c);
+	}
+}
+
+/* A connection for @fd, running. \return 0, or -1 (@fd closed, nothing kept). */
+static int
+conn_start(struct tcp_tgt *t, int fd)
+{
+	struct tgt_conn *c = calloc(1, sizeof(*c));
+	int one = 1;
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (c != NULL) {
+		c->buf = nvp_env_dma_zmalloc(TGT_MAX_DATA, 4096, NULL);
+	}
+	pthread_mutex_lock(&t->lock);
+	if (c == NULL || c->buf == NULL || t->num_conns == TGT_MAX_CONNS) {
+		pthread_mutex_unlock(&t->lock);
+		close(fd);
+		if (c != NULL) {
+			nvp_env_dma_free(c->buf);
+		}
+		free(c);
+		return -1;
+	}
+	c->t = t;
+	c->fd = fd;
+	t->conns[t->num_conns++] = c;
+	t->stats.connections++;
+	pthread_mutex_unlock(&t->lock);
+	c->started = pthread_create(&c->thread, NULL, conn_thread, c) == 0;
+	if (!c->started) {
+		atomic_store(&c->done, true);
+	}
+	return 0;
 }
 
 static void *
@@ -766,38 +894,14 @@ accept_thread(void *arg)
 	struct tcp_tgt *t = arg;
 
 	while (!atomic_load(&t->stop)) {
-		struct tgt_conn *c;
-		int fd = accept(t->lfd, NULL, NULL);
-		int one = 1;
+		int fd = accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC);
 
+		reap_conns(t);
 		if (fd < 0) {
 			usleep(1000);
 			continue;
 		}
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		c = calloc(1, sizeof(*c));
-		if (c != NULL) {
-			c->buf = nvp_env_dma_zmalloc(TGT_MAX_DATA, 4096, NULL);
-		}
-		pthread_mutex_lock(&t->lock);
-		if (c == NULL || c->buf == NULL || t->num_conns == TGT_MAX_CONNS) {
-			pthread_mutex_unlock(&t->lock);
-			close(fd);
-			if (c != NULL) {
-				nvp_env_dma_free(c->buf);
-			}
-			free(c);
-			continue;
-		}
-		c->t = t;
-		c->fd = fd;
-		t->conns[t->num_conns++] = c;
-		t->stats.connections++;
-		pthread_mutex_unlock(&t->lock);
-		if (pthread_create(&c->thread, NULL, conn_thread, c) != 0) {
-			shutdown(fd, SHUT_RDWR);
-			c->thread = pthread_self();
-		}
+		(void)conn_start(t, fd);
 	}
 	return NULL;
 }
@@ -808,6 +912,8 @@ void
 tcp_tgt_opts_init(struct tcp_tgt_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
+	opts->addr = "127.0.0.1";
+	opts->port = 0;
 	opts->subnqn = "nqn.2026-01.io.nvpoll:test";
 	opts->incapsule = 8192;
 	opts->maxh2cdata = 32768;
@@ -815,36 +921,59 @@ tcp_tgt_opts_init(struct tcp_tgt_opts *opts)
 	opts->r2t_chunk = 65536;
 }
 
+/* The listening socket on @a, its port in *@port. \return the fd or -errno. */
+static int
+listen_on(struct sockaddr_in *a, uint16_t *port)
+{
+	socklen_t alen = sizeof(*a);
+	int one = 1, rc = 0;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		return -errno;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(fd, (struct sockaddr *)a, sizeof(*a)) != 0 || listen(fd, 64) != 0 ||
+	    getsockname(fd, (struct sockaddr *)a, &alen) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	*port = ntohs(a->sin_port);
+	return fd;
+}
+
 int
 tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts, struct tcp_tgt **out)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t alen = sizeof(a);
-	struct tcp_tgt *t = calloc(1, sizeof(*t));
-	int one = 1;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(opts->port) };
+	struct tcp_tgt *t;
+	int rc;
 
+	if (opts->addr == NULL || inet_pton(AF_INET, opts->addr, &a.sin_addr) != 1 ||
+	    opts->subnqn == NULL || opts->subnqn[0] == '\0' ||
+	    strlen(opts->subnqn) >= NVME_NQN_FIELD_SIZE) {
+		return -EINVAL;
+	}
+	t = calloc(1, sizeof(*t));
 	if (t == NULL) {
 		return -ENOMEM;
 	}
 	t->backend = backend;
 	t->opts = *opts;
 	nvp_strlcpy(t->subnqn, opts->subnqn, sizeof(t->subnqn));
+	inet_ntop(AF_INET, &a.sin_addr, t->addr, sizeof(t->addr));
 	pthread_mutex_init(&t->lock, NULL);
-	t->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (t->lfd < 0 || setsockopt(t->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(t->lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(t->lfd, 64) != 0 ||
-	    getsockname(t->lfd, (struct sockaddr *)&a, &alen) != 0 ||
-	    pthread_create(&t->acceptor, NULL, accept_thread, t) != 0) {
-		int rc = -errno;
-
+	t->lfd = listen_on(&a, &t->port);
+	rc = t->lfd < 0 ? t->lfd : -pthread_create(&t->acceptor, NULL, accept_thread, t);
+	if (rc != 0) {
 		if (t->lfd >= 0) {
 			close(t->lfd);
 		}
 		pthread_mutex_destroy(&t->lock);
 		free(t);
-		return rc != 0 ? rc : -EIO;
+		return rc;
 	}
-	t->port = ntohs(a.sin_port);
 	*out = t;
 	return 0;
 }
@@ -858,7 +987,7 @@ tcp_tgt_port(const struct tcp_tgt *t)
 void
 tcp_tgt_trid(const struct tcp_tgt *t, const char *extra, char *buf, size_t len)
 {
-	snprintf(buf, len, "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:%u subnqn:%s%s%s",
+	snprintf(buf, len, "trtype:TCP adrfam:IPv4 traddr:%s trsvcid:%u subnqn:%s%s%s", t->addr,
 		 t->port, t->subnqn, extra != NULL ? " " : "", extra != NULL ? extra : "");
 }
 
@@ -879,20 +1008,10 @@ tcp_tgt_get_stats(struct tcp_tgt *t, struct tcp_tgt_stats *stats)
 void
 tcp_tgt_stop(struct tcp_tgt *t)
 {
-	uint32_t i;
-
 	atomic_store(&t->stop, true);
 	pthread_join(t->acceptor, NULL);
-	for (i = 0; i < t->num_conns; i++) {
-		struct tgt_conn *c = t->conns[i];
-
-		shutdown(c->fd, SHUT_RDWR);
-		if (!pthread_equal(c->thread, pthread_self())) {
-			pthread_join(c->thread, NULL);
-		}
-		close(c->fd);
-		nvp_env_dma_free(c->buf);
-		free(c);
+	for (uint32_t i = 0; i < t->num_conns; i++) {
+		conn_free(t->conns[i]);
 	}
 	close(t->lfd);
 	pthread_mutex_destroy(&t->lock);

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A small NVMe/TCP target for the functional tests: it listens on 127.0.0.1, speaks the
- * NVMe/TCP PDUs (ICReq/ICResp, capsules, R2T/H2CData, C2HData, digests) and passes the
- * commands to a controller the test attached through the PCIe transport (the software
- * controller), as the kernel's nvmet passes them to a block device. Registers are
- * properties it keeps itself. It can misbehave on request, once, on the next I/O
- * command: the faults a host must survive. The judge of the transport is the kernel's
- * target in the QEMU guest; this one lets `make test` cover it without a VM.
+ * A small NVMe/TCP target, for the functional tests and `nvp serve`: it listens on an
+ * IPv4 address (127.0.0.1 by default), speaks the NVMe/TCP PDUs (ICReq/ICResp, capsules,
+ * R2T/H2CData, C2HData, digests) and passes the commands to a controller attached with
+ * the driver (the software controller, usually), as the kernel's nvmet passes them to a
+ * block device. Registers are properties it keeps per admin connection. A thread per
+ * connection, one command at a time on each: a target to test and show the host side
+ * with, not to measure. It can misbehave on request, once, on the next I/O command: the
+ * faults a host must survive. The judge of the transport is the kernel's target in the
+ * QEMU guest; this one lets `make test` cover it without a VM. Public API only.
  */
-#ifndef NVP_TEST_TCP_TGT_H
-#define NVP_TEST_TCP_TGT_H
+#ifndef NVP_APP_TCP_TGT_H
+#define NVP_APP_TCP_TGT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,6 +31,11 @@ enum tcp_tgt_fault {
 };
 
 struct tcp_tgt_opts {
+	const char *addr;    /* IPv4 address to listen on; "127.0.0.1" */
+	uint16_t port;       /* TCP port; 0 = a free one (tcp_tgt_port() says which) */
+	bool hdgst_required; /* refuse a connection that does not ask for header digests
+			      * (they are used whenever the host asks, required or not) */
+	bool ddgst_required; /* the same for data digests */
 	const char *subnqn;
 	uint32_t incapsule;  /* in-capsule data bytes an I/O command may carry (IOCCSZ) */
 	uint32_t maxh2cdata; /* ICResp MAXH2CDATA */
@@ -47,21 +54,27 @@ struct tcp_tgt_stats {
 	uint64_t hdgsts_checked; /* header digests the host sent and the target verified */
 	uint64_t ddgsts_checked;
 	uint64_t bad_host_pdus; /* anything wrong the host sent (a test expects 0) */
+	uint64_t refused;       /* connections refused: a required digest not asked for */
 };
 
 struct tcp_tgt;
 
 void tcp_tgt_opts_init(struct tcp_tgt_opts *opts);
 
-/* Listen on 127.0.0.1 (an ephemeral port) serving @backend. \return 0 or -errno. */
+/*
+ * Listen on opts->addr:opts->port serving @backend, until tcp_tgt_stop(). \return 0;
+ * -EINVAL an address that is not IPv4 dotted-quad, an empty or too long subnqn;
+ * -EADDRINUSE the port is taken; another -errno from socket(), bind(), listen() or
+ * pthread_create().
+ */
 int tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts,
 		  struct tcp_tgt **out);
 uint16_t tcp_tgt_port(const struct tcp_tgt *t);
-/* "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:<port> subnqn:<nqn>" + @extra. */
+/* "trtype:TCP adrfam:IPv4 traddr:<addr> trsvcid:<port> subnqn:<nqn>" + " " @extra. */
 void tcp_tgt_trid(const struct tcp_tgt *t, const char *extra, char *buf, size_t len);
 void tcp_tgt_set_fault(struct tcp_tgt *t, enum tcp_tgt_fault fault);
 void tcp_tgt_get_stats(struct tcp_tgt *t, struct tcp_tgt_stats *stats);
 /* Close every connection, join every thread, free everything. */
 void tcp_tgt_stop(struct tcp_tgt *t);
 
-#endif /* NVP_TEST_TCP_TGT_H */
+#endif /* NVP_APP_TCP_TGT_H */

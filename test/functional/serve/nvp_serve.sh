@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 The nvpoll authors
+#
+# nvp serve as README.md shows it: NVMe/TCP on one machine. A software controller served
+# on 127.0.0.1 (a free port, -p 0, so that runs side by side do not collide); nvp_perf and
+# nvp id-ctrl as its hosts, with and without digests; stopped by SIGINT and SIGTERM, each
+# time with exit status 0 and no sanitizer report (under --enable-asan a leak is a
+# non-zero exit). Then: digests required, a time limit, a port in use, usage errors.
+# Every wait has a deadline. Exit 0 pass, 1 fail, 77 skip (the tools are not built).
+
+set -u
+
+rootdir=$(cd "$(dirname "$0")/../../.." && pwd)
+nvp=$rootdir/build/bin/nvp
+perf=$rootdir/build/bin/nvp_perf
+fails=0
+serve_pid=
+trid=
+
+for p in "$nvp" "$perf"; do
+	if [ ! -x "$p" ]; then
+		echo "SKIP: $p is not built"
+		exit 77
+	fi
+done
+work=$(mktemp -d)
+cleanup() {
+	if [ -n "$serve_pid" ] && kill -0 "$serve_pid" 2>/dev/null; then
+		kill -KILL "$serve_pid"
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL $*"
+	fails=$((fails + 1))
+}
+
+# start_serve NAME ARGS...: nvp serve -p 0 ARGS in the background, its output in
+# $work/NAME.out; waits up to 30 s for the transport ID it prints (into $trid).
+start_serve() {
+	local name=$1 _
+	shift
+	trid=
+	"$nvp" serve -p 0 "$@" >"$work/$name.out" 2>&1 &
+	serve_pid=$!
+	for _ in $(seq 300); do
+		trid=$(sed -n 's/^transport ID: //p' "$work/$name.out")
+		[ -n "$trid" ] && return 0
+		kill -0 "$serve_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "$name: nvp serve printed no transport ID within 30 s"
+	cat "$work/$name.out"
+	return 1
+}
+
+# wait_exit NAME SECONDS: the exit status of nvp serve, killed if it outlives SECONDS.
+wait_exit() {
+	local _
+	for _ in $(seq $(($2 * 10))); do
+		kill -0 "$serve_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$serve_pid" 2>/dev/null; then
+		fail "$1: nvp serve still runs after $2 s"
+		kill -KILL "$serve_pid"
+	fi
+	wait "$serve_pid"
+}
+
+# stop_serve NAME SIGNAL: stop it, check that it exits 0 with its summary and nothing
+# from a sanitizer.
+stop_serve() {
+	local rc
+	kill "-$2" "$serve_pid"
+	wait_exit "$1" 60
+	rc=$?
+	serve_pid=
+	[ "$rc" -eq 0 ] || fail "$1: nvp serve exited $rc after SIG$2"
+	grep -q "^nvp serve: SIG$2: stopping" "$work/$1.out" ||
+		fail "$1: no 'SIG$2: stopping' line"
+	grep -q "^nvp serve: .* connections" "$work/$1.out" || fail "$1: no summary line"
+	if grep -qE "AddressSanitizer|LeakSanitizer|runtime error" "$work/$1.out"; then
+		fail "$1: a sanitizer reported something"
+	fi
+	[ "$rc" -eq 0 ] || cat "$work/$1.out"
+}
+
+# json_get FILE EXPR: a value from a JSON file (python3).
+json_get() {
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null
+}
+
+# 1. The default target: nvp_perf, nvp id-ctrl, nvp_perf with digests; SIGINT.
+if start_serve default -t 600; then
+	echo "default: $trid"
+	grep -q "subnqn:nqn.2026-01.io.nvpoll:serve" <<<"$trid" ||
+		fail "default: the transport ID names no default NQN: $trid"
+	timeout 120 "$perf" -r "$trid" -t 2 -q 8 -w randrw -o 8k --json "$work/perf.json" \
+		>"$work/perf.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "default: nvp_perf exited $rc"
+	[ "$(json_get "$work/perf.json" 'd["status"]')" = ok ] ||
+		fail "default: nvp_perf's JSON status is not ok"
+	ios=$(json_get "$work/perf.json" 'd["total"]["ios"]')
+	[ "${ios:-0}" -gt 0 ] 2>/dev/null || fail "default: nvp_perf did no I/O (${ios:-none})"
+	[ "$rc" -eq 0 ] || cat "$work/perf.out"
+
+	timeout 60 "$nvp" id-ctrl "$trid" -o json >"$work/id.json" 2>"$work/id.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "default: nvp id-ctrl exited $rc: $(cat "$work/id.err")"
+	[ "$(json_get "$work/id.json" 'd["subnqn"]')" = nqn.2026-01.io.nvpoll:serve ] ||
+		fail "default: id-ctrl's subnqn is not the served NQN"
+	json_get "$work/id.json" 'd["mn"]' | grep -q "nvpoll software" ||
+		fail "default: id-ctrl's model is not the software controller's"
+
+	timeout 120 "$perf" -r "$trid hdgst:1 ddgst:1" -t 1 -q 4 -w randwrite \
+		>"$work/perf_dgst.out" 2>&1 || fail "default: nvp_perf with digests failed"
+	stop_serve default INT
+	grep -qE " [1-9][0-9]* header and [1-9][0-9]* data digests checked, 0 bad PDUs" \
+		"$work/default.out" || fail "default: no digests checked, or bad PDUs: $(tail -1 \
+		"$work/default.out")"
+fi
+
+# 2. Digests required, another NQN, a software controller of two namespaces; SIGTERM.
+if start_serve required --hdgst --ddgst --nqn nqn.2026-01.io.nvpoll:other \
+	-r "emu:nn=2,size=8M" -t 600; then
+	timeout 60 "$nvp" id-ctrl "$trid" >/dev/null 2>&1 &&
+		fail "required: a host without digests was served"
+	timeout 60 "$nvp" id-ns "$trid hdgst:1 ddgst:1" -n 2 -o json >"$work/ns.json" 2>&1 ||
+		fail "required: nvp id-ns with digests failed: $(cat "$work/ns.json")"
+	[ "$(json_get "$work/ns.json" 'd["nsze"]')" = 16384 ] ||
+		fail "required: namespace 2 is not the 8 MiB one asked for"
+	stop_serve required TERM
+	grep -q "(1 refused)" "$work/required.out" || fail "required: the refusal was not counted"
+	grep -q "did not ask for header digests" "$work/required.out" ||
+		fail "required: the refusal was not explained"
+fi
+
+# 3. A time limit ends it by itself, exit 0.
+if start_serve timed -t 1; then
+	wait_exit timed 30
+	rc=$?
+	serve_pid=
+	[ "$rc" -eq 0 ] || fail "timed: exit $rc at the end of its time"
+	grep -q "1 s passed: stopping" "$work/timed.out" || fail "timed: no 'stopping' line"
+fi
+
+# 4. A port in use: exit 1 and the reason.
+if start_serve holder -t 600; then
+	port=$(sed -n 's/.*trsvcid:\([0-9]*\).*/\1/p' <<<"$trid")
+	timeout 60 "$nvp" serve -p "$port" -t 1 >"$work/busy.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "busy: a second target on port $port exited $rc, not 1"
+	grep -q "in use" "$work/busy.out" || fail "busy: no 'in use': $(cat "$work/busy.out")"
+	stop_serve holder INT
+fi
+
+# 5. Help, as the general usage says: 'nvp help CMD' or 'nvp CMD --help'.
+for args in "help serve" "serve --help" "serve -h"; do
+	# shellcheck disable=SC2086 # (word splitting wanted)
+	out=$(timeout 30 "$nvp" $args 2>&1)
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q "^usage: nvp serve" <<<"$out"; then
+		fail "help: 'nvp $args' exited $rc or printed no usage"
+	fi
+done
+
+# 6. Usage errors exit 2 before anything starts.
+for args in "--port 65536" "extra" "--addr ::1" "--addr localhost" "-t 0" "--nqn" \
+	"--bogus" "-r emu:nn=99" "--nqn nqn.2014-08.org.nvmexpress.discovery"; do
+	# shellcheck disable=SC2086 # (word splitting wanted)
+	timeout 30 "$nvp" serve $args >"$work/usage.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "usage: 'nvp serve $args' exited $rc, not 2"
+done
+
+if [ "$fails" -ne 0 ]; then
+	echo "$fails check(s) failed"
+	exit 1
+fi
+echo "PASS"
