@@ -1123,48 +1123,6 @@ test_plot_long_title_bdev(void)
 	unlink(svg_path);
 }
 
-/*
- * Every option --help lists is in the man page (doc/man/nvp_perf.1.md, as **-x** or
- * **--long**): an option line of --help starts with two spaces and the option, "-h,
- * --help" names two.
- */
-static void
-test_man_page_lists_help(void)
-{
-	char self[PATH_MAX], man_path[PATH_MAX + 64], opt[64], bold[80];
-	const char *line, *man;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	int checked = 0;
-
-	CU_ASSERT_FATAL(n > 0);
-	self[n] = '\0';
-	*strrchr(self, '/') = '\0';
-	snprintf(man_path, sizeof(man_path), "%s/../../../doc/man/nvp_perf.1.md", self);
-	CU_ASSERT_EQUAL_FATAL(run("--help"), 0);
-	man = read_file(man_path);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(man);
-	for (line = g_out; line != NULL && *line != '\0'; line = strchr(line, '\n')) {
-		line += *line == '\n';
-		if (strncmp(line, "  -", 3) != 0) {
-			continue;
-		}
-		for (const char *p = line + 2; *p == '-';) {
-			size_t len = strcspn(p, " ,\n");
-
-			snprintf(opt, sizeof(opt), "%.*s", (int)len, p);
-			snprintf(bold, sizeof(bold), "**%s**", opt);
-			if (strstr(man, bold) == NULL) {
-				fprintf(stderr, "  %s: in --help, not in the man page\n", opt);
-			}
-			CU_ASSERT(strstr(man, bold) != NULL);
-			checked++;
-			p += len;
-			p += strspn(p, ", ");
-		}
-	}
-	CU_ASSERT(checked >= 25);
-}
-
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1175,7 +1133,6 @@ static const struct {
 	{ "-o 1m above the transfer limit", test_large_io_split },
 	{ "metadata formats", test_metadata_formats },
 	{ "help", test_help },
-	{ "man page lists --help's options", test_man_page_lists_help },
 	{ "bad flags exit 2", test_bad_flags },
 	{ "attach failure exit 1", test_attach_failure },
 	{ "failed start: no zero results", test_failed_start },

@@ -29,7 +29,6 @@ fails=0
 # entry goes as soon as its reason does.
 pending_pages=(
 	nvp.1.md
-	nvp_perf.1.md
 )
 
 # Pages under doc/ that other work of issue 27 writes at the same time as this test: the
