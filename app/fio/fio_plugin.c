@@ -227,7 +227,13 @@ thread_get(struct thread_data *td)
 	return et;
 }
 
-/* bdev mode (bdev_config set): open bdev @name as the file's target. \return 0 or 1. */
+static bool
+bdev_mode(const struct engine_opts *eo)
+{
+	return eo != NULL && eo->bdev_config != NULL && eo->bdev_config[0] != '\0';
+}
+
+/* bdev mode (bdev_config set): open bdev @name as the file's target. \return 0 or -errno. */
 static int
 engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *name)
 {
@@ -235,12 +241,12 @@ engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *nam
 	struct fiobdev_opts bo = { .tenant = -1, .weight = -1, .write_hint = -1 };
 	int rc;
 
-	if (eo == NULL || eo->bdev_config == NULL || eo->bdev_config[0] == '\0') {
+	if (!bdev_mode(eo)) {
 		return 0;
 	}
 	ef->bdev = calloc(1, sizeof(*ef->bdev));
 	if (ef->bdev == NULL) {
-		return 1;
+		return -ENOMEM;
 	}
 	bo.sched = eo->bdev_sched;
 	bo.wbt = eo->bdev_wbt;
@@ -257,7 +263,7 @@ engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *nam
 	if (rc != 0) {
 		free(ef->bdev);
 		ef->bdev = NULL;
-		return 1;
+		return rc;
 	}
 	/* what check_file_fits() and fio's sizes read; the core splits large requests */
 	ef->target.sector_size = ef->bdev->block_size;

@@ -222,7 +222,7 @@ perf_bdev_attach(struct perf_run *run)
 	rc = nvp_bdev_load_config(o->bdev_config);
 	if (rc != 0) {
 		/* the loader said what and where */
-		return rc == -EINVAL || rc == -ENOENT ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
+		return nvp_bdev_config_error_is_usage(rc) ? PERF_EXIT_USAGE : PERF_EXIT_FAIL;
 	}
 	g_brun = run;
 	for (i = 0; i < o->num_bdevs; i++) {

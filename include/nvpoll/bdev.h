@@ -657,6 +657,16 @@ int nvp_bdev_load_config_line(const char *line);
  */
 int nvp_bdev_load_config(const char *arg);
 
+/**
+ * Whether @rc, an error a nvp_bdev_load_config*() call returned, lies in the configuration
+ * itself, for its author to fix: malformed JSON, an unknown method or parameter or a bad
+ * value (-EINVAL), a name a bdev or controller already has (-EEXIST), a file that cannot
+ * be read (-ENOENT, -EACCES, -EISDIR, ...). Tools exit with status 2 for these, as for a
+ * bad command line; other errors (-ENOMEM, a controller that does not answer) are failures
+ * of the run.
+ */
+bool nvp_bdev_config_error_is_usage(int rc);
+
 #ifdef __cplusplus
 }
 #endif

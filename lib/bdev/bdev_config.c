@@ -1339,3 +1339,22 @@ nvp_bdev_load_config(const char *arg)
 	}
 	return nvp_bdev_load_config_line(arg);
 }
+
+bool
+nvp_bdev_config_error_is_usage(int rc)
+{
+	switch (-rc) {
+	case EINVAL: /* malformed, unknown, of the wrong type, or refused by a module */
+	case EEXIST: /* a bdev or controller name given twice, or taken already */
+		return true;
+	case ENOENT: /* a file (the configuration, a uring bdev's) that cannot be opened */
+	case ENOTDIR:
+	case EISDIR:
+	case EACCES:
+	case ENAMETOOLONG:
+	case ELOOP:
+		return true;
+	default:
+		return false;
+	}
+}

@@ -979,6 +979,29 @@ test_bad_line_and_file(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* Which errors of a load are the configuration's (tools exit 2): what a load returns for a
+ * malformed text, an unknown parameter, a name given twice, a file it cannot read. */
+static void
+test_error_is_usage(void)
+{
+	CU_ASSERT_EQUAL(load("{\"subsystems\": [],}"), -EINVAL);
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-EINVAL));
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_null_create\",\"params\":{"
+					"\"name\":\"n0\",\"num_blocks\":8}}")),
+			-EEXIST);
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-EEXIST));
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(g_dir), -EISDIR);
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-EISDIR));
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-ENOENT));
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-EACCES));
+	/* carrying it out failed: the run's failure */
+	CU_ASSERT_FALSE(nvp_bdev_config_error_is_usage(-ENOMEM));
+	CU_ASSERT_FALSE(nvp_bdev_config_error_is_usage(-ECONNREFUSED));
+	CU_ASSERT_FALSE(nvp_bdev_config_error_is_usage(-ENODEV));
+	CU_ASSERT_FALSE(nvp_bdev_config_error_is_usage(0));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
 int
 main(void)
 {
@@ -1013,6 +1036,7 @@ main(void)
 		UT_TEST(test_bad_nvme_messages),
 		UT_TEST(test_bad_stage_restored),
 		UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_error_is_usage),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
