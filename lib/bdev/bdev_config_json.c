@@ -303,6 +303,30 @@ check_string(const struct jcheck *c, const char **pp)
 	}
 }
 
+/* @*pp where an object's key should be (@first: or its '}'): past the ':' after the key. */
+static int
+check_key(const struct jcheck *c, const char **pp, bool first)
+{
+	const char *p = *pp;
+	char buf[16];
+	int rc;
+
+	if (*p != '"') {
+		return bad(c, p, "%s: expected a \"key\"%s", found(c, p, buf, sizeof(buf)),
+			   first ? " or '}'" : "");
+	}
+	rc = check_string(c, &p);
+	if (rc != 0) {
+		return rc;
+	}
+	p = json_ws(p);
+	if (*p != ':') {
+		return bad(c, p, "%s after a key: expected ':'", found(c, p, buf, sizeof(buf)));
+	}
+	*pp = json_ws(p + 1);
+	return 0;
+}
+
 /* @*pp at '{' or '[': past its '}' or ']'. */
 static int
 check_container(struct jcheck *c, const char **pp)
@@ -324,21 +348,9 @@ check_container(struct jcheck *c, const char **pp)
 				"another %s after it, or no ','",
 				close, object ? "\"key\": value" : "value");
 		}
-		if (object && *p != '"') {
-			return bad(c, p, "%s: expected a \"key\"%s", found(c, p, buf, sizeof(buf)),
-				   comma == NULL ? " or '}'" : "");
-		}
-		if (object) {
-			rc = check_string(c, &p);
-			if (rc != 0) {
-				return rc;
-			}
-			p = json_ws(p);
-			if (*p != ':') {
-				return bad(c, p, "%s after a key: expected ':'",
-					   found(c, p, buf, sizeof(buf)));
-			}
-			p = json_ws(p + 1);
+		rc = object ? check_key(c, &p, comma == NULL) : 0;
+		if (rc != 0) {
+			return rc;
 		}
 		rc = check_value(c, &p,
 				 object || comma != NULL ? "expected a value" :
@@ -443,7 +455,7 @@ int
 bdev_config_json_number_u64(const char *num, uint64_t max, uint64_t *out)
 {
 	const char *p = num + (*num == '-');
-	uint64_t v = 0;
+	uint64_t v = 0, d;
 	long long zeros = 0, frac = 0, e = 0;
 	bool big = false, in_frac = false;
 
@@ -457,8 +469,11 @@ bdev_config_json_number_u64(const char *num, uint64_t max, uint64_t *out)
 			zeros += v != 0 || big;
 			continue;
 		}
-		big = big || scale10(v, zeros + 1, UINT64_MAX - 9, &v) != 0;
-		v += (uint64_t)(*p - '0');
+		d = (uint64_t)(*p - '0');
+		if (!big && (scale10(v, zeros, UINT64_MAX, &v) != 0 || v > (UINT64_MAX - d) / 10)) {
+			big = true;
+		}
+		v = big ? v : v * 10 + d;
 		zeros = 0;
 	}
 	if (*p == 'e' || *p == 'E') {

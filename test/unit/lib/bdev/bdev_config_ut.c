@@ -979,6 +979,49 @@ test_bad_line_and_file(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* A JSON number read as an integer from its text, exactly: to the last digit of UINT64_MAX,
+ * where a double would round. */
+static void
+test_number_exact(void)
+{
+	static const struct {
+		const char *num;
+		uint64_t max;
+		int rc;
+		uint64_t v;
+	} cases[] = {
+		{ "1e3", UINT64_MAX, 0, 1000 },
+		{ "6.5536e4", UINT64_MAX, 0, 65536 },
+		{ "4096.0", UINT64_MAX, 0, 4096 },
+		{ "0.64e2", UINT64_MAX, 0, 64 },
+		{ "12.340e2", UINT64_MAX, 0, 1234 },
+		{ "12.340e1", UINT64_MAX, -EINVAL, 0 },
+		{ "1000e-3", UINT64_MAX, 0, 1 },
+		{ "-0.0e5", UINT64_MAX, 0, 0 },
+		{ "1.8446744073709551615e19", UINT64_MAX, 0, UINT64_MAX },
+		{ "9007199254740993.0", UINT64_MAX, 0, 9007199254740993ull }, /* 2^53 + 1 */
+		{ "1.8446744073709551616e19", UINT64_MAX, -EINVAL, 0 },
+		{ "4.294967296e9", UINT32_MAX, -EINVAL, 0 },
+		{ "1.5e0", UINT64_MAX, -EINVAL, 0 },
+		{ "100e-3", UINT64_MAX, -EINVAL, 0 },
+		{ "-1e2", UINT64_MAX, -EINVAL, 0 },
+		{ "1e999999999999", UINT64_MAX, -EINVAL, 0 },
+	};
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < NVP_COUNTOF(cases); i++) {
+		v = 0;
+		CU_ASSERT_EQUAL(bdev_config_json_number_u64(cases[i].num, cases[i].max, &v),
+				cases[i].rc);
+		if (cases[i].rc == 0 && v != cases[i].v) {
+			printf("\n    %s: %" PRIu64 ", want %" PRIu64 "\n", cases[i].num, v,
+			       cases[i].v);
+			CU_FAIL("bdev_config_json_number_u64");
+		}
+	}
+}
+
 /* Which errors of a load are the configuration's (tools exit 2): what a load returns for a
  * malformed text, an unknown parameter, a name given twice, a file it cannot read. */
 static void
@@ -1025,6 +1068,7 @@ main(void)
 		UT_TEST(test_strict_utf8),
 		UT_TEST(test_strict_depth),
 		UT_TEST(test_good_rfc8259),
+		UT_TEST(test_number_exact),
 		UT_TEST(test_bad_duplicate_key),
 		UT_TEST(test_bad_method_param_undone),
 		UT_TEST(test_bad_create_undone),
