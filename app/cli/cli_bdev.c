@@ -205,7 +205,5 @@ cli_bdev_list_main(int argc, char **argv)
 	}
 	/* a configuration that is wrong or cannot be read is the user's to fix, like a bad
 	 * command line (nvp_perf does the same); ENOMEM and the like are failures */
-	return rc == -EINVAL || rc == -ENOENT || rc == -EISDIR || rc == -EACCES || rc == -ENOTDIR ?
-		       CLI_EXIT_USAGE :
-		       CLI_EXIT_FAIL;
+	return nvp_bdev_config_error_is_usage(rc) ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 }

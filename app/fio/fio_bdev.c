@@ -57,7 +57,9 @@ config_get(const char *config)
 			config, strerror(-rc));
 		free(g_config);
 		g_config = NULL;
-		return rc;
+		/* the configuration's own fault (nvp_perf exits 2 for it): the job's error is
+		 * EINVAL, as for a bad option; a failure to carry it out keeps its errno */
+		return nvp_bdev_config_error_is_usage(rc) ? -EINVAL : rc;
 	}
 	g_users = 1;
 	return 0;

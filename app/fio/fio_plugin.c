@@ -227,7 +227,56 @@ thread_get(struct thread_data *td)
 	return et;
 }
 
-/* bdev mode (bdev_config set): open bdev @name as the file's target. \return 0 or 1. */
+static bool
+bdev_mode(const struct engine_opts *eo)
+{
+	return eo != NULL && eo->bdev_config != NULL && eo->bdev_config[0] != '\0';
+}
+
+static bool
+str_set(const char *s)
+{
+	return s != NULL && s[0] != '\0';
+}
+
+/*
+ * The options of the bdev mode, given without bdev_config=: refused by name, as nvp_perf
+ * refuses --wbt without -b, rather than ignored. \return 0 or -EINVAL (printed).
+ */
+static int
+bdev_opts_check(struct thread_data *td)
+{
+	const struct engine_opts *eo = td->eo;
+	char opt[80];
+
+	if (eo == NULL || bdev_mode(eo)) {
+		return 0;
+	}
+	opt[0] = '\0';
+	if (str_set(eo->bdev_sched)) {
+		snprintf(opt, sizeof(opt), "bdev_sched=%s", eo->bdev_sched);
+	} else if (str_set(eo->bdev_wbt)) {
+		snprintf(opt, sizeof(opt), "bdev_wbt=%s", eo->bdev_wbt);
+	} else if (str_set(eo->write_class)) {
+		snprintf(opt, sizeof(opt), "write_class=%s", eo->write_class);
+	} else if (eo->bdev_tenant != -1) {
+		snprintf(opt, sizeof(opt), "bdev_tenant=%d", eo->bdev_tenant);
+	} else if (eo->tenant_weight != 0) {
+		snprintf(opt, sizeof(opt), "tenant_weight=%u", eo->tenant_weight);
+	} else if (eo->bdev_io_pool != 0) {
+		snprintf(opt, sizeof(opt), "bdev_io_pool=%u", eo->bdev_io_pool);
+	}
+	if (opt[0] == '\0') {
+		return 0;
+	}
+	fprintf(stderr,
+		"nvpoll_fio: job '%s': %s is an option of the bdev mode: add bdev_config= "
+		"(filenames are then bdev names), or drop it\n",
+		td->o.name, opt);
+	return -EINVAL;
+}
+
+/* bdev mode (bdev_config set): open bdev @name as the file's target. \return 0 or -errno. */
 static int
 engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *name)
 {
@@ -235,12 +284,12 @@ engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *nam
 	struct fiobdev_opts bo = { .tenant = -1, .weight = -1, .write_hint = -1 };
 	int rc;
 
-	if (eo == NULL || eo->bdev_config == NULL || eo->bdev_config[0] == '\0') {
+	if (!bdev_mode(eo)) {
 		return 0;
 	}
 	ef->bdev = calloc(1, sizeof(*ef->bdev));
 	if (ef->bdev == NULL) {
-		return 1;
+		return -ENOMEM;
 	}
 	bo.sched = eo->bdev_sched;
 	bo.wbt = eo->bdev_wbt;
@@ -257,7 +306,7 @@ engine_bdev_open(struct thread_data *td, struct engine_file *ef, const char *nam
 	if (rc != 0) {
 		free(ef->bdev);
 		ef->bdev = NULL;
-		return 1;
+		return rc;
 	}
 	/* what check_file_fits() and fio's sizes read; the core splits large requests */
 	ef->target.sector_size = ef->bdev->block_size;
@@ -291,6 +340,9 @@ engine_setup(struct thread_data *td)
 			"nvpoll_fio: job '%s': add thread=1 (the engine shares controllers "
 			"and DMA memory between jobs of one process; fork mode cannot)\n",
 			td->o.name);
+		return job_failed(td, EINVAL, "setup");
+	}
+	if (bdev_opts_check(td) != 0) {
 		return job_failed(td, EINVAL, "setup");
 	}
 	et = thread_get(td);

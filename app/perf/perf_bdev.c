@@ -255,7 +255,7 @@ perf_bdev_attach(struct perf_run *run)
 
 		/* the loader said what and where: its first message is the cause */
 		perf_cause(rc, cause, sizeof(cause));
-		if (rc == -EINVAL || rc == -ENOENT) {
+		if (nvp_bdev_config_error_is_usage(rc)) {
 			perf_usage("the bdev configuration: %s", cause);
 			return PERF_EXIT_USAGE;
 		}

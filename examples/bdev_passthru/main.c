@@ -7,7 +7,8 @@
  *   bdev_passthru -c "nvme:name=emu0,trtype=emu" -b emu0n1 -n 256
  *   bdev_passthru -c bdev.json -b Malloc0
  *
- * Exit status: 0 data and counts as expected, 1 a failure, 2 a usage error.
+ * Exit status: 0 data and counts as expected, 1 a failure, 2 a usage error (a bad option,
+ * or an error in the configuration itself: malformed, a bdev name given twice, ...).
  * Built in the tree and, by test/functional/examples, from the installed headers and
  * libnvpoll with pkg-config only.
  */
@@ -169,10 +170,13 @@ static int
 usage(FILE *f, int status)
 {
 	fprintf(f, "usage: bdev_passthru [-c CONFIG] [-b BASE] [-n IOS]\n"
-		   "  -c CONFIG  JSON file, JSON text or one-line bdev configuration "
+		   "  -c CONFIG   JSON file, JSON text or one-line bdev configuration "
 		   "(default: malloc:name=Malloc0,num_blocks=4096)\n"
-		   "  -b BASE    the bdev to stack on (default: the first one)\n"
-		   "  -n IOS     writes, then as many reads, of 8 blocks each (default 64)\n");
+		   "  -b BASE     the bdev to stack on (default: the first one)\n"
+		   "  -n IOS      writes, then as many reads, of 8 blocks each (default 64)\n"
+		   "  -h, --help  this help\n"
+		   "Exit status: 0 data and counts as expected, 1 a failure, 2 a usage error "
+		   "(the configuration's own errors too).\n");
 	return status;
 }
 
@@ -204,13 +208,17 @@ report(uint32_t n)
 int
 main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *cfg = "malloc:name=Malloc0,num_blocks=4096", *base = NULL;
 	struct nvp_env_opts env;
 	unsigned long n = 64;
 	char *end;
 	int c, rc, status = 1;
 
-	while ((c = getopt(argc, argv, "c:b:n:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "c:b:n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			cfg = optarg;
@@ -241,7 +249,10 @@ main(int argc, char **argv)
 	if (nvp_env_init(&env) != 0) {
 		return 1;
 	}
-	if (nvp_bdev_load_config(cfg) != 0) {
+	rc = nvp_bdev_load_config(cfg);
+	if (rc != 0) {
+		/* the loader said what and where; a wrong configuration is a usage error */
+		status = nvp_bdev_config_error_is_usage(rc) ? 2 : 1;
 		goto out;
 	}
 	if (base == NULL && nvp_bdev_first() != NULL) {

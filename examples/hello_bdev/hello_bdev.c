@@ -199,8 +199,10 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: hello_bdev [-r TRID | --malloc]\n"
-		"  -r TRID    NVMe controller (default \"%s\")\n"
-		"  --malloc   a RAM disk instead\n",
+		"  -r TRID     NVMe controller (default \"%s\")\n"
+		"  --malloc    a RAM disk instead\n"
+		"  -h, --help  this help\n"
+		"Exit status: 0 the block read back, 1 a failure, 2 a usage error.\n",
 		DEFAULT_TRID);
 }
 

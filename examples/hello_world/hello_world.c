@@ -185,18 +185,23 @@ static void
 usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-r TRID] [-h]\n"
+		"Usage: %s [-r TRID] [-h|--help]\n"
 		"Write \"Hello world!\" to an NVMe namespace and read it back.\n\n"
-		"  -r TRID  controller to attach (default \"%s\"), e.g.\n"
-		"           \"trtype:emu name:emu0 nn:2 lba:512/4096\" (software controller)\n"
-		"           \"trtype:PCIe traddr:0000:01:00.0\"      (a PCI function)\n"
-		"  -h       this help\n",
+		"  -r TRID     controller to attach (default \"%s\"), e.g.\n"
+		"              \"trtype:emu name:emu0 nn:2 lba:512/4096\" (software controller)\n"
+		"              \"trtype:PCIe traddr:0000:01:00.0\"      (a PCI function)\n"
+		"  -h, --help  this help\n"
+		"Exit status: 0 the data read back matches, 1 a failure, 2 a usage error.\n",
 		prog, DEFAULT_TRID);
 }
 
 int
 main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct nvp_nvme_transport_id trid;
 	struct nvp_env_opts env_opts;
 	struct nvp_nvme_ctrlr *ctrlr = NULL;
@@ -204,7 +209,7 @@ main(int argc, char **argv)
 	const char *trid_str = DEFAULT_TRID;
 	int opt, rc;
 
-	while ((opt = getopt(argc, argv, "r:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "r:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			trid_str = optarg;

@@ -625,10 +625,14 @@ bool nvp_bdev_uring_is_direct(const struct nvp_bdev *bdev);
  * bdev_nvme_set_options, bdev_nvme_set_hotplug, bdev_wait_for_examine) are ignored, and
  * subsystems other than "bdev" skipped, so a file from SPDK's save_config loads.
  *
- * Numbers and booleans may also be given as strings ("1024", "true").
+ * The text is JSON as RFC 8259 has it, strictly: a comment, a trailing comma, a string in
+ * single quotes, a control character in a string, a bad escape, a leading zero, NaN, text
+ * after the document or an empty text is malformed. Numbers and booleans may also be given
+ * as strings ("1024", "true"); an integer may be written 1e3 or 1024.0.
  *
- * \return 0; -EINVAL malformed JSON (message: file:line:column), an unknown method or
- * parameter, a wrong type or a missing parameter (message: the entry's file:line:column
+ * \return 0; -EINVAL malformed JSON (message: file:line:column and what was expected
+ * there, e.g. "bdev.json:3:40: malformed JSON: trailing ',' before '}' ..."), an unknown
+ * method or parameter, a wrong type or a missing parameter (message: the entry's file:line:column
  * and the JSON path, e.g. "bdev.json:7:5: subsystems[0].config[1] (bdev_malloc_create)
  * .params.num_blcks: unknown parameter (known: ...)"); the error of a
  * create call (-EEXIST, -ENOMEM, ...); -ENOENT etc. the file cannot be read. On any error
@@ -652,6 +656,16 @@ int nvp_bdev_load_config_line(const char *line);
  * or the one-line form. \return as the call it picks.
  */
 int nvp_bdev_load_config(const char *arg);
+
+/**
+ * Whether @rc, an error a nvp_bdev_load_config*() call returned, lies in the configuration
+ * itself, for its author to fix: malformed JSON, an unknown method or parameter or a bad
+ * value (-EINVAL), a name a bdev or controller already has (-EEXIST), a file that cannot
+ * be read (-ENOENT, -EACCES, -EISDIR, ...). Tools exit with status 2 for these, as for a
+ * bad command line; other errors (-ENOMEM, a controller that does not answer) are failures
+ * of the run.
+ */
+bool nvp_bdev_config_error_is_usage(int rc);
 
 #ifdef __cplusplus
 }

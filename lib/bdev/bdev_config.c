@@ -13,10 +13,11 @@
  * is turned into JSON objects first (values as strings, which every number and boolean
  * parameter also accepts).
  *
- * Methods and their parameters are tables (g_methods). A parameter nobody knows, a
- * method nobody knows, a key given twice in an object, a wrong type or a create call's
- * refusal stops the load with a message naming it and where it is: line and column for
- * malformed JSON and a key given twice; otherwise the entry's line and column and the
+ * The JSON text must be RFC 8259's (bdev_config_json.c checks it before json-c, which takes
+ * more, parses it). Methods and their parameters are tables (g_methods). A parameter nobody
+ * knows, a method nobody knows, a key given twice in an object, a wrong type or a create
+ * call's refusal stops the load with a message naming it and where it is: line and column
+ * for malformed JSON and a key given twice; otherwise the entry's line and column and the
  * JSON path ("bdev.json:9:5: subsystems[0].config[2] (bdev_null_create).params.num_blocks"),
  * or the item of the one-line form. Then everything the load had made so far is deleted
  * again, newest first, and stage choices it had made are put back: nothing half-created.
@@ -230,6 +231,10 @@ param_u64(struct json_object *v, uint64_t max, uint64_t *out)
 	if (json_object_is_type(v, json_type_string)) {
 		return nvp_strtou64(json_object_get_string(v), 0, max, out);
 	}
+	if (json_object_is_type(v, json_type_double)) {
+		/* 1e3, 1024.0: json-c keeps the number's text, read exactly */
+		return bdev_config_json_number_u64(json_object_get_string(v), max, out);
+	}
 	return -EINVAL;
 }
 
@@ -238,11 +243,17 @@ param_u64(struct json_object *v, uint64_t max, uint64_t *out)
 static int
 param_neutral(struct json_object *v, int64_t def)
 {
+	uint64_t u;
 	int64_t i;
 	char *end;
 
 	if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_boolean)) {
 		i = json_object_get_int64(v);
+	} else if (json_object_is_type(v, json_type_double)) {
+		if (bdev_config_json_number_u64(json_object_get_string(v), INT64_MAX, &u) != 0) {
+			return -EINVAL;
+		}
+		i = (int64_t)u;
 	} else if (json_object_is_type(v, json_type_string)) {
 		errno = 0;
 		i = strtoll(json_object_get_string(v), &end, 0);
@@ -585,12 +596,18 @@ nvme_extra(void *ctx, const char *key, struct json_object *v)
 	struct nvme_params *np = ctx;
 	const char *val;
 	size_t n = strlen(np->extra);
+	char num[24];
+	uint64_t u;
 
 	if (json_object_is_type(v, json_type_boolean)) {
 		val = json_object_get_boolean(v) ? "1" : "0";
 	} else if (json_object_is_type(v, json_type_string) ||
 		   json_object_is_type(v, json_type_int)) {
 		val = json_object_get_string(v);
+	} else if (json_object_is_type(v, json_type_double) &&
+		   bdev_config_json_number_u64(json_object_get_string(v), UINT64_MAX, &u) == 0) {
+		snprintf(num, sizeof(num), "%" PRIu64, u); /* 1e3: the option parser's 1000 */
+		val = num;
 	} else {
 		NVP_ERRLOG("%s.params.%s: %s is not an integer, a string or a boolean "
 			   "(a software controller option%s)",
@@ -1080,15 +1097,23 @@ json_error(struct json_object *root, enum json_tokener_error err)
 	return json_tokener_error_desc(err);
 }
 
-/* Parse @text (@origin names it in messages); malformed JSON is reported by line:column. */
+/*
+ * Parse @text (@origin names it in messages); malformed JSON is reported by line:column.
+ * RFC 8259 is checked first: json-c would take more (see bdev_config_json.c).
+ */
 static struct json_object *
 json_parse(const char *text, const char *origin)
 {
-	struct json_tokener *tok = json_tokener_new();
+	struct json_tokener *tok;
 	struct json_object *root;
 	enum json_tokener_error err;
 	size_t end, line, col, len = strlen(text);
 
+	if (bdev_config_json_check(text, origin) != 0) {
+		return NULL;
+	}
+	/* as deep as the check lets through (json-c counts one level more) */
+	tok = json_tokener_new_ex(CFG_JSON_DEPTH + 1);
 	if (tok == NULL) {
 		return NULL;
 	}
@@ -1313,4 +1338,23 @@ nvp_bdev_load_config(const char *arg)
 		return nvp_bdev_load_config_file(arg);
 	}
 	return nvp_bdev_load_config_line(arg);
+}
+
+bool
+nvp_bdev_config_error_is_usage(int rc)
+{
+	switch (-rc) {
+	case EINVAL: /* malformed, unknown, of the wrong type, or refused by a module */
+	case EEXIST: /* a bdev or controller name given twice, or taken already */
+		return true;
+	case ENOENT: /* a file (the configuration, a uring bdev's) that cannot be opened */
+	case ENOTDIR:
+	case EISDIR:
+	case EACCES:
+	case ENAMETOOLONG:
+	case ELOOP:
+		return true;
+	default:
+		return false;
+	}
 }

@@ -20,35 +20,21 @@
 
 /*
  * Where an entry is in the text, for messages: json-c keeps no positions, so a small
- * scanner walks the (already validated) text along subsystems[i].config[j]. What json-c
- * takes beyond JSON is skipped the way json-c reads it: comments (slash-star and
- * double-slash) as white space, and strings in single quotes.
+ * scanner walks the text along subsystems[i].config[j]. The text is JSON as RFC 8259 has
+ * it (bdev_config_json_check() said so): white space is four characters, strings are in
+ * double quotes, and nothing else (no comment) comes between tokens.
  */
 static const char *
 skip_ws(const char *p)
 {
-	const char *end;
-
-	for (;;) {
-		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
-			p++;
-		} else if (p[0] == '/' && p[1] == '/') {
-			p += strcspn(p, "\n");
-		} else if (p[0] == '/' && p[1] == '*' && (end = strstr(p + 2, "*/")) != NULL) {
-			p = end + 2;
-		} else {
-			return p;
-		}
-	}
+	return p + strspn(p, " \t\n\r");
 }
 
-/* @p at a string's quote (" or '): past its closing quote. */
+/* @p at a string's opening quote: past its closing one. */
 static const char *
 skip_string(const char *p)
 {
-	char quote = *p;
-
-	for (p++; *p != '\0' && *p != quote; p++) {
+	for (p++; *p != '\0' && *p != '"'; p++) {
 		p += *p == '\\' && p[1] != '\0';
 	}
 	return *p != '\0' ? p + 1 : p;
@@ -61,7 +47,7 @@ skip_value(const char *p)
 
 	do {
 		p = skip_ws(p);
-		if (*p == '"' || *p == '\'') {
+		if (*p == '"') {
 			p = skip_string(p);
 		} else if (*p == '{' || *p == '[') {
 			depth++;
@@ -73,7 +59,7 @@ skip_value(const char *p)
 			p++;
 		} else if (*p != '\0') {
 			/* a number, true, false, null: up to what ends it */
-			p += 1 + strcspn(p + 1, ",:}] \t\r\n/");
+			p += 1 + strcspn(p + 1, ",:}] \t\r\n");
 		}
 	} while (depth > 0 && *p != '\0');
 	return p;
@@ -86,8 +72,8 @@ find_key(const char *p, const char *key)
 	size_t len = strlen(key);
 	bool match;
 
-	for (p = skip_ws(p + 1); *p == '"' || *p == '\'';) {
-		match = strncmp(p + 1, key, len) == 0 && p[len + 1] == *p;
+	for (p = skip_ws(p + 1); *p == '"';) {
+		match = strncmp(p + 1, key, len) == 0 && p[len + 1] == '"';
 		p = skip_ws(skip_value(p)); /* the key */
 		p = skip_ws(p + 1);         /* ':' */
 		if (match) {
@@ -145,9 +131,9 @@ bdev_config_entry_pos(const char *text, const char *origin, size_t sub, size_t e
 
 /*
  * Keys given twice in one object: json-c keeps the last one, SPDK's decoder refuses them, and
- * so does this walk over the (validated, so at most json-c's 32 levels deep) text. It keeps
+ * so does this walk over the (checked, so at most CFG_JSON_DEPTH levels deep) text. It keeps
  * the keys of the objects open on the way decoded by json-c itself, so that other spellings
- * of a key ("a", 'a', "\u0061") are the same key, as they are to json-c.
+ * of a key ("a", "\u0061") are the same key, as they are to json-c.
  */
 struct dup_scan {
 	const char *text;
@@ -211,7 +197,7 @@ dup_object(struct dup_scan *s, const char **pp)
 	size_t base = s->num_keys, n = strlen(s->path);
 	int rc = 0;
 
-	while (rc == 0 && (*p == '"' || *p == '\'')) {
+	while (rc == 0 && *p == '"') {
 		end = skip_string(p);
 		rc = dup_push(s, p, end);
 		if (rc == 0 && dup_found(s, base, p)) {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * `nvp bdev-list` as a user runs it: the bdevs of a JSON file and of the one-line form,
- * in a table and in JSON; a bad command line, and a configuration that is wrong or cannot
- * be read, exit 2 with the library's message naming the parameter and its place.
+ * in a table and in JSON; a bad command line, and a configuration that is wrong (malformed
+ * JSON, a bdev name given twice) or cannot be read, exit 2 with the library's message naming
+ * the parameter and its place.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -92,6 +93,45 @@ test_bad(void)
 	CU_ASSERT_EQUAL(run("bdev-list -c x extra"), 2);
 	CU_ASSERT_EQUAL(run("bdev-list -h"), 0);
 	CU_ASSERT(has("usage: nvp bdev-list"));
+	/* a name given twice is the configuration's error, not a failure of the run */
+	CU_ASSERT_EQUAL(run("bdev-list -c 'null:name=n0,num_blocks=1;malloc:name=n0,num_blocks=8'"),
+			2);
+	CU_ASSERT(has("item 2 (malloc): bdev_malloc_create failed: File exists"));
+}
+
+/* JSON that is not RFC 8259's (which json-c alone would take) exits 2, placed by file, line
+ * and column with what was expected there; a bdev name given twice in a file exits 2 too. */
+static void
+test_bad_json_file(void)
+{
+	char path[128], args[256], want[320];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bad.json", g_dir);
+	snprintf(args, sizeof(args), "bdev-list --json-config %s", path);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("{'subsystems': []}\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(run(args), 2);
+	snprintf(want, sizeof(want),
+		 "%s:1:2: malformed JSON: a single quote (JSON strings take double quotes): "
+		 "expected a \"key\" or '}'",
+		 path);
+	CU_ASSERT(has(want));
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n"
+	      "  {\"method\": \"bdev_null_create\", \"params\": {\"name\": \"n0\", "
+	      "\"num_blocks\": 8}},\n"
+	      "  {\"method\": \"bdev_null_create\", \"params\": {\"name\": \"n0\", "
+	      "\"num_blocks\": 8}}]}]}\n",
+	      f);
+	fclose(f);
+	CU_ASSERT_EQUAL(run(args), 2);
+	snprintf(want, sizeof(want), "%s:3:3: subsystems[0].config[1] (bdev_null_create)", path);
+	CU_ASSERT(has(want));
+	unlink(path);
 }
 
 int
@@ -112,7 +152,8 @@ main(void)
 	suite = CU_add_suite("bdev_list_cli", NULL, NULL);
 	if (suite == NULL || CU_add_test(suite, "line_table", test_line_table) == NULL ||
 	    CU_add_test(suite, "file_json", test_file_json) == NULL ||
-	    CU_add_test(suite, "bad", test_bad) == NULL) {
+	    CU_add_test(suite, "bad", test_bad) == NULL ||
+	    CU_add_test(suite, "bad_json_file", test_bad_json_file) == NULL) {
 		CU_cleanup_registry();
 		return 1;
 	}

@@ -6,7 +6,8 @@
 # namespace and a uring bdev over a temporary file, from three threads at once; fio's exit
 # status and its JSON report (parsed) must show no error and I/O in both directions. Mixed
 # reads and writes verified on bdevs that split each request into several. Then
-# an unknown bdev name and a bad configuration must be messages and a failed job. The
+# an unknown bdev name and a bad configuration must be messages and a failed job (a
+# configuration error: EINVAL). The
 # engine's bdev_sched=, bdev_wbt=, bdev_tenant=, tenant_weight=, write_class= and fio's
 # write_hint= must run and verify; their bad values must be messages naming them. Skips
 # (77) without fio or the engine, unless NVP_TEST_FIO_REQUIRED=1.
@@ -197,4 +198,32 @@ grep -q "params: missing parameter num_blocks" "$work/badcfg.out" || {
 	cat "$work/badcfg.out"
 	fail "a bad configuration: no message naming the parameter"
 }
+
+# An error in the configuration is the job's EINVAL (nvp_perf and nvp bdev-list exit 2 for
+# it), its message naming the file, line and column: a bdev name given twice, and JSON that
+# is not RFC 8259's (a trailing comma, which json-c alone would take).
+cfg_refused() { # cfg_refused NAME MESSAGE: bdev.json refused, MESSAGE printed, job error 22
+	job "$1" "[x]\nfilename=m0\nrw=randread"
+	timeout -k 5 60 fio --output-format=json "$work/$1.fio" >"$work/$1.out" 2>&1
+	grep -qF -- "$2" "$work/$1.out" || {
+		cat "$work/$1.out"
+		fail "$1: no message \"$2\""
+	}
+	python3 - "$work/$1.out" <<'PY' || fail "$1: the job's error is not EINVAL (22)"
+import json, sys
+text = open(sys.argv[1]).read()
+job = json.loads(text[text.index("{\n"):])["jobs"][0]
+assert job["error"] == 22, job["error"]
+PY
+	echo "$1: refused, job error 22: $(grep -m1 "$work/bdev.json:" "$work/$1.out")"
+}
+printf '%s\n' '{"subsystems": [{"subsystem": "bdev", "config": [' \
+	'  {"method": "bdev_malloc_create", "params": {"name": "m0", "num_blocks": 64}},' \
+	'  {"method": "bdev_null_create", "params": {"name": "m0", "num_blocks": 64}}]}]}' \
+	>"$work/bdev.json"
+cfg_refused dupname "$work/bdev.json:3:3: subsystems[0].config[1] (bdev_null_create)"
+printf '%s\n' '{"subsystems": [{"subsystem": "bdev", "config": [' \
+	'  {"method": "bdev_malloc_create", "params": {"name": "m0", "num_blocks": 64,}}]}]}' \
+	>"$work/bdev.json"
+cfg_refused trailing "$work/bdev.json:2:77: malformed JSON: trailing ','"
 echo "PASS"

@@ -4,7 +4,8 @@
  * uring (a temporary file) bdevs from the one-line form and from a JSON file, the usual
  * report with the CPU time per I/O, bdevs splitting every request at the default depth
  * without an error, and the raw mode still there; a bad combination of options, an
- * unknown bdev or a bad configuration exits 2 with a message.
+ * unknown bdev or a bad configuration (malformed JSON, a bdev name given twice) exits 2
+ * with a message.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -195,6 +196,45 @@ test_bad(void)
 	CU_ASSERT(has("num_blcks: unknown parameter"));
 	CU_ASSERT_EQUAL(
 		run("-t 1 --no-huge -o 1000 -b z --bdev-config 'null:name=z,num_blocks=64'"), 2);
+	/* a name given twice is the configuration's error too, not a failed run */
+	CU_ASSERT_EQUAL(run("-t 1 --no-huge -b z --bdev-config "
+			    "'null:name=z,num_blocks=64;malloc:name=z,num_blocks=64'"),
+			2);
+	CU_ASSERT(has("item 2 (malloc): bdev_malloc_create failed: File exists"));
+}
+
+/* A JSON file that is not RFC 8259's exits 2 with its file, line and column; so does a bdev
+ * name it gives twice. */
+static void
+test_bad_json_file(void)
+{
+	char path[128], args[256], want[320];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/bad.json", g_dir);
+	snprintf(args, sizeof(args), "-t 1 --no-huge -b m0 --json-config %s", path);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n"
+	      "  {\"method\": \"bdev_malloc_create\",\n"
+	      "   \"params\": {\"name\": \"m0\", \"num_blocks\": 65536,}}]}]}\n",
+	      f);
+	fclose(f);
+	CU_ASSERT_EQUAL(run(args), 2);
+	snprintf(want, sizeof(want), "%s:3:48: malformed JSON: trailing ','", path);
+	CU_ASSERT(has(want));
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n"
+	      "  {\"method\": \"bdev_null_create\", \"params\": {\"name\": \"m0\", \"num_blocks\": 8}},\n"
+	      "  {\"method\": \"bdev_malloc_create\", \"params\": {\"name\": \"m0\", "
+	      "\"num_blocks\": 8}}]}]}\n",
+	      f);
+	fclose(f);
+	CU_ASSERT_EQUAL(run(args), 2);
+	snprintf(want, sizeof(want), "%s:3:3: subsystems[0].config[1] (bdev_malloc_create)", path);
+	CU_ASSERT(has(want));
+	unlink(path);
 }
 
 /* The "% of bytes" the report gives tenant @t, or -1. */
@@ -402,6 +442,7 @@ main(void)
 	    CU_add_test(suite, "json_and_raw", test_json_and_raw) == NULL ||
 	    CU_add_test(suite, "split", test_split) == NULL ||
 	    CU_add_test(suite, "bad", test_bad) == NULL ||
+	    CU_add_test(suite, "bad_json_file", test_bad_json_file) == NULL ||
 	    CU_add_test(suite, "stages", test_stages) == NULL ||
 	    CU_add_test(suite, "stages_bad", test_stages_bad) == NULL ||
 	    CU_add_test(suite, "errors_in_json", test_errors_in_json) == NULL ||

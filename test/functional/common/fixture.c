@@ -356,10 +356,27 @@ int
 fx_io(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, enum fx_io_op op, void *buf,
       uint64_t lba, uint32_t lba_count, uint32_t io_flags, struct nvme_cpl *cpl)
 {
+	return fx_io_md(ns, qpair, op, buf, NULL, lba, lba_count, io_flags, cpl);
+}
+
+int
+fx_io_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, enum fx_io_op op, void *buf,
+	 void *md, uint64_t lba, uint32_t lba_count, uint32_t io_flags, struct nvme_cpl *cpl)
+{
 	struct fx_cpl c = { 0 };
 	int rc;
 
-	rc = submit(ns, qpair, op, buf, lba, lba_count, io_flags, &c);
+	if (md == NULL) {
+		rc = submit(ns, qpair, op, buf, lba, lba_count, io_flags, &c);
+	} else if (op == FX_READ) {
+		rc = nvp_nvme_ns_cmd_read_with_md(ns, qpair, buf, md, lba, lba_count, fx_cpl_cb, &c,
+						  io_flags, 0, 0);
+	} else if (op == FX_WRITE) {
+		rc = nvp_nvme_ns_cmd_write_with_md(ns, qpair, buf, md, lba, lba_count, fx_cpl_cb,
+						   &c, io_flags, 0, 0);
+	} else {
+		return -EINVAL; /* the driver has no other _with_md call */
+	}
 	if (rc != 0) {
 		CU_ASSERT(rc < 0);
 		CU_ASSERT_EQUAL(c.calls, 0);
@@ -436,6 +453,44 @@ fx_pattern_check(const void *buf, uint64_t lba, uint32_t count, uint32_t block_s
 					pos, lba + b, off, got, want);
 				return (long)pos;
 			}
+		}
+	}
+	return -1;
+}
+
+/* A metadata byte: the tag, the block and the byte's place in it. */
+static uint8_t
+md_byte(uint32_t tag, uint64_t lba, uint32_t i)
+{
+	return (uint8_t)(tag ^ lba ^ (lba >> 8) ^ i * 7u);
+}
+
+void
+fx_md_fill(void *md, uint64_t lba, uint32_t count, uint32_t ms, uint32_t tag)
+{
+	uint8_t *p = md;
+	size_t i;
+
+	for (i = 0; i < (size_t)count * ms; i++) {
+		p[i] = md_byte(tag, lba + i / ms, (uint32_t)(i % ms));
+	}
+}
+
+long
+fx_md_check(const void *md, uint64_t lba, uint32_t count, uint32_t ms, uint32_t tag)
+{
+	const uint8_t *p = md;
+	size_t i;
+
+	for (i = 0; i < (size_t)count * ms; i++) {
+		if (p[i] != md_byte(tag, lba + i / ms, (uint32_t)(i % ms))) {
+			fprintf(stderr,
+				"  metadata mismatch at byte %zu (lba %" PRIu64
+				" + %zu): got 0x%02x, "
+				"want 0x%02x\n",
+				i, lba + i / ms, i % ms, p[i],
+				md_byte(tag, lba + i / ms, (uint32_t)(i % ms)));
+			return (long)i;
 		}
 	}
 	return -1;
@@ -519,10 +574,23 @@ int
 fx_iov_io(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, bool write, struct fx_sgl *sgl,
 	  uint64_t lba, uint32_t lba_count, struct nvme_cpl *cpl)
 {
+	return fx_iov_io_md(ns, qpair, write, sgl, NULL, lba, lba_count, cpl);
+}
+
+int
+fx_iov_io_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, bool write, struct fx_sgl *sgl,
+	     void *md, uint64_t lba, uint32_t lba_count, struct nvme_cpl *cpl)
+{
 	int rc;
 
 	memset(&sgl->done, 0, sizeof(sgl->done));
-	if (write) {
+	if (write && md != NULL) {
+		rc = nvp_nvme_ns_cmd_writev_with_md(ns, qpair, lba, lba_count, fx_cpl_cb, sgl, 0,
+						    fx_sgl_reset_cb, fx_sgl_next_cb, md, 0, 0);
+	} else if (md != NULL) {
+		rc = nvp_nvme_ns_cmd_readv_with_md(ns, qpair, lba, lba_count, fx_cpl_cb, sgl, 0,
+						   fx_sgl_reset_cb, fx_sgl_next_cb, md, 0, 0);
+	} else if (write) {
 		rc = nvp_nvme_ns_cmd_writev(ns, qpair, lba, lba_count, fx_cpl_cb, sgl, 0,
 					    fx_sgl_reset_cb, fx_sgl_next_cb);
 	} else {

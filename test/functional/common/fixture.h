@@ -146,6 +146,14 @@ enum fx_io_op {
 int fx_io(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, enum fx_io_op op, void *buf,
 	  uint64_t lba, uint32_t lba_count, uint32_t io_flags, struct nvme_cpl *cpl);
 
+/*
+ * As fx_io() with a separate metadata buffer @md (lba_count x the namespace's metadata size,
+ * DMA memory) through the _with_md calls, for FX_READ and FX_WRITE (other ops: -EINVAL); @md
+ * NULL is fx_io().
+ */
+int fx_io_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, enum fx_io_op op, void *buf,
+	     void *md, uint64_t lba, uint32_t lba_count, uint32_t io_flags, struct nvme_cpl *cpl);
+
 /* Raw I/O command, waited for as fx_io(). */
 int fx_io_raw(struct nvp_nvme_ctrlr *ctrlr, struct nvp_nvme_qpair *qpair,
 	      const struct nvme_cmd *cmd, void *buf, uint32_t len, struct nvme_cpl *cpl);
@@ -168,6 +176,14 @@ void fx_pattern_fill(void *buf, uint64_t lba, uint32_t count, uint32_t block_siz
  */
 long fx_pattern_check(const void *buf, uint64_t lba, uint32_t count, uint32_t block_size,
 		      uint32_t tag);
+
+/*
+ * Separate metadata of @count blocks of @ms bytes as if they were LBAs @lba.. written with
+ * @tag: each byte names its block, its place and the tag. fx_md_check() \return the index of
+ * the first bad byte, or -1 if all match (the first mismatch printed).
+ */
+void fx_md_fill(void *md, uint64_t lba, uint32_t count, uint32_t ms, uint32_t tag);
+long fx_md_check(const void *md, uint64_t lba, uint32_t count, uint32_t ms, uint32_t tag);
 
 /* True if @len bytes at @buf are all zero. */
 bool fx_is_zero(const void *buf, size_t len);
@@ -202,6 +218,10 @@ int fx_sgl_next_cb(void *cb_arg, void **address, uint32_t *length);
 /* Submit readv/writev over @sgl and wait; returns as fx_io(). */
 int fx_iov_io(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, bool write, struct fx_sgl *sgl,
 	      uint64_t lba, uint32_t lba_count, struct nvme_cpl *cpl);
+/* As fx_iov_io() with separate metadata @md (see fx_io_md()); NULL: fx_iov_io(). */
+int fx_iov_io_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, bool write,
+		 struct fx_sgl *sgl, void *md, uint64_t lba, uint32_t lba_count,
+		 struct nvme_cpl *cpl);
 
 /* ---- the registers, read straight from the function's BAR0 (as a bus analyser) ---- */
 

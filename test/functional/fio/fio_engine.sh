@@ -7,8 +7,8 @@
 # its own qpair and region), random reads, trim on a second namespace of the same
 # controller and two files in one job; fio's exit status and its JSON report (parsed, not
 # grepped) must show no error and I/O done. Then the failures people meet must be messages:
-# thread=0, and an engine built against another fio ABI; and verify of a fresh device must
-# fail (the check is not vacuous). Skips (77) without fio or the
+# thread=0, an engine built against another fio ABI, options of the bdev mode without
+# bdev_config=; and verify of a fresh device must fail (the check is not vacuous). Skips (77) without fio or the
 # engine, unless NVP_TEST_FIO_REQUIRED=1 (CI), where that is a failure.
 
 set -u
@@ -238,6 +238,15 @@ fi
 args=(--name=sepmd "--ioengine=external:$engine" --thread=1
 	"--filename=trtype=emu name=emu0 ms=8" --rw=read --size=1M)
 expect_refusal sepmd "separate metadata"
+
+# 4c. Options of the bdev mode without bdev_config=: refused by name (as nvp_perf refuses
+# --wbt without -b), not ignored.
+for o in bdev_wbt=5 bdev_sched=kyber write_class=sync bdev_tenant=2 tenant_weight=3 \
+	bdev_io_pool=8; do
+	args=(--name=nobdev "--ioengine=external:$engine" --thread=1
+		"--filename=trtype=emu name=emu0" --rw=read --size=1M "--$o")
+	expect_refusal "nobdev_${o%%=*}" "$o is an option of the bdev mode" "add bdev_config="
+done
 
 # 5. verify is not vacuous: checking a fresh controller (nothing written) must fail, so the
 # reads above really returned what the device stored.

@@ -15,50 +15,12 @@
 
 #include "fixture.h"
 
-/* Metadata of @count blocks at @lba, @ms bytes each: a byte pattern naming both. */
-static void
-md_fill(uint8_t *md, uint64_t lba, uint32_t count, uint32_t ms, uint8_t tag)
-{
-	for (uint32_t i = 0; i < count * ms; i++) {
-		md[i] = (uint8_t)(tag ^ (lba + i / ms) ^ (i % ms) * 7u);
-	}
-}
-
-static bool
-md_check(const uint8_t *md, uint64_t lba, uint32_t count, uint32_t ms, uint8_t tag)
-{
-	for (uint32_t i = 0; i < count * ms; i++) {
-		if (md[i] != (uint8_t)(tag ^ (lba + i / ms) ^ (i % ms) * 7u)) {
-			fprintf(stderr, "  metadata byte %u of lba %" PRIu64 " differs\n", i % ms,
-				lba + i / ms);
-			return false;
-		}
-	}
-	return true;
-}
-
+/* Write (@write) or read @count blocks at @lba with metadata @md through the _with_md calls. */
 static int
 io_md(struct fx_ctrlr *fx, bool write, void *buf, void *md, uint64_t lba, uint32_t count)
 {
-	struct fx_cpl c = { 0 };
-	int rc;
-
-	if (write) {
-		rc = nvp_nvme_ns_cmd_write_with_md(fx->ns, fx->qpair, buf, md, lba, count,
-						   fx_cpl_cb, &c, 0, 0, 0);
-	} else {
-		rc = nvp_nvme_ns_cmd_read_with_md(fx->ns, fx->qpair, buf, md, lba, count, fx_cpl_cb,
-						  &c, 0, 0, 0);
-	}
-	if (rc != 0) {
-		return rc;
-	}
-	rc = fx_poll_until(fx->qpair, &c.calls, 1, FX_WAIT_MS);
-	if (rc == 0 && nvme_cpl_is_error(&c.cpl)) {
-		fx_print_cpl(write ? "write_with_md" : "read_with_md", &c.cpl);
-		return -EIO;
-	}
-	return rc;
+	return fx_io_md(fx->ns, fx->qpair, write ? FX_WRITE : FX_READ, buf, md, lba, count, 0,
+			NULL);
 }
 
 /* Write @count blocks with metadata at @lba, read both back into cleared buffers. */
@@ -71,13 +33,13 @@ md_write_read(struct fx_ctrlr *fx, uint64_t lba, uint32_t count, uint8_t tag)
 	uint8_t *md = fx_dma_alloc((size_t)count * ms);
 
 	fx_pattern_fill(buf, lba, count, bs, tag);
-	md_fill(md, lba, count, ms, tag);
+	fx_md_fill(md, lba, count, ms, tag);
 	CU_ASSERT_EQUAL(io_md(fx, true, buf, md, lba, count), 0);
 	memset(buf, 0, (size_t)count * bs);
 	memset(md, 0, (size_t)count * ms);
 	CU_ASSERT_EQUAL(io_md(fx, false, buf, md, lba, count), 0);
 	CU_ASSERT(fx_pattern_check(buf, lba, count, bs, tag) < 0);
-	CU_ASSERT(md_check(md, lba, count, ms, tag));
+	CU_ASSERT(fx_md_check(md, lba, count, ms, tag) < 0);
 	nvp_env_dma_free(md);
 	nvp_env_dma_free(buf);
 }

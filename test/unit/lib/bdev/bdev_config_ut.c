@@ -16,6 +16,7 @@
 #include "bdev/null/bdev_null.c"
 #include "bdev/uring/bdev_uring.c"
 #include "bdev/bdev_config.c"
+#include "bdev/bdev_config_json.c"
 #include "bdev/bdev_config_text.c"
 
 static char g_dir[64];
@@ -144,6 +145,7 @@ cleanup(void)
 }
 
 #define WRAP(cfg) "{\"subsystems\":[{\"subsystem\":\"bdev\",\"config\":[" cfg "]}]}"
+#define ATTACH(p) "{\"method\":\"bdev_nvme_attach_controller\",\"params\":{" p "}}"
 #define NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"n0\",\"num_blocks\":8}},"
 
 /* ---- good ---- */
@@ -313,31 +315,288 @@ test_bad_json_position(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
-/* Comments (which json-c takes, as SPDK does) are not JSON to the position scanner either:
- * quotes, brackets and keys in them, and strings in single quotes, move nothing. */
+/* ---- strict RFC 8259: what JSON does not have is an error at its line and column, naming
+ * what was expected there; nothing is made (the bdev before it in the text neither) ---- */
+
 static void
-test_bad_position_after_comment(void)
+refused(const char *json, const char *msg)
 {
-	CU_ASSERT_EQUAL(
-		load("{\"subsystems\": [ /* the bdevs { [ \" */\n"
-		     "  {\"subsystem\": \"accel\", \"config\": [{\"method\": \"x\", \"params\": "
-		     "{'s': 'a\"]}'}}]},\n"
-		     "  {\"subsystem\": \"bdev\", // \"config\": [{\"x\": 1}, {\n"
-		     "   \"config\": [ /* \"config\": [ */\n"
-		     "    {\"method\": \"bdev_null_create\", /* } */ \"params\": "
-		     "{\"name\": \"a\", \"num_blocks\": 1 /* ] */}},\n"
-		     "    // {\"method\": \"x\"},\n"
-		     "  /* ] */ {\"method\": \"bdev_null_create\", \"params\": {\"nme\": \"b\"}}\n"
-		     "  ]}]}\n"),
-		-EINVAL);
-	CU_ASSERT(logged("(string):7:11: subsystems[1].config[1] (bdev_null_create).params.nme: "
-			 "unknown parameter"));
-	CU_ASSERT_EQUAL(load(WRAP("/* [ */ {\"method\"/**/:\"bdev_null_create\",\"params\": "
-				  "{\"num_blocks\": 1 // x\n}}")),
-			-EINVAL);
-	CU_ASSERT(logged("(string):1:54: subsystems[0].config[0] (bdev_null_create).params: "
-			 "missing parameter name"));
+	CU_ASSERT_EQUAL(load(json), -EINVAL);
+	CU_ASSERT(logged(msg));
+	CU_ASSERT(logged("configuration not loaded"));
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
+static void
+test_strict_trailing_comma(void)
+{
+	/* the issue's own: it loaded and ran */
+	refused(WRAP(NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"n1\","
+			   "\"num_blocks\": 65536,}}"),
+		"(string):1:184: malformed JSON: trailing ',' before '}' (JSON has no trailing "
+		"commas): expected another \"key\": value after it, or no ','");
+	refused("{\"subsystems\": [\n  {\"subsystem\": \"bdev\", \"config\": []},\n]}",
+		"(string):2:38: malformed JSON: trailing ',' before ']' (JSON has no trailing "
+		"commas): expected another value after it, or no ','");
+	refused(WRAP(NULL0), "(string):1:113: malformed JSON: trailing ',' before ']'");
+	refused("{\"subsystems\": [],}", "(string):1:18: malformed JSON: trailing ','");
+	/* and a comma with nothing on either side */
+	refused("{\"subsystems\": [,]}",
+		"(string):1:17: malformed JSON: ',': expected a value or ']'");
+	refused("{,}", "(string):1:2: malformed JSON: ',': expected a \"key\" or '}'");
+	refused("{\"subsystems\": [{},,{}]}",
+		"(string):1:20: malformed JSON: ',': expected a value");
+}
+
+static void
+test_strict_single_quote(void)
+{
+	/* the issue's own: it loaded as an empty configuration */
+	refused("{'subsystems': []}",
+		"(string):1:2: malformed JSON: a single quote (JSON strings take double quotes): "
+		"expected a \"key\" or '}'");
+	refused("{\"subsystems\": [{\"subsystem\": 'bdev', \"config\": []}]}",
+		"(string):1:31: malformed JSON: a single quote (JSON strings take double quotes): "
+		"expected a value");
+	refused(WRAP(NULL0 "{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"n1\","
+			   "\"num_blocks\":8,'md_size':8}}"),
+		"(string):1:180: malformed JSON: a single quote (JSON strings take double quotes): "
+		"expected a \"key\"");
+}
+
+static void
+test_strict_comment(void)
+{
+	refused("// bdevs\n{\"subsystems\": []}",
+		"(string):1:1: malformed JSON: a comment (JSON has none): expected a value");
+	refused("{\"subsystems\": [ /* none */ ]}",
+		"(string):1:18: malformed JSON: a comment (JSON has none): expected a value or ']'");
+	refused("{\"subsystems\": [\n  {\"subsystem\": \"bdev\", // the bdevs\n"
+		"   \"config\": []}]}",
+		"(string):2:25: malformed JSON: a comment (JSON has none): expected a \"key\"");
+	refused(WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"a\","
+		     "\"num_blocks\":1 /* ] */}}"),
+		"(string):1:111: malformed JSON: a comment (JSON has none): expected ',' or '}'");
+	refused("{\"subsystems\": []}\n/* end */\n",
+		"(string):2:1: malformed JSON: text after the end of the document: a comment "
+		"(JSON has none): expected only white space");
+	refused("{\"subsystems\": []} // end",
+		"(string):1:20: malformed JSON: text after the end of the document");
+}
+
+static void
+test_strict_control_char(void)
+{
+	refused(WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"a\tb\","
+		     "\"num_blocks\":1}}"),
+		"(string):1:94: malformed JSON: a control character (0x09) in a string: write it "
+		"as an escape (\\t, \\n, \\u0009)");
+	refused("{\"subsystems\": [{\"subsystem\": \"bdev\x01\"}]}",
+		"(string):1:36: malformed JSON: a control character (0x01) in a string");
+	/* a line break in a string is usually its missing closing quote */
+	refused("{\"subsystems\": [{\"subsystem\": \"bdev}]}\n",
+		"(string):1:39: malformed JSON: a control character (0x0a) in a string: write it "
+		"as an escape (\\t, \\n, \\u000a), or close the string");
+	refused("{\"subsystems\": [{\"subsystem\": \"bdev",
+		"(string):1:31: malformed JSON: the text ends inside this string: expected its "
+		"closing '\"'");
+}
+
+static void
+test_strict_bad_escape(void)
+{
+	refused("{\"subsystems\": [{\"subsystem\": \"b\\dev\"}]}",
+		"(string):1:33: malformed JSON: bad escape '\\d': expected one of \\\" \\\\ \\/ \\b "
+		"\\f \\n \\r \\t \\uXXXX");
+	refused("{\"subsystems\": [{\"subsystem\": \"\\x41\"}]}", "(string):1:32: malformed JSON: "
+								  "bad escape '\\x'");
+	refused("{\"subsystems\": [{\"subsystem\": \"\\u12\"}]}",
+		"(string):1:32: malformed JSON: bad escape '\\u12\"}': expected \\u and four hex "
+		"digits");
+	/* half a UTF-16 surrogate pair is not a character */
+	refused("{\"subsystems\": [{\"subsystem\": \"\\ud800x\"}]}",
+		"(string):1:32: malformed JSON: \\ud800 is the first half of a UTF-16 surrogate pair: "
+		"expected its second half (\\udc00 to \\udfff) after it");
+	refused("{\"subsystems\": [{\"subsystem\": \"\\udc00\"}]}",
+		"(string):1:32: malformed JSON: \\udc00 is the second half of a UTF-16 surrogate "
+		"pair: expected its first half (\\ud800 to \\udbff) before it");
+}
+
+static void
+test_strict_leading_zero(void)
+{
+	refused(WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"a\","
+		     "\"num_blocks\":010}}"),
+		"(string):1:109: malformed JSON: a number with a leading zero: expected no zero "
+		"before the digits (JSON numbers are decimal)");
+	refused("{\"subsystems\": [-01]}", "(string):1:17: malformed JSON: a number with a "
+					   "leading zero");
+	refused("{\"subsystems\": [00]}", "(string):1:17: malformed JSON: a number with a "
+					  "leading zero");
+	/* and the hexadecimal SPDK would not take either */
+	refused("{\"subsystems\": [0x10]}", "(string):1:18: malformed JSON: 'x' after the number "
+					    "0: expected ',' or ']'");
+}
+
+static void
+test_strict_nan(void)
+{
+	refused("{\"subsystems\": [NaN]}",
+		"(string):1:17: malformed JSON: 'NaN' is not a JSON value: expected a number, a "
+		"string, true, false or null");
+	refused("{\"subsystems\": [Infinity]}", "(string):1:17: malformed JSON: 'Infinity' is "
+						"not a JSON value");
+	refused("{\"subsystems\": [-Infinity]}",
+		"(string):1:18: malformed JSON: 'I' after '-': expected a digit");
+	refused("{\"subsystems\": [TRUE]}", "(string):1:17: malformed JSON: 'TRUE' is not a "
+					    "JSON value");
+	refused("{\"subsystems\": [nul]}", "(string):1:17: malformed JSON: 'nul' is not");
+	refused("{\"subsystems\": [+1]}", "(string):1:17: malformed JSON: '+': expected a value");
+	refused("{\"subsystems\": [.5]}", "(string):1:17: malformed JSON: '.': expected a value");
+	refused("{\"subsystems\": [1.]}",
+		"(string):1:19: malformed JSON: ']' after '.': expected a digit");
+	refused("{\"subsystems\": [1e]}",
+		"(string):1:19: malformed JSON: ']' in an exponent: expected a digit");
+	refused("{\"subsystems\": [1e+]}", "(string):1:20: malformed JSON: ']' in an exponent");
+}
+
+static void
+test_strict_trailing_garbage(void)
+{
+	refused("{\"subsystems\": []} x",
+		"(string):1:20: malformed JSON: text after the end of the document: 'x': expected "
+		"only white space");
+	refused("{\"subsystems\": []}\n\n{\"subsystems\": []}\n",
+		"(string):3:1: malformed JSON: text after the end of the document: '{'");
+	refused("{\"subsystems\": []},", "(string):1:19: malformed JSON: text after the end");
+	refused("{\"subsystems\": []}]", "(string):1:19: malformed JSON: text after the end");
+}
+
+static void
+test_strict_empty(void)
+{
+	char file[160];
+
+	refused("", "(string):1:1: malformed JSON: the document is empty: expected a JSON object "
+		    "({\"subsystems\": [...]})");
+	refused(" \n\t", "(string):2:2: malformed JSON: the document is empty");
+	snprintf(file, sizeof(file), "%s/empty.json", g_dir);
+	write_file(file, "");
+	reset_log();
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(file), -EINVAL);
+	CU_ASSERT(logged("empty.json:1:1: malformed JSON: the document is empty"));
+	CU_ASSERT_EQUAL(nvp_bdev_load_config(file), -EINVAL);
+	unlink(file);
+}
+
+/* JSON text is UTF-8 (RFC 8259 section 8.1): other bytes and a byte order mark are refused. */
+static void
+test_strict_utf8(void)
+{
+	refused("{\"subsystems\": [{\"subsystem\": \"b\xff\"}]}",
+		"(string):1:33: malformed JSON: byte 0xff is not UTF-8: expected UTF-8 text");
+	refused("{\"subsystems\": [{\"subsystem\": \"\xc0\xaf\"}]}",
+		"(string):1:32: malformed JSON: byte 0xc0 is not UTF-8");
+	refused("{\"subsystems\": [{\"subsystem\": \"\xed\xa0\x80\"}]}",
+		"(string):1:32: malformed JSON: byte 0xed is not UTF-8");
+	refused("{\"subsystems\": [{\"subsystem\": \"\xf4\x90\x80\x80\"}]}",
+		"(string):1:32: malformed JSON: byte 0xf4 is not UTF-8");
+	refused("\xef\xbb\xbf{\"subsystems\": []}",
+		"(string):1:1: malformed JSON: a byte order mark (U+FEFF): expected a value (save "
+		"the file as UTF-8 without one)");
+	refused("{\"subsystems\": [\xc3\xa9]}", "(string):1:17: malformed JSON: byte 0xc3");
+}
+
+/* @arrays nested in params of a skipped subsystem's entry, 6 levels deep: 6 + @arrays. */
+static void
+nested(char *json, size_t len, int arrays)
+{
+	size_t n;
+	int i;
+
+	n = (size_t)snprintf(json, len,
+			     "{\"subsystems\": [{\"subsystem\": \"accel\", \"config\": "
+			     "[{\"method\": \"x\", \"params\": {\"a\": ");
+	for (i = 0; i < arrays && n + 2 < len; i++) {
+		json[n++] = '[';
+	}
+	for (i = 0; i < arrays && n + 2 < len; i++) {
+		json[n++] = ']';
+	}
+	snprintf(json + n, len - n, "}}]}]}");
+}
+
+/* As deep as json-c is made to parse (32 levels of objects and arrays) loads; deeper is
+ * refused with its place too. */
+static void
+test_strict_depth(void)
+{
+	char json[512];
+
+	nested(json, sizeof(json), 26);
+	CU_ASSERT_EQUAL(load(json), 0);
+	nested(json, sizeof(json), 27);
+	refused(json, "(string):1:109: malformed JSON: objects and arrays nested deeper than 32 "
+		      "levels");
+}
+
+/* What RFC 8259 allows still loads: nested empty arrays and objects, every escape and
+ * Unicode beyond the BMP, numbers with fractions and exponents where an integer is wanted
+ * (when they are one), white space of all four kinds between every token. */
+static void
+test_good_rfc8259(void)
+{
+	struct nvp_bdev *b;
+	char json[2048];
+
+	CU_ASSERT_EQUAL_FATAL(
+		load(" \t\r\n{ \t\r\n\"subsystems\" \t\r\n: \t\r\n[ \t\r\n"
+		     "{\"subsystem\":\"accel\",\"config\":[{\"method\":\"x\",\"params\":"
+		     "{\"a\":[[],{},[[{}]],{\"b\":{\"c\":[]}}],\"d\":-0.5e-3,\"e\":1E+2,"
+		     "\"f\":[true,false,null,0,-0,1.5]}}]}, \t\r\n"
+		     "{\"subsystem\":\"bdev\",\"config\":[]}, \t\r\n"
+		     "{ \t\r\n\"subsystem\" \t\r\n: \t\r\n\"bdev\" \t\r\n, \t\r\n\"config\" \t\r\n: "
+		     "\t\r\n[ \t\r\n{ \t\r\n\"method\" \t\r\n: \t\r\n\"bdev_null_create\" \t\r\n, "
+		     "\t\r\n\"params\" \t\r\n: \t\r\n{ \t\r\n\"nam\\u0065\" \t\r\n: \t\r\n"
+		     "\"n\\u00e9\\ud83d\\ude00\" \t\r\n, \t\r\n\"num_blocks\" \t\r\n: \t\r\n"
+		     "6.5536e4 \t\r\n, \t\r\n\"block_size\" : 5.12E+2, \"uuid\": "
+		     "\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u0041 \\uFFFF \\u20AC\" \t\r\n} \t\r\n"
+		     "} \t\r\n] \t\r\n} \t\r\n] \t\r\n} \t\r\n"),
+		0);
+	b = nvp_bdev_get_by_name("n\xc3\xa9\xf0\x9f\x98\x80");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(nvp_bdev_get_num_blocks(b), 65536);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 512);
+	cleanup();
+	/* integers written with a fraction or an exponent; emu options too */
+	snprintf(json, sizeof(json), "%s",
+		 WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"z\","
+		      "\"num_blocks\":1e3,\"block_size\":4096.0}},"
+		      "{\"method\":\"bdev_nvme_attach_controller\",\"params\":{\"name\":\"e0\","
+		      "\"trtype\":\"emu\",\"nn\":2e0,\"read_us\":1.5E1,"
+		      "\"io_queue_size\":0.64e2}}"));
+	CU_ASSERT_EQUAL_FATAL(load(json), 0);
+	b = nvp_bdev_get_by_name("z");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(nvp_bdev_get_num_blocks(b), 1000);
+	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(b), 4096);
+	CU_ASSERT_STRING_EQUAL(g_trid, "trtype:emu name:e0 nn=2 read_us=15");
+	cleanup();
+	/* but not a fraction, a negative count, or one past the type */
+	refused(WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"z\","
+		     "\"num_blocks\":1.5e0}}"),
+		"params.num_blocks: 1.5e0 is not an unsigned integer");
+	refused(WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"z\","
+		     "\"num_blocks\":-1e2}}"),
+		"params.num_blocks: -1e2 is not an unsigned integer");
+	refused(WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"z\","
+		     "\"num_blocks\":1,\"block_size\":1e10}}"),
+		"params.block_size: 1e10 is not an unsigned integer");
+	refused(WRAP("{\"method\":\"bdev_null_create\",\"params\":{\"name\":\"z\","
+		     "\"num_blocks\":1e400}}"),
+		"params.num_blocks: 1e400 is not an unsigned integer");
+	refused(WRAP(ATTACH("\"name\":\"e0\",\"trtype\":\"emu\",\"nn\":2.5")),
+		"params.nn: 2.5 is not an integer, a string or a boolean");
 }
 
 /* A key twice in one object is refused (json-c would keep the last), at the second one, before
@@ -365,21 +624,16 @@ test_bad_duplicate_key(void)
 				  "\"nam\\u0065\":\"x\",\"num_blocks\":8}}")),
 			-EINVAL);
 	CU_ASSERT(logged("(string):1:98: subsystems[0].config[0].params: duplicate key 'name'"));
-	CU_ASSERT_EQUAL(load(WRAP("{\"method\":\"bdev_malloc_create\",\"params\":{\"name\":\"m\","
-				  "'num_blocks':8,\"num_blocks\":8}}")),
-			-EINVAL);
-	CU_ASSERT(logged("(string):1:113: subsystems[0].config[0].params: duplicate key "
-			 "'num_blocks'"));
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 
-	/* not duplicates: other keys than they look, keys of other objects, comment text */
+	/* not duplicates: other keys than they look, keys of other objects */
 	CU_ASSERT_EQUAL(
 		load("{\"subsystems\": [{\"subsystem\": \"accel\", \"config\": [{\"method\": \"x\", "
 		     "\"params\": {\"s\\\"\": 1, \"s\\\\\": 2, \"s\": 3, \"t\": {\"s\": 4}, "
 		     "\"u\": [{\"s\": 5}, {\"s\": 6}]}}]},\n"
 		     "  {\"subsystem\": \"bdev\", \"config\": [" NULL0
 		     "{\"method\": \"bdev_null_create\", \"params\": {\"name\": \"n1\", "
-		     "/* \"name\": \"n2\", */ // \"name\": 1,\n \"num_blocks\": 8}}]}]}"),
+		     "\n \"num_blocks\": 8}}]}]}"),
 		0);
 	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_get_by_name("n1"));
 	cleanup();
@@ -471,8 +725,6 @@ test_bad_create_undone(void)
 	CU_ASSERT(logged("has a space or comma"));
 	CU_ASSERT_EQUAL(g_attached, 0);
 }
-
-#define ATTACH(p) "{\"method\":\"bdev_nvme_attach_controller\",\"params\":{" p "}}"
 
 /* A value with white space would add transport ID pairs of its own: refused. */
 static void
@@ -727,6 +979,72 @@ test_bad_line_and_file(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* A JSON number read as an integer from its text, exactly: to the last digit of UINT64_MAX,
+ * where a double would round. */
+static void
+test_number_exact(void)
+{
+	static const struct {
+		const char *num;
+		uint64_t max;
+		int rc;
+		uint64_t v;
+	} cases[] = {
+		{ "1e3", UINT64_MAX, 0, 1000 },
+		{ "6.5536e4", UINT64_MAX, 0, 65536 },
+		{ "4096.0", UINT64_MAX, 0, 4096 },
+		{ "0.64e2", UINT64_MAX, 0, 64 },
+		{ "12.340e2", UINT64_MAX, 0, 1234 },
+		{ "12.340e1", UINT64_MAX, -EINVAL, 0 },
+		{ "1000e-3", UINT64_MAX, 0, 1 },
+		{ "-0.0e5", UINT64_MAX, 0, 0 },
+		{ "1.8446744073709551615e19", UINT64_MAX, 0, UINT64_MAX },
+		{ "9007199254740993.0", UINT64_MAX, 0, 9007199254740993ull }, /* 2^53 + 1 */
+		{ "1.8446744073709551616e19", UINT64_MAX, -EINVAL, 0 },
+		{ "4.294967296e9", UINT32_MAX, -EINVAL, 0 },
+		{ "1.5e0", UINT64_MAX, -EINVAL, 0 },
+		{ "100e-3", UINT64_MAX, -EINVAL, 0 },
+		{ "-1e2", UINT64_MAX, -EINVAL, 0 },
+		{ "1e999999999999", UINT64_MAX, -EINVAL, 0 },
+	};
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < NVP_COUNTOF(cases); i++) {
+		v = 0;
+		CU_ASSERT_EQUAL(bdev_config_json_number_u64(cases[i].num, cases[i].max, &v),
+				cases[i].rc);
+		if (cases[i].rc == 0 && v != cases[i].v) {
+			printf("\n    %s: %" PRIu64 ", want %" PRIu64 "\n", cases[i].num, v,
+			       cases[i].v);
+			CU_FAIL("bdev_config_json_number_u64");
+		}
+	}
+}
+
+/* Which errors of a load are the configuration's (tools exit 2): what a load returns for a
+ * malformed text, an unknown parameter, a name given twice, a file it cannot read. */
+static void
+test_error_is_usage(void)
+{
+	CU_ASSERT_EQUAL(load("{\"subsystems\": [],}"), -EINVAL);
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-EINVAL));
+	CU_ASSERT_EQUAL(load(WRAP(NULL0 "{\"method\":\"bdev_null_create\",\"params\":{"
+					"\"name\":\"n0\",\"num_blocks\":8}}")),
+			-EEXIST);
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-EEXIST));
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(g_dir), -EISDIR);
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-EISDIR));
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-ENOENT));
+	CU_ASSERT_TRUE(nvp_bdev_config_error_is_usage(-EACCES));
+	/* carrying it out failed: the run's failure */
+	CU_ASSERT_FALSE(nvp_bdev_config_error_is_usage(-ENOMEM));
+	CU_ASSERT_FALSE(nvp_bdev_config_error_is_usage(-ECONNREFUSED));
+	CU_ASSERT_FALSE(nvp_bdev_config_error_is_usage(-ENODEV));
+	CU_ASSERT_FALSE(nvp_bdev_config_error_is_usage(0));
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
 int
 main(void)
 {
@@ -738,7 +1056,19 @@ main(void)
 		UT_TEST(test_spdk_defaults),
 		UT_TEST(test_good_line),
 		UT_TEST(test_bad_json_position),
-		UT_TEST(test_bad_position_after_comment),
+		UT_TEST(test_strict_trailing_comma),
+		UT_TEST(test_strict_single_quote),
+		UT_TEST(test_strict_comment),
+		UT_TEST(test_strict_control_char),
+		UT_TEST(test_strict_bad_escape),
+		UT_TEST(test_strict_leading_zero),
+		UT_TEST(test_strict_nan),
+		UT_TEST(test_strict_trailing_garbage),
+		UT_TEST(test_strict_empty),
+		UT_TEST(test_strict_utf8),
+		UT_TEST(test_strict_depth),
+		UT_TEST(test_good_rfc8259),
+		UT_TEST(test_number_exact),
 		UT_TEST(test_bad_duplicate_key),
 		UT_TEST(test_bad_method_param_undone),
 		UT_TEST(test_bad_create_undone),
@@ -750,6 +1080,7 @@ main(void)
 		UT_TEST(test_bad_nvme_messages),
 		UT_TEST(test_bad_stage_restored),
 		UT_TEST(test_bad_line_and_file),
+		UT_TEST(test_error_is_usage),
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc, fd;
