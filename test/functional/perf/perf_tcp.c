@@ -12,7 +12,7 @@
 
 #include "fixture.h"
 #include "subproc.h"
-#include "tcp_tgt.h"
+#include "nvme_tcp_tgt.h"
 
 static char g_prog[PATH_MAX];
 static char g_out[65536];
