@@ -2,8 +2,9 @@
 /*
  * The schedulers through their ops tables, with requests made by hand and a clock the
  * test moves: deadline's batches, starvation limit, expiry and depth; kyber's domains,
- * tokens, and depth changes from synthetic latencies; fair's shares, eligibility, no
- * idling and no banked credit; parameters. Nothing here is timed.
+ * tokens, and depth changes from synthetic latencies, then its loop through its feedback
+ * on a simulated device (seeded lognormal latencies, reads slowed by writes); fair's
+ * shares, eligibility, no idling and no banked credit; parameters. Nothing here is timed.
  */
 #include "../bdev/ut_bdev.h"
 
@@ -11,6 +12,8 @@
 #include "sched/deadline.c"
 #include "sched/kyber.c"
 #include "sched/fair.c"
+
+#include "../ut_lat.h"
 
 #define MAX_IOS 4096
 
@@ -551,6 +554,301 @@ test_kyber_throttles_writes_for_reads(void)
 	stop(&r, 1);
 }
 
+/*
+ * kyber through its feedback: a simulated device on the test's clock, stepped every
+ * KSIM_STEP_US. A workload keeps rd_qd reads and wr_qd writes outstanding (queued in
+ * kyber or at the device); kyber dispatches what its tokens allow; each request at the
+ * device takes a lognormal time whose median grows with the writes there (reads wait
+ * behind programs), p99 twice the median. Total latency is what the workload sees:
+ * queueing in kyber included.
+ */
+#define KSIM_STEP_US 20
+#define KSIM_MAX_IOS 1024
+#define KSIM_HIST 2000  /* bins of ... */
+#define KSIM_HIST_US 10 /* ... 10 us: up to 20 ms */
+
+struct ksim {
+	struct sched_run r;
+	struct ky_bdev *k;
+	struct ut_lat rng;
+	uint64_t now;
+	uint32_t rd_qd, wr_qd;
+	double rd_us, rd_per_write_us; /* read median: rd_us + rd_per_write_us x writes there */
+	double wr_us, wr_per_write_us;
+	/* requests */
+	struct nvp_bdev_io ios[KSIM_MAX_IOS];
+	uint64_t issued[KSIM_MAX_IOS], sent[KSIM_MAX_IOS], end[KSIM_MAX_IOS];
+	uint32_t dev[KSIM_MAX_IOS], ndev; /* at the device */
+	uint32_t free_ids[KSIM_MAX_IOS], nfree;
+	uint32_t rd_out, wr_out, dev_wr;
+	/* what happened */
+	uint64_t rd_done, wr_done;
+	uint64_t rd_total_over;      /* reads whose total latency was over the read target */
+	uint32_t rd_hist[KSIM_HIST]; /* reads' total latency in KSIM_HIST_US bins */
+};
+
+static void
+ksim_start(struct ksim *s, const char *params, uint64_t seed)
+{
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	start(&s->r, &g_sched_kyber_ops, params, 1);
+	s->k = s->r.bctx;
+	ut_lat_seed(&s->rng, seed);
+	s->now = g_t0;
+	atomic_store(&s->k->win_end, g_t0 + s->k->win); /* the windows on this clock alone */
+	for (i = 0; i < KSIM_MAX_IOS; i++) {
+		s->free_ids[s->nfree++] = KSIM_MAX_IOS - 1 - i;
+	}
+}
+
+static void
+ksim_issue(struct ksim *s, uint8_t type)
+{
+	uint32_t id = s->free_ids[--s->nfree];
+	struct nvp_bdev_io *io = &s->ios[id];
+
+	memset(io, 0, sizeof(*io));
+	io->type = type;
+	io->num_blocks = 8;
+	io->bdev = g_bdev;
+	s->issued[id] = s->now;
+	s->r.ops->submit(s->r.ch[0], io, s->now);
+}
+
+static void
+ksim_step(struct ksim *s)
+{
+	struct nvp_bdev_io *io;
+	uint32_t i, id;
+	double p50;
+
+	for (i = 0; i < s->ndev;) {
+		id = s->dev[i];
+		if (s->end[id] > s->now) {
+			i++;
+			continue;
+		}
+		io = &s->ios[id];
+		s->dev[i] = s->dev[--s->ndev];
+		s->r.ops->complete(s->r.ch[0], io, s->now - s->sent[id], s->now);
+		if (io->type == NVP_BDEV_IO_READ) {
+			s->rd_out--;
+			s->rd_done++;
+			s->rd_total_over += s->now - s->issued[id] >
+					    s->k->target[NVP_SCHED_KYBER_READ];
+			s->rd_hist[NVP_MIN((s->now - s->issued[id]) / ms(KSIM_HIST_US / 1000.0),
+					   (uint64_t)KSIM_HIST - 1)]++;
+		} else {
+			s->wr_out--;
+			s->wr_done++;
+			s->dev_wr--;
+		}
+		s->free_ids[s->nfree++] = id;
+	}
+	while (s->rd_out < s->rd_qd) {
+		ksim_issue(s, NVP_BDEV_IO_READ);
+		s->rd_out++;
+	}
+	while (s->wr_out < s->wr_qd) {
+		ksim_issue(s, NVP_BDEV_IO_WRITE);
+		s->wr_out++;
+	}
+	while ((io = s->r.ops->dispatch(s->r.ch[0], s->now)) != NULL) {
+		id = (uint32_t)(io - s->ios);
+		if (io->type == NVP_BDEV_IO_READ) {
+			p50 = s->rd_us + s->rd_per_write_us * s->dev_wr;
+		} else {
+			p50 = s->wr_us + s->wr_per_write_us * s->dev_wr;
+			s->dev_wr++;
+		}
+		s->sent[id] = s->now;
+		s->end[id] = s->now + ut_lat_lognormal(&s->rng, ms(p50 / 1000), ms(2 * p50 / 1000));
+		s->dev[s->ndev++] = id;
+	}
+	s->now += ms(KSIM_STEP_US / 1000.0);
+}
+
+static void
+ksim_run(struct ksim *s, double run_ms)
+{
+	uint64_t end = s->now + ms(run_ms);
+
+	while (s->now < end) {
+		ksim_step(s);
+	}
+}
+
+/* Stop the workload and let everything in flight complete. */
+static void
+ksim_stop(struct ksim *s)
+{
+	s->rd_qd = 0;
+	s->wr_qd = 0;
+	while (s->rd_out + s->wr_out != 0) {
+		ksim_step(s);
+	}
+	stop(&s->r, 1);
+}
+
+static void
+ksim_reset_counts(struct ksim *s)
+{
+	s->rd_done = s->wr_done = s->rd_total_over = 0;
+	memset(s->rd_hist, 0, sizeof(s->rd_hist));
+}
+
+/* The @pct-th percentile of the reads' total latency since the last reset, in us. */
+static uint32_t
+ksim_rd_pct(const struct ksim *s, uint32_t pct)
+{
+	uint64_t want = (s->rd_done * pct + 99) / 100, n = 0;
+	uint32_t b;
+
+	for (b = 0; b < KSIM_HIST - 1; b++) {
+		n += s->rd_hist[b];
+		if (n >= want) {
+			break;
+		}
+	}
+	return (b + 1) * KSIM_HIST_US;
+}
+
+/*
+ * Reads queued in kyber count: resizing uses total latency. Writes over their target at
+ * the device congest it while reads there are fast, so every congested window cuts the
+ * read depth, until reads wait in kyber long enough that their total latency is over
+ * target, which grows it again: the read depth settles where 32 reads outstanding just
+ * meet the target. When the writes stop, the device is not congested, and reads that
+ * still wait in kyber over target grow the depth until they do not.
+ */
+static void
+test_kyber_loop_resizes_on_total_latency(void)
+{
+	static struct ksim s;
+	uint32_t rd_depth;
+
+	ksim_start(&s, "read_lat_us=1000 write_lat_us=10000", 1);
+	s.rd_qd = 32;
+	s.rd_us = 100;
+	s.rd_per_write_us = 0; /* reads are fast at the device throughout */
+	s.wr_qd = 64;
+	s.wr_us = 15000; /* writes at 1.5x their target: congested */
+	ksim_run(&s, 2000);
+	rd_depth = s.k->depth[NVP_SCHED_KYBER_READ];
+	printf("(read depth %u, %lu congested) ", rd_depth, (unsigned long)s.k->congested);
+	CU_ASSERT(s.k->congested >= 5);
+	CU_ASSERT(rd_depth < 256); /* cut by congestion ... */
+	CU_ASSERT(rd_depth >= 4);  /* ... but not below what the reads need */
+	ksim_reset_counts(&s);
+	ksim_run(&s, 1000);
+	printf("(read depth %u, reads over target %lu of %lu) ", s.k->depth[NVP_SCHED_KYBER_READ],
+	       (unsigned long)s.rd_total_over, (unsigned long)s.rd_done);
+	CU_ASSERT(s.rd_total_over * 10 < s.rd_done); /* the target met for 90 % of reads */
+	/* the writes stop and more reads come: at the depth the writes left, they wait in
+	 * kyber over their target, and the depth grows until they do not */
+	s.wr_qd = 0;
+	s.rd_qd = 128;
+	ksim_run(&s, 1000);
+	ksim_reset_counts(&s);
+	ksim_run(&s, 1000);
+	printf("(read depth %u, reads over target %lu of %lu) ", s.k->depth[NVP_SCHED_KYBER_READ],
+	       (unsigned long)s.rd_total_over, (unsigned long)s.rd_done);
+	CU_ASSERT(s.rd_total_over * 100 < s.rd_done);
+	CU_ASSERT(s.k->depth[NVP_SCHED_KYBER_READ] > rd_depth);
+	ksim_stop(&s);
+}
+
+/*
+ * A QD1 reader among a flood of writes: its reads wait behind the writes at the device
+ * (4 ms against a 1 ms target) and come too slowly to make kyber's 500 samples a window.
+ * A second's worth is enough: the device is then found congested and the write depth
+ * cut, and so on each second until the reads are fast enough to be judged every window.
+ */
+static void
+test_kyber_loop_qd1_reader(void)
+{
+	static struct ksim s;
+
+	ksim_start(&s, "read_lat_us=1000", 2);
+	s.rd_qd = 1;
+	s.rd_us = 100;
+	s.rd_per_write_us = 30;
+	s.wr_qd = 128;
+	s.wr_us = 300;
+	s.wr_per_write_us = 10; /* 1.6 ms at 128: well under the writes' 10 ms */
+	ksim_run(&s, 1150);
+	CU_ASSERT(s.rd_done < 400);
+	CU_ASSERT_EQUAL(s.k->congested, 1);
+	CU_ASSERT(s.k->depth[NVP_SCHED_KYBER_WRITE] < 128);
+	ksim_run(&s, 4000);
+	ksim_reset_counts(&s);
+	ksim_run(&s, 1000);
+	printf("(write depth %u, %lu reads, p50 %u us, p90 %u us) ",
+	       s.k->depth[NVP_SCHED_KYBER_WRITE], (unsigned long)s.rd_done, ksim_rd_pct(&s, 50),
+	       ksim_rd_pct(&s, 90));
+	CU_ASSERT(ksim_rd_pct(&s, 90) <= 1000);
+	CU_ASSERT(s.wr_done > 10000); /* and the writes go on */
+	ksim_stop(&s);
+}
+
+/*
+ * Reads just over their target at the device: their p90 in the first bucket past it
+ * (1 to 1.25 ms of 1 ms) is congestion, and the writes that slow them are cut until the
+ * reads' p90 is under target.
+ */
+static void
+test_kyber_loop_reads_just_over(void)
+{
+	static struct ksim s;
+
+	ksim_start(&s, "read_lat_us=1000", 3);
+	s.rd_qd = 16;
+	s.rd_us = 500;
+	s.rd_per_write_us = 5; /* p90 1.2 ms with 64 writes at the device, 0.97 with 32 */
+	s.wr_qd = 64;
+	s.wr_us = 1000;
+	ksim_run(&s, 3000);
+	ksim_reset_counts(&s);
+	ksim_run(&s, 1000);
+	printf("(write depth %u, read p90 %u us) ", s.k->depth[NVP_SCHED_KYBER_WRITE],
+	       ksim_rd_pct(&s, 90));
+	CU_ASSERT(s.k->congested >= 1);
+	CU_ASSERT(s.k->depth[NVP_SCHED_KYBER_WRITE] < 64);
+	CU_ASSERT(ksim_rd_pct(&s, 90) <= 1000);
+	ksim_stop(&s);
+}
+
+/*
+ * A domain without samples in a congested window is resized by the p99 it had before,
+ * once (kyber's domain_p99): a writer that paused while reads are slow for reasons of the
+ * device's own (garbage collection) has its depth cut once, not again every window.
+ */
+static void
+test_kyber_loop_quiet_domain_once(void)
+{
+	static struct ksim s;
+	int saved;
+
+	ksim_start(&s, "read_lat_us=1000", 4);
+	s.rd_qd = 16;
+	s.rd_us = 100;
+	s.wr_qd = 32;
+	s.wr_us = 2000; /* 4 ms p99 of 10: no resize, nothing congested */
+	ksim_run(&s, 1000);
+	saved = s.k->p99_saved[NVP_SCHED_KYBER_WRITE];
+	CU_ASSERT(saved >= 0 && saved < 4);
+	CU_ASSERT_EQUAL(s.k->congested, 0);
+	CU_ASSERT_EQUAL(s.k->depth[NVP_SCHED_KYBER_WRITE], 128);
+	s.wr_qd = 0;
+	s.rd_us = 3000;
+	ksim_run(&s, 1000);
+	CU_ASSERT(s.k->congested >= 5);
+	CU_ASSERT_EQUAL(s.k->depth[NVP_SCHED_KYBER_WRITE], 128 * (uint32_t)(saved + 1) / 4);
+	ksim_stop(&s);
+}
+
 /* Two channels, one tenant each, kept backlogged; each dispatch completes at once. */
 static void
 fair_run(struct sched_run *r, uint32_t rounds, uint64_t bytes_out[2])
@@ -794,6 +1092,10 @@ main(void)
 		UT_TEST(test_tokens_batched),
 		UT_TEST(test_kyber_buckets),
 		UT_TEST(test_kyber_throttles_writes_for_reads),
+		UT_TEST(test_kyber_loop_resizes_on_total_latency),
+		UT_TEST(test_kyber_loop_qd1_reader),
+		UT_TEST(test_kyber_loop_reads_just_over),
+		UT_TEST(test_kyber_loop_quiet_domain_once),
 		UT_TEST(test_tokens_pass_locally),
 		UT_TEST(test_direct_matches_queued),
 		UT_TEST(test_direct_at_depth),
