@@ -2,9 +2,11 @@
 /*
  * The schedulers through their ops tables, with requests made by hand and a clock the
  * test moves: deadline's batches, starvation limit, expiry and depth; kyber's domains,
- * tokens, and depth changes from synthetic latencies, then its loop through its feedback
- * on a simulated device (seeded lognormal latencies, reads slowed by writes); fair's
- * shares, eligibility, no idling and no banked credit; parameters. Nothing here is timed.
+ * tokens, and depth changes from synthetic latencies; fair's shares, eligibility, no
+ * idling and no banked credit; parameters. Then the three through their feedback on a
+ * simulated device (seeded lognormal latencies, reads slowed by writes, time growing with
+ * size): kyber's resizing, deadline's expiry under overload, fair's virtual time with
+ * mixed sizes and a returning tenant. Nothing here is timed: the clock is the test's.
  */
 #include "../bdev/ut_bdev.h"
 
@@ -555,164 +557,234 @@ test_kyber_throttles_writes_for_reads(void)
 }
 
 /*
- * kyber through its feedback: a simulated device on the test's clock, stepped every
- * KSIM_STEP_US. A workload keeps rd_qd reads and wr_qd writes outstanding (queued in
- * kyber or at the device); kyber dispatches what its tokens allow; each request at the
- * device takes a lognormal time whose median grows with the writes there (reads wait
- * behind programs), p99 twice the median. Total latency is what the workload sees:
- * queueing in kyber included.
+ * The schedulers through their feedback: a simulated device on the test's clock, stepped
+ * every DSIM_STEP_US. Streams (a type, a tenant, a channel, a size) each keep qd requests
+ * outstanding, queued in the scheduler or at the device; the scheduler dispatches what
+ * it allows; each request at the device takes a seeded lognormal time (p99 twice the
+ * median) whose median grows with its size and with the writes at the device (reads wait
+ * behind programs). A stream's total latency is what its user sees: queueing in the
+ * scheduler included.
  */
-#define KSIM_STEP_US 20
-#define KSIM_MAX_IOS 1024
-#define KSIM_HIST 2000  /* bins of ... */
-#define KSIM_HIST_US 10 /* ... 10 us: up to 20 ms */
+#define DSIM_STEP_US 20
+#define DSIM_MAX_IOS 1024
+#define DSIM_STREAMS 4
+#define DSIM_HIST 20000 /* bins of ... */
+#define DSIM_HIST_US 10 /* ... 10 us: up to 200 ms */
 
-struct ksim {
+struct dsim_stream {
+	uint8_t type;
+	uint8_t tenant;
+	uint32_t ch;     /* channel index */
+	uint32_t qd;     /* requests kept outstanding */
+	uint32_t blocks; /* per request (512 B) */
+	/* what happened */
+	uint32_t out;
+	uint64_t done, bytes;
+	uint64_t over; /* total latency over the simulation's target */
+	uint64_t max;  /* ticks */
+	uint32_t hist[DSIM_HIST];
+};
+
+struct dsim {
 	struct sched_run r;
-	struct ky_bdev *k;
 	struct ut_lat rng;
 	uint64_t now;
-	uint32_t rd_qd, wr_qd;
+	uint64_t target;               /* ticks */
 	double rd_us, rd_per_write_us; /* read median: rd_us + rd_per_write_us x writes there */
 	double wr_us, wr_per_write_us;
+	double per_kib_us; /* and this much more per KiB past the first 4 */
+	struct dsim_stream st[DSIM_STREAMS];
+	uint32_t nst;
+	unsigned int nch;
 	/* requests */
-	struct nvp_bdev_io ios[KSIM_MAX_IOS];
-	uint64_t issued[KSIM_MAX_IOS], sent[KSIM_MAX_IOS], end[KSIM_MAX_IOS];
-	uint32_t dev[KSIM_MAX_IOS], ndev; /* at the device */
-	uint32_t free_ids[KSIM_MAX_IOS], nfree;
-	uint32_t rd_out, wr_out, dev_wr;
-	/* what happened */
-	uint64_t rd_done, wr_done;
-	uint64_t rd_total_over;      /* reads whose total latency was over the read target */
-	uint32_t rd_hist[KSIM_HIST]; /* reads' total latency in KSIM_HIST_US bins */
+	struct nvp_bdev_io ios[DSIM_MAX_IOS];
+	uint64_t issued[DSIM_MAX_IOS], sent[DSIM_MAX_IOS], end[DSIM_MAX_IOS];
+	uint32_t stream_of[DSIM_MAX_IOS];
+	uint32_t dev[DSIM_MAX_IOS], ndev; /* at the device */
+	uint32_t free_ids[DSIM_MAX_IOS], nfree;
+	uint32_t dev_wr;
 };
 
 static void
-ksim_start(struct ksim *s, const char *params, uint64_t seed)
+dsim_start(struct dsim *s, const struct nvp_bdev_sched_ops *ops, const char *params,
+	   unsigned int channels, uint64_t seed)
 {
 	uint32_t i;
 
 	memset(s, 0, sizeof(*s));
-	start(&s->r, &g_sched_kyber_ops, params, 1);
-	s->k = s->r.bctx;
+	start(&s->r, ops, params, channels);
+	s->nch = channels;
 	ut_lat_seed(&s->rng, seed);
 	s->now = g_t0;
-	atomic_store(&s->k->win_end, g_t0 + s->k->win); /* the windows on this clock alone */
-	for (i = 0; i < KSIM_MAX_IOS; i++) {
-		s->free_ids[s->nfree++] = KSIM_MAX_IOS - 1 - i;
+	if (ops == &g_sched_kyber_ops) { /* the windows on this clock alone */
+		atomic_store(&((struct ky_bdev *)s->r.bctx)->win_end,
+			     g_t0 + ((struct ky_bdev *)s->r.bctx)->win);
+	} else if (ops == &g_sched_fair_ops) {
+		atomic_store(&((struct fair_bdev *)s->r.bctx)->win_end,
+			     g_t0 + ((struct fair_bdev *)s->r.bctx)->win);
+	}
+	for (i = 0; i < DSIM_MAX_IOS; i++) {
+		s->free_ids[s->nfree++] = DSIM_MAX_IOS - 1 - i;
 	}
 }
 
-static void
-ksim_issue(struct ksim *s, uint8_t type)
+/* A stream of @qd requests of @type, @blocks each, by @tenant on channel @ch. */
+static struct dsim_stream *
+dsim_stream(struct dsim *s, uint8_t type, uint8_t tenant, uint32_t ch, uint32_t qd, uint32_t blocks)
 {
+	struct dsim_stream *st = &s->st[s->nst++];
+
+	st->type = type;
+	st->tenant = tenant;
+	st->ch = ch;
+	st->qd = qd;
+	st->blocks = blocks;
+	return st;
+}
+
+static void
+dsim_issue(struct dsim *s, uint32_t sid)
+{
+	struct dsim_stream *st = &s->st[sid];
 	uint32_t id = s->free_ids[--s->nfree];
 	struct nvp_bdev_io *io = &s->ios[id];
 
 	memset(io, 0, sizeof(*io));
-	io->type = type;
-	io->num_blocks = 8;
+	io->type = st->type;
+	io->tenant = st->tenant;
+	io->num_blocks = st->blocks;
+	io->offset_blocks = id;
 	io->bdev = g_bdev;
 	s->issued[id] = s->now;
-	s->r.ops->submit(s->r.ch[0], io, s->now);
+	s->stream_of[id] = sid;
+	st->out++;
+	s->r.ops->submit(s->r.ch[st->ch], io, s->now);
 }
 
 static void
-ksim_step(struct ksim *s)
+dsim_done(struct dsim *s, uint32_t id)
 {
-	struct nvp_bdev_io *io;
-	uint32_t i, id;
+	struct dsim_stream *st = &s->st[s->stream_of[id]];
+	uint64_t total = s->now - s->issued[id];
+
+	s->r.ops->complete(s->r.ch[st->ch], &s->ios[id], s->now - s->sent[id], s->now);
+	st->out--;
+	st->done++;
+	st->bytes += st->blocks * 512ull;
+	st->over += s->target != 0 && total > s->target;
+	st->max = NVP_MAX(st->max, total);
+	st->hist[NVP_MIN(total / ms(DSIM_HIST_US / 1000.0), (uint64_t)DSIM_HIST - 1)]++;
+	s->dev_wr -= st->type == NVP_BDEV_IO_WRITE;
+	s->free_ids[s->nfree++] = id;
+}
+
+/* To the device: how long it takes there. */
+static void
+dsim_send(struct dsim *s, struct nvp_bdev_io *io)
+{
+	uint32_t id = (uint32_t)(io - s->ios);
 	double p50;
 
+	if (io->type == NVP_BDEV_IO_READ) {
+		p50 = s->rd_us + s->rd_per_write_us * s->dev_wr;
+	} else {
+		p50 = s->wr_us + s->wr_per_write_us * s->dev_wr;
+		s->dev_wr++;
+	}
+	if (io->num_blocks > 8) {
+		p50 += s->per_kib_us * (double)(io->num_blocks - 8) / 2;
+	}
+	s->sent[id] = s->now;
+	s->end[id] = s->now + ut_lat_lognormal(&s->rng, ms(p50 / 1000), ms(2 * p50 / 1000));
+	s->dev[s->ndev++] = id;
+}
+
+static void
+dsim_step(struct dsim *s)
+{
+	struct nvp_bdev_io *io;
+	uint32_t i, c;
+
 	for (i = 0; i < s->ndev;) {
-		id = s->dev[i];
-		if (s->end[id] > s->now) {
+		if (s->end[s->dev[i]] > s->now) {
 			i++;
 			continue;
 		}
-		io = &s->ios[id];
+		dsim_done(s, s->dev[i]);
 		s->dev[i] = s->dev[--s->ndev];
-		s->r.ops->complete(s->r.ch[0], io, s->now - s->sent[id], s->now);
-		if (io->type == NVP_BDEV_IO_READ) {
-			s->rd_out--;
-			s->rd_done++;
-			s->rd_total_over += s->now - s->issued[id] >
-					    s->k->target[NVP_SCHED_KYBER_READ];
-			s->rd_hist[NVP_MIN((s->now - s->issued[id]) / ms(KSIM_HIST_US / 1000.0),
-					   (uint64_t)KSIM_HIST - 1)]++;
-		} else {
-			s->wr_out--;
-			s->wr_done++;
-			s->dev_wr--;
+	}
+	for (i = 0; i < s->nst; i++) {
+		while (s->st[i].out < s->st[i].qd) {
+			dsim_issue(s, i);
 		}
-		s->free_ids[s->nfree++] = id;
 	}
-	while (s->rd_out < s->rd_qd) {
-		ksim_issue(s, NVP_BDEV_IO_READ);
-		s->rd_out++;
-	}
-	while (s->wr_out < s->wr_qd) {
-		ksim_issue(s, NVP_BDEV_IO_WRITE);
-		s->wr_out++;
-	}
-	while ((io = s->r.ops->dispatch(s->r.ch[0], s->now)) != NULL) {
-		id = (uint32_t)(io - s->ios);
-		if (io->type == NVP_BDEV_IO_READ) {
-			p50 = s->rd_us + s->rd_per_write_us * s->dev_wr;
-		} else {
-			p50 = s->wr_us + s->wr_per_write_us * s->dev_wr;
-			s->dev_wr++;
+	for (c = 0; c < s->nch; c++) {
+		while ((io = s->r.ops->dispatch(s->r.ch[c], s->now)) != NULL) {
+			dsim_send(s, io);
 		}
-		s->sent[id] = s->now;
-		s->end[id] = s->now + ut_lat_lognormal(&s->rng, ms(p50 / 1000), ms(2 * p50 / 1000));
-		s->dev[s->ndev++] = id;
 	}
-	s->now += ms(KSIM_STEP_US / 1000.0);
+	s->now += ms(DSIM_STEP_US / 1000.0);
 }
 
 static void
-ksim_run(struct ksim *s, double run_ms)
+dsim_run(struct dsim *s, double run_ms)
 {
 	uint64_t end = s->now + ms(run_ms);
 
 	while (s->now < end) {
-		ksim_step(s);
+		dsim_step(s);
 	}
 }
 
-/* Stop the workload and let everything in flight complete. */
+/* Stop every stream and let everything outstanding complete (within 10 s). */
 static void
-ksim_stop(struct ksim *s)
+dsim_stop(struct dsim *s)
 {
-	s->rd_qd = 0;
-	s->wr_qd = 0;
-	while (s->rd_out + s->wr_out != 0) {
-		ksim_step(s);
+	uint64_t end = s->now + ms(10000);
+	uint32_t i, out;
+
+	do {
+		for (i = 0, out = 0; i < s->nst; i++) {
+			s->st[i].qd = 0;
+			out += s->st[i].out;
+		}
+		dsim_step(s);
+	} while (out != 0 && s->now < end);
+	CU_ASSERT_EQUAL(out, 0); /* else the scheduler holds them for good */
+	stop(&s->r, s->nch);
+}
+
+static void
+dsim_reset_counts(struct dsim *s)
+{
+	for (uint32_t i = 0; i < s->nst; i++) {
+		struct dsim_stream *st = &s->st[i];
+
+		st->done = st->bytes = st->over = st->max = 0;
+		memset(st->hist, 0, sizeof(st->hist));
 	}
-	stop(&s->r, 1);
 }
 
-static void
-ksim_reset_counts(struct ksim *s)
-{
-	s->rd_done = s->wr_done = s->rd_total_over = 0;
-	memset(s->rd_hist, 0, sizeof(s->rd_hist));
-}
-
-/* The @pct-th percentile of the reads' total latency since the last reset, in us. */
+/* The @pct-th percentile of @st's total latency since the last reset, in us. */
 static uint32_t
-ksim_rd_pct(const struct ksim *s, uint32_t pct)
+dsim_pct(const struct dsim_stream *st, uint32_t pct)
 {
-	uint64_t want = (s->rd_done * pct + 99) / 100, n = 0;
+	uint64_t want = (st->done * pct + 99) / 100, n = 0;
 	uint32_t b;
 
-	for (b = 0; b < KSIM_HIST - 1; b++) {
-		n += s->rd_hist[b];
+	for (b = 0; b < DSIM_HIST - 1; b++) {
+		n += st->hist[b];
 		if (n >= want) {
 			break;
 		}
 	}
-	return (b + 1) * KSIM_HIST_US;
+	return (b + 1) * DSIM_HIST_US;
+}
+
+static struct ky_bdev *
+dsim_kyber(struct dsim *s)
+{
+	return s->r.bctx;
 }
 
 /*
@@ -720,44 +792,42 @@ ksim_rd_pct(const struct ksim *s, uint32_t pct)
  * the device congest it while reads there are fast, so every congested window cuts the
  * read depth, until reads wait in kyber long enough that their total latency is over
  * target, which grows it again: the read depth settles where 32 reads outstanding just
- * meet the target. When the writes stop, the device is not congested, and reads that
- * still wait in kyber over target grow the depth until they do not.
+ * meet the target. When the writes stop and more reads come, they wait in kyber at the
+ * depth the writes left, over their target, and the depth grows until they do not.
  */
 static void
 test_kyber_loop_resizes_on_total_latency(void)
 {
-	static struct ksim s;
-	uint32_t rd_depth;
+	static struct dsim s;
+	struct dsim_stream *rd, *wr;
+	struct ky_bdev *k;
+	uint32_t depth1;
 
-	ksim_start(&s, "read_lat_us=1000 write_lat_us=10000", 1);
-	s.rd_qd = 32;
-	s.rd_us = 100;
-	s.rd_per_write_us = 0; /* reads are fast at the device throughout */
-	s.wr_qd = 64;
+	dsim_start(&s, &g_sched_kyber_ops, "read_lat_us=1000 write_lat_us=10000", 1, 1);
+	k = dsim_kyber(&s);
+	s.target = k->target[NVP_SCHED_KYBER_READ];
+	s.rd_us = 100;   /* reads are fast at the device throughout */
 	s.wr_us = 15000; /* writes at 1.5x their target: congested */
-	ksim_run(&s, 2000);
-	rd_depth = s.k->depth[NVP_SCHED_KYBER_READ];
-	printf("(read depth %u, %lu congested) ", rd_depth, (unsigned long)s.k->congested);
-	CU_ASSERT(s.k->congested >= 5);
-	CU_ASSERT(rd_depth < 256); /* cut by congestion ... */
-	CU_ASSERT(rd_depth >= 4);  /* ... but not below what the reads need */
-	ksim_reset_counts(&s);
-	ksim_run(&s, 1000);
-	printf("(read depth %u, reads over target %lu of %lu) ", s.k->depth[NVP_SCHED_KYBER_READ],
-	       (unsigned long)s.rd_total_over, (unsigned long)s.rd_done);
-	CU_ASSERT(s.rd_total_over * 10 < s.rd_done); /* the target met for 90 % of reads */
-	/* the writes stop and more reads come: at the depth the writes left, they wait in
-	 * kyber over their target, and the depth grows until they do not */
-	s.wr_qd = 0;
-	s.rd_qd = 128;
-	ksim_run(&s, 1000);
-	ksim_reset_counts(&s);
-	ksim_run(&s, 1000);
-	printf("(read depth %u, reads over target %lu of %lu) ", s.k->depth[NVP_SCHED_KYBER_READ],
-	       (unsigned long)s.rd_total_over, (unsigned long)s.rd_done);
-	CU_ASSERT(s.rd_total_over * 100 < s.rd_done);
-	CU_ASSERT(s.k->depth[NVP_SCHED_KYBER_READ] > rd_depth);
-	ksim_stop(&s);
+	rd = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 32, 8);
+	wr = dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 64, 8);
+	dsim_run(&s, 2000);
+	depth1 = k->depth[NVP_SCHED_KYBER_READ];
+	CU_ASSERT(k->congested >= 5);
+	CU_ASSERT(depth1 < 256); /* cut by congestion ... */
+	CU_ASSERT(depth1 >= 4);  /* ... not below what the reads need */
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	CU_ASSERT(rd->over * 10 < rd->done); /* the target met for 90 % of reads */
+	wr->qd = 0;
+	rd->qd = 128;
+	dsim_run(&s, 1000);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	printf("(read depth %u, then %u; %lu of %lu reads over target) ", depth1,
+	       k->depth[NVP_SCHED_KYBER_READ], (unsigned long)rd->over, (unsigned long)rd->done);
+	CU_ASSERT(k->depth[NVP_SCHED_KYBER_READ] > depth1);
+	CU_ASSERT(rd->over * 100 < rd->done);
+	dsim_stop(&s);
 }
 
 /*
@@ -769,28 +839,30 @@ test_kyber_loop_resizes_on_total_latency(void)
 static void
 test_kyber_loop_qd1_reader(void)
 {
-	static struct ksim s;
+	static struct dsim s;
+	struct dsim_stream *rd, *wr;
+	struct ky_bdev *k;
 
-	ksim_start(&s, "read_lat_us=1000", 2);
-	s.rd_qd = 1;
+	dsim_start(&s, &g_sched_kyber_ops, "read_lat_us=1000", 1, 2);
+	k = dsim_kyber(&s);
 	s.rd_us = 100;
 	s.rd_per_write_us = 30;
-	s.wr_qd = 128;
 	s.wr_us = 300;
 	s.wr_per_write_us = 10; /* 1.6 ms at 128: well under the writes' 10 ms */
-	ksim_run(&s, 1150);
-	CU_ASSERT(s.rd_done < 400);
-	CU_ASSERT_EQUAL(s.k->congested, 1);
-	CU_ASSERT(s.k->depth[NVP_SCHED_KYBER_WRITE] < 128);
-	ksim_run(&s, 4000);
-	ksim_reset_counts(&s);
-	ksim_run(&s, 1000);
-	printf("(write depth %u, %lu reads, p50 %u us, p90 %u us) ",
-	       s.k->depth[NVP_SCHED_KYBER_WRITE], (unsigned long)s.rd_done, ksim_rd_pct(&s, 50),
-	       ksim_rd_pct(&s, 90));
-	CU_ASSERT(ksim_rd_pct(&s, 90) <= 1000);
-	CU_ASSERT(s.wr_done > 10000); /* and the writes go on */
-	ksim_stop(&s);
+	rd = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 1, 8);
+	wr = dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 128, 8);
+	dsim_run(&s, 1150);
+	CU_ASSERT(rd->done < 400);
+	CU_ASSERT_EQUAL(k->congested, 1);
+	CU_ASSERT(k->depth[NVP_SCHED_KYBER_WRITE] < 128);
+	dsim_run(&s, 4000);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	printf("(write depth %u, %lu reads, p90 %u us) ", k->depth[NVP_SCHED_KYBER_WRITE],
+	       (unsigned long)rd->done, dsim_pct(rd, 90));
+	CU_ASSERT(dsim_pct(rd, 90) <= 1000);
+	CU_ASSERT(wr->done > 10000); /* and the writes go on */
+	dsim_stop(&s);
 }
 
 /*
@@ -801,23 +873,26 @@ test_kyber_loop_qd1_reader(void)
 static void
 test_kyber_loop_reads_just_over(void)
 {
-	static struct ksim s;
+	static struct dsim s;
+	struct dsim_stream *rd;
+	struct ky_bdev *k;
 
-	ksim_start(&s, "read_lat_us=1000", 3);
-	s.rd_qd = 16;
+	dsim_start(&s, &g_sched_kyber_ops, "read_lat_us=1000", 1, 3);
+	k = dsim_kyber(&s);
 	s.rd_us = 500;
 	s.rd_per_write_us = 5; /* p90 1.2 ms with 64 writes at the device, 0.97 with 32 */
-	s.wr_qd = 64;
 	s.wr_us = 1000;
-	ksim_run(&s, 3000);
-	ksim_reset_counts(&s);
-	ksim_run(&s, 1000);
-	printf("(write depth %u, read p90 %u us) ", s.k->depth[NVP_SCHED_KYBER_WRITE],
-	       ksim_rd_pct(&s, 90));
-	CU_ASSERT(s.k->congested >= 1);
-	CU_ASSERT(s.k->depth[NVP_SCHED_KYBER_WRITE] < 64);
-	CU_ASSERT(ksim_rd_pct(&s, 90) <= 1000);
-	ksim_stop(&s);
+	rd = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 16, 8);
+	dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 64, 8);
+	dsim_run(&s, 3000);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	printf("(write depth %u, read p90 %u us) ", k->depth[NVP_SCHED_KYBER_WRITE],
+	       dsim_pct(rd, 90));
+	CU_ASSERT(k->congested >= 1);
+	CU_ASSERT(k->depth[NVP_SCHED_KYBER_WRITE] < 64);
+	CU_ASSERT(dsim_pct(rd, 90) <= 1000);
+	dsim_stop(&s);
 }
 
 /*
@@ -828,25 +903,160 @@ test_kyber_loop_reads_just_over(void)
 static void
 test_kyber_loop_quiet_domain_once(void)
 {
-	static struct ksim s;
+	static struct dsim s;
+	struct dsim_stream *wr;
+	struct ky_bdev *k;
 	int saved;
 
-	ksim_start(&s, "read_lat_us=1000", 4);
-	s.rd_qd = 16;
+	dsim_start(&s, &g_sched_kyber_ops, "read_lat_us=1000", 1, 4);
+	k = dsim_kyber(&s);
 	s.rd_us = 100;
-	s.wr_qd = 32;
 	s.wr_us = 2000; /* 4 ms p99 of 10: no resize, nothing congested */
-	ksim_run(&s, 1000);
-	saved = s.k->p99_saved[NVP_SCHED_KYBER_WRITE];
+	dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 16, 8);
+	wr = dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 32, 8);
+	dsim_run(&s, 1000);
+	saved = k->p99_saved[NVP_SCHED_KYBER_WRITE];
 	CU_ASSERT(saved >= 0 && saved < 4);
-	CU_ASSERT_EQUAL(s.k->congested, 0);
-	CU_ASSERT_EQUAL(s.k->depth[NVP_SCHED_KYBER_WRITE], 128);
-	s.wr_qd = 0;
+	CU_ASSERT_EQUAL(k->congested, 0);
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_WRITE], 128);
+	wr->qd = 0;
 	s.rd_us = 3000;
-	ksim_run(&s, 1000);
-	CU_ASSERT(s.k->congested >= 5);
-	CU_ASSERT_EQUAL(s.k->depth[NVP_SCHED_KYBER_WRITE], 128 * (uint32_t)(saved + 1) / 4);
-	ksim_stop(&s);
+	dsim_run(&s, 1000);
+	CU_ASSERT(k->congested >= 5);
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_WRITE], 128 * (uint32_t)(saved + 1) / 4);
+	dsim_stop(&s);
+}
+
+/*
+ * Both directions' oldest requests have expired: the one whose deadline came first goes
+ * first (mq-deadline's rule), whichever direction it is in.
+ */
+static void
+test_deadline_expired_older_first(void)
+{
+	struct sched_run r;
+	struct nvp_bdev_io *w, *rd;
+
+	start(&r, &g_sched_deadline_ops,
+	      "read_expire_ms=10 write_expire_ms=20 fifo_batch=1 writes_starved=100", 1);
+	/* the write's deadline (t0 + 20) comes before the read's (t0 + 15 + 10) */
+	w = mkio(NVP_BDEV_IO_WRITE, 0, 1);
+	rd = mkio(NVP_BDEV_IO_READ, 0, 1);
+	r.ops->submit(r.ch[0], w, g_t0);
+	r.ops->submit(r.ch[0], rd, g_t0 + ms(15));
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(30)), w);
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(30)), rd);
+	/* the read's (t0 + 10) before the write's (t0 + 5 + 20) */
+	rd = mkio(NVP_BDEV_IO_READ, 0, 1);
+	w = mkio(NVP_BDEV_IO_WRITE, 0, 1);
+	r.ops->submit(r.ch[0], rd, g_t0);
+	r.ops->submit(r.ch[0], w, g_t0 + ms(5));
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(30)), rd);
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(30)), w);
+	r.ops->complete(r.ch[0], rd, 1, g_t0 + ms(30));
+	r.ops->complete(r.ch[0], w, 1, g_t0 + ms(30));
+	stop(&r, 1);
+}
+
+/*
+ * deadline on an overloaded device: reads and writes each keep 64 outstanding against a
+ * depth of 4, so every request waits past its expiry. Expiry then serves the two
+ * directions in deadline order: both complete I/O in every 100 ms, a request waits about
+ * as long past its deadline whichever its direction (within a few batches), and none
+ * much longer than the others of its direction.
+ */
+static void
+test_deadline_loop_overloaded(void)
+{
+	static struct dsim s;
+	struct dsim_stream *rd, *wr;
+	uint64_t rd_before, wr_before;
+	uint32_t slice, starved = 0;
+	int late_rd, late_wr;
+
+	dsim_start(&s, &g_sched_deadline_ops,
+		   "read_expire_ms=20 write_expire_ms=40 fifo_batch=8 writes_starved=2 depth=4", 1,
+		   5);
+	s.rd_us = 800;
+	s.wr_us = 1500;
+	s.rd_per_write_us = 100;
+	rd = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 64, 8);
+	wr = dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 64, 8);
+	dsim_run(&s, 500);
+	dsim_reset_counts(&s);
+	for (slice = 0; slice < 20; slice++) {
+		rd_before = rd->done;
+		wr_before = wr->done;
+		dsim_run(&s, 100);
+		starved += rd->done == rd_before || wr->done == wr_before;
+	}
+	printf("(reads p50 %u max %lu us, writes p50 %u max %lu us) ", dsim_pct(rd, 50),
+	       (unsigned long)(rd->max * 1000000 / g_hz), dsim_pct(wr, 50),
+	       (unsigned long)(wr->max * 1000000 / g_hz));
+	CU_ASSERT_EQUAL(starved, 0);
+	CU_ASSERT(dsim_pct(rd, 50) > 20000 && dsim_pct(wr, 50) > 40000); /* all expire */
+	late_rd = (int)dsim_pct(rd, 50) - 20000;
+	late_wr = (int)dsim_pct(wr, 50) - 40000;
+	CU_ASSERT(abs(late_rd - late_wr) < 4000);
+	CU_ASSERT(rd->max < 2 * ms(dsim_pct(rd, 99) / 1000.0));
+	CU_ASSERT(wr->max < 2 * ms(dsim_pct(wr, 99) / 1000.0));
+	dsim_stop(&s);
+}
+
+/*
+ * fair's virtual time is in bytes: tenant 0 (weight 1) reads 4 KiB at a time, tenant 1
+ * (weight 4) writes 64 KiB at a time, each from its own thread, on a device whose time
+ * grows with size. With the depth the limit, they share the bytes 20 / 80.
+ */
+static void
+test_fair_loop_mixed_sizes(void)
+{
+	static struct dsim s;
+	struct dsim_stream *a, *b;
+	double share;
+
+	dsim_start(&s, &g_sched_fair_ops, "weights=1/4 depth=8", 2, 6);
+	s.rd_us = 80;
+	s.wr_us = 30;
+	s.per_kib_us = 1.5;
+	a = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 32, 8);
+	b = dsim_stream(&s, NVP_BDEV_IO_WRITE, 1, 1, 16, 128);
+	dsim_run(&s, 200);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 2000);
+	share = (double)b->bytes / (double)(a->bytes + b->bytes);
+	printf("(tenant 1: %.1f %% of the bytes) ", 100 * share);
+	CU_ASSERT(share > 0.77 && share < 0.83);
+	CU_ASSERT(a->done > 1000 && b->done > 1000);
+	dsim_stop(&s);
+}
+
+/*
+ * A tenant that was idle comes back: it starts at the others' virtual time, so it gets
+ * its share at once but banks nothing from its idle spell: the other tenant keeps its own
+ * share in the first 100 ms after the return, not only after a catch-up.
+ */
+static void
+test_fair_loop_tenant_returns(void)
+{
+	static struct dsim s;
+	struct dsim_stream *a, *b;
+	double share;
+
+	dsim_start(&s, &g_sched_fair_ops, "depth=8", 2, 7);
+	s.rd_us = 100;
+	a = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 32, 8);
+	b = dsim_stream(&s, NVP_BDEV_IO_READ, 1, 1, 32, 8);
+	dsim_run(&s, 300);
+	b->qd = 0;
+	dsim_run(&s, 1000); /* tenant 0 alone: 80,000 requests ahead */
+	b->qd = 32;
+	dsim_reset_counts(&s);
+	dsim_run(&s, 100);
+	share = (double)a->bytes / (double)(a->bytes + b->bytes);
+	printf("(tenant 0: %.1f %% after the return) ", 100 * share);
+	CU_ASSERT(share > 0.45 && share < 0.55);
+	dsim_stop(&s);
 }
 
 /* Two channels, one tenant each, kept backlogged; each dispatch completes at once. */
@@ -1096,6 +1306,10 @@ main(void)
 		UT_TEST(test_kyber_loop_qd1_reader),
 		UT_TEST(test_kyber_loop_reads_just_over),
 		UT_TEST(test_kyber_loop_quiet_domain_once),
+		UT_TEST(test_deadline_expired_older_first),
+		UT_TEST(test_deadline_loop_overloaded),
+		UT_TEST(test_fair_loop_mixed_sizes),
+		UT_TEST(test_fair_loop_tenant_returns),
 		UT_TEST(test_tokens_pass_locally),
 		UT_TEST(test_direct_matches_queued),
 		UT_TEST(test_direct_at_depth),
