@@ -27,6 +27,7 @@ static inline void
 ut_lat_seed(struct ut_lat *r, uint64_t seed)
 {
 	r->state = seed;
+	r->spare = 0.0;
 	r->has_spare = false;
 }
 
