@@ -4,9 +4,13 @@
  * arithmetic (max transfer, boundary, iovec slices, first error, completes once),
  * pool exhaustion and the io_wait callback, the pipeline order through admission and
  * scheduling stages and back, deferral, module -ENOMEM retry, and completions made
- * inside module submit delivered on the next poll.
+ * inside module submit delivered on the next poll; the latencies the stages' feedback
+ * gets (the scheduler device time, admission the total), and a split request's queued
+ * and device time.
  */
 #include "ut_bdev.h"
+
+#include "../ut_lat.h"
 
 struct fixture {
 	struct nvp_bdev *bdev;
@@ -860,6 +864,190 @@ test_sched_asked_while_holding(void)
 	fx_close(&f);
 }
 
+/* ---- latency feedback: the scheduler is given device time, admission the total ---- */
+
+static struct {
+	struct nvp_bdev_io *held; /* by the scheduler */
+	bool hold;
+	uint64_t admitted, dispatched; /* the times the stages were given */
+	uint64_t sched_lat, sched_now, admit_lat, admit_now;
+	uint32_t sched_calls, admit_calls;
+} g_lat;
+
+static int
+l_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)io;
+	g_lat.admitted = now;
+	return NVP_BDEV_ADMIT_GO;
+}
+
+static void
+l_admit_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)io;
+	g_lat.admit_lat = latency;
+	g_lat.admit_now = now;
+	g_lat.admit_calls++;
+}
+
+static void
+l_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)now;
+	g_lat.held = io;
+}
+
+static struct nvp_bdev_io *
+l_dispatch(void *ch_ctx, uint64_t now)
+{
+	struct nvp_bdev_io *io = g_lat.hold ? NULL : g_lat.held;
+
+	(void)ch_ctx;
+	if (io != NULL) {
+		g_lat.held = NULL;
+		g_lat.dispatched = now;
+	}
+	return io;
+}
+
+static void
+l_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now)
+{
+	(void)ch_ctx;
+	(void)io;
+	g_lat.sched_lat = latency;
+	g_lat.sched_now = now;
+	g_lat.sched_calls++;
+}
+
+static bool
+l_has_work(void *ch_ctx, uint64_t *next)
+{
+	(void)ch_ctx;
+	*next = 0;
+	return g_lat.held != NULL;
+}
+
+static const struct nvp_bdev_admission_ops g_l_admit = {
+	.name = "t_lat_admit",
+	.admit = l_admit,
+	.complete = l_admit_complete,
+};
+static const struct nvp_bdev_sched_ops g_l_sched = {
+	.name = "t_lat_sched",
+	.submit = l_submit,
+	.dispatch = l_dispatch,
+	.complete = l_complete,
+	.has_work = l_has_work,
+};
+
+/*
+ * What the stages' loops feed on: kyber's and fair's complete() get the device time
+ * (from the module's submission), the throttle's the total (from the call, the time
+ * held by the scheduler included). Each read here waits in the scheduler a variable
+ * while (the clock is spun until it has moved that far: nothing is timed) and at the
+ * device a seeded lognormal time (the module's completion time, by lists).
+ */
+static void
+test_stage_latencies(void)
+{
+	struct ut_done done = { 0 };
+	struct ut_lat rng;
+	struct fixture f;
+	uint64_t hz = nvp_env_get_ticks_hz(), until;
+	char buf[512];
+	uint32_t i;
+
+	CU_ASSERT_EQUAL(nvp_bdev_admission_register(&g_l_admit), UT_REGISTERED);
+	CU_ASSERT_EQUAL(nvp_bdev_scheduler_register(&g_l_sched), UT_REGISTERED);
+	fx_open(&f, 100, 0, 0, 0);
+	nvp_bdev_channel_destroy(f.ch);
+	CU_ASSERT_EQUAL(nvp_bdev_set_admission(f.bdev, "t_lat_admit", NULL), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_set_scheduler(f.bdev, "t_lat_sched", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(f.desc, NULL, &f.ch), 0);
+	memset(&g_lat, 0, sizeof(g_lat));
+	ut_lat_seed(&rng, 1);
+	for (i = 0; i < 50; i++) {
+		g_lat.hold = true;
+		g_stub.auto_complete = false;
+		CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, i, 1, ut_done_cb, &done),
+				0);
+		CU_ASSERT_PTR_NOT_NULL(g_lat.held);
+		until = g_lat.admitted + 1 + ut_lat_lognormal(&rng, hz / 500000, hz / 100000);
+		while (nvp_env_get_ticks() < until) {
+		}
+		g_lat.hold = false;
+		nvp_bdev_channel_poll(f.ch); /* dispatched to the module */
+		CU_ASSERT_EQUAL(g_stub.num_held, 1);
+		CU_ASSERT(g_lat.dispatched >= until);
+		g_stub.complete_at = g_lat.dispatched +
+				     ut_lat_lognormal(&rng, hz / 10000, hz / 2000);
+		g_stub.auto_complete = true;
+		nvp_bdev_channel_poll(f.ch);
+		CU_ASSERT_EQUAL(done.calls, i + 1);
+		CU_ASSERT_EQUAL(g_lat.sched_calls, i + 1);
+		CU_ASSERT_EQUAL(g_lat.admit_calls, i + 1);
+		CU_ASSERT_EQUAL(g_lat.sched_lat, g_lat.sched_now - g_lat.dispatched);
+		CU_ASSERT_EQUAL(g_lat.admit_lat, g_lat.admit_now - g_lat.admitted);
+		CU_ASSERT_EQUAL(g_lat.admit_now, g_lat.sched_now);
+		if (g_ut_stub_lists) {
+			CU_ASSERT_EQUAL(g_lat.sched_now, g_stub.complete_at);
+		}
+	}
+	fx_close(&f);
+}
+
+/*
+ * A split request's queued time ends when its first child goes to the module, and its
+ * device time runs from there to the last child's completion: a request of 100 blocks
+ * in 16-block pieces with two children at a time, each child's completion some way
+ * ahead of the clock (by lists), so the pieces go out over a long device time and none
+ * of it is counted as queued.
+ */
+static void
+test_split_times(void)
+{
+	static struct nvp_bdev_stats stats;
+	const uint64_t ahead = 1000000000ull;
+	struct ut_done done = { 0 };
+	struct ut_lat rng;
+	struct fixture f;
+	static char buf[100 * 512];
+	uint64_t t0, t1, at;
+	uint32_t i;
+
+	if (!g_ut_stub_lists) {
+		return; /* a module completing one by one gives no time: the other suite */
+	}
+	ut_lat_seed(&rng, 2);
+	fx_open(&f, 1000, 0, 16, 3);
+	g_stub.auto_complete = false;
+	t0 = nvp_env_get_ticks();
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 10, 100, ut_done_cb, &done), 0);
+	t1 = nvp_env_get_ticks();
+	CU_ASSERT_EQUAL(g_stub.submitted, 2);
+	at = t1 + ahead;
+	for (i = 0; i < 10 && done.calls == 0; i++) {
+		at += ut_lat_lognormal(&rng, 100000, 400000);
+		g_stub.complete_at = at;
+		stub_complete_held(&g_stub);
+	}
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(g_stub.submitted, 7);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(f.bdev, &stats), 0);
+	CU_ASSERT_EQUAL(stats.op[NVP_BDEV_IO_READ].ios, 1);
+	/* queued: from the call to the first child's submission, within the call */
+	CU_ASSERT(nvp_histogram_max(&stats.op[NVP_BDEV_IO_READ].queued) <= t1 - t0);
+	/* device: from there to the poll that completed the last child */
+	CU_ASSERT(nvp_histogram_min(&stats.op[NVP_BDEV_IO_READ].device) >= at - t1);
+	CU_ASSERT(nvp_histogram_max(&stats.op[NVP_BDEV_IO_READ].device) <= at - t0);
+	fx_close(&f);
+}
+
 int
 main(void)
 {
@@ -879,6 +1067,8 @@ main(void)
 		UT_TEST(test_enomem_retry_and_inline_completion),
 		UT_TEST(test_pipeline_order),
 		UT_TEST(test_sched_asked_while_holding),
+		UT_TEST(test_stage_latencies),
+		UT_TEST(test_split_times),
 	};
 
 	return ut_run("bdev_io", tests, sizeof(tests) / sizeof(tests[0]));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the generic queue pair (nvme_qpair.c) over a fake transport in RAM and
- * a fake clock: submission, queue full -> queued -> submitted, doorbell batching,
+ * a fake clock: submission, queue full -> queued -> submitted (in order, also at a
+ * fixed depth over the SQ's against out-of-order completions), doorbell batching,
  * timeouts -> Abort -> completion exactly once, quarantined CIDs, a stuck CQ whose
  * queues are re-made, controller failure, reset, orphaned requests, the owner-thread
  * check.
@@ -16,6 +17,8 @@
 #include "nvme/nvme_qpair.c"
 
 #include "ut_nvme.h"
+
+#include "../ut_lat.h"
 
 /* ---- fake clock ---- */
 
@@ -571,6 +574,105 @@ test_queue_full_queued_submitted(void)
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
 	CU_ASSERT_EQUAL(free_slots(), 3);
 	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	teardown();
+}
+
+/*
+ * An application at a fixed depth above the SQ's (12 requests on 7 slots) resubmitting
+ * from its completion callbacks, on a device that completes out of order (a seeded
+ * lognormal service time, 100 us median, 300 us p99): requests reach the SQ in the order
+ * the submit calls accepted them. A resubmission from a callback finds the slot its
+ * completion just freed, but requests wait on the queued list: it queues behind them.
+ */
+#define FIXED_QD 12
+#define FIXED_TOTAL 3000
+
+static uint32_t g_fixed_tag, g_fixed_done, g_fixed_last, g_fixed_reordered, g_fixed_behind;
+
+static void
+fixed_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	uint32_t tag = (uint32_t)(uintptr_t)arg;
+	struct nvme_request *req;
+
+	CU_ASSERT_FALSE(nvme_cpl_is_error(cpl));
+	g_fixed_done++;
+	g_fixed_reordered += tag < g_fixed_last;
+	g_fixed_last = tag;
+	if (g_fixed_tag == FIXED_TOTAL) {
+		return;
+	}
+	g_fixed_behind += !STAILQ_EMPTY(&g_qpair.queued);
+	req = nvme_qpair_alloc_request(&g_qpair);
+	if (req == NULL) {
+		CU_FAIL("no request object");
+		return;
+	}
+	nvme_request_init(req, fixed_cb, (void *)(uintptr_t)g_fixed_tag);
+	req->cmd.opc = NVME_OPC_READ;
+	req->cmd.cdw10 = g_fixed_tag++;
+	CU_ASSERT_EQUAL(nvme_qpair_submit_request(&g_qpair, req), 0);
+}
+
+static void
+test_queued_order_at_fixed_depth(void)
+{
+	static uint64_t due[FIXED_TOTAL];
+	struct ut_lat rng;
+	struct nvme_request *req;
+	uint32_t seen = 0, sent = 0, i, next;
+	uint64_t first;
+
+	setup(8, 32, 0);
+	ut_lat_seed(&rng, 1);
+	g_fixed_tag = g_fixed_done = g_fixed_last = g_fixed_reordered = g_fixed_behind = 0;
+	for (i = 0; i < FIXED_QD; i++) {
+		req = nvme_qpair_alloc_request(&g_qpair);
+		if (req == NULL) {
+			CU_FAIL("no request object");
+			break;
+		}
+		nvme_request_init(req, fixed_cb, (void *)(uintptr_t)g_fixed_tag);
+		req->cmd.opc = NVME_OPC_READ;
+		req->cmd.cdw10 = g_fixed_tag++;
+		CU_ASSERT_EQUAL(nvme_qpair_submit_request(&g_qpair, req), 0);
+	}
+	while (g_fixed_done < FIXED_TOTAL && g_now < 1000000000) {
+		/* what reached the SQ since the last look: in order, and when it is done */
+		for (; seen < g_fake.num_submitted; seen++) {
+			CU_ASSERT_EQUAL(g_fake.sq[seen % FAKE_MAX].cdw10, seen);
+			due[seen] = g_now + ut_lat_lognormal(&rng, 100, 300);
+		}
+		/* the device posts what is done, earliest first */
+		for (;;) {
+			first = UINT64_MAX;
+			for (i = sent, next = seen; i < seen; i++) {
+				if (due[i] != 0 && due[i] <= g_now && due[i] < first) {
+					first = due[i];
+					next = i;
+				}
+			}
+			if (next == seen) {
+				break;
+			}
+			due[next] = 0;
+			device_complete(g_fake.sq[next % FAKE_MAX].cid, 0, 0);
+		}
+		while (sent < seen && due[sent] == 0) {
+			sent++;
+		}
+		nvp_nvme_qpair_process_completions(&g_qpair, 0);
+		g_now += 10;
+	}
+	CU_ASSERT_EQUAL(g_fixed_done, FIXED_TOTAL);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, FIXED_TOTAL);
+	/* what makes the test: completions out of order, and callbacks submitting while
+	 * others wait on the queued list */
+	CU_ASSERT(g_fixed_reordered > FIXED_TOTAL / 10);
+	CU_ASSERT(g_fixed_behind > FIXED_TOTAL / 2);
+	printf("(%u completed out of order, %u resubmitted behind queued ones) ", g_fixed_reordered,
+	       g_fixed_behind);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
 	teardown();
 }
 
@@ -1877,6 +1979,7 @@ main(void)
 	CU_ADD_TEST(s, test_init_sizes);
 	CU_ADD_TEST(s, test_submit_complete);
 	CU_ADD_TEST(s, test_queue_full_queued_submitted);
+	CU_ADD_TEST(s, test_queued_order_at_fixed_depth);
 	CU_ADD_TEST(s, test_max_completions);
 	CU_ADD_TEST(s, test_delay_doorbell);
 	CU_ADD_TEST(s, test_doorbell_batch_in_callbacks);

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of lib/poll/poll_stats.c: buckets by (opcode, log2 size), windows, the
- * minimum sample count, the mean and percentile predictors, and what a bucket keeps when
- * a window brings no samples.
+ * minimum sample count (exactly reached, by variable samples), the mean and percentile
+ * predictors, and what a bucket keeps when a window brings no samples.
  */
 #include "poll_ut_fake.h"
 
 #include "nvpoll/nvme_spec.h"
 #include "poll/poll_stats.c"
+
+#include "../ut_lat.h"
 
 static void
 test_buckets(void)
@@ -111,6 +113,36 @@ test_ring_keeps_newest(void)
 	CU_ASSERT(t.b[b].mean < 5000); /* the mean sees every sample */
 }
 
+/*
+ * A rarely used bucket (a 1 MiB write every 12 ms: eight in a 100 ms window, the
+ * default min_samples) publishes from a window of exactly min_samples, not one fewer.
+ * Its samples vary as a device's do; the mean is theirs.
+ */
+static void
+test_min_samples_exactly(void)
+{
+	struct poll_stats_tab t;
+	uint16_t b = poll_bucket_of(NVME_OPC_WRITE, 1u << 20);
+	struct ut_lat rng;
+	uint64_t sum = 0, v;
+
+	ut_lat_seed(&rng, 1);
+	poll_stats_init(&t, 100000, POLL_DEFAULT_MIN_SAMPLES, 0, 0);
+	for (uint32_t i = 0; i < POLL_DEFAULT_MIN_SAMPLES - 1; i++) {
+		poll_stats_add(&t, b, ut_lat_lognormal(&rng, 2000, 6000));
+	}
+	CU_ASSERT_TRUE(poll_stats_roll(&t, 100000));
+	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), 0);
+	for (uint32_t i = 0; i < POLL_DEFAULT_MIN_SAMPLES; i++) {
+		v = ut_lat_lognormal(&rng, 2000, 6000);
+		sum += v;
+		poll_stats_add(&t, b, v);
+	}
+	CU_ASSERT_TRUE(poll_stats_roll(&t, 200000));
+	CU_ASSERT_EQUAL(t.b[b].mean, sum / POLL_DEFAULT_MIN_SAMPLES);
+	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), sum / POLL_DEFAULT_MIN_SAMPLES / 2);
+}
+
 int
 main(void)
 {
@@ -119,6 +151,7 @@ main(void)
 		UT_TEST(test_window_and_predictors),
 		UT_TEST(test_first_prediction_early),
 		UT_TEST(test_ring_keeps_newest),
+		UT_TEST(test_min_samples_exactly),
 	};
 
 	return ut_run("poll_stats", tests, NVP_COUNTOF(tests));

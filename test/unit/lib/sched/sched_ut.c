@@ -3,7 +3,10 @@
  * The schedulers through their ops tables, with requests made by hand and a clock the
  * test moves: deadline's batches, starvation limit, expiry and depth; kyber's domains,
  * tokens, and depth changes from synthetic latencies; fair's shares, eligibility, no
- * idling and no banked credit; parameters. Nothing here is timed.
+ * idling and no banked credit; parameters. Then the three through their feedback on a
+ * simulated device (seeded lognormal latencies, reads slowed by writes, time growing with
+ * size): kyber's resizing, deadline's expiry under overload, fair's virtual time with
+ * mixed sizes and a returning tenant. Nothing here is timed: the clock is the test's.
  */
 #include "../bdev/ut_bdev.h"
 
@@ -11,6 +14,8 @@
 #include "sched/deadline.c"
 #include "sched/kyber.c"
 #include "sched/fair.c"
+
+#include "../ut_lat.h"
 
 #define MAX_IOS 4096
 
@@ -551,6 +556,532 @@ test_kyber_throttles_writes_for_reads(void)
 	stop(&r, 1);
 }
 
+/*
+ * The schedulers through their feedback: a simulated device on the test's clock, stepped
+ * every DSIM_STEP_US. Streams (a type, a tenant, a channel, a size) each keep qd requests
+ * outstanding, queued in the scheduler or at the device; the scheduler dispatches what
+ * it allows; each request at the device takes a seeded lognormal time (p99 twice the
+ * median) whose median grows with its size and with the writes at the device (reads wait
+ * behind programs). A stream's total latency is what its user sees: queueing in the
+ * scheduler included.
+ */
+#define DSIM_STEP_US 20
+#define DSIM_MAX_IOS 1024
+#define DSIM_STREAMS 4
+#define DSIM_HIST 20000 /* bins of ... */
+#define DSIM_HIST_US 10 /* ... 10 us: up to 200 ms */
+
+struct dsim_stream {
+	uint8_t type;
+	uint8_t tenant;
+	uint32_t ch;     /* channel index */
+	uint32_t qd;     /* requests kept outstanding */
+	uint32_t blocks; /* per request (512 B) */
+	/* what happened */
+	uint32_t out;
+	uint64_t done, bytes;
+	uint64_t over; /* total latency over the simulation's target */
+	uint64_t max;  /* ticks */
+	uint32_t hist[DSIM_HIST];
+};
+
+struct dsim {
+	struct sched_run r;
+	struct ut_lat rng;
+	uint64_t now;
+	uint64_t target;               /* ticks */
+	double rd_us, rd_per_write_us; /* read median: rd_us + rd_per_write_us x writes there */
+	double wr_us, wr_per_write_us;
+	double per_kib_us; /* and this much more per KiB past the first 4 */
+	struct dsim_stream st[DSIM_STREAMS];
+	uint32_t nst;
+	unsigned int nch;
+	/* requests */
+	struct nvp_bdev_io ios[DSIM_MAX_IOS];
+	uint64_t issued[DSIM_MAX_IOS], sent[DSIM_MAX_IOS], end[DSIM_MAX_IOS];
+	uint32_t stream_of[DSIM_MAX_IOS];
+	uint32_t dev[DSIM_MAX_IOS], ndev; /* at the device */
+	uint32_t free_ids[DSIM_MAX_IOS], nfree;
+	uint32_t dev_wr;
+};
+
+/*
+ * \return false in the second suite (the stub module completing by lists): the
+ * simulation does not use the stub, so one run is enough.
+ */
+static bool
+dsim_start(struct dsim *s, const struct nvp_bdev_sched_ops *ops, const char *params,
+	   unsigned int channels, uint64_t seed)
+{
+	uint32_t i;
+
+	if (g_ut_stub_lists) {
+		return false;
+	}
+	memset(s, 0, sizeof(*s));
+	start(&s->r, ops, params, channels);
+	s->nch = channels;
+	ut_lat_seed(&s->rng, seed);
+	s->now = g_t0;
+	if (ops == &g_sched_kyber_ops) { /* the windows on this clock alone */
+		atomic_store(&((struct ky_bdev *)s->r.bctx)->win_end,
+			     g_t0 + ((struct ky_bdev *)s->r.bctx)->win);
+	} else if (ops == &g_sched_fair_ops) {
+		atomic_store(&((struct fair_bdev *)s->r.bctx)->win_end,
+			     g_t0 + ((struct fair_bdev *)s->r.bctx)->win);
+	}
+	for (i = 0; i < DSIM_MAX_IOS; i++) {
+		s->free_ids[s->nfree++] = DSIM_MAX_IOS - 1 - i;
+	}
+	return true;
+}
+
+/* A stream of @qd requests of @type, @blocks each, by @tenant on channel @ch. */
+static struct dsim_stream *
+dsim_stream(struct dsim *s, uint8_t type, uint8_t tenant, uint32_t ch, uint32_t qd, uint32_t blocks)
+{
+	struct dsim_stream *st = &s->st[s->nst++];
+
+	st->type = type;
+	st->tenant = tenant;
+	st->ch = ch;
+	st->qd = qd;
+	st->blocks = blocks;
+	return st;
+}
+
+static void
+dsim_issue(struct dsim *s, uint32_t sid)
+{
+	struct dsim_stream *st = &s->st[sid];
+	uint32_t id = s->free_ids[--s->nfree];
+	struct nvp_bdev_io *io = &s->ios[id];
+
+	memset(io, 0, sizeof(*io));
+	io->type = st->type;
+	io->tenant = st->tenant;
+	io->num_blocks = st->blocks;
+	io->offset_blocks = id;
+	io->bdev = g_bdev;
+	s->issued[id] = s->now;
+	s->stream_of[id] = sid;
+	st->out++;
+	s->r.ops->submit(s->r.ch[st->ch], io, s->now);
+}
+
+static void
+dsim_done(struct dsim *s, uint32_t id)
+{
+	struct dsim_stream *st = &s->st[s->stream_of[id]];
+	uint64_t total = s->now - s->issued[id];
+
+	s->r.ops->complete(s->r.ch[st->ch], &s->ios[id], s->now - s->sent[id], s->now);
+	st->out--;
+	st->done++;
+	st->bytes += st->blocks * 512ull;
+	st->over += s->target != 0 && total > s->target;
+	st->max = NVP_MAX(st->max, total);
+	st->hist[NVP_MIN(total / ms(DSIM_HIST_US / 1000.0), (uint64_t)DSIM_HIST - 1)]++;
+	s->dev_wr -= st->type == NVP_BDEV_IO_WRITE;
+	s->free_ids[s->nfree++] = id;
+}
+
+/* To the device: how long it takes there. */
+static void
+dsim_send(struct dsim *s, struct nvp_bdev_io *io)
+{
+	uint32_t id = (uint32_t)(io - s->ios);
+	double p50;
+
+	if (io->type == NVP_BDEV_IO_READ) {
+		p50 = s->rd_us + s->rd_per_write_us * s->dev_wr;
+	} else {
+		p50 = s->wr_us + s->wr_per_write_us * s->dev_wr;
+		s->dev_wr++;
+	}
+	if (io->num_blocks > 8) {
+		p50 += s->per_kib_us * (double)(io->num_blocks - 8) / 2;
+	}
+	s->sent[id] = s->now;
+	s->end[id] = s->now + ut_lat_lognormal(&s->rng, ms(p50 / 1000), ms(2 * p50 / 1000));
+	s->dev[s->ndev++] = id;
+}
+
+static void
+dsim_step(struct dsim *s)
+{
+	struct nvp_bdev_io *io;
+	uint32_t i, c;
+
+	for (i = 0; i < s->ndev;) {
+		if (s->end[s->dev[i]] > s->now) {
+			i++;
+			continue;
+		}
+		dsim_done(s, s->dev[i]);
+		s->dev[i] = s->dev[--s->ndev];
+	}
+	for (i = 0; i < s->nst; i++) {
+		while (s->st[i].out < s->st[i].qd) {
+			dsim_issue(s, i);
+		}
+	}
+	for (c = 0; c < s->nch; c++) {
+		while ((io = s->r.ops->dispatch(s->r.ch[c], s->now)) != NULL) {
+			dsim_send(s, io);
+		}
+	}
+	s->now += ms(DSIM_STEP_US / 1000.0);
+}
+
+static void
+dsim_run(struct dsim *s, double run_ms)
+{
+	uint64_t end = s->now + ms(run_ms);
+
+	while (s->now < end) {
+		dsim_step(s);
+	}
+}
+
+/* Stop every stream and let everything outstanding complete (within 10 s). */
+static void
+dsim_stop(struct dsim *s)
+{
+	uint64_t end = s->now + ms(10000);
+	uint32_t i, out;
+
+	do {
+		for (i = 0, out = 0; i < s->nst; i++) {
+			s->st[i].qd = 0;
+			out += s->st[i].out;
+		}
+		dsim_step(s);
+	} while (out != 0 && s->now < end);
+	CU_ASSERT_EQUAL(out, 0); /* else the scheduler holds them for good */
+	stop(&s->r, s->nch);
+}
+
+static void
+dsim_reset_counts(struct dsim *s)
+{
+	for (uint32_t i = 0; i < s->nst; i++) {
+		struct dsim_stream *st = &s->st[i];
+
+		st->done = st->bytes = st->over = st->max = 0;
+		memset(st->hist, 0, sizeof(st->hist));
+	}
+}
+
+/* The @pct-th percentile of @st's total latency since the last reset, in us. */
+static uint32_t
+dsim_pct(const struct dsim_stream *st, uint32_t pct)
+{
+	uint64_t want = (st->done * pct + 99) / 100, n = 0;
+	uint32_t b;
+
+	for (b = 0; b < DSIM_HIST - 1; b++) {
+		n += st->hist[b];
+		if (n >= want) {
+			break;
+		}
+	}
+	return (b + 1) * DSIM_HIST_US;
+}
+
+static struct ky_bdev *
+dsim_kyber(struct dsim *s)
+{
+	return s->r.bctx;
+}
+
+/*
+ * Reads queued in kyber count: resizing uses total latency. Writes over their target at
+ * the device congest it while reads there are fast, so every congested window cuts the
+ * read depth, until reads wait in kyber long enough that their total latency is over
+ * target, which grows it again: the read depth settles where 32 reads outstanding just
+ * meet the target. When the writes stop and more reads come, they wait in kyber at the
+ * depth the writes left, over their target, and the depth grows until they do not.
+ */
+static void
+test_kyber_loop_resizes_on_total_latency(void)
+{
+	static struct dsim s;
+	struct dsim_stream *rd, *wr;
+	struct ky_bdev *k;
+	uint32_t depth1;
+
+	if (!dsim_start(&s, &g_sched_kyber_ops, "read_lat_us=1000 write_lat_us=10000", 1, 1)) {
+		return;
+	}
+	k = dsim_kyber(&s);
+	s.target = k->target[NVP_SCHED_KYBER_READ];
+	s.rd_us = 100;   /* reads are fast at the device throughout */
+	s.wr_us = 15000; /* writes at 1.5x their target: congested */
+	rd = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 32, 8);
+	wr = dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 64, 8);
+	dsim_run(&s, 2000);
+	depth1 = k->depth[NVP_SCHED_KYBER_READ];
+	CU_ASSERT(k->congested >= 5);
+	CU_ASSERT(depth1 < 256); /* cut by congestion ... */
+	CU_ASSERT(depth1 >= 4);  /* ... not below what the reads need */
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	CU_ASSERT(rd->over * 10 < rd->done); /* the target met for 90 % of reads */
+	wr->qd = 0;
+	rd->qd = 128;
+	dsim_run(&s, 1000);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	printf("(read depth %u, then %u; %lu of %lu reads over target) ", depth1,
+	       k->depth[NVP_SCHED_KYBER_READ], (unsigned long)rd->over, (unsigned long)rd->done);
+	CU_ASSERT(k->depth[NVP_SCHED_KYBER_READ] > depth1);
+	CU_ASSERT(rd->over * 100 < rd->done);
+	dsim_stop(&s);
+}
+
+/*
+ * A QD1 reader among a flood of writes: its reads wait behind the writes at the device
+ * (4 ms against a 1 ms target) and come too slowly to make kyber's 500 samples a window.
+ * A second's worth is enough: the device is then found congested and the write depth
+ * cut, and so on each second until the reads are fast enough to be judged every window.
+ */
+static void
+test_kyber_loop_qd1_reader(void)
+{
+	static struct dsim s;
+	struct dsim_stream *rd, *wr;
+	struct ky_bdev *k;
+
+	if (!dsim_start(&s, &g_sched_kyber_ops, "read_lat_us=1000", 1, 2)) {
+		return;
+	}
+	k = dsim_kyber(&s);
+	s.rd_us = 100;
+	s.rd_per_write_us = 30;
+	s.wr_us = 300;
+	s.wr_per_write_us = 10; /* 1.6 ms at 128: well under the writes' 10 ms */
+	rd = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 1, 8);
+	wr = dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 128, 8);
+	dsim_run(&s, 1150);
+	CU_ASSERT(rd->done < 400);
+	CU_ASSERT_EQUAL(k->congested, 1);
+	CU_ASSERT(k->depth[NVP_SCHED_KYBER_WRITE] < 128);
+	dsim_run(&s, 4000);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	printf("(write depth %u, %lu reads, p90 %u us) ", k->depth[NVP_SCHED_KYBER_WRITE],
+	       (unsigned long)rd->done, dsim_pct(rd, 90));
+	CU_ASSERT(dsim_pct(rd, 90) <= 1000);
+	CU_ASSERT(wr->done > 10000); /* and the writes go on */
+	dsim_stop(&s);
+}
+
+/*
+ * Reads just over their target at the device: their p90 in the first bucket past it
+ * (1 to 1.25 ms of 1 ms) is congestion, and the writes that slow them are cut until the
+ * reads' p90 is under target.
+ */
+static void
+test_kyber_loop_reads_just_over(void)
+{
+	static struct dsim s;
+	struct dsim_stream *rd;
+	struct ky_bdev *k;
+
+	if (!dsim_start(&s, &g_sched_kyber_ops, "read_lat_us=1000", 1, 3)) {
+		return;
+	}
+	k = dsim_kyber(&s);
+	s.rd_us = 500;
+	s.rd_per_write_us = 5; /* p90 1.2 ms with 64 writes at the device, 0.97 with 32 */
+	s.wr_us = 1000;
+	rd = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 16, 8);
+	dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 64, 8);
+	dsim_run(&s, 3000);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	printf("(write depth %u, read p90 %u us) ", k->depth[NVP_SCHED_KYBER_WRITE],
+	       dsim_pct(rd, 90));
+	CU_ASSERT(k->congested >= 1);
+	CU_ASSERT(k->depth[NVP_SCHED_KYBER_WRITE] < 64);
+	CU_ASSERT(dsim_pct(rd, 90) <= 1000);
+	dsim_stop(&s);
+}
+
+/*
+ * A domain without samples in a congested window is resized by the p99 it had before,
+ * once (kyber's domain_p99): a writer that paused while reads are slow for reasons of the
+ * device's own (garbage collection) has its depth cut once, not again every window.
+ */
+static void
+test_kyber_loop_quiet_domain_once(void)
+{
+	static struct dsim s;
+	struct dsim_stream *wr;
+	struct ky_bdev *k;
+	int saved;
+
+	if (!dsim_start(&s, &g_sched_kyber_ops, "read_lat_us=1000", 1, 4)) {
+		return;
+	}
+	k = dsim_kyber(&s);
+	s.rd_us = 100;
+	s.wr_us = 2000; /* 4 ms p99 of 10: no resize, nothing congested */
+	dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 16, 8);
+	wr = dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 32, 8);
+	dsim_run(&s, 1000);
+	saved = k->p99_saved[NVP_SCHED_KYBER_WRITE];
+	CU_ASSERT(saved >= 0 && saved < 4);
+	CU_ASSERT_EQUAL(k->congested, 0);
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_WRITE], 128);
+	wr->qd = 0;
+	s.rd_us = 3000;
+	dsim_run(&s, 1000);
+	CU_ASSERT(k->congested >= 5);
+	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_WRITE], 128 * (uint32_t)(saved + 1) / 4);
+	dsim_stop(&s);
+}
+
+/*
+ * Both directions' oldest requests have expired: the one whose deadline came first goes
+ * first (mq-deadline's rule), whichever direction it is in.
+ */
+static void
+test_deadline_expired_older_first(void)
+{
+	struct sched_run r;
+	struct nvp_bdev_io *w, *rd;
+
+	start(&r, &g_sched_deadline_ops,
+	      "read_expire_ms=10 write_expire_ms=20 fifo_batch=1 writes_starved=100", 1);
+	/* the write's deadline (t0 + 20) comes before the read's (t0 + 15 + 10) */
+	w = mkio(NVP_BDEV_IO_WRITE, 0, 1);
+	rd = mkio(NVP_BDEV_IO_READ, 0, 1);
+	r.ops->submit(r.ch[0], w, g_t0);
+	r.ops->submit(r.ch[0], rd, g_t0 + ms(15));
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(30)), w);
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(30)), rd);
+	/* the read's (t0 + 10) before the write's (t0 + 5 + 20) */
+	rd = mkio(NVP_BDEV_IO_READ, 0, 1);
+	w = mkio(NVP_BDEV_IO_WRITE, 0, 1);
+	r.ops->submit(r.ch[0], rd, g_t0);
+	r.ops->submit(r.ch[0], w, g_t0 + ms(5));
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(30)), rd);
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0 + ms(30)), w);
+	r.ops->complete(r.ch[0], rd, 1, g_t0 + ms(30));
+	r.ops->complete(r.ch[0], w, 1, g_t0 + ms(30));
+	stop(&r, 1);
+}
+
+/*
+ * deadline on an overloaded device: reads and writes each keep 64 outstanding against a
+ * depth of 4, so every request waits past its expiry. Expiry then serves the two
+ * directions in deadline order: both complete I/O in every 100 ms, a request waits about
+ * as long past its deadline whichever its direction (within a few batches), and none
+ * much longer than the others of its direction.
+ */
+static void
+test_deadline_loop_overloaded(void)
+{
+	static struct dsim s;
+	struct dsim_stream *rd, *wr;
+	uint64_t rd_before, wr_before;
+	uint32_t slice, starved = 0;
+	int late_rd, late_wr;
+
+	if (!dsim_start(
+		    &s, &g_sched_deadline_ops,
+		    "read_expire_ms=20 write_expire_ms=40 fifo_batch=8 writes_starved=2 depth=4", 1,
+		    5)) {
+		return;
+	}
+	s.rd_us = 800;
+	s.wr_us = 1500;
+	s.rd_per_write_us = 100;
+	rd = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 64, 8);
+	wr = dsim_stream(&s, NVP_BDEV_IO_WRITE, 0, 0, 64, 8);
+	dsim_run(&s, 500);
+	dsim_reset_counts(&s);
+	for (slice = 0; slice < 20; slice++) {
+		rd_before = rd->done;
+		wr_before = wr->done;
+		dsim_run(&s, 100);
+		starved += rd->done == rd_before || wr->done == wr_before;
+	}
+	printf("(reads p50 %u max %lu us, writes p50 %u max %lu us) ", dsim_pct(rd, 50),
+	       (unsigned long)(rd->max * 1000000 / g_hz), dsim_pct(wr, 50),
+	       (unsigned long)(wr->max * 1000000 / g_hz));
+	CU_ASSERT_EQUAL(starved, 0);
+	CU_ASSERT(dsim_pct(rd, 50) > 20000 && dsim_pct(wr, 50) > 40000); /* all expire */
+	late_rd = (int)dsim_pct(rd, 50) - 20000;
+	late_wr = (int)dsim_pct(wr, 50) - 40000;
+	CU_ASSERT(abs(late_rd - late_wr) < 4000);
+	CU_ASSERT(rd->max < 2 * ms(dsim_pct(rd, 99) / 1000.0));
+	CU_ASSERT(wr->max < 2 * ms(dsim_pct(wr, 99) / 1000.0));
+	dsim_stop(&s);
+}
+
+/*
+ * fair's virtual time is in bytes: tenant 0 (weight 1) reads 4 KiB at a time, tenant 1
+ * (weight 4) writes 64 KiB at a time, each from its own thread, on a device whose time
+ * grows with size. With the depth the limit, they share the bytes 20 / 80.
+ */
+static void
+test_fair_loop_mixed_sizes(void)
+{
+	static struct dsim s;
+	struct dsim_stream *a, *b;
+	double share;
+
+	if (!dsim_start(&s, &g_sched_fair_ops, "weights=1/4 depth=8", 2, 6)) {
+		return;
+	}
+	s.rd_us = 80;
+	s.wr_us = 30;
+	s.per_kib_us = 1.5;
+	a = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 32, 8);
+	b = dsim_stream(&s, NVP_BDEV_IO_WRITE, 1, 1, 16, 128);
+	dsim_run(&s, 200);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 2000);
+	share = (double)b->bytes / (double)(a->bytes + b->bytes);
+	printf("(tenant 1: %.1f %% of the bytes) ", 100 * share);
+	CU_ASSERT(share > 0.77 && share < 0.83);
+	CU_ASSERT(a->done > 1000 && b->done > 1000);
+	dsim_stop(&s);
+}
+
+/*
+ * A tenant that was idle comes back: it starts at the others' virtual time, so it gets
+ * its share at once but banks nothing from its idle spell: the other tenant keeps its own
+ * share in the first 100 ms after the return, not only after a catch-up.
+ */
+static void
+test_fair_loop_tenant_returns(void)
+{
+	static struct dsim s;
+	struct dsim_stream *a, *b;
+	double share;
+
+	if (!dsim_start(&s, &g_sched_fair_ops, "depth=8", 2, 7)) {
+		return;
+	}
+	s.rd_us = 100;
+	a = dsim_stream(&s, NVP_BDEV_IO_READ, 0, 0, 32, 8);
+	b = dsim_stream(&s, NVP_BDEV_IO_READ, 1, 1, 32, 8);
+	dsim_run(&s, 300);
+	b->qd = 0;
+	dsim_run(&s, 1000); /* tenant 0 alone: 80,000 requests ahead */
+	b->qd = 32;
+	dsim_reset_counts(&s);
+	dsim_run(&s, 100);
+	share = (double)a->bytes / (double)(a->bytes + b->bytes);
+	printf("(tenant 0: %.1f %% after the return) ", 100 * share);
+	CU_ASSERT(share > 0.45 && share < 0.55);
+	dsim_stop(&s);
+}
+
 /* Two channels, one tenant each, kept backlogged; each dispatch completes at once. */
 static void
 fair_run(struct sched_run *r, uint32_t rounds, uint64_t bytes_out[2])
@@ -794,6 +1325,14 @@ main(void)
 		UT_TEST(test_tokens_batched),
 		UT_TEST(test_kyber_buckets),
 		UT_TEST(test_kyber_throttles_writes_for_reads),
+		UT_TEST(test_kyber_loop_resizes_on_total_latency),
+		UT_TEST(test_kyber_loop_qd1_reader),
+		UT_TEST(test_kyber_loop_reads_just_over),
+		UT_TEST(test_kyber_loop_quiet_domain_once),
+		UT_TEST(test_deadline_expired_older_first),
+		UT_TEST(test_deadline_loop_overloaded),
+		UT_TEST(test_fair_loop_mixed_sizes),
+		UT_TEST(test_fair_loop_tenant_returns),
 		UT_TEST(test_tokens_pass_locally),
 		UT_TEST(test_direct_matches_queued),
 		UT_TEST(test_direct_at_depth),

@@ -3,10 +3,14 @@
  * The writeback throttle's monitor on a fake clock: depth and window arithmetic, class
  * budgets, the step moving up and down with read latency, the window shrinking, idle
  * drift, writes-only boost, the watched read, and target 0 = off. One tick = 1 us here.
+ * Then the loop through its feedback: a simulated drive whose read latency grows with
+ * the writes the monitor lets in flight, latencies drawn from seeded lognormals.
  */
 #include <CUnit/Basic.h>
 
 #include "wbt/wbt_monitor.c"
+
+#include "../ut_lat.h"
 
 #define HZ 1000000ull  /* fake ticks per second: 1 tick = 1 us */
 #define WIN 100000ull  /* 100 ms */
@@ -256,6 +260,210 @@ test_target_zero_is_off(void)
 	CU_ASSERT_EQUAL(atomic_load(&g_m.limit[WBT_BACKGROUND]), 16);
 }
 
+/* blk-wbt's test is "over": a window whose fastest read took exactly the target is under. */
+static void
+test_target_is_not_over(void)
+{
+	setup(64);
+	window(4, TARGET, 10); /* reads of TARGET .. TARGET + 3 */
+	CU_ASSERT_EQUAL(atomic_load(&g_m.last_rd_min), TARGET);
+	CU_ASSERT_EQUAL(step(), -1);
+	window(4, TARGET + 1, 10);
+	CU_ASSERT_EQUAL(step(), 0);
+}
+
+/*
+ * A bursty reader: bursts of slow reads among writes, each after a few windows of
+ * nothing. The windows with a verdict break the runs of unknown ones, so no run reaches
+ * WBT_UNKNOWN_BUMP and the step holds where the bursts put it.
+ */
+static void
+test_unknown_run_broken_by_verdict(void)
+{
+	int burst, i;
+
+	setup(64);
+	window(4, 10 * TARGET, 10);
+	window(4, 10 * TARGET, 10);
+	CU_ASSERT_EQUAL(step(), 2);
+	for (burst = 0; burst < 4; burst++) {
+		for (i = 0; i < (int)WBT_UNKNOWN_BUMP - 1; i++) {
+			window(0, 0, 0);
+		}
+		CU_ASSERT_EQUAL(step(), 2 + burst);
+		window(3, 5 * TARGET, 6);
+		CU_ASSERT_EQUAL(step(), 3 + burst);
+	}
+}
+
+/*
+ * An idle gap is judged in the windows the step had shortened: at step 3 a window is half
+ * the base one, so a gap of three base windows is six short ones: five make a bump, the
+ * sixth another.
+ */
+static void
+test_idle_gap_in_short_windows(void)
+{
+	uint64_t end;
+
+	setup(64);
+	window(4, 10 * TARGET, 10);
+	window(4, 10 * TARGET, 10);
+	window(4, 10 * TARGET, 10);
+	CU_ASSERT_EQUAL(step(), 3);
+	CU_ASSERT_EQUAL(atomic_load(&g_m.cur_win), WIN / 2);
+	end = atomic_load(&g_m.win_end);
+	/* the window after the third closes empty at its end + 5 short windows */
+	g_now = end + 5 * (WIN / 2) + 10;
+	wbt_monitor_tick(&g_m, g_now);
+	CU_ASSERT_EQUAL(step(), 1);
+	CU_ASSERT_EQUAL(atomic_load(&g_m.windows), 4); /* judged once, with the gap in it */
+}
+
+/*
+ * The loop through its feedback. A simulated drive on the fake clock, stepped every
+ * SIM_STEP: a writer keeps the background budget full with writes whose service time is
+ * a lognormal; a QD1 reader issues a read @rd_gap after the last one completed, whose
+ * latency is a lognormal with a median that grows with the writes in flight (reads wait
+ * behind program operations, a drive without program suspend). Its p99 is twice its
+ * median. The writer and the reader can be paused.
+ */
+#define SIM_STEP 100ull /* us */
+#define SIM_MAX_WRITES 512
+#define SIM_MAX_WINDOWS 512
+
+struct sim {
+	struct ut_lat rng;
+	uint64_t wr_p50, wr_p99;       /* write service time */
+	uint64_t rd_p50, rd_per_write; /* read median: rd_p50 + rd_per_write x writes in flight */
+	uint64_t rd_gap;
+	bool writer, reader;
+	uint64_t wr_end[SIM_MAX_WRITES];
+	uint32_t nwr;
+	uint64_t rd_issue, rd_end; /* the read in flight; rd_end 0: none */
+	uint64_t rd_next;
+	uintptr_t cookie;
+	/* what happened */
+	uint32_t reads, writes;
+	uint32_t nwin;                     /* windows closed while the simulation ran */
+	int32_t win_step[SIM_MAX_WINDOWS]; /* the step after each */
+	uint32_t win_wr[SIM_MAX_WINDOWS];  /* writes completed in each */
+};
+
+static void
+sim_init(struct sim *s, uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	ut_lat_seed(&s->rng, seed);
+	s->writer = true;
+	s->reader = true;
+	s->rd_gap = 500;
+}
+
+static void
+sim_one_step(struct sim *s)
+{
+	uint64_t p50, lat;
+	uint32_t i;
+
+	for (i = 0; i < s->nwr;) {
+		if (s->wr_end[i] <= g_now) {
+			s->wr_end[i] = s->wr_end[--s->nwr];
+			s->writes++;
+			wbt_monitor_write_done(&g_m, g_now);
+		} else {
+			i++;
+		}
+	}
+	if (s->rd_end != 0 && s->rd_end <= g_now) {
+		wbt_monitor_read_done(&g_m, s->cookie, s->rd_end - s->rd_issue, g_now);
+		s->rd_end = 0;
+		s->rd_next = g_now + s->rd_gap;
+		s->reads++;
+	}
+	while (s->writer && s->nwr < SIM_MAX_WRITES && wbt_monitor_try_get(&g_m, WBT_BACKGROUND)) {
+		s->wr_end[s->nwr++] = g_now + ut_lat_lognormal(&s->rng, s->wr_p50, s->wr_p99);
+	}
+	if (s->reader && s->rd_end == 0 && g_now >= s->rd_next) {
+		p50 = s->rd_p50 + s->rd_per_write * s->nwr;
+		lat = ut_lat_lognormal(&s->rng, p50, 2 * p50);
+		s->rd_issue = g_now;
+		s->rd_end = g_now + lat;
+		wbt_monitor_read_issued(&g_m, ++s->cookie, g_now);
+	}
+	wbt_monitor_tick(&g_m, g_now);
+}
+
+/* Run for @us; record the step after each window that closes. */
+static void
+sim_run(struct sim *s, uint64_t us)
+{
+	uint64_t end = g_now + us, win = atomic_load(&g_m.windows), wr = s->writes;
+
+	while (g_now < end) {
+		sim_one_step(s);
+		if (atomic_load(&g_m.windows) != win) {
+			win = atomic_load(&g_m.windows);
+			if (s->nwin < SIM_MAX_WINDOWS) {
+				s->win_wr[s->nwin] = s->writes - wr;
+				s->win_step[s->nwin++] = step();
+			}
+			wr = s->writes;
+		}
+		g_now += SIM_STEP;
+	}
+}
+
+/*
+ * Large writes to a drive whose cache is full: each takes 200-900 ms, so most windows
+ * see writes in flight but none complete, while every read waits behind them. Those
+ * windows are "writing" (the kernel's rule wants three write completions; a throttled
+ * stream of large writes would then never be judged): the first window steps up, and the
+ * throttle holds at depth 1. With the reader gone, the same windows (writes in flight,
+ * no reads) are "writes only": the budget opens below step 0.
+ */
+static void
+test_loop_slow_writes_in_flight(void)
+{
+	struct sim s;
+	uint32_t i, quiet = 0;
+
+	setup(4); /* background budget 1 at step 0; depth 1 at step 2 */
+	sim_init(&s, 1);
+	s.wr_p50 = 400000;
+	s.wr_p99 = 900000;
+	s.rd_p50 = 300;
+	s.rd_per_write = 6000;
+	sim_run(&s, 3000000);
+	CU_ASSERT(s.nwin >= 40);
+	CU_ASSERT(s.writes >= 3);
+	CU_ASSERT(s.reads >= 300);
+	for (i = 0; i < s.nwin; i++) {
+		quiet += s.win_wr[i] == 0;
+	}
+	CU_ASSERT(quiet * 10 >= s.nwin * 8); /* most windows: no write completed */
+	CU_ASSERT_EQUAL(s.win_wr[0], 0);
+	CU_ASSERT_EQUAL(s.win_step[0], 1); /* over target with writes in flight only */
+	CU_ASSERT_EQUAL(s.win_step[1], g_m.max_step);
+	for (i = 1; i < s.nwin; i++) {
+		CU_ASSERT_EQUAL(s.win_step[i], g_m.max_step);
+	}
+	CU_ASSERT_EQUAL(atomic_load(&g_m.steps_down), 0);
+	/* the reader stops; the writes go on, none completing in most windows */
+	s.reader = false;
+	s.nwin = 0;
+	sim_run(&s, 1000000);
+	CU_ASSERT(s.nwin >= 8);
+	/* after the last read's window, one step down a window though no write completed */
+	for (i = 1; i < 5; i++) {
+		CU_ASSERT_EQUAL(s.win_wr[i], 0);
+		CU_ASSERT_EQUAL(s.win_step[i], s.win_step[i - 1] - 1);
+	}
+	CU_ASSERT(s.win_step[4] < 0);
+	CU_ASSERT_EQUAL(step(), g_m.min_step); /* and on, as far as the boost goes */
+	printf("(%u windows, %u writes, %u reads) ", s.nwin, s.writes, s.reads);
+}
+
 int
 main(void)
 {
@@ -276,6 +484,10 @@ main(void)
 	CU_add_test(s, "writes_only_boost", test_writes_only_boost);
 	CU_add_test(s, "watched_read", test_watched_read);
 	CU_add_test(s, "target_zero_is_off", test_target_zero_is_off);
+	CU_add_test(s, "target_is_not_over", test_target_is_not_over);
+	CU_add_test(s, "unknown_run_broken_by_verdict", test_unknown_run_broken_by_verdict);
+	CU_add_test(s, "idle_gap_in_short_windows", test_idle_gap_in_short_windows);
+	CU_add_test(s, "loop_slow_writes_in_flight", test_loop_slow_writes_in_flight);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures();
