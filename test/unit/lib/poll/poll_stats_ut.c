@@ -115,7 +115,8 @@ test_ring_keeps_newest(void)
 
 /*
  * A rarely used bucket (a 1 MiB write every 12 ms: eight in a 100 ms window, the
- * default min_samples) publishes from a window of exactly min_samples, not one fewer.
+ * default min_samples) publishes from a window of exactly min_samples, not one fewer,
+ * the first time and every time after.
  * Its samples vary as a device's do; the mean is theirs.
  */
 static void
@@ -140,6 +141,18 @@ test_min_samples_exactly(void)
 	}
 	CU_ASSERT_TRUE(poll_stats_roll(&t, 200000));
 	CU_ASSERT_EQUAL(t.b[b].mean, sum / POLL_DEFAULT_MIN_SAMPLES);
+	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), sum / POLL_DEFAULT_MIN_SAMPLES / 2);
+	/*
+	 * That first prediction came mid-window, at the min_samples-th sample; a bucket that
+	 * predicts already publishes only at a window's end, from exactly min_samples too.
+	 */
+	sum = 0;
+	for (uint32_t i = 0; i < POLL_DEFAULT_MIN_SAMPLES; i++) {
+		v = ut_lat_lognormal(&rng, 8000, 20000);
+		sum += v;
+		poll_stats_add(&t, b, v);
+	}
+	CU_ASSERT_TRUE(poll_stats_roll(&t, 300000));
 	CU_ASSERT_EQUAL(poll_stats_expect(&t, b), sum / POLL_DEFAULT_MIN_SAMPLES / 2);
 }
 
