@@ -515,6 +515,17 @@ cli_cmd_run(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 	case CLI_CMD_FDP_UPDATE:
 	case CLI_CMD_FDP_FEATURE:
 		return cli_cmd_fdp(a, ctrlr);
+	case CLI_CMD_READ:
+	case CLI_CMD_WRITE:
+	case CLI_CMD_COMPARE:
+	case CLI_CMD_WRITE_ZEROES:
+	case CLI_CMD_DSM:
+	case CLI_CMD_FLUSH:
+		return cli_cmd_io(a, ctrlr);
+	case CLI_CMD_GET_LOG:
+	case CLI_CMD_IO_PASSTHRU:
+	case CLI_CMD_ADMIN_PASSTHRU:
+		return cli_cmd_passthru(a, ctrlr);
 	case CLI_CMD_HELP:
 		if (a->help_emu) {
 			nvp_emu_opts_usage(stdout);
