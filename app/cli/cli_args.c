@@ -424,6 +424,25 @@ check_pt_args(const struct cli_args *a, char *err, size_t errlen)
 	return 0;
 }
 
+/* format: -l or -b; fw-download: whole pages a command */
+static int
+check_admin_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	const char *cmd = cli_cmd_name(a->cmd);
+
+	if (a->cmd == CLI_CMD_FORMAT && a->lbaf_set && a->block_size != 0) {
+		return fail(err, errlen, "%s: --lbaf and --block-size exclude each other", cmd);
+	}
+	if (a->cmd == CLI_CMD_FORMAT && a->block_size != 0 && !NVP_IS_POW2(a->block_size)) {
+		return fail(err, errlen, "%s: --block-size %llu is not a power of two", cmd,
+			    (unsigned long long)a->block_size);
+	}
+	if (a->cmd == CLI_CMD_FW_DOWNLOAD && a->xfer_set && a->xfer % 4096 != 0) {
+		return fail(err, errlen, "%s: --xfer %u is not a multiple of 4096", cmd, a->xfer);
+	}
+	return 0;
+}
+
 /* What a command needs beyond its options' own ranges. */
 static int
 check_args(const struct cli_args *a, char *err, size_t errlen)
@@ -474,7 +493,9 @@ check_args(const struct cli_args *a, char *err, size_t errlen)
 	if (CMD_BIT(a->cmd) & PT_CMDS) {
 		return check_pt_args(a, err, errlen);
 	}
-	return check_io_args(a, err, errlen);
+	return a->cmd == CLI_CMD_FORMAT || a->cmd == CLI_CMD_FW_DOWNLOAD ?
+		       check_admin_args(a, err, errlen) :
+		       check_io_args(a, err, errlen);
 }
 
 static void

@@ -189,7 +189,17 @@ struct cli_args {
 	bool fdp_disable;           /**< fdp feature -d */
 	enum cli_cmd_id help_topic; /**< "help CMD"; CLI_CMD_COUNT = general help */
 	bool help_emu;              /**< "help emu": the software controller's options */
-	uint32_t timeout_ms;        /**< *-passthru -t (0: the default) */
+	bool vendor_specific;       /**< id-ctrl -v: hex dump of the vendor specific area */
+	uint32_t timeout_ms;        /**< format, *-passthru -t (0: the default) */
+	bool lbaf_set;              /**< format -l given (else the current format, or -b) */
+	uint8_t pi;                 /**< format -i */
+	uint8_t pil;                /**< format -p */
+	uint8_t mset;               /**< format -m */
+	bool reset_after;           /**< format -r */
+	uint64_t block_size;        /**< format -b: the LBA format with this data size */
+	bool xfer_set;              /**< fw-download -x given */
+	uint32_t xfer;              /**< fw-download -x: bytes per command */
+	uint32_t fw_offset;         /**< fw-download -o: starting dword offset */
 	bool cdw11_set;             /**< dsm -c given */
 	struct cli_io_args io;
 	struct cli_log_args log;
@@ -311,8 +321,11 @@ int cli_env_init(bool no_huge);
 /** nvp bdev-list (cli_bdev.c): @argv[0] is "bdev-list". \return an exit status. */
 int cli_bdev_list_main(int argc, char **argv);
 
-/** Attach to @dev. \return 0, -EINVAL (usage; message printed) or -errno (printed). */
-int cli_device_open(const char *dev, struct nvp_nvme_ctrlr **ctrlr);
+/**
+ * Attach to @dev; @admin_timeout_ms > 0 raises the driver's admin command timeout (a
+ * format's -t). \return 0, -EINVAL (usage; message printed) or -errno (printed).
+ */
+int cli_device_open(const char *dev, uint32_t admin_timeout_ms, struct nvp_nvme_ctrlr **ctrlr);
 
 /** Print the failure of an admin command: the NVMe status for -EIO, else the errno. */
 void cli_report_error(const char *what, int rc, const struct nvme_cpl *cpl);

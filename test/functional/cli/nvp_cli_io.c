@@ -4,7 +4,7 @@
  * written comes back byte for byte (through read, compare, a passthru read, standard
  * input and output, separate metadata), the controller's answers show as nvme-cli shows
  * them, and bad input exits 2 (usage) or 1 (the device or a file said no) with a message
- * that names it, never a crash.
+ * that names it, never a crash. Also format -b/-r, fw-download -x/-o, id-ctrl -v.
  *
  * A software controller lives for one invocation, so a sequence on one runs as one
  * chained invocation ("write emu:... + read emu:...").
@@ -368,6 +368,9 @@ test_bad_input(void)
 		"io-passthru " DEV " -o 0x100",
 		"io-passthru " DEV " -o 0 -l 512",
 		"admin-passthru " DEV " -o 6 -w -l 4096",
+		"format " DEV " -l 1 -b 4096",
+		"format " DEV " -b 1000",
+		"fw-download " DEV " -f x -x 6000",
 		"read " DEV " -z 512 + bogus",
 	};
 
@@ -409,6 +412,51 @@ test_bad_input(void)
 	CU_ASSERT(has(g_run.err, "flush: NVMe status: "));
 }
 
+/* format -b picks the format by data size; -r resets after it; id-ctrl -v dumps vs[] */
+static void
+test_admin_options(void)
+{
+	CU_ASSERT_EQUAL(run("format " DEV " -b 4096 --force -r + id-ns " DEV), 0);
+	CU_ASSERT(has(g_run.out, "Success formatting namespace:1\n"));
+	CU_ASSERT(has(g_run.out, "lbaf  1 : ms:0   lbads:12 rp:0 (in use)"));
+	/* no -l, no -b: the current format stays */
+	CU_ASSERT_EQUAL(run("format " DEV " -b 4096 --force + format " DEV " --force + id-ns " DEV),
+			0);
+	CU_ASSERT(has(g_run.out, "lbaf  1 : ms:0   lbads:12 rp:0 (in use)"));
+	CU_ASSERT_EQUAL(run("format " DEV " -b 1024 --force"), 1);
+	CU_ASSERT(has(g_run.err, "no LBA format of 1024-byte blocks"));
+	/* with metadata offered: -b picks the format without (lbaf 1, not 3) */
+	CU_ASSERT_EQUAL(run("format emu:size=1M,ms=8 -b 4096 --force + id-ns emu:size=1M,ms=8"), 0);
+	CU_ASSERT(has(g_run.out, "lbaf  1 : ms:0   lbads:12 rp:0 (in use)"));
+
+	CU_ASSERT_EQUAL(run("id-ctrl " DEV " -v"), 0);
+	CU_ASSERT(has(g_run.out, "\nvs[]:\n       0  1  2"));
+	CU_ASSERT(has(g_run.out, "\n03f0: "));
+	CU_ASSERT_EQUAL(run("set-feature " DEV " -f 6 -v 0 -c 5"), 0);
+	CU_ASSERT(has(g_run.out, "cdw12:0x00000005"));
+}
+
+static void
+test_fw_download_xfer(void)
+{
+	static uint8_t img[16384];
+
+	memcpy(img, "NVPX-3.0", 8);
+	fill(img + 8, sizeof(img) - 8, 6);
+	write_file("fw.bin", img, sizeof(img));
+	/* four commands of 4 KiB, then commit and reset: slot 2 runs it */
+	CU_ASSERT_EQUAL(run("fw-download " DEV " -f '%s' -x 4096 + fw-commit " DEV
+			    " -s 2 -a 1 + reset " DEV " + fw-log " DEV,
+			    path("fw.bin")),
+			0);
+	CU_ASSERT(has(g_run.out, "Firmware download success\n"));
+	CU_ASSERT(has(g_run.out, "frs2 : NVPX-3.0"));
+	/* -o past the image; --xfer above the transfer limit */
+	CU_ASSERT_EQUAL(run("fw-download " DEV " -f '%s' -o 4096", path("fw.bin")), 1);
+	CU_ASSERT(has(g_run.err, "past the end"));
+	CU_ASSERT_EQUAL(run("fw-download " DEV " -f '%s' -x 1M", path("fw.bin")), 2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -420,6 +468,8 @@ main(int argc, char **argv)
 		{ "get_log_admin_passthru", test_get_log_admin_passthru },
 		{ "io_passthru", test_io_passthru },
 		{ "bad_input", test_bad_input },
+		{ "admin_options", test_admin_options },
+		{ "fw_download_xfer", test_fw_download_xfer },
 	};
 	char cmd[sizeof(g_dir) + 16];
 	int rc;

@@ -215,6 +215,19 @@ test_io_options(void)
 	CU_ASSERT_TRUE(g_a.pt.read && g_a.pt.dry_run && g_a.pt.show && g_a.pt.latency);
 	CU_ASSERT_EQUAL(g_a.pt.data_len, 512);
 	CU_ASSERT_EQUAL(g_a.pt.prefill, 0xff);
+	CU_ASSERT_EQUAL(parse("format", "emu:", "-t", "1000", "-i", "1", "-p", "1", "-m", "1", "-r",
+			      "-b", "4096", NULL),
+			0);
+	CU_ASSERT_TRUE(g_a.reset_after);
+	CU_ASSERT_EQUAL(g_a.block_size, 4096);
+	CU_ASSERT_FALSE(g_a.lbaf_set);
+	CU_ASSERT_EQUAL(parse("id-ctrl", "emu:", "-v", NULL), 0);
+	CU_ASSERT_TRUE(g_a.vendor_specific);
+	CU_ASSERT_EQUAL(parse("fw-download", "emu:", "-f", "x", "-x", "8192", "-o", "4", NULL), 0);
+	CU_ASSERT_EQUAL(g_a.xfer, 8192);
+	CU_ASSERT_EQUAL(g_a.fw_offset, 4);
+	CU_ASSERT_EQUAL(parse("set-feature", "emu:", "-f", "6", "-v", "1", "-c", "7", NULL), 0);
+	CU_ASSERT_EQUAL(g_a.cdw12, 7);
 	CU_ASSERT_EQUAL(parse("list", "-v", NULL), 0);
 	CU_ASSERT_TRUE(g_a.verbose);
 }
@@ -298,6 +311,11 @@ test_errors(void)
 		     "both directions");
 	/* without data, the direction bits of an opcode (0xff: both) do not matter */
 	CU_ASSERT_EQUAL(parse("admin-passthru", "emu:", "-o", "0xff", NULL), 0);
+	expect_error(parse("format", "emu:", "-l", "1", "-b", "4096", NULL), "exclude each other");
+	expect_error(parse("format", "emu:", "-b", "1000", NULL), "not a power of two");
+	expect_error(parse("format", "emu:", "-i", "4", NULL), "invalid value '4'");
+	expect_error(parse("fw-download", "emu:", "-f", "x", "-x", "6000", NULL),
+		     "not a multiple of 4096");
 	expect_error(parse("list", "-v", "-z", NULL), "unknown option '-z'");
 }
 
