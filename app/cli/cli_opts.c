@@ -117,7 +117,7 @@ const struct opt_def cli_opt_defs[] = {
 		  CMD_BIT(CLI_CMD_GET_FEATURE),
 	  "output the raw structure (as -o binary)" },
 	{ "verbose", 'v', false, OPT_VERBOSE, CMD_BIT(CLI_CMD_LIST),
-	  "list: the host / subsystem / controller / namespace tree" },
+	  "subsystems, controllers and namespaces (nvme-cli's detailed list)" },
 	{ "vendor-specific", 'v', false, OPT_VENDOR, CMD_BIT(CLI_CMD_ID_CTRL),
 	  "normal output: hex dump of the vendor specific bytes (vs[], 3072..4095)" },
 	{ "dir-type", 'D', true, OPT_DIR_TYPE, CMD_BIT(CLI_CMD_DIR_RECEIVE),

@@ -12,7 +12,7 @@
  *   cli_io.c      read, write, compare, write-zeroes, dsm, flush: NVM commands encoded as
  *                 nvme-cli 2.3 (through libnvme) encodes them, on a qpair of their own
  *   cli_passthru.c  io-passthru, admin-passthru, get-log, and nvme-cli's hex dump
- *   cli_list.c    list: probe every controller, one row per namespace
+ *   cli_list.c    list: probe every controller, one row per namespace (-v: the tree)
  *   nvp.c         main: parse every command of a chain, then run them
  */
 #ifndef NVP_CLI_H
@@ -295,7 +295,6 @@ void cli_print_error_log(FILE *f, const struct nvme_error_information_entry *e, 
 			 const char *devname);
 void cli_print_fw_log(FILE *f, const struct nvme_firmware_page *fw, const char *devname);
 void cli_print_feature(FILE *f, uint8_t fid, uint8_t sel, uint32_t result, bool human);
-void cli_print_list(FILE *f, const struct cli_list_entry *entries, uint32_t count);
 void cli_print_regs(FILE *f, union nvme_cap_register cap, union nvme_vs_register vs,
 		    union nvme_csts_register csts, bool human);
 /** Name of a feature id ("Volatile Write Cache"). */

@@ -4,7 +4,8 @@
  * written comes back byte for byte (through read, compare, a passthru read, standard
  * input and output, separate metadata), the controller's answers show as nvme-cli shows
  * them, and bad input exits 2 (usage) or 1 (the device or a file said no) with a message
- * that names it, never a crash. Also format -b/-r, fw-download -x/-o, id-ctrl -v.
+ * that names it, never a crash. Also format -b/-r, fw-download -x/-o, id-ctrl -v,
+ * list -v.
  *
  * A software controller lives for one invocation, so a sequence on one runs as one
  * chained invocation ("write emu:... + read emu:...").
@@ -457,6 +458,22 @@ test_fw_download_xfer(void)
 	CU_ASSERT_EQUAL(run("fw-download " DEV " -f '%s' -x 1M", path("fw.bin")), 2);
 }
 
+/* list -v: nvme-cli 2.3's three tables */
+static void
+test_list_verbose(void)
+{
+	CU_ASSERT_EQUAL(run("list -v emu:nn=2,size=1M,lba=512/4096"), 0);
+	CU_ASSERT(has(g_run.out, "Subsystem        Subsystem-NQN"));
+	CU_ASSERT(has(g_run.out, "\nDevice   SN                   MN                   "));
+	CU_ASSERT(has(g_run.out, "\nDevice       Generic      NSID     Usage                 "));
+	CU_ASSERT(has(g_run.out, "nvp-subsys0 "));
+	CU_ASSERT(has(g_run.out, " emu    "));
+	CU_ASSERT(has(g_run.out, "1          1.05  MB /   1.05  MB    512   B +  0 B   nvp0\n"));
+	CU_ASSERT(has(g_run.out, "2          1.05  MB /   1.05  MB      4 KiB +  0 B   nvp0\n"));
+	CU_ASSERT_EQUAL(run("list emu:size=1M"), 0);
+	CU_ASSERT(has(g_run.out, "Node                  Generic               SN "));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -470,6 +487,7 @@ main(int argc, char **argv)
 		{ "bad_input", test_bad_input },
 		{ "admin_options", test_admin_options },
 		{ "fw_download_xfer", test_fw_download_xfer },
+		{ "list_verbose", test_list_verbose },
 	};
 	char cmd[sizeof(g_dir) + 16];
 	int rc;
