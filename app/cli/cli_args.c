@@ -13,116 +13,14 @@
 
 #include "nvpoll/util.h"
 
-#include "nvp_cli.h"
+#include "cli_opts.h"
 
-#define CMD_BIT(c) (1u << (c))
-#define LOG_CMDS (CMD_BIT(CLI_CMD_SMART_LOG) | CMD_BIT(CLI_CMD_ERROR_LOG) | CMD_BIT(CLI_CMD_FW_LOG))
-#define OUT_CMDS                                                                     \
-	(CMD_BIT(CLI_CMD_LIST) | CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | \
-	 CMD_BIT(CLI_CMD_LIST_NS) | LOG_CMDS | CMD_BIT(CLI_CMD_GET_FEATURE) |        \
-	 CMD_BIT(CLI_CMD_SHOW_REGS) | DIR_CMDS | FDP_CMDS)
-#define FEAT_CMDS (CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SET_FEATURE))
-#define DIR_CMDS (CMD_BIT(CLI_CMD_DIR_RECEIVE) | CMD_BIT(CLI_CMD_WAF))
-#define FDP_LOG_CMDS                                                                              \
+#define FDP_CMDS                                                                                  \
 	(CMD_BIT(CLI_CMD_FDP_CONFIGS) | CMD_BIT(CLI_CMD_FDP_USAGE) | CMD_BIT(CLI_CMD_FDP_STATS) | \
-	 CMD_BIT(CLI_CMD_FDP_EVENTS) | CMD_BIT(CLI_CMD_FDP_FEATURE))
-#define FDP_CMDS (FDP_LOG_CMDS | CMD_BIT(CLI_CMD_FDP_STATUS) | CMD_BIT(CLI_CMD_FDP_UPDATE))
-
-enum opt_id {
-	OPT_OUTPUT,
-	OPT_HUMAN,
-	OPT_NSID,
-	OPT_LOG_ENTRIES,
-	OPT_FID,
-	OPT_SEL,
-	OPT_CDW11,
-	OPT_VALUE,
-	OPT_CDW12,
-	OPT_SAVE,
-	OPT_LBAF,
-	OPT_SES,
-	OPT_FORCE,
-	OPT_FW,
-	OPT_SLOT,
-	OPT_ACTION,
-	OPT_RAW,
-	OPT_VERBOSE,
-	OPT_HELP,
-	OPT_DIR_TYPE,
-	OPT_DIR_OPER,
-	OPT_DIR_SPEC,
-	OPT_NSR,
-	OPT_ENDGID,
-	OPT_PIDS,
-	OPT_FDP_ENABLE,
-	OPT_FDP_DISABLE,
-};
-
-struct opt_def {
-	const char *lname;
-	char sname;
-	bool has_arg;
-	enum opt_id id;
-	uint32_t cmds; /* CMD_BIT()s of the subcommands that accept it */
-	const char *help;
-};
-
-static const struct opt_def g_opts[] = {
-	{ "output-format", 'o', true, OPT_OUTPUT, OUT_CMDS, "normal|json|binary (default normal)" },
-	{ "human-readable", 'H', false, OPT_HUMAN,
-	  CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) |
-		  CMD_BIT(CLI_CMD_GET_FEATURE) | CMD_BIT(CLI_CMD_SHOW_REGS) |
-		  CMD_BIT(CLI_CMD_DIR_RECEIVE),
-	  "decode bitfields" },
-	{ "namespace-id", 'n', true, OPT_NSID,
-	  CMD_BIT(CLI_CMD_ID_NS) | CMD_BIT(CLI_CMD_SMART_LOG) | FEAT_CMDS |
-		  CMD_BIT(CLI_CMD_FORMAT) | DIR_CMDS | FDP_CMDS,
-	  "namespace id (default: the first active one; smart-log, get-feature, waf: 0xffffffff)" },
-	{ "log-entries", 'e', true, OPT_LOG_ENTRIES, CMD_BIT(CLI_CMD_ERROR_LOG),
-	  "entries to read (default: ELPE + 1 of id-ctrl)" },
-	{ "feature-id", 'f', true, OPT_FID, FEAT_CMDS,
-	  "feature id, 1..255 (set-feature: required; get-feature: default every feature)" },
-	{ "sel", 's', true, OPT_SEL, CMD_BIT(CLI_CMD_GET_FEATURE),
-	  "0 current, 1 default, 2 saved, 3 supported capabilities" },
-	{ "cdw11", 'c', true, OPT_CDW11, CMD_BIT(CLI_CMD_GET_FEATURE), "command dword 11" },
-	{ "value", 'v', true, OPT_VALUE, CMD_BIT(CLI_CMD_SET_FEATURE),
-	  "new value (command dword 11, required)" },
-	{ "cdw12", 0, true, OPT_CDW12, CMD_BIT(CLI_CMD_SET_FEATURE), "command dword 12" },
-	{ "save", 's', false, OPT_SAVE, CMD_BIT(CLI_CMD_SET_FEATURE),
-	  "keep the value across power cycles" },
-	{ "lbaf", 'l', true, OPT_LBAF, CMD_BIT(CLI_CMD_FORMAT), "LBA format index, 0..15" },
-	{ "ses", 's', true, OPT_SES, CMD_BIT(CLI_CMD_FORMAT),
-	  "secure erase: 0 none, 1 user data, 2 cryptographic" },
-	{ "force", 0, false, OPT_FORCE, CMD_BIT(CLI_CMD_FORMAT), "do not ask for confirmation" },
-	{ "fw", 'f', true, OPT_FW, CMD_BIT(CLI_CMD_FW_DOWNLOAD), "firmware image file (required)" },
-	{ "slot", 's', true, OPT_SLOT, CMD_BIT(CLI_CMD_FW_COMMIT),
-	  "firmware slot 0..7 (0: the controller chooses)" },
-	{ "action", 'a', true, OPT_ACTION, CMD_BIT(CLI_CMD_FW_COMMIT),
-	  "0 replace, 1 replace and activate at reset, 2 activate at reset, 3 activate now" },
-	/* nvme-cli's -b: the raw structure, as -o binary */
-	{ "raw-binary", 'b', false, OPT_RAW,
-	  CMD_BIT(CLI_CMD_ID_CTRL) | CMD_BIT(CLI_CMD_ID_NS) | LOG_CMDS |
-		  CMD_BIT(CLI_CMD_GET_FEATURE),
-	  "output the raw structure (as -o binary)" },
-	{ "verbose", 'v', false, OPT_VERBOSE, CMD_BIT(CLI_CMD_LIST),
-	  "list: the host / subsystem / controller / namespace tree" },
-	{ "dir-type", 'D', true, OPT_DIR_TYPE, CMD_BIT(CLI_CMD_DIR_RECEIVE),
-	  "directive type: 0 identify (default), 1 streams" },
-	{ "dir-oper", 'O', true, OPT_DIR_OPER, CMD_BIT(CLI_CMD_DIR_RECEIVE),
-	  "operation: 1 return parameters (default); streams: 2 get status, 3 allocate" },
-	{ "dir-spec", 'S', true, OPT_DIR_SPEC, CMD_BIT(CLI_CMD_DIR_RECEIVE),
-	  "directive specific value (CDW11 31:16)" },
-	{ "req-resource", 'r', true, OPT_NSR, CMD_BIT(CLI_CMD_DIR_RECEIVE),
-	  "streams to allocate (streams, operation 3)" },
-	{ "endgrp-id", 'e', true, OPT_ENDGID, FDP_LOG_CMDS,
-	  "endurance group (default: the one of the namespace, -n or the first active)" },
-	{ "pids", 'p', true, OPT_PIDS, CMD_BIT(CLI_CMD_FDP_UPDATE),
-	  "placement identifiers to move to new reclaim units, comma separated (required)" },
-	{ "enable", 'E', true, OPT_FDP_ENABLE, CMD_BIT(CLI_CMD_FDP_FEATURE),
-	  "enable FDP with this configuration index (0..255)" },
-	{ "disable", 'd', false, OPT_FDP_DISABLE, CMD_BIT(CLI_CMD_FDP_FEATURE), "disable FDP" },
-	{ "help", 'h', false, OPT_HELP, 0xffffffffu, "this help" },
-};
+	 CMD_BIT(CLI_CMD_FDP_EVENTS) | CMD_BIT(CLI_CMD_FDP_FEATURE) |                             \
+	 CMD_BIT(CLI_CMD_FDP_STATUS) | CMD_BIT(CLI_CMD_FDP_UPDATE))
+#define RWC_CMDS (CMD_BIT(CLI_CMD_READ) | CMD_BIT(CLI_CMD_WRITE) | CMD_BIT(CLI_CMD_COMPARE))
+#define PT_CMDS (CMD_BIT(CLI_CMD_IO_PASSTHRU) | CMD_BIT(CLI_CMD_ADMIN_PASSTHRU))
 
 struct cmd_def {
 	const char *name;
@@ -162,6 +60,15 @@ static const struct cmd_def g_cmds[CLI_CMD_COUNT] = {
 				 "move placement identifiers to new reclaim units (fdp update)" },
 	[CLI_CMD_FDP_FEATURE] = { "fdp-feature", true,
 				  "FDP enabled? enable (-E CONF) or disable (-d) it (fdp feature)" },
+	[CLI_CMD_READ] = { "read", true, "read logical blocks into a file (or standard output)" },
+	[CLI_CMD_WRITE] = { "write", true, "write a file (or standard input) to logical blocks" },
+	[CLI_CMD_COMPARE] = { "compare", true, "compare logical blocks with a file" },
+	[CLI_CMD_WRITE_ZEROES] = { "write-zeroes", true, "set logical blocks to zero" },
+	[CLI_CMD_DSM] = { "dsm", true, "dataset management: deallocate or describe ranges" },
+	[CLI_CMD_FLUSH] = { "flush", true, "commit the volatile write cache to media" },
+	[CLI_CMD_GET_LOG] = { "get-log", true, "any log page, as a hex dump or raw bytes" },
+	[CLI_CMD_IO_PASSTHRU] = { "io-passthru", true, "send any I/O command" },
+	[CLI_CMD_ADMIN_PASSTHRU] = { "admin-passthru", true, "send any admin command" },
 };
 
 const char *
@@ -222,10 +129,12 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 static const struct opt_def *
 find_long(enum cli_cmd_id cmd, const char *name, size_t len)
 {
-	for (size_t i = 0; i < NVP_COUNTOF(g_opts); i++) {
-		if ((g_opts[i].cmds & CMD_BIT(cmd)) && strlen(g_opts[i].lname) == len &&
-		    strncmp(g_opts[i].lname, name, len) == 0) {
-			return &g_opts[i];
+	for (size_t i = 0; i < cli_opt_count; i++) {
+		const struct opt_def *o = &cli_opt_defs[i];
+
+		if ((o->cmds & CMD_BIT(cmd)) && strlen(o->lname) == len &&
+		    strncmp(o->lname, name, len) == 0) {
+			return o;
 		}
 	}
 	return NULL;
@@ -234,75 +143,43 @@ find_long(enum cli_cmd_id cmd, const char *name, size_t len)
 static const struct opt_def *
 find_short(enum cli_cmd_id cmd, char c)
 {
-	for (size_t i = 0; i < NVP_COUNTOF(g_opts); i++) {
-		if ((g_opts[i].cmds & CMD_BIT(cmd)) && g_opts[i].sname == c) {
-			return &g_opts[i];
+	for (size_t i = 0; i < cli_opt_count; i++) {
+		if ((cli_opt_defs[i].cmds & CMD_BIT(cmd)) && cli_opt_defs[i].sname == c) {
+			return &cli_opt_defs[i];
 		}
 	}
 	return NULL;
 }
 
-/*
- * Numeric options: the accepted range, where the value goes (a uint8_t or uint32_t field
- * of struct cli_args) and the "given" flag to set, if any. Zero is refused where the
- * specification reserves it (namespace id 0, feature id 0).
- */
-struct num_spec {
-	uint64_t min;
-	uint64_t max;
-	size_t off;
-	size_t size;
-	size_t set_off; /* 0: no flag */
-};
-
-#define NUM(field, lo, hi, flag)                                                                 \
-	{                                                                                        \
-		lo, hi, offsetof(struct cli_args, field), sizeof(((struct cli_args *)0)->field), \
-			flag                                                                     \
-	}
-#define SET(field) offsetof(struct cli_args, field)
-
-static const struct num_spec g_num[] = {
-	[OPT_NSID] = NUM(nsid, 1, UINT32_MAX, SET(nsid_set)),
-	[OPT_LOG_ENTRIES] = NUM(log_entries, 1, 256, 0),
-	[OPT_FID] = NUM(fid, 1, 255, SET(fid_set)),
-	[OPT_SEL] = NUM(sel, 0, 3, 0),
-	[OPT_CDW11] = NUM(cdw11, 0, UINT32_MAX, 0),
-	[OPT_VALUE] = NUM(value, 0, UINT32_MAX, SET(value_set)),
-	[OPT_CDW12] = NUM(cdw12, 0, UINT32_MAX, 0),
-	[OPT_LBAF] = NUM(lbaf, 0, 15, 0),
-	[OPT_SES] = NUM(ses, 0, 2, 0),
-	[OPT_SLOT] = NUM(slot, 0, 7, SET(slot_set)),
-	[OPT_ACTION] = NUM(action, 0, 3, SET(action_set)),
-	[OPT_DIR_TYPE] = NUM(dir_type, 0, 1, 0),
-	[OPT_DIR_OPER] = NUM(dir_oper, 1, 3, 0),
-	[OPT_DIR_SPEC] = NUM(dir_spec, 0, 65535, 0),
-	[OPT_NSR] = NUM(nsr, 0, 65535, 0),
-	[OPT_ENDGID] = NUM(endgid, 1, 65535, SET(endgid_set)),
-	[OPT_FDP_ENABLE] = NUM(fdp_enable, 0, 255, SET(fdp_enable_set)),
-};
-
+/* A number within its option's range, stored in a field of 1, 2, 4 or 8 bytes. */
 static int
 store_num(struct cli_args *a, const struct opt_def *o, const char *val, char *err, size_t errlen)
 {
-	const struct num_spec *n = &g_num[o->id];
+	const struct opt_store *n = &cli_opt_store[o->id];
 	char *base = (char *)a;
 	uint64_t v;
+	int rc;
 
-	if (nvp_strtou64(val, n->min, n->max, &v) != 0) {
+	rc = n->suffix ? nvp_parse_size(val, &v) : nvp_strtou64(val, n->min, n->max, &v);
+	if (rc != 0 || v < n->min || v > n->max) {
 		return fail(err, errlen,
-			    "invalid value '%s' for --%s: expected a number %llu..%llu%s", val,
+			    "invalid value '%s' for --%s: expected a number %llu..%llu%s%s", val,
 			    o->lname, (unsigned long long)n->min, (unsigned long long)n->max,
-			    n->max > 9 ? " (or 0x hex)" : "");
+			    n->max > 9 ? " (or 0x hex)" : "", n->suffix ? ", or with k/M/G" : "");
 	}
-	if (n->size == sizeof(uint8_t)) {
-		uint8_t v8 = (uint8_t)v;
-
-		memcpy(base + n->off, &v8, sizeof(v8));
-	} else {
-		uint32_t v32 = (uint32_t)v;
-
-		memcpy(base + n->off, &v32, sizeof(v32));
+	switch (n->size) {
+	case sizeof(uint8_t):
+		memcpy(base + n->off, &(uint8_t){ (uint8_t)v }, sizeof(uint8_t));
+		break;
+	case sizeof(uint16_t):
+		memcpy(base + n->off, &(uint16_t){ (uint16_t)v }, sizeof(uint16_t));
+		break;
+	case sizeof(uint32_t):
+		memcpy(base + n->off, &(uint32_t){ (uint32_t)v }, sizeof(uint32_t));
+		break;
+	default:
+		memcpy(base + n->off, &v, sizeof(v));
+		break;
 	}
 	if (n->set_off != 0) {
 		*(bool *)(base + n->set_off) = true;
@@ -310,44 +187,29 @@ store_num(struct cli_args *a, const struct opt_def *o, const char *val, char *er
 	return 0;
 }
 
-/* Store one option's value. */
+/* Store one option's value where cli_opt_store says. */
 static int
 apply_opt(struct cli_args *a, const struct opt_def *o, const char *val, char *err, size_t errlen)
 {
-	switch (o->id) {
-	case OPT_OUTPUT:
+	const struct opt_store *st = &cli_opt_store[o->id];
+	char *base = (char *)a;
+
+	switch (st->kind) {
+	case OPT_K_OUTPUT:
 		if (cli_output_parse(val, &a->output) != 0) {
 			return fail(err, errlen,
 				    "invalid output format '%s': expected normal, json or binary",
 				    val);
 		}
 		return 0;
-	case OPT_HUMAN:
-		a->human = true;
-		return 0;
-	case OPT_SAVE:
-		a->save = true;
-		return 0;
-	case OPT_FORCE:
-		a->force = true;
-		return 0;
-	case OPT_HELP:
-		a->help = true;
-		return 0;
-	case OPT_RAW:
+	case OPT_K_RAW:
 		a->output = CLI_OUT_BINARY;
 		return 0;
-	case OPT_VERBOSE:
-		a->verbose = true;
+	case OPT_K_FLAG:
+		*(bool *)(base + st->off) = true;
 		return 0;
-	case OPT_FW:
-		a->fw_file = val;
-		return 0;
-	case OPT_PIDS:
-		a->pids = val;
-		return 0;
-	case OPT_FDP_DISABLE:
-		a->fdp_disable = true;
+	case OPT_K_STR:
+		memcpy(base + st->off, &val, sizeof(val));
 		return 0;
 	default:
 		return store_num(a, o, val, err, errlen);
@@ -430,6 +292,157 @@ cli_fdp_parse_pids(const char *str, uint16_t *pids, uint32_t max)
 	return n == 0 ? -EINVAL : (int)n;
 }
 
+int
+cli_parse_list(const char *str, uint64_t max, uint64_t *vals, uint32_t nmax)
+{
+	char tok[24];
+	uint32_t n = 0;
+
+	while (*str != '\0') {
+		size_t len = strcspn(str, ",");
+
+		if (len == 0 || len >= sizeof(tok) || n == nmax) {
+			return -EINVAL;
+		}
+		memcpy(tok, str, len);
+		tok[len] = '\0';
+		if (nvp_strtou64(tok, 0, max, &vals[n]) != 0) {
+			return -EINVAL;
+		}
+		n++;
+		str += len;
+		if (*str == ',' && *++str == '\0') {
+			return -EINVAL; /* trailing comma */
+		}
+	}
+	return n == 0 ? -EINVAL : (int)n;
+}
+
+/* dsm: each list parses; the longest gives the number of ranges, 1..256. */
+static int
+check_dsm_args(const struct cli_io_args *io, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		uint64_t max;
+	} lists[] = { { "slbs", UINT64_MAX },
+		      { "blocks", UINT32_MAX },
+		      { "ctx-attrs", UINT32_MAX } };
+	const char *strs[] = { io->slbs, io->blocks, io->ctx_attrs };
+	uint64_t vals[CLI_DSM_MAX_RANGES];
+	bool any = false;
+
+	for (size_t i = 0; i < NVP_COUNTOF(lists); i++) {
+		if (strs[i] == NULL) {
+			continue;
+		}
+		if (cli_parse_list(strs[i], lists[i].max, vals, CLI_DSM_MAX_RANGES) < 0) {
+			return fail(err, errlen,
+				    "dsm: --%s needs 1..%u numbers, comma separated (0..%llu each)",
+				    lists[i].name, CLI_DSM_MAX_RANGES,
+				    (unsigned long long)lists[i].max);
+		}
+		any = true;
+	}
+	if (!any) {
+		return fail(err, errlen,
+			    "dsm: no range given: --slbs and --blocks (and --ctx-attrs) list them");
+	}
+	return 0;
+}
+
+/* read, write, compare, write-zeroes, dsm */
+static int
+check_io_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	const char *cmd = cli_cmd_name(a->cmd);
+
+	if (a->cmd == CLI_CMD_DSM) {
+		return check_dsm_args(&a->io, err, errlen);
+	}
+	if (!(CMD_BIT(a->cmd) & RWC_CMDS)) {
+		return 0;
+	}
+	if (a->io.data_size == 0) {
+		return fail(err, errlen,
+			    "%s: --data-size is required: the bytes to move, at least "
+			    "(block-count + 1) x the block size",
+			    cmd);
+	}
+	if (a->io.md != NULL && a->io.md_size == 0) {
+		return fail(err, errlen, "%s: --metadata FILE needs --metadata-size", cmd);
+	}
+	return 0;
+}
+
+/* get-log: a log page id, a length in dwords */
+static int
+check_log_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	if (!a->log.lid_set && a->log.aen == 0) {
+		return fail(err, errlen,
+			    "get-log: --log-id is required (nvme-cli 2.3 would silently ask for "
+			    "log page 0xff)");
+	}
+	if (a->log.aen == 0 && a->log.len == 0) {
+		return fail(err, errlen, "get-log: --log-len is required (bytes, non-zero)");
+	}
+	if (a->log.len % 4 != 0) {
+		return fail(err, errlen,
+			    "get-log: --log-len %u is not a multiple of 4: the command counts "
+			    "dwords",
+			    a->log.len);
+	}
+	return 0;
+}
+
+/* io-passthru, admin-passthru: an opcode, one direction for any data */
+static int
+check_pt_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	const char *cmd = cli_cmd_name(a->cmd);
+	bool rd = a->pt.read || (a->pt.opcode & 2u), wr = a->pt.write || (a->pt.opcode & 1u);
+
+	if (!a->pt.opcode_set) {
+		return fail(err, errlen, "%s: --opcode is required", cmd);
+	}
+	if (a->pt.data_len == 0 && a->pt.md_len == 0) {
+		return 0; /* no data: the direction means nothing */
+	}
+	if (rd && wr) {
+		return fail(err, errlen,
+			    "%s: data in both directions (--read and --write, or opcode %#04x) is "
+			    "not supported",
+			    cmd, a->pt.opcode);
+	}
+	if (!rd && !wr) {
+		return fail(err, errlen,
+			    "%s: data direction not given: --read or --write (opcode %#04x "
+			    "transfers no data by its bits 1:0)",
+			    cmd, a->pt.opcode);
+	}
+	return 0;
+}
+
+/* format: -l or -b; fw-download: whole pages a command */
+static int
+check_admin_args(const struct cli_args *a, char *err, size_t errlen)
+{
+	const char *cmd = cli_cmd_name(a->cmd);
+
+	if (a->cmd == CLI_CMD_FORMAT && a->lbaf_set && a->block_size != 0) {
+		return fail(err, errlen, "%s: --lbaf and --block-size exclude each other", cmd);
+	}
+	if (a->cmd == CLI_CMD_FORMAT && a->block_size != 0 && !NVP_IS_POW2(a->block_size)) {
+		return fail(err, errlen, "%s: --block-size %llu is not a power of two", cmd,
+			    (unsigned long long)a->block_size);
+	}
+	if (a->cmd == CLI_CMD_FW_DOWNLOAD && a->xfer_set && a->xfer % 4096 != 0) {
+		return fail(err, errlen, "%s: --xfer %u is not a multiple of 4096", cmd, a->xfer);
+	}
+	return 0;
+}
+
 /* What a command needs beyond its options' own ranges. */
 static int
 check_args(const struct cli_args *a, char *err, size_t errlen)
@@ -474,7 +487,15 @@ check_args(const struct cli_args *a, char *err, size_t errlen)
 	    a->output == CLI_OUT_BINARY) {
 		return fail(err, errlen, "%s: binary output is not defined for %s", cmd, cmd);
 	}
-	return 0;
+	if (a->cmd == CLI_CMD_GET_LOG) {
+		return check_log_args(a, err, errlen);
+	}
+	if (CMD_BIT(a->cmd) & PT_CMDS) {
+		return check_pt_args(a, err, errlen);
+	}
+	return a->cmd == CLI_CMD_FORMAT || a->cmd == CLI_CMD_FW_DOWNLOAD ?
+		       check_admin_args(a, err, errlen) :
+		       check_io_args(a, err, errlen);
 }
 
 static void
@@ -563,10 +584,10 @@ cli_usage(FILE *f, enum cli_cmd_id cmd)
 		fprintf(f, "usage: nvp <command> [<device>] [<options>] [+ <command> ...]\n\n"
 			   "Commands:\n");
 		for (int i = 0; i < CLI_CMD_COUNT; i++) {
-			fprintf(f, "  %-13s %s\n", g_cmds[i].name, g_cmds[i].summary);
+			fprintf(f, "  %-15s %s\n", g_cmds[i].name, g_cmds[i].summary);
 		}
 		/* cli_bdev.c, dispatched before the chain parser */
-		fprintf(f, "  %-13s %s\n", "bdev-list",
+		fprintf(f, "  %-15s %s\n", "bdev-list",
 			"list the bdevs of a configuration (--json-config FILE | -c LINE)");
 		/* cli_serve.c, likewise */
 		fprintf(f, "  %-13s %s\n", "serve",
@@ -588,8 +609,8 @@ cli_usage(FILE *f, enum cli_cmd_id cmd)
 	fprintf(f, "usage: nvp %s%s [<options>]\n%s\n\nOptions:\n", g_cmds[cmd].name,
 		g_cmds[cmd].needs_device ? " <device>" : (cmd == CLI_CMD_LIST ? " [<device>]" : ""),
 		g_cmds[cmd].summary);
-	for (size_t i = 0; i < NVP_COUNTOF(g_opts); i++) {
-		const struct opt_def *o = &g_opts[i];
+	for (size_t i = 0; i < cli_opt_count; i++) {
+		const struct opt_def *o = &cli_opt_defs[i];
 		char name[40];
 
 		if (!(o->cmds & CMD_BIT(cmd))) {

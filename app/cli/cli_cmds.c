@@ -58,6 +58,10 @@ cmd_id_ctrl(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 	}
 	if (a->output == CLI_OUT_NORMAL) {
 		cli_print_id_ctrl(stdout, &cd, a->human);
+		if (a->vendor_specific) { /* nvme-cli: only normal output shows them */
+			printf("vs[]:\n");
+			cli_hexdump(stdout, cd.vs, sizeof(cd.vs));
+		}
 		return CLI_EXIT_OK;
 	}
 	return emit(a, a->output == CLI_OUT_JSON ? cli_json_id_ctrl(&cd) : NULL, &cd, sizeof(cd));
@@ -327,6 +331,45 @@ confirm_format(uint32_t nsid, const char *dev)
 	return true;
 }
 
+/*
+ * The LBA format to apply, as nvme-cli: -l; or -b, the format with that data size and no
+ * metadata (nvme-cli 2.3 looks at formats 0..NLBAF-1 only, missing the last one: every
+ * format is looked at here); else the namespace's current one (0 for every namespace).
+ * \return the index, or -1 with a message.
+ */
+static int
+format_lbaf(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	uint32_t id_nsid = nsid == NVME_GLOBAL_NS_TAG ? nvp_nvme_ctrlr_get_first_active_ns(ctrlr) :
+							nsid;
+	struct nvme_ns_data nd;
+	struct nvme_cpl cpl;
+	int rc;
+
+	if (a->lbaf_set || (a->block_size == 0 && nsid == NVME_GLOBAL_NS_TAG)) {
+		return a->lbaf;
+	}
+	rc = nvp_nvme_ctrlr_identify(ctrlr, NVME_IDENTIFY_NS, id_nsid, &nd, sizeof(nd), &cpl);
+	if (rc != 0) {
+		cli_report_error("format: identify namespace", rc, &cpl);
+		return -1;
+	}
+	if (a->block_size == 0) {
+		return nd.flbas & NVME_FLBAS_FORMAT_MASK;
+	}
+	for (uint32_t i = 0; i <= nd.nlbaf && i < NVP_COUNTOF(nd.lbaf); i++) {
+		if (nd.lbaf[i].lbads < 32 && (UINT64_C(1) << nd.lbaf[i].lbads) == a->block_size &&
+		    nd.lbaf[i].ms == 0) {
+			return (int)i;
+		}
+	}
+	fprintf(stderr,
+		"format: namespace %#x has no LBA format of %llu-byte blocks without metadata "
+		"(id-ns lists its formats; --lbaf picks one by index)\n",
+		id_nsid, (unsigned long long)a->block_size);
+	return -1;
+}
+
 static int
 cmd_format(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 {
@@ -334,17 +377,28 @@ cmd_format(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 	char name[NVP_NVME_TRARGS_MAX + 128];
 	uint32_t nsid = default_nsid(a, ctrlr);
 	struct nvme_cpl cpl;
-	int rc;
+	int rc, lbaf;
 
+	/* FNA bit 0: a format of one namespace formats them all (nvme-cli says so). */
+	if (nvp_nvme_ctrlr_get_data(ctrlr)->fna & 1u) {
+		nsid = NVME_GLOBAL_NS_TAG;
+	}
 	if (nsid == 0) {
 		fprintf(stderr, "format: no active namespace; give -n (0xffffffff = all)\n");
+		return CLI_EXIT_FAIL;
+	}
+	lbaf = format_lbaf(a, ctrlr, nsid);
+	if (lbaf < 0) {
 		return CLI_EXIT_FAIL;
 	}
 	devname(ctrlr, name, sizeof(name));
 	if (!a->force && !confirm_format(nsid, name)) {
 		return CLI_EXIT_FAIL;
 	}
-	f.bits.lbaf = a->lbaf & 0xfu;
+	f.bits.lbaf = (uint32_t)lbaf & 0xfu;
+	f.bits.mset = a->mset & 0x1u;
+	f.bits.pi = a->pi & 0x7u;
+	f.bits.pil = a->pil & 0x1u;
 	f.bits.ses = a->ses & 0x7u;
 	rc = nvp_nvme_ctrlr_format(ctrlr, nsid, f, &cpl);
 	if (rc != 0) {
@@ -352,6 +406,10 @@ cmd_format(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		return CLI_EXIT_FAIL;
 	}
 	printf("Success formatting namespace:%x\n", nsid);
+	if (a->reset_after && (rc = nvp_nvme_ctrlr_reset(ctrlr)) != 0) {
+		cli_report_error("format: reset", rc, NULL);
+		return CLI_EXIT_FAIL;
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -399,6 +457,50 @@ fail:
 	return CLI_EXIT_FAIL;
 }
 
+/*
+ * fw-download -x/-o, as nvme-cli: Firmware Image Download commands (NVMe 2.0 section
+ * 5.13) of --xfer bytes each, from dword --offset of the file on, at that offset.
+ */
+static int
+fw_download_chunks(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr, const uint8_t *image,
+		   size_t size)
+{
+	uint32_t xfer = a->xfer_set ? a->xfer : 4096u,
+		 max = nvp_nvme_ctrlr_get_max_xfer_size(ctrlr);
+	size_t off = (size_t)a->fw_offset * 4u;
+	struct nvme_cpl cpl;
+
+	if (off >= size) {
+		fprintf(stderr,
+			"fw-download: --offset %u dwords is past the end of '%s' (%zu bytes)\n",
+			a->fw_offset, a->fw_file, size);
+		return CLI_EXIT_FAIL;
+	}
+	if (xfer > max) {
+		fprintf(stderr,
+			"fw-download: --xfer %u is more than the controller moves in one command "
+			"(%u bytes)\n",
+			xfer, max);
+		return CLI_EXIT_FAIL;
+	}
+	for (; off < size; off += xfer) {
+		uint32_t n = (uint32_t)NVP_MIN((size_t)xfer, size - off);
+		struct nvme_cmd cmd = { .opc = NVME_OPC_FIRMWARE_IMAGE_DOWNLOAD,
+					.cdw10 = n / 4 - 1,
+					.cdw11 = (uint32_t)(off / 4) };
+		int rc = nvp_nvme_ctrlr_cmd_admin_sync(ctrlr, &cmd, (void *)(image + off), n, &cpl);
+
+		if (rc != 0) {
+			fprintf(stderr, "fw-download: error on offset 0x%08zx/0x%08zx\n", off,
+				size);
+			cli_report_error("fw-download", rc, &cpl);
+			return CLI_EXIT_FAIL;
+		}
+	}
+	printf("Firmware download success\n");
+	return CLI_EXIT_OK;
+}
+
 static int
 cmd_fw_download(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 {
@@ -409,6 +511,11 @@ cmd_fw_download(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 
 	if (read_image(a->fw_file, &image, &size) != 0) {
 		return CLI_EXIT_FAIL;
+	}
+	if (a->xfer_set || a->fw_offset != 0) {
+		rc = fw_download_chunks(a, ctrlr, image, size);
+		free(image);
+		return rc;
 	}
 	rc = nvp_nvme_ctrlr_fw_download(ctrlr, image, size, &cpl);
 	free(image);
@@ -515,6 +622,17 @@ cli_cmd_run(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 	case CLI_CMD_FDP_UPDATE:
 	case CLI_CMD_FDP_FEATURE:
 		return cli_cmd_fdp(a, ctrlr);
+	case CLI_CMD_READ:
+	case CLI_CMD_WRITE:
+	case CLI_CMD_COMPARE:
+	case CLI_CMD_WRITE_ZEROES:
+	case CLI_CMD_DSM:
+	case CLI_CMD_FLUSH:
+		return cli_cmd_io(a, ctrlr);
+	case CLI_CMD_GET_LOG:
+	case CLI_CMD_IO_PASSTHRU:
+	case CLI_CMD_ADMIN_PASSTHRU:
+		return cli_cmd_passthru(a, ctrlr);
 	case CLI_CMD_HELP:
 		if (a->help_emu) {
 			nvp_emu_opts_usage(stdout);

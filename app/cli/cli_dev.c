@@ -118,9 +118,10 @@ cli_env_init(bool no_huge)
 }
 
 int
-cli_device_open(const char *dev, struct nvp_nvme_ctrlr **ctrlr)
+cli_device_open(const char *dev, uint32_t admin_timeout_ms, struct nvp_nvme_ctrlr **ctrlr)
 {
 	struct nvp_nvme_transport_id trid;
+	struct nvp_nvme_ctrlr_opts opts;
 	char err[512];
 	int rc;
 
@@ -133,7 +134,9 @@ cli_device_open(const char *dev, struct nvp_nvme_ctrlr **ctrlr)
 	if (rc != 0) {
 		return rc == -EINVAL ? -EIO : rc;
 	}
-	rc = nvp_nvme_connect(&trid, NULL, ctrlr);
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	opts.admin_timeout_ms = NVP_MAX(opts.admin_timeout_ms, admin_timeout_ms);
+	rc = nvp_nvme_connect(&trid, &opts, ctrlr);
 	if (rc != 0) {
 		fprintf(stderr, "nvp: cannot attach to '%s': %s%s\n", dev, strerror(-rc),
 			rc == -ENODEV ? " (no such NVMe function: see 'nvp list')" : "");

@@ -408,31 +408,6 @@ cli_print_feature(FILE *f, uint8_t fid, uint8_t sel, uint32_t result, bool human
 	}
 }
 
-void
-cli_print_list(FILE *f, const struct cli_list_entry *entries, uint32_t count)
-{
-	fprintf(f, "%-36s %-20s %-40s %-9s %-26s %-16s %-8s\n", "Node", "SN", "Model", "Namespace",
-		"Usage", "Format", "FW Rev");
-	fprintf(f, "%-36s %-20s %-40s %-9s %-26s %-16s %-8s\n", "----", "--", "-----", "---------",
-		"-----", "------", "------");
-	for (uint32_t i = 0; i < count; i++) {
-		const struct nvme_ns_data *nd = entries[i].nsdata;
-		const struct nvme_ctrlr_data *cd = entries[i].cdata;
-		uint32_t lbads = nd->lbaf[nd->flbas & NVME_FLBAS_FORMAT_MASK].lbads;
-		uint64_t sector = lbads < 32 ? (uint64_t)1 << lbads : 0;
-		char sn[24], mn[44], fr[12], usage[40], fmt[24];
-
-		snprintf(usage, sizeof(usage), "%.2f MB / %.2f MB", nd->nuse * sector / 1e6,
-			 nd->nsze * sector / 1e6);
-		snprintf(fmt, sizeof(fmt), "%" PRIu64 " B + %u B", sector,
-			 nd->lbaf[nd->flbas & NVME_FLBAS_FORMAT_MASK].ms);
-		fprintf(f, "%-36s %-20s %-40s %-9u %-26s %-16s %-8s\n", entries[i].device_path,
-			cli_strfield(sn, sizeof(sn), cd->sn, sizeof(cd->sn)),
-			cli_strfield(mn, sizeof(mn), cd->mn, sizeof(cd->mn)), entries[i].nsid,
-			usage, fmt, cli_strfield(fr, sizeof(fr), cd->fr, sizeof(cd->fr)));
-	}
-}
-
 /* CAP decoded (NVMe 1.4, section 3.1.1). */
 static void
 print_cap_human(FILE *f, union nvme_cap_register cap)

@@ -272,7 +272,7 @@ cli_serve_main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	rc = cli_device_open(a.dev, &ctrlr);
+	rc = cli_device_open(a.dev, 0, &ctrlr);
 	if (rc != 0) {
 		rc = rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 	} else {

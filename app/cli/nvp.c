@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "nvpoll/env.h"
+#include "nvpoll/util.h"
 
 #include "nvp_cli.h"
 
@@ -33,7 +34,12 @@ struct open_dev {
 struct run_state {
 	struct open_dev devs[MAX_CHAIN];
 	uint32_t ndevs;
+	const struct cli_args *cmds; /* the whole chain, parsed */
+	uint32_t ncmds;
 };
+
+/* nvme-cli's format timeout when -t is not given. */
+#define FORMAT_DEFAULT_TIMEOUT_MS 600000u
 
 static int
 usage_error(const char *msg)
@@ -74,6 +80,26 @@ parse_chain(int argc, char **argv, struct cli_args *cmds, uint32_t *ncmds)
 	return 0;
 }
 
+/*
+ * The admin timeout a controller needs for the chain: a format waits its -t (nvme-cli's
+ * default 600 s, where the driver's admin timeout is 10 s). Every command on @dev counts:
+ * the chain shares one attached controller.
+ */
+static uint32_t
+chain_admin_timeout(const struct run_state *st, const char *dev)
+{
+	uint32_t t = 0;
+
+	for (uint32_t i = 0; i < st->ncmds; i++) {
+		const struct cli_args *a = &st->cmds[i];
+
+		if (a->cmd == CLI_CMD_FORMAT && a->device != NULL && strcmp(a->device, dev) == 0) {
+			t = NVP_MAX(t, a->timeout_ms ? a->timeout_ms : FORMAT_DEFAULT_TIMEOUT_MS);
+		}
+	}
+	return t;
+}
+
 /* The controller for @dev, attached on first use. \return 0 or an exit status. */
 static int
 get_ctrlr(struct run_state *st, const char *dev, struct nvp_nvme_ctrlr **ctrlr)
@@ -86,7 +112,7 @@ get_ctrlr(struct run_state *st, const char *dev, struct nvp_nvme_ctrlr **ctrlr)
 			return 0;
 		}
 	}
-	rc = cli_device_open(dev, ctrlr);
+	rc = cli_device_open(dev, chain_admin_timeout(st, dev), ctrlr);
 	if (rc != 0) {
 		return rc == -EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 	}
@@ -125,7 +151,7 @@ int
 main(int argc, char **argv)
 {
 	static struct cli_args cmds[MAX_CHAIN];
-	struct run_state st = { .ndevs = 0 };
+	struct run_state st = { .ndevs = 0, .cmds = cmds };
 	uint32_t ncmds = 0;
 	int rc;
 
@@ -149,6 +175,7 @@ main(int argc, char **argv)
 	if (rc != 0) {
 		return rc;
 	}
+	st.ncmds = ncmds;
 	for (uint32_t i = 0; i < ncmds && rc == 0; i++) {
 		rc = run_one(&st, &cmds[i]);
 	}

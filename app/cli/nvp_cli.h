@@ -7,8 +7,12 @@
  *   cli_json.c    NVMe data structures -> json-c objects with nvme-cli's key names
  *   cli_print.c   the "normal" (text) output, -H decoding of bitfields
  *   cli_dev.c     device argument -> transport ID, attach/detach, list probing
- *   cli_cmds.c    one function per subcommand
- *   cli_list.c    list: probe every controller, one row per namespace
+ *   cli_opts.c    the option table: nvme-cli's names, letters and ranges per subcommand
+ *   cli_cmds.c    one function per subcommand (admin commands)
+ *   cli_io.c      read, write, compare, write-zeroes, dsm, flush: NVM commands encoded as
+ *                 nvme-cli 2.3 (through libnvme) encodes them, on a qpair of their own
+ *   cli_passthru.c  io-passthru, admin-passthru, get-log, and nvme-cli's hex dump
+ *   cli_list.c    list: probe every controller, one row per namespace (-v: the tree)
  *   cli_serve.c   serve: a controller over NVMe/TCP (../common/nvme_tcp_tgt.c)
  *   nvp.c         main: parse every command of a chain, then run them
  */
@@ -20,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <json-c/json.h>
 
@@ -63,6 +68,15 @@ enum cli_cmd_id {
 	CLI_CMD_FDP_STATUS,
 	CLI_CMD_FDP_UPDATE,
 	CLI_CMD_FDP_FEATURE,
+	CLI_CMD_READ, /* cli_io.c */
+	CLI_CMD_WRITE,
+	CLI_CMD_COMPARE,
+	CLI_CMD_WRITE_ZEROES,
+	CLI_CMD_DSM,
+	CLI_CMD_FLUSH,
+	CLI_CMD_GET_LOG, /* cli_passthru.c */
+	CLI_CMD_IO_PASSTHRU,
+	CLI_CMD_ADMIN_PASSTHRU,
 	CLI_CMD_COUNT,
 };
 
@@ -70,6 +84,71 @@ enum cli_output {
 	CLI_OUT_NORMAL = 0,
 	CLI_OUT_JSON,
 	CLI_OUT_BINARY,
+};
+
+/*
+ * read, write, compare, write-zeroes, dsm: nvme-cli 2.3's submit_io(), write_zeroes() and
+ * dsm() options. Lists (dsm) stay strings here; they are checked at parse time.
+ */
+struct cli_io_args {
+	uint64_t slba;      /**< -s --start-block */
+	uint16_t nlb;       /**< -c --block-count, zero based */
+	uint64_t data_size; /**< -z --data-size (required by read/write/compare) */
+	uint64_t md_size;   /**< -y --metadata-size */
+	uint32_t ref_tag;   /**< -r --ref-tag (32 bits: 16-bit guard protection information) */
+	const char *data;   /**< -d --data FILE (default stdin/stdout) */
+	const char *md;     /**< -M --metadata FILE */
+	uint8_t prinfo;     /**< -p --prinfo: PRACT and PRCHK, CDW12 bits 29:26 */
+	uint16_t apptag_mask;
+	uint16_t apptag;
+	bool limited_retry;
+	bool fua;
+	bool stc;      /**< -C --storage-tag-check */
+	bool deac;     /**< write-zeroes -d --deac */
+	uint8_t dtype; /**< -T --dir-type */
+	uint16_t dspec;
+	uint8_t dsm;           /**< -D --dsm: CDW13 bits 7:0 */
+	bool show;             /**< -v --show-command */
+	bool dry_run;          /**< -w --dry-run */
+	bool latency;          /**< -t --latency */
+	const char *slbs;      /**< dsm -s --slbs LIST */
+	const char *blocks;    /**< dsm -b --blocks LIST */
+	const char *ctx_attrs; /**< dsm -a --ctx-attrs LIST */
+	bool ad, idw, idr;     /**< dsm attributes (CDW11 bits 2, 1, 0) */
+};
+
+/* get-log: nvme-cli 2.3's get_log() options. */
+struct cli_log_args {
+	bool lid_set;
+	uint8_t lid;   /**< -i --log-id */
+	uint32_t len;  /**< -l --log-len, bytes (a multiple of 4) */
+	uint32_t aen;  /**< -a --aen: log id from an AER result, 4096 bytes */
+	uint64_t lpo;  /**< -o --lpo */
+	uint8_t lsp;   /**< -s --lsp */
+	uint16_t lsi;  /**< -S --lsi */
+	bool rae;      /**< -r --rae */
+	uint8_t uuidx; /**< -U --uuid-index */
+	uint8_t csi;   /**< -y --csi */
+	bool ot;       /**< -O --ot */
+};
+
+/* io-passthru, admin-passthru: nvme-cli 2.3's passthru() options. */
+struct cli_pt_args {
+	bool opcode_set;
+	uint8_t opcode;
+	uint8_t flags;
+	uint8_t prefill;
+	uint16_t rsvd;
+	uint32_t data_len;
+	uint32_t md_len;
+	uint32_t cdw[16];       /**< 2, 3 and 10..15 are set by --cdwN */
+	const char *input_file; /**< -i: data in (write) or out (read) */
+	const char *md_file;    /**< -M */
+	bool show;
+	bool dry_run;
+	bool read;
+	bool write;
+	bool latency;
 };
 
 /* One parsed command. Pointers point into argv. */
@@ -111,6 +190,21 @@ struct cli_args {
 	bool fdp_disable;           /**< fdp feature -d */
 	enum cli_cmd_id help_topic; /**< "help CMD"; CLI_CMD_COUNT = general help */
 	bool help_emu;              /**< "help emu": the software controller's options */
+	bool vendor_specific;       /**< id-ctrl -v: hex dump of the vendor specific area */
+	uint32_t timeout_ms;        /**< format, *-passthru -t (0: the default) */
+	bool lbaf_set;              /**< format -l given (else the current format, or -b) */
+	uint8_t pi;                 /**< format -i */
+	uint8_t pil;                /**< format -p */
+	uint8_t mset;               /**< format -m */
+	bool reset_after;           /**< format -r */
+	uint64_t block_size;        /**< format -b: the LBA format with this data size */
+	bool xfer_set;              /**< fw-download -x given */
+	uint32_t xfer;              /**< fw-download -x: bytes per command */
+	uint32_t fw_offset;         /**< fw-download -o: starting dword offset */
+	bool cdw11_set;             /**< dsm -c given */
+	struct cli_io_args io;
+	struct cli_log_args log;
+	struct cli_pt_args pt;
 };
 
 /* ---- cli_args.c ---- */
@@ -127,6 +221,15 @@ bool cli_cmd_needs_device(enum cli_cmd_id cmd);
  * \return 0, or -EINVAL with a message for people in @err.
  */
 int cli_args_parse(int argc, char **argv, struct cli_args *args, char *err, size_t errlen);
+
+/** Most ranges of one dsm command (NR is 8 bits, zero based). */
+#define CLI_DSM_MAX_RANGES 256u
+
+/**
+ * A comma separated list of numbers, each 0..@max ("1,0x10,3"), into @vals (at most
+ * @nmax). \return the count (>= 1) or -EINVAL.
+ */
+int cli_parse_list(const char *str, uint64_t max, uint64_t *vals, uint32_t nmax);
 
 /** fdp update -p: parse "1,2,0x3" into @pids (at most @max). \return the count or -EINVAL. */
 int cli_fdp_parse_pids(const char *str, uint16_t *pids, uint32_t max);
@@ -193,7 +296,6 @@ void cli_print_error_log(FILE *f, const struct nvme_error_information_entry *e, 
 			 const char *devname);
 void cli_print_fw_log(FILE *f, const struct nvme_firmware_page *fw, const char *devname);
 void cli_print_feature(FILE *f, uint8_t fid, uint8_t sel, uint32_t result, bool human);
-void cli_print_list(FILE *f, const struct cli_list_entry *entries, uint32_t count);
 void cli_print_regs(FILE *f, union nvme_cap_register cap, union nvme_vs_register vs,
 		    union nvme_csts_register csts, bool human);
 /** Name of a feature id ("Volatile Write Cache"). */
@@ -222,8 +324,11 @@ int cli_bdev_list_main(int argc, char **argv);
 /** nvp serve (cli_serve.c): @argv[0] is "serve". \return an exit status. */
 int cli_serve_main(int argc, char **argv);
 
-/** Attach to @dev. \return 0, -EINVAL (usage; message printed) or -errno (printed). */
-int cli_device_open(const char *dev, struct nvp_nvme_ctrlr **ctrlr);
+/**
+ * Attach to @dev; @admin_timeout_ms > 0 raises the driver's admin command timeout (a
+ * format's -t). \return 0, -EINVAL (usage; message printed) or -errno (printed).
+ */
+int cli_device_open(const char *dev, uint32_t admin_timeout_ms, struct nvp_nvme_ctrlr **ctrlr);
 
 /** Print the failure of an admin command: the NVMe status for -EIO, else the errno. */
 void cli_report_error(const char *what, int rc, const struct nvme_cpl *cpl);
@@ -252,6 +357,55 @@ int cli_cmd_fdp(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
 int cli_cmd_dir_receive(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
 /** waf: the software controller's FTL log page (C0h): write amplification. */
 int cli_cmd_waf(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
+
+/* ---- cli_io.c ---- */
+
+/** read, write, compare, write-zeroes, dsm, flush. \return an exit status. */
+int cli_cmd_io(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
+/** CDW10..15 of an NVM command (read, write, compare, write zeroes) as libnvme's nvme_io(). */
+void cli_io_encode(const struct cli_io_args *io, uint8_t opc, uint32_t nsid, struct nvme_cmd *cmd);
+/** dsm's ranges from its lists into @r (CLI_DSM_MAX_RANGES). \return the count or -EINVAL. */
+int cli_dsm_ranges(const struct cli_io_args *io, struct nvme_dsm_range *r);
+/**
+ * Send @cmd on an I/O qpair made for it (deadline @timeout_ms, 0 = the driver's) and wait.
+ * @buf: DMA memory of @len bytes. \return 0, -EIO (status in *@cpl) or -errno; the time
+ * from submission to completion in *@lat_us when not NULL.
+ */
+int cli_io_run(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf, uint32_t len,
+	       uint32_t timeout_ms, struct nvme_cpl *cpl, uint64_t *lat_us);
+/*
+ * A command's data buffer, rounded up to whole pages: a controller writes the whole
+ * transfer its command defines through PRP1 (Identify: 4096 bytes) even when the caller
+ * asked for less, which must land in memory of this buffer (with nvme-cli it lands on the
+ * heap, and glibc aborts).
+ */
+#define CLI_DMA_PAGE 4096u
+size_t cli_dma_size(uint64_t len);
+/** Microseconds of CLOCK_MONOTONIC. */
+uint64_t cli_now_us(void);
+/*
+ * Data files as nvme-cli opens them: @path NULL is standard input (@input) or output; an
+ * output file is created (0664) and not truncated. Errors are printed, naming @what.
+ */
+int cli_file_open(const char *what, const char *path, bool input);
+void cli_file_close(int fd);
+/** Up to @len bytes (less at end of file). \return the bytes read or -1. */
+ssize_t cli_file_read(const char *what, const char *path, int fd, void *buf, size_t len);
+/** All @len bytes. \return 0 or -1. */
+int cli_file_write(const char *what, const char *path, int fd, const void *buf, size_t len);
+
+/* ---- cli_passthru.c ---- */
+
+/** get-log, io-passthru, admin-passthru. \return an exit status. */
+int cli_cmd_passthru(const struct cli_args *args, struct nvp_nvme_ctrlr *ctrlr);
+/** nvme-cli 2.3's hex dump (its d(buf, len, 16, 1)), quirks included. */
+void cli_hexdump(FILE *f, const uint8_t *buf, size_t len);
+/** Get Log Page as libnvme's nvme_get_log() builds it. */
+void cli_log_encode(const struct cli_log_args *log, uint32_t nsid, struct nvme_cmd *cmd);
+/** A passthru command from its options (dwords 0..3, 10..15). */
+void cli_pt_encode(const struct cli_args *args, struct nvme_cmd *cmd);
+/** nvme-cli's name of an opcode ("Get Log Page"), "Vendor Specific" if it has none. */
+const char *cli_opcode_name(bool admin, uint8_t opc);
 
 /* ---- cli_discover.c ---- */
 

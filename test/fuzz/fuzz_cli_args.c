@@ -7,6 +7,7 @@
 #include "nvp_config.h"
 
 #include "../app/cli/cli_args.c"
+#include "../app/cli/cli_opts.c"
 
 #include "fuzz.h"
 
