@@ -11,7 +11,6 @@
  * chained invocation ("write emu:... + read emu:...").
  */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -475,54 +474,6 @@ test_list_verbose(void)
 	CU_ASSERT(has(g_run.out, "Node                  Generic               SN "));
 }
 
-/* Every command `nvp help` lists, and every option its --help lists, is in the man page. */
-static void
-test_man_page(void)
-{
-	char src[PATH_MAX], man[PATH_MAX];
-	char *page, *cmds, *line, *next;
-	size_t n;
-
-	snprintf(src, sizeof(src), "%s", __FILE__);
-	snprintf(man, sizeof(man), "%s/../../../doc/man/nvp.1.md", dirname(src));
-	page = slurp(man, &n);
-	CU_ASSERT_FATAL(n > 0);
-	CU_ASSERT_EQUAL_FATAL(run("help"), 0);
-	/* the lines of the Commands: section, "  name  summary", up to the blank line */
-	cmds = strdup(g_run.out);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(strstr(cmds, "Commands:\n"));
-	for (line = strstr(cmds, "Commands:\n") + 10; line != NULL && *line != '\n'; line = next) {
-		char cmd[32], word[64], *p, *o;
-
-		next = strchr(line, '\n');
-		if (next != NULL) {
-			*next++ = '\0';
-		}
-		if (strncmp(line, "  ", 2) != 0 || sscanf(line + 2, "%31[a-z-]", cmd) != 1) {
-			continue;
-		}
-		snprintf(word, sizeof(word), "**%s**", cmd);
-		if (strstr(page, word) == NULL) {
-			fprintf(stderr, "  nvp.1.md lacks the command %s\n", word);
-			CU_FAIL("a command is missing from the man page");
-		}
-		if (run("%s --help", cmd) != 0) {
-			continue;
-		}
-		for (p = g_run.out; (o = strstr(p, "--")) != NULL; p = o + 2) {
-			size_t len = strspn(o + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
-
-			snprintf(word, sizeof(word), "**--%.*s**", (int)len, o + 2);
-			if (len > 0 && strstr(page, word) == NULL) {
-				fprintf(stderr, "  nvp.1.md lacks %s (nvp %s --help)\n", word, cmd);
-				CU_FAIL("an option is missing from the man page");
-			}
-		}
-	}
-	free(cmds);
-	free(page);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -537,7 +488,6 @@ main(int argc, char **argv)
 		{ "admin_options", test_admin_options },
 		{ "fw_download_xfer", test_fw_download_xfer },
 		{ "list_verbose", test_list_verbose },
-		{ "man_page", test_man_page },
 	};
 	char cmd[sizeof(g_dir) + 16];
 	int rc;
