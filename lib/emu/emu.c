@@ -733,6 +733,7 @@ nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats 
 	STAT_COPY(stats, s, late_over_10us);
 	STAT_COPY(stats, s, reads_delayed);
 	STAT_COPY(stats, s, writes_throttled);
+	STAT_COPY(stats, s, reads_suspended);
 	STAT_COPY(stats, s, interrupts);
 }
 
