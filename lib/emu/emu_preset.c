@@ -11,8 +11,9 @@
  * How the figures map to keys (the doc has the sources):
  *  - read_lat: QD1 4 KiB random read p50:p99:p99.9 on an idle drive;
  *  - write_lat: a 4 KiB write into the power-protected write cache;
- *  - channels with read_busy=1: the parallel units a read occupies, chosen so that
- *    channels / mean read latency is the drive's random read IOPS;
+ *  - channels with read_busy=1: the parallel units a read occupies, chosen so that the
+ *    random read IOPS at a deep queue (at most channels / mean read latency) is the
+ *    drive's;
  *  - prog_mbps: steady-state 4 KiB random write bandwidth (the drive preconditioned, as
  *    datasheets measure it), with iu_kb the unit a write programs at least;
  *  - prog_us, suspend_us, suspend_max: the NAND's program time and the controller's
