@@ -149,6 +149,16 @@ emu_lateness_line(const char *name, FILE *f)
 		name, (double)st.late_ns_sum / 1e3 / (double)st.timed_cpls,
 		(double)st.late_ns_max / 1e3, (unsigned long)st.late_over_10us,
 		(unsigned long)st.timed_cpls, (unsigned long)st.interrupts);
+	if (st.reads_delayed + st.writes_throttled == 0) {
+		return;
+	}
+	/* Read/write interference inside the device (presets: doc/emu_presets.md). */
+	fprintf(f,
+		"Device model %s: %lu of %lu reads waited behind writes (%lu suspended a "
+		"program); %lu of %lu writes waited for cache room\n",
+		name, (unsigned long)st.reads_delayed, (unsigned long)st.read_cmds,
+		(unsigned long)st.reads_suspended, (unsigned long)st.writes_throttled,
+		(unsigned long)st.write_cmds);
 }
 
 /*

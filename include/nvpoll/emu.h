@@ -40,11 +40,26 @@
  *                      queue is deeper than its media parallelism: with slots > channels,
  *                      commands wait inside the device, on their channel
  *
- * Device model (see nvp_emu_opts_usage() for the presets and their figures):
- *   preset=NAME        scm | tlc | qlc: sets the model keys below; later keys override
+ * Device model (doc/emu_presets.md: the presets, their figures and where each comes from):
+ *   preset=NAME        sets every model key below to a real drive's figures; later keys
+ *                      override, earlier ones are replaced:
+ *                      scm  Optane SSD DC P4800X: read 9/10/17 us (p50/p99/p99.9), write
+ *                           10 us in place (no cache), 7 channels (~770K read IOPS)
+ *                      tlc  PCIe 4 datacenter TLC, 7.68 TB (PM9A3, D7-P5500/P5510): read
+ *                           80/100/150 us, write 18 us into a 64 MiB cache drained at
+ *                           800 MB/s (200K 4 KiB random writes), 700 us programs, 80
+ *                           channels (~960K read IOPS), program suspend 30 us (at most 4
+ *                           per program), read priority
+ *                      qlc  datacenter QLC, D5-P5316 class: read 120/160/300 us, 64 KiB
+ *                           indirection unit, 1000 MB/s of whole units (4 KiB random:
+ *                           15K IOPS), 2 ms programs, 112 channels, suspend 50 us (at
+ *                           most 4), read priority
+ *                      which figures are published, derived or guessed, and what the model
+ *                      leaves out: doc/emu_presets.md
  *   read_lat=DIST      read latency distribution (default: read_us fixed); DIST is
  *                      "80us" or "fixed:80us", "uniform:50us:150us", "exp:80us" (mean),
- *                      "lognormal:80us:400us" (p50:p99), "bimodal:80us:2ms:1%"
+ *                      "lognormal:80us:400us" (p50:p99), "lognormal:80us:100us:150us"
+ *                      (p50:p99:p99.9, a heavier tail past the p99), "bimodal:80us:2ms:1%"
  *                      (fast:slow:fraction slow); units ns, us (default), ms, s
  *   write_lat=DIST     write latency (into the write cache when there is one)
  *   xfer_mbps=0        per-channel transfer rate, MB/s: bytes past the first 4 KiB take
@@ -56,6 +71,19 @@
  *   prog_us=0          one program operation; a read on a channel waits behind the
  *                      writes there still waiting for cache room, then for the program
  *                      operation in progress (read/write interference)
+ *   iu_kb=0            indirection unit, KiB: a write programs every unit it touches in
+ *                      full (a partial unit is read, merged and rewritten); 0 = exact
+ *   read_prio=0        1: reads on a channel go ahead of the writes waiting there for
+ *                      cache room (they still meet the program operation in progress)
+ *   prog_suspend=0     1: a read arriving during a program operation suspends it: it waits
+ *                      suspend_us instead of the rest of the operation, which resumes after
+ *                      the read (and ends that much later)
+ *   suspend_us=0       prog_suspend: how long a program operation takes to pause
+ *   suspend_max=0      prog_suspend: suspends one program operation allows before reads
+ *                      wait for it again (0 = no limit)
+ *   read_busy=0        1: a read holds its channel for its service time (reads on one
+ *                      channel take turns, and delay that channel's programs): channels
+ *                      then bound read IOPS as a drive's dies do
  *   seed=1             seed of the service-time generator: same seed, same sequence
  *   vwc=1              volatile write cache present
  *   power_loss=0       file backend with vwc=1: 1 = model the cache a power cut loses:
@@ -203,6 +231,13 @@ struct nvp_emu_opts {
 			      * 2 = the same with a Flush that lies (to test the tests) */
 	uint32_t slots;      /**< commands held at once; 0 = channels */
 	uint32_t fdp;        /**< Flexible Data Placement: reclaim unit handles, 0 = no FDP */
+	/* device model, continued (emu_model.c) */
+	uint32_t iu_kb;       /**< indirection unit: writes program whole units, 0 = exact */
+	bool read_prio;       /**< reads go ahead of writes waiting for cache room */
+	bool prog_suspend;    /**< a read suspends the program operation in progress */
+	bool read_busy;       /**< a read holds its channel for its service time */
+	uint32_t suspend_us;  /**< prog_suspend: time for a program operation to pause */
+	uint32_t suspend_max; /**< prog_suspend: suspends per program operation, 0 = any */
 };
 
 /** Fill @opts with the defaults listed above. */
@@ -315,7 +350,8 @@ struct nvp_emu_stats {
 	uint64_t late_ns_sum;      /**< sum of their lateness, ns */
 	uint64_t late_ns_max;      /**< worst lateness, ns */
 	uint64_t late_over_10us;   /**< completions posted more than 10 us late */
-	uint64_t reads_delayed;    /**< reads that waited behind a program operation */
+	uint64_t reads_delayed;    /**< reads that waited behind writes: for cache room, or
+				    * for a program operation (suspended or not) */
 	uint64_t writes_throttled; /**< writes that found the write cache full */
 	uint64_t interrupts;       /**< interrupts signalled (eventfd writes) */
 	/* power-loss model (power_loss=1): unflushed writes at power cuts */
@@ -324,6 +360,7 @@ struct nvp_emu_stats {
 	uint64_t plm_torn_writes;  /**< lost from a block boundary on */
 	uint64_t plm_kept_writes;  /**< reached the media after all */
 	uint64_t placement_writes; /**< writes that carried a Data Placement directive (FDP) */
+	uint64_t reads_suspended;  /**< reads that suspended a program operation */
 };
 
 void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);

@@ -733,7 +733,12 @@ nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats 
 	STAT_COPY(stats, s, late_over_10us);
 	STAT_COPY(stats, s, reads_delayed);
 	STAT_COPY(stats, s, writes_throttled);
+	STAT_COPY(stats, s, reads_suspended);
 	STAT_COPY(stats, s, interrupts);
+	STAT_COPY(stats, s, power_cuts);
+	STAT_COPY(stats, s, plm_lost_writes);
+	STAT_COPY(stats, s, plm_torn_writes);
+	STAT_COPY(stats, s, plm_kept_writes);
 }
 
 /* ---- the "emu" virtual device provider ---- */

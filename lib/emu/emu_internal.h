@@ -405,8 +405,8 @@ enum emu_dist_kind {
 	EMU_DIST_BIMODAL,
 };
 
-/* Parameters in ns: fixed a; uniform a..b; exp mean a; lognormal p50 a, p99 b;
- * bimodal a, or b with probability c. */
+/* Parameters in ns: fixed a; uniform a..b; exp mean a; lognormal p50 a, p99 b and, when
+ * not 0, p99.9 c (a heavier tail past the p99); bimodal a, or b with probability c. */
 struct emu_dist {
 	enum emu_dist_kind kind;
 	double a;
@@ -414,15 +414,21 @@ struct emu_dist {
 	double c;
 };
 
+/* A device model preset (emu_preset.c): a name, the class of drive it stands for, and the
+ * option string it applies, which sets every model key. */
 struct emu_preset {
 	const char *name;
-	const char *read_lat;
-	const char *write_lat;
-	uint32_t channels;
-	uint32_t xfer_mbps;
-	uint32_t wcache_mb;
-	uint32_t prog_mbps;
-	uint32_t prog_us;
+	const char *drive;
+	const char *opts;
+};
+
+/* One media channel of the model, on the controller thread only. */
+struct emu_chan {
+	uint64_t prog_until;  /* when it has programmed all it holds */
+	uint64_t stall_until; /* when its last write waiting for cache room gets it */
+	uint64_t read_until;  /* read_busy: when its last read leaves it */
+	uint64_t susp_end;    /* end of the program operation last suspended */
+	uint32_t susp_n;      /* times that operation was suspended */
 };
 
 struct emu_model {
@@ -430,14 +436,19 @@ struct emu_model {
 	struct emu_dist wr;
 	uint64_t rng;
 	double ticks_per_ns;
-	double xfer_tpb;       /* ticks per byte on one channel, 0 = free */
-	double prog_tpb;       /* ticks per byte programmed on one channel, 0 = no model */
-	uint64_t prog_op;      /* ticks of one program operation */
-	uint64_t cache_bytes;  /* write cache size */
-	uint64_t share_ticks;  /* a channel's cache share, in ticks of programming */
-	uint64_t *prog_until;  /* [nch]: when the channel has programmed all it holds */
-	uint64_t *stall_until; /* [nch]: when its last write waiting for cache room gets it */
+	double xfer_tpb;      /* ticks per byte on one channel, 0 = free */
+	double prog_tpb;      /* ticks per byte programmed on one channel, 0 = no model */
+	uint64_t prog_op;     /* ticks of one program operation */
+	uint64_t cache_bytes; /* write cache size */
+	uint64_t share_ticks; /* a channel's cache share, in ticks of programming */
+	uint64_t suspend_op;  /* prog_suspend: ticks a read waits for the program to pause */
+	uint64_t iu;          /* bytes a write programs at least (indirection unit), 0 = exact */
+	struct emu_chan *ch;  /* [nch] */
 	uint32_t nch;
+	uint32_t suspend_max; /* suspends one program operation allows, 0 = no limit */
+	bool read_prio;       /* reads go ahead of writes waiting for cache room */
+	bool suspend;         /* a read suspends the program operation in progress */
+	bool read_busy;       /* a read holds its channel: reads there take turns */
 };
 
 uint64_t emu_rng_next(uint64_t *state);
@@ -445,7 +456,9 @@ int emu_dist_parse(const char *str, struct emu_dist *d);
 double emu_dist_sample(const struct emu_dist *d, uint64_t *rng);
 double emu_dist_mean(const struct emu_dist *d);
 const struct emu_preset *emu_preset_find(const char *name);
-void emu_preset_apply(const struct emu_preset *p, struct nvp_emu_opts *o);
+const struct emu_preset *emu_preset_get(uint32_t i);
+const char *emu_preset_names(void);
+const char *emu_preset_keys(void);
 void emu_presets_usage(FILE *f);
 int emu_model_init(struct emu_ctrlr *c);
 void emu_model_fini(struct emu_ctrlr *c);

@@ -4,14 +4,15 @@
  * writeback throttle only mean something against service times that look like a drive's.
  *
  *  - Latency distributions per op (read_lat, write_lat): fixed, uniform, exponential,
- *    lognormal given p50 and p99, and a bimodal tail. Sampled from a seeded generator, so
- *    two runs with the same seed see the same sequence of service times.
+ *    lognormal given p50 and p99 (and p99.9: a heavier tail past the p99, as drives show),
+ *    and a bimodal tail. Sampled from a seeded generator, so two runs with the same seed
+ *    see the same sequence of service times.
  *  - Size: a per-channel transfer rate; the latency figures are for 4 KiB, bytes past the
  *    first 4 KiB take len / xfer_mbps more.
  *  - Media channels: 16 KiB stripes (a NAND page), stripe s on channel s % channels, so
  *    a large write keeps every channel busy, as a controller's striping does. A read uses the
  *    channel of its first byte; a write's bytes go to the channels of the stripes they
- *    cover.
+ *    cover, rounded out to whole indirection units (iu_kb: a partial unit is rewritten).
  *  - Writes: a write cache of wcache_mb MiB, an equal share per channel, completes
  *    writes at write_lat while it has room; its contents are programmed per channel at
  *    prog_mbps / channels. A write whose bytes do not fit in a channel's share waits
@@ -20,9 +21,14 @@
  *    Flush completes when every channel has programmed what it holds.
  *  - Reads and writes on one channel: a channel takes commands in order, so a read
  *    waits behind the writes on its channel still waiting for cache room (how a write
- *    flood makes reads wait in proportion to the writes in flight), then for the program
- *    operation in progress (prog_us, no program suspend). Data already in the cache is
- *    programmed between reads and does not hold them up further.
+ *    flood makes reads wait in proportion to the writes in flight) unless read_prio puts
+ *    it ahead of them; then it meets the program operation in progress (prog_us): it waits
+ *    for the rest of it, or with prog_suspend it waits suspend_us while the operation
+ *    pauses (at most suspend_max times per operation), and the operation resumes after
+ *    the read. Data already in the cache is programmed between reads.
+ *  - read_busy: a read holds its channel for its service time, so reads on one channel
+ *    take turns and the channel's programs finish that much later; channels then bound
+ *    the read IOPS as a drive's dies do. Without it reads never wait for each other.
  *
  * The model runs on the controller thread only; no locks.
  */
@@ -38,6 +44,7 @@
 #define MODEL_STRIPE_SHIFT 14u /* 16 KiB per channel stripe */
 #define MODEL_BASE_XFER 4096u  /* latency figures include the first 4 KiB */
 #define Z99 2.326347874        /* standard normal quantile of 0.99 */
+#define Z999 3.090232306       /* and of 0.999 */
 #define TWO_PI 6.283185307179586
 
 /* ---- the generator: splitmix64, tiny and good enough for service times ---- */
@@ -133,9 +140,16 @@ dist_kind(const char *name, enum emu_dist_kind *kind)
 
 static const int g_dist_nargs[] = { 1, 2, 1, 2, 3 };
 
+static bool
+nargs_ok(enum emu_dist_kind kind, int n)
+{
+	return n == g_dist_nargs[kind] || (kind == EMU_DIST_LOGNORMAL && n == 3);
+}
+
 /*
  * "fixed:80us" (or just "80us"), "uniform:50us:150us", "exp:80us" (mean),
- * "lognormal:80us:400us" (p50:p99), "bimodal:80us:2ms:1%" (fast:slow:slow fraction).
+ * "lognormal:80us:400us" (p50:p99), "lognormal:80us:100us:150us" (p50:p99:p99.9),
+ * "bimodal:80us:2ms:1%" (fast:slow:slow fraction).
  */
 int
 emu_dist_parse(const char *str, struct emu_dist *d)
@@ -153,7 +167,7 @@ emu_dist_parse(const char *str, struct emu_dist *d)
 		d->kind = EMU_DIST_FIXED;
 		return parse_ns(f[0], &d->a);
 	}
-	if (n < 2 || dist_kind(f[0], &d->kind) != 0 || n - 1 != g_dist_nargs[d->kind]) {
+	if (n < 2 || dist_kind(f[0], &d->kind) != 0 || !nargs_ok(d->kind, n - 1)) {
 		return -EINVAL;
 	}
 	rc |= parse_ns(f[1], &d->a);
@@ -161,10 +175,11 @@ emu_dist_parse(const char *str, struct emu_dist *d)
 		rc |= parse_ns(f[2], &d->b);
 	}
 	if (n > 3) {
-		rc |= parse_pct(f[3], &d->c);
+		rc |= d->kind == EMU_DIST_BIMODAL ? parse_pct(f[3], &d->c) : parse_ns(f[3], &d->c);
 	}
 	if (rc != 0 ||
-	    ((d->kind == EMU_DIST_UNIFORM || d->kind == EMU_DIST_LOGNORMAL) && d->b < d->a)) {
+	    ((d->kind == EMU_DIST_UNIFORM || d->kind == EMU_DIST_LOGNORMAL) && d->b < d->a) ||
+	    (d->kind == EMU_DIST_LOGNORMAL && n > 3 && d->c < d->b)) {
 		return -EINVAL;
 	}
 	if (d->kind == EMU_DIST_LOGNORMAL && d->a <= 0) {
@@ -187,14 +202,35 @@ emu_dist_sample(const struct emu_dist *d, uint64_t *rng)
 	case EMU_DIST_EXP:
 		return -d->a * log(rng_unit(rng));
 	case EMU_DIST_LOGNORMAL:
-		/* ln X ~ N(ln p50, sigma), sigma from the p99: Box-Muller for the normal. */
+		/* ln X ~ N(ln p50, sigma), sigma from the p99: Box-Muller for the normal. Past
+		 * the p99, with a p99.9 given, a second sigma from the p99 to the p99.9. */
 		u = rng_unit(rng);
 		z = sqrt(-2.0 * log(u)) * cos(TWO_PI * rng_unit(rng));
+		if (d->c > 0 && z > Z99) {
+			return d->b * exp((z - Z99) * log(d->c / d->b) / (Z999 - Z99));
+		}
 		return d->a * exp(z * log(d->b / d->a) / Z99);
 	case EMU_DIST_BIMODAL:
 		return rng_unit(rng) < d->c ? d->b : d->a;
 	}
 	return 0;
+}
+
+/* Standard normal distribution function. */
+static double
+phi_cdf(double x)
+{
+	return 0.5 * erfc(-x / sqrt(2.0));
+}
+
+/* Mean of the lognormal with a second sigma past the p99 (ns). */
+static double
+lognormal3_mean(const struct emu_dist *d)
+{
+	double s1 = log(d->b / d->a) / Z99, s2 = log(d->c / d->b) / (Z999 - Z99);
+
+	return d->a * exp(s1 * s1 / 2) * phi_cdf(Z99 - s1) +
+	       d->b * exp(s2 * s2 / 2 - s2 * Z99) * (1 - phi_cdf(Z99 - s2));
 }
 
 /* Mean in ns (for --help and tests). */
@@ -210,68 +246,15 @@ emu_dist_mean(const struct emu_dist *d)
 	case EMU_DIST_UNIFORM:
 		return (d->a + d->b) / 2;
 	case EMU_DIST_LOGNORMAL:
+		if (d->c > 0) {
+			return lognormal3_mean(d);
+		}
 		s = log(d->b / d->a) / Z99;
 		return d->a * exp(s * s / 2);
 	case EMU_DIST_BIMODAL:
 		return d->a * (1 - d->c) + d->b * d->c;
 	}
 	return 0;
-}
-
-/* ---- presets: published figures of three classes of drive ---- */
-
-/*
- * scm: 3D XPoint class (Optane DC P4800X/P5800X product briefs and reviews: QD1 4 KiB read
- *      ~9 us median, ~10 us p99; writes in place, no cache to fill).
- * tlc: datacenter TLC (P4510/P5510-class briefs: 4 KiB read ~80 us typical, writes ~15-20 us
- *      into a power-protected cache, several GB/s sequential, ~1 GB/s sustained random
- *      write; TLC program ~0.7 ms).
- * qlc: datacenter QLC (D5-P5316-class: read ~120 us, cached writes ~20-30 us, sustained
- *      4 KiB random writes only a few hundred MB/s; QLC program ~2 ms).
- */
-static const struct emu_preset g_presets[] = {
-	{ "scm", "lognormal:9us:11us", "lognormal:10us:14us", 16, 500, 0, 0, 0 },
-	{ "tlc", "lognormal:80us:160us", "lognormal:16us:40us", 32, 400, 256, 1000, 700 },
-	{ "qlc", "lognormal:120us:300us", "lognormal:25us:80us", 32, 300, 128, 300, 2000 },
-};
-
-const struct emu_preset *
-emu_preset_find(const char *name)
-{
-	for (uint32_t i = 0; i < NVP_COUNTOF(g_presets); i++) {
-		if (strcasecmp(name, g_presets[i].name) == 0) {
-			return &g_presets[i];
-		}
-	}
-	return NULL;
-}
-
-void
-emu_preset_apply(const struct emu_preset *p, struct nvp_emu_opts *o)
-{
-	nvp_strlcpy(o->preset, p->name, sizeof(o->preset));
-	nvp_strlcpy(o->read_lat, p->read_lat, sizeof(o->read_lat));
-	nvp_strlcpy(o->write_lat, p->write_lat, sizeof(o->write_lat));
-	o->channels = p->channels;
-	o->xfer_mbps = p->xfer_mbps;
-	o->wcache_mb = p->wcache_mb;
-	o->prog_mbps = p->prog_mbps;
-	o->prog_us = p->prog_us;
-}
-
-void
-emu_presets_usage(FILE *f)
-{
-	fprintf(f, "Presets (preset=NAME sets these; later keys override):\n");
-	for (uint32_t i = 0; i < NVP_COUNTOF(g_presets); i++) {
-		const struct emu_preset *p = &g_presets[i];
-
-		fprintf(f,
-			"  %-4s read_lat=%s write_lat=%s channels=%u xfer_mbps=%u wcache_mb=%u "
-			"prog_mbps=%u prog_us=%u\n",
-			p->name, p->read_lat, p->write_lat, p->channels, p->xfer_mbps, p->wcache_mb,
-			p->prog_mbps, p->prog_us);
-	}
 }
 
 /* ---- the model on the controller thread ---- */
@@ -308,17 +291,21 @@ emu_model_init(struct emu_ctrlr *c)
 	m->prog_op = emu_us_to_ticks(c, o->prog_us);
 	m->cache_bytes = (uint64_t)o->wcache_mb << 20;
 	m->share_ticks = (uint64_t)((double)(m->cache_bytes / m->nch) * m->prog_tpb);
-	m->prog_until = calloc(2 * (size_t)m->nch, sizeof(*m->prog_until));
-	m->stall_until = m->prog_until == NULL ? NULL : m->prog_until + m->nch;
-	return m->prog_until == NULL ? -ENOMEM : 0;
+	m->suspend_op = emu_us_to_ticks(c, o->suspend_us);
+	m->iu = (uint64_t)o->iu_kb << 10;
+	m->suspend_max = o->suspend_max;
+	m->read_prio = o->read_prio;
+	m->suspend = o->prog_suspend;
+	m->read_busy = o->read_busy;
+	m->ch = calloc(m->nch, sizeof(*m->ch));
+	return m->ch == NULL ? -ENOMEM : 0;
 }
 
 void
 emu_model_fini(struct emu_ctrlr *c)
 {
-	free(c->model.prog_until);
-	c->model.prog_until = NULL;
-	c->model.stall_until = NULL;
+	free(c->model.ch);
+	c->model.ch = NULL;
 }
 
 static inline uint32_t
@@ -340,44 +327,100 @@ sample_ticks(struct emu_model *m, const struct emu_dist *d)
 	return (uint64_t)(emu_dist_sample(d, &m->rng) * m->ticks_per_ns + 0.5);
 }
 
+/* The channel's programs, and the writes waiting for them, finish @d later from @at. */
+static void
+channel_delay(struct emu_chan *k, uint64_t at, uint64_t d)
+{
+	k->prog_until += d;
+	if (k->stall_until > at) {
+		k->stall_until += d;
+	}
+}
+
+/* May the program operation ending at @end be suspended once more? */
+static bool
+may_suspend(const struct emu_model *m, const struct emu_chan *k, uint64_t end)
+{
+	return m->suspend &&
+	       (m->suspend_max == 0 || k->susp_end != end || k->susp_n < m->suspend_max);
+}
+
+/*
+ * A read taking @svc of channel @k from @start meets the program operation in progress
+ * there. \return how long it waits for it: the rest of the operation, or with program
+ * suspend the time it takes to pause (never longer than the rest). The read's time on
+ * the channel comes out of the programs' time when it suspends one or holds the channel.
+ */
+static uint64_t
+meet_program(struct emu_ctrlr *c, struct emu_chan *k, uint64_t start, uint64_t svc)
+{
+	struct emu_model *m = &c->model;
+	uint64_t left, end, wait;
+
+	if (k->prog_until <= start || m->prog_op == 0) {
+		return 0;
+	}
+	if (k->susp_end > start) {
+		end = k->susp_end; /* the operation suspended before, stretched by its reads */
+	} else {
+		/* operations of prog_op each, back to back up to prog_until */
+		left = (k->prog_until - start) % m->prog_op;
+		end = start + (left == 0 ? m->prog_op : left);
+	}
+	left = end - start;
+	if (m->suspend_op < left && may_suspend(m, k, end)) {
+		wait = m->suspend_op;
+		k->susp_n = k->susp_end == end ? k->susp_n + 1 : 1;
+		k->susp_end = end + wait + svc; /* it resumes after the read */
+		channel_delay(k, start, wait + svc);
+		EMU_STAT_ADD(c, reads_suspended, 1);
+		return wait;
+	}
+	if (m->read_busy) {
+		channel_delay(k, start, svc); /* the next operation waits for the read */
+	}
+	return left;
+}
+
 uint64_t
 emu_model_read(struct emu_ctrlr *c, uint64_t off, uint64_t len, uint64_t now)
 {
 	struct emu_model *m = &c->model;
 	uint64_t svc = sample_ticks(m, &m->rd) + xfer_ticks(m, len);
-	uint32_t ch = model_channel(m, off);
-	uint64_t start = NVP_MAX(now, m->stall_until[ch]), until = m->prog_until[ch], left;
-	bool delayed = start > now;
+	struct emu_chan *k = &m->ch[model_channel(m, off)];
+	uint64_t start = m->read_busy ? NVP_MAX(now, k->read_until) : now, behind = 0, wait;
 
-	/* Behind the writes on this channel still waiting for cache room. */
-	svc += start - now;
-	if (until > start && m->prog_op > 0) {
-		/* The program operation in progress finishes first (no suspend). */
-		left = (until - start) % m->prog_op;
-		svc += left == 0 ? m->prog_op : left;
-		delayed = true;
+	if (!m->read_prio && k->stall_until > start) {
+		/* Behind the writes on this channel still waiting for cache room. */
+		behind = k->stall_until - start;
+		start = k->stall_until;
 	}
-	if (delayed) {
+	wait = meet_program(c, k, start, svc);
+	if (behind > 0 || wait > 0) {
 		EMU_STAT_ADD(c, reads_delayed, 1);
 	}
-	return svc;
+	start += wait;
+	if (m->read_busy) {
+		k->read_until = start + svc;
+	}
+	return start + svc - now;
 }
 
 /*
- * @bytes to program on channel @ch, handed over at @now. \return when the channel's cache
+ * @bytes to program on channel @k, handed over at @now. \return when the channel's cache
  * share has room for them: once what is queued ahead of them fits in the share.
  */
 static uint64_t
-channel_take(struct emu_model *m, uint32_t ch, uint64_t bytes, uint64_t now)
+channel_take(struct emu_model *m, struct emu_chan *k, uint64_t bytes, uint64_t now)
 {
-	uint64_t *until = &m->prog_until[ch], accept;
+	uint64_t accept;
 
-	*until = NVP_MAX(*until, now) + (uint64_t)((double)bytes * m->prog_tpb);
-	accept = *until > m->share_ticks ? *until - m->share_ticks : 0;
+	k->prog_until = NVP_MAX(k->prog_until, now) + (uint64_t)((double)bytes * m->prog_tpb);
+	accept = k->prog_until > m->share_ticks ? k->prog_until - m->share_ticks : 0;
 	if (accept <= now) {
 		return now;
 	}
-	m->stall_until[ch] = NVP_MAX(m->stall_until[ch], accept);
+	k->stall_until = NVP_MAX(k->stall_until, accept);
 	return accept;
 }
 
@@ -391,9 +434,14 @@ emu_model_write(struct emu_ctrlr *c, uint64_t off, uint64_t len, uint64_t now)
 	if (m->prog_tpb == 0) {
 		return svc; /* no program model: writes cost their latency only */
 	}
+	if (m->iu > 0) {
+		/* Every unit touched is programmed whole: a partial one is merged and rewritten. */
+		off -= off % m->iu;
+		end += (m->iu - end % m->iu) % m->iu;
+	}
 	for (; off < end; off = next) {
 		next = NVP_MIN(end, (off & ~(stripe - 1)) + stripe);
-		at = channel_take(m, model_channel(m, off), next - off, now);
+		at = channel_take(m, &m->ch[model_channel(m, off)], next - off, now);
 		accept = NVP_MAX(accept, at);
 	}
 	if (accept > now) {
@@ -414,7 +462,7 @@ emu_model_flush(struct emu_ctrlr *c, uint64_t now)
 		return 0;
 	}
 	for (uint32_t i = 0; i < m->nch; i++) {
-		last = NVP_MAX(last, m->prog_until[i]);
+		last = NVP_MAX(last, m->ch[i].prog_until);
 	}
 	return last - now;
 }

@@ -24,7 +24,7 @@ enum opt_kind {
 	OPT_FILE,
 	OPT_FAULT,
 	OPT_GC,
-	OPT_PRESET, /* device model preset: sets several keys (emu_model.c) */
+	OPT_PRESET, /* device model preset: a list of model keys (emu_preset.c) */
 	OPT_DIST,   /* latency distribution string, char[NVP_EMU_DIST_MAX] */
 	OPT_U64,
 };
@@ -92,9 +92,11 @@ static const struct opt_desc g_opts[] = {
 	  "FTL: GC victim choice, greedy | cb (cost-benefit)" },
 	U32("ftl_gc_us", ftl_gc_us, 0, 100000, "0",
 	    "FTL: channel time per page GC relocates, us (added to the write's service time)"),
-	{ "preset", OPT_PRESET, 0, 0, 0, "none", "device model preset: scm, tlc, qlc (below)" },
+	{ "preset", OPT_PRESET, 0, 0, 0, "none",
+	  "device model preset: scm, tlc, qlc (below; doc/emu_presets.md)" },
 	{ "read_lat", OPT_DIST, offsetof(struct nvp_emu_opts, read_lat), 0, 0, "read_us",
-	  "read latency: 80us | uniform:A:B | exp:MEAN | lognormal:P50:P99 | bimodal:A:B:PCT%" },
+	  "read latency: 80us | uniform:A:B | exp:MEAN | lognormal:P50:P99[:P99.9] | "
+	  "bimodal:A:B:PCT%" },
 	{ "write_lat", OPT_DIST, offsetof(struct nvp_emu_opts, write_lat), 0, 0, "write_us",
 	  "write latency (into the write cache when there is one), same forms" },
 	U32("xfer_mbps", xfer_mbps, 0, 1000000, "0",
@@ -106,6 +108,18 @@ static const struct opt_desc g_opts[] = {
 	    "device program rate MB/s draining the cache (0 = none)"),
 	U32("prog_us", prog_us, 0, 1000000, "0",
 	    "one program operation: reads behind it on its channel wait"),
+	U32("iu_kb", iu_kb, 0, 1024, "0",
+	    "indirection unit KiB: a write programs every unit it touches (0 = exact)"),
+	{ "read_prio", OPT_BOOL, offsetof(struct nvp_emu_opts, read_prio), 0, 1, "0",
+	  "reads go ahead of the writes waiting on their channel for cache room" },
+	{ "prog_suspend", OPT_BOOL, offsetof(struct nvp_emu_opts, prog_suspend), 0, 1, "0",
+	  "a read suspends the program operation in progress (waits suspend_us)" },
+	U32("suspend_us", suspend_us, 0, 100000, "0",
+	    "prog_suspend: time for a program operation to pause, us"),
+	U32("suspend_max", suspend_max, 0, 1000, "0",
+	    "prog_suspend: suspends one program operation allows (0 = no limit)"),
+	{ "read_busy", OPT_BOOL, offsetof(struct nvp_emu_opts, read_busy), 0, 1, "0",
+	  "a read holds its channel: reads there take turns (channels bound read IOPS)" },
 	{ "seed", OPT_U64, offsetof(struct nvp_emu_opts, seed), 0, UINT64_MAX, "1",
 	  "seed of the service-time generator" },
 	U32("ms", ms, 0, 256, "0",
@@ -277,23 +291,16 @@ static int
 parse_model(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, char *err,
 	    size_t errlen)
 {
-	const struct emu_preset *p;
 	struct emu_dist dist;
 	uint64_t v;
 
 	switch (d->kind) {
-	case OPT_PRESET:
-		p = emu_preset_find(val);
-		if (p == NULL) {
-			return opt_error(err, errlen, d->key, val, "expected scm, tlc or qlc");
-		}
-		emu_preset_apply(p, o);
-		return 0;
 	case OPT_DIST:
 		if (emu_dist_parse(val, &dist) != 0) {
 			return opt_error(err, errlen, d->key, val,
 					 "expected 80us, fixed:80us, uniform:50us:150us, exp:80us, "
-					 "lognormal:P50:P99 (P99 >= P50) or bimodal:80us:2ms:1%");
+					 "lognormal:P50:P99[:P99.9] (each >= the one before) or "
+					 "bimodal:80us:2ms:1%");
 		}
 		nvp_strlcpy((char *)o + d->off, val, NVP_EMU_DIST_MAX);
 		return 0;
@@ -367,7 +374,8 @@ parse_one(struct nvp_emu_opts *o, const struct opt_desc *d, const char *val, cha
 			return 0;
 		}
 		return opt_error(err, errlen, d->key, val, "expected greedy or cb");
-	case OPT_PRESET:
+	case OPT_PRESET: /* parse_kv() applies presets */
+		return -EINVAL;
 	case OPT_DIST:
 	case OPT_U64:
 		return parse_model(o, d, val, err, errlen);
@@ -379,7 +387,32 @@ struct parse_ctx {
 	struct nvp_emu_opts *opts;
 	char *err;
 	size_t errlen;
+	bool in_preset;
 };
+
+static int parse_kv(void *arg, const char *key, const char *val);
+
+/* preset=NAME: the preset's own list of model keys, parsed as if given here. */
+static int
+apply_preset(struct parse_ctx *ctx, const char *val)
+{
+	const struct emu_preset *p = emu_preset_find(val);
+	char why[96];
+	int rc;
+
+	if (p == NULL || ctx->in_preset) {
+		snprintf(why, sizeof(why), "expected %s", emu_preset_names());
+		return opt_error(ctx->err, ctx->errlen, "preset", val, why);
+	}
+	ctx->in_preset = true;
+	rc = nvp_kv_parse(p->opts, parse_kv, ctx);
+	ctx->in_preset = false;
+	if (rc != 0) {
+		return -EINVAL;
+	}
+	nvp_strlcpy(ctx->opts->preset, p->name, sizeof(ctx->opts->preset));
+	return 0;
+}
 
 static int
 parse_kv(void *arg, const char *key, const char *val)
@@ -387,9 +420,13 @@ parse_kv(void *arg, const char *key, const char *val)
 	struct parse_ctx *ctx = arg;
 
 	for (uint32_t i = 0; i < NVP_COUNTOF(g_opts); i++) {
-		if (strcasecmp(key, g_opts[i].key) == 0) {
-			return parse_one(ctx->opts, &g_opts[i], val, ctx->err, ctx->errlen);
+		if (strcasecmp(key, g_opts[i].key) != 0) {
+			continue;
 		}
+		if (g_opts[i].kind == OPT_PRESET) {
+			return apply_preset(ctx, val);
+		}
+		return parse_one(ctx->opts, &g_opts[i], val, ctx->err, ctx->errlen);
 	}
 	if (ctx->err != NULL && ctx->errlen > 0) {
 		snprintf(ctx->err, ctx->errlen,
@@ -403,7 +440,7 @@ parse_kv(void *arg, const char *key, const char *val)
 int
 nvp_emu_opts_parse(struct nvp_emu_opts *opts, const char *str, char *err, size_t errlen)
 {
-	struct parse_ctx ctx = { opts, err, errlen };
+	struct parse_ctx ctx = { opts, err, errlen, false };
 	struct nvp_emu_opts tmp;
 	int rc;
 

@@ -816,6 +816,11 @@ emu_queue_poll(struct emu_ctrlr *c, uint64_t now)
 	for (uint32_t i = 0; i < c->n_io_sqs; i++) {
 		work += sq_db_poll(c, c->io_sqs[i]);
 	}
+	if (work > 0) {
+		/* New commands start their service time when seen, not at @now, read before the
+		 * doorbells: a thread preempted in between would complete them early. */
+		now = NVP_MAX(now, nvp_env_get_ticks());
+	}
 	work += admin_fetch(c);
 	work += io_fetch(c, now);
 	if (nvp_unlikely(c->powered_off)) {

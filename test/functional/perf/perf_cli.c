@@ -283,6 +283,31 @@ test_randrw_two_ns(void)
 	unlink(svg_path);
 }
 
+/*
+ * A preset device with its programs slowed so that every channel is busy: the reads meet
+ * programs and suspend them, and nvp_perf says so under the device model's line.
+ */
+static void
+test_preset_interference(void)
+{
+	unsigned long delayed = 0, reads = 0, suspended = 0;
+	const char *p;
+
+	CU_ASSERT_EQUAL_FATAL(run("-q 8 -o 65536 -w randrw -M 50 -t 1 "
+				  "-r 'trtype:emu name:emu2 size:64M preset:tlc prog_mbps:50'"),
+			      0);
+	p = strstr(g_out, "Device model emu2: ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	p = strstr(p + 1, "Device model emu2: ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_EQUAL(sscanf(p,
+			       "Device model emu2: %lu of %lu reads waited behind writes (%lu "
+			       "suspended",
+			       &delayed, &reads, &suspended),
+			3);
+	CU_ASSERT(suspended > 0 && suspended <= delayed && delayed <= reads);
+}
+
 /* I/O errors are counted and make the exit status 1. */
 static void
 test_io_errors_exit_1(void)
@@ -1129,6 +1154,7 @@ static const struct {
 } g_tests[] = {
 	{ "randread --json --plot", test_randread_json },
 	{ "randrw two namespaces", test_randrw_two_ns },
+	{ "preset device: read/write interference", test_preset_interference },
 	{ "I/O errors exit 1", test_io_errors_exit_1 },
 	{ "-o 1m above the transfer limit", test_large_io_split },
 	{ "metadata formats", test_metadata_formats },

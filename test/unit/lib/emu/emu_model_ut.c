@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of lib/emu/emu_model.c: the latency distributions (with a fixed seed, so the
- * empirical figures are the same every run), their parser, the presets, determinism, and
- * the write cache / program / read interference model driven with explicit times.
+ * empirical figures are the same every run), their parser, determinism, and the write
+ * cache / program / read interference model driven with explicit times: read priority,
+ * program suspend and its limit, reads holding their channel, indirection units, and a
+ * cache that fills and then runs at the program rate. Presets: emu_preset_ut.c.
  */
-#include "emu_ut_helpers.h"
+#include "emu_ut_sim.h"
 
 #define N_SAMPLES 200000u
 
@@ -58,6 +60,10 @@ test_parse(void)
 	CU_ASSERT(d.kind == EMU_DIST_LOGNORMAL && d.a == 80000 && d.b == 400000);
 	CU_ASSERT_EQUAL(emu_dist_parse("bimodal:80us:2ms:1%", &d), 0);
 	CU_ASSERT(d.kind == EMU_DIST_BIMODAL && d.b == 2e6 && d.c == 0.01);
+	CU_ASSERT_EQUAL(emu_dist_parse("lognormal:80us:100us:150us", &d), 0);
+	CU_ASSERT(d.kind == EMU_DIST_LOGNORMAL && d.a == 80000 && d.b == 100000 && d.c == 150000);
+	CU_ASSERT_EQUAL(emu_dist_parse("lognormal:80us:100us", &d), 0);
+	CU_ASSERT(d.c == 0);
 
 	CU_ASSERT_EQUAL(emu_dist_parse("", &d), -EINVAL);
 	CU_ASSERT_EQUAL(emu_dist_parse("lognormal:400us:80us", &d), -EINVAL); /* p99 < p50 */
@@ -68,6 +74,10 @@ test_parse(void)
 	CU_ASSERT_EQUAL(emu_dist_parse("bimodal:1:2:150%", &d), -EINVAL);
 	CU_ASSERT_EQUAL(emu_dist_parse("-5us", &d), -EINVAL);
 	CU_ASSERT_EQUAL(emu_dist_parse("exp:1:2:3:4:5", &d), -EINVAL);
+	CU_ASSERT_EQUAL(emu_dist_parse("lognormal:80us:100us:90us", &d), -EINVAL); /* p99.9<p99 */
+	CU_ASSERT_EQUAL(emu_dist_parse("lognormal:80us:100us:1%", &d), -EINVAL);
+	CU_ASSERT_EQUAL(emu_dist_parse("uniform:1us:2us:3us", &d), -EINVAL);
+	CU_ASSERT_EQUAL(emu_dist_parse("lognormal:80us:100us:150us:200us", &d), -EINVAL);
 }
 
 static void
@@ -279,10 +289,10 @@ test_write_striping(void)
 	 * channels 2..7, at 10 MB/s a channel: 1638.4 us. */
 	svc_in(c, emu_model_write(c, 32768, 98304, now), 1648.3, 1648.5);
 	for (uint32_t ch = 2; ch < 8; ch++) {
-		svc_in(c, c->model.prog_until[ch] - now, 1638.3, 1638.5);
+		svc_in(c, c->model.ch[ch].prog_until - now, 1638.3, 1638.5);
 	}
-	CU_ASSERT_EQUAL(c->model.prog_until[0], 0);
-	CU_ASSERT_EQUAL(c->model.prog_until[1], 0);
+	CU_ASSERT_EQUAL(c->model.ch[0].prog_until, 0);
+	CU_ASSERT_EQUAL(c->model.ch[1].prog_until, 0);
 	/* 4 KiB on idle channel 0: 409.6 us programming + 10 us. */
 	svc_in(c, emu_model_write(c, 0, 4096, now), 419.5, 419.7);
 	emu_ctrlr_free(c);
@@ -318,6 +328,276 @@ test_ctrlr_seed(void)
 	emu_ctrlr_free(b);
 }
 
+/* lognormal:P50:P99:P99.9: the three quantiles where they are asked for, and its mean. */
+static void
+test_lognormal_tail(void)
+{
+	double *v = malloc(N_SAMPLES * sizeof(*v)), sum = 0;
+	struct emu_dist d;
+	uint64_t seed = 11;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	CU_ASSERT_EQUAL_FATAL(emu_dist_parse("lognormal:80us:100us:200us", &d), 0);
+	for (uint32_t i = 0; i < N_SAMPLES; i++) {
+		v[i] = emu_dist_sample(&d, &seed);
+		sum += v[i];
+	}
+	CU_ASSERT(near(ut_sim_quantile(v, N_SAMPLES, 0.5), 80000, 0.01));
+	CU_ASSERT(near(ut_sim_quantile(v, N_SAMPLES, 0.99), 100000, 0.01));
+	CU_ASSERT(near(ut_sim_quantile(v, N_SAMPLES, 0.999), 200000, 0.05));
+	/* past the p99.9 the tail keeps its p99..p99.9 slope: p99.99 near 2^(1.39/0.76) */
+	CU_ASSERT(ut_sim_quantile(v, N_SAMPLES, 0.9999) > 300000);
+	CU_ASSERT(near(sum / N_SAMPLES, emu_dist_mean(&d), 0.01));
+	/* The same body as the two-figure form (same seed, same samples up to the p99), and a
+	 * heavier tail past it. */
+	free(v);
+	v = NULL;
+	{
+		struct emu_dist d2;
+		uint64_t s2 = 11, s3 = 11;
+		uint32_t tail = 0;
+
+		CU_ASSERT_EQUAL_FATAL(emu_dist_parse("lognormal:80us:100us", &d2), 0);
+		for (uint32_t i = 0; i < 100000; i++) {
+			double x2 = emu_dist_sample(&d2, &s2), x3 = emu_dist_sample(&d, &s3);
+
+			CU_ASSERT_FATAL(x2 <= 100000 ? x3 == x2 : x3 > x2);
+			tail += x2 > 100000;
+		}
+		CU_ASSERT(tail > 900 && tail < 1100);
+	}
+	free(v);
+}
+
+/* A controller whose one channel programs at 4 MB/s (4 KiB in 1024 us), in 1 ms operations. */
+#define ONE_CHANNEL "channels=1 read_lat=50us write_lat=10us wcache_mb=1 prog_mbps=4 prog_us=1000 "
+
+/* The longest and shortest wait of 300 reads every 37 us into 16 ms of programming. */
+static void
+waits_behind_program(struct emu_ctrlr *c, double *min_us, double *max_us, uint64_t *flush)
+{
+	uint64_t t = us(c, 1000), svc;
+
+	*min_us = 1e9;
+	*max_us = 0;
+	emu_model_write(c, 0, 65536, t); /* 16 x 1024 us of programming */
+	for (uint32_t i = 0; i < 300; i++) {
+		svc = emu_model_read(c, 0, 4096, t + us(c, 37.0 * i));
+		*min_us = NVP_MIN(*min_us, (double)svc * 1e6 / (double)c->ticks_hz - 50);
+		*max_us = NVP_MAX(*max_us, (double)svc * 1e6 / (double)c->ticks_hz - 50);
+	}
+	*flush = emu_model_flush(c, t);
+}
+
+/* Without suspend a read waits up to a whole program operation; with it, suspend_us. */
+static void
+test_prog_suspend_bounds_wait(void)
+{
+	struct emu_ctrlr *a = ut_ctrlr_new(ONE_CHANNEL);
+	struct emu_ctrlr *b = ut_ctrlr_new(ONE_CHANNEL "prog_suspend=1 suspend_us=20");
+	double lo, hi;
+	uint64_t fa, fb;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	waits_behind_program(a, &lo, &hi, &fa);
+	CU_ASSERT(lo > 0 && hi <= 1000.01 && hi > 950); /* the rest of the operation */
+	CU_ASSERT_EQUAL(a->stats.reads_delayed, 300);
+	CU_ASSERT_EQUAL(a->stats.reads_suspended, 0);
+	waits_behind_program(b, &lo, &hi, &fb);
+	CU_ASSERT(lo > 19.99 && hi < 20.01); /* every read: the suspend latency, no more */
+	CU_ASSERT_EQUAL(b->stats.reads_suspended, 300);
+	CU_ASSERT_EQUAL(b->stats.reads_delayed, 300);
+	/* The programs resume after each read: 300 x (20 + 50) us later. Reads every 37 us
+	 * keep one operation suspended throughout: why controllers limit suspends. */
+	CU_ASSERT(fa >= us(a, 16384 - 0.01) && fa <= us(a, 16384 + 0.01));
+	CU_ASSERT(fb >= us(b, 16384 + 21000 - 0.5) && fb <= us(b, 16384 + 21000 + 0.5)); /* ticks */
+	emu_ctrlr_free(a);
+	emu_ctrlr_free(b);
+}
+
+/* suspend_max: an operation suspended that many times makes the next read wait for it. */
+static void
+test_suspend_max(void)
+{
+	struct emu_ctrlr *c = ut_ctrlr_new(ONE_CHANNEL
+					   "prog_suspend=1 suspend_us=20 suspend_max=2");
+	uint64_t t, svc;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	t = us(c, 1000);
+	emu_model_write(c, 0, 65536, t); /* programs until t + 16384: an operation ends at +384 */
+	svc_in(c, emu_model_read(c, 0, 4096, t + us(c, 100)), 69.99, 70.01);
+	svc_in(c, emu_model_read(c, 0, 4096, t + us(c, 110)), 69.99, 70.01);
+	/* third read in the same operation (now ending at +384 + 2 x 70): it waits it out */
+	svc = emu_model_read(c, 0, 4096, t + us(c, 120));
+	svc_in(c, svc, 524 - 120 + 50 - 0.01, 524 - 120 + 50 + 0.01);
+	CU_ASSERT_EQUAL(c->stats.reads_suspended, 2);
+	/* the next operation may be suspended again */
+	svc_in(c, emu_model_read(c, 0, 4096, t + us(c, 600)), 69.99, 70.01);
+	CU_ASSERT_EQUAL(c->stats.reads_suspended, 3);
+	emu_ctrlr_free(c);
+}
+
+/* A suspend that would take longer than the rest of the operation is not worth it. */
+static void
+test_suspend_not_longer_than_rest(void)
+{
+	struct emu_ctrlr *c = ut_ctrlr_new(ONE_CHANNEL "prog_suspend=1 suspend_us=300");
+	uint64_t t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	t = us(c, 1000);
+	emu_model_write(c, 0, 65536, t);
+	svc_in(c, emu_model_read(c, 0, 4096, t + us(c, 284)), 149.99, 150.01); /* 100 left */
+	CU_ASSERT_EQUAL(c->stats.reads_suspended, 0);
+	svc_in(c, emu_model_read(c, 0, 4096, t + us(c, 400)), 349.99, 350.01); /* 984 left */
+	CU_ASSERT_EQUAL(c->stats.reads_suspended, 1);
+	emu_ctrlr_free(c);
+}
+
+/*
+ * read_prio: a read goes ahead of the writes waiting on its channel for cache room. One
+ * channel, 1 MiB of cache, 10 MB/s: a 2 MiB write leaves 1 MiB waiting for room, 105 ms.
+ */
+static void
+test_read_prio(void)
+{
+	const char *base = "channels=1 read_lat=50us write_lat=10us wcache_mb=1 prog_mbps=10 "
+			   "prog_us=100 ";
+	double wait_us[2];
+	char opts[160];
+
+	for (int p = 0; p < 2; p++) {
+		struct emu_ctrlr *c;
+		uint64_t t;
+
+		snprintf(opts, sizeof(opts), "%sread_prio=%d", base, p);
+		c = ut_ctrlr_new(opts);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		t = us(c, 1000);
+		emu_model_write(c, 0, 2u << 20, t);
+		wait_us[p] = (double)emu_model_read(c, 0, 4096, t + us(c, 1000)) * 1e6 /
+				     (double)c->ticks_hz -
+			     50;
+		CU_ASSERT_EQUAL(c->stats.reads_delayed, 1);
+		emu_ctrlr_free(c);
+	}
+	/* FIFO: behind 1 MiB at 10 MB/s (104.9 ms from the write), then an operation */
+	CU_ASSERT(wait_us[0] > 104857.6 - 1000 - 0.1 && wait_us[0] < 104857.6 - 1000 + 100.1);
+	/* read priority: only the operation in progress */
+	CU_ASSERT(wait_us[1] > 0 && wait_us[1] <= 100.01);
+}
+
+/* read_busy: reads on one channel take turns; on another they do not wait. */
+static void
+test_read_busy(void)
+{
+	struct emu_ctrlr *a = ut_ctrlr_new("channels=2 read_lat=50us read_busy=1");
+	struct emu_ctrlr *b = ut_ctrlr_new("channels=2 read_lat=50us");
+	uint64_t t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	t = us(a, 1000);
+	svc_in(a, emu_model_read(a, 0, 4096, t), 49.99, 50.01);
+	svc_in(a, emu_model_read(a, 4096, 4096, t), 99.99, 100.01);
+	svc_in(a, emu_model_read(a, 8192, 4096, t + us(a, 10)), 139.99, 140.01);
+	svc_in(a, emu_model_read(a, 16384, 4096, t), 49.99, 50.01);          /* channel 1 */
+	svc_in(a, emu_model_read(a, 0, 4096, t + us(a, 500)), 49.99, 50.01); /* idle again */
+	for (int i = 0; i < 3; i++) {
+		svc_in(b, emu_model_read(b, 0, 4096, t), 49.99, 50.01);
+	}
+	emu_ctrlr_free(a);
+	emu_ctrlr_free(b);
+}
+
+/* With read_busy, channels bound the read IOPS: channels / latency at a deep queue. */
+static void
+test_read_busy_bounds_iops(void)
+{
+	struct emu_ctrlr *c = ut_ctrlr_new("channels=8 read_lat=100us read_busy=1");
+	struct ut_sim_job r = { .qd = 256, .bs = 4096 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	ut_sim_run(c, &r, 1, 0.1, 1.1, 5);
+	CU_ASSERT(r.ios > 79000 && r.ios <= 80000); /* 8 / 100 us = 80 K a second */
+	emu_ctrlr_free(c);
+}
+
+/* A read that holds its channel delays the programs there by its own time. */
+static void
+test_read_busy_delays_programs(void)
+{
+	struct emu_ctrlr *c = ut_ctrlr_new(ONE_CHANNEL "read_busy=1");
+	uint64_t t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	t = us(c, 1000);
+	emu_model_write(c, 0, 65536, t);
+	emu_model_read(c, 0, 4096, t + us(c, 100)); /* after the operation in progress */
+	svc_in(c, emu_model_flush(c, t), 16384 + 50 - 0.01, 16384 + 50 + 0.01);
+	emu_ctrlr_free(c);
+}
+
+/*
+ * iu_kb: a write programs every indirection unit it touches, whole. 4 channels at
+ * 10 MB/s each, no cache: a write is done when programmed.
+ */
+static void
+test_indirection_unit(void)
+{
+	struct emu_ctrlr *a = ut_ctrlr_new("channels=4 write_lat=10us prog_mbps=40 iu_kb=64");
+	struct emu_ctrlr *b = ut_ctrlr_new("channels=4 write_lat=10us prog_mbps=40");
+	uint64_t t;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	t = us(a, 1000);
+	/* 4 KiB inside unit 0: 64 KiB programmed, 16 KiB on each channel: 1638.4 us */
+	svc_in(a, emu_model_write(a, 4096, 4096, t), 1648.39, 1648.41);
+	svc_in(b, emu_model_write(b, 4096, 4096, t), 419.59, 419.61); /* 4 KiB: 409.6 us */
+	/* 8 KiB across units 1 and 2: 128 KiB, 32 KiB a channel, behind the first 16 KiB */
+	svc_in(a, emu_model_write(a, 3 * 65536 - 4096, 8192, t), 4925.19, 4925.21);
+	/* a whole aligned unit costs what it is */
+	svc_in(a, emu_model_write(a, 8 * 65536, 65536, t + us(a, 100000)), 1648.39, 1648.41);
+	emu_ctrlr_free(a);
+	emu_ctrlr_free(b);
+}
+
+/*
+ * A cache that fills, then the program rate: writes at QD8 complete at write_lat until
+ * the 4 MiB cache is full, then the writer gets 40 MB/s, the program rate, whatever its
+ * depth.
+ */
+static void
+test_cache_fills_then_program_rate(void)
+{
+	struct emu_ctrlr *c = ut_ctrlr_new("channels=4 write_lat=10us wcache_mb=4 prog_mbps=40");
+	struct ut_sim_job w = { .write = true, .qd = 8, .bs = 65536, .seq = true };
+	uint64_t t, svc, taken = 0;
+	uint32_t fast = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	/* Into the cache at write latency while it has room: 64 x 64 KiB, a few more drained. */
+	t = us(c, 1000);
+	for (uint32_t i = 0; i < 80; i++) {
+		svc = emu_model_write(c, (uint64_t)i * 65536, 65536, t + us(c, 10.0 * i));
+		fast += svc <= us(c, 10.01);
+		taken += svc <= us(c, 10.01) ? 65536 : 0;
+	}
+	CU_ASSERT(fast >= 64 && fast <= 65);
+	CU_ASSERT(taken >= 4u << 20 && taken <= (4u << 20) + 65536);
+	CU_ASSERT_EQUAL(c->stats.writes_throttled, 80 - fast);
+	emu_ctrlr_free(c);
+	/* Sustained: the program rate (1 s after a 1 s start). */
+	c = ut_ctrlr_new("channels=4 write_lat=10us wcache_mb=4 prog_mbps=40");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	ut_sim_run(c, &w, 1, 1.0, 2.0, 3);
+	CU_ASSERT(w.bytes > 39500000 && w.bytes < 40500000);
+	emu_ctrlr_free(c);
+}
+
 static void
 test_lateness(void)
 {
@@ -347,6 +627,16 @@ main(void)
 		UT_TEST(test_transfer_rate),
 		UT_TEST(test_ctrlr_seed),
 		UT_TEST(test_lateness),
+		UT_TEST(test_lognormal_tail),
+		UT_TEST(test_prog_suspend_bounds_wait),
+		UT_TEST(test_suspend_max),
+		UT_TEST(test_suspend_not_longer_than_rest),
+		UT_TEST(test_read_prio),
+		UT_TEST(test_read_busy),
+		UT_TEST(test_read_busy_bounds_iops),
+		UT_TEST(test_read_busy_delays_programs),
+		UT_TEST(test_indirection_unit),
+		UT_TEST(test_cache_fills_then_program_rate),
 	};
 
 	return ut_run("emu_model", tests, NVP_COUNTOF(tests));

@@ -426,6 +426,29 @@ random_cmd(struct nvme_cmd *cmd)
 	}
 }
 
+/*
+ * A command's service time starts when the controller sees it: a poll whose clock was read
+ * long before it looked at the doorbells (its thread preempted in between) must not date
+ * the command back to then, or the host sees it complete faster than the device does.
+ */
+static void
+test_service_starts_when_seen(void)
+{
+	struct ut_host h;
+	struct nvme_cmd cmd;
+	uint64_t t_sub;
+
+	CU_ASSERT_EQUAL_FATAL(ut_host_init(&h, "read_us=1000"), 0);
+	CU_ASSERT_EQUAL_FATAL(ut_create_qpair(&h, 1, 16), 0);
+	read_cmd(&cmd, 0);
+	t_sub = nvp_env_get_ticks();
+	ut_submit(&h, 1, &cmd, false);
+	emu_queue_poll(h.c, t_sub / 2); /* a clock read from before the submission */
+	CU_ASSERT_EQUAL_FATAL(h.c->heap_len, 1);
+	CU_ASSERT(h.c->slots[h.c->heap[0]].due >= t_sub + emu_us_to_ticks(h.c, 1000));
+	ut_host_fini(&h);
+}
+
 /* Garbage in both queues: every command completes with some status, nothing crashes. */
 static void
 test_garbage_commands(void)
@@ -475,6 +498,7 @@ main(void)
 		UT_TEST(test_delete_sq_pending),
 		UT_TEST(test_reset_with_commands_in_flight),
 		UT_TEST(test_garbage_commands),
+		UT_TEST(test_service_starts_when_seen),
 	};
 	int rc;
 

@@ -320,6 +320,28 @@ test_fault_from_options(void)
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(pub), 0);
 }
 
+/* nvp_emu_ctrlr_get_stats() hands over every counter (the power-loss ones were left out). */
+static void
+test_get_stats_every_counter(void)
+{
+	struct emu_ctrlr *c = ut_ctrlr_new("");
+	struct nvp_emu_stats st;
+	uint64_t v[sizeof(st) / sizeof(uint64_t)];
+
+	_Static_assert(sizeof(st) % sizeof(uint64_t) == 0, "nvp_emu_stats: uint64_t counters");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	for (uint32_t i = 0; i < NVP_COUNTOF(v); i++) {
+		v[i] = 1000 + i;
+	}
+	memcpy(&c->stats, v, sizeof(v));
+	memset(&st, 0, sizeof(st));
+	nvp_emu_ctrlr_get_stats((const struct nvp_emu_ctrlr *)c, &st);
+	CU_ASSERT(memcmp(&st, v, sizeof(v)) == 0);
+	CU_ASSERT_EQUAL(st.power_cuts, c->stats.power_cuts);
+	CU_ASSERT_EQUAL(st.plm_torn_writes, c->stats.plm_torn_writes);
+	emu_ctrlr_free(c);
+}
+
 int
 main(void)
 {
@@ -330,6 +352,7 @@ main(void)
 		UT_TEST(test_threaded_self_test),
 		UT_TEST(test_file_backend_survives_restart),
 		UT_TEST(test_fault_from_options),
+		UT_TEST(test_get_stats_every_counter),
 	};
 
 	return ut_run("emu", tests, NVP_COUNTOF(tests));

@@ -32,6 +32,7 @@
 #include "emu/emu_ftl.c"
 #include "emu/emu_fdp.c"
 #include "emu/emu_model.c"
+#include "emu/emu_preset.c"
 #include "emu/emu_irq.c"
 #include "emu/emu_plm.c"
 
