@@ -255,8 +255,12 @@ pt_prepare(const struct cli_args *a, struct pt_job *j)
 			pt->data_len, pt->md_len);
 		return -ENOMEM;
 	}
-	memset(j->data, pt->prefill, pt->data_len);
-	memset(j->md, pt->prefill, pt->md_len);
+	if (j->data != NULL) {
+		memset(j->data, pt->prefill, pt->data_len);
+	}
+	if (j->md != NULL) {
+		memset(j->md, pt->prefill, pt->md_len);
+	}
 	j->cmd.mptr = iova;
 	if (pt->input_file != NULL || !j->rd) {
 		j->dfd = cli_file_open(j->name, pt->input_file, !j->rd);
