@@ -590,7 +590,7 @@ cli_usage(FILE *f, enum cli_cmd_id cmd)
 		fprintf(f, "  %-15s %s\n", "bdev-list",
 			"list the bdevs of a configuration (--json-config FILE | -c LINE)");
 		/* cli_serve.c, likewise */
-		fprintf(f, "  %-13s %s\n", "serve",
+		fprintf(f, "  %-15s %s\n", "serve",
 			"serve a controller over NVMe/TCP (a test and demo target)");
 		fprintf(f,
 			"\n<device> is one of:\n"

@@ -165,11 +165,13 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "serve") == 0) {
 		return cli_serve_main(argc - 1, argv + 1);
 	}
-	if (argc == 3 && strcmp(argv[1], "help") == 0 && strcmp(argv[2], "serve") == 0) {
-		/* its parser is its own: "nvp help serve" is "nvp serve --help" */
+	if (argc == 3 && strcmp(argv[1], "help") == 0 &&
+	    (strcmp(argv[2], "serve") == 0 || strcmp(argv[2], "bdev-list") == 0)) {
+		/* their parsers are their own: "nvp help serve" is "nvp serve --help" */
 		char *help_argv[] = { argv[2], (char *)"--help", NULL };
 
-		return cli_serve_main(2, help_argv);
+		return strcmp(argv[2], "serve") == 0 ? cli_serve_main(2, help_argv) :
+						       cli_bdev_list_main(2, help_argv);
 	}
 	rc = parse_chain(argc, argv, cmds, &ncmds);
 	if (rc != 0) {

@@ -527,6 +527,7 @@ test_help_and_attach_failure(void)
 {
 	CU_ASSERT_EQUAL(run("help"), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.out, "id-ctrl"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.out, "\n  serve           serve "));
 	CU_ASSERT_EQUAL(run("--help"), 0);
 	CU_ASSERT_EQUAL(run("help format"), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.out, "--lbaf"));
@@ -534,6 +535,9 @@ test_help_and_attach_failure(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.out, "--force"));
 	CU_ASSERT_EQUAL(run("help emu"), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.out, "backend"));
+	/* every command 'nvp help' lists has its help, bdev-list's too */
+	CU_ASSERT_EQUAL(run("help bdev-list"), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.out, "--json-config"));
 	CU_ASSERT_EQUAL(run("version"), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.out, "nvp version"));
 	/* well-formed but absent: exit 1 with a message */
