@@ -240,8 +240,9 @@ str_set(const char *s)
 }
 
 /*
- * The options of the bdev mode, given without bdev_config=: refused by name, as nvp_perf
- * refuses --wbt without -b, rather than ignored. \return 0 or -EINVAL (printed).
+ * The options of the bdev mode, given without bdev_config=, and the NVMe mode's qpair options
+ * given with it: refused by name, as nvp_perf refuses --wbt without -b, rather than ignored.
+ * \return 0 or -EINVAL (printed).
  */
 static int
 bdev_opts_check(struct thread_data *td)
@@ -249,10 +250,30 @@ bdev_opts_check(struct thread_data *td)
 	const struct engine_opts *eo = td->eo;
 	char opt[80];
 
-	if (eo == NULL || bdev_mode(eo)) {
+	if (eo == NULL) {
 		return 0;
 	}
 	opt[0] = '\0';
+	if (bdev_mode(eo)) {
+		/* and the other way round: the driver's qpair options have no qpair to act on */
+		if (eo->qpair_requests != 0) {
+			snprintf(opt, sizeof(opt), "qpair_requests=%u", eo->qpair_requests);
+		} else if (eo->emu_inline) {
+			snprintf(opt, sizeof(opt), "emu_inline=1");
+		} else if (eo->ring_at_commit != 0) {
+			snprintf(opt, sizeof(opt), "ring_at_commit=%u", eo->ring_at_commit);
+		} else if (eo->commit_shadow) {
+			snprintf(opt, sizeof(opt), "commit_shadow=1");
+		}
+		if (opt[0] == '\0') {
+			return 0;
+		}
+		fprintf(stderr,
+			"nvpoll_fio: job '%s': %s is an option of the NVMe mode, which bdev_config= "
+			"turns off: the bdev's module owns its queues; drop it\n",
+			td->o.name, opt);
+		return -EINVAL;
+	}
 	if (str_set(eo->bdev_sched)) {
 		snprintf(opt, sizeof(opt), "bdev_sched=%s", eo->bdev_sched);
 	} else if (str_set(eo->bdev_wbt)) {

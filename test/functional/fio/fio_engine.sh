@@ -247,6 +247,13 @@ for o in bdev_wbt=5 bdev_sched=kyber write_class=sync bdev_tenant=2 tenant_weigh
 		"--filename=trtype=emu name=emu0" --rw=read --size=1M "--$o")
 	expect_refusal "nobdev_${o%%=*}" "$o is an option of the bdev mode" "add bdev_config="
 done
+# and the NVMe mode's qpair options in bdev mode: refused, not ignored
+for o in qpair_requests=64 emu_inline=1 ring_at_commit=4 commit_shadow=1; do
+	args=(--name=bdevnvme "--ioengine=external:$engine" --thread=1
+		"--bdev_config=malloc:name=m0,num_blocks=2048" --filename=m0 --rw=read
+		--size=1M "--$o")
+	expect_refusal "bdevnvme_${o%%=*}" "$o is an option of the NVMe mode"
+done
 
 # 5. verify is not vacuous: checking a fresh controller (nothing written) must fail, so the
 # reads above really returned what the device stored.
