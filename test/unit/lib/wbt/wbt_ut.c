@@ -8,6 +8,7 @@
 #include "../bdev/ut_bdev.h"
 
 #include "wbt/wbt_monitor.c"
+#include "wbt/wbt_share.c"
 #include "wbt/wbt.c"
 
 /* The constructor in wbt.c registered the stage; the tests only use it. */
