@@ -10,7 +10,8 @@
  * writes it is admitted while another tenant has writes waiting. When a slot frees, the
  * write of the tenant with the least virtual time goes: a write waits while another
  * tenant, with less virtual time, has waiting writes that could take the slot (their
- * class's limit is above the writes in flight). A tenant that starts waiting is placed
+ * class's limit is above the writes in flight). A tenant that starts waiting, or asks
+ * for a slot while others wait, is placed
  * within lag of the least waiting one (one lag behind it if it was idle for more than
  * stale: forgotten, it banks no credit and owes no debt); a waiting tenant not heard of
  * for more than stale (its thread stopped asking) holds nobody back.
@@ -148,6 +149,9 @@ wbt_share_may_go(struct wbt_share *s, const struct wbt_monitor *m, uint32_t tena
 
 	if (!wbt_share_others_wait(s, tenant)) {
 		return true;
+	}
+	if (atomic_load_explicit(&t->nwait, RLX) == 0) {
+		place(s, tenant, now); /* a write of a tenant arriving: no credit banked */
 	}
 	atomic_store_explicit(&t->seen, now, RLX);
 	v = atomic_load_explicit(&t->vtime, RLX);
