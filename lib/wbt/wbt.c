@@ -12,9 +12,10 @@
  * ones), and reads are never held.
  *
  * Under a scheduler that weights tenants, the budget is shared among them by weight
- * (wbt_share.c): the order is then kept per tenant and class, and a write also waits
- * while a tenant behind its share has writes waiting that could take the slot. With no
- * such scheduler (wc->share false) none of that runs: one predicted branch per write.
+ * (wbt_share.c): a write also waits while a tenant behind its share has writes waiting
+ * that could take the slot. A channel carries one tenant (its descriptor's), so the
+ * order within a class stays the channel's. With no such scheduler (wc->share false)
+ * none of that runs: one predicted branch per write.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -52,9 +53,6 @@ struct wbt_channel {
 	_Atomic uint64_t deferred_ticks;
 	_Atomic uint32_t deferred_now;
 	TAILQ_ENTRY(wbt_channel) link; /* under wb->lock */
-	/* ---- sharing only (share): per tenant, as deferred[] and refused_at[] ---- */
-	uint32_t tdeferred[NVP_BDEV_MAX_TENANTS][WBT_NUM_CLASSES];
-	uint64_t trefused_at[NVP_BDEV_MAX_TENANTS][WBT_NUM_CLASSES];
 };
 
 struct wbt_bdev {
@@ -229,7 +227,6 @@ defer(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
 	io->stage_data[1] = now;
 	wc->deferred[cls]++;
 	if (wc->share) {
-		wc->tdeferred[io->tenant][cls]++;
 		wbt_share_wait(&wc->wb->share, io->tenant, (enum wbt_class)cls, now);
 	}
 	counter_add(&wc->throttled, 1);
@@ -243,7 +240,6 @@ undefer(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
 	io->stage_data[0] = 0;
 	wc->deferred[cls]--;
 	if (wc->share) {
-		wc->tdeferred[io->tenant][cls]--;
 		wbt_share_unwait(&wc->wb->share, io->tenant, (enum wbt_class)cls);
 	}
 	counter_add(&wc->deferred_ticks, now - io->stage_data[1]);
@@ -266,9 +262,9 @@ aged_class(const struct wbt_monitor *m, const struct nvp_bdev_io *io, int cls, u
 }
 
 /*
- * wbt_admit() under a scheduler that weights tenants: as below, with the order kept per
- * tenant and class, and a turn taken only when wbt_share_may_go() says the tenant is
- * not ahead of another that could take the slot. Admitted writes are charged to their
+ * wbt_admit() under a scheduler that weights tenants: as below, with a turn taken only
+ * when wbt_share_may_go() says the tenant is not ahead of another that could take the
+ * slot. Admitted writes are charged to their
  * tenant's virtual time while another tenant waits (no contention, no charge).
  */
 static int
@@ -279,13 +275,13 @@ admit_shared(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t n
 	uint32_t t = io->tenant, weight;
 	bool waiting = io->stage_data[0] == WBT_DEFERRED_MARK;
 
-	if (!waiting && wc->tdeferred[t][cls] != 0) {
-		defer(wc, io, cls, now); /* behind older writes of its tenant and class */
+	if (!waiting && wc->deferred[cls] != 0) {
+		defer(wc, io, cls, now); /* behind older writes of its class */
 		return NVP_BDEV_ADMIT_DEFER;
 	}
 	if (waiting) {
 		wbt_share_seen(&wb->share, t, now); /* still waiting: hold the others back */
-		if (wc->refused_at[cls] == now || wc->trefused_at[t][cls] == now) {
+		if (wc->refused_at[cls] == now) {
 			return NVP_BDEV_ADMIT_DEFER;
 		}
 	}
@@ -293,7 +289,7 @@ admit_shared(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t n
 		if (!waiting) {
 			defer(wc, io, cls, now);
 		}
-		wc->trefused_at[t][cls] = now;
+		wc->refused_at[cls] = now;
 		return NVP_BDEV_ADMIT_DEFER;
 	}
 	if (!wbt_monitor_try_get(m, waiting ? aged_class(m, io, cls, now) : (enum wbt_class)cls)) {

@@ -361,6 +361,63 @@ test_shared_by_weight(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(g_bdev), 0);
 }
 
+/*
+ * Under weights, the order is kept per tenant: a new write of a tenant with nothing
+ * deferred, whose turn it is, takes a free slot at once even while another tenant's
+ * writes of its class wait (as a sync write passes background ones without weights).
+ */
+static void
+test_shared_new_write_of_other_tenant(void)
+{
+	struct order_log log = { 0 };
+	struct tagged a[3], b;
+	struct nvp_bdev_desc *d2;
+	struct nvp_bdev_channel *ch2;
+	int i;
+
+	g_bdev = ut_stub_register("w0", 1024, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g_bdev);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_set_scheduler(g_bdev, "ut_weights", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvp_bdev_set_admission(g_bdev, "wbt", "depth=4 window_ms=10000 stale_us=10000000"),
+		0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("w0", true, ut_event_cb, &g_ev, &g_desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("w0", true, ut_event_cb, &g_ev, &d2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_tenant(g_desc, 1), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_tenant(d2, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(g_desc, NULL, &g_ch), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(d2, NULL, &ch2), 0);
+	g_stub.auto_complete = false;
+	for (i = 0; i < 3; i++) {
+		a[i] = (struct tagged){ &log, (char)('a' + i), 0, { 0 } };
+		CU_ASSERT_EQUAL(write_cls(NVP_BDEV_WRITE_BACKGROUND, (uint64_t)i, &a[i]), 0);
+	}
+	CU_ASSERT_EQUAL(g_stub.submitted, 1); /* one background slot */
+	stub_complete_held(&g_stub);          /* the slot is free; no poll of the list yet */
+	b = (struct tagged){ &log, 'B', 0, { 0 } };
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(d2, ch2, g_buf, 100, 1,
+					      nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, 0),
+					      tagged_cb, &b),
+			0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 2); /* tenant 2, a newcomer, went at once */
+	CU_ASSERT_EQUAL(g_stub.rec[1].offset, 100);
+	g_stub.auto_complete = true;
+	for (i = 0;
+	     i < 20 &&
+	     nvp_bdev_channel_get_outstanding(g_ch) + nvp_bdev_channel_get_outstanding(ch2) != 0;
+	     i++) {
+		nvp_bdev_channel_poll(g_ch);
+		nvp_bdev_channel_poll(ch2);
+	}
+	CU_ASSERT_EQUAL(g_stub.submitted, 4);
+	CU_ASSERT_EQUAL(b.calls, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(g_ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(d2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(g_desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(g_bdev), 0);
+}
+
 int
 main(void)
 {
@@ -372,6 +429,7 @@ main(void)
 		UT_TEST(test_other_types),
 		UT_TEST(test_remove_with_deferred),
 		UT_TEST(test_shared_by_weight),
+		UT_TEST(test_shared_new_write_of_other_tenant),
 	};
 
 	return ut_run("wbt", tests, sizeof(tests) / sizeof(tests[0]));
