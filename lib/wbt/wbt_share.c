@@ -11,10 +11,12 @@
  * write of the tenant with the least virtual time goes: a write waits while another
  * tenant, with less virtual time, has waiting writes that could take the slot (their
  * class's limit is above the writes in flight). A tenant that starts waiting, or asks
- * for a slot while others wait, is placed
- * within lag of the least waiting one (one lag behind it if it was idle for more than
- * stale: forgotten, it banks no credit and owes no debt); a waiting tenant not heard of
- * for more than stale (its thread stopped asking) holds nobody back.
+ * for a slot while others wait, is placed: behind the least waiting one, it is brought
+ * up to it (what it did not ask for is not owed to it: a credit here, given at every
+ * arrival, let a closed-loop tenant whose writes keep stopping and starting take twice
+ * its share); ahead by more than lag, it is brought back to lag ahead (its debt is
+ * bounded); idle for more than stale, it is forgotten and starts level. A waiting
+ * tenant not heard of for more than stale (its thread stopped asking) holds nobody back.
  *
  * Pure logic over a clock given by the caller (unit tests drive it with a fake one).
  * Device-wide state, shared by every thread, through relaxed atomics: the outcome of a
@@ -89,8 +91,8 @@ place(struct wbt_share *s, uint32_t tenant, uint64_t now)
 	if (!least_waiting(s, tenant, now, &vmin)) {
 		return;
 	}
-	if (is_stale(s, t, now) || vt_before(v, vmin - s->lag)) {
-		v = vmin - s->lag;
+	if (is_stale(s, t, now) || vt_before(v, vmin)) {
+		v = vmin;
 	} else if (vt_before(vmin + s->lag, v)) {
 		v = vmin + s->lag;
 	}

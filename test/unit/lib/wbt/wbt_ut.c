@@ -275,8 +275,7 @@ NVP_BDEV_SCHEDULER_REGISTER(g_ut_weights)
 /*
  * Under a scheduler that weights tenants, two tenants 1:4 with background writes waiting
  * on one channel (depth 4: one background slot) share the slot by weight, not by
- * arrival: once tenant 1's credit as a newcomer is spent, tenant 2 gets four writes for
- * each of tenant 1's, and each tenant's own writes keep their order. Without the weights
+ * arrival: after the first few, tenant 2 gets four writes for each of tenant 1's, and each tenant's own writes keep their order. Without the weights
  * (test_order_within_class) the same writes leave in arrival order.
  */
 static void
@@ -337,7 +336,7 @@ test_shared_by_weight(void)
 	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(g_ch), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(ch2), 0);
 	log.seq[log.n] = '\0';
-	/* after the newcomer's credit (lag_kib=4: one write), 1:4 */
+	/* past the start, 1:4 */
 	for (i = 5; i < 15; i++) {
 		got[g_stub.rec[i].offset >= 100 ? 2 : 1]++;
 	}
@@ -399,7 +398,7 @@ test_shared_new_write_of_other_tenant(void)
 					      nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, 0),
 					      tagged_cb, &b),
 			0);
-	CU_ASSERT_EQUAL(g_stub.submitted, 2); /* tenant 2, a newcomer, went at once */
+	CU_ASSERT_EQUAL(g_stub.submitted, 2); /* tenant 2, level with 1, went at once */
 	CU_ASSERT_EQUAL(g_stub.rec[1].offset, 100);
 	g_stub.auto_complete = true;
 	for (i = 0;
