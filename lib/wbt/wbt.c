@@ -264,10 +264,11 @@ aged_class(const struct wbt_monitor *m, const struct nvp_bdev_io *io, int cls, u
 /*
  * wbt_admit() under a scheduler that weights tenants: as below, with a turn taken only
  * when wbt_share_may_go() says the tenant is not ahead of another that could take the
- * slot. Admitted writes are charged to their
- * tenant's virtual time while another tenant waits (no contention, no charge).
+ * slot. Admitted writes are charged to their tenant's virtual time while a tenant
+ * waits. With none waiting, wbt_admit() does not come here: a write then costs what it
+ * costs without sharing, and one load.
  */
-static int
+static __attribute__((noinline)) int
 admit_shared(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
 {
 	struct wbt_bdev *wb = wc->wb;
@@ -324,8 +325,9 @@ wbt_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 		}
 		return NVP_BDEV_ADMIT_GO;
 	}
-	if (nvp_unlikely(wc->share)) {
-		return admit_shared(wc, io, cls, now);
+	if (nvp_unlikely(wc->share) && (io->stage_data[0] == WBT_DEFERRED_MARK ||
+					atomic_load_explicit(&wc->wb->share.nwaiting, RLX) != 0)) {
+		return admit_shared(wc, io, cls, now); /* contended: take turns by weight */
 	}
 	waiting = io->stage_data[0] == WBT_DEFERRED_MARK;
 	if (!waiting && wc->deferred[cls] != 0) {
