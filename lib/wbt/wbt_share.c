@@ -7,7 +7,8 @@
  * whatever their weights. See doc/bdev.md, "How the stages compose".
  *
  * Virtual time, as fair's: each tenant's advances by bytes * WBT_VSCALE / weight for the
- * writes it is admitted while another tenant has writes waiting. When a slot frees, the
+ * writes it is admitted while some tenant (itself too) has writes waiting; with none
+ * waiting nobody is held, and nothing is charged. When a slot frees, the
  * write of the tenant with the least virtual time goes: a write waits while another
  * tenant, with less virtual time, has waiting writes that could take the slot (their
  * class's limit is above the writes in flight). A tenant that starts waiting, or asks
