@@ -11,7 +11,8 @@
  *
  * What is asserted, in every cell, on counters only (never on time): no error status,
  * no block read back wrong; nothing starved - in every slice of SLICE completions (the
- * test's own clock) each tenant, reads and writes all complete some; under fair, the
+ * test's own clock, far finer than the second a user would notice) each tenant, reads
+ * and writes all complete some; under fair, the
  * completed bytes split 20/80 within SHARE_TOL points, with the throttle on or off.
  */
 #include <errno.h>
@@ -26,9 +27,11 @@
 #define NT 2u        /* tenants: ids 1 and 2, weights 1 and 4 under fair */
 #define IO_BLOCKS 8u /* 4 KiB on 512-byte blocks */
 #define POSITIONS 4u /* blocks ranges per slot, written in turn */
-#define CELL_IOS 4800u
-#define WARMUP_IOS 800u /* not counted in the shares */
-#define SLICE 200u
+#define CELL_IOS 9600u
+#define WARMUP_IOS 1200u /* not counted in the shares */
+#define SLICE \
+	1200u /* about 10 ms of the nvme cells: the stages' own time constants
+			   * are 1 ms (fair's and wbt's stale_us) to 20 ms (kyber's window) */
 #define SHARE_TOL 4.0
 #define BDEV_BLOCKS 32768u /* 16 MiB */
 
