@@ -371,10 +371,23 @@ struct nvp_bdev_sched_ops {
 	 * let it go now — return true, with the same effect as submit() then a dispatch()
 	 * returning @io — or take it as submit() does and return false. */
 	bool (*submit_direct)(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now);
+	/** Optional, for a scheduler that shares the device between tenants by weight: the
+	 * weight of @tenant (1 or more), which the admission stage uses to share its own
+	 * budget the same way (see nvp_bdev_get_tenant_weight()). Any thread. Last, so
+	 * that initialisers written before it stay valid. */
+	uint32_t (*tenant_weight)(void *bdev_ctx, uint32_t tenant);
 };
 
 /** Make @ops selectable by name. \return 0; -EEXIST; -EINVAL. */
 int nvp_bdev_scheduler_register(const struct nvp_bdev_sched_ops *ops);
+
+/**
+ * The weight @bdev's scheduler gives @tenant, for an admission stage that must share its
+ * budget as the scheduler shares the device (wbt does: see doc/bdev.md, "How the stages
+ * compose"). Any thread. \return 1..1000; 0 when the scheduler does not weight tenants
+ * (it has no tenant_weight op) or @tenant is out of range.
+ */
+uint32_t nvp_bdev_get_tenant_weight(const struct nvp_bdev *bdev, uint32_t tenant);
 
 /** As nvp_bdev_get_admission_ctx(), for the scheduler. */
 void *nvp_bdev_get_scheduler_ctx(const struct nvp_bdev *bdev, const struct nvp_bdev_sched_ops *ops);

@@ -30,9 +30,17 @@
  *
  *     nvp_bdev_set_admission(bdev, "wbt", "lat_us=2000");
  *
+ * Under a scheduler that weights tenants ("fair": nvp_bdev_get_tenant_weight()), the
+ * budget is shared by the same weights among the tenants with writes waiting: when a
+ * slot frees, the write of the tenant with the least virtual time (bytes / weight) goes.
+ * See doc/bdev.md, "How the stages compose".
+ *
  * Parameters ("key=value", comma or space separated): lat_us (target; 0 = throttle off,
  * like the kernel's wbt_lat_usec), window_ms (1..10000; 100), depth (the budget at step
- * 0, 1..65536; 16, the kernel's RWB_DEF_DEPTH).
+ * 0, 1..65536; 16, the kernel's RWB_DEF_DEPTH); for the sharing between tenants, lag_kib
+ * (4..1048576; 128: how far ahead of the others, in KiB at weight 1, a tenant may be when
+ * it starts waiting) and stale_us (1..10000000; 1000: a tenant not heard of for longer
+ * holds nobody back, and starts level when it comes back).
  */
 #ifndef NVPOLL_WBT_H
 #define NVPOLL_WBT_H

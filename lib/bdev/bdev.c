@@ -877,6 +877,17 @@ nvp_bdev_get_scheduler_ctx(const struct nvp_bdev *bdev, const struct nvp_bdev_sc
 	return ctx;
 }
 
+uint32_t
+nvp_bdev_get_tenant_weight(const struct nvp_bdev *bdev, uint32_t tenant)
+{
+	const struct nvp_bdev_sched_ops *ops = bdev->sched_ops;
+
+	if (ops->tenant_weight == NULL || tenant >= NVP_BDEV_MAX_TENANTS) {
+		return 0;
+	}
+	return ops->tenant_weight(bdev->sched_ctx, tenant);
+}
+
 const char *
 nvp_bdev_get_admission(const struct nvp_bdev *bdev)
 {

@@ -179,9 +179,11 @@ nvp_poll_waiter_add_bdev_group(struct nvp_poll_waiter *w, struct nvp_bdev_poll_g
 	max_inflight = max_inflight != 0 ? max_inflight : POLL_BDEV_DEFAULT_SLOTS;
 	nfds = nvp_bdev_poll_group_get_irq_fds(group, fds, POLL_BDEV_MAX_FDS);
 	if (nfds < 0 && w->mode == NVP_POLL_IRQ) {
-		NVP_ERRLOG("irq mode: a channel of the bdev poll group has no interrupt (%d): "
-			   "create channels with .interrupts, on a module that has them (nvme)",
-			   nfds);
+		NVP_ERRLOG(
+			"irq mode: a channel of the bdev poll group has no interrupt (%d): "
+			"create channels with .interrupts, on a module that has them (nvme, malloc, "
+			"null)",
+			nfds);
 		return nfds == -ENOSPC ? -ENOSPC : -ENOTSUP;
 	}
 	pb = calloc(1, sizeof(*pb) + (size_t)max_inflight * sizeof(pb->slots[0]));

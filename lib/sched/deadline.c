@@ -9,6 +9,14 @@
  * mq-deadline also sorts each direction by sector and uses the expiry to jump back to the
  * FIFO's head; NVMe has no seek to save, so here both directions stay in arrival order
  * and the expiry decides which direction goes next.
+ *
+ * The FIFOs are per thread, the tokens device-wide: a channel whose completions and
+ * dispatches come in the same poll would take every freed token before another channel
+ * is polled, and that one would never get one (its requests would not even expire: an
+ * expired head only changes the direction within its own channel). So a channel with
+ * nothing at the device that finds no token says so (hungry_until, refreshed on each
+ * try), and until then channels with requests at the device leave freed tokens to it;
+ * a hungry channel that stops asking holds the others back DL_HUNGRY_US at most.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +38,8 @@ struct dl_bdev {
 	uint64_t expire[2]; /* ticks */
 	_Atomic uint64_t expired;
 	_Atomic uint64_t starved_writes;
+	_Atomic uint64_t hungry_until; /* tick: a channel with nothing at the device waits */
+	uint64_t hungry_hold;          /* ticks, DL_HUNGRY_US */
 };
 
 struct dl_channel {
@@ -41,7 +51,10 @@ struct dl_channel {
 	int batch_dir;       /* direction of the current batch, -1 none */
 	uint32_t batch_left; /* dispatches left in it */
 	uint32_t starved;    /* read batches started while writes waited */
+	bool hungry;         /* it set hungry_until and has not had a token since */
 };
+
+#define DL_HUNGRY_US 1000u
 
 static int
 dir_of(const struct nvp_bdev_io *io)
@@ -88,6 +101,7 @@ dl_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	d->writes_starved = (uint32_t)starved;
 	d->expire[DL_READ] = sched_us_to_ticks(rd_ms * 1000);
 	d->expire[DL_WRITE] = sched_us_to_ticks(wr_ms * 1000);
+	d->hungry_hold = sched_us_to_ticks(DL_HUNGRY_US);
 	*bdev_ctx = d;
 	return 0;
 }
@@ -178,14 +192,37 @@ choose_dir(struct dl_channel *c, uint64_t now)
 	return -1;
 }
 
+/* A token for this channel's next request, unless a channel with none at the device is
+ * waiting for one (see the top of the file). \return true if it has one. */
+static bool
+take_token(struct dl_channel *c, uint64_t now)
+{
+	struct dl_bdev *d = c->d;
+
+	if (c->busy != 0 && nvp_unlikely(now < atomic_load_explicit(&d->hungry_until, RLX))) {
+		return false;
+	}
+	if (!tok_get(&c->tok, &d->inflight, d->depth)) {
+		if (c->busy == 0) {
+			atomic_store_explicit(&d->hungry_until, now + d->hungry_hold, RLX);
+			c->hungry = true;
+		}
+		return false;
+	}
+	if (nvp_unlikely(c->hungry)) {
+		c->hungry = false;
+		atomic_store_explicit(&d->hungry_until, 0, RLX);
+	}
+	return true;
+}
+
 static struct nvp_bdev_io *
 dl_dispatch(void *ch_ctx, uint64_t now)
 {
 	struct dl_channel *c = ch_ctx;
 	int dir;
 
-	if (c->fifo[DL_READ].count + c->fifo[DL_WRITE].count == 0 ||
-	    !tok_get(&c->tok, &c->d->inflight, c->d->depth)) {
+	if (c->fifo[DL_READ].count + c->fifo[DL_WRITE].count == 0 || !take_token(c, now)) {
 		return NULL;
 	}
 	c->busy++;
@@ -210,7 +247,7 @@ dl_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 	struct dl_channel *c = ch_ctx;
 	int dir = dir_of(io);
 
-	if (nvp_unlikely(!tok_get(&c->tok, &c->d->inflight, c->d->depth))) {
+	if (nvp_unlikely(!take_token(c, now))) {
 		dl_submit(c, io, now);
 		return false;
 	}

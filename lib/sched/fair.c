@@ -108,6 +108,14 @@ set_weight(struct fair_tenant *t, uint32_t weight)
 	atomic_store_explicit(&t->vcost, FAIR_VSCALE / weight, RLX);
 }
 
+static uint32_t
+fair_tenant_weight(void *bdev_ctx, uint32_t tenant)
+{
+	struct fair_bdev *f = bdev_ctx;
+
+	return atomic_load_explicit(&f->t[tenant].weight, RLX);
+}
+
 static void
 fair_get_info(void *ctx, struct nvp_sched_info *info)
 {
@@ -609,6 +617,7 @@ const struct nvp_bdev_sched_ops g_sched_fair_ops = {
 	.complete = fair_complete,
 	.has_work = fair_has_work,
 	.submit_direct = fair_submit_direct,
+	.tenant_weight = fair_tenant_weight,
 };
 
 NVP_BDEV_SCHEDULER_REGISTER(g_sched_fair_ops)

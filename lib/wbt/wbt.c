@@ -10,6 +10,12 @@
  * has writes deferred on this channel is deferred too, so a class never overtakes
  * itself; classes do overtake each other (a sync write does not wait behind background
  * ones), and reads are never held.
+ *
+ * Under a scheduler that weights tenants, the budget is shared among them by weight
+ * (wbt_share.c): a write also waits while a tenant behind its share has writes waiting
+ * that could take the slot. A channel carries one tenant (its descriptor's), so the
+ * order within a class stays the channel's. With no such scheduler (wc->share false)
+ * none of that runs: one predicted branch per write.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +36,7 @@
 #define WBT_MAX_LAT_US (10ull * 1000 * 1000)
 #define WBT_MAX_WINDOW_MS 10000u
 #define WBT_MAX_DEPTH 65536u
+#define WBT_MAX_LAG_KIB 1048576u
 /* A deferred write waits at most this many base windows behind a higher class. */
 #define WBT_AGE_WINDOWS 10u
 
@@ -40,6 +47,7 @@ struct wbt_channel {
 	uint64_t refused_at[WBT_NUM_CLASSES]; /* @now of the last refusal of a deferred write:
 					       * one poll's walk passes one @now to all, and
 					       * after one refusal the rest of the class waits */
+	bool share; /* the scheduler weights tenants: share the budget by weight */
 	/* ---- counters: written by this thread only, read by nvp_bdev_wbt_get_info ---- */
 	_Atomic uint64_t throttled;
 	_Atomic uint64_t deferred_ticks;
@@ -49,17 +57,22 @@ struct wbt_channel {
 
 struct wbt_bdev {
 	struct wbt_monitor mon;
+	struct nvp_bdev *bdev;
+	uint32_t block_size;
 	pthread_mutex_t lock; /* channel list and retired counters: never on the I/O path */
 	TAILQ_HEAD(, wbt_channel) channels;
 	uint64_t retired_throttled;
 	uint64_t retired_deferred_ticks;
 	char name[NVP_BDEV_NAME_MAX];
+	struct wbt_share share; /* used only under a scheduler that weights tenants */
 };
 
 struct wbt_params {
 	uint64_t lat_us;
 	uint64_t window_ms;
 	uint64_t depth;
+	uint64_t lag_kib;
+	uint64_t stale_us;
 };
 
 static const struct nvp_bdev_admission_ops g_wbt_ops;
@@ -90,8 +103,14 @@ param_cb(void *ctx, const char *key, const char *value)
 		out = &p->window_ms, min = 1, max = WBT_MAX_WINDOW_MS;
 	} else if (strcmp(key, "depth") == 0) {
 		out = &p->depth, min = 1, max = WBT_MAX_DEPTH;
+	} else if (strcmp(key, "lag_kib") == 0) {
+		out = &p->lag_kib, min = 4, max = WBT_MAX_LAG_KIB;
+	} else if (strcmp(key, "stale_us") == 0) {
+		out = &p->stale_us, min = 1, max = WBT_MAX_LAT_US;
 	} else {
-		NVP_ERRLOG("unknown parameter '%s' (known: lat_us, window_ms, depth)", key);
+		NVP_ERRLOG("unknown parameter '%s' (known: lat_us, window_ms, depth, lag_kib, "
+			   "stale_us)",
+			   key);
 		return -EINVAL;
 	}
 	rc = nvp_strtou64(value, min, max, out);
@@ -106,7 +125,7 @@ static int
 wbt_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 {
 	struct wbt_params p = { NVP_WBT_DEFAULT_LAT_US, NVP_WBT_DEFAULT_WINDOW_MS,
-				NVP_WBT_DEFAULT_DEPTH };
+				NVP_WBT_DEFAULT_DEPTH, WBT_DEFAULT_LAG_KIB, WBT_DEFAULT_STALE_US };
 	struct wbt_bdev *wb;
 	int rc;
 
@@ -118,6 +137,9 @@ wbt_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 		return -ENOMEM;
 	}
 	nvp_strlcpy(wb->name, nvp_bdev_get_name(bdev), sizeof(wb->name));
+	wb->bdev = bdev;
+	wb->block_size = nvp_bdev_get_block_size(bdev);
+	wbt_share_init(&wb->share, p.lag_kib * 1024, us_to_ticks(p.stale_us));
 	pthread_mutex_init(&wb->lock, NULL);
 	TAILQ_INIT(&wb->channels);
 	wbt_monitor_init(&wb->mon, wb->name, us_to_ticks(p.lat_us), us_to_ticks(p.window_ms * 1000),
@@ -146,6 +168,8 @@ wbt_channel_init(void *bdev_ctx, struct nvp_bdev_channel *ch, void **ch_ctx)
 		return -ENOMEM;
 	}
 	wc->wb = wb;
+	/* The scheduler cannot change while a channel exists: ask once. */
+	wc->share = nvp_bdev_get_tenant_weight(wb->bdev, 0) != 0;
 	pthread_mutex_lock(&wb->lock);
 	TAILQ_INSERT_TAIL(&wb->channels, wc, link);
 	pthread_mutex_unlock(&wb->lock);
@@ -202,6 +226,9 @@ defer(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
 	io->stage_data[0] = WBT_DEFERRED_MARK;
 	io->stage_data[1] = now;
 	wc->deferred[cls]++;
+	if (wc->share) {
+		wbt_share_wait(&wc->wb->share, io->tenant, (enum wbt_class)cls, now);
+	}
 	counter_add(&wc->throttled, 1);
 	atomic_store_explicit(&wc->deferred_now, atomic_load_explicit(&wc->deferred_now, RLX) + 1,
 			      RLX);
@@ -212,6 +239,9 @@ undefer(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
 {
 	io->stage_data[0] = 0;
 	wc->deferred[cls]--;
+	if (wc->share) {
+		wbt_share_unwait(&wc->wb->share, io->tenant, (enum wbt_class)cls);
+	}
 	counter_add(&wc->deferred_ticks, now - io->stage_data[1]);
 	atomic_store_explicit(&wc->deferred_now, atomic_load_explicit(&wc->deferred_now, RLX) - 1,
 			      RLX);
@@ -231,6 +261,56 @@ aged_class(const struct wbt_monitor *m, const struct nvp_bdev_io *io, int cls, u
 	return (enum wbt_class)cls;
 }
 
+/*
+ * wbt_admit() under a scheduler that weights tenants: as below, with a turn taken only
+ * when wbt_share_may_go() says the tenant is not ahead of another that could take the
+ * slot. Admitted writes are charged to their tenant's virtual time while a tenant
+ * waits. With none waiting, wbt_admit() does not come here: a write then costs what it
+ * costs without sharing, and one load.
+ */
+static __attribute__((noinline)) int
+admit_shared(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
+{
+	struct wbt_bdev *wb = wc->wb;
+	struct wbt_monitor *m = &wb->mon;
+	uint32_t t = io->tenant, weight;
+	bool waiting = io->stage_data[0] == WBT_DEFERRED_MARK;
+
+	if (!waiting && wc->deferred[cls] != 0) {
+		defer(wc, io, cls, now); /* behind older writes of its class */
+		return NVP_BDEV_ADMIT_DEFER;
+	}
+	if (waiting) {
+		wbt_share_seen(&wb->share, t, now); /* still waiting: hold the others back */
+		if (wc->refused_at[cls] == now) {
+			return NVP_BDEV_ADMIT_DEFER;
+		}
+	}
+	if (!wbt_share_may_go(&wb->share, m, t, now)) {
+		if (!waiting) {
+			defer(wc, io, cls, now);
+		}
+		wc->refused_at[cls] = now;
+		return NVP_BDEV_ADMIT_DEFER;
+	}
+	if (!wbt_monitor_try_get(m, waiting ? aged_class(m, io, cls, now) : (enum wbt_class)cls)) {
+		if (!waiting) {
+			defer(wc, io, cls, now);
+		}
+		wc->refused_at[cls] = now;
+		wbt_monitor_tick(m, now);
+		return NVP_BDEV_ADMIT_DEFER;
+	}
+	if (waiting) {
+		undefer(wc, io, cls, now);
+	}
+	if (atomic_load_explicit(&wb->share.nwaiting, RLX) != 0 &&
+	    (weight = nvp_bdev_get_tenant_weight(wb->bdev, t)) != 0) {
+		wbt_share_charge(&wb->share, t, io->num_blocks * wb->block_size, weight, now);
+	}
+	return NVP_BDEV_ADMIT_GO;
+}
+
 static int
 wbt_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 {
@@ -244,6 +324,10 @@ wbt_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 			wbt_monitor_read_issued(m, (uintptr_t)io, now);
 		}
 		return NVP_BDEV_ADMIT_GO;
+	}
+	if (nvp_unlikely(wc->share) && (io->stage_data[0] == WBT_DEFERRED_MARK ||
+					atomic_load_explicit(&wc->wb->share.nwaiting, RLX) != 0)) {
+		return admit_shared(wc, io, cls, now); /* contended: take turns by weight */
 	}
 	waiting = io->stage_data[0] == WBT_DEFERRED_MARK;
 	if (!waiting && wc->deferred[cls] != 0) {

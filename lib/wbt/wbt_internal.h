@@ -18,6 +18,7 @@
 #undef NVP_LOG_COMPONENT
 #define NVP_LOG_COMPONENT "wbt"
 #include "nvpoll/log.h"
+#include "nvpoll/bdev.h"
 
 enum wbt_class {
 	WBT_BACKGROUND = 0,
@@ -104,6 +105,55 @@ wbt_monitor_tick(struct wbt_monitor *m, uint64_t now)
 	if (now >= atomic_load_explicit(&m->win_end, memory_order_relaxed)) {
 		wbt_monitor_close_window(m, now);
 	}
+}
+
+/* ---- the budget shared among tenants by weight (wbt_share.c) ---- */
+
+#define WBT_VSCALE (1u << 16) /* virtual time units per byte at weight 1 */
+#define WBT_MAX_WEIGHT 1000u  /* fair's: WBT_VSCALE / weight stays exact enough */
+#define WBT_DEFAULT_LAG_KIB 128u
+#define WBT_DEFAULT_STALE_US 1000u
+
+struct wbt_share_tenant {
+	_Atomic uint64_t vtime;                    /* bytes * WBT_VSCALE / weight admitted */
+	_Atomic uint64_t seen;                     /* last tick it waited, asked or was charged */
+	_Atomic uint32_t nwait;                    /* its writes waiting, all channels */
+	_Atomic uint32_t waiting[WBT_NUM_CLASSES]; /* the same by class */
+};
+
+struct wbt_share {
+	_Atomic uint32_t nwaiting;   /* tenants with writes waiting (nwait != 0) */
+	_Atomic uint32_t max_tenant; /* highest tenant id that waited + 1 */
+	uint64_t lag;                /* virtual time units */
+	uint64_t stale;              /* ticks */
+	struct wbt_share_tenant t[NVP_BDEV_MAX_TENANTS];
+};
+
+void wbt_share_init(struct wbt_share *s, uint64_t lag_bytes, uint64_t stale_ticks);
+/* A write of @tenant, class @cls, starts / stops waiting for the budget. */
+void wbt_share_wait(struct wbt_share *s, uint32_t tenant, enum wbt_class cls, uint64_t now);
+void wbt_share_unwait(struct wbt_share *s, uint32_t tenant, enum wbt_class cls);
+/* May a write of @tenant take a free slot now (no tenant before it could)? */
+bool wbt_share_may_go(struct wbt_share *s, const struct wbt_monitor *m, uint32_t tenant,
+		      uint64_t now);
+/* A write of @bytes was admitted for @tenant of @weight (1..WBT_MAX_WEIGHT). */
+void wbt_share_charge(struct wbt_share *s, uint32_t tenant, uint64_t bytes, uint32_t weight,
+		      uint64_t now);
+
+/* A waiting write of @tenant was asked again at @now: it is not stale. */
+static inline void
+wbt_share_seen(struct wbt_share *s, uint32_t tenant, uint64_t now)
+{
+	atomic_store_explicit(&s->t[tenant].seen, now, memory_order_relaxed);
+}
+
+/* Has a tenant other than @tenant writes waiting? (One load while none waits.) */
+static inline bool
+wbt_share_others_wait(const struct wbt_share *s, uint32_t tenant)
+{
+	uint32_t n = atomic_load_explicit(&s->nwaiting, memory_order_relaxed);
+
+	return n > (atomic_load_explicit(&s->t[tenant].nwait, memory_order_relaxed) != 0);
 }
 
 /* Exposed for the unit tests: judge the window's statistics (does not reset them). */

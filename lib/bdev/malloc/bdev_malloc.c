@@ -3,7 +3,8 @@
  * The malloc module: a RAM disk in DMA memory (so its buffers could be handed to a
  * device), of any size, with 512 or 4096-byte blocks, or 520 / 4104 with 8 bytes of
  * interleaved metadata per block. The copy happens at submit; the completion is
- * delivered on the channel's next poll, like a device's.
+ * delivered on the channel's next poll, like a device's; a channel created with
+ * .interrupts has an eventfd signalled when completions are ready, for an irq-mode waiter.
  *
  * Written against bdev_module.h only.
  */
@@ -13,6 +14,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "nvpoll/bdev_module.h"
@@ -36,6 +39,7 @@ struct malloc_channel {
 	struct malloc_bdev *mb;
 	struct nvp_bdev_io_list done;
 	bool failed;
+	int irq_fd; /* channels with .interrupts: signalled when done gets its first I/O */
 };
 
 static inline struct malloc_io *
@@ -56,14 +60,26 @@ static int
 malloc_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **ch_ctx)
 {
 	struct malloc_channel *ch;
+	int rc;
 
-	(void)opts;
 	ch = calloc(1, sizeof(*ch));
 	if (ch == NULL) {
 		return -ENOMEM;
 	}
 	ch->mb = ctx;
 	nvp_bdev_io_list_init(&ch->done);
+	ch->irq_fd = -1;
+	if (opts != NULL && opts->interrupts) {
+		ch->irq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (ch->irq_fd < 0) {
+			rc = -errno;
+			NVP_ERRLOG("channel interrupt: eventfd failed (%d): raise the open file "
+				   "limit (ulimit -n) or create the channel without .interrupts",
+				   rc);
+			free(ch);
+			return rc;
+		}
+	}
 	*ch_ctx = ch;
 	return 0;
 }
@@ -71,8 +87,34 @@ malloc_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void 
 static void
 malloc_channel_destroy(void *ctx, void *ch_ctx)
 {
+	struct malloc_channel *ch = ch_ctx;
+
 	(void)ctx;
-	free(ch_ctx);
+	if (ch->irq_fd >= 0) {
+		close(ch->irq_fd);
+	}
+	free(ch);
+}
+
+/* For a waiter in irq mode (lib/poll): the completions wait for the next poll. */
+static int
+malloc_get_irq_fd(void *ch_ctx)
+{
+	int fd = ((struct malloc_channel *)ch_ctx)->irq_fd;
+
+	return fd >= 0 ? fd : -ENOTSUP;
+}
+
+/* A completion is ready and none was before it: wake a waiter blocked on irq_fd (once
+ * per batch, not per I/O; a wake-up it does not need costs it one poll). */
+static __attribute__((noinline)) void
+malloc_irq_signal(struct malloc_channel *ch)
+{
+	uint64_t one = 1;
+
+	if (nvp_bdev_io_list_empty(&ch->done)) {
+		(void)!write(ch->irq_fd, &one, sizeof(one));
+	}
 }
 
 /* Copy between the disk at @disk and the iovecs; @to_disk says which way. */
@@ -135,6 +177,9 @@ malloc_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	default: /* flush: RAM is as durable as it gets */
 		break;
 	}
+	if (nvp_unlikely(ch->irq_fd >= 0)) {
+		malloc_irq_signal(ch);
+	}
 	nvp_bdev_io_list_append(&ch->done, io);
 	return 0;
 }
@@ -188,6 +233,7 @@ static const struct nvp_bdev_fn_table g_malloc_fn = {
 	.channel_destroy = malloc_channel_destroy,
 	.submit_request = malloc_submit, /* never fails, completes from the poll */
 	.poll_list = malloc_poll,
+	.get_irq_fd = malloc_get_irq_fd,
 };
 
 void

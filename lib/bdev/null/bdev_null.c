@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The null module: a bdev with no storage. Writes are discarded, reads return zeroes,
- * every I/O completes on the channel's next poll, in submission order. It measures the
- * bdev layer itself (the module costs a list append and a walk) and stands in for a
- * device in tests.
+ * every I/O completes on the channel's next poll, in submission order (a channel created
+ * with .interrupts has an eventfd signalled when some are ready, for an irq-mode waiter).
+ * It measures the bdev layer itself (the module costs a list append and a walk) and
+ * stands in for a device in tests.
  *
  * Written against bdev_module.h only, as any third-party module would be.
  */
@@ -12,6 +13,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "nvpoll/bdev_module.h"
@@ -26,6 +29,7 @@ struct null_bdev {
  * list the core completes in one call (an append is two stores and no test). */
 struct null_channel {
 	struct nvp_bdev_io_list queue;
+	int irq_fd; /* channels with .interrupts: signalled when queue gets its first I/O */
 };
 
 static bool
@@ -39,13 +43,25 @@ static int
 null_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **ch_ctx)
 {
 	struct null_channel *ch = calloc(1, sizeof(*ch));
+	int rc;
 
 	(void)ctx;
-	(void)opts;
 	if (ch == NULL) {
 		return -ENOMEM;
 	}
 	nvp_bdev_io_list_init(&ch->queue);
+	ch->irq_fd = -1;
+	if (opts != NULL && opts->interrupts) {
+		ch->irq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (ch->irq_fd < 0) {
+			rc = -errno;
+			NVP_ERRLOG("channel interrupt: eventfd failed (%d): raise the open file "
+				   "limit (ulimit -n) or create the channel without .interrupts",
+				   rc);
+			free(ch);
+			return rc;
+		}
+	}
 	*ch_ctx = ch;
 	return 0;
 }
@@ -53,8 +69,34 @@ null_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 static void
 null_channel_destroy(void *ctx, void *ch_ctx)
 {
+	struct null_channel *ch = ch_ctx;
+
 	(void)ctx;
-	free(ch_ctx);
+	if (ch->irq_fd >= 0) {
+		close(ch->irq_fd);
+	}
+	free(ch);
+}
+
+/* For a waiter in irq mode (lib/poll): the completions wait for the next poll. */
+static int
+null_get_irq_fd(void *ch_ctx)
+{
+	int fd = ((struct null_channel *)ch_ctx)->irq_fd;
+
+	return fd >= 0 ? fd : -ENOTSUP;
+}
+
+/* A completion is ready and none was before it: wake a waiter blocked on irq_fd (once
+ * per batch, not per I/O; a wake-up it does not need costs it one poll). */
+static __attribute__((noinline)) void
+null_irq_signal(struct null_channel *ch)
+{
+	uint64_t one = 1;
+
+	if (nvp_bdev_io_list_empty(&ch->queue)) {
+		(void)!write(ch->irq_fd, &one, sizeof(one));
+	}
 }
 
 /* Reads return zeroes: every segment of a vectored read. */
@@ -73,6 +115,9 @@ null_submit(void *ch_ctx, struct nvp_bdev_io *io)
 {
 	struct null_channel *ch = ch_ctx;
 
+	if (nvp_unlikely(ch->irq_fd >= 0)) {
+		null_irq_signal(ch);
+	}
 	/* queued first, so that nothing is kept across the memset call */
 	nvp_bdev_io_list_append(&ch->queue, io);
 	if (io->type == NVP_BDEV_IO_READ) {
@@ -110,6 +155,7 @@ static const struct nvp_bdev_fn_table g_null_fn = {
 	.channel_destroy = null_channel_destroy,
 	.submit_request = null_submit,
 	.poll_list = null_poll,
+	.get_irq_fd = null_get_irq_fd,
 };
 
 void

@@ -3,9 +3,12 @@
  * nvp_perf --poll in bdev mode, as a user runs it: each waiting mode over an nvme bdev on
  * the software controller runs to the end and reports what the waiter did (irq mode with
  * interrupt channels: the waits and the controller's interrupts are there); a bdev whose
- * module has no interrupts in irq mode exits with a message, never hangs. No timing.
+ * module has no interrupts (uring) in irq mode exits with a message, never hangs, and
+ * malloc and null bdevs run in it. No timing.
  */
 #include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,13 +84,27 @@ test_window_only(void)
 	CU_ASSERT(wait_s > 0.0 && wait_s < 1.5);
 }
 
+/* The uring module has no interrupt: irq mode is refused with a message. malloc and
+ * null signal an eventfd per channel created with interrupts: irq mode runs. */
 static void
 test_irq_without_interrupts(void)
 {
-	CU_ASSERT_NOT_EQUAL(run_mode("irq", "-b m0 --bdev-config 'malloc:name=m0,num_blocks=4096'"),
-			    0);
+	char path[] = "/tmp/nvp_poll_perf_cli_XXXXXX";
+	char target[256];
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(ftruncate(fd, 4 << 20), 0);
+	close(fd);
+	snprintf(target, sizeof(target), "-b u0 --bdev-config 'uring:name=u0,filename=%s'", path);
+	CU_ASSERT_NOT_EQUAL(run_mode("irq", target), 0);
+	unlink(path);
 	CU_ASSERT(has("no interrupt"));
 	CU_ASSERT(has("--poll irq"));
+	CU_ASSERT_EQUAL(run_mode("irq", "-b m0 --bdev-config 'malloc:name=m0,num_blocks=4096'"), 0);
+	CU_ASSERT(has("Poll core 0 (--poll irq)"));
+	CU_ASSERT_EQUAL(run_mode("irq", "-b n0 --bdev-config 'null:name=n0,num_blocks=4096'"), 0);
+	CU_ASSERT(has("Poll core 0 (--poll irq)"));
 }
 
 int

@@ -174,6 +174,52 @@ test_deadline_depth(void)
 	stop(&r, 2);
 }
 
+/*
+ * Two channels of one thread, polled in turn: the first's completions and dispatches
+ * come together, and it would take every freed token before the second asks. The
+ * second, with nothing at the device and no token, says so: the first then leaves it the
+ * next freed token; and for 1 ms at most if it stops asking.
+ */
+static void
+test_deadline_hungry_channel_served(void)
+{
+	struct sched_run r;
+	struct nvp_bdev_io *a, *b, *c;
+
+	start(&r, &g_sched_deadline_ops, "depth=2", 2);
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0);
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0);
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0);
+	r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0);
+	a = r.ops->dispatch(r.ch[0], g_t0);
+	b = r.ops->dispatch(r.ch[0], g_t0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[1], g_t0)); /* no token: hungry */
+	r.ops->complete(r.ch[0], a, 1, g_t0 + 1);
+	/* channel 0, with one at the device, leaves the freed token to channel 1 */
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[0], g_t0 + 1));
+	c = r.ops->dispatch(r.ch[1], g_t0 + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	r.ops->complete(r.ch[1], c, 1, g_t0 + 2);
+	/* fed: channel 0 takes tokens again */
+	a = r.ops->dispatch(r.ch[0], g_t0 + 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	/* hungry again, then silent for over 1 ms: it holds nobody back any more */
+	r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0 + 2);
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[1], g_t0 + 2));
+	r.ops->complete(r.ch[0], a, 1, g_t0 + 3);
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 0, 1), g_t0 + 3);
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[0], g_t0 + 3));
+	a = r.ops->dispatch(r.ch[0], g_t0 + 2 + ms(1.01));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	r.ops->complete(r.ch[0], a, 1, g_t0 + 2 + ms(1.01));
+	r.ops->complete(r.ch[0], b, 1, g_t0 + 2 + ms(1.01));
+	c = r.ops->dispatch(r.ch[1], g_t0 + 2 + ms(1.01));
+	CU_ASSERT_PTR_NOT_NULL(c);
+	r.ops->complete(r.ch[1], c, 1, g_t0 + 2 + ms(1.01));
+	stop(&r, 2);
+}
+
 static void
 test_params_rejected(void)
 {
@@ -1313,6 +1359,7 @@ main(void)
 		UT_TEST(test_deadline_batches_and_starvation),
 		UT_TEST(test_deadline_expiry),
 		UT_TEST(test_deadline_depth),
+		UT_TEST(test_deadline_hungry_channel_served),
 		UT_TEST(test_params_rejected),
 		UT_TEST(test_kyber_domains_and_tokens),
 		UT_TEST(test_kyber_resize),

@@ -8,6 +8,7 @@
 #include "../bdev/ut_bdev.h"
 
 #include "wbt/wbt_monitor.c"
+#include "wbt/wbt_share.c"
 #include "wbt/wbt.c"
 
 /* The constructor in wbt.c registered the stage; the tests only use it. */
@@ -83,8 +84,14 @@ test_params(void)
 	CU_ASSERT(strstr(g_ut_last_log, "depth") != NULL);
 	CU_ASSERT_EQUAL(nvp_bdev_set_admission(bdev, "wbt", "lat_us=abc"), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_bdev_set_admission(bdev, "wbt", "window_ms=0"), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_set_admission(bdev, "wbt", "lag_kib=2"), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "lag_kib") != NULL);
+	CU_ASSERT_EQUAL(nvp_bdev_set_admission(bdev, "wbt", "stale_us=0"), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "stale_us") != NULL);
+	CU_ASSERT_EQUAL(nvp_bdev_set_admission(bdev, "wbt", "stale_us=1ms"), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_admission(bdev), "none");
 	CU_ASSERT_EQUAL(nvp_bdev_set_admission(bdev, "wbt", "lat_us=500,window_ms=50 depth=8"), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_set_admission(bdev, "wbt", "lag_kib=64 stale_us=500"), 0);
 	CU_ASSERT_STRING_EQUAL(nvp_bdev_get_admission(bdev), "wbt");
 	CU_ASSERT_EQUAL(nvp_bdev_wbt_set_target(bdev, 20ull * 1000 * 1000), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_bdev_set_admission(bdev, "none", NULL), 0);
@@ -250,6 +257,166 @@ test_remove_with_deferred(void)
 	g_ev.remove = 0;
 }
 
+/* A pass-through scheduler that only weights tenants: 1 has weight 1, 2 weight 4. */
+static uint32_t
+ut_tenant_weight(void *bdev_ctx, uint32_t tenant)
+{
+	(void)bdev_ctx;
+	return tenant == 2 ? 4 : 1;
+}
+
+static const struct nvp_bdev_sched_ops g_ut_weights = {
+	.name = "ut_weights",
+	.tenant_weight = ut_tenant_weight,
+};
+
+NVP_BDEV_SCHEDULER_REGISTER(g_ut_weights)
+
+/*
+ * Under a scheduler that weights tenants, two tenants 1:4 with background writes waiting
+ * on one channel (depth 4: one background slot) share the slot by weight, not by
+ * arrival: after the first few, tenant 2 gets four writes for each of tenant 1's, and each tenant's own writes keep their order. Without the weights
+ * (test_order_within_class) the same writes leave in arrival order.
+ */
+static void
+test_shared_by_weight(void)
+{
+	struct order_log log = { 0 };
+	struct tagged w[2][12];
+	struct nvp_bdev_desc *d2;
+	struct nvp_bdev_channel *ch2;
+	struct nvp_wbt_info info = { .info_size = sizeof(info) };
+	uint32_t got[3] = { 0 }, last[3] = { 0 }, i, k, ordered = 1;
+
+	g_bdev = ut_stub_register("w0", 1024, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g_bdev);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_set_scheduler(g_bdev, "ut_weights", NULL), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_get_tenant_weight(g_bdev, 2), 4);
+	CU_ASSERT_EQUAL(nvp_bdev_get_tenant_weight(g_bdev, NVP_BDEV_MAX_TENANTS), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_set_admission(g_bdev, "wbt",
+						     "depth=4 lat_us=2000 window_ms=10000 "
+						     "lag_kib=4 stale_us=10000000"),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("w0", true, ut_event_cb, &g_ev, &g_desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("w0", true, ut_event_cb, &g_ev, &d2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_tenant(g_desc, 1), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_tenant(d2, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(g_desc, NULL, &g_ch), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(d2, NULL, &ch2), 0);
+	g_stub.auto_complete = false;
+	/* interleaved arrivals: tenant 1 first each time */
+	for (i = 0; i < 12; i++) {
+		for (k = 0; k < 2; k++) {
+			w[k][i] = (struct tagged){
+				&log, (char)(k == 0 ? 'a' + i : 'A' + i), 0, { 0 }
+			};
+			CU_ASSERT_EQUAL(nvp_bdev_write_blocks(
+						k == 0 ? g_desc : d2, k == 0 ? g_ch : ch2, g_buf,
+						100 * k + i, 8,
+						nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, 0),
+						tagged_cb, &w[k][i]),
+					0);
+		}
+	}
+	CU_ASSERT_EQUAL(g_stub.submitted, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_deferred_count(g_ch) +
+				nvp_bdev_channel_get_deferred_count(ch2),
+			23);
+	/* one completion, one poll of each channel at a time (the channels take turns
+	 * at being polled first): the freed slot goes to one write */
+	for (i = 0;
+	     i < 60 &&
+	     nvp_bdev_channel_get_outstanding(g_ch) + nvp_bdev_channel_get_outstanding(ch2) != 0;
+	     i++) {
+		stub_complete_held(&g_stub);
+		nvp_bdev_channel_poll(i % 2 == 0 ? g_ch : ch2);
+		nvp_bdev_channel_poll(i % 2 == 0 ? ch2 : g_ch);
+		CU_ASSERT(g_stub.num_held <= 1);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(g_ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(ch2), 0);
+	log.seq[log.n] = '\0';
+	/* past the start, 1:4 */
+	for (i = 5; i < 15; i++) {
+		got[g_stub.rec[i].offset >= 100 ? 2 : 1]++;
+	}
+	for (i = 0; i < 24; i++) {
+		k = g_stub.rec[i].offset >= 100 ? 2 : 1;
+		ordered &= g_stub.rec[i].offset % 100 >= last[k];
+		last[k] = (uint32_t)(g_stub.rec[i].offset % 100);
+	}
+	printf("(%s) ", log.seq);
+	CU_ASSERT_EQUAL(got[1], 2);
+	CU_ASSERT_EQUAL(got[2], 8);
+	CU_ASSERT_EQUAL(ordered, 1);
+	CU_ASSERT_EQUAL(g_stub.submitted, 24);
+	CU_ASSERT_EQUAL(nvp_bdev_wbt_get_info(g_bdev, &info), 0);
+	CU_ASSERT_EQUAL(info.deferred_now, 0);
+	CU_ASSERT_EQUAL(info.inflight, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(g_ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(d2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(g_desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(g_bdev), 0);
+}
+
+/*
+ * Under weights, the order is kept per tenant: a new write of a tenant with nothing
+ * deferred, whose turn it is, takes a free slot at once even while another tenant's
+ * writes of its class wait (as a sync write passes background ones without weights).
+ */
+static void
+test_shared_new_write_of_other_tenant(void)
+{
+	struct order_log log = { 0 };
+	struct tagged a[3], b;
+	struct nvp_bdev_desc *d2;
+	struct nvp_bdev_channel *ch2;
+	int i;
+
+	g_bdev = ut_stub_register("w0", 1024, 0, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g_bdev);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_set_scheduler(g_bdev, "ut_weights", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		nvp_bdev_set_admission(g_bdev, "wbt", "depth=4 window_ms=10000 stale_us=10000000"),
+		0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("w0", true, ut_event_cb, &g_ev, &g_desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("w0", true, ut_event_cb, &g_ev, &d2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_tenant(g_desc, 1), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_tenant(d2, 2), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(g_desc, NULL, &g_ch), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(d2, NULL, &ch2), 0);
+	g_stub.auto_complete = false;
+	for (i = 0; i < 3; i++) {
+		a[i] = (struct tagged){ &log, (char)('a' + i), 0, { 0 } };
+		CU_ASSERT_EQUAL(write_cls(NVP_BDEV_WRITE_BACKGROUND, (uint64_t)i, &a[i]), 0);
+	}
+	CU_ASSERT_EQUAL(g_stub.submitted, 1); /* one background slot */
+	stub_complete_held(&g_stub);          /* the slot is free; no poll of the list yet */
+	b = (struct tagged){ &log, 'B', 0, { 0 } };
+	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(d2, ch2, g_buf, 100, 1,
+					      nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, 0),
+					      tagged_cb, &b),
+			0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 2); /* tenant 2, level with 1, went at once */
+	CU_ASSERT_EQUAL(g_stub.rec[1].offset, 100);
+	g_stub.auto_complete = true;
+	for (i = 0;
+	     i < 20 &&
+	     nvp_bdev_channel_get_outstanding(g_ch) + nvp_bdev_channel_get_outstanding(ch2) != 0;
+	     i++) {
+		nvp_bdev_channel_poll(g_ch);
+		nvp_bdev_channel_poll(ch2);
+	}
+	CU_ASSERT_EQUAL(g_stub.submitted, 4);
+	CU_ASSERT_EQUAL(b.calls, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(g_ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(d2), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(g_desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(g_bdev), 0);
+}
+
 int
 main(void)
 {
@@ -260,6 +427,8 @@ main(void)
 		UT_TEST(test_off_holds_nothing),
 		UT_TEST(test_other_types),
 		UT_TEST(test_remove_with_deferred),
+		UT_TEST(test_shared_by_weight),
+		UT_TEST(test_shared_new_write_of_other_tenant),
 	};
 
 	return ut_run("wbt", tests, sizeof(tests) / sizeof(tests[0]));
