@@ -773,8 +773,9 @@ def dist_mean_us(spec):
 
 def preset_with_read_mean(name, mean_us):
     """Device options for preset @name with its read latency distribution scaled to a
-    @mean_us mean, its shape kept (a lognormal keeps its p99/p50). \\return (options
-    string "preset=NAME read_lat=...", a sentence saying what was done)."""
+    @mean_us mean, its shape kept (a lognormal keeps its p99/p50, and its p99.9 when it has
+    one, scaled alike). \\return (options string "preset=NAME read_lat=...", a sentence
+    saying what was done)."""
     spec = emu_preset(name).get("read_lat", "")
     mean = dist_mean_us(spec)
     parts = spec.split(":")
@@ -784,6 +785,10 @@ def preset_with_read_mean(name, mean_us):
                 (name, spec or "?", "%.1f us" % mean if mean else "unknown", mean_us))
     k = mean_us / mean
     p50, p99 = _us(parts[1]) * k, _us(parts[2]) * k
-    return ("preset=%s read_lat=lognormal:%.1fus:%.1fus" % (name, p50, p99),
-            "preset %s, its read latency (%s, mean %.1f us) scaled by %.3f to a %d us mean: "
-            "lognormal p50 %.1f us, p99 %.1f us" % (name, spec, mean, k, mean_us, p50, p99))
+    tail = ["%.1fus" % (_us(x) * k) for x in parts[3:]]  # a p99.9 when the preset has one
+    return ("preset=%s read_lat=%s" % (name, ":".join(
+        ["lognormal", "%.1fus" % p50, "%.1fus" % p99] + tail)),
+            "preset %s, its read latency (%s, mean %.1f us from its p50 and p99) scaled by "
+            "%.3f to a %d us mean: lognormal p50 %.1f us, p99 %.1f us%s" % (
+                name, spec, mean, k, mean_us, p50, p99,
+                ", p99.9 %s us" % tail[0][:-2] if tail else ""))

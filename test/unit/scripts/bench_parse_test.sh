@@ -139,6 +139,11 @@ check(sorted(pr) == ["scm", "tlc"], "parse_presets names: %r" % sorted(pr))
 check(pr.get("tlc", {}).get("channels") == "80" and pr["tlc"].get("read_prio") == "1" and
       pr.get("scm", {}).get("read_prio") == "0", "parse_presets folded keys: %r" % pr)
 
+bl.emu_presets = lambda: pr
+opts, _ = bl.preset_with_read_mean("tlc", 160)
+check(opts.startswith("preset=tlc read_lat=lognormal:") and len(opts.split(":")) == 4,
+      "a preset's p99.9 is kept when its read latency is scaled: %s" % opts)
+
 print("benchlib parsing: %s" % ("ok" if fails == 0 else "%d failed" % fails))
 sys.exit(1 if fails else 0)
 EOF
