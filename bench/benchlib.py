@@ -353,6 +353,17 @@ class Reps:
                 vals.append(a / b)
         return Spread(vals, total=len(self.rounds))
 
+    def ratio_all(self, num, den, key, den_key=None):
+        """As ratio(), over every round that ran both, counted or not: what the runs saw on
+        a loaded machine, for a note beside the RESULT, never for the RESULT itself."""
+        vals = []
+        for r in self.rounds:
+            if num in r and den in r and not r[num].failed and not r[den].failed:
+                a, b = r[num].fig.get(key), r[den].fig.get(den_key or key)
+                if a is not None and b:
+                    vals.append(a / b)
+        return Spread(vals, total=len(self.rounds))
+
     def to_json(self):
         return [r.to_json() for r in self.all()]
 
@@ -565,6 +576,119 @@ def perf_run(args, spinning, timeout=None, watch=True, controller=True, on_start
     return rep
 
 
+def perf_jobs(report):
+    """Per job of an nvp_perf --json report with --job: {name: {ios, reads, writes, iops,
+    mib_s, mean_us, p50_us, p99_us, p999_us, max_us, samples, preempted}} from each job's own
+    I/Os ("preempted": nvp_perf's own flag for a thread running the job)."""
+    out = {}
+    for j in report.get("jobs", []):
+        lat = j["latency_us"]
+        out[j["name"]] = {"ios": j["ios"], "reads": j.get("reads", 0),
+                          "writes": j.get("writes", 0), "iops": j["iops"], "mib_s": j["mib_s"],
+                          "mean_us": lat["mean"], "p50_us": lat["p50"], "p99_us": lat["p99"],
+                          "p999_us": lat["p99_9"], "max_us": lat["max"],
+                          "samples": j.get("latency_samples", j["ios"]),
+                          "preempted": any(t.get("preempted") for t in j.get("threads", []))}
+    return out
+
+
+def perf_tenants(report):
+    """Per tenant of the first bdev of an nvp_perf --json report: {tenant: {weight, ios,
+    bytes}} from its scheduler's figures ({} when it gives none)."""
+    bdevs = report.get("bdevs") or [{}]
+    tenants = (bdevs[0].get("scheduler") or {}).get("tenants") or []
+    return {t["tenant"]: {"weight": t["weight"], "ios": t["ios"], "bytes": t["bytes"]}
+            for t in tenants}
+
+
+# ---- nvp_bench_mix ----
+
+MIX = os.path.join(BENCH_BIN, "nvp_bench_mix")
+
+
+def _kv(line):
+    """"k=v k=v ..." -> dict, numbers as int or float."""
+    out = {}
+    for k, v in re.findall(r"(\w+)=(\S+)", line):
+        try:
+            out[k] = float(v) if ("." in v or "e" in v) else int(v)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+def mix_parse(text):
+    """nvp_bench_mix's output -> {"jobs": [..], "summary": {..}, "emu": {..},
+    "intervals": [..]}, each record its key=value fields; raises ValueError when there is no
+    job or summary line."""
+    r = {"jobs": [], "summary": None, "emu": {}, "intervals": []}
+    for line in text.splitlines():
+        tag = line.split(" ", 1)[0]
+        if tag == "job":
+            r["jobs"].append(_kv(line))
+        elif tag == "summary":
+            r["summary"] = _kv(line)
+        elif tag == "summary_emu":
+            r["emu"] = _kv(line)
+        elif tag == "interval":
+            r["intervals"].append(_kv(line))
+    if not r["jobs"] or r["summary"] is None:
+        raise ValueError("no job or summary line in nvp_bench_mix's output")
+    return r
+
+
+def mix_cmd(bdev, jobs, seconds, ramp=0.0, sched=None, wbt=None, one_thread=True, extra=()):
+    """nvp_bench_mix's command line: @jobs as --job specs; with @one_thread on an emu bdev
+    the jobs and the controller are stages of one thread that sleeps when idle."""
+    cmd = [MIX, "--bdev", bdev, "--seconds", "%g" % seconds]
+    if ramp:
+        cmd += ["--ramp", "%g" % ramp]
+    if sched:
+        cmd += ["--sched", sched]
+    if wbt is not None:
+        cmd += ["--wbt", str(wbt)]
+    if one_thread:
+        cmd += ["--one-thread"] + (["--inline", "--idle-sleep"] if bdev.startswith("emu:")
+                                   else [])
+    for j in jobs:
+        cmd += ["--job", j]
+    return cmd + list(extra)
+
+
+def shell_text(cmd):
+    """@cmd as a person would type it from the top directory (programs relative to it,
+    arguments with spaces or | quoted)."""
+    out = []
+    for i, a in enumerate(cmd):
+        if i == 0 and a.startswith(ROOT + os.sep):
+            a = os.path.relpath(a, ROOT)
+        out.append("'%s'" % a if (" " in a or "|" in a) else a)
+    return " ".join(out)
+
+
+def mix_run(cmd, timeout=None, spinning=False):
+    """Run nvp_bench_mix @cmd (from mix_cmd()); \return a Rep whose fig is mix_parse()'s
+    and whose thread is the process's main thread (with --one-thread the one that runs every
+    stage; @spinning: it never sleeps), judged over its life. A failed run: .failed set."""
+    secs = float(cmd[cmd.index("--seconds") + 1]) if "--seconds" in cmd else 10.0
+    rc, out, err, w, _ = run_watched(cmd, timeout or secs * 3 + 60)
+    rep = Rep(None)
+    rep.note = shell_text(cmd)
+    if rc != 0:
+        rep.failed = "nvp_bench_mix exit %d: %s" % (rc, (err.strip().splitlines() or [""])[-1])
+        return rep
+    try:
+        rep.fig = mix_parse(out)
+    except ValueError as e:
+        rep.failed = str(e)
+        return rep
+    u = w.use(w.pid, "bench thread", spinning) if w is not None else None
+    rep.threads = [u] if u is not None else []
+    if u is not None:
+        rep.fig["thread_got"] = u.got()
+    return rep
+
+
 # ---- the software controller's presets ----
 
 
@@ -574,18 +698,29 @@ def emu_presets():
     need(PERF, "benchlib")
     p = subprocess.run([PERF, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, check=False)
-    presets, inside = {}, False
-    for line in p.stdout.splitlines():
+    return parse_presets(p.stdout)
+
+
+def parse_presets(text):
+    """The presets of nvp_perf --help's text: a "Presets" line, then per preset an indented
+    line "NAME description" and indented lines of key=value (folded). \return {name:
+    {key: value}}."""
+    presets, inside, last = {}, False, None
+    for line in text.splitlines():
         if line.startswith("Presets"):
             inside = True
             continue
-        if inside:
-            parts = line.split()
-            if not line.startswith("  ") or not parts or "=" in parts[0]:
-                if presets:
-                    break
-                continue
-            presets[parts[0]] = dict(kv.split("=", 1) for kv in parts[1:] if "=" in kv)
+        if not inside:
+            continue
+        parts = line.split()
+        if not line.startswith("  ") or not parts:
+            if presets:
+                break
+            continue
+        if "=" in parts[0] and last is not None:  # a folded line of the last preset's keys
+            last.update(kv.split("=", 1) for kv in parts if "=" in kv)
+            continue
+        last = presets[parts[0]] = dict(kv.split("=", 1) for kv in parts[1:] if "=" in kv)
     return presets
 
 
@@ -638,8 +773,9 @@ def dist_mean_us(spec):
 
 def preset_with_read_mean(name, mean_us):
     """Device options for preset @name with its read latency distribution scaled to a
-    @mean_us mean, its shape kept (a lognormal keeps its p99/p50). \\return (options
-    string "preset=NAME read_lat=...", a sentence saying what was done)."""
+    @mean_us mean, its shape kept (a lognormal keeps its p99/p50, and its p99.9 when it has
+    one, scaled alike). \\return (options string "preset=NAME read_lat=...", a sentence
+    saying what was done)."""
     spec = emu_preset(name).get("read_lat", "")
     mean = dist_mean_us(spec)
     parts = spec.split(":")
@@ -649,6 +785,10 @@ def preset_with_read_mean(name, mean_us):
                 (name, spec or "?", "%.1f us" % mean if mean else "unknown", mean_us))
     k = mean_us / mean
     p50, p99 = _us(parts[1]) * k, _us(parts[2]) * k
-    return ("preset=%s read_lat=lognormal:%.1fus:%.1fus" % (name, p50, p99),
-            "preset %s, its read latency (%s, mean %.1f us) scaled by %.3f to a %d us mean: "
-            "lognormal p50 %.1f us, p99 %.1f us" % (name, spec, mean, k, mean_us, p50, p99))
+    tail = ["%.1fus" % (_us(x) * k) for x in parts[3:]]  # a p99.9 when the preset has one
+    return ("preset=%s read_lat=%s" % (name, ":".join(
+        ["lognormal", "%.1fus" % p50, "%.1fus" % p99] + tail)),
+            "preset %s, its read latency (%s, mean %.1f us from its p50 and p99) scaled by "
+            "%.3f to a %d us mean: lognormal p50 %.1f us, p99 %.1f us%s" % (
+                name, spec, mean, k, mean_us, p50, p99,
+                ", p99.9 %s us" % tail[0][:-2] if tail else ""))
