@@ -24,7 +24,8 @@
  * A write over budget is never slept on: the bdev core parks it on the channel's
  * deferred list and asks again from the poll loop. Writes of one class leave that list
  * in the order they came (a class never overtakes itself); a sync write does not wait
- * behind deferred background writes.
+ * behind deferred background writes, but a waiting write is passed by at most 8 writes
+ * of higher classes before its class is owed the next slot: no class starves.
  *
  * Enable it on a bdev before creating channels:
  *

@@ -9,7 +9,8 @@
  * I/O on the channel's deferred list in list order. A new write of a class that already
  * has writes deferred on this channel is deferred too, so a class never overtakes
  * itself; classes do overtake each other (a sync write does not wait behind background
- * ones), and reads are never held.
+ * ones), but at most WBT_MAX_PASSES times in a row (the monitor counts, device-wide),
+ * and reads are never held.
  *
  * Under a scheduler that weights tenants, the budget is shared among them by weight
  * (wbt_share.c): a write also waits while a tenant behind its share has writes waiting
@@ -37,8 +38,6 @@
 #define WBT_MAX_WINDOW_MS 10000u
 #define WBT_MAX_DEPTH 65536u
 #define WBT_MAX_LAG_KIB 1048576u
-/* A deferred write waits at most this many base windows behind a higher class. */
-#define WBT_AGE_WINDOWS 10u
 
 struct wbt_channel {
 	/* ---- hot: this channel's thread ---- */
@@ -226,6 +225,7 @@ defer(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
 	io->stage_data[0] = WBT_DEFERRED_MARK;
 	io->stage_data[1] = now;
 	wc->deferred[cls]++;
+	wbt_monitor_wait(&wc->wb->mon, (enum wbt_class)cls);
 	if (wc->share) {
 		wbt_share_wait(&wc->wb->share, io->tenant, (enum wbt_class)cls, now);
 	}
@@ -239,26 +239,13 @@ undefer(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t now)
 {
 	io->stage_data[0] = 0;
 	wc->deferred[cls]--;
+	wbt_monitor_unwait(&wc->wb->mon, (enum wbt_class)cls);
 	if (wc->share) {
 		wbt_share_unwait(&wc->wb->share, io->tenant, (enum wbt_class)cls);
 	}
 	counter_add(&wc->deferred_ticks, now - io->stage_data[1]);
 	atomic_store_explicit(&wc->deferred_now, atomic_load_explicit(&wc->deferred_now, RLX) - 1,
 			      RLX);
-}
-
-/*
- * The class a deferred write is admitted as: its own, or one higher once it has waited
- * WBT_AGE_WINDOWS base windows. Normal writes of another thread could otherwise keep
- * the shared budget above the background limit for as long as they last.
- */
-static enum wbt_class
-aged_class(const struct wbt_monitor *m, const struct nvp_bdev_io *io, int cls, uint64_t now)
-{
-	if (cls < WBT_SYNC && now - io->stage_data[1] > WBT_AGE_WINDOWS * m->win) {
-		return (enum wbt_class)(cls + 1);
-	}
-	return (enum wbt_class)cls;
 }
 
 /*
@@ -293,7 +280,7 @@ admit_shared(struct wbt_channel *wc, struct nvp_bdev_io *io, int cls, uint64_t n
 		wc->refused_at[cls] = now;
 		return NVP_BDEV_ADMIT_DEFER;
 	}
-	if (!wbt_monitor_try_get(m, waiting ? aged_class(m, io, cls, now) : (enum wbt_class)cls)) {
+	if (!wbt_monitor_try_get(m, (enum wbt_class)cls)) {
 		if (!waiting) {
 			defer(wc, io, cls, now);
 		}
@@ -339,7 +326,7 @@ wbt_admit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 					      * slot freed meanwhile by another thread is not
 					      * for this one */
 	}
-	if (!wbt_monitor_try_get(m, waiting ? aged_class(m, io, cls, now) : (enum wbt_class)cls)) {
+	if (!wbt_monitor_try_get(m, (enum wbt_class)cls)) {
 		if (!waiting) {
 			defer(wc, io, cls, now);
 		}

@@ -45,12 +45,21 @@ enum wbt_verdict {
 /* Boosted (step < 0) depth is capped at this multiple of the base depth. */
 #define WBT_BOOST_FACTOR 4u
 #define WBT_NO_SAMPLE UINT64_MAX
+/*
+ * Writes of higher classes admitted, device-wide, while a write of a lower class waits,
+ * before the lower class is owed the next slot (deadline's writes_starved, by count).
+ */
+#define WBT_MAX_PASSES 8u
 
 struct wbt_monitor {
 	/* ---- hot: every tracked write (admission, completion) ---- */
 	_Atomic uint32_t inflight;
 	_Atomic uint32_t limit[WBT_NUM_CLASSES];
 	_Atomic uint64_t win_end; /* tick at which the current window closes */
+	/* bounded passing (wbt_monitor_try_get()): by class, device-wide */
+	_Atomic uint32_t nwait[WBT_NUM_CLASSES];    /* writes deferred */
+	_Atomic uint32_t passed[WBT_NUM_CLASSES];   /* higher-class admissions since served */
+	_Atomic uint32_t owed_lim[WBT_NUM_CLASSES]; /* 0, or the limit it borrows when owed */
 
 	/* ---- window statistics: every completion ---- */
 	_Atomic uint64_t rd_min; /* ticks, WBT_NO_SAMPLE when no read completed */
@@ -87,8 +96,18 @@ void wbt_monitor_init(struct wbt_monitor *m, const char *name, uint64_t target_t
 		      uint64_t win_ticks, uint32_t base_depth, uint64_t ticks_hz, uint64_t now);
 void wbt_monitor_set_target(struct wbt_monitor *m, uint64_t target_ticks);
 
-/* Take a slot for a write of class @cls if its limit allows. \return true if taken. */
+/*
+ * Take a slot for a write of class @cls if its limit allows. \return true if taken.
+ * Classes come first, but a deferred write is passed by at most WBT_MAX_PASSES writes
+ * of higher classes: then its class is owed the next slot, under the highest limit of
+ * the classes that passed it, and those classes leave that slot free for it.
+ */
 bool wbt_monitor_try_get(struct wbt_monitor *m, enum wbt_class cls);
+/* A write of class @cls starts / stops waiting for a slot (any channel). */
+void wbt_monitor_wait(struct wbt_monitor *m, enum wbt_class cls);
+void wbt_monitor_unwait(struct wbt_monitor *m, enum wbt_class cls);
+/* The limit a waiting write of class @cls may go under now: its own, or one it is owed. */
+uint32_t wbt_monitor_class_limit(const struct wbt_monitor *m, enum wbt_class cls);
 /* A tracked write completed: give its slot back and count the sample. */
 void wbt_monitor_write_done(struct wbt_monitor *m, uint64_t now);
 /* A read was admitted / completed after @lat ticks. @cookie names it. */

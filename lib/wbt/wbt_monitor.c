@@ -133,10 +133,59 @@ wbt_monitor_set_target(struct wbt_monitor *m, uint64_t target_ticks)
 	set_limits(m, atomic_load_explicit(&m->step, RLX));
 }
 
+uint32_t
+wbt_monitor_class_limit(const struct wbt_monitor *m, enum wbt_class cls)
+{
+	uint32_t lim = atomic_load_explicit(&m->limit[cls], RLX);
+	uint32_t owed = atomic_load_explicit(&m->owed_lim[cls], RLX);
+
+	return owed > lim ? owed : lim;
+}
+
+/* The limit of class @cls after the slots it leaves to owed lower classes. */
+static uint32_t
+limit_for(const struct wbt_monitor *m, enum wbt_class cls)
+{
+	uint32_t lim = wbt_monitor_class_limit(m, cls), owed;
+	int l;
+
+	for (l = 0; l < (int)cls; l++) {
+		owed = atomic_load_explicit(&m->owed_lim[l], RLX);
+		if (owed != 0 && owed == lim) {
+			lim--; /* it borrows this class's limit: the next slot under it is its */
+		}
+	}
+	return lim;
+}
+
+/* A write of class @cls took a slot: it was served; the lower classes waiting were passed. */
+static void
+count_passes(struct wbt_monitor *m, enum wbt_class cls)
+{
+	uint32_t lim = atomic_load_explicit(&m->limit[cls], RLX), owed;
+	int l;
+
+	if (atomic_load_explicit(&m->passed[cls], RLX) != 0) {
+		atomic_store_explicit(&m->passed[cls], 0, RLX);
+		atomic_store_explicit(&m->owed_lim[cls], 0, RLX);
+	}
+	for (l = 0; l < (int)cls; l++) {
+		if (atomic_load_explicit(&m->nwait[l], RLX) == 0) {
+			continue;
+		}
+		if (atomic_fetch_add_explicit(&m->passed[l], 1, RLX) + 1 >= WBT_MAX_PASSES) {
+			owed = atomic_load_explicit(&m->owed_lim[l], RLX);
+			if (lim > owed) {
+				atomic_store_explicit(&m->owed_lim[l], lim, RLX);
+			}
+		}
+	}
+}
+
 bool
 wbt_monitor_try_get(struct wbt_monitor *m, enum wbt_class cls)
 {
-	uint32_t lim = atomic_load_explicit(&m->limit[cls], RLX);
+	uint32_t lim = limit_for(m, cls);
 	uint32_t cur = atomic_load_explicit(&m->inflight, RLX);
 
 	do {
@@ -144,7 +193,26 @@ wbt_monitor_try_get(struct wbt_monitor *m, enum wbt_class cls)
 			return false;
 		}
 	} while (!atomic_compare_exchange_weak_explicit(&m->inflight, &cur, cur + 1, RLX, RLX));
+	count_passes(m, cls);
 	return true;
+}
+
+void
+wbt_monitor_wait(struct wbt_monitor *m, enum wbt_class cls)
+{
+	if (atomic_fetch_add_explicit(&m->nwait[cls], 1, RLX) == 0) {
+		/* starvation is counted from when the class starts waiting */
+		atomic_store_explicit(&m->passed[cls], 0, RLX);
+		atomic_store_explicit(&m->owed_lim[cls], 0, RLX);
+	}
+}
+
+void
+wbt_monitor_unwait(struct wbt_monitor *m, enum wbt_class cls)
+{
+	if (atomic_fetch_sub_explicit(&m->nwait[cls], 1, RLX) == 1) {
+		atomic_store_explicit(&m->owed_lim[cls], 0, RLX); /* nobody left to owe */
+	}
 }
 
 void

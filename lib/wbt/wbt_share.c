@@ -134,10 +134,13 @@ could_take(const struct wbt_share_tenant *u, const struct wbt_monitor *m, uint32
 {
 	int c;
 
+	/* limits grow with the class, but a class owed a slot borrows a higher one: ask each */
 	for (c = WBT_NUM_CLASSES - 1; c >= 0; c--) {
-		if (atomic_load_explicit(&u->waiting[c], RLX) != 0) {
-			/* limits grow with the class: the highest one waiting decides */
-			return inflight < atomic_load_explicit(&m->limit[c], RLX);
+		if (atomic_load_explicit(&u->waiting[c], RLX) == 0) {
+			continue;
+		}
+		if (inflight < wbt_monitor_class_limit(m, (enum wbt_class)c)) {
+			return true;
 		}
 	}
 	return false;

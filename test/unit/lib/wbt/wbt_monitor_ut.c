@@ -464,6 +464,45 @@ test_loop_slow_writes_in_flight(void)
 	printf("(%u windows, %u writes, %u reads) ", s.nwin, s.writes, s.reads);
 }
 
+/*
+ * Classes come first, for a while: with depth 8 (background 2, normal 4, sync 8) and
+ * normal writes keeping 4 in flight, a waiting background write is passed by exactly
+ * WBT_MAX_PASSES normal writes; then the next slot is its, under normal's limit (normal
+ * writes leave it free), and once it went the count starts again. A sync write passing
+ * an owed class raises what it borrows to the sync limit. Nobody waiting: nothing owed.
+ */
+static void
+test_bounded_passing(void)
+{
+	uint32_t i;
+
+	setup(8);
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_FATAL(wbt_monitor_try_get(&g_m, WBT_NORMAL));
+	}
+	wbt_monitor_wait(&g_m, WBT_BACKGROUND);
+	for (i = 0; i < WBT_MAX_PASSES; i++) {
+		/* a normal write completes, the background write is refused, a normal one goes */
+		wbt_monitor_write_done(&g_m, g_now);
+		CU_ASSERT_FALSE(wbt_monitor_try_get(&g_m, WBT_BACKGROUND));
+		CU_ASSERT_EQUAL(wbt_monitor_class_limit(&g_m, WBT_BACKGROUND), 2);
+		CU_ASSERT_TRUE(wbt_monitor_try_get(&g_m, WBT_NORMAL));
+	}
+	CU_ASSERT_EQUAL(wbt_monitor_class_limit(&g_m, WBT_BACKGROUND), 4);
+	wbt_monitor_write_done(&g_m, g_now);
+	CU_ASSERT_FALSE(wbt_monitor_try_get(&g_m, WBT_NORMAL)); /* the slot is owed */
+	CU_ASSERT_TRUE(wbt_monitor_try_get(&g_m, WBT_SYNC));    /* sync's limit is above it */
+	CU_ASSERT_EQUAL(wbt_monitor_class_limit(&g_m, WBT_BACKGROUND), 8);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_TRUE(wbt_monitor_try_get(&g_m, WBT_SYNC));
+	}
+	CU_ASSERT_FALSE(wbt_monitor_try_get(&g_m, WBT_SYNC)); /* 7 in flight: the 8th is owed */
+	CU_ASSERT_TRUE(wbt_monitor_try_get(&g_m, WBT_BACKGROUND));
+	wbt_monitor_unwait(&g_m, WBT_BACKGROUND);
+	CU_ASSERT_EQUAL(wbt_monitor_class_limit(&g_m, WBT_BACKGROUND), 2);
+	CU_ASSERT_EQUAL(atomic_load(&g_m.passed[WBT_BACKGROUND]), 0);
+}
+
 int
 main(void)
 {
@@ -476,6 +515,7 @@ main(void)
 	s = CU_add_suite("wbt_monitor", NULL, NULL);
 	CU_add_test(s, "depth_arithmetic", test_depth_arithmetic);
 	CU_add_test(s, "class_budgets", test_class_budgets);
+	CU_add_test(s, "bounded_passing", test_bounded_passing);
 	CU_add_test(s, "step_up_and_down", test_step_up_and_down);
 	CU_add_test(s, "window_not_over_keeps_state", test_window_not_over_keeps_state);
 	CU_add_test(s, "reads_without_writes_keep_step", test_reads_without_writes_keep_step);

@@ -138,6 +138,33 @@ test_only_those_who_could_take(void)
 	CU_ASSERT_FALSE(wbt_share_may_go(&g_s, &g_m, 2, g_now)); /* 7: normal fits */
 }
 
+/*
+ * A class owed a slot (passed WBT_MAX_PASSES times) could take one under the limit it
+ * borrows: tenant 1's background write, owed under sync's limit, holds tenant 2's sync
+ * write back at 8 in flight, where tenant 1's normal write could not go.
+ */
+static void
+test_owed_class_could_take(void)
+{
+	uint32_t i;
+
+	setup(16); /* background 4, normal 8, sync 16 */
+	wbt_monitor_wait(&g_m, WBT_BACKGROUND);
+	wbt_share_wait(&g_s, 1, WBT_BACKGROUND, g_now);
+	wbt_share_wait(&g_s, 1, WBT_NORMAL, g_now);
+	wbt_share_wait(&g_s, 2, WBT_SYNC, g_now);
+	set_vt(1, 10);
+	set_vt(2, 20);
+	for (i = 0; i < 8; i++) {
+		CU_ASSERT(wbt_monitor_try_get(&g_m, WBT_SYNC));
+	}
+	/* 8 in flight, 8 passes: background is owed sync's 16 */
+	CU_ASSERT_EQUAL(wbt_monitor_class_limit(&g_m, WBT_BACKGROUND), 16);
+	CU_ASSERT_FALSE(wbt_share_may_go(&g_s, &g_m, 2, g_now));
+	wbt_monitor_unwait(&g_m, WBT_BACKGROUND); /* it went: owed nothing */
+	CU_ASSERT(wbt_share_may_go(&g_s, &g_m, 2, g_now));
+}
+
 /* An arriving tenant is placed: never behind the least waiting one, at most lag ahead. */
 static void
 test_arrival_placed_within_lag(void)
@@ -324,6 +351,7 @@ main(void)
 	CU_add_test(s, "wait_counts", test_wait_counts);
 	CU_add_test(s, "least_goes", test_least_goes);
 	CU_add_test(s, "only_those_who_could_take", test_only_those_who_could_take);
+	CU_add_test(s, "owed_class_could_take", test_owed_class_could_take);
 	CU_add_test(s, "arrival_placed_within_lag", test_arrival_placed_within_lag);
 	CU_add_test(s, "stale_holds_nobody", test_stale_holds_nobody);
 	CU_add_test(s, "wrap", test_wrap);

@@ -257,6 +257,89 @@ test_remove_with_deferred(void)
 	g_ev.remove = 0;
 }
 
+/* Complete the oldest I/O the stub holds, as a device that finishes in order. */
+static void
+complete_oldest(void)
+{
+	static const struct nvme_cpl ok;
+	struct nvp_bdev_io *io;
+
+	CU_ASSERT_FATAL(g_stub.num_held > 0);
+	io = g_stub.held[0];
+	g_stub.num_held--;
+	memmove(&g_stub.held[0], &g_stub.held[1], g_stub.num_held * sizeof(g_stub.held[0]));
+	nvp_bdev_io_complete(io, &ok);
+}
+
+static uint32_t g_loop_left;
+
+static void loop_cb(void *arg, const struct nvme_cpl *cpl);
+
+static int
+loop_write(uint32_t *done)
+{
+	return nvp_bdev_write_blocks(
+		g_desc, g_ch, g_buf, 500, 1,
+		nvp_bdev_write_flags(NVP_BDEV_WRITE_NORMAL, NVP_BDEV_HINT_NONE), loop_cb, done);
+}
+
+/* A closed-loop writer of normal writes: each completion sends the next. */
+static void
+loop_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	(void)cpl;
+	(*(uint32_t *)arg)++;
+	if (g_loop_left > 0) {
+		g_loop_left--;
+		CU_ASSERT_EQUAL(loop_write(arg), 0);
+	}
+}
+
+/*
+ * Normal writes that keep the writes in flight at their limit (depth 8: normal 4,
+ * background 2) do not starve a background write: it is passed by exactly
+ * WBT_MAX_PASSES of them, then takes the next slot; the normal writes go on after it.
+ */
+static void
+test_background_not_starved(void)
+{
+	struct order_log log = { 0 };
+	struct tagged bg = { &log, 'b', 0, { 0 } };
+	uint32_t done = 0, i, bg_at = UINT32_MAX, normals_before = 0;
+
+	open_wbt("depth=8 lat_us=2000 window_ms=10000");
+	g_loop_left = 40;
+	for (i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(loop_write(&done), 0);
+	}
+	CU_ASSERT_EQUAL(write_cls(NVP_BDEV_WRITE_BACKGROUND, 7, &bg), 0);
+	CU_ASSERT_EQUAL(g_stub.submitted, 4);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_deferred_count(g_ch), 1);
+	for (i = 0; i < 30 && bg_at == UINT32_MAX; i++) {
+		complete_oldest();
+		nvp_bdev_channel_poll(g_ch);
+		if (g_stub.rec[g_stub.submitted - 1].offset == 7) {
+			bg_at = g_stub.submitted - 1;
+		} else if (g_stub.num_held > 0 && g_stub.rec[g_stub.submitted - 2].offset == 7) {
+			bg_at = g_stub.submitted - 2;
+		}
+	}
+	CU_ASSERT_FATAL(bg_at != UINT32_MAX);
+	for (i = 4; i < bg_at; i++) {
+		normals_before += g_stub.rec[i].offset == 500;
+	}
+	CU_ASSERT_EQUAL(normals_before, WBT_MAX_PASSES);
+	/* the normal writes go on, and everything completes once */
+	g_stub.auto_complete = true;
+	for (i = 0; i < 200 && nvp_bdev_channel_get_outstanding(g_ch) != 0; i++) {
+		nvp_bdev_channel_poll(g_ch);
+	}
+	CU_ASSERT_EQUAL(nvp_bdev_channel_get_outstanding(g_ch), 0);
+	CU_ASSERT_EQUAL(bg.calls, 1);
+	CU_ASSERT_EQUAL(done, 44);
+	close_wbt();
+}
+
 /* A pass-through scheduler that only weights tenants: 1 has weight 1, 2 weight 4. */
 static uint32_t
 ut_tenant_weight(void *bdev_ctx, uint32_t tenant)
@@ -427,6 +510,7 @@ main(void)
 		UT_TEST(test_off_holds_nothing),
 		UT_TEST(test_other_types),
 		UT_TEST(test_remove_with_deferred),
+		UT_TEST(test_background_not_starved),
 		UT_TEST(test_shared_by_weight),
 		UT_TEST(test_shared_new_write_of_other_tenant),
 	};
