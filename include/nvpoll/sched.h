@@ -16,11 +16,12 @@
  * - **kyber** (after Kyber): four domains, read / write / discard / other, each with a
  *   device-wide token depth (at most 256 / 128 / 64 / 16). Latencies are kept per domain
  *   in 8 buckets a quarter of the domain's target wide; once a window has enough samples
- *   (500, or one second), if any domain's p90 device latency is over its target the
- *   device is congested and every domain's depth is scaled by (p99 bucket + 1) / 4 —
- *   shrinking domains under target, growing those over it; without congestion only
- *   domains over target grow. Parameters: read_lat_us (2000), write_lat_us (10000),
- *   discard_lat_us (5000000), window_ms (100).
+ *   (500, or one second), if any domain's device latency at congest_pct (p99) is over its
+ *   target the device is congested and every domain's depth is scaled by (p99 bucket +
+ *   1) / 4 — shrinking domains under target, growing those over it — and cut to at most
+ *   half in every domain with a looser target than a congested one; without congestion
+ *   only domains over target grow. Parameters: read_lat_us (2000), write_lat_us
+ *   (10000), discard_lat_us (5000000), window_ms (100), congest_pct (99; Linux: 90).
  * - **fair**: weighted fair sharing between tenants (nvp_bdev_desc_set_tenant()), with
  *   budgets in bytes: each tenant's virtual time advances by bytes / weight as its
  *   requests are dispatched, and a tenant may dispatch only while its virtual time is

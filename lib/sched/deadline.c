@@ -10,13 +10,10 @@
  * FIFO's head; NVMe has no seek to save, so here both directions stay in arrival order
  * and the expiry decides which direction goes next.
  *
- * The FIFOs are per thread, the tokens device-wide: a channel whose completions and
- * dispatches come in the same poll would take every freed token before another channel
- * is polled, and that one would never get one (its requests would not even expire: an
- * expired head only changes the direction within its own channel). So a channel with
- * nothing at the device that finds no token says so (hungry_until, refreshed on each
- * try), and until then channels with requests at the device leave freed tokens to it;
- * a hungry channel that stops asking holds the others back DL_HUNGRY_US at most.
+ * The FIFOs are per thread, the tokens device-wide: without tok_get_unless_hungry() a
+ * channel whose completions and dispatches come in the same poll would take every freed
+ * token, and another would never get one (its requests would not even expire: an
+ * expired head only changes the direction within its own channel).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,8 +35,7 @@ struct dl_bdev {
 	uint64_t expire[2]; /* ticks */
 	_Atomic uint64_t expired;
 	_Atomic uint64_t starved_writes;
-	_Atomic uint64_t hungry_until; /* tick: a channel with nothing at the device waits */
-	uint64_t hungry_hold;          /* ticks, DL_HUNGRY_US */
+	struct tok_hunger hunger;
 };
 
 struct dl_channel {
@@ -47,14 +43,12 @@ struct dl_channel {
 	struct dl_bdev *d;
 	struct sched_fifo fifo[2];
 	struct tok_cache tok;
-	uint32_t busy;       /* dispatched by this channel, not completed */
-	int batch_dir;       /* direction of the current batch, -1 none */
-	uint32_t batch_left; /* dispatches left in it */
-	uint32_t starved;    /* read batches started while writes waited */
-	bool hungry;         /* it set hungry_until and has not had a token since */
+	uint32_t busy;               /* dispatched by this channel, not completed */
+	int batch_dir;               /* direction of the current batch, -1 none */
+	uint32_t batch_left;         /* dispatches left in it */
+	uint32_t starved;            /* read batches started while writes waited */
+	struct tok_hunger_ch hungry; /* its side of d->hunger */
 };
-
-#define DL_HUNGRY_US 1000u
 
 static int
 dir_of(const struct nvp_bdev_io *io)
@@ -101,7 +95,7 @@ dl_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	d->writes_starved = (uint32_t)starved;
 	d->expire[DL_READ] = sched_us_to_ticks(rd_ms * 1000);
 	d->expire[DL_WRITE] = sched_us_to_ticks(wr_ms * 1000);
-	d->hungry_hold = sched_us_to_ticks(DL_HUNGRY_US);
+	d->hunger.hold = sched_us_to_ticks(SCHED_HUNGRY_US);
 	*bdev_ctx = d;
 	return 0;
 }
@@ -135,6 +129,7 @@ dl_channel_fini(void *ch_ctx)
 	struct dl_channel *c = ch_ctx;
 
 	tok_flush(&c->tok, &c->d->inflight);
+	tok_hunger_leave(&c->d->hunger, &c->hungry);
 	sched_chan_del(&c->d->common, &c->base);
 	free(c);
 }
@@ -197,23 +192,8 @@ choose_dir(struct dl_channel *c, uint64_t now)
 static bool
 take_token(struct dl_channel *c, uint64_t now)
 {
-	struct dl_bdev *d = c->d;
-
-	if (c->busy != 0 && nvp_unlikely(now < atomic_load_explicit(&d->hungry_until, RLX))) {
-		return false;
-	}
-	if (!tok_get(&c->tok, &d->inflight, d->depth)) {
-		if (c->busy == 0) {
-			atomic_store_explicit(&d->hungry_until, now + d->hungry_hold, RLX);
-			c->hungry = true;
-		}
-		return false;
-	}
-	if (nvp_unlikely(c->hungry)) {
-		c->hungry = false;
-		atomic_store_explicit(&d->hungry_until, 0, RLX);
-	}
-	return true;
+	return tok_get_unless_hungry(&c->tok, &c->d->inflight, c->d->depth, &c->d->hunger,
+				     &c->hungry, c->busy, now);
 }
 
 static struct nvp_bdev_io *

@@ -6,10 +6,17 @@
  * domain in 8 buckets a quarter of the domain's target wide (bucket 3 ends at the
  * target), device latency for the congestion check and total latency (queueing
  * included) for the resize. When a window has enough samples (500, or a second's worth):
- * if any domain's p90 device latency is over its target, the device is congested and
- * every domain with samples is resized to depth * (p99 bucket + 1) / 4 — those under
- * target shrink, those over it grow; without congestion only domains over target grow.
- * (Kyber's rule: kyber_timer_fn() and kyber_resize_domain().)
+ * if any domain's device latency at the congestion percentile (congest_pct, 99) is over
+ * its target, the device is congested and every domain with samples is resized to
+ * depth * (p99 bucket + 1) / 4 — those under target shrink, those over it grow; without
+ * congestion only domains over target grow. (Kyber's rule: kyber_timer_fn() and
+ * kyber_resize_domain(); it judges at p90.) Two departures, for a QD1 reader beside a
+ * write flood: a tail over target is congestion (at p90 the reader's worst 1 % were never
+ * seen), and a congested domain cuts every domain with a looser target to at most half,
+ * whatever that domain's own latency. On a saturated device a closed-loop writer's total
+ * latency is its queue depth over the device's rate, which no token count changes: the
+ * rule above grew the writes (over their target by a little) while reads waited behind
+ * them.
  *
  * Per thread: a FIFO per domain, dispatched round-robin in batches per domain (16 reads,
  * 8 writes, 1 discard, 1 other), and running latency counts. Device-wide: tokens and
@@ -56,6 +63,8 @@ struct ky_bdev {
 	uint64_t inv_width[KY_MEASURED];       /* 2^KY_INV_SHIFT / width, rounded down */
 	uint64_t win;                          /* ticks */
 	uint64_t hz;
+	uint32_t congest_pct; /* the device-latency percentile judged against the target */
+	struct tok_hunger hunger[KY_DOMAINS]; /* a channel with none of a domain there waits */
 	_Atomic uint64_t windows;
 	_Atomic uint64_t congested;
 	const char *name;
@@ -68,9 +77,11 @@ struct ky_channel {
 	_Atomic uint64_t buckets[KY_MEASURED][2][KY_BUCKETS];
 	struct sched_fifo fifo[KY_DOMAINS];
 	struct tok_cache tok[KY_DOMAINS];
-	uint32_t busy;       /* dispatched by this channel, not completed */
-	uint32_t cur;        /* domain being served */
-	uint32_t batch_left; /* dispatches left in its batch */
+	uint32_t at_device[KY_DOMAINS];          /* by domain: dispatched, not completed */
+	struct tok_hunger_ch hungry[KY_DOMAINS]; /* its side of each domain's hunger */
+	uint32_t busy;                           /* dispatched by this channel, not completed */
+	uint32_t cur;                            /* domain being served */
+	uint32_t batch_left;                     /* dispatches left in its batch */
 	uint32_t queued;
 };
 
@@ -107,13 +118,11 @@ ky_get_info(void *ctx, struct nvp_sched_info *info)
 static int
 ky_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 {
-	uint64_t rd = 2000, wr = 10000, dc = 5000000, win = 100;
+	uint64_t rd = 2000, wr = 10000, dc = 5000000, win = 100, pct = 99;
 	const struct sched_num_param table[] = {
-		{ "read_lat_us", &rd, 1, 60000000 },
-		{ "write_lat_us", &wr, 1, 60000000 },
-		{ "discard_lat_us", &dc, 1, 60000000 },
-		{ "window_ms", &win, 1, 10000 },
-		{ NULL, NULL, 0, 0 },
+		{ "read_lat_us", &rd, 1, 60000000 },    { "write_lat_us", &wr, 1, 60000000 },
+		{ "discard_lat_us", &dc, 1, 60000000 }, { "window_ms", &win, 1, 10000 },
+		{ "congest_pct", &pct, 50, 99 },        { NULL, NULL, 0, 0 },
 	};
 	struct ky_bdev *k;
 	uint32_t d;
@@ -132,8 +141,10 @@ ky_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	k->target[NVP_SCHED_KYBER_WRITE] = sched_us_to_ticks(wr);
 	k->target[NVP_SCHED_KYBER_DISCARD] = sched_us_to_ticks(dc);
 	k->win = sched_us_to_ticks(win * 1000);
+	k->congest_pct = (uint32_t)pct;
 	for (d = 0; d < KY_DOMAINS; d++) {
 		atomic_store_explicit(&k->depth[d], g_max_depth[d], RLX);
+		k->hunger[d].hold = sched_us_to_ticks(SCHED_HUNGRY_US);
 	}
 	for (d = 0; d < KY_MEASURED; d++) {
 		k->p99_saved[d] = -1;
@@ -175,6 +186,7 @@ ky_channel_fini(void *ch_ctx)
 
 	for (d = 0; d < KY_DOMAINS; d++) {
 		tok_flush(&c->tok[d], &c->k->inflight[d]);
+		tok_hunger_leave(&c->k->hunger[d], &c->hungry[d]);
 	}
 	pthread_mutex_lock(&c->k->common.lock);
 	for (d = 0; d < KY_MEASURED; d++) {
@@ -202,22 +214,32 @@ ky_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 	c->queued++;
 }
 
+/* A token of domain @d, unless a channel with none of @d at the device waits for one
+ * (tok_get_unless_hungry(): at a depth of 1 or 2, the channel that completes would take
+ * each freed token before another is polled). */
+static inline bool
+ky_take_token(struct ky_channel *c, uint32_t d, uint64_t now)
+{
+	struct ky_bdev *k = c->k;
+
+	return tok_get_unless_hungry(&c->tok[d], &k->inflight[d],
+				     atomic_load_explicit(&k->depth[d], RLX), &k->hunger[d],
+				     &c->hungry[d], c->at_device[d], now);
+}
+
 static struct nvp_bdev_io *
 ky_dispatch(void *ch_ctx, uint64_t now)
 {
 	struct ky_channel *c = ch_ctx;
-	struct ky_bdev *k = c->k;
 	uint32_t i, d;
 
-	(void)now;
 	if (c->queued == 0) {
 		return NULL;
 	}
 	/* the current domain while its batch lasts, then the next ones in turn */
 	for (i = 0; i < KY_DOMAINS; i++) {
 		d = (c->cur + i + (c->batch_left == 0 ? 1 : 0)) % KY_DOMAINS;
-		if (c->fifo[d].count == 0 || !tok_get(&c->tok[d], &k->inflight[d],
-						      atomic_load_explicit(&k->depth[d], RLX))) {
+		if (c->fifo[d].count == 0 || !ky_take_token(c, d, now)) {
 			continue;
 		}
 		if (d != c->cur || c->batch_left == 0) {
@@ -227,6 +249,7 @@ ky_dispatch(void *ch_ctx, uint64_t now)
 		c->batch_left--;
 		c->queued--;
 		c->busy++;
+		c->at_device[d]++;
 		chan_count(&c->base.dispatched, 1);
 		return fifo_pop(&c->fifo[d]);
 	}
@@ -238,11 +261,9 @@ static bool
 ky_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 {
 	struct ky_channel *c = ch_ctx;
-	struct ky_bdev *k = c->k;
 	uint32_t d = domain_of(io);
 
-	if (nvp_unlikely(!tok_get(&c->tok[d], &k->inflight[d],
-				  atomic_load_explicit(&k->depth[d], RLX)))) {
+	if (nvp_unlikely(!ky_take_token(c, d, now))) {
 		ky_submit(c, io, now);
 		return false;
 	}
@@ -254,6 +275,7 @@ ky_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 	}
 	c->batch_left--;
 	c->busy++;
+	c->at_device[d]++;
 	chan_count(&c->base.dispatched, 1);
 	return true;
 }
@@ -335,13 +357,16 @@ resize(struct ky_bdev *k, uint32_t d, int p99)
 	}
 }
 
-/* kyber_timer_fn(): congestion from the p90 of device latency, resize from the p99. */
+/*
+ * kyber_timer_fn(): congestion from device latency at congest_pct, resize from the p99
+ * of total latency; a congested domain cuts the domains with looser targets.
+ */
 static void
 ky_close_window(struct ky_bdev *k, uint64_t now)
 {
 	uint64_t end = atomic_load_explicit(&k->win_end, RLX);
-	bool bad = false;
-	uint32_t d;
+	bool bad = false, cong[KY_MEASURED];
+	uint32_t d, e;
 	int p;
 
 	if (now < end ||
@@ -351,8 +376,9 @@ ky_close_window(struct ky_bdev *k, uint64_t now)
 	atomic_fetch_add_explicit(&k->windows, 1, RLX);
 	pthread_mutex_lock(&k->common.lock);
 	for (d = 0; d < KY_MEASURED; d++) {
-		p = percentile(k, d, KY_IO_LAT, 90, now);
-		bad |= p >= (int)KY_GOOD_BUCKETS;
+		p = percentile(k, d, KY_IO_LAT, k->congest_pct, now);
+		cong[d] = p >= (int)KY_GOOD_BUCKETS;
+		bad |= cong[d];
 	}
 	if (bad) {
 		atomic_fetch_add_explicit(&k->congested, 1, RLX);
@@ -369,6 +395,11 @@ ky_close_window(struct ky_bdev *k, uint64_t now)
 		} else if (p >= 0) {
 			k->p99_saved[d] = p;
 		}
+		for (e = 0; bad && p > 1 && e < KY_MEASURED; e++) {
+			if (cong[e] && k->target[e] < k->target[d]) {
+				p = 1; /* a tighter domain suffers: this one gives up half */
+			}
+		}
 		if (p >= 0 && (bad || p >= (int)KY_GOOD_BUCKETS)) {
 			resize(k, d, p);
 		}
@@ -384,6 +415,7 @@ ky_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t now
 	uint32_t d = (uint32_t)io->stage_data[0];
 
 	c->busy--;
+	c->at_device[d]--;
 	tok_put(&c->tok[d], &k->inflight[d], atomic_load_explicit(&k->depth[d], RLX),
 		c->busy == 0 && c->queued == 0);
 	if (d < KY_MEASURED) {

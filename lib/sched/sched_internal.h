@@ -128,6 +128,104 @@ tok_get(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t limit)
 	return true;
 }
 
+/*
+ * Tokens are device-wide but each channel dispatches from its own poll: a channel whose
+ * completions and dispatches come in the same poll takes every freed token before
+ * another channel is polled, and at a small depth that one never gets one. So a channel
+ * with nothing of its own at the device that finds no token says so: it is hungry
+ * (counted in n; until set, refreshed on each try), and while some channel is hungry the
+ * others leave freed tokens to the hungry ones. A channel held back with nothing at the
+ * device is hungry too, but after those it was held back for: it waits until one of them
+ * was fed (at a depth of 1 the channel whose request just completed has nothing there
+ * either, and would otherwise take the token back every time). Hungry channels that stop
+ * asking hold the others back SCHED_HUNGRY_US, or 4 of their polling intervals when that
+ * is longer (a slow device, a sleeping waiter), at most.
+ */
+#define SCHED_HUNGRY_US 1000u
+
+struct tok_hunger {
+	_Atomic uint32_t n;     /* channels hungry */
+	_Atomic uint32_t fed;   /* tokens taken by hungry channels */
+	_Atomic uint64_t until; /* tick: the others leave tokens to them till then */
+	_Atomic uint64_t asked; /* tick: a hungry channel last asked */
+	uint64_t hold;          /* ticks, SCHED_HUNGRY_US */
+};
+
+/* A channel's side of it. */
+struct tok_hunger_ch {
+	bool hungry;
+	bool after;        /* joined when held back: waits till one of those was fed */
+	uint32_t fed_seen; /* h->fed then */
+};
+
+#define HRLX memory_order_relaxed
+
+static inline void
+tok_hunger_join(struct tok_hunger *h, struct tok_hunger_ch *hc, uint64_t now)
+{
+	uint64_t gap = now - atomic_load_explicit(&h->asked, HRLX), hold = h->hold;
+
+	if (gap < 16 * h->hold && 4 * gap > hold) {
+		hold = 4 * gap;
+	}
+	atomic_store_explicit(&h->asked, now, HRLX);
+	atomic_store_explicit(&h->until, now + hold, HRLX);
+	if (!hc->hungry) {
+		hc->hungry = true;
+		atomic_fetch_add_explicit(&h->n, 1, HRLX);
+	}
+}
+
+/* The channel got a token, or goes away: it is hungry no more. */
+static inline void
+tok_hunger_leave(struct tok_hunger *h, struct tok_hunger_ch *hc)
+{
+	if (hc->hungry) {
+		hc->hungry = false;
+		hc->after = false;
+		atomic_fetch_sub_explicit(&h->n, 1, HRLX);
+	}
+}
+
+/*
+ * tok_get() for a channel with @at_device of its requests at the device, unless hungry
+ * channels wait before it (see above).
+ */
+static inline bool
+tok_get_unless_hungry(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t limit,
+		      struct tok_hunger *h, struct tok_hunger_ch *hc, uint32_t at_device,
+		      uint64_t now)
+{
+	if (nvp_unlikely(atomic_load_explicit(&h->n, HRLX) != 0) &&
+	    now < atomic_load_explicit(&h->until, HRLX)) {
+		if (!hc->hungry) {
+			if (at_device == 0) {
+				tok_hunger_join(h, hc, now); /* it waits its turn too */
+				hc->after = true;
+				hc->fed_seen = atomic_load_explicit(&h->fed, HRLX);
+			}
+			return false;
+		}
+		if (hc->after) {
+			if (atomic_load_explicit(&h->fed, HRLX) == hc->fed_seen) {
+				return false; /* those it was held back for first */
+			}
+			hc->after = false;
+		}
+	}
+	if (!tok_get(tc, held, limit)) {
+		if (at_device == 0) {
+			tok_hunger_join(h, hc, now);
+		}
+		return false;
+	}
+	if (nvp_unlikely(hc->hungry)) {
+		atomic_fetch_add_explicit(&h->fed, 1, HRLX);
+		tok_hunger_leave(h, hc);
+	}
+	return true;
+}
+
 /* Give back a completed I/O's token; @idle: the channel has nothing else, keep none. */
 static inline void
 tok_put(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t limit, bool idle)
