@@ -286,8 +286,8 @@ struct nvp_nvme_qpair {
  * What a transport provides. Generic code never looks behind these: PCIe registers,
  * doorbells and PRPs live in nvme_pcie*.c (state in nvme_pcie_internal.h); a TCP
  * transport implements the same and registers itself with nvme_transport_register().
- * PCIe's submit, doorbell and completion entries are also called directly by the generic
- * qpair code (nvme_qpair.c), as SPDK does: no indirect call on its I/O path.
+ * PCIe's submit, doorbell and completion entries are also called directly, through the
+ * one dispatch in nvme_transport.h, as SPDK does: no indirect call on its I/O path.
  * Register offsets are those of the NVMe register file (NVME_REG_*).
  */
 struct nvme_transport_ops {
@@ -363,6 +363,11 @@ struct nvme_transport_ops {
 			    struct nvme_request *req);
 	/* Tell the device about entries written since the last doorbell. */
 	void (*qpair_ring_doorbell)(struct nvp_nvme_qpair *qpair);
+	/*
+	 * Optional: the SQ doorbell without an MMIO write (a shadow doorbell). \return true
+	 * if the controller was told; false leaves the next qpair_ring_doorbell() owing it.
+	 */
+	bool (*qpair_ring_shadow)(struct nvp_nvme_qpair *qpair);
 	/*
 	 * Consume up to @max completions (0 = all), passing each to nvme_qpair_complete_cpl();
 	 * ring the CQ head doorbell once. \return completions consumed.

@@ -2,9 +2,9 @@
 /*
  * The PCIe transport's own state, kept out of the generic structs: BAR0 and doorbells,
  * the SQ/CQ rings, PRP list pages per tracker and the pool of chained list pages. Shared
- * by nvme_pcie.c, nvme_pcie_prp.c and the generic qpair code, which dispatches the PCIe
- * hot path (submit, doorbell, completions) directly instead of through the ops table:
- * no indirect call per I/O, and the compiler can inline the submission into it.
+ * by nvme_pcie.c, nvme_pcie_prp.c and the dispatch header nvme_transport.h, which calls
+ * the PCIe hot path (submit, doorbell, completions) directly instead of through the ops
+ * table: no indirect call per I/O, and the compiler can inline the submission.
  */
 #ifndef NVP_NVME_PCIE_INTERNAL_H
 #define NVP_NVME_PCIE_INTERNAL_H
@@ -86,12 +86,6 @@ static inline struct nvme_pcie_qpair *
 to_pcie_qpair(struct nvp_nvme_qpair *qpair)
 {
 	return (struct nvme_pcie_qpair *)qpair;
-}
-
-static inline bool
-nvme_qpair_is_pcie(const struct nvp_nvme_qpair *qpair)
-{
-	return qpair->transport == &g_nvme_pcie_transport;
 }
 
 /* nvme_pcie_prp.c */

@@ -46,7 +46,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "nvme_pcie_internal.h"
+#include "nvme_transport.h"
 
 void
 nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr)
@@ -181,34 +181,11 @@ nvme_qpair_fini(struct nvp_nvme_qpair *qpair)
  * Submission and completion
  * ------------------------------------------------------------------------------------- */
 
-/* PCIe directly (inline, no indirect call), other transports through their ops. */
 static inline void
 ring_sq(struct nvp_nvme_qpair *qpair)
 {
-	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
-		nvme_pcie_qpair_ring_doorbell(qpair);
-	} else {
-		qpair->transport->qpair_ring_doorbell(qpair);
-	}
+	nvme_transport_qpair_ring_doorbell(qpair);
 	qpair->sq_dirty = false;
-}
-
-static inline __attribute__((always_inline)) int
-xport_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
-{
-	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
-		return nvme_pcie_qpair_submit(qpair, tr, req);
-	}
-	return qpair->transport->qpair_submit(qpair, tr, req);
-}
-
-static inline int32_t
-xport_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
-{
-	if (nvp_likely(nvme_qpair_is_pcie(qpair))) {
-		return nvme_pcie_qpair_process_completions(qpair, max);
-	}
-	return qpair->transport->qpair_process_completions(qpair, max);
 }
 
 /*
@@ -220,7 +197,7 @@ static inline __attribute__((always_inline)) int
 submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req,
 	       uint64_t accepted)
 {
-	int rc = xport_submit(qpair, tr, req);
+	int rc = nvme_transport_qpair_submit(qpair, tr, req);
 
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
@@ -349,8 +326,7 @@ ring_sq_guarded(struct nvp_nvme_qpair *qpair)
 static int
 queue_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	int rc = nvme_qpair_is_pcie(qpair) ? nvme_pcie_qpair_check_request(qpair, req) :
-					     qpair->transport->qpair_check_request(qpair, req);
+	int rc = nvme_transport_qpair_check_request(qpair, req);
 
 	if (nvp_unlikely(rc != 0)) {
 		nvme_qpair_free_request(qpair, req);
@@ -1134,7 +1110,7 @@ process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 {
 	int32_t n;
 
-	n = xport_process_completions(qpair, max_completions);
+	n = nvme_transport_qpair_process_completions(qpair, max_completions);
 	if (!TAILQ_EMPTY(&qpair->outstanding) || nvp_unlikely(!TAILQ_EMPTY(&qpair->recovery))) {
 		check_deadlines(qpair, n);
 		if (nvp_unlikely(nvme_ctrlr_is_failed(qpair->ctrlr))) {
@@ -1416,14 +1392,13 @@ nvp_nvme_qpair_ring_doorbell_shadow(struct nvp_nvme_qpair *qpair)
 	if (rc != 0) {
 		return rc;
 	}
-	if (qpair->is_admin || !nvme_qpair_is_pcie(qpair) ||
-	    to_pcie_qpair(qpair)->sq_shadow == NULL) {
+	if (qpair->is_admin || !nvme_transport_qpair_has_shadow(qpair)) {
 		return -ENOTSUP;
 	}
 	if (!qpair->sq_dirty) {
 		return 0;
 	}
-	told = db_window_open(qpair) && nvme_pcie_qpair_ring_shadow(qpair);
+	told = db_window_open(qpair) && nvme_transport_qpair_ring_shadow(qpair);
 	db_window_close(qpair);
 	if (!told) {
 		return -EAGAIN; /* sq_dirty stays: the next ring or poll writes MMIO */
