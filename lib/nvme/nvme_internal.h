@@ -9,7 +9,10 @@
  *   nvme_ns.c         namespace objects
  *   nvme_ns_cmd.c     NVM commands (validation, then a request for the qpair)
  *   nvme_ns_split.c   requests past the transfer limit or an I/O boundary: children
- *   nvme_qpair.c      requests, trackers, the queued list, timeouts and recovery
+ *   nvme_qpair.c      requests, trackers, the queued list: submit, complete, poll
+ *   nvme_qpair_recovery.c  timeouts, Abort, quarantine, the reset handshake, queue
+ *                     re-creation
+ *   nvme_transport.h  the one "PCIe inline, else the ops table" dispatch of the I/O path
  *   nvme_pcie.c       the PCIe transport: BAR0, doorbells, SQ/CQ rings
  *   nvme_pcie_prp.c   PRP lists
  *
@@ -557,7 +560,7 @@ nvme_qpair_reset_pending(const struct nvp_nvme_qpair *qpair)
 	       atomic_load_explicit(&qpair->ctrlr->reset_gen, memory_order_acquire);
 }
 
-/* nvme_qpair.c: the reset handshake's fences */
+/* nvme_qpair_recovery.c: the reset handshake's fences */
 bool nvme_db_fence_asym(void);
 void nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr);
 
@@ -614,17 +617,24 @@ void nvme_ctrlr_free_namespaces(struct nvp_nvme_ctrlr *ctrlr);
 int nvme_md_iova(const void *md_buf, uint32_t len, uint64_t *iova);
 int nvme_split_submit(struct nvp_nvme_qpair *qpair, struct nvme_request *parent);
 
+/* nvme_qpair_recovery.c: timeouts, Abort, quarantine, re-creating the queues */
+void nvme_qpair_check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed);
+bool nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair);
+bool nvme_qpair_is_stuck(struct nvp_nvme_qpair *qpair);
+void nvme_qpair_reclaim_start(struct nvp_nvme_qpair *qpair);
+void nvme_qpair_expire_queued(struct nvp_nvme_qpair *qpair, uint64_t now);
+void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
+bool nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb, void *cb_arg,
+			       nvp_nvme_cmd_cb new_cb, void *new_arg, uint16_t *cid);
+void nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair);
+void nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr);
+
 /* nvme_qpair.c */
 int nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint16_t id,
 		    uint32_t num_entries, uint32_t num_requests, bool with_dma_pages);
 void nvme_qpair_fini(struct nvp_nvme_qpair *qpair);
 int nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
 int32_t nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions);
-void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
-bool nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb, void *cb_arg,
-			       nvp_nvme_cmd_cb new_cb, void *new_arg, uint16_t *cid);
-void nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair);
-void nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr);
 
 /* Take a request object; NULL when all are in use. */
 static inline struct nvme_request *

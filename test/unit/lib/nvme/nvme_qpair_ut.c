@@ -15,6 +15,7 @@
 /* The driver runs on this test's clock (see nvme_ticks()). */
 #define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_qpair.c"
+#include "nvme/nvme_qpair_recovery.c"
 
 #include "ut_nvme.h"
 
