@@ -15,6 +15,7 @@
  *   nvme_transport.h  the one "PCIe inline, else the ops table" dispatch of the I/O path
  *   nvme_pcie.c       the PCIe transport: BAR0, doorbells, SQ/CQ rings
  *   nvme_pcie_prp.c   PRP lists
+ *   nvme_pcie_probe.c the PCI function a transport ID names; the PCIe scan
  *
  * Generic code reaches a transport only through struct nvme_transport_ops, so a later
  * NVMe/TCP transport slots in beside PCIe. Functions shared between files are prefixed
@@ -213,6 +214,9 @@ struct nvme_tracker {
 struct nvme_transport_ops;
 TAILQ_HEAD(nvme_tracker_list, nvme_tracker);
 
+/* A scan's report of one controller (see scan in struct nvme_transport_ops). */
+typedef int (*nvme_transport_found_cb)(void *ctx, const struct nvp_nvme_transport_id *trid);
+
 /*
  * The generic part of a queue pair. A transport embeds it first in its own qpair
  * structure (struct nvme_pcie_qpair) and places its ring state after it.
@@ -297,9 +301,19 @@ struct nvme_transport_ops {
 	const char *name; /* "PCIe" */
 	enum nvp_nvme_transport_type type;
 
-	/* Create a controller on @dev (PCIe: a struct nvp_pci_device, claimed already). */
+	/*
+	 * Optional: offer every controller reachable without an address to @found (PCIe:
+	 * the unclaimed NVMe functions env knows). \return 0, -ENODEV if there is none, the
+	 * first -errno of @found, or -errno.
+	 */
+	int (*scan)(void *ctx, nvme_transport_found_cb found);
+	/*
+	 * Create a controller for @trid (PCIe: find the function at traddr, or have the
+	 * provider named by trtype make one, and claim it). The init state machine runs
+	 * afterwards; ctrlr_destruct() undoes this, the device made for it included.
+	 */
 	int (*ctrlr_construct)(const struct nvp_nvme_transport_id *trid,
-			       const struct nvp_nvme_ctrlr_opts *opts, void *dev,
+			       const struct nvp_nvme_ctrlr_opts *opts,
 			       struct nvp_nvme_ctrlr **ctrlr);
 	/* Release everything ctrlr_construct() set up (admin qpair included). */
 	void (*ctrlr_destruct)(struct nvp_nvme_ctrlr *ctrlr);
@@ -486,10 +500,6 @@ struct nvp_nvme_ctrlr {
 	nvp_nvme_remove_cb remove_cb;
 	void *remove_cb_arg;
 	atomic_bool removed; /* registers read all ones: the device is gone */
-
-	/* A virtual device created for this controller's trid, destroyed at detach. */
-	const struct nvp_env_vdev_provider *vdev_provider;
-	struct nvp_pci_addr vdev_addr;
 };
 
 /*

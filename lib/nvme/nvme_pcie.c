@@ -755,6 +755,7 @@ static void
 pcie_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 {
 	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+	struct nvme_pcie_vdev vdev;
 
 	if (pctrlr->bus_master) {
 		pcie_disable_bus_master(pctrlr);
@@ -770,25 +771,31 @@ pcie_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 	nvp_env_pci_device_release(pctrlr->dev);
 	nvp_env_dma_free(pctrlr->dbbuf_db);
 	nvp_env_dma_free(pctrlr->dbbuf_ei);
+	vdev = pctrlr->vdev;
 	nvme_ctrlr_destruct(ctrlr);
 	free(pctrlr);
+	nvme_pcie_device_put(&vdev);
 }
 
 /*
- * Attach to @devp (a struct nvp_pci_device): claim it, map BAR0, turn on bus mastering,
- * read CAP and VS, allocate the admin queue. The init state machine runs afterwards.
+ * Attach to @dev: claim it, map BAR0, turn on bus mastering, read CAP and VS, allocate
+ * the admin queue. The init state machine runs afterwards.
  */
 static int
-pcie_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
-		     const struct nvp_nvme_ctrlr_opts *opts, void *devp,
-		     struct nvp_nvme_ctrlr **out)
+pcie_ctrlr_construct_dev(const struct nvp_nvme_transport_id *trid,
+			 const struct nvp_nvme_ctrlr_opts *opts, struct nvp_pci_device *dev,
+			 struct nvp_nvme_ctrlr **out)
 {
-	struct nvp_pci_device *dev = devp;
+	char addr[NVP_PCI_ADDR_STRLEN];
 	struct nvme_pcie_ctrlr *pctrlr;
 	int rc;
 
 	rc = nvp_env_pci_device_claim(dev);
 	if (rc != 0) {
+		if (rc == -EBUSY) {
+			nvp_pci_addr_fmt(addr, sizeof(addr), &dev->addr);
+			NVP_ERRLOG("PCI function %s is already attached", addr);
+		}
 		return rc;
 	}
 	pctrlr = calloc(1, sizeof(*pctrlr));
@@ -824,9 +831,32 @@ pcie_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 	return 0;
 }
 
+/* The transport's construct: the function @trid names (found or made), then attach. */
+static int
+pcie_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
+		     const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **out)
+{
+	struct nvp_pci_device *dev;
+	struct nvme_pcie_vdev vdev;
+	int rc;
+
+	rc = nvme_pcie_device_get(trid, &dev, &vdev);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = pcie_ctrlr_construct_dev(trid, opts, dev, out);
+	if (rc != 0) {
+		nvme_pcie_device_put(&vdev);
+		return rc;
+	}
+	to_pcie_ctrlr(*out)->vdev = vdev;
+	return 0;
+}
+
 const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.name = "PCIe",
 	.type = NVP_NVME_TRANSPORT_PCIE,
+	.scan = nvme_pcie_scan,
 	.ctrlr_construct = pcie_ctrlr_construct,
 	.ctrlr_destruct = pcie_ctrlr_destruct,
 	.ctrlr_get_reg_4 = pcie_get_reg_4,

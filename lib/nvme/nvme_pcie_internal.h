@@ -11,6 +11,12 @@
 
 #include "nvme_internal.h"
 
+/* A virtual device made for a controller's trid (nvme_pcie_probe.c), destroyed with it. */
+struct nvme_pcie_vdev {
+	const struct nvp_env_vdev_provider *provider; /* NULL: a function found, not made */
+	struct nvp_pci_addr addr;
+};
+
 struct nvme_pcie_ctrlr {
 	struct nvp_nvme_ctrlr ctrlr; /* first: the generic code only sees this */
 	volatile uint8_t *bar;       /* BAR0 mapping */
@@ -29,6 +35,7 @@ struct nvme_pcie_ctrlr {
 	uint32_t *dbbuf_ei;
 	bool dbbuf_on;     /* configured since the last enable */
 	bool dbbuf_failed; /* the controller refused: MMIO only */
+	struct nvme_pcie_vdev vdev;
 };
 
 /* A chained PRP list page from a qpair's pool. */
@@ -87,6 +94,18 @@ to_pcie_qpair(struct nvp_nvme_qpair *qpair)
 {
 	return (struct nvme_pcie_qpair *)qpair;
 }
+
+/* nvme_pcie_probe.c */
+/*
+ * The function @trid names, made by a virtual device provider if trtype names one (then
+ * @vdev says which, for nvme_pcie_device_put()). \return 0, -EINVAL (no PCI address),
+ * -ENODEV (no such NVMe function), -EBUSY (the device exists), or the provider's -errno.
+ */
+int nvme_pcie_device_get(const struct nvp_nvme_transport_id *trid, struct nvp_pci_device **dev,
+			 struct nvme_pcie_vdev *vdev);
+/* Destroy the device nvme_pcie_device_get() made, if it made one. */
+void nvme_pcie_device_put(struct nvme_pcie_vdev *vdev);
+int nvme_pcie_scan(void *ctx, nvme_transport_found_cb found);
 
 /* nvme_pcie_prp.c */
 int nvme_pcie_prp_build(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr,

@@ -949,12 +949,11 @@ read_cap_vs(struct nvme_tcp_ctrlr *tc)
 
 static int
 tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
-		    const struct nvp_nvme_ctrlr_opts *opts, void *dev, struct nvp_nvme_ctrlr **out)
+		    const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **out)
 {
 	struct nvme_tcp_ctrlr *tc;
 	int rc;
 
-	(void)dev;
 	if (trid->subnqn[0] == '\0') {
 		NVP_ERRLOG("connect: a TCP transport ID needs subnqn:<NQN> (nvp discover lists "
 			   "them)");
