@@ -744,7 +744,19 @@ nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
 int
 nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair)
 {
-	return qpair != NULL && qpair->has_irq ? qpair->irq_fd : -ENOTSUP;
+	if (qpair == NULL || qpair->transport->qpair_get_irq_fd == NULL) {
+		return -ENOTSUP;
+	}
+	return qpair->transport->qpair_get_irq_fd(qpair);
+}
+
+int
+nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+{
+	if (qpair == NULL || qpair->transport->qpair_irq_unmask == NULL) {
+		return -ENOTSUP;
+	}
+	return qpair->transport->qpair_irq_unmask(qpair);
 }
 
 static int

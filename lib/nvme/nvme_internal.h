@@ -279,9 +279,6 @@ struct nvp_nvme_qpair {
 	void *dsm_pages; /* NVME_DSM_PAGE_SIZE * dsm_pool_size bytes of DMA memory */
 	void **dsm_free; /* stack of free pages from dsm_pages */
 	uint32_t dsm_free_count;
-	bool has_irq; /* CQ created with interrupts: irq_fd is its vector's eventfd */
-	int irq_fd;
-	uint32_t irq_vector;
 	TAILQ_ENTRY(nvp_nvme_qpair) link; /* the controller's list of I/O qpairs */
 };
 
@@ -390,6 +387,13 @@ struct nvme_transport_ops {
 	 * ring the CQ head doorbell once. \return completions consumed.
 	 */
 	int32_t (*qpair_process_completions)(struct nvp_nvme_qpair *qpair, uint32_t max);
+	/*
+	 * Optional: interrupts of a qpair created with opts.interrupts. qpair_get_irq_fd
+	 * \return the eventfd its CQ's vector signals, or -ENOTSUP; qpair_irq_unmask
+	 * re-arms that vector (0, -ENOTSUP, or env's -errno).
+	 */
+	int (*qpair_get_irq_fd)(const struct nvp_nvme_qpair *qpair);
+	int (*qpair_irq_unmask)(struct nvp_nvme_qpair *qpair);
 	/* Give back per-submission resources of @tr (tr->xport_res: chained PRP pages). */
 	void (*qpair_release_tracker)(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
 };
@@ -456,7 +460,6 @@ struct nvp_nvme_ctrlr {
 	atomic_bool is_failed;
 	_Atomic uint32_t reset_gen; /* bumped as a reset starts: qpairs made in an older one
 				     * re-create their queues at their owner's next poll */
-	uint32_t page_size;         /* CC.MPS page size: PRP granularity */
 	uint32_t max_xfer_size;     /* MDTS, opts.max_io_size */
 	bool ticks_tsc;             /* nvp_env_get_ticks() is the TSC: read it inline */
 	bool db_fence_asym;         /* nvme_db_fence_asym(): the doorbell window's owner
@@ -464,7 +467,8 @@ struct nvp_nvme_ctrlr {
 	uint64_t ticks_hz;
 
 	/* Cold. */
-	char name[96]; /* for messages: "emu0 at 10000:00:00.0", "0000:01:00.0" */
+	uint32_t page_size; /* CC.MPS: the memory page size the controller is enabled with */
+	char name[96];      /* for messages: "emu0 at 10000:00:00.0", "0000:01:00.0" */
 	struct nvp_nvme_transport_id trid;
 	struct nvp_nvme_ctrlr_opts opts;
 	union nvme_cap_register cap;

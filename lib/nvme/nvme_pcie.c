@@ -268,6 +268,7 @@ pcie_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 		return rc;
 	}
 	pq->qpair.transport = &g_nvme_pcie_transport;
+	pq->page_size = ctrlr->page_size;
 	pq->iova_map = nvp_env_iova_map();
 	pq->sq_tdbl = pcie_doorbell(pctrlr, qid, 0);
 	pq->cq_hdbl = pcie_doorbell(pctrlr, qid, 1);
@@ -296,19 +297,29 @@ pcie_qpair_irq(struct nvp_nvme_qpair *qpair)
 			   qpair->ctrlr->name, qpair->id, strerror(-fd));
 		return fd == -ENOTSUP ? -ENOTSUP : -EIO;
 	}
-	qpair->has_irq = true;
-	qpair->irq_fd = fd;
-	qpair->irq_vector = iv;
+	to_pcie_qpair(qpair)->has_irq = true;
+	to_pcie_qpair(qpair)->irq_fd = fd;
+	to_pcie_qpair(qpair)->irq_vector = iv;
 	return (int32_t)iv;
 }
 
-int
-nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+static int
+pcie_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair)
 {
-	if (qpair == NULL || !qpair->has_irq) {
+	const struct nvme_pcie_qpair *pq = (const struct nvme_pcie_qpair *)qpair;
+
+	return pq->has_irq ? pq->irq_fd : -ENOTSUP;
+}
+
+static int
+pcie_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+
+	if (!pq->has_irq) {
 		return -ENOTSUP;
 	}
-	return nvp_pci_device_irq_unmask(to_pcie_ctrlr(qpair->ctrlr)->dev, qpair->irq_vector);
+	return nvp_pci_device_irq_unmask(to_pcie_ctrlr(qpair->ctrlr)->dev, pq->irq_vector);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -412,7 +423,7 @@ static int
 pcie_qpair_conn_cmd(struct nvp_nvme_qpair *qpair, bool create, uint32_t step, struct nvme_cmd *cmd)
 {
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
-	int32_t iv = qpair->has_irq ? (int32_t)qpair->irq_vector : -1;
+	int32_t iv = to_pcie_qpair(qpair)->has_irq ? (int32_t)to_pcie_qpair(qpair)->irq_vector : -1;
 
 	if (step >= 2) {
 		return -ENOENT;
@@ -491,8 +502,7 @@ nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
 	int rc;
 
 	if (req->payload.size > pq->max_unchained && req->payload.type != NVME_PAYLOAD_NONE) {
-		uint32_t extra = nvme_pcie_prp_extra_pages(pq->qpair.ctrlr->page_size,
-							   req->payload.size);
+		uint32_t extra = nvme_pcie_prp_extra_pages(pq->page_size, req->payload.size);
 
 		if (extra > pq->prp_pool_total) {
 			return -EINVAL;
@@ -877,6 +887,8 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.qpair_submit = pcie_qpair_submit,
 	.qpair_ring_doorbell = pcie_qpair_ring_doorbell,
 	.qpair_process_completions = nvme_pcie_qpair_process_completions,
+	.qpair_get_irq_fd = pcie_qpair_get_irq_fd,
+	.qpair_irq_unmask = pcie_qpair_irq_unmask,
 	.qpair_release_tracker = pcie_qpair_release_tracker,
 };
 

@@ -62,6 +62,7 @@ struct nvme_pcie_qpair {
 	volatile uint32_t *cq_hdbl; /* CQ head doorbell */
 	uint32_t sq_tail;
 	uint32_t cq_head;
+	uint32_t page_size;     /* the controller's CC.MPS page: PRP granularity */
 	uint32_t max_unchained; /* payloads up to this size never need chained list pages */
 	uint8_t phase;          /* the phase tag a new completion carries */
 	bool sq_mmio_owed;      /* a shadow-only ring found the controller idle: MMIO next ring */
@@ -78,6 +79,9 @@ struct nvme_pcie_qpair {
 	uint32_t prp_pool_total;
 	uint64_t sq_iova;
 	uint64_t cq_iova;
+	bool has_irq; /* CQ created with interrupts: irq_fd is its vector's eventfd */
+	int irq_fd;
+	uint32_t irq_vector;
 	void *prp_pages;                  /* one list page per tracker */
 	struct nvme_prp_page *pool_descs; /* chained list pages */
 	void *pool_mem;
@@ -131,7 +135,7 @@ static inline __attribute__((always_inline)) int
 nvme_pcie_prp_fast(const struct nvme_pcie_qpair *pq, struct nvme_request *req)
 {
 	uintptr_t va = (uintptr_t)req->payload.buf;
-	uint32_t ps = pq->qpair.ctrlr->page_size;
+	uint32_t ps = pq->page_size;
 	uint64_t end = (va & (ps - 1)) + req->payload.size;
 	uint64_t prp1, prp2 = 0;
 
