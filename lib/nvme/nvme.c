@@ -112,8 +112,7 @@ ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *o)
 	if (o->admin_queue_size < NVME_MIN_QUEUE_ENTRIES ||
 	    o->admin_queue_size > NVME_MAX_ADMIN_ENTRIES) {
 		what = "admin_queue_size must be 2..4096";
-	} else if (o->io_queue_size < NVME_MIN_QUEUE_ENTRIES ||
-		   o->io_queue_size > NVME_MAX_QUEUE_ENTRIES) {
+	} else if (nvme_queue_size_fit(o->io_queue_size, NVME_MAX_QUEUE_ENTRIES, NULL) != 0) {
 		what = "io_queue_size must be 2..65536";
 	} else if (o->num_io_queues == 0 || o->num_io_queues > 65535) {
 		what = "num_io_queues must be 1..65535";

@@ -47,10 +47,10 @@
  * Limits and defaults
  * ------------------------------------------------------------------------------------- */
 
-#define NVME_MAX_LBA_COUNT 65536u     /* NLB is a 16-bit 0's based field */
-#define NVME_MAX_QUEUE_ENTRIES 65536u /* QSIZE is a 16-bit 0's based field */
-#define NVME_MAX_ADMIN_ENTRIES 4096u  /* AQA.ASQS/ACQS are 12-bit 0's based fields */
-#define NVME_MIN_QUEUE_ENTRIES 2u
+#define NVME_MAX_LBA_COUNT 65536u /* NLB is a 16-bit 0's based field */
+#define NVME_MAX_QUEUE_ENTRIES NVP_NVME_QUEUE_SIZE_MAX
+#define NVME_MAX_ADMIN_ENTRIES 4096u /* AQA.ASQS/ACQS are 12-bit 0's based fields */
+#define NVME_MIN_QUEUE_ENTRIES NVP_NVME_QUEUE_SIZE_MIN
 #define NVME_MAX_AERS 4u /* AERs kept armed (further limited by AERL) */
 #define NVME_IDENTIFY_SIZE 4096u
 #define NVME_DSM_PAGE_SIZE (NVME_DSM_MAX_RANGES * sizeof(struct nvme_dsm_range))
@@ -505,6 +505,20 @@ struct nvp_nvme_ctrlr {
 	void *remove_cb_arg;
 	atomic_bool removed; /* registers read all ones: the device is gone */
 };
+
+/*
+ * A queue size within NVME_MIN_QUEUE_ENTRIES .. @max? *@fitted (if not NULL) gets it
+ * clamped into that range. \return 0 or -ERANGE. nvp_nvme_ctrlr_fit_io_queue_size()
+ * is this with @max = CAP.MQES + 1.
+ */
+static inline int
+nvme_queue_size_fit(uint32_t size, uint32_t max, uint32_t *fitted)
+{
+	if (fitted != NULL) {
+		*fitted = NVP_MAX(NVP_MIN(size, max), NVME_MIN_QUEUE_ENTRIES);
+	}
+	return size >= NVME_MIN_QUEUE_ENTRIES && size <= max ? 0 : -ERANGE;
+}
 
 /*
  * The largest transfer MDTS allows: 2^MDTS pages of CAP.MPSMIN (4 KiB << MPSMIN), 0 = no
