@@ -535,58 +535,6 @@ pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 }
 
 /*
- * Consume completions whose phase tag matches the current pass. The ring state lives in
- * @pq and is updated before each callback, so a callback that processes completions of
- * the same queue again (an admin callback issuing an admin command) stays consistent.
- */
-int32_t
-nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
-{
-	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
-	uint32_t n = 0;
-
-	if (max == 0 || max > qpair->num_trackers) {
-		max = qpair->num_trackers;
-	}
-	while (n < max) {
-		volatile struct nvme_cpl *entry = &pq->cq[pq->cq_head];
-		struct nvme_cpl cpl;
-
-		if (entry->status.p != pq->phase) {
-			break;
-		}
-		/* Read the rest of the entry only after its phase tag: the loads must not be
-		 * satisfied before the tag was seen (x86: a compiler barrier, loads are not
-		 * reordered with loads; arm64: dmb oshld). */
-		nvp_dma_rmb();
-		cpl = *(const struct nvme_cpl *)entry;
-		if (nvp_unlikely(++pq->cq_head == qpair->num_entries)) {
-			pq->cq_head = 0;
-			pq->phase ^= 1;
-		}
-		/* The next entry is where the next look goes: start fetching its line while
-		 * this one's callback runs. */
-		nvp_prefetch((const void *)&pq->cq[pq->cq_head]);
-		n++;
-		nvme_qpair_complete_cpl(qpair, &cpl);
-	}
-	/* One head doorbell for the batch. It gives the slots back to the device, so every
-	 * read of the entries must be done first (x86: a compiler barrier, stores are not
-	 * reordered with older loads; arm64: dmb osh). */
-	if (n > 0 && nvp_likely(!nvme_qpair_reset_pending(qpair))) {
-		nvp_dma_rwmb();
-		if (pq->cq_shadow == NULL ||
-		    nvme_pcie_dbbuf_update(pq->cq_shadow, pq->cq_ei, pq->cq_head)) {
-			nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
-			qpair->stats.cq_doorbell_writes++;
-		} else {
-			qpair->stats.cq_shadow_updates++;
-		}
-	}
-	return (int32_t)n;
-}
-
-/*
  * The CQ is stuck behind its head entry: that entry still carries the previous pass's
  * phase tag, yet the next one carries this pass's. A controller posts entries in order
  * at the CQ tail (section 4.6), so it wrote the head entry too, with a wrong phase tag:

@@ -120,15 +120,6 @@ nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request 
 	return -ENOSYS;
 }
 
-int32_t
-nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
-{
-	(void)qpair;
-	(void)max;
-	CU_FAIL("PCIe transport called");
-	return -ENOSYS;
-}
-
 static void
 fake_reset(struct nvp_nvme_qpair *qpair)
 {
