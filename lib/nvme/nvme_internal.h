@@ -854,8 +854,35 @@ nvme_split_needed(uint64_t lba, uint32_t lba_count, uint32_t max_sectors, uint32
 }
 
 /* Write hints (nvme_dir.c) over streams or FDP placement identifiers (nvme_fdp.c). */
-void nvme_hint_map_build(struct nvp_nvme_ns *ns, uint16_t n, const uint16_t *ids,
-			 enum nvp_nvme_placement kind);
+/*
+ * Spread hint classes 1..4 over @n streams (@ids NULL: identifiers 1..n) or FDP
+ * placement identifiers @ids[0..n-1]. The device keeps writes without a directive
+ * apart too (its default stream, FDP's placement handle 0), so there are n + 1 groups:
+ * class h goes to group (h - 1)(n + 1) / 4, groups 0..n-1 are the n identifiers, and
+ * the longest-lived group, n, goes without a directive. With 4 or more identifiers
+ * every class has its own. Inline here: both nvme_dir.c (streams) and nvme_fdp.c
+ * (placement identifiers) build the map.
+ */
+static inline void
+nvme_hint_map_build(struct nvp_nvme_ns *ns, uint16_t n, const uint16_t *ids,
+		    enum nvp_nvme_placement kind)
+{
+	const uint32_t classes = NVP_NVME_WRITE_HINT_COUNT - 1;
+
+	__builtin_memset(ns->hint_dspec, 0, sizeof(ns->hint_dspec));
+	for (uint32_t h = 1; n != 0 && h <= classes; h++) {
+		uint32_t g = n >= classes ? h - 1 : (h - 1) * (n + 1u) / classes;
+
+		if (g < n) {
+			ns->hint_dspec[h] = ids != NULL ? ids[g] : (uint16_t)(g + 1);
+		}
+	}
+	ns->num_streams = n;
+	ns->placement = n != 0 ? kind : NVP_NVME_PLACEMENT_NONE;
+	ns->hint_dtype = kind == NVP_NVME_PLACEMENT_FDP ? NVME_IO_FLAGS_DTYPE_PLACEMENT :
+							  NVME_IO_FLAGS_DTYPE_STREAMS;
+}
+
 int nvme_fdp_hints_setup(struct nvp_nvme_ns *ns, uint16_t max_ids);
 uint32_t nvme_fdp_hint_pids(const void *ruhs, uint32_t len, uint8_t rgif, uint16_t *pids,
 			    uint32_t max);
