@@ -243,11 +243,33 @@ trid_resolve_type(struct nvp_nvme_transport_id *trid)
 	return 0;
 }
 
+static const char *
+trid_type_string(const struct nvp_nvme_transport_id *trid)
+{
+	if (trid->trstring[0] != '\0') {
+		return trid->trstring;
+	}
+	return trid->trtype == NVP_NVME_TRANSPORT_TCP ? "TCP" : "PCIe";
+}
+
+/* The transport that drives @trid: PCIe for a PCI function, real or made by a provider. */
+static const struct nvme_transport_ops *
+transport_for(const struct nvp_nvme_transport_id *trid)
+{
+	switch (trid->trtype) {
+	case NVP_NVME_TRANSPORT_PCIE:
+	case NVP_NVME_TRANSPORT_VDEV:
+		return nvme_transport_get("PCIe");
+	default:
+		return nvme_transport_get(trid_type_string(trid));
+	}
+}
+
 int
 nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 {
+	const struct nvme_transport_ops *transport;
 	const char *p = str;
-	struct nvp_pci_addr addr;
 	int rc;
 
 	if (trid == NULL || str == NULL) {
@@ -272,22 +294,12 @@ nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 	if (rc != 0) {
 		return rc;
 	}
-	if (trid->trtype == NVP_NVME_TRANSPORT_PCIE && trid->traddr[0] != '\0' &&
-	    nvp_pci_addr_parse(&addr, trid->traddr) != 0) {
-		NVP_ERRLOG("transport ID: traddr '%s' is not a PCI address (dddd:bb:dd.f)",
-			   trid->traddr);
-		return -EINVAL;
+	/* What only the transport knows (PCIe: traddr is a PCI address). */
+	transport = transport_for(trid);
+	if (transport != NULL && transport->trid_check != NULL) {
+		return transport->trid_check(trid);
 	}
 	return 0;
-}
-
-static const char *
-trid_type_string(const struct nvp_nvme_transport_id *trid)
-{
-	if (trid->trstring[0] != '\0') {
-		return trid->trstring;
-	}
-	return trid->trtype == NVP_NVME_TRANSPORT_TCP ? "TCP" : "PCIe";
 }
 
 int
@@ -315,19 +327,6 @@ nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport
 /* ---------------------------------------------------------------------------------------
  * Connect and detach
  * ------------------------------------------------------------------------------------- */
-
-/* The transport that drives @trid: PCIe for a PCI function, real or made by a provider. */
-static const struct nvme_transport_ops *
-transport_for(const struct nvp_nvme_transport_id *trid)
-{
-	switch (trid->trtype) {
-	case NVP_NVME_TRANSPORT_PCIE:
-	case NVP_NVME_TRANSPORT_VDEV:
-		return nvme_transport_get("PCIe");
-	default:
-		return nvme_transport_get(trid_type_string(trid));
-	}
-}
 
 /* The transport makes the controller (and finds or makes its device), then the init. */
 static int

@@ -305,6 +305,11 @@ struct nvme_transport_ops {
 	 */
 	int (*scan)(void *ctx, nvme_transport_found_cb found);
 	/*
+	 * Optional: reject at parse time a transport ID this transport could never use
+	 * (PCIe: a traddr that is not a PCI address). \return 0 or -EINVAL (logged).
+	 */
+	int (*trid_check)(const struct nvp_nvme_transport_id *trid);
+	/*
 	 * Create a controller for @trid (PCIe: find the function at traddr, or have the
 	 * provider named by trtype make one, and claim it). The init state machine runs
 	 * afterwards; ctrlr_destruct() undoes this, the device made for it included.

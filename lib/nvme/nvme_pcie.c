@@ -815,6 +815,7 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.name = "PCIe",
 	.type = NVP_NVME_TRANSPORT_PCIE,
 	.scan = nvme_pcie_scan,
+	.trid_check = nvme_pcie_trid_check,
 	.ctrlr_construct = pcie_ctrlr_construct,
 	.ctrlr_destruct = pcie_ctrlr_destruct,
 	.ctrlr_get_reg_4 = pcie_get_reg_4,

@@ -110,6 +110,7 @@ int nvme_pcie_device_get(const struct nvp_nvme_transport_id *trid, struct nvp_pc
 /* Destroy the device nvme_pcie_device_get() made, if it made one. */
 void nvme_pcie_device_put(struct nvme_pcie_vdev *vdev);
 int nvme_pcie_scan(void *ctx, nvme_transport_found_cb found);
+int nvme_pcie_trid_check(const struct nvp_nvme_transport_id *trid);
 
 /* nvme_pcie_prp.c */
 int nvme_pcie_prp_build(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr,

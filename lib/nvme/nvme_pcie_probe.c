@@ -45,6 +45,21 @@ skipped_notice(void *ctx, const struct nvp_pci_addr *addr, const char *reason)
 	NVP_NOTICELOG("probe: %s not taken: %s", a, reason);
 }
 
+/* A PCIe transport ID's traddr, if it has one, is a PCI address. */
+int
+nvme_pcie_trid_check(const struct nvp_nvme_transport_id *trid)
+{
+	struct nvp_pci_addr addr;
+
+	if (trid->trtype == NVP_NVME_TRANSPORT_PCIE && trid->traddr[0] != '\0' &&
+	    nvp_pci_addr_parse(&addr, trid->traddr) != 0) {
+		NVP_ERRLOG("transport ID: traddr '%s' is not a PCI address (dddd:bb:dd.f)",
+			   trid->traddr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The function at traddr. \return 0, -EINVAL (no address), -ENODEV (none there). */
 static int
 device_find(const struct nvp_nvme_transport_id *trid, struct nvp_pci_device **out)

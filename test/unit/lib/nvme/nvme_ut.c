@@ -67,6 +67,7 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.name = "PCIe",
 	.type = NVP_NVME_TRANSPORT_PCIE,
 	.scan = nvme_pcie_scan,
+	.trid_check = nvme_pcie_trid_check,
 	.ctrlr_construct = fake_ctrlr_construct,
 	.ctrlr_destruct = fake_ctrlr_destruct,
 };
