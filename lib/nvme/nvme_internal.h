@@ -403,8 +403,6 @@ struct nvme_transport_ops {
 	void (*qpair_release_tracker)(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
 };
 
-extern const struct nvme_transport_ops g_nvme_pcie_transport;
-
 /* Register a transport by name (the built-in PCIe one is always there). */
 int nvme_transport_register(const struct nvme_transport_ops *ops);
 const struct nvme_transport_ops *nvme_transport_get(const char *name);

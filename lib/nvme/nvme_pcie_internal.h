@@ -11,6 +11,9 @@
 
 #include "nvme_internal.h"
 
+/* The PCIe transport's ops (nvme_pcie.c); nvme_transport.h tells its qpairs by it. */
+extern const struct nvme_transport_ops g_nvme_pcie_transport;
+
 /* A virtual device made for a controller's trid (nvme_pcie_probe.c), destroyed with it. */
 struct nvme_pcie_vdev {
 	const struct nvp_env_vdev_provider *provider; /* NULL: a function found, not made */
