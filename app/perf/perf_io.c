@@ -137,7 +137,6 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 	struct nvp_nvme_ctrlr *ctrlr = nw->stats->ns->ctrlr;
 	struct nvp_nvme_io_qpair_opts qo;
 	uint32_t i, per_qp = (depth + count - 1) / count;
-	uint32_t max_entries = (uint32_t)nvp_nvme_ctrlr_get_regs_cap(ctrlr).bits.mqes + 1;
 	int rc;
 
 	nvp_nvme_ctrlr_get_default_io_qpair_opts(ctrlr, &qo, sizeof(qo));
@@ -145,7 +144,7 @@ alloc_qpairs(struct ns_worker *nw, uint32_t count, uint32_t depth)
 	qo.interrupts = perf_poll_wants_irq(&g_run->opts);
 	/* one slot more than the requests, so the SQ never looks full */
 	if (qo.io_queue_size < per_qp + 1) {
-		qo.io_queue_size = NVP_MIN(per_qp + 1, max_entries);
+		(void)nvp_nvme_ctrlr_fit_io_queue_size(ctrlr, per_qp + 1, &qo.io_queue_size);
 	}
 	if (qo.io_queue_requests < NVP_MAX(per_qp, qo.io_queue_size)) {
 		qo.io_queue_requests = NVP_MAX(per_qp, qo.io_queue_size);

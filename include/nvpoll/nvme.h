@@ -406,6 +406,21 @@ struct nvp_nvme_io_qpair_opts {
 				     * (nvp_nvme_qpair_get_irq_fd()); the hot path is the same */
 };
 
+/** The fewest entries a queue may have (one slot is always left empty). */
+#define NVP_NVME_QUEUE_SIZE_MIN 2u
+/** The most entries any I/O queue may have: QSIZE and CAP.MQES are 16-bit, 0's based. */
+#define NVP_NVME_QUEUE_SIZE_MAX 65536u
+
+/**
+ * The one check and clamp of an I/O queue size: what @ctrlr's queues take is
+ * NVP_NVME_QUEUE_SIZE_MIN .. CAP.MQES + 1; with @ctrlr NULL (not attached yet) it is
+ * NVP_NVME_QUEUE_SIZE_MIN .. NVP_NVME_QUEUE_SIZE_MAX. *@fitted (if not NULL) gets @size
+ * clamped into that range.
+ * \return 0 if @size is within it, -ERANGE if it is not.
+ */
+int nvp_nvme_ctrlr_fit_io_queue_size(const struct nvp_nvme_ctrlr *ctrlr, uint32_t size,
+				     uint32_t *fitted);
+
 /** Defaults from the controller's opts, clamped to what the controller supports. */
 void nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
 					      struct nvp_nvme_io_qpair_opts *opts,

@@ -3,11 +3,12 @@
  * The driver's front door: transports by name, controller options, transport ID
  * strings, probe/connect/detach, and the names of NVMe status codes.
  *
- * A transport ID names either a PCI function ("trtype:PCIe traddr:0000:01:00.0"), or a
- * virtual device to be made on demand by an env provider registered under the trtype
- * ("trtype:emu name:emu0 nn:2"): the provider creates it and registers its virtual PCI
- * function, and the driver attaches to that function through the PCIe transport exactly
- * as to a real one. The device is destroyed again at detach.
+ * A transport ID names a controller the transport of its trtype reaches: a PCI function
+ * ("trtype:PCIe traddr:0000:01:00.0"), a virtual device an env provider registered under
+ * the trtype makes on demand ("trtype:emu name:emu0 nn:2", also driven by the PCIe
+ * transport), or a TCP target. A probe without an address runs the PCIe transport's scan.
+ * Which function or device stands behind a transport ID is the transport's business
+ * (nvme_pcie_probe.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -111,8 +112,7 @@ ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *o)
 	if (o->admin_queue_size < NVME_MIN_QUEUE_ENTRIES ||
 	    o->admin_queue_size > NVME_MAX_ADMIN_ENTRIES) {
 		what = "admin_queue_size must be 2..4096";
-	} else if (o->io_queue_size < NVME_MIN_QUEUE_ENTRIES ||
-		   o->io_queue_size > NVME_MAX_QUEUE_ENTRIES) {
+	} else if (nvme_queue_size_fit(o->io_queue_size, NVME_MAX_QUEUE_ENTRIES, NULL) != 0) {
 		what = "io_queue_size must be 2..65536";
 	} else if (o->num_io_queues == 0 || o->num_io_queues > 65535) {
 		what = "num_io_queues must be 1..65535";
@@ -243,11 +243,33 @@ trid_resolve_type(struct nvp_nvme_transport_id *trid)
 	return 0;
 }
 
+static const char *
+trid_type_string(const struct nvp_nvme_transport_id *trid)
+{
+	if (trid->trstring[0] != '\0') {
+		return trid->trstring;
+	}
+	return trid->trtype == NVP_NVME_TRANSPORT_TCP ? "TCP" : "PCIe";
+}
+
+/* The transport that drives @trid: PCIe for a PCI function, real or made by a provider. */
+static const struct nvme_transport_ops *
+transport_for(const struct nvp_nvme_transport_id *trid)
+{
+	switch (trid->trtype) {
+	case NVP_NVME_TRANSPORT_PCIE:
+	case NVP_NVME_TRANSPORT_VDEV:
+		return nvme_transport_get("PCIe");
+	default:
+		return nvme_transport_get(trid_type_string(trid));
+	}
+}
+
 int
 nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 {
+	const struct nvme_transport_ops *transport;
 	const char *p = str;
-	struct nvp_pci_addr addr;
 	int rc;
 
 	if (trid == NULL || str == NULL) {
@@ -272,22 +294,12 @@ nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 	if (rc != 0) {
 		return rc;
 	}
-	if (trid->trtype == NVP_NVME_TRANSPORT_PCIE && trid->traddr[0] != '\0' &&
-	    nvp_pci_addr_parse(&addr, trid->traddr) != 0) {
-		NVP_ERRLOG("transport ID: traddr '%s' is not a PCI address (dddd:bb:dd.f)",
-			   trid->traddr);
-		return -EINVAL;
+	/* What only the transport knows (PCIe: traddr is a PCI address). */
+	transport = transport_for(trid);
+	if (transport != NULL && transport->trid_check != NULL) {
+		return transport->trid_check(trid);
 	}
 	return 0;
-}
-
-static const char *
-trid_type_string(const struct nvp_nvme_transport_id *trid)
-{
-	if (trid->trstring[0] != '\0') {
-		return trid->trstring;
-	}
-	return trid->trtype == NVP_NVME_TRANSPORT_TCP ? "TCP" : "PCIe";
 }
 
 int
@@ -316,103 +328,12 @@ nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport
  * Connect and detach
  * ------------------------------------------------------------------------------------- */
 
-/* Attach to a PCI function (real or virtual alike) through the PCIe transport. */
+/* The transport makes the controller (and finds or makes its device), then the init. */
 static int
-attach_pci(struct nvp_pci_device *dev, const struct nvp_nvme_transport_id *trid,
-	   const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **out)
+connect_transport(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
+		  struct nvp_nvme_ctrlr **out)
 {
-	const struct nvme_transport_ops *transport = nvme_transport_get("PCIe");
-	char addr[NVP_PCI_ADDR_STRLEN];
-	struct nvp_nvme_ctrlr *ctrlr = NULL;
-	int rc;
-
-	nvp_pci_addr_fmt(addr, sizeof(addr), &dev->addr);
-	if (dev->id.class_id != NVP_PCI_CLASS_NVME) {
-		NVP_ERRLOG("PCI function %s is not an NVMe controller (class 0x%06x)", addr,
-			   dev->id.class_id);
-		return -ENODEV;
-	}
-	rc = transport->ctrlr_construct(trid, opts, dev, &ctrlr);
-	if (rc == -EBUSY) {
-		NVP_ERRLOG("PCI function %s is already attached", addr);
-	}
-	if (rc != 0) {
-		return rc;
-	}
-	rc = nvme_ctrlr_init(ctrlr);
-	if (rc != 0) {
-		NVP_ERRLOG("%s: initialisation failed (%s)", ctrlr->name, strerror(-rc));
-		transport->ctrlr_destruct(ctrlr);
-		return rc;
-	}
-	NVP_INFOLOG("%s: attached, %u I/O queues, %u namespaces", ctrlr->name, ctrlr->num_io_queues,
-		    ctrlr->num_active_ns);
-	*out = ctrlr;
-	return 0;
-}
-
-/* Why env did not offer the function at @addr, for the message of a failed connect. */
-struct skipped_why {
-	const struct nvp_pci_addr *addr;
-	char reason[256];
-};
-
-static void
-skipped_match(void *ctx, const struct nvp_pci_addr *addr, const char *reason)
-{
-	struct skipped_why *w = ctx;
-
-	if (addr->domain == w->addr->domain && addr->bus == w->addr->bus &&
-	    addr->dev == w->addr->dev && addr->func == w->addr->func) {
-		nvp_strlcpy(w->reason, reason, sizeof(w->reason));
-	}
-}
-
-/* Probe of every function: name each NVMe function env did not offer, and why. */
-static void
-skipped_notice(void *ctx, const struct nvp_pci_addr *addr, const char *reason)
-{
-	char a[NVP_PCI_ADDR_STRLEN];
-
-	(void)ctx;
-	nvp_pci_addr_fmt(a, sizeof(a), addr);
-	NVP_NOTICELOG("probe: %s not taken: %s", a, reason);
-}
-
-static int
-connect_pcie(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
-	     struct nvp_nvme_ctrlr **out)
-{
-	struct nvp_pci_addr addr;
-	struct nvp_pci_device *dev;
-
-	if (trid->traddr[0] == '\0' || nvp_pci_addr_parse(&addr, trid->traddr) != 0) {
-		NVP_ERRLOG("connect: a PCIe transport ID needs traddr:<PCI address>");
-		return -EINVAL;
-	}
-	dev = nvp_env_pci_device_find(&addr);
-	if (dev == NULL) {
-		struct skipped_why why = { &addr, "" };
-
-		(void)nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_match, &why);
-		if (why.reason[0] != '\0') {
-			NVP_ERRLOG("connect: %s cannot be used: %s", trid->traddr, why.reason);
-		} else {
-			NVP_ERRLOG("connect: no PCI function at %s (bound to vfio-pci or "
-				   "uio_pci_generic, or a virtual function?)",
-				   trid->traddr);
-		}
-		return -ENODEV;
-	}
-	return attach_pci(dev, trid, opts, out);
-}
-
-/* A fabrics transport (TCP): the transport makes the connection, then the same init. */
-static int
-connect_fabric(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
-	       struct nvp_nvme_ctrlr **out)
-{
-	const struct nvme_transport_ops *transport = nvme_transport_get(trid_type_string(trid));
+	const struct nvme_transport_ops *transport = transport_for(trid);
 	struct nvp_nvme_ctrlr *ctrlr = NULL;
 	int rc;
 
@@ -420,7 +341,7 @@ connect_fabric(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_c
 		NVP_ERRLOG("connect: transport %s is not available in this build", trid->trstring);
 		return -EINVAL;
 	}
-	rc = transport->ctrlr_construct(trid, opts, NULL, &ctrlr);
+	rc = transport->ctrlr_construct(trid, opts, &ctrlr);
 	if (rc != 0) {
 		return rc;
 	}
@@ -433,37 +354,6 @@ connect_fabric(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_c
 	NVP_INFOLOG("%s: attached, %u I/O queues, %u namespaces", ctrlr->name, ctrlr->num_io_queues,
 		    ctrlr->num_active_ns);
 	*out = ctrlr;
-	return 0;
-}
-
-/* Ask the provider named by trtype for a device, attach to its PCI function. */
-static int
-connect_vdev(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
-	     struct nvp_nvme_ctrlr **out)
-{
-	struct nvp_env_vdev_provider *provider = nvp_env_vdev_provider_find(trid->trstring);
-	struct nvp_pci_addr addr;
-	struct nvp_pci_device *dev;
-	char err[256] = "";
-	int rc;
-
-	if (provider == NULL) {
-		return trid_resolve_type((struct nvp_nvme_transport_id *)trid);
-	}
-	rc = provider->create(trid->name, trid->args, &addr, err, sizeof(err));
-	if (rc != 0) {
-		NVP_ERRLOG("connect: %s device '%s' not created: %s", provider->name, trid->name,
-			   err[0] ? err : strerror(-rc));
-		return rc == -EEXIST ? -EBUSY : rc;
-	}
-	dev = nvp_env_pci_device_find(&addr);
-	rc = dev != NULL ? attach_pci(dev, trid, opts, out) : -ENODEV;
-	if (rc != 0) {
-		(void)provider->destroy(&addr);
-		return rc;
-	}
-	(*out)->vdev_provider = provider;
-	(*out)->vdev_addr = addr;
 	return 0;
 }
 
@@ -493,25 +383,13 @@ nvp_nvme_connect(const struct nvp_nvme_transport_id *trid,
 	if (rc != 0) {
 		return rc;
 	}
-	switch (t.trtype) {
-	case NVP_NVME_TRANSPORT_PCIE:
-		return connect_pcie(&t, &opts, ctrlr);
-	case NVP_NVME_TRANSPORT_VDEV:
-		return connect_vdev(&t, &opts, ctrlr);
-	case NVP_NVME_TRANSPORT_TCP:
-		return connect_fabric(&t, &opts, ctrlr);
-	default:
-		NVP_ERRLOG("connect: transport %s is not available in this build", t.trstring);
-		return -EINVAL;
-	}
+	return connect_transport(&t, &opts, ctrlr);
 }
 
 int
 nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr)
 {
-	const struct nvp_env_vdev_provider *provider;
-	struct nvp_pci_addr addr;
-	int rc, rc2;
+	int rc;
 
 	if (ctrlr == NULL) {
 		return -EINVAL;
@@ -522,51 +400,14 @@ nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr)
 	/* AERs and anything else still on the admin queue. */
 	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
 	nvme_ctrlr_unlock(ctrlr);
-	provider = ctrlr->vdev_provider;
-	addr = ctrlr->vdev_addr;
 	NVP_INFOLOG("%s: detached", ctrlr->name);
-	ctrlr->transport->ctrlr_destruct(ctrlr);
-	if (provider != NULL) {
-		rc2 = provider->destroy(&addr);
-		if (rc2 != 0) {
-			NVP_WARNLOG("detach: %s device not destroyed (%s)", provider->name,
-				    strerror(-rc2));
-		}
-	}
+	ctrlr->transport->ctrlr_destruct(ctrlr); /* and the device made for it, if any */
 	return rc == -ETIMEDOUT ? rc : 0;
 }
 
 /* ---------------------------------------------------------------------------------------
  * Probe
  * ------------------------------------------------------------------------------------- */
-
-struct probe_list {
-	struct nvp_pci_addr *addrs;
-	size_t n;
-	size_t cap;
-};
-
-static int
-probe_collect(void *ctx, struct nvp_pci_device *dev)
-{
-	struct probe_list *list = ctx;
-
-	if (dev->claimed) {
-		return 0;
-	}
-	if (list->n == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 16;
-		struct nvp_pci_addr *a = realloc(list->addrs, cap * sizeof(*a));
-
-		if (a == NULL) {
-			return -ENOMEM;
-		}
-		list->addrs = a;
-		list->cap = cap;
-	}
-	list->addrs[list->n++] = dev->addr;
-	return 0;
-}
 
 /* Offer @trid to probe_cb, connect, report to attach_cb. \return 0, 1 (declined), -errno. */
 static int
@@ -588,33 +429,33 @@ probe_one(const struct nvp_nvme_transport_id *trid, void *cb_ctx, nvp_nvme_probe
 	return rc;
 }
 
+struct probe_ctx {
+	void *cb_ctx;
+	nvp_nvme_probe_cb probe_cb;
+	nvp_nvme_attach_cb attach_cb;
+};
+
 static int
-probe_all(void *cb_ctx, nvp_nvme_probe_cb probe_cb, nvp_nvme_attach_cb attach_cb)
+probe_found(void *ctx, const struct nvp_nvme_transport_id *trid)
 {
-	struct probe_list list = { NULL, 0, 0 };
-	int rc, first_err = 0;
-	size_t i;
+	struct probe_ctx *p = ctx;
 
-	rc = nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, probe_collect, &list);
-	(void)nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_notice, NULL);
-	if (rc != 0 || list.n == 0) {
-		free(list.addrs);
-		return rc != 0 ? rc : -ENODEV;
-	}
-	for (i = 0; i < list.n; i++) {
-		struct nvp_nvme_transport_id trid;
+	return probe_one(trid, p->cb_ctx, p->probe_cb, p->attach_cb);
+}
 
-		memset(&trid, 0, sizeof(trid));
-		trid.trtype = NVP_NVME_TRANSPORT_PCIE;
-		nvp_strlcpy(trid.trstring, "PCIe", sizeof(trid.trstring));
-		nvp_pci_addr_fmt(trid.traddr, sizeof(trid.traddr), &list.addrs[i]);
-		rc = probe_one(&trid, cb_ctx, probe_cb, attach_cb);
-		if (rc < 0 && first_err == 0) {
-			first_err = rc;
-		}
+/* Every controller @transport finds by itself (its scan). */
+static int
+probe_all(const struct nvme_transport_ops *transport, void *cb_ctx, nvp_nvme_probe_cb probe_cb,
+	  nvp_nvme_attach_cb attach_cb)
+{
+	struct probe_ctx p = { cb_ctx, probe_cb, attach_cb };
+
+	if (transport == NULL || transport->scan == NULL) {
+		NVP_ERRLOG("probe: transport %s cannot list its controllers: give an address",
+			   transport != NULL ? transport->name : "(none)");
+		return -EINVAL;
 	}
-	free(list.addrs);
-	return first_err;
+	return transport->scan(&p, probe_found);
 }
 
 int
@@ -629,7 +470,7 @@ nvp_nvme_probe(const struct nvp_nvme_transport_id *trid, void *cb_ctx, nvp_nvme_
 		return -EINVAL;
 	}
 	if (trid == NULL) {
-		return probe_all(cb_ctx, probe_cb, attach_cb);
+		return probe_all(nvme_transport_get("PCIe"), cb_ctx, probe_cb, attach_cb);
 	}
 	t = *trid;
 	rc = trid_resolve_type(&t);
@@ -637,7 +478,7 @@ nvp_nvme_probe(const struct nvp_nvme_transport_id *trid, void *cb_ctx, nvp_nvme_
 		return rc;
 	}
 	if (t.trtype == NVP_NVME_TRANSPORT_PCIE && t.traddr[0] == '\0') {
-		return probe_all(cb_ctx, probe_cb, attach_cb);
+		return probe_all(transport_for(&t), cb_ctx, probe_cb, attach_cb);
 	}
 	rc = probe_one(&t, cb_ctx, probe_cb, attach_cb);
 	return rc > 0 ? 0 : rc;

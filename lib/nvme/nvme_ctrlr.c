@@ -722,6 +722,15 @@ qid_free(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid)
 	ctrlr->qid_bitmap[qid / 64] &= ~(1ull << (qid % 64));
 }
 
+int
+nvp_nvme_ctrlr_fit_io_queue_size(const struct nvp_nvme_ctrlr *ctrlr, uint32_t size,
+				 uint32_t *fitted)
+{
+	uint32_t max = ctrlr != NULL ? ctrlr->cap.bits.mqes + 1u : NVME_MAX_QUEUE_ENTRIES;
+
+	return nvme_queue_size_fit(size, max, fitted);
+}
+
 void
 nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
 					 struct nvp_nvme_io_qpair_opts *opts, size_t opts_size)
@@ -733,8 +742,7 @@ nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
 	}
 	memset(&d, 0, sizeof(d));
 	d.opts_size = NVP_MIN(opts_size, sizeof(d));
-	d.io_queue_size = NVP_MIN(ctrlr->opts.io_queue_size, ctrlr->cap.bits.mqes + 1u);
-	d.io_queue_size = NVP_MAX(d.io_queue_size, NVME_MIN_QUEUE_ENTRIES);
+	(void)nvp_nvme_ctrlr_fit_io_queue_size(ctrlr, ctrlr->opts.io_queue_size, &d.io_queue_size);
 	d.io_queue_requests = NVP_MAX(ctrlr->opts.io_queue_requests, d.io_queue_size);
 	d.timeout_us = ctrlr->opts.io_timeout_us;
 	d.delay_doorbell = true; /* one SQ doorbell per poll: see nvme_qpair.c */
@@ -744,17 +752,28 @@ nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
 int
 nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair)
 {
-	return qpair != NULL && qpair->has_irq ? qpair->irq_fd : -ENOTSUP;
+	if (qpair == NULL || qpair->transport->qpair_get_irq_fd == NULL) {
+		return -ENOTSUP;
+	}
+	return qpair->transport->qpair_get_irq_fd(qpair);
+}
+
+int
+nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+{
+	if (qpair == NULL || qpair->transport->qpair_irq_unmask == NULL) {
+		return -ENOTSUP;
+	}
+	return qpair->transport->qpair_irq_unmask(qpair);
 }
 
 static int
 qpair_opts_check(const struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qpair_opts *o)
 {
-	uint32_t max = ctrlr->cap.bits.mqes + 1u;
-
-	if (o->io_queue_size < NVME_MIN_QUEUE_ENTRIES || o->io_queue_size > max) {
-		NVP_ERRLOG("%s: I/O queue size %u out of range: 2 .. %u (CAP.MQES + 1)",
-			   ctrlr->name, o->io_queue_size, max);
+	if (nvp_nvme_ctrlr_fit_io_queue_size(ctrlr, o->io_queue_size, NULL) != 0) {
+		NVP_ERRLOG("%s: I/O queue size %u out of range: %u .. %u (CAP.MQES + 1)",
+			   ctrlr->name, o->io_queue_size, NVME_MIN_QUEUE_ENTRIES,
+			   ctrlr->cap.bits.mqes + 1u);
 		return -EINVAL;
 	}
 	if (o->io_queue_requests < o->io_queue_size) {

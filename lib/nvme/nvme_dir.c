@@ -129,34 +129,6 @@ nvp_nvme_ns_streams_allocate(struct nvp_nvme_ns *ns, uint16_t nsr, uint16_t *nsa
 
 /* ---- hints ---- */
 
-/*
- * Spread hint classes 1..4 over @n streams (@ids NULL: identifiers 1..n) or FDP
- * placement identifiers @ids[0..n-1]. The device keeps writes without a directive
- * apart too (its default stream, FDP's placement handle 0), so there are n + 1 groups:
- * class h goes to group (h - 1)(n + 1) / 4, groups 0..n-1 are the n identifiers, and
- * the longest-lived group, n, goes without a directive. With 4 or more identifiers
- * every class has its own.
- */
-void
-nvme_hint_map_build(struct nvp_nvme_ns *ns, uint16_t n, const uint16_t *ids,
-		    enum nvp_nvme_placement kind)
-{
-	const uint32_t classes = NVP_NVME_WRITE_HINT_COUNT - 1;
-
-	memset(ns->hint_dspec, 0, sizeof(ns->hint_dspec));
-	for (uint32_t h = 1; n != 0 && h <= classes; h++) {
-		uint32_t g = n >= classes ? h - 1 : (h - 1) * (n + 1u) / classes;
-
-		if (g < n) {
-			ns->hint_dspec[h] = ids != NULL ? ids[g] : (uint16_t)(g + 1);
-		}
-	}
-	ns->num_streams = n;
-	ns->placement = n != 0 ? kind : NVP_NVME_PLACEMENT_NONE;
-	ns->hint_dtype = kind == NVP_NVME_PLACEMENT_FDP ? NVME_IO_FLAGS_DTYPE_PLACEMENT :
-							  NVME_IO_FLAGS_DTYPE_STREAMS;
-}
-
 /* A status error ends the set-up with no placement; a host error is returned. */
 static int
 setup_step(struct nvp_nvme_ns *ns, int rc, const char *what, const struct nvme_cpl *cpl)

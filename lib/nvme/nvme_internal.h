@@ -9,9 +9,13 @@
  *   nvme_ns.c         namespace objects
  *   nvme_ns_cmd.c     NVM commands (validation, then a request for the qpair)
  *   nvme_ns_split.c   requests past the transfer limit or an I/O boundary: children
- *   nvme_qpair.c      requests, trackers, the queued list, timeouts and recovery
+ *   nvme_qpair.c      requests, trackers, the queued list: submit, complete, poll
+ *   nvme_qpair_recovery.c  timeouts, Abort, quarantine, the reset handshake, queue
+ *                     re-creation
+ *   nvme_transport.h  the one "PCIe inline, else the ops table" dispatch of the I/O path
  *   nvme_pcie.c       the PCIe transport: BAR0, doorbells, SQ/CQ rings
  *   nvme_pcie_prp.c   PRP lists
+ *   nvme_pcie_probe.c the PCI function a transport ID names; the PCIe scan
  *
  * Generic code reaches a transport only through struct nvme_transport_ops, so a later
  * NVMe/TCP transport slots in beside PCIe. Functions shared between files are prefixed
@@ -43,10 +47,10 @@
  * Limits and defaults
  * ------------------------------------------------------------------------------------- */
 
-#define NVME_MAX_LBA_COUNT 65536u     /* NLB is a 16-bit 0's based field */
-#define NVME_MAX_QUEUE_ENTRIES 65536u /* QSIZE is a 16-bit 0's based field */
-#define NVME_MAX_ADMIN_ENTRIES 4096u  /* AQA.ASQS/ACQS are 12-bit 0's based fields */
-#define NVME_MIN_QUEUE_ENTRIES 2u
+#define NVME_MAX_LBA_COUNT 65536u /* NLB is a 16-bit 0's based field */
+#define NVME_MAX_QUEUE_ENTRIES NVP_NVME_QUEUE_SIZE_MAX
+#define NVME_MAX_ADMIN_ENTRIES 4096u /* AQA.ASQS/ACQS are 12-bit 0's based fields */
+#define NVME_MIN_QUEUE_ENTRIES NVP_NVME_QUEUE_SIZE_MIN
 #define NVME_MAX_AERS 4u /* AERs kept armed (further limited by AERL) */
 #define NVME_IDENTIFY_SIZE 4096u
 #define NVME_DSM_PAGE_SIZE (NVME_DSM_MAX_RANGES * sizeof(struct nvme_dsm_range))
@@ -210,6 +214,9 @@ struct nvme_tracker {
 struct nvme_transport_ops;
 TAILQ_HEAD(nvme_tracker_list, nvme_tracker);
 
+/* A scan's report of one controller (see scan in struct nvme_transport_ops). */
+typedef int (*nvme_transport_found_cb)(void *ctx, const struct nvp_nvme_transport_id *trid);
+
 /*
  * The generic part of a queue pair. A transport embeds it first in its own qpair
  * structure (struct nvme_pcie_qpair) and places its ring state after it.
@@ -272,9 +279,6 @@ struct nvp_nvme_qpair {
 	void *dsm_pages; /* NVME_DSM_PAGE_SIZE * dsm_pool_size bytes of DMA memory */
 	void **dsm_free; /* stack of free pages from dsm_pages */
 	uint32_t dsm_free_count;
-	bool has_irq; /* CQ created with interrupts: irq_fd is its vector's eventfd */
-	int irq_fd;
-	uint32_t irq_vector;
 	TAILQ_ENTRY(nvp_nvme_qpair) link; /* the controller's list of I/O qpairs */
 };
 
@@ -286,17 +290,32 @@ struct nvp_nvme_qpair {
  * What a transport provides. Generic code never looks behind these: PCIe registers,
  * doorbells and PRPs live in nvme_pcie*.c (state in nvme_pcie_internal.h); a TCP
  * transport implements the same and registers itself with nvme_transport_register().
- * PCIe's submit, doorbell and completion entries are also called directly by the generic
- * qpair code (nvme_qpair.c), as SPDK does: no indirect call on its I/O path.
+ * PCIe's submit, doorbell and completion entries are also called directly, through the
+ * one dispatch in nvme_transport.h, as SPDK does: no indirect call on its I/O path.
  * Register offsets are those of the NVMe register file (NVME_REG_*).
  */
 struct nvme_transport_ops {
 	const char *name; /* "PCIe" */
 	enum nvp_nvme_transport_type type;
 
-	/* Create a controller on @dev (PCIe: a struct nvp_pci_device, claimed already). */
+	/*
+	 * Optional: offer every controller reachable without an address to @found (PCIe:
+	 * the unclaimed NVMe functions env knows). \return 0, -ENODEV if there is none, the
+	 * first -errno of @found, or -errno.
+	 */
+	int (*scan)(void *ctx, nvme_transport_found_cb found);
+	/*
+	 * Optional: reject at parse time a transport ID this transport could never use
+	 * (PCIe: a traddr that is not a PCI address). \return 0 or -EINVAL (logged).
+	 */
+	int (*trid_check)(const struct nvp_nvme_transport_id *trid);
+	/*
+	 * Create a controller for @trid (PCIe: find the function at traddr, or have the
+	 * provider named by trtype make one, and claim it). The init state machine runs
+	 * afterwards; ctrlr_destruct() undoes this, the device made for it included.
+	 */
 	int (*ctrlr_construct)(const struct nvp_nvme_transport_id *trid,
-			       const struct nvp_nvme_ctrlr_opts *opts, void *dev,
+			       const struct nvp_nvme_ctrlr_opts *opts,
 			       struct nvp_nvme_ctrlr **ctrlr);
 	/* Release everything ctrlr_construct() set up (admin qpair included). */
 	void (*ctrlr_destruct)(struct nvp_nvme_ctrlr *ctrlr);
@@ -364,15 +383,25 @@ struct nvme_transport_ops {
 	/* Tell the device about entries written since the last doorbell. */
 	void (*qpair_ring_doorbell)(struct nvp_nvme_qpair *qpair);
 	/*
+	 * Optional: the SQ doorbell without an MMIO write (a shadow doorbell). \return true
+	 * if the controller was told; false leaves the next qpair_ring_doorbell() owing it.
+	 */
+	bool (*qpair_ring_shadow)(struct nvp_nvme_qpair *qpair);
+	/*
 	 * Consume up to @max completions (0 = all), passing each to nvme_qpair_complete_cpl();
 	 * ring the CQ head doorbell once. \return completions consumed.
 	 */
 	int32_t (*qpair_process_completions)(struct nvp_nvme_qpair *qpair, uint32_t max);
+	/*
+	 * Optional: interrupts of a qpair created with opts.interrupts. qpair_get_irq_fd
+	 * \return the eventfd its CQ's vector signals, or -ENOTSUP; qpair_irq_unmask
+	 * re-arms that vector (0, -ENOTSUP, or env's -errno).
+	 */
+	int (*qpair_get_irq_fd)(const struct nvp_nvme_qpair *qpair);
+	int (*qpair_irq_unmask)(struct nvp_nvme_qpair *qpair);
 	/* Give back per-submission resources of @tr (tr->xport_res: chained PRP pages). */
 	void (*qpair_release_tracker)(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr);
 };
-
-extern const struct nvme_transport_ops g_nvme_pcie_transport;
 
 /* Register a transport by name (the built-in PCIe one is always there). */
 int nvme_transport_register(const struct nvme_transport_ops *ops);
@@ -434,7 +463,6 @@ struct nvp_nvme_ctrlr {
 	atomic_bool is_failed;
 	_Atomic uint32_t reset_gen; /* bumped as a reset starts: qpairs made in an older one
 				     * re-create their queues at their owner's next poll */
-	uint32_t page_size;         /* CC.MPS page size: PRP granularity */
 	uint32_t max_xfer_size;     /* MDTS, opts.max_io_size */
 	bool ticks_tsc;             /* nvp_env_get_ticks() is the TSC: read it inline */
 	bool db_fence_asym;         /* nvme_db_fence_asym(): the doorbell window's owner
@@ -442,7 +470,8 @@ struct nvp_nvme_ctrlr {
 	uint64_t ticks_hz;
 
 	/* Cold. */
-	char name[96]; /* for messages: "emu0 at 10000:00:00.0", "0000:01:00.0" */
+	uint32_t page_size; /* CC.MPS: the memory page size the controller is enabled with */
+	char name[96];      /* for messages: "emu0 at 10000:00:00.0", "0000:01:00.0" */
 	struct nvp_nvme_transport_id trid;
 	struct nvp_nvme_ctrlr_opts opts;
 	union nvme_cap_register cap;
@@ -478,11 +507,21 @@ struct nvp_nvme_ctrlr {
 	nvp_nvme_remove_cb remove_cb;
 	void *remove_cb_arg;
 	atomic_bool removed; /* registers read all ones: the device is gone */
-
-	/* A virtual device created for this controller's trid, destroyed at detach. */
-	const struct nvp_env_vdev_provider *vdev_provider;
-	struct nvp_pci_addr vdev_addr;
 };
+
+/*
+ * A queue size within NVME_MIN_QUEUE_ENTRIES .. @max? *@fitted (if not NULL) gets it
+ * clamped into that range. \return 0 or -ERANGE. nvp_nvme_ctrlr_fit_io_queue_size()
+ * is this with @max = CAP.MQES + 1.
+ */
+static inline int
+nvme_queue_size_fit(uint32_t size, uint32_t max, uint32_t *fitted)
+{
+	if (fitted != NULL) {
+		*fitted = NVP_MAX(NVP_MIN(size, max), NVME_MIN_QUEUE_ENTRIES);
+	}
+	return size >= NVME_MIN_QUEUE_ENTRIES && size <= max ? 0 : -ERANGE;
+}
 
 /*
  * The largest transfer MDTS allows: 2^MDTS pages of CAP.MPSMIN (4 KiB << MPSMIN), 0 = no
@@ -552,7 +591,7 @@ nvme_qpair_reset_pending(const struct nvp_nvme_qpair *qpair)
 	       atomic_load_explicit(&qpair->ctrlr->reset_gen, memory_order_acquire);
 }
 
-/* nvme_qpair.c: the reset handshake's fences */
+/* nvme_qpair_recovery.c: the reset handshake's fences */
 bool nvme_db_fence_asym(void);
 void nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr);
 
@@ -609,17 +648,24 @@ void nvme_ctrlr_free_namespaces(struct nvp_nvme_ctrlr *ctrlr);
 int nvme_md_iova(const void *md_buf, uint32_t len, uint64_t *iova);
 int nvme_split_submit(struct nvp_nvme_qpair *qpair, struct nvme_request *parent);
 
+/* nvme_qpair_recovery.c: timeouts, Abort, quarantine, re-creating the queues */
+void nvme_qpair_check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed);
+bool nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair);
+bool nvme_qpair_is_stuck(struct nvp_nvme_qpair *qpair);
+void nvme_qpair_reclaim_start(struct nvp_nvme_qpair *qpair);
+void nvme_qpair_expire_queued(struct nvp_nvme_qpair *qpair, uint64_t now);
+void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
+bool nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb, void *cb_arg,
+			       nvp_nvme_cmd_cb new_cb, void *new_arg, uint16_t *cid);
+void nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair);
+void nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr);
+
 /* nvme_qpair.c */
 int nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint16_t id,
 		    uint32_t num_entries, uint32_t num_requests, bool with_dma_pages);
 void nvme_qpair_fini(struct nvp_nvme_qpair *qpair);
 int nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
 int32_t nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions);
-void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
-bool nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb, void *cb_arg,
-			       nvp_nvme_cmd_cb new_cb, void *new_arg, uint16_t *cid);
-void nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair);
-void nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr);
 
 /* Take a request object; NULL when all are in use. */
 static inline struct nvme_request *
@@ -811,8 +857,35 @@ nvme_split_needed(uint64_t lba, uint32_t lba_count, uint32_t max_sectors, uint32
 }
 
 /* Write hints (nvme_dir.c) over streams or FDP placement identifiers (nvme_fdp.c). */
-void nvme_hint_map_build(struct nvp_nvme_ns *ns, uint16_t n, const uint16_t *ids,
-			 enum nvp_nvme_placement kind);
+/*
+ * Spread hint classes 1..4 over @n streams (@ids NULL: identifiers 1..n) or FDP
+ * placement identifiers @ids[0..n-1]. The device keeps writes without a directive
+ * apart too (its default stream, FDP's placement handle 0), so there are n + 1 groups:
+ * class h goes to group (h - 1)(n + 1) / 4, groups 0..n-1 are the n identifiers, and
+ * the longest-lived group, n, goes without a directive. With 4 or more identifiers
+ * every class has its own. Inline here: both nvme_dir.c (streams) and nvme_fdp.c
+ * (placement identifiers) build the map.
+ */
+static inline void
+nvme_hint_map_build(struct nvp_nvme_ns *ns, uint16_t n, const uint16_t *ids,
+		    enum nvp_nvme_placement kind)
+{
+	const uint32_t classes = NVP_NVME_WRITE_HINT_COUNT - 1;
+
+	__builtin_memset(ns->hint_dspec, 0, sizeof(ns->hint_dspec));
+	for (uint32_t h = 1; n != 0 && h <= classes; h++) {
+		uint32_t g = n >= classes ? h - 1 : (h - 1) * (n + 1u) / classes;
+
+		if (g < n) {
+			ns->hint_dspec[h] = ids != NULL ? ids[g] : (uint16_t)(g + 1);
+		}
+	}
+	ns->num_streams = n;
+	ns->placement = n != 0 ? kind : NVP_NVME_PLACEMENT_NONE;
+	ns->hint_dtype = kind == NVP_NVME_PLACEMENT_FDP ? NVME_IO_FLAGS_DTYPE_PLACEMENT :
+							  NVME_IO_FLAGS_DTYPE_STREAMS;
+}
+
 int nvme_fdp_hints_setup(struct nvp_nvme_ns *ns, uint16_t max_ids);
 uint32_t nvme_fdp_hint_pids(const void *ruhs, uint32_t len, uint8_t rgif, uint16_t *pids,
 			    uint32_t max);

@@ -268,6 +268,7 @@ pcie_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 		return rc;
 	}
 	pq->qpair.transport = &g_nvme_pcie_transport;
+	pq->page_size = ctrlr->page_size;
 	pq->iova_map = nvp_env_iova_map();
 	pq->sq_tdbl = pcie_doorbell(pctrlr, qid, 0);
 	pq->cq_hdbl = pcie_doorbell(pctrlr, qid, 1);
@@ -296,19 +297,29 @@ pcie_qpair_irq(struct nvp_nvme_qpair *qpair)
 			   qpair->ctrlr->name, qpair->id, strerror(-fd));
 		return fd == -ENOTSUP ? -ENOTSUP : -EIO;
 	}
-	qpair->has_irq = true;
-	qpair->irq_fd = fd;
-	qpair->irq_vector = iv;
+	to_pcie_qpair(qpair)->has_irq = true;
+	to_pcie_qpair(qpair)->irq_fd = fd;
+	to_pcie_qpair(qpair)->irq_vector = iv;
 	return (int32_t)iv;
 }
 
-int
-nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+static int
+pcie_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair)
 {
-	if (qpair == NULL || !qpair->has_irq) {
+	const struct nvme_pcie_qpair *pq = (const struct nvme_pcie_qpair *)qpair;
+
+	return pq->has_irq ? pq->irq_fd : -ENOTSUP;
+}
+
+static int
+pcie_qpair_irq_unmask(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+
+	if (!pq->has_irq) {
 		return -ENOTSUP;
 	}
-	return nvp_pci_device_irq_unmask(to_pcie_ctrlr(qpair->ctrlr)->dev, qpair->irq_vector);
+	return nvp_pci_device_irq_unmask(to_pcie_ctrlr(qpair->ctrlr)->dev, pq->irq_vector);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -412,7 +423,7 @@ static int
 pcie_qpair_conn_cmd(struct nvp_nvme_qpair *qpair, bool create, uint32_t step, struct nvme_cmd *cmd)
 {
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
-	int32_t iv = qpair->has_irq ? (int32_t)qpair->irq_vector : -1;
+	int32_t iv = to_pcie_qpair(qpair)->has_irq ? (int32_t)to_pcie_qpair(qpair)->irq_vector : -1;
 
 	if (step >= 2) {
 		return -ENOENT;
@@ -491,8 +502,7 @@ nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
 	int rc;
 
 	if (req->payload.size > pq->max_unchained && req->payload.type != NVME_PAYLOAD_NONE) {
-		uint32_t extra = nvme_pcie_prp_extra_pages(pq->qpair.ctrlr->page_size,
-							   req->payload.size);
+		uint32_t extra = nvme_pcie_prp_extra_pages(pq->page_size, req->payload.size);
 
 		if (extra > pq->prp_pool_total) {
 			return -EINVAL;
@@ -522,58 +532,6 @@ static void
 pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 {
 	nvme_pcie_qpair_ring_doorbell(qpair);
-}
-
-/*
- * Consume completions whose phase tag matches the current pass. The ring state lives in
- * @pq and is updated before each callback, so a callback that processes completions of
- * the same queue again (an admin callback issuing an admin command) stays consistent.
- */
-int32_t
-nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
-{
-	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
-	uint32_t n = 0;
-
-	if (max == 0 || max > qpair->num_trackers) {
-		max = qpair->num_trackers;
-	}
-	while (n < max) {
-		volatile struct nvme_cpl *entry = &pq->cq[pq->cq_head];
-		struct nvme_cpl cpl;
-
-		if (entry->status.p != pq->phase) {
-			break;
-		}
-		/* Read the rest of the entry only after its phase tag: the loads must not be
-		 * satisfied before the tag was seen (x86: a compiler barrier, loads are not
-		 * reordered with loads; arm64: dmb oshld). */
-		nvp_dma_rmb();
-		cpl = *(const struct nvme_cpl *)entry;
-		if (nvp_unlikely(++pq->cq_head == qpair->num_entries)) {
-			pq->cq_head = 0;
-			pq->phase ^= 1;
-		}
-		/* The next entry is where the next look goes: start fetching its line while
-		 * this one's callback runs. */
-		nvp_prefetch((const void *)&pq->cq[pq->cq_head]);
-		n++;
-		nvme_qpair_complete_cpl(qpair, &cpl);
-	}
-	/* One head doorbell for the batch. It gives the slots back to the device, so every
-	 * read of the entries must be done first (x86: a compiler barrier, stores are not
-	 * reordered with older loads; arm64: dmb osh). */
-	if (n > 0 && nvp_likely(!nvme_qpair_reset_pending(qpair))) {
-		nvp_dma_rwmb();
-		if (pq->cq_shadow == NULL ||
-		    nvme_pcie_dbbuf_update(pq->cq_shadow, pq->cq_ei, pq->cq_head)) {
-			nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
-			qpair->stats.cq_doorbell_writes++;
-		} else {
-			qpair->stats.cq_shadow_updates++;
-		}
-	}
-	return (int32_t)n;
 }
 
 /*
@@ -755,6 +713,7 @@ static void
 pcie_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 {
 	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(ctrlr);
+	struct nvme_pcie_vdev vdev;
 
 	if (pctrlr->bus_master) {
 		pcie_disable_bus_master(pctrlr);
@@ -770,25 +729,31 @@ pcie_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 	nvp_env_pci_device_release(pctrlr->dev);
 	nvp_env_dma_free(pctrlr->dbbuf_db);
 	nvp_env_dma_free(pctrlr->dbbuf_ei);
+	vdev = pctrlr->vdev;
 	nvme_ctrlr_destruct(ctrlr);
 	free(pctrlr);
+	nvme_pcie_device_put(&vdev);
 }
 
 /*
- * Attach to @devp (a struct nvp_pci_device): claim it, map BAR0, turn on bus mastering,
- * read CAP and VS, allocate the admin queue. The init state machine runs afterwards.
+ * Attach to @dev: claim it, map BAR0, turn on bus mastering, read CAP and VS, allocate
+ * the admin queue. The init state machine runs afterwards.
  */
 static int
-pcie_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
-		     const struct nvp_nvme_ctrlr_opts *opts, void *devp,
-		     struct nvp_nvme_ctrlr **out)
+pcie_ctrlr_construct_dev(const struct nvp_nvme_transport_id *trid,
+			 const struct nvp_nvme_ctrlr_opts *opts, struct nvp_pci_device *dev,
+			 struct nvp_nvme_ctrlr **out)
 {
-	struct nvp_pci_device *dev = devp;
+	char addr[NVP_PCI_ADDR_STRLEN];
 	struct nvme_pcie_ctrlr *pctrlr;
 	int rc;
 
 	rc = nvp_env_pci_device_claim(dev);
 	if (rc != 0) {
+		if (rc == -EBUSY) {
+			nvp_pci_addr_fmt(addr, sizeof(addr), &dev->addr);
+			NVP_ERRLOG("PCI function %s is already attached", addr);
+		}
 		return rc;
 	}
 	pctrlr = calloc(1, sizeof(*pctrlr));
@@ -824,9 +789,33 @@ pcie_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 	return 0;
 }
 
+/* The transport's construct: the function @trid names (found or made), then attach. */
+static int
+pcie_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
+		     const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **out)
+{
+	struct nvp_pci_device *dev;
+	struct nvme_pcie_vdev vdev;
+	int rc;
+
+	rc = nvme_pcie_device_get(trid, &dev, &vdev);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = pcie_ctrlr_construct_dev(trid, opts, dev, out);
+	if (rc != 0) {
+		nvme_pcie_device_put(&vdev);
+		return rc;
+	}
+	to_pcie_ctrlr(*out)->vdev = vdev;
+	return 0;
+}
+
 const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.name = "PCIe",
 	.type = NVP_NVME_TRANSPORT_PCIE,
+	.scan = nvme_pcie_scan,
+	.trid_check = nvme_pcie_trid_check,
 	.ctrlr_construct = pcie_ctrlr_construct,
 	.ctrlr_destruct = pcie_ctrlr_destruct,
 	.ctrlr_get_reg_4 = pcie_get_reg_4,
@@ -847,6 +836,8 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.qpair_submit = pcie_qpair_submit,
 	.qpair_ring_doorbell = pcie_qpair_ring_doorbell,
 	.qpair_process_completions = nvme_pcie_qpair_process_completions,
+	.qpair_get_irq_fd = pcie_qpair_get_irq_fd,
+	.qpair_irq_unmask = pcie_qpair_irq_unmask,
 	.qpair_release_tracker = pcie_qpair_release_tracker,
 };
 

@@ -2,14 +2,23 @@
 /*
  * The PCIe transport's own state, kept out of the generic structs: BAR0 and doorbells,
  * the SQ/CQ rings, PRP list pages per tracker and the pool of chained list pages. Shared
- * by nvme_pcie.c, nvme_pcie_prp.c and the generic qpair code, which dispatches the PCIe
- * hot path (submit, doorbell, completions) directly instead of through the ops table:
- * no indirect call per I/O, and the compiler can inline the submission into it.
+ * by nvme_pcie.c, nvme_pcie_prp.c and the dispatch header nvme_transport.h, which calls
+ * the PCIe hot path (submit, doorbell, completions) directly instead of through the ops
+ * table: no indirect call per I/O, and the compiler can inline the submission.
  */
 #ifndef NVP_NVME_PCIE_INTERNAL_H
 #define NVP_NVME_PCIE_INTERNAL_H
 
 #include "nvme_internal.h"
+
+/* The PCIe transport's ops (nvme_pcie.c); nvme_transport.h tells its qpairs by it. */
+extern const struct nvme_transport_ops g_nvme_pcie_transport;
+
+/* A virtual device made for a controller's trid (nvme_pcie_probe.c), destroyed with it. */
+struct nvme_pcie_vdev {
+	const struct nvp_env_vdev_provider *provider; /* NULL: a function found, not made */
+	struct nvp_pci_addr addr;
+};
 
 struct nvme_pcie_ctrlr {
 	struct nvp_nvme_ctrlr ctrlr; /* first: the generic code only sees this */
@@ -29,6 +38,7 @@ struct nvme_pcie_ctrlr {
 	uint32_t *dbbuf_ei;
 	bool dbbuf_on;     /* configured since the last enable */
 	bool dbbuf_failed; /* the controller refused: MMIO only */
+	struct nvme_pcie_vdev vdev;
 };
 
 /* A chained PRP list page from a qpair's pool. */
@@ -55,6 +65,7 @@ struct nvme_pcie_qpair {
 	volatile uint32_t *cq_hdbl; /* CQ head doorbell */
 	uint32_t sq_tail;
 	uint32_t cq_head;
+	uint32_t page_size;     /* the controller's CC.MPS page: PRP granularity */
 	uint32_t max_unchained; /* payloads up to this size never need chained list pages */
 	uint8_t phase;          /* the phase tag a new completion carries */
 	bool sq_mmio_owed;      /* a shadow-only ring found the controller idle: MMIO next ring */
@@ -71,6 +82,9 @@ struct nvme_pcie_qpair {
 	uint32_t prp_pool_total;
 	uint64_t sq_iova;
 	uint64_t cq_iova;
+	bool has_irq; /* CQ created with interrupts: irq_fd is its vector's eventfd */
+	int irq_fd;
+	uint32_t irq_vector;
 	void *prp_pages;                  /* one list page per tracker */
 	struct nvme_prp_page *pool_descs; /* chained list pages */
 	void *pool_mem;
@@ -88,11 +102,18 @@ to_pcie_qpair(struct nvp_nvme_qpair *qpair)
 	return (struct nvme_pcie_qpair *)qpair;
 }
 
-static inline bool
-nvme_qpair_is_pcie(const struct nvp_nvme_qpair *qpair)
-{
-	return qpair->transport == &g_nvme_pcie_transport;
-}
+/* nvme_pcie_probe.c */
+/*
+ * The function @trid names, made by a virtual device provider if trtype names one (then
+ * @vdev says which, for nvme_pcie_device_put()). \return 0, -EINVAL (no PCI address),
+ * -ENODEV (no such NVMe function), -EBUSY (the device exists), or the provider's -errno.
+ */
+int nvme_pcie_device_get(const struct nvp_nvme_transport_id *trid, struct nvp_pci_device **dev,
+			 struct nvme_pcie_vdev *vdev);
+/* Destroy the device nvme_pcie_device_get() made, if it made one. */
+void nvme_pcie_device_put(struct nvme_pcie_vdev *vdev);
+int nvme_pcie_scan(void *ctx, nvme_transport_found_cb found);
+int nvme_pcie_trid_check(const struct nvp_nvme_transport_id *trid);
 
 /* nvme_pcie_prp.c */
 int nvme_pcie_prp_build(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr,
@@ -102,11 +123,10 @@ uint32_t nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size);
 int nvme_pcie_prp_reserve(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr, uint32_t n);
 void nvme_pcie_prp_release(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr);
 
-/* nvme_pcie.c: the parts of the hot path that are not inline */
+/* nvme_pcie.c: the parts of the I/O path that are not inline (PRP lists, checks) */
 int nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
 			       struct nvme_request *req);
 int nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
-int32_t nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max);
 
 /*
  * The common payload: one contiguous buffer within two pages. PRP1 is its address, PRP2
@@ -118,7 +138,7 @@ static inline __attribute__((always_inline)) int
 nvme_pcie_prp_fast(const struct nvme_pcie_qpair *pq, struct nvme_request *req)
 {
 	uintptr_t va = (uintptr_t)req->payload.buf;
-	uint32_t ps = pq->qpair.ctrlr->page_size;
+	uint32_t ps = pq->page_size;
 	uint64_t end = (va & (ps - 1)) + req->payload.size;
 	uint64_t prp1, prp2 = 0;
 
@@ -240,6 +260,60 @@ nvme_pcie_qpair_ring_shadow(struct nvp_nvme_qpair *qpair)
 	}
 	qpair->stats.sq_shadow_updates++;
 	return true;
+}
+
+/*
+ * Consume completions whose phase tag matches the current pass, inline in the generic
+ * poll (nvme_transport.h) as the submission is: what PCIe does for a read or write of up
+ * to two pages is all in this header; nvme_pcie.c holds set-up and the slow paths. The
+ * ring state lives in @pq and is updated before each callback, so a callback that processes completions of
+ * the same queue again (an admin callback issuing an admin command) stays consistent.
+ */
+static inline int32_t
+nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	uint32_t n = 0;
+
+	if (max == 0 || max > qpair->num_trackers) {
+		max = qpair->num_trackers;
+	}
+	while (n < max) {
+		volatile struct nvme_cpl *entry = &pq->cq[pq->cq_head];
+		struct nvme_cpl cpl;
+
+		if (entry->status.p != pq->phase) {
+			break;
+		}
+		/* Read the rest of the entry only after its phase tag: the loads must not be
+		 * satisfied before the tag was seen (x86: a compiler barrier, loads are not
+		 * reordered with loads; arm64: dmb oshld). */
+		nvp_dma_rmb();
+		cpl = *(const struct nvme_cpl *)entry;
+		if (nvp_unlikely(++pq->cq_head == qpair->num_entries)) {
+			pq->cq_head = 0;
+			pq->phase ^= 1;
+		}
+		/* The next entry is where the next look goes: start fetching its line while
+		 * this one's callback runs. */
+		nvp_prefetch((const void *)&pq->cq[pq->cq_head]);
+		n++;
+		nvme_qpair_complete_cpl(qpair, &cpl);
+	}
+	/* One head doorbell for the batch. It gives the slots back to the device, so every
+	 * read of the entries must be done first (x86: a compiler barrier, stores are not
+	 * reordered with older loads; arm64: dmb osh). */
+	if (n > 0 && nvp_likely(!nvme_qpair_reset_pending(qpair))) {
+		nvp_dma_rwmb();
+		if (pq->cq_shadow == NULL ||
+		    nvme_pcie_dbbuf_update(pq->cq_shadow, pq->cq_ei, pq->cq_head)) {
+			nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
+			qpair->stats.cq_doorbell_writes++;
+		} else {
+			qpair->stats.cq_shadow_updates++;
+		}
+	}
+	return (int32_t)n;
 }
 
 #endif /* NVP_NVME_PCIE_INTERNAL_H */

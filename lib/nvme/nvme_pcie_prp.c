@@ -193,7 +193,7 @@ nvme_pcie_prp_build(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr,
 	if (req->payload.type == NVME_PAYLOAD_NONE) {
 		return 0; /* the data pointer stays as built (queue creation: the ring) */
 	}
-	builder_init(&b, pq->qpair.ctrlr->page_size, ptr->prp_list, ptr->extra);
+	builder_init(&b, pq->page_size, ptr->prp_list, ptr->extra);
 	rc = walk_payload(&b, &req->payload);
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
@@ -215,7 +215,7 @@ nvme_pcie_prp_check(struct nvme_pcie_qpair *pq, const struct nvme_request *req)
 {
 	struct prp_builder b;
 
-	builder_init(&b, pq->qpair.ctrlr->page_size, NULL, NULL);
+	builder_init(&b, pq->page_size, NULL, NULL);
 	return walk_payload(&b, &req->payload);
 }
 

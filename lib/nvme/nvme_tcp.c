@@ -207,6 +207,19 @@ tcp_recv(struct nvme_tcp_qpair *tq)
 	return -ENXIO;
 }
 
+/* Take apart what was received; a stream that breaks the rules fails the qpair. */
+static int
+rx_parse(struct nvme_tcp_qpair *tq, uint32_t max)
+{
+	int rc = nvme_tcp_rx_parse(tq, max);
+
+	if (rc != 0) {
+		nvme_tcp_qpair_fail(tq, tq->rx_fail_why != NULL ? tq->rx_fail_why : "bad PDU",
+				    tq->rx_fail_fes, tq->rx_fail_fei);
+	}
+	return rc;
+}
+
 /* One round: send what is queued, read, parse, send what the PDUs asked for (H2CData). */
 static int
 tcp_poll_once(struct nvme_tcp_qpair *tq, uint32_t max)
@@ -221,7 +234,7 @@ tcp_poll_once(struct nvme_tcp_qpair *tq, uint32_t max)
 		return -ENXIO;
 	}
 	do {
-		if (nvme_tcp_rx_parse(tq, max) != 0) {
+		if (rx_parse(tq, max) != 0) {
 			return -ENXIO;
 		}
 		if (max != 0 && tq->rx_cpls >= max) {
@@ -231,7 +244,7 @@ tcp_poll_once(struct nvme_tcp_qpair *tq, uint32_t max)
 		if (got < 0) {
 			return -ENXIO;
 		}
-		if (nvme_tcp_rx_parse(tq, max) != 0) {
+		if (rx_parse(tq, max) != 0) {
 			return -ENXIO;
 		}
 	} while (got == (ssize_t)NVME_TCP_RX_BUF_SIZE && ++rounds < 4);
@@ -949,12 +962,11 @@ read_cap_vs(struct nvme_tcp_ctrlr *tc)
 
 static int
 tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
-		    const struct nvp_nvme_ctrlr_opts *opts, void *dev, struct nvp_nvme_ctrlr **out)
+		    const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **out)
 {
 	struct nvme_tcp_ctrlr *tc;
 	int rc;
 
-	(void)dev;
 	if (trid->subnqn[0] == '\0') {
 		NVP_ERRLOG("connect: a TCP transport ID needs subnqn:<NQN> (nvp discover lists "
 			   "them)");

@@ -107,6 +107,11 @@ struct nvme_tcp_qpair {
 	struct nvme_tcp_req *rx_treq;
 	uint32_t rx_crc;
 	uint32_t rx_cpls; /* completions of this poll */
+	/* Why the receive side gave up (nvme_tcp_rx_parse() returned -EPROTO): the caller
+	 * fails the qpair with it, sending a H2CTermReq with fes/fei when fes != 0. */
+	const char *rx_fail_why;
+	uint16_t rx_fail_fes;
+	uint32_t rx_fail_fei;
 
 	/* Cold. */
 	struct nvme_request fabric_req; /* Connect, Property Get/Set: CID num_trackers */
@@ -154,6 +159,8 @@ int nvme_tcp_check_ic_resp(const struct nvme_tcp_ic_resp *ic, bool hdgst, bool d
 uint32_t nvme_tcp_send_iov(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq, struct iovec *iov,
 			   uint32_t max_iov);
 bool nvme_tcp_send_advance(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq, size_t *n);
+/* \return 0, or -EPROTO: the stream broke a rule; tq->rx_fail_* say which, and the
+ * caller fails the qpair (nvme_tcp_qpair_fail()). */
 int nvme_tcp_rx_parse(struct nvme_tcp_qpair *tq, uint32_t max_cpls);
 void nvme_tcp_rx_reset(struct nvme_tcp_qpair *tq);
 void nvme_tcp_treq_done(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq,

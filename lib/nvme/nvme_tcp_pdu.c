@@ -7,9 +7,10 @@
  * Everything received is input from the network: each header is checked against its
  * type (length, flags, PDO, PLEN), digests are verified when negotiated (CRC32C,
  * section 3.6.1.4), data must land inside the command's own buffer and arrive in order,
- * an R2T may not ask for more than the command has. Any violation fails the qpair
- * (nvme_tcp_qpair_fail()): its requests complete with a path error, nothing is written
- * outside a request's buffer, the process goes on.
+ * an R2T may not ask for more than the command has. Any violation stops the parse with
+ * the reason in the qpair (rx_fail_*), and its caller in nvme_tcp.c fails the qpair: its
+ * requests complete with a path error, nothing is written outside a request's buffer,
+ * the process goes on.
  */
 #include <string.h>
 
@@ -391,7 +392,9 @@ nvme_tcp_treq_done(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq, const s
 static int
 rx_error(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, uint32_t fei)
 {
-	nvme_tcp_qpair_fail(tq, why, fes, fei);
+	tq->rx_fail_why = why;
+	tq->rx_fail_fes = fes;
+	tq->rx_fail_fei = fei;
 	return -EPROTO;
 }
 
@@ -624,8 +627,7 @@ rx_term_req(struct nvme_tcp_qpair *tq)
 
 	NVP_ERRLOG("qpair %u: the controller ended the connection (C2HTermReq FES 0x%x FEI 0x%x)",
 		   tq->qpair.id, h->fes, h->fei);
-	nvme_tcp_qpair_fail(tq, "C2HTermReq received", 0, 0);
-	return -EPROTO;
+	return rx_error(tq, "C2HTermReq received", 0, 0);
 }
 
 /* The whole header (and its digest) is in rx_hdr. */

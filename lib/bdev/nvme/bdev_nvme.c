@@ -54,9 +54,6 @@
 
 #define NVME_CTRLR_NAME_MAX 32
 #define NVME_MAX_LBA_COUNT 65536u
-/* An I/O queue's entries: CAP.MQES and QSIZE are 16-bit, 0's based (NVMe 1.4 section 3.1.1) */
-#define NVME_QUEUE_SIZE_MIN 2u
-#define NVME_QUEUE_SIZE_MAX 65536u
 
 struct nvme_ns_bdev;
 
@@ -528,11 +525,9 @@ nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 	nvp_bdev_io_list_init(&ch->done);
 	nvp_nvme_ctrlr_get_default_io_qpair_opts(nb->c->ctrlr, &qo, sizeof(qo));
 	if (opts->module_queue_depth != 0) {
-		/* a hint: what the controller's queues take (CAP.MQES + 1), at least 2 */
-		qo.io_queue_size = NVP_MAX(
-			NVP_MIN(opts->module_queue_depth,
-				nvp_nvme_ctrlr_get_regs_cap(nb->c->ctrlr).bits.mqes + 1u),
-			NVME_QUEUE_SIZE_MIN);
+		/* a hint: fitted to what the controller's queues take */
+		(void)nvp_nvme_ctrlr_fit_io_queue_size(nb->c->ctrlr, opts->module_queue_depth,
+						       &qo.io_queue_size);
 	} else if (nb->c->io_queue_size != 0) {
 		qo.io_queue_size = nb->c->io_queue_size;
 	}
@@ -808,13 +803,13 @@ attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 		return -EINVAL;
 	}
 	/* the controller's own limit is known once it is attached: attach_fit_queue_size() */
-	if (opts->io_queue_size != 0 && (opts->io_queue_size < NVME_QUEUE_SIZE_MIN ||
-					 opts->io_queue_size > NVME_QUEUE_SIZE_MAX)) {
+	if (opts->io_queue_size != 0 &&
+	    nvp_nvme_ctrlr_fit_io_queue_size(NULL, opts->io_queue_size, NULL) != 0) {
 		NVP_ERRLOG("bdev_nvme_attach_controller '%s': bad parameter io_queue_size %" PRIu32
 			   " (0 = the default, or %u .. %u; above what the controller takes, "
 			   "CAP.MQES + 1, it is lowered to that)",
-			   opts->name, opts->io_queue_size, NVME_QUEUE_SIZE_MIN,
-			   NVME_QUEUE_SIZE_MAX);
+			   opts->name, opts->io_queue_size, NVP_NVME_QUEUE_SIZE_MIN,
+			   NVP_NVME_QUEUE_SIZE_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -828,13 +823,14 @@ attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 static void
 attach_fit_queue_size(struct nvme_ctrlr_entry *c)
 {
-	uint32_t max = nvp_nvme_ctrlr_get_regs_cap(c->ctrlr).bits.mqes + 1u;
+	uint32_t fitted;
 
-	if (c->io_queue_size > max) {
+	if (c->io_queue_size != 0 &&
+	    nvp_nvme_ctrlr_fit_io_queue_size(c->ctrlr, c->io_queue_size, &fitted) != 0) {
 		NVP_NOTICELOG("controller %s: io_queue_size %" PRIu32 " lowered to %" PRIu32
 			      ", the most its queues take (CAP.MQES + 1)",
-			      c->name, c->io_queue_size, max);
-		c->io_queue_size = max;
+			      c->name, c->io_queue_size, fitted);
+		c->io_queue_size = fitted;
 	}
 }
 

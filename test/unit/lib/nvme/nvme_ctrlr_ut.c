@@ -660,6 +660,21 @@ test_alloc_io_qpair(void)
 	nvp_nvme_ctrlr_get_default_io_qpair_opts(g_ctrlr, &opts, sizeof(opts));
 	CU_ASSERT_EQUAL(opts.io_queue_size, 256);
 	CU_ASSERT_EQUAL(opts.io_queue_requests, 1024);
+	/* The one check and clamp: 2 .. MQES + 1 (1024 here), or 2 .. 65536 unattached. */
+	{
+		uint32_t fitted = 0;
+
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_fit_io_queue_size(g_ctrlr, 1024, &fitted), 0);
+		CU_ASSERT_EQUAL(fitted, 1024);
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_fit_io_queue_size(g_ctrlr, 1025, &fitted), -ERANGE);
+		CU_ASSERT_EQUAL(fitted, 1024);
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_fit_io_queue_size(g_ctrlr, 1, &fitted), -ERANGE);
+		CU_ASSERT_EQUAL(fitted, 2);
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_fit_io_queue_size(g_ctrlr, 2, NULL), 0);
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_fit_io_queue_size(NULL, 65536, &fitted), 0);
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_fit_io_queue_size(NULL, 65537, &fitted), -ERANGE);
+		CU_ASSERT_EQUAL(fitted, 65536);
+	}
 	/* Depth limits: 2 .. MQES + 1, requests >= entries. */
 	opts.io_queue_size = 1;
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_alloc_io_qpair(g_ctrlr, &opts, &q[0]), -EINVAL);

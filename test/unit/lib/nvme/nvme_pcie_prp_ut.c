@@ -33,6 +33,7 @@ suite_init(void)
 		return -1;
 	}
 	g_ctrlr.page_size = PS;
+	g_qpair.page_size = PS;
 	g_qpair.qpair.ctrlr = &g_ctrlr;
 	g_buf = nvp_env_dma_zmalloc((size_t)BUF_PAGES * PS, PS, NULL);
 	g_tr.prp_list = nvp_env_dma_zmalloc(PS, PS, NULL);

@@ -7,6 +7,7 @@
  * a CQ stuck behind an entry with a stale phase tag.
  */
 #include "nvme/nvme_pcie.c"
+#include "nvme/nvme_pcie_probe.c"
 
 #include "ut_nvme.h"
 
@@ -330,7 +331,7 @@ attach(void)
 	memset(&opts, 0, sizeof(opts));
 	opts.admin_queue_size = 8;
 	g_ctrlr = NULL;
-	return g_nvme_pcie_transport.ctrlr_construct(&trid, &opts, &g_dev, &g_ctrlr);
+	return pcie_ctrlr_construct_dev(&trid, &opts, &g_dev, &g_ctrlr);
 }
 
 static void

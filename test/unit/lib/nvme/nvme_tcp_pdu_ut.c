@@ -24,14 +24,20 @@ static uint16_t g_last_fes;
 
 /* ---- neighbours ---- */
 
-void
-nvme_tcp_qpair_fail(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, uint32_t fei)
+/* What nvme_tcp.c does with a parse error: fail the qpair with the recorded reason. */
+static int
+ut_rx_parse(struct nvme_tcp_qpair *tq, uint32_t max)
 {
-	(void)why;
-	(void)fei;
-	g_fails++;
-	g_last_fes = fes;
-	tq->conn = NVME_TCP_CONN_FAILED;
+	int rc = nvme_tcp_rx_parse(tq, max);
+
+	if (rc != 0) {
+		CU_ASSERT_EQUAL(rc, -EPROTO);
+		CU_ASSERT_PTR_NOT_NULL(tq->rx_fail_why);
+		g_fails++;
+		g_last_fes = tq->rx_fail_fes;
+		tq->conn = NVME_TCP_CONN_FAILED;
+	}
+	return rc;
 }
 
 void
@@ -125,7 +131,7 @@ feed(const void *p, uint32_t len, uint32_t step)
 		memcpy(g_rx + g_tq.rx_len, (const uint8_t *)p + off, n);
 		g_tq.rx_len += n;
 		off += n;
-		rc = nvme_tcp_rx_parse(&g_tq, 0);
+		rc = ut_rx_parse(&g_tq, 0);
 	}
 	return rc;
 }

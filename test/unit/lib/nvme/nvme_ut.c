@@ -3,9 +3,11 @@
  * Unit tests of the driver's front door (nvme.c): transport ID parsing (good and bad)
  * and formatting, option defaults, status strings for every status code of
  * nvme_spec.h, and connect/probe/detach over env's real PCI registry with a fake
- * virtual device provider and a fake PCIe transport.
+ * virtual device provider and a fake PCIe transport, which finds its functions (and
+ * scans) with the real nvme_pcie_probe.c.
  */
 #include "nvme/nvme.c"
+#include "nvme/nvme_pcie_probe.c"
 
 #include "ut_nvme.h"
 
@@ -16,22 +18,29 @@ static uint32_t g_constructs, g_destructs;
 struct fake_ctrlr {
 	struct nvp_nvme_ctrlr ctrlr; /* first */
 	struct nvp_pci_device *dev;
+	struct nvme_pcie_vdev vdev;
 };
 
 static int
 fake_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
-		     const struct nvp_nvme_ctrlr_opts *opts, void *devp,
-		     struct nvp_nvme_ctrlr **out)
+		     const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **out)
 {
-	struct nvp_pci_device *dev = devp;
+	struct nvp_pci_device *dev;
+	struct nvme_pcie_vdev vdev;
 	struct fake_ctrlr *fc;
-	int rc = nvp_env_pci_device_claim(dev);
+	int rc = nvme_pcie_device_get(trid, &dev, &vdev);
 
 	if (rc != 0) {
 		return rc;
 	}
+	rc = nvp_env_pci_device_claim(dev);
+	if (rc != 0) {
+		nvme_pcie_device_put(&vdev);
+		return rc;
+	}
 	fc = calloc(1, sizeof(*fc));
 	fc->dev = dev;
+	fc->vdev = vdev;
 	fc->ctrlr.trid = *trid;
 	fc->ctrlr.opts = *opts;
 	fc->ctrlr.transport = &g_nvme_pcie_transport;
@@ -49,6 +58,7 @@ fake_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 	struct fake_ctrlr *fc = (struct fake_ctrlr *)ctrlr;
 
 	nvp_env_pci_device_release(fc->dev);
+	nvme_pcie_device_put(&fc->vdev);
 	g_destructs++;
 	free(fc);
 }
@@ -56,6 +66,8 @@ fake_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.name = "PCIe",
 	.type = NVP_NVME_TRANSPORT_PCIE,
+	.scan = nvme_pcie_scan,
+	.trid_check = nvme_pcie_trid_check,
 	.ctrlr_construct = fake_ctrlr_construct,
 	.ctrlr_destruct = fake_ctrlr_destruct,
 };
@@ -502,7 +514,7 @@ test_connect_vdev(void)
 	CU_ASSERT_EQUAL(g_vdev_creates, 1);
 	CU_ASSERT_STRING_EQUAL(g_last_args, "nn=2");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ctrlr);
-	CU_ASSERT_PTR_EQUAL(ctrlr->vdev_provider, &g_provider);
+	CU_ASSERT_PTR_EQUAL(((struct fake_ctrlr *)ctrlr)->vdev.provider, &g_provider);
 	CU_ASSERT_EQUAL(ctrlr->opts.io_queue_size, 256); /* defaults */
 	CU_ASSERT_EQUAL(nvp_nvme_detach(ctrlr), 0);
 	CU_ASSERT_EQUAL(g_vdev_destroys, 1);
