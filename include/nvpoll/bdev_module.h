@@ -176,6 +176,46 @@ void nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_
 void nvp_bdev_io_complete_list_at(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl,
 				  uint64_t now);
 
+/**
+ * A channel's wake-up for an irq-mode waiter (lib/poll), for a module whose device has no
+ * interrupt of its own (malloc, null): an eventfd written when the first I/O of a batch is
+ * ready for the next poll. fd is -1 when closed (a channel made without .interrupts).
+ */
+struct nvp_bdev_channel_irq {
+	int fd;
+};
+
+/**
+ * Open @irq's eventfd when @opts asks for .interrupts, else leave it closed (fd -1).
+ * \return 0, or -errno from eventfd(2) (-EMFILE/-ENFILE: out of file descriptors,
+ * -ENOMEM), logged with what to do.
+ */
+int nvp_bdev_channel_irq_open(struct nvp_bdev_channel_irq *irq,
+			      const struct nvp_bdev_channel_opts *opts);
+
+/** Close @irq's eventfd, if open. */
+void nvp_bdev_channel_irq_close(struct nvp_bdev_channel_irq *irq);
+
+/** For fn_table.get_irq_fd: the eventfd, or -ENOTSUP when @irq is closed. */
+int nvp_bdev_channel_irq_get_fd(const struct nvp_bdev_channel_irq *irq);
+
+/** Write the eventfd (open @irq only; nvp_bdev_channel_irq_notify() decides when). */
+void nvp_bdev_channel_irq_signal(const struct nvp_bdev_channel_irq *irq);
+
+/**
+ * Before appending an I/O to @ready (what the next poll completes): wake the waiter if
+ * @irq is open and @ready is empty, once per batch rather than per I/O (a wake-up the
+ * waiter does not need costs it one poll).
+ */
+static inline void
+nvp_bdev_channel_irq_notify(const struct nvp_bdev_channel_irq *irq,
+			    const struct nvp_bdev_io_list *ready)
+{
+	if (__builtin_expect(irq->fd >= 0, 0) && nvp_bdev_io_list_empty(ready)) {
+		nvp_bdev_channel_irq_signal(irq);
+	}
+}
+
 /* ---------------------------------------------------------------------------------------
  * Modules
  * ------------------------------------------------------------------------------------- */

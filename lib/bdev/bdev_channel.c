@@ -15,6 +15,8 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "bdev/bdev_internal.h"
 
@@ -709,6 +711,52 @@ nvp_bdev_poll_group_get_irq_fds(const struct nvp_bdev_poll_group *g, int *fds, u
 		fds[n++] = fd;
 	}
 	return (int)n;
+}
+
+/* ---- a module channel's eventfd (malloc, null) ---- */
+
+int
+nvp_bdev_channel_irq_open(struct nvp_bdev_channel_irq *irq,
+			  const struct nvp_bdev_channel_opts *opts)
+{
+	int rc;
+
+	irq->fd = -1;
+	if (opts == NULL || !opts->interrupts) {
+		return 0;
+	}
+	irq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (irq->fd < 0) {
+		rc = -errno;
+		NVP_ERRLOG("channel interrupt: eventfd failed (%d): raise the open file "
+			   "limit (ulimit -n) or create the channel without .interrupts",
+			   rc);
+		return rc;
+	}
+	return 0;
+}
+
+void
+nvp_bdev_channel_irq_close(struct nvp_bdev_channel_irq *irq)
+{
+	if (irq->fd >= 0) {
+		close(irq->fd);
+		irq->fd = -1;
+	}
+}
+
+int
+nvp_bdev_channel_irq_get_fd(const struct nvp_bdev_channel_irq *irq)
+{
+	return irq->fd >= 0 ? irq->fd : -ENOTSUP;
+}
+
+void
+nvp_bdev_channel_irq_signal(const struct nvp_bdev_channel_irq *irq)
+{
+	uint64_t one = 1;
+
+	(void)!write(irq->fd, &one, sizeof(one));
 }
 
 int
