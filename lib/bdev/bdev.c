@@ -591,7 +591,6 @@ nvp_bdev_desc_set_tenant(struct nvp_bdev_desc *desc, uint32_t tenant)
 		return -EINVAL;
 	}
 	desc->tenant = (uint8_t)tenant;
-	desc->io_head = (uint64_t)tenant << 8;
 	return 0;
 }
 

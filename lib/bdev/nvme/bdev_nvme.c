@@ -443,8 +443,7 @@ nvme_deliver_failed(struct nvme_channel *ch, uint64_t now)
 	}
 }
 
-/* What the poll found at @now (0: the core reads the clock), to the core: one list (its
- * last callback a tail call). */
+/* What the poll found at @now (0: the core reads the clock), to the core: one list. */
 static inline void
 nvme_deliver(struct nvme_channel *ch, uint64_t now)
 {
