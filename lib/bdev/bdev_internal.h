@@ -147,8 +147,7 @@ struct nvp_bdev_channel {
 	struct nvp_bdev_io *free_ios; /* pool: LIFO stack through internal.next */
 	struct nvp_bdev_desc *desc;
 	uint64_t num_blocks; /* the bdev's (atomic: a resize changes it under the lock) */
-	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io); /* submit_request, or the
-								  * core's adapter of submit */
+	int (*mod_submit)(void *ch_ctx, struct nvp_bdev_io *io); /* the module's submit */
 	void *module_ch;
 	struct nvp_bdev_io_wait_entry *wait_head;
 	uint64_t tick;  /* CH_TICK_NONE, CH_TICK_LAZY or this poll's tick */
@@ -166,19 +165,14 @@ struct nvp_bdev_channel {
 			       * writable descriptor, bdev not removed) */
 
 	/* ---- hot: every I/O or poll, second line ---- */
-	struct nvp_bdev_io *submitting; /* inside module submit (this I/O): completions
-					 * go to the done list */
 	uint64_t accepted;   /* user I/Os (parents) accepted; in flight: accepted - completed */
 	uint64_t completed;  /* user callbacks delivered */
 	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
 	uint32_t block_size; /* the bdev's */
 	uint32_t poll_depth; /* polls of this channel running (nested in callbacks: > 1) */
-	uint32_t max_fast_blocks; /* the bdev's max transfer (none: UINT32_MAX): a longer
+	uint32_t max_fast_blocks;       /* the bdev's max transfer (none: UINT32_MAX): a longer
 				   * I/O takes io_submit_slow(), which splits it */
-	/* What a poll calls: the module's poll_list (with module_ch), or for a module with
-	 * poll() only, the core's adapter calling mod_poll (with the channel). */
-	void (*poll_fn)(void *arg);
-	void *poll_arg;
+	void (*mod_poll)(void *ch_ctx); /* the module's poll */
 	struct nvp_bdev *bdev;
 
 	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
@@ -194,12 +188,10 @@ struct nvp_bdev_channel {
 	const struct nvp_bdev_poll_hook *hook;
 	struct io_list deferred; /* admission said DEFER */
 	struct io_list retry;    /* module said -ENOMEM */
-	struct io_list done;     /* completed inside module submit */
+	struct io_list done;     /* failed in module submit, or a split sending nothing */
 	struct nvp_bdev_io_wait_entry *wait_tail;
 
 	/* ---- cold ---- */
-	int (*mod_submit_rc)(void *ch_ctx, struct nvp_bdev_io *io); /* a module's submit() */
-	int (*mod_poll)(void *ch_ctx);                              /* a module's poll() */
 	pthread_t owner;
 	struct nvp_bdev_poll_group *group;
 	TAILQ_ENTRY(nvp_bdev_channel) group_link;
@@ -233,7 +225,6 @@ void bdev_run_io_waiters(struct nvp_bdev_channel *ch);
 
 /* bdev_io.c */
 int bdev_channel_poll_slow(struct nvp_bdev_channel *ch);
-int bdev_submit_adapter(void *module_ch, struct nvp_bdev_io *io);
 
 /* A channel belongs to the thread that created it (checked in debug builds only: the
  * check is a TLS read and a compare per call). */

@@ -204,8 +204,8 @@ static const struct nvp_bdev_fn_table g_malloc_fn = {
 	.io_type_supported = malloc_io_type_supported,
 	.channel_create = malloc_channel_create,
 	.channel_destroy = malloc_channel_destroy,
-	.submit_request = malloc_submit, /* never fails, completes from the poll */
-	.poll_list = malloc_poll,
+	.submit = malloc_submit, /* never fails, completes from the poll */
+	.poll = malloc_poll,
 	.get_irq_fd = malloc_get_irq_fd,
 };
 

@@ -126,8 +126,8 @@ static const struct nvp_bdev_fn_table g_null_fn = {
 	.io_type_supported = null_io_type_supported,
 	.channel_create = null_channel_create,
 	.channel_destroy = null_channel_destroy,
-	.submit_request = null_submit,
-	.poll_list = null_poll,
+	.submit = null_submit,
+	.poll = null_poll,
 	.get_irq_fd = null_get_irq_fd,
 };
 

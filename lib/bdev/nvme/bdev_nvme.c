@@ -647,8 +647,8 @@ static const struct nvp_bdev_fn_table g_nvme_fn = {
 	.io_type_supported = nvme_io_type_supported,
 	.channel_create = nvme_channel_create,
 	.channel_destroy = nvme_channel_destroy,
-	.submit_request = nvme_submit_request,
-	.poll_list = nvme_poll,
+	.submit = nvme_submit_request,
+	.poll = nvme_poll,
 	.get_irq_fd = nvme_get_irq_fd,
 	.irq_unmask = nvme_irq_unmask,
 };

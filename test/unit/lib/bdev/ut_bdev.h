@@ -37,9 +37,8 @@ struct ut_stub {
 	uint32_t channels;
 	uint32_t destructed;
 	/* behaviour */
-	int enomem_next;         /* refuse this many submissions with -ENOMEM */
-	bool complete_in_submit; /* complete inside submit (the core must defer it) */
-	int fail_index;          /* submission index to fail on completion, -1 none */
+	int enomem_next; /* refuse this many submissions with -ENOMEM */
+	int fail_index;  /* submission index to fail on completion, -1 none */
 	struct nvme_status fail_status;
 	/* what it saw */
 	uint32_t submitted;
@@ -55,7 +54,7 @@ static struct ut_stub g_stub;
 
 /*
  * The stub completes one I/O at a time (poll, nvp_bdev_io_complete()), or, in the second
- * suite ut_run() makes, by lists (poll_list, nvp_bdev_io_complete_list(): runs of
+ * suite ut_run() makes, by lists (nvp_bdev_io_complete_list(): runs of
  * successes as one list, a failure as a list of its own).
  */
 static bool g_ut_stub_lists;
@@ -109,7 +108,8 @@ stub_submit(void *ch_ctx, struct nvp_bdev_io *io)
 
 	if (s->enomem_next > 0) {
 		s->enomem_next--;
-		return -ENOMEM;
+		nvp_bdev_io_submit_failed(io, -ENOMEM);
+		return 0;
 	}
 	if (s->submitted < UT_STUB_MAX) {
 		r = &s->rec[s->submitted];
@@ -124,20 +124,6 @@ stub_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	}
 	io->stage_data[1] = s->submitted++;
 	ut_trace(s->trace, "M");
-	if (s->complete_in_submit) {
-		if (g_ut_stub_lists) {
-			struct nvp_bdev_io_list l;
-			struct nvme_cpl cpl;
-
-			memset(&cpl, 0, sizeof(cpl));
-			nvp_bdev_io_list_init(&l);
-			nvp_bdev_io_list_append(&l, io);
-			nvp_bdev_io_complete_list(&l, &cpl);
-		} else {
-			nvp_bdev_io_complete_status(io, 0, 0);
-		}
-		return 0;
-	}
 	s->held[s->num_held++] = io;
 	return 0;
 }
@@ -180,15 +166,14 @@ stub_complete_held(struct ut_stub *s)
 	return (int)n;
 }
 
-static int
+static void
 stub_poll(void *ch_ctx)
 {
 	struct ut_stub *s = ch_ctx;
 
-	if (!s->auto_complete) {
-		return 0;
+	if (s->auto_complete) {
+		(void)stub_complete_held(s);
 	}
-	return stub_complete_held(s);
 }
 
 static void
@@ -204,21 +189,6 @@ static const struct nvp_bdev_fn_table g_stub_fn = {
 	.channel_destroy = stub_channel_destroy,
 	.submit = stub_submit,
 	.poll = stub_poll,
-};
-
-static void
-stub_poll_list(void *ch_ctx)
-{
-	(void)stub_poll(ch_ctx);
-}
-
-static const struct nvp_bdev_fn_table g_stub_list_fn = {
-	.destruct = stub_destruct,
-	.io_type_supported = stub_supported,
-	.channel_create = stub_channel_create,
-	.channel_destroy = stub_channel_destroy,
-	.submit = stub_submit,
-	.poll_list = stub_poll_list,
 };
 
 /* Register "stub" with @num_blocks of 512 bytes, max transfer @max_xfer, @boundary. */
@@ -238,7 +208,7 @@ ut_stub_register(const char *name, uint64_t num_blocks, uint32_t max_xfer, uint3
 	spec.max_xfer_blocks = max_xfer;
 	spec.optimal_io_boundary = boundary;
 	spec.io_ctx_size = 16;
-	spec.fn_table = g_ut_stub_lists ? &g_stub_list_fn : &g_stub_fn;
+	spec.fn_table = &g_stub_fn;
 	spec.ctx = &g_stub;
 	if (nvp_bdev_register(&spec, &g_stub.bdev) != 0) {
 		return NULL;
