@@ -199,20 +199,22 @@ void nvp_bdev_channel_irq_close(struct nvp_bdev_channel_irq *irq);
 /** For fn_table.get_irq_fd: the eventfd, or -ENOTSUP when @irq is closed. */
 int nvp_bdev_channel_irq_get_fd(const struct nvp_bdev_channel_irq *irq);
 
-/** Write the eventfd (open @irq only; nvp_bdev_channel_irq_notify() decides when). */
-void nvp_bdev_channel_irq_signal(const struct nvp_bdev_channel_irq *irq);
+/** The out-of-line part of nvp_bdev_channel_irq_notify() (@irq open): write the eventfd
+ * if @ready is empty. */
+void nvp_bdev_channel_irq_signal(const struct nvp_bdev_channel_irq *irq,
+				 const struct nvp_bdev_io_list *ready);
 
 /**
  * Before appending an I/O to @ready (what the next poll completes): wake the waiter if
  * @irq is open and @ready is empty, once per batch rather than per I/O (a wake-up the
- * waiter does not need costs it one poll).
+ * waiter does not need costs it one poll). Only the open test is inline.
  */
 static inline void
 nvp_bdev_channel_irq_notify(const struct nvp_bdev_channel_irq *irq,
 			    const struct nvp_bdev_io_list *ready)
 {
-	if (__builtin_expect(irq->fd >= 0, 0) && nvp_bdev_io_list_empty(ready)) {
-		nvp_bdev_channel_irq_signal(irq);
+	if (__builtin_expect(irq->fd >= 0, 0)) {
+		nvp_bdev_channel_irq_signal(irq, ready);
 	}
 }
 

@@ -731,11 +731,14 @@ nvp_bdev_channel_irq_get_fd(const struct nvp_bdev_channel_irq *irq)
 }
 
 void
-nvp_bdev_channel_irq_signal(const struct nvp_bdev_channel_irq *irq)
+nvp_bdev_channel_irq_signal(const struct nvp_bdev_channel_irq *irq,
+			    const struct nvp_bdev_io_list *ready)
 {
 	uint64_t one = 1;
 
-	(void)!write(irq->fd, &one, sizeof(one));
+	if (nvp_bdev_io_list_empty(ready)) {
+		(void)!write(irq->fd, &one, sizeof(one));
+	}
 }
 
 int
