@@ -104,8 +104,9 @@ uint64_t nvp_bdev_io_get_nbytes(const struct nvp_bdev_io *io);
 /**
  * The module reports the outcome of @io with the device's completion entry (NVMe status
  * kept as is; only the status is used). Call it on the channel's thread, from
- * module.poll() or later — never from inside module.submit() (the caller of the I/O call
- * is still on the stack).
+ * module.poll() or later. Allowed from inside module.submit() too (single or list): the
+ * core then defers it to the channel's next poll, which costs a list operation, so that
+ * the callback never runs inside the I/O call.
  */
 void nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl);
 
@@ -155,8 +156,8 @@ nvp_bdev_io_list_append(struct nvp_bdev_io_list *list, struct nvp_bdev_io *io)
 /**
  * Complete every I/O on @list, in list order, all with the status of @cpl (all zero:
  * success), and leave @list empty. The I/Os must all be of the channel being polled
- * (call it from module.poll(), on the channel's thread). Each
- * I/O's callback runs once, as with nvp_bdev_io_complete(); the core reads the clock
+ * (call it from module.poll(), on the channel's thread; from inside module.submit(), each
+ * is deferred to the next poll as nvp_bdev_io_complete() is). Each I/O's callback runs once, as with nvp_bdev_io_complete(); the core reads the clock
  * once for the list and accounts its I/Os together before their callbacks run. An I/O
  * completing with another status goes through nvp_bdev_io_complete() (after the list
  * of those before it, to keep the order). The last callback is the last thing it does,
@@ -236,9 +237,11 @@ struct nvp_bdev_fn_table {
 	/**
 	 * Start @io: its range is valid and within max_xfer_blocks and the boundary. If it
 	 * cannot be started, say so with nvp_bdev_io_submit_failed(@io, -errno) before
-	 * returning (-ENOMEM: the core sends it again from the poll loop). Never complete
-	 * it from inside this call: its completion comes from poll(). \return 0, which the
-	 * I/O call returns (the core ends the I/O call with this call).
+	 * returning (-ENOMEM: the core sends it again from the poll loop). It may complete
+	 * @io (or another I/O of the channel) from inside this call: the core defers that
+	 * completion to the channel's next poll (a list operation), so the callback never
+	 * runs inside the I/O call; the usual place is poll(). \return 0, which the I/O call
+	 * returns.
 	 */
 	int (*submit)(void *ch_ctx, struct nvp_bdev_io *io);
 	/** Find completions: nvp_bdev_io_complete() for each, or nvp_bdev_io_complete_list()

@@ -165,6 +165,8 @@ struct nvp_bdev_channel {
 			       * writable descriptor, bdev not removed) */
 
 	/* ---- hot: every I/O or poll, second line ---- */
+	struct nvp_bdev_io *submitting; /* inside module submit (this I/O): completions
+					 * go to the done list */
 	uint64_t accepted;   /* user I/Os (parents) accepted; in flight: accepted - completed */
 	uint64_t completed;  /* user callbacks delivered */
 	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
@@ -188,7 +190,8 @@ struct nvp_bdev_channel {
 	const struct nvp_bdev_poll_hook *hook;
 	struct io_list deferred; /* admission said DEFER */
 	struct io_list retry;    /* module said -ENOMEM */
-	struct io_list done;     /* failed in module submit, or a split sending nothing */
+	struct io_list done;     /* completed inside or failed in module submit, or a split
+				  * sending nothing */
 	struct nvp_bdev_io_wait_entry *wait_tail;
 
 	/* ---- cold ---- */

@@ -12,7 +12,7 @@
  * the channel's clock (ch_now(): one read per poll, shared by the poll's completions and
  * what their callbacks submit), never from a clock read per I/O inside a poll.
  * Everything else — stages, the hook, splitting, deferred and retried I/O, failed
- * submissions — is one predicted branch away, in functions kept out of
+ * submissions, completions made inside module submit — is one predicted branch away, in functions kept out of
  * line (io_submit_slow, complete_slow) so that the fast ones stay small.
  */
 #include <errno.h>
@@ -221,10 +221,17 @@ nvp_bdev_io_submit_failed(struct nvp_bdev_io *io, int rc)
 	module_submit_failed(io->ch, io, rc);
 }
 
+/*
+ * Every call into the module's submit marks the channel (ch->submitting) for its length:
+ * a completion arriving meanwhile, single or list, is kept on the done list for the next
+ * poll (complete_slow()), so that no callback runs inside the I/O call.
+ */
 static inline void
 module_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
+	ch->submitting = io;
 	(void)ch->mod_submit(ch->module_ch, io);
+	ch->submitting = NULL;
 }
 
 static inline __attribute__((always_inline)) void
@@ -611,7 +618,8 @@ io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 /*
  * Straight to the module: no stage, no hook, no split; timed if accounting is on (the
  * poll's clock inside a poll, else the TSC read inline; a clock behind a call goes to
- * io_submit_slow). The module's submit is the last thing, its 0 the call's result.
+ * io_submit_slow). The module's submit is the last thing, its 0 the call's result; the
+ * channel is marked around it (see module_submit()).
  */
 static inline __attribute__((always_inline)) int
 io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp_bdev_io_cb cb,
@@ -619,6 +627,7 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp
 {
 	uint32_t mode = ch->mode;
 	uint64_t now = 0;
+	int rc;
 
 	io->internal.cb = cb;
 	io->internal.cb_arg = cb_arg;
@@ -638,7 +647,10 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp
 		}
 	}
 	io_accept(ch, io, type, now);
-	return ch->mod_submit(ch->module_ch, io);
+	ch->submitting = io;
+	rc = ch->mod_submit(ch->module_ch, io);
+	ch->submitting = NULL;
+	return rc;
 }
 
 /* Reserved flag bits, or a lifetime hint past the last one (5..7 fit the bits). */
@@ -876,9 +888,9 @@ nvp_bdev_compare(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *
  *  - nvp_bdev_io_complete_list[_at]() (complete_list()): a module's poll hands over a
  *    list. A list of one straight I/O finishes there; a longer one goes to
  *    list_complete(), one that needs more than accounting to list_complete_each().
- *  - complete_slow(): staged, a split child or parent, io_wait entries waiting, or a
- *    clock read through a call; also what the poll finds on the channel's done list
- *    (bdev_channel_poll_slow()).
+ *  - complete_slow(): completed inside module submit (kept for the next poll), staged,
+ *    a split child or parent, io_wait entries waiting, or a clock read through a call;
+ *    also what the poll finds on the channel's done list (bdev_channel_poll_slow()).
  */
 
 /* Accounting of a finished user I/O, sent to the module at @dev_tick; @now is 0 when it
@@ -945,6 +957,13 @@ complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct 
 	uint64_t dev = io->internal.dev_tick;
 	uint64_t now;
 
+	if (ch->submitting != NULL) {
+		/* inside the module's submit: its caller is on the stack */
+		io->internal.cpl = *cpl;
+		io_list_append(&ch->done, io);
+		ch->pending_work = true;
+		return;
+	}
 	copy = *cpl; /* may be io->internal.cpl, which the callback may reuse */
 	if ((state & IO_STATE_STAGED) != 0) {
 		pipeline_complete(ch, io);
@@ -972,7 +991,8 @@ nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 	struct nvp_bdev_channel *ch = io->ch;
 	uint64_t now = 0;
 
-	if (nvp_unlikely(((uintptr_t)ch->wait_head | io->internal.state) != 0)) {
+	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
+			  io->internal.state) != 0)) {
 		complete_slow(ch, io, cpl);
 		return;
 	}
@@ -1026,7 +1046,9 @@ list_complete_each(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
 	nvp_bdev_io_cb cb;
 	void *cb_arg;
 
-	if (at != 0 && ch->tick <= CH_TICK_LAZY) {
+	if (ch->submitting != NULL) {
+		/* inside the module's submit: each to the done list, the clock untouched */
+	} else if (at != 0 && ch->tick <= CH_TICK_LAZY) {
 		ch->tick = at;
 	} else if (ch->tick == CH_TICK_NONE) {
 		ch->tick = CH_TICK_LAZY;
@@ -1174,8 +1196,10 @@ complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_
 		return;
 	}
 	ch = io->ch;
-	if (nvp_unlikely(((uintptr_t)ch->wait_head | nvme_cpl_is_error(cpl)) != 0)) {
-		/* io_wait entries to run as each I/O is freed, or errors to count */
+	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
+			  nvme_cpl_is_error(cpl)) != 0)) {
+		/* from inside module submit (each goes to the done list), io_wait entries to
+		 * run as each I/O is freed, or errors to count */
 		list_complete_each(ch, io, io, cpl, at);
 		return;
 	}

@@ -616,7 +616,7 @@ test_wait_before_callback_in_list(void)
 }
 
 static void
-test_enomem_retry(void)
+test_enomem_retry_and_inline_completion(void)
 {
 	struct ut_done done = { 0 };
 	struct fixture f;
@@ -632,6 +632,13 @@ test_enomem_retry(void)
 	CU_ASSERT_EQUAL(g_stub.submitted, 1);
 	nvp_bdev_channel_poll(f.ch);
 	CU_ASSERT_EQUAL(done.calls, 1);
+
+	/* a module completing inside submit: never a callback from inside the call */
+	g_stub.complete_in_submit = true;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(done.calls, 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_poll(f.ch), 1);
+	CU_ASSERT_EQUAL(done.calls, 2);
 	fx_close(&f);
 }
 
@@ -1057,7 +1064,7 @@ main(void)
 		UT_TEST(test_wait_for_a_split),
 		UT_TEST(test_wait_before_callback),
 		UT_TEST(test_wait_before_callback_in_list),
-		UT_TEST(test_enomem_retry),
+		UT_TEST(test_enomem_retry_and_inline_completion),
 		UT_TEST(test_pipeline_order),
 		UT_TEST(test_sched_asked_while_holding),
 		UT_TEST(test_stage_latencies),

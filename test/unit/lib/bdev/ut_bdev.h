@@ -37,8 +37,9 @@ struct ut_stub {
 	uint32_t channels;
 	uint32_t destructed;
 	/* behaviour */
-	int enomem_next; /* refuse this many submissions with -ENOMEM */
-	int fail_index;  /* submission index to fail on completion, -1 none */
+	int enomem_next;         /* refuse this many submissions with -ENOMEM */
+	bool complete_in_submit; /* complete inside submit (the core must defer it) */
+	int fail_index;          /* submission index to fail on completion, -1 none */
 	struct nvme_status fail_status;
 	/* what it saw */
 	uint32_t submitted;
@@ -124,6 +125,20 @@ stub_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	}
 	io->stage_data[1] = s->submitted++;
 	ut_trace(s->trace, "M");
+	if (s->complete_in_submit) {
+		if (g_ut_stub_lists) {
+			struct nvp_bdev_io_list l;
+			struct nvme_cpl cpl;
+
+			memset(&cpl, 0, sizeof(cpl));
+			nvp_bdev_io_list_init(&l);
+			nvp_bdev_io_list_append(&l, io);
+			nvp_bdev_io_complete_list(&l, &cpl);
+		} else {
+			nvp_bdev_io_complete_status(io, 0, 0);
+		}
+		return 0;
+	}
 	s->held[s->num_held++] = io;
 	return 0;
 }
