@@ -92,14 +92,13 @@ pt_base_done(void *cb_arg, const struct nvme_cpl *cpl)
 }
 
 static int
-pt_submit(void *ch_ctx, struct nvp_bdev_io *io)
+pt_base_submit(void *ch_ctx, struct nvp_bdev_io *io)
 {
 	struct pt_channel *ch = ch_ctx;
 	struct nvp_bdev_desc *d = ch->pt->base_desc;
 	struct nvp_bdev_channel *bc = ch->base_ch;
 	uint64_t off = io->offset_blocks, n = io->num_blocks;
 
-	/* -ENOMEM from the base (its pool is empty) makes the core retry ours later */
 	switch (io->type) {
 	case NVP_BDEV_IO_READ:
 		return nvp_bdev_readv_blocks(d, bc, io->iovs, io->iovcnt, off, n, pt_base_done, io);
@@ -120,12 +119,25 @@ pt_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	}
 }
 
+/* Failures are reported, not returned: -ENOMEM from the base (its pool is empty) makes the
+ * core retry ours later. */
 static int
+pt_submit(void *ch_ctx, struct nvp_bdev_io *io)
+{
+	int rc = pt_base_submit(ch_ctx, io);
+
+	if (rc != 0) {
+		nvp_bdev_io_submit_failed(io, rc);
+	}
+	return 0;
+}
+
+static void
 pt_poll(void *ch_ctx)
 {
 	struct pt_channel *ch = ch_ctx;
 
-	return nvp_bdev_channel_poll(ch->base_ch);
+	(void)nvp_bdev_channel_poll(ch->base_ch);
 }
 
 static void

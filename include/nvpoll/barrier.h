@@ -98,6 +98,24 @@ nvp_tsc_read(void)
 #endif
 }
 
+/**
+ * Add 1 to a count that only the calling thread writes and other threads read (the
+ * writer side of a sequence count: odd while the data it guards changes). Not locked: no
+ * other writer. x86: one add to memory, saving 4 instructions per bdev I/O at QD1
+ * (measured against a relaxed atomic store of count + 1, which GCC makes a load, an add
+ * and a store); elsewhere that relaxed store. Order it against the data with
+ * nvp_smp_wmb().
+ */
+static inline void
+nvp_seq_inc_local(uint32_t *count)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("addl $1, %0" : "+m"(*count)::"memory");
+#else
+	__atomic_store_n(count, *count + 1, __ATOMIC_RELAXED);
+#endif
+}
+
 static inline uint32_t
 nvp_mmio_read4(const volatile uint32_t *addr)
 {

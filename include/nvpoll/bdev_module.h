@@ -18,7 +18,7 @@
  *        |                  holds I/O of the channel, and from the poll loop)
  *     module.submit()   the device
  *     ... nvp_bdev_channel_poll() -> module.poll() -> nvp_bdev_io_complete()
- *                                    (or .poll_list() -> nvp_bdev_io_complete_list())
+ *                                    (or nvp_bdev_io_complete_list())
  *     scheduler.complete(), admission.complete()   latency feedback
  *     accounting, then the caller's callback (the parent's, once, after all children)
  *
@@ -104,13 +104,14 @@ uint64_t nvp_bdev_io_get_nbytes(const struct nvp_bdev_io *io);
 /**
  * The module reports the outcome of @io with the device's completion entry (NVMe status
  * kept as is; only the status is used). Call it on the channel's thread, from
- * module.poll() or later — never from inside module.submit() (the core then defers it to
- * the next poll, which costs a list operation).
+ * module.poll() or later. Allowed from inside module.submit() too (single or list): the
+ * core then defers it to the channel's next poll, which costs a list operation, so that
+ * the callback never runs inside the I/O call.
  */
 void nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl);
 
 /**
- * From module.submit_request(): @io could not be started. -ENOMEM: the core sends it
+ * From module.submit(): @io could not be started. -ENOMEM: the core sends it
  * again from the poll loop (queue full); another -errno completes it on the next poll
  * with INTERNAL_DEVICE_ERROR (-ENXIO: ABORTED_SQ_DELETION).
  */
@@ -155,8 +156,8 @@ nvp_bdev_io_list_append(struct nvp_bdev_io_list *list, struct nvp_bdev_io *io)
 /**
  * Complete every I/O on @list, in list order, all with the status of @cpl (all zero:
  * success), and leave @list empty. The I/Os must all be of the channel being polled
- * (call it from module.poll() or module.poll_list(), on the channel's thread). Each
- * I/O's callback runs once, as with nvp_bdev_io_complete(); the core reads the clock
+ * (call it from module.poll(), on the channel's thread; from inside module.submit(), each
+ * is deferred to the next poll as nvp_bdev_io_complete() is). Each I/O's callback runs once, as with nvp_bdev_io_complete(); the core reads the clock
  * once for the list and accounts its I/Os together before their callbacks run. An I/O
  * completing with another status goes through nvp_bdev_io_complete() (after the list
  * of those before it, to keep the order). The last callback is the last thing it does,
@@ -176,6 +177,48 @@ void nvp_bdev_io_complete_list(struct nvp_bdev_io_list *list, const struct nvme_
 void nvp_bdev_io_complete_list_at(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl,
 				  uint64_t now);
 
+/**
+ * A channel's wake-up for an irq-mode waiter (lib/poll), for a module whose device has no
+ * interrupt of its own (malloc, null): an eventfd written when the first I/O of a batch is
+ * ready for the next poll. fd is -1 when closed (a channel made without .interrupts).
+ */
+struct nvp_bdev_channel_irq {
+	int fd;
+};
+
+/**
+ * Open @irq's eventfd when @opts asks for .interrupts, else leave it closed (fd -1).
+ * \return 0, or -errno from eventfd(2) (-EMFILE/-ENFILE: out of file descriptors,
+ * -ENOMEM), logged with what to do.
+ */
+int nvp_bdev_channel_irq_open(struct nvp_bdev_channel_irq *irq,
+			      const struct nvp_bdev_channel_opts *opts);
+
+/** Close @irq's eventfd, if open. */
+void nvp_bdev_channel_irq_close(struct nvp_bdev_channel_irq *irq);
+
+/** For fn_table.get_irq_fd: the eventfd, or -ENOTSUP when @irq is closed. */
+int nvp_bdev_channel_irq_get_fd(const struct nvp_bdev_channel_irq *irq);
+
+/** The out-of-line part of nvp_bdev_channel_irq_notify() (@irq open): write the eventfd
+ * if @ready is empty. */
+void nvp_bdev_channel_irq_signal(const struct nvp_bdev_channel_irq *irq,
+				 const struct nvp_bdev_io_list *ready);
+
+/**
+ * Before appending an I/O to @ready (what the next poll completes): wake the waiter if
+ * @irq is open and @ready is empty, once per batch rather than per I/O (a wake-up the
+ * waiter does not need costs it one poll). Only the open test is inline.
+ */
+static inline void
+nvp_bdev_channel_irq_notify(const struct nvp_bdev_channel_irq *irq,
+			    const struct nvp_bdev_io_list *ready)
+{
+	if (__builtin_expect(irq->fd >= 0, 0)) {
+		nvp_bdev_channel_irq_signal(irq, ready);
+	}
+}
+
 /* ---------------------------------------------------------------------------------------
  * Modules
  * ------------------------------------------------------------------------------------- */
@@ -192,38 +235,24 @@ struct nvp_bdev_fn_table {
 	/** The channel is destroyed (no I/O of it in the module). */
 	void (*channel_destroy)(void *ctx, void *ch_ctx);
 	/**
-	 * Start @io: its range is valid and within max_xfer_blocks and the boundary.
-	 * \return 0 (complete it later); -ENOMEM to have the core retry it from the poll
-	 * loop (queue full); another -errno completes it with INTERNAL_DEVICE_ERROR.
+	 * Start @io: its range is valid and within max_xfer_blocks and the boundary. If it
+	 * cannot be started, say so with nvp_bdev_io_submit_failed(@io, -errno) before
+	 * returning (-ENOMEM: the core sends it again from the poll loop). It may complete
+	 * @io (or another I/O of the channel) from inside this call: the core defers that
+	 * completion to the channel's next poll (a list operation), so the callback never
+	 * runs inside the I/O call; the usual place is poll(). \return 0, which the I/O call
+	 * returns.
 	 */
 	int (*submit)(void *ch_ctx, struct nvp_bdev_io *io);
-	/** Find completions and call nvp_bdev_io_complete() for each, or hand them over with
-	 * nvp_bdev_io_complete_list(). \return how many. */
-	int (*poll)(void *ch_ctx);
+	/** Find completions: nvp_bdev_io_complete() for each, or nvp_bdev_io_complete_list()
+	 * for a batch (one clock read and one accounting pass for all of it). */
+	void (*poll)(void *ch_ctx);
 	/** The eventfd the channel's interrupt signals (channels created with .interrupts),
 	 * or -ENOTSUP. NULL: the module has no interrupts. */
 	int (*get_irq_fd)(void *ch_ctx);
 	/** Re-arm a level interrupt masked when it fired (uio INTx) before a waiter blocks.
 	 * NULL: nothing to do. */
 	int (*irq_unmask)(void *ch_ctx);
-	/**
-	 * Instead of poll(), for a module that completes through
-	 * nvp_bdev_io_complete_list(): the same job, no count to return (the core counts
-	 * the callbacks), so that it can end in a tail call into the list completion. One of
-	 * poll and poll_list is required; poll_list is used when both are set.
-	 */
-	void (*poll_list)(void *ch_ctx);
-	/**
-	 * Instead of submit() (SPDK's submit_request): start @io (as submit() would) and
-	 * return 0, with a failure not returned but reported by
-	 * nvp_bdev_io_submit_failed(@io, -errno) before returning. It must not complete an
-	 * I/O before it returns (complete from poll() or poll_list()). The core then ends
-	 * the I/O call with it, a tail call, and keeps no state around it. One of submit
-	 * and submit_request is required; submit_request is used when both are set.
-	 * (poll_list and submit_request come last so that a module built against an older
-	 * header keeps its layout.)
-	 */
-	int (*submit_request)(void *ch_ctx, struct nvp_bdev_io *io);
 };
 
 /** A bdev to register. Zero it, then fill it. */

@@ -129,10 +129,9 @@ spec_check(const struct nvp_bdev_spec *spec)
 		bad = "block_size (> md_size)";
 	} else if (spec->num_blocks == 0 || spec->num_blocks > UINT64_MAX / spec->block_size) {
 		bad = "num_blocks";
-	} else if (spec->fn_table == NULL ||
-		   (spec->fn_table->submit == NULL && spec->fn_table->submit_request == NULL) ||
-		   (spec->fn_table->poll == NULL && spec->fn_table->poll_list == NULL)) {
-		bad = "fn_table (submit or submit_request, and poll or poll_list, are required)";
+	} else if (spec->fn_table == NULL || spec->fn_table->submit == NULL ||
+		   spec->fn_table->poll == NULL) {
+		bad = "fn_table (submit and poll are required)";
 	}
 	if (bad != NULL) {
 		NVP_ERRLOG("register bdev '%s': bad %s", spec->name ? spec->name : "(null)", bad);
@@ -591,7 +590,6 @@ nvp_bdev_desc_set_tenant(struct nvp_bdev_desc *desc, uint32_t tenant)
 		return -EINVAL;
 	}
 	desc->tenant = (uint8_t)tenant;
-	desc->io_head = (uint64_t)tenant << 8;
 	return 0;
 }
 

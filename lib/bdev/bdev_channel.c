@@ -15,12 +15,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "bdev/bdev_internal.h"
 
 #define NUM_HIST (NVP_BDEV_NUM_IO_TYPES * 2)
-
-static void poll_adapter(void *arg);
 
 void
 nvp_bdev_channel_opts_init(struct nvp_bdev_channel_opts *opts, size_t opts_size)
@@ -244,13 +244,6 @@ channel_attach(struct nvp_bdev_channel *ch, const struct nvp_bdev_channel_opts *
 	ch->num_blocks = bdev->num_blocks; /* a resize updates it under the lock */
 	ch->max_fast_blocks = bdev->max_xfer_blocks != 0 ? bdev->max_xfer_blocks : UINT32_MAX;
 	pool_set_module_ch(ch);
-	if (bdev->fn->poll_list != NULL) {
-		ch->poll_fn = bdev->fn->poll_list;
-		ch->poll_arg = ch->module_ch;
-	} else {
-		ch->poll_fn = poll_adapter;
-		ch->poll_arg = ch;
-	}
 	TAILQ_INSERT_TAIL(&bdev->channels, ch, bdev_link);
 	bdev->num_channels++;
 	ch->desc->num_channels++;
@@ -282,9 +275,7 @@ nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_channe
 	ch->block_size = ch->bdev->block_size;
 	ch->owner = pthread_self();
 	ch->ticks_tsc = nvp_env_get_ticks_is_tsc();
-	ch->mod_submit_rc = ch->bdev->fn->submit;
-	ch->mod_submit = ch->bdev->fn->submit_request != NULL ? ch->bdev->fn->submit_request :
-								bdev_submit_adapter;
+	ch->mod_submit = ch->bdev->fn->submit;
 	ch->mod_poll = ch->bdev->fn->poll;
 	rc = channel_pool_alloc(ch, o.io_pool_size);
 	if (rc == 0) {
@@ -469,17 +460,6 @@ bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 
 /* ---- polling ---- */
 
-/* The poll of a module with poll() only: its count is not needed (the core's is). */
-static void
-poll_adapter(void *arg)
-{
-	struct nvp_bdev_channel *ch = arg;
-
-	/* its completions come one at a time: one clock read for them, when first needed */
-	ch->tick = CH_TICK_LAZY;
-	(void)ch->mod_poll(ch->module_ch);
-}
-
 /* A poll with work for the core too: deferred, retried and inline-completed I/O, the
  * scheduler, io_wait entries, a change of the accounting switch. */
 static __attribute__((noinline)) int
@@ -497,7 +477,7 @@ channel_poll_full(struct nvp_bdev_channel *ch)
 	if (ch->pending_work) {
 		bdev_channel_poll_slow(ch);
 	}
-	ch->poll_fn(ch->poll_arg);
+	ch->mod_poll(ch->module_ch);
 	if (nvp_unlikely(ch->wait_head != NULL)) {
 		bdev_run_io_waiters(ch);
 		if (ch->wait_head != NULL) {
@@ -511,9 +491,9 @@ channel_poll_full(struct nvp_bdev_channel *ch)
 
 /*
  * One poll: whatever needs the time during it (accounting, stages, the hook) shares one
- * read of the clock (ch->tick): a module completing by lists sets it to the list's time,
- * the adapter of one completing I/O by I/O lets the first use read it (CH_TICK_LAZY). A
- * poll that finds nothing reads none. Afterwards the channel reads the clock at each
+ * read of the clock (ch->tick): it starts CH_TICK_LAZY, so that the first use reads it;
+ * a module completing by lists sets it to the list's time. A poll that finds nothing
+ * reads none. Afterwards the channel reads the clock at each
  * use again (a poll nested in a callback leaves the rest of the outer poll doing so).
  * The depth of polls running is kept for nvp_bdev_channel_destroy().
  * The count is the channel's (user callbacks delivered): a split child is not one.
@@ -536,7 +516,8 @@ nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
 	}
 	before = ch->completed;
 	ch->poll_depth++;
-	ch->poll_fn(ch->poll_arg);
+	ch->tick = CH_TICK_LAZY;
+	ch->mod_poll(ch->module_ch);
 	ch->poll_depth--;
 	ch->tick = CH_TICK_NONE;
 	return (int)(ch->completed - before);
@@ -709,6 +690,55 @@ nvp_bdev_poll_group_get_irq_fds(const struct nvp_bdev_poll_group *g, int *fds, u
 		fds[n++] = fd;
 	}
 	return (int)n;
+}
+
+/* ---- a module channel's eventfd (malloc, null) ---- */
+
+int
+nvp_bdev_channel_irq_open(struct nvp_bdev_channel_irq *irq,
+			  const struct nvp_bdev_channel_opts *opts)
+{
+	int rc;
+
+	irq->fd = -1;
+	if (opts == NULL || !opts->interrupts) {
+		return 0;
+	}
+	irq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (irq->fd < 0) {
+		rc = -errno;
+		NVP_ERRLOG("channel interrupt: eventfd failed (%d): raise the open file "
+			   "limit (ulimit -n) or create the channel without .interrupts",
+			   rc);
+		return rc;
+	}
+	return 0;
+}
+
+void
+nvp_bdev_channel_irq_close(struct nvp_bdev_channel_irq *irq)
+{
+	if (irq->fd >= 0) {
+		close(irq->fd);
+		irq->fd = -1;
+	}
+}
+
+int
+nvp_bdev_channel_irq_get_fd(const struct nvp_bdev_channel_irq *irq)
+{
+	return irq->fd >= 0 ? irq->fd : -ENOTSUP;
+}
+
+void
+nvp_bdev_channel_irq_signal(const struct nvp_bdev_channel_irq *irq,
+			    const struct nvp_bdev_io_list *ready)
+{
+	uint64_t one = 1;
+
+	if (nvp_bdev_io_list_empty(ready)) {
+		(void)!write(irq->fd, &one, sizeof(one));
+	}
 }
 
 int

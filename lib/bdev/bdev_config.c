@@ -36,26 +36,18 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
 #include "nvpoll/bdev.h"
-#include "nvpoll/emu.h"
 #include "nvpoll/log.h"
 #include "nvpoll/util.h"
 
 #include "bdev_config_internal.h"
 
-#define CFG_TRID_MAX 1024
-
 /* ---- what a load made, to undo it on failure ---- */
 
 enum made_kind {
-	MADE_MALLOC,
-	MADE_NULL,
-	MADE_URING,
-	MADE_NVME,
+	MADE_MODULE, /* a module's object: undone by its method */
 	MADE_SCHED,
 	MADE_ADMIT,
 	MADE_ACCT
@@ -63,13 +55,14 @@ enum made_kind {
 
 struct made {
 	enum made_kind kind;
+	const struct bdev_config_method *method; /* MADE_MODULE: what made it */
 	char name[NVP_BDEV_NAME_MAX];
 	char prev[NVP_BDEV_NAME_MAX]; /* stage choices: the stage before */
 	char *prev_params;            /* its params (owned; NULL: none) */
 	bool prev_acct;               /* accounting switches: the setting before */
 };
 
-struct cfg {
+struct bdev_config {
 	struct made *made;
 	size_t num_made;
 	size_t cap_made;
@@ -81,7 +74,7 @@ struct cfg {
 /* Record what the load made or changed, for cfg_undo(); @prev_params is owned by the
  * record from here on (freed also on failure). */
 static int
-cfg_record(struct cfg *cfg, enum made_kind kind, const char *name, const char *prev,
+cfg_record(struct bdev_config *cfg, enum made_kind kind, const char *name, const char *prev,
 	   char *prev_params)
 {
 	struct made *m;
@@ -103,11 +96,12 @@ cfg_record(struct cfg *cfg, enum made_kind kind, const char *name, const char *p
 	nvp_strlcpy(m->prev, prev != NULL ? prev : "none", sizeof(m->prev));
 	m->prev_params = prev_params;
 	m->prev_acct = false;
+	m->method = NULL;
 	return 0;
 }
 
 static void
-cfg_records_free(struct cfg *cfg)
+cfg_records_free(struct bdev_config *cfg)
 {
 	size_t i;
 
@@ -118,7 +112,7 @@ cfg_records_free(struct cfg *cfg)
 }
 
 static void
-cfg_undo(struct cfg *cfg)
+cfg_undo(struct bdev_config *cfg)
 {
 	struct nvp_bdev *bdev;
 	struct made *m;
@@ -128,17 +122,8 @@ cfg_undo(struct cfg *cfg)
 		m = &cfg->made[i];
 		bdev = nvp_bdev_get_by_name(m->name);
 		switch (m->kind) {
-		case MADE_MALLOC:
-			nvp_bdev_malloc_delete(m->name);
-			break;
-		case MADE_NULL:
-			nvp_bdev_null_delete(m->name);
-			break;
-		case MADE_URING:
-			nvp_bdev_uring_delete(m->name);
-			break;
-		case MADE_NVME:
-			nvp_bdev_nvme_detach(m->name);
+		case MADE_MODULE:
+			(void)m->method->undo(m->name);
 			break;
 		case MADE_SCHED:
 			if (bdev != NULL) {
@@ -165,7 +150,8 @@ cfg_undo(struct cfg *cfg)
 }
 
 /* The entry being run, for messages (truncated if very long). */
-static void __attribute__((format(printf, 2, 3))) where_set(struct cfg *cfg, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3)))
+where_set(struct bdev_config *cfg, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -176,35 +162,16 @@ static void __attribute__((format(printf, 2, 3))) where_set(struct cfg *cfg, con
 
 /* ---- parameters ---- */
 
-enum ptype {
-	PT_STR,    /* const char * (valid while the JSON lives) */
-	PT_U64,    /* uint64_t */
-	PT_U32,    /* uint32_t */
-	PT_S32,    /* int32_t, -1 .. INT32_MAX (SPDK's "-1 = for ever") */
-	PT_BOOL,   /* bool */
-	PT_IOPOLL, /* enum nvp_bdev_uring_iopoll: "auto", "on"/true, "off"/false */
-	PT_IGNORE, /* SPDK's, meaningless here: accepted, not used */
-	PT_ZERO,   /* SPDK's, not supported here: accepted only at its default 0 (off) */
-	PT_MINUS1, /* the same with default -1 */
-};
-
-struct pdef {
-	const char *key;
-	enum ptype type;
-	bool required;
-	size_t off;
-};
-
 static const char *const g_type_names[] = {
-	[PT_STR] = "a string",
-	[PT_U64] = "an unsigned integer",
-	[PT_U32] = "an unsigned integer",
-	[PT_S32] = "-1 or an unsigned integer",
-	[PT_BOOL] = "a boolean",
-	[PT_IOPOLL] = "auto, on or off",
-	[PT_IGNORE] = "anything",
-	[PT_ZERO] = "an integer",
-	[PT_MINUS1] = "an integer",
+	[CFG_PT_STR] = "a string",
+	[CFG_PT_U64] = "an unsigned integer",
+	[CFG_PT_U32] = "an unsigned integer",
+	[CFG_PT_S32] = "-1 or an unsigned integer",
+	[CFG_PT_BOOL] = "a boolean",
+	[CFG_PT_FN] = "valid", /* the parameter's own what */
+	[CFG_PT_IGNORE] = "anything",
+	[CFG_PT_ZERO] = "an integer",
+	[CFG_PT_MINUS1] = "an integer",
 };
 
 /* A JSON string with "\u0000" in it: as a C string it would end there ("m\u0000x" -> "m"). */
@@ -266,8 +233,8 @@ param_neutral(struct json_object *v, int64_t def)
 	return i == def ? 0 : -ENOTSUP;
 }
 
-static int
-param_bool(struct json_object *v, bool *out)
+int
+bdev_config_param_bool(struct json_object *v, bool *out)
 {
 	if (json_object_is_type(v, json_type_boolean)) {
 		*out = json_object_get_boolean(v);
@@ -279,48 +246,31 @@ param_bool(struct json_object *v, bool *out)
 	return -EINVAL;
 }
 
-static int
-param_iopoll(struct json_object *v, enum nvp_bdev_uring_iopoll *out)
-{
-	bool b;
-
-	if (json_object_is_type(v, json_type_string) &&
-	    strcmp(json_object_get_string(v), "auto") == 0) {
-		*out = NVP_BDEV_URING_IOPOLL_AUTO;
-		return 0;
-	}
-	if (param_bool(v, &b) != 0) {
-		return -EINVAL;
-	}
-	*out = b ? NVP_BDEV_URING_IOPOLL_ON : NVP_BDEV_URING_IOPOLL_OFF;
-	return 0;
-}
-
 /* Store @v as @d says into @base. */
 static int
-param_store(const struct pdef *d, struct json_object *v, void *base)
+param_store(const struct bdev_config_param *d, struct json_object *v, void *base)
 {
 	uint8_t *p = (uint8_t *)base + d->off;
 	uint64_t u;
 	int rc = 0;
 
 	switch (d->type) {
-	case PT_STR:
+	case CFG_PT_STR:
 		if (!json_object_is_type(v, json_type_string)) {
 			return -EINVAL;
 		}
 		*(const char **)p = json_object_get_string(v);
 		break;
-	case PT_U64:
+	case CFG_PT_U64:
 		rc = param_u64(v, UINT64_MAX, (uint64_t *)p);
 		break;
-	case PT_U32:
+	case CFG_PT_U32:
 		rc = param_u64(v, UINT32_MAX, &u);
 		if (rc == 0) {
 			*(uint32_t *)p = (uint32_t)u;
 		}
 		break;
-	case PT_S32:
+	case CFG_PT_S32:
 		if ((json_object_is_type(v, json_type_int) && json_object_get_int64(v) == -1) ||
 		    (json_object_is_type(v, json_type_string) &&
 		     strcmp(json_object_get_string(v), "-1") == 0)) {
@@ -332,24 +282,24 @@ param_store(const struct pdef *d, struct json_object *v, void *base)
 			*(int32_t *)p = (int32_t)u;
 		}
 		break;
-	case PT_BOOL:
-		rc = param_bool(v, (bool *)p);
+	case CFG_PT_BOOL:
+		rc = bdev_config_param_bool(v, (bool *)p);
 		break;
-	case PT_IOPOLL:
-		rc = param_iopoll(v, (enum nvp_bdev_uring_iopoll *)p);
+	case CFG_PT_FN:
+		rc = d->parse(v, p);
 		break;
-	case PT_ZERO:
-	case PT_MINUS1:
-		rc = param_neutral(v, d->type == PT_ZERO ? 0 : -1);
+	case CFG_PT_ZERO:
+	case CFG_PT_MINUS1:
+		rc = param_neutral(v, d->type == CFG_PT_ZERO ? 0 : -1);
 		break;
-	case PT_IGNORE:
+	case CFG_PT_IGNORE:
 		break;
 	}
 	return rc;
 }
 
-static const struct pdef *
-pdef_find(const struct pdef *defs, const char *key)
+static const struct bdev_config_param *
+pdef_find(const struct bdev_config_param *defs, const char *key)
 {
 	for (; defs->key != NULL; defs++) {
 		if (strcmp(defs->key, key) == 0) {
@@ -361,29 +311,27 @@ pdef_find(const struct pdef *defs, const char *key)
 
 /* "a, b, c" of the parameters a method knows (ignored SPDK ones left out). */
 static void
-pdef_list(const struct pdef *defs, char *buf, size_t len)
+pdef_list(const struct bdev_config_param *defs, char *buf, size_t len)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
 	for (; defs->key != NULL && n < len; defs++) {
-		if (defs->type != PT_IGNORE && defs->type != PT_ZERO && defs->type != PT_MINUS1) {
+		if (defs->type != CFG_PT_IGNORE && defs->type != CFG_PT_ZERO &&
+		    defs->type != CFG_PT_MINUS1) {
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n != 0 ? ", " : "",
 					      defs->key);
 		}
 	}
 }
 
-/*
- * Parse @params by @defs into @base. A key not in @defs goes to @extra(ctx, key, value)
- * when given, else it is an error. \return 0 or -EINVAL (message logged).
- */
-static int
-params_parse(struct cfg *cfg, struct json_object *params, const struct pdef *defs, void *base,
-	     int (*extra)(void *ctx, const char *key, struct json_object *v), void *ctx)
+int
+bdev_config_params_parse(struct bdev_config *cfg, struct json_object *params,
+			 const struct bdev_config_param *defs, void *base,
+			 int (*extra)(void *ctx, const char *key, struct json_object *v), void *ctx)
 {
 	char known[256];
-	const struct pdef *d;
+	const struct bdev_config_param *d;
 	int rc;
 
 	if (params != NULL && !json_object_is_type(params, json_type_object)) {
@@ -419,12 +367,13 @@ params_parse(struct cfg *cfg, struct json_object *params, const struct pdef *def
 				"%s.params.%s: %s is not supported: nvpoll does not have this SPDK "
 				"feature (only %d, SPDK's default, is accepted)",
 				cfg->where, key, json_object_to_json_string(v),
-				d->type == PT_ZERO ? 0 : -1);
+				d->type == CFG_PT_ZERO ? 0 : -1);
 			return -EINVAL;
 		}
 		if (rc != 0) {
 			NVP_ERRLOG("%s.params.%s: %s is not %s", cfg->where, key,
-				   json_object_to_json_string(v), g_type_names[d->type]);
+				   json_object_to_json_string(v),
+				   d->type == CFG_PT_FN ? d->what : g_type_names[d->type]);
 			return -EINVAL;
 		}
 	}
@@ -441,344 +390,7 @@ required:
 
 /* ---- methods ---- */
 
-/* SPDK's malloc and null parameters: what only places or names the bdev is ignored; end-to-end
- * protection (DIF/DIX) is taken only turned off, its SPDK default. */
-#define SPDK_IGNORED_GEOMETRY                                                                \
-	{ "uuid", PT_IGNORE, false, 0 }, { "physical_block_size", PT_IGNORE, false, 0 },     \
-		{ "md_interleave", PT_IGNORE, false, 0 }, { "dif_type", PT_ZERO, false, 0 }, \
-		{ "dif_is_head_of_md", PT_IGNORE, false, 0 },                                \
-	{                                                                                    \
-		"dif_pi_format", PT_ZERO, false, 0                                           \
-	}
-
-#define OPT(type, field) offsetof(type, field)
-
-static const struct pdef g_malloc_params[] = {
-	{ "name", PT_STR, true, OPT(struct nvp_bdev_malloc_opts, name) },
-	{ "num_blocks", PT_U64, true, OPT(struct nvp_bdev_malloc_opts, num_blocks) },
-	{ "block_size", PT_U32, false, OPT(struct nvp_bdev_malloc_opts, block_size) },
-	{ "md_size", PT_U32, false, OPT(struct nvp_bdev_malloc_opts, md_size) },
-	{ "optimal_io_boundary", PT_U32, false,
-	  OPT(struct nvp_bdev_malloc_opts, optimal_io_boundary) },
-	{ "max_xfer_blocks", PT_U32, false, OPT(struct nvp_bdev_malloc_opts, max_xfer_blocks) },
-	SPDK_IGNORED_GEOMETRY,
-	{ "numa_id", PT_MINUS1, false, 0 }, /* SPDK's NUMA node for the buffer: -1 = any */
-	{ NULL, PT_IGNORE, false, 0 },
-};
-
-static int
-m_malloc_create(struct cfg *cfg, struct json_object *params)
-{
-	struct nvp_bdev_malloc_opts o;
-	int rc;
-
-	nvp_bdev_malloc_opts_init(&o, sizeof(o));
-	rc = params_parse(cfg, params, g_malloc_params, &o, NULL, NULL);
-	if (rc == 0) {
-		rc = nvp_bdev_malloc_create(&o, NULL);
-	}
-	return rc != 0 ? rc : cfg_record(cfg, MADE_MALLOC, o.name, NULL, NULL);
-}
-
-static const struct pdef g_null_params[] = {
-	{ "name", PT_STR, true, OPT(struct nvp_bdev_null_opts, name) },
-	{ "num_blocks", PT_U64, true, OPT(struct nvp_bdev_null_opts, num_blocks) },
-	{ "block_size", PT_U32, false, OPT(struct nvp_bdev_null_opts, block_size) },
-	{ "md_size", PT_U32, false, OPT(struct nvp_bdev_null_opts, md_size) },
-	{ "max_xfer_blocks", PT_U32, false, OPT(struct nvp_bdev_null_opts, max_xfer_blocks) },
-	SPDK_IGNORED_GEOMETRY,
-	{ NULL, PT_IGNORE, false, 0 },
-};
-
-static int
-m_null_create(struct cfg *cfg, struct json_object *params)
-{
-	struct nvp_bdev_null_opts o;
-	int rc;
-
-	nvp_bdev_null_opts_init(&o, sizeof(o));
-	rc = params_parse(cfg, params, g_null_params, &o, NULL, NULL);
-	if (rc == 0) {
-		rc = nvp_bdev_null_create(&o, NULL);
-	}
-	return rc != 0 ? rc : cfg_record(cfg, MADE_NULL, o.name, NULL, NULL);
-}
-
-static const struct pdef g_uring_params[] = {
-	{ "name", PT_STR, true, OPT(struct nvp_bdev_uring_opts, name) },
-	{ "filename", PT_STR, true, OPT(struct nvp_bdev_uring_opts, filename) },
-	{ "block_size", PT_U32, false, OPT(struct nvp_bdev_uring_opts, block_size) },
-	{ "iopoll", PT_IOPOLL, false, OPT(struct nvp_bdev_uring_opts, iopoll) },
-	{ "uuid", PT_IGNORE, false, 0 },
-	{ NULL, PT_IGNORE, false, 0 },
-};
-
-static int
-m_uring_create(struct cfg *cfg, struct json_object *params)
-{
-	struct nvp_bdev_uring_opts o;
-	int rc;
-
-	nvp_bdev_uring_opts_init(&o, sizeof(o));
-	rc = params_parse(cfg, params, g_uring_params, &o, NULL, NULL);
-	if (rc == 0) {
-		rc = nvp_bdev_uring_create(&o, NULL);
-	}
-	return rc != 0 ? rc : cfg_record(cfg, MADE_URING, o.name, NULL, NULL);
-}
-
-/* bdev_nvme_attach_controller: SPDK's parameters, and for trtype "emu" the software
- * controller's options as further parameters. */
-struct nvme_params {
-	const char *name;
-	const char *trtype;
-	const char *traddr;
-	const char *adrfam;
-	const char *trsvcid;
-	const char *subnqn;
-	const char *hostnqn; /* TCP: the host NQN the Connect commands carry */
-	uint32_t io_queue_size;
-	int32_t ctrlr_loss_timeout_sec;
-	uint32_t reconnect_delay_sec;
-	bool hdgst; /* TCP: header and data digests (CRC32C) */
-	bool ddgst;
-	struct cfg *cfg;
-	char extra[CFG_TRID_MAX / 2]; /* "key=value,key=value" of the other parameters */
-	char first_extra[64];
-};
-
-#define NVME_OPT(field) offsetof(struct nvme_params, field)
-
-static const struct pdef g_nvme_params[] = {
-	{ "name", PT_STR, true, NVME_OPT(name) },
-	{ "trtype", PT_STR, true, NVME_OPT(trtype) },
-	{ "traddr", PT_STR, false, NVME_OPT(traddr) },
-	{ "adrfam", PT_STR, false, NVME_OPT(adrfam) },
-	{ "trsvcid", PT_STR, false, NVME_OPT(trsvcid) },
-	{ "subnqn", PT_STR, false, NVME_OPT(subnqn) },
-	{ "io_queue_size", PT_U32, false, NVME_OPT(io_queue_size) },
-	{ "hostnqn", PT_STR, false, NVME_OPT(hostnqn) },
-	{ "hostaddr", PT_IGNORE, false, 0 },
-	{ "hostsvcid", PT_IGNORE, false, 0 },
-	{ "prchk_reftag", PT_IGNORE, false, 0 },
-	{ "prchk_guard", PT_IGNORE, false, 0 },
-	{ "hdgst", PT_BOOL, false, NVME_OPT(hdgst) },
-	{ "ddgst", PT_BOOL, false, NVME_OPT(ddgst) },
-	{ "ctrlr_loss_timeout_sec", PT_S32, false, NVME_OPT(ctrlr_loss_timeout_sec) },
-	{ "reconnect_delay_sec", PT_U32, false, NVME_OPT(reconnect_delay_sec) },
-	{ "fast_io_fail_timeout_sec", PT_IGNORE, false, 0 },
-	{ "multipath", PT_IGNORE, false, 0 },
-	{ "num_io_queues", PT_IGNORE, false, 0 },
-	{ NULL, PT_IGNORE, false, 0 },
-};
-
-/*
- * A value pasted into the transport ID string: nvp_nvme_transport_id_parse() splits that
- * string at white space, so a value with a space would add pairs of its own choosing
- * ("0000:01:00.0 trtype:emu"). Control characters are refused with it: no value needs one.
- */
-static bool
-trid_value_ok(const char *v)
-{
-	for (; *v != '\0'; v++) {
-		if (isspace((unsigned char)*v) || iscntrl((unsigned char)*v)) {
-			return false;
-		}
-	}
-	return true;
-}
-
-/* A parameter bdev_nvme_attach_controller does not know: kept as "key=value" (used only
- * when trtype is emu). */
-static int
-nvme_extra(void *ctx, const char *key, struct json_object *v)
-{
-	struct nvme_params *np = ctx;
-	const char *val;
-	size_t n = strlen(np->extra);
-	char num[24];
-	uint64_t u;
-
-	if (json_object_is_type(v, json_type_boolean)) {
-		val = json_object_get_boolean(v) ? "1" : "0";
-	} else if (json_object_is_type(v, json_type_string) ||
-		   json_object_is_type(v, json_type_int)) {
-		val = json_object_get_string(v);
-	} else if (json_object_is_type(v, json_type_double) &&
-		   bdev_config_json_number_u64(json_object_get_string(v), UINT64_MAX, &u) == 0) {
-		snprintf(num, sizeof(num), "%" PRIu64, u); /* 1e3: the option parser's 1000 */
-		val = num;
-	} else {
-		NVP_ERRLOG("%s.params.%s: %s is not an integer, a string or a boolean "
-			   "(a software controller option%s)",
-			   np->cfg->where, key, json_object_to_json_string(v),
-			   json_object_is_type(v, json_type_double) ? " must be an integer" : "");
-		return -EINVAL;
-	}
-	if (!trid_value_ok(val) || strchr(val, ',') != NULL ||
-	    strlen(key) + strlen(val) + 2 > sizeof(np->extra) - n) {
-		NVP_ERRLOG("%s.params.%s: '%s' has a space or comma, or is too long",
-			   np->cfg->where, key, val);
-		return -EINVAL;
-	}
-	snprintf(np->extra + n, sizeof(np->extra) - n, "%s%s=%s", n != 0 ? "," : "", key, val);
-	if (np->first_extra[0] == '\0') {
-		nvp_strlcpy(np->first_extra, key, sizeof(np->first_extra));
-	}
-	return 0;
-}
-
-/* The emu options must be the software controller's: ask it, for a message naming them. */
-static int
-nvme_emu_check(struct nvme_params *np)
-{
-	struct nvp_emu_opts eo;
-	char err[256];
-
-	nvp_emu_opts_init(&eo, sizeof(eo));
-	if (nvp_emu_opts_parse(&eo, np->extra, err, sizeof(err)) != 0) {
-		NVP_ERRLOG("%s.params: software controller option: %s", np->cfg->where, err);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* The string parameters that go into the transport ID: each one token, not empty. */
-static int
-nvme_trid_values_check(const struct nvme_params *np, bool emu)
-{
-	/* the longest each may be: the transport ID's field, a bdev name "<name>n<nsid>" with
-	 * room for the nsid, an NQN's 223 bytes (NVMe Base 4.6) */
-	const struct {
-		const char *key;
-		const char *val;
-		size_t max;
-	} vals[] = {
-		{ "name", np->name, emu ? NVP_NVME_TRNAME_MAX - 1 : NVP_BDEV_NAME_MAX - 12 },
-		{ "trtype", np->trtype, NVP_NVME_TRSTRING_MAX - 1 },
-		{ "traddr", np->traddr, NVP_NVME_TRADDR_MAX - 1 },
-		{ "adrfam", np->adrfam, 15 },
-		{ "trsvcid", np->trsvcid, 31 },
-		{ "subnqn", np->subnqn, 223 },
-		{ "hostnqn", np->hostnqn, 223 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
-		if (vals[i].val != NULL &&
-		    (vals[i].val[0] == '\0' || !trid_value_ok(vals[i].val))) {
-			NVP_ERRLOG("%s.params.%s: '%s' is empty or has white space or a control "
-				   "character (a transport ID value is one word)",
-				   np->cfg->where, vals[i].key, vals[i].val);
-			return -EINVAL;
-		}
-		if (vals[i].val != NULL && strlen(vals[i].val) > vals[i].max) {
-			NVP_ERRLOG("%s.params.%s: '%.32s...' is %zu characters long; at most %zu",
-				   np->cfg->where, vals[i].key, vals[i].val, strlen(vals[i].val),
-				   vals[i].max);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* The transport ID string nvp_bdev_nvme_attach() takes. */
-static int
-nvme_trid(struct nvme_params *np, char *trid, size_t len)
-{
-	bool emu = strcasecmp(np->trtype, "emu") == 0; /* as the trid parser: any case */
-	bool tcp = strcasecmp(np->trtype, "TCP") == 0;
-	size_t n;
-	char *p;
-
-	if (nvme_trid_values_check(np, emu) != 0) {
-		return -EINVAL;
-	}
-	if (!emu && np->first_extra[0] != '\0') {
-		NVP_ERRLOG("%s.params.%s: unknown parameter (trtype %s takes name, trtype, "
-			   "traddr, adrfam, trsvcid, subnqn, io_queue_size, and for TCP hostnqn, "
-			   "hdgst, ddgst; other parameters "
-			   "are the software controller's, with trtype emu)",
-			   np->cfg->where, np->first_extra, np->trtype);
-		return -EINVAL;
-	}
-	if (emu && nvme_emu_check(np) != 0) {
-		return -EINVAL;
-	}
-	if (!tcp && (np->hostnqn != NULL || np->hdgst || np->ddgst)) {
-		NVP_ERRLOG("%s.params: hostnqn, hdgst and ddgst are NVMe/TCP's; trtype is %s",
-			   np->cfg->where, np->trtype);
-		return -EINVAL;
-	}
-	n = (size_t)snprintf(trid, len, "trtype:%s", np->trtype);
-	if (emu) {
-		n += (size_t)snprintf(trid + n, len - n, " name:%s", np->name);
-	}
-#define TRID_ADD(key)                                                              \
-	if (np->key != NULL && n < len) {                                          \
-		n += (size_t)snprintf(trid + n, len - n, " " #key ":%s", np->key); \
-	}
-	TRID_ADD(traddr)
-	TRID_ADD(adrfam)
-	TRID_ADD(trsvcid)
-	TRID_ADD(subnqn)
-	TRID_ADD(hostnqn)
-#undef TRID_ADD
-	if (np->hdgst && n < len) {
-		n += (size_t)snprintf(trid + n, len - n, " hdgst:1");
-	}
-	if (np->ddgst && n < len) {
-		n += (size_t)snprintf(trid + n, len - n, " ddgst:1");
-	}
-	if (np->extra[0] != '\0' && n < len) {
-		n += (size_t)snprintf(trid + n, len - n, " %s", np->extra);
-		for (p = trid + n - strlen(np->extra); *p != '\0'; p++) {
-			*p = *p == ',' ? ' ' : *p;
-		}
-	}
-	if (n >= len) {
-		NVP_ERRLOG("%s.params: the transport ID they make is longer than %zu characters",
-			   np->cfg->where, len - 1);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int
-m_nvme_attach(struct cfg *cfg, struct json_object *params)
-{
-	struct nvp_bdev_nvme_opts o;
-	struct nvme_params *np;
-	uint32_t count = 0;
-	char *trid;
-	int rc;
-
-	np = calloc(1, sizeof(*np) + CFG_TRID_MAX);
-	if (np == NULL) {
-		return -ENOMEM;
-	}
-	trid = (char *)(np + 1);
-	np->cfg = cfg;
-	rc = params_parse(cfg, params, g_nvme_params, np, nvme_extra, np);
-	if (rc == 0) {
-		rc = nvme_trid(np, trid, CFG_TRID_MAX);
-	}
-	if (rc == 0) {
-		nvp_bdev_nvme_opts_init(&o, sizeof(o));
-		o.name = np->name;
-		o.io_queue_size = np->io_queue_size;
-		o.ctrlr_loss_timeout_sec = np->ctrlr_loss_timeout_sec;
-		o.reconnect_delay_sec = np->reconnect_delay_sec;
-		rc = nvp_bdev_nvme_attach(trid, &o, NULL, 0, &count);
-	}
-	if (rc == 0) {
-		NVP_INFOLOG("%s: controller %s attached (%s), %" PRIu32 " bdev(s)", cfg->where,
-			    np->name, trid, count);
-		rc = cfg_record(cfg, MADE_NVME, np->name, NULL, NULL);
-	}
-	free(np);
-	return rc;
-}
+/* ---- the core's own methods ---- */
 
 /* Our own: the pipeline stages and accounting of a bdev, chosen in the same file. */
 struct stage_params {
@@ -788,28 +400,28 @@ struct stage_params {
 	bool enable;
 };
 
-static const struct pdef g_sched_params[] = {
-	{ "name", PT_STR, true, offsetof(struct stage_params, name) },
-	{ "scheduler", PT_STR, true, offsetof(struct stage_params, stage) },
-	{ "params", PT_STR, false, offsetof(struct stage_params, params) },
-	{ NULL, PT_IGNORE, false, 0 },
+static const struct bdev_config_param g_sched_params[] = {
+	{ "name", CFG_PT_STR, true, offsetof(struct stage_params, name), NULL, NULL },
+	{ "scheduler", CFG_PT_STR, true, offsetof(struct stage_params, stage), NULL, NULL },
+	{ "params", CFG_PT_STR, false, offsetof(struct stage_params, params), NULL, NULL },
+	{ NULL, CFG_PT_IGNORE, false, 0, NULL, NULL },
 };
 
-static const struct pdef g_admit_params[] = {
-	{ "name", PT_STR, true, offsetof(struct stage_params, name) },
-	{ "admission", PT_STR, true, offsetof(struct stage_params, stage) },
-	{ "params", PT_STR, false, offsetof(struct stage_params, params) },
-	{ NULL, PT_IGNORE, false, 0 },
+static const struct bdev_config_param g_admit_params[] = {
+	{ "name", CFG_PT_STR, true, offsetof(struct stage_params, name), NULL, NULL },
+	{ "admission", CFG_PT_STR, true, offsetof(struct stage_params, stage), NULL, NULL },
+	{ "params", CFG_PT_STR, false, offsetof(struct stage_params, params), NULL, NULL },
+	{ NULL, CFG_PT_IGNORE, false, 0, NULL, NULL },
 };
 
-static const struct pdef g_acct_params[] = {
-	{ "name", PT_STR, true, offsetof(struct stage_params, name) },
-	{ "enable", PT_BOOL, true, offsetof(struct stage_params, enable) },
-	{ NULL, PT_IGNORE, false, 0 },
+static const struct bdev_config_param g_acct_params[] = {
+	{ "name", CFG_PT_STR, true, offsetof(struct stage_params, name), NULL, NULL },
+	{ "enable", CFG_PT_BOOL, true, offsetof(struct stage_params, enable), NULL, NULL },
+	{ NULL, CFG_PT_IGNORE, false, 0, NULL, NULL },
 };
 
 static struct nvp_bdev *
-stage_bdev(struct cfg *cfg, const char *name)
+stage_bdev(struct bdev_config *cfg, const char *name)
 {
 	struct nvp_bdev *bdev = nvp_bdev_get_by_name(name);
 	char list[256];
@@ -822,7 +434,7 @@ stage_bdev(struct cfg *cfg, const char *name)
 }
 
 static int
-m_set_stage(struct cfg *cfg, struct json_object *params, bool sched)
+m_set_stage(struct bdev_config *cfg, struct json_object *params, bool sched)
 {
 	struct stage_params sp = { 0 };
 	char prev[NVP_BDEV_NAME_MAX];
@@ -831,7 +443,8 @@ m_set_stage(struct cfg *cfg, struct json_object *params, bool sched)
 	struct nvp_bdev *bdev;
 	int rc;
 
-	rc = params_parse(cfg, params, sched ? g_sched_params : g_admit_params, &sp, NULL, NULL);
+	rc = bdev_config_params_parse(cfg, params, sched ? g_sched_params : g_admit_params, &sp,
+				      NULL, NULL);
 	if (rc != 0) {
 		return rc;
 	}
@@ -857,26 +470,26 @@ m_set_stage(struct cfg *cfg, struct json_object *params, bool sched)
 }
 
 static int
-m_set_scheduler(struct cfg *cfg, struct json_object *params)
+m_set_scheduler(struct bdev_config *cfg, struct json_object *params)
 {
 	return m_set_stage(cfg, params, true);
 }
 
 static int
-m_set_admission(struct cfg *cfg, struct json_object *params)
+m_set_admission(struct bdev_config *cfg, struct json_object *params)
 {
 	return m_set_stage(cfg, params, false);
 }
 
 static int
-m_set_accounting(struct cfg *cfg, struct json_object *params)
+m_set_accounting(struct bdev_config *cfg, struct json_object *params)
 {
 	struct stage_params sp = { 0 };
 	struct nvp_bdev *bdev;
 	bool prev;
 	int rc;
 
-	rc = params_parse(cfg, params, g_acct_params, &sp, NULL, NULL);
+	rc = bdev_config_params_parse(cfg, params, g_acct_params, &sp, NULL, NULL);
 	if (rc != 0) {
 		return rc;
 	}
@@ -894,47 +507,70 @@ m_set_accounting(struct cfg *cfg, struct json_object *params)
 	return 0;
 }
 
-/* SPDK methods with nothing to do here (options of SPDK's own runtime). */
-static int
-m_ignore(struct cfg *cfg, struct json_object *params)
+/* The core's methods, after the modules' in the lists; SPDK's with nothing to do here
+ * (options of SPDK's own runtime) have no run(): accepted and ignored, not listed. */
+static struct bdev_config_method g_core_methods[] = {
+	{ "bdev_set_scheduler", "scheduler", 100, m_set_scheduler, NULL, NULL },
+	{ "bdev_set_admission", "admission", 101, m_set_admission, NULL, NULL },
+	{ "bdev_set_accounting", "accounting", 102, m_set_accounting, NULL, NULL },
+	{ "bdev_set_options", NULL, 103, NULL, NULL, NULL },
+	{ "bdev_raid_set_options", NULL, 104, NULL, NULL, NULL },
+	{ "bdev_iscsi_set_options", NULL, 105, NULL, NULL, NULL },
+	{ "bdev_wait_for_examine", NULL, 106, NULL, NULL, NULL },
+};
+
+/* Every method, by order (registered from constructors: no lock needed). */
+static struct bdev_config_method *g_methods;
+
+void
+bdev_config_method_register(struct bdev_config_method *m)
 {
-	(void)params;
-	NVP_INFOLOG("%s: ignored (nothing to set in nvpoll)", cfg->where);
-	return 0;
+	struct bdev_config_method **p = &g_methods;
+
+	while (*p != NULL && (*p)->order <= m->order) {
+		p = &(*p)->next;
+	}
+	m->next = *p;
+	*p = m;
 }
 
-struct method {
-	const char *name;
-	const char *short_name; /* of the one-line form, or NULL */
-	int (*fn)(struct cfg *cfg, struct json_object *params);
-};
-
-static const struct method g_methods[] = {
-	{ "bdev_nvme_attach_controller", "nvme", m_nvme_attach },
-	{ "bdev_malloc_create", "malloc", m_malloc_create },
-	{ "bdev_null_create", "null", m_null_create },
-	{ "bdev_uring_create", "uring", m_uring_create },
-	{ "bdev_set_scheduler", "scheduler", m_set_scheduler },
-	{ "bdev_set_admission", "admission", m_set_admission },
-	{ "bdev_set_accounting", "accounting", m_set_accounting },
-	{ "bdev_set_options", NULL, m_ignore },
-	{ "bdev_nvme_set_options", NULL, m_ignore },
-	{ "bdev_nvme_set_hotplug", NULL, m_ignore },
-	{ "bdev_raid_set_options", NULL, m_ignore },
-	{ "bdev_iscsi_set_options", NULL, m_ignore },
-	{ "bdev_wait_for_examine", NULL, m_ignore },
-};
-
-static const struct method *
-method_find(const char *name, bool short_form)
+__attribute__((constructor)) static void
+core_methods_register(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(g_methods) / sizeof(g_methods[0]); i++) {
-		const char *n = short_form ? g_methods[i].short_name : g_methods[i].name;
+	for (i = 0; i < sizeof(g_core_methods) / sizeof(g_core_methods[0]); i++) {
+		bdev_config_method_register(&g_core_methods[i]);
+	}
+}
+
+const char *
+bdev_config_where(const struct bdev_config *cfg)
+{
+	return cfg->where;
+}
+
+int
+bdev_config_made(struct bdev_config *cfg, const struct bdev_config_method *m, const char *name)
+{
+	int rc = cfg_record(cfg, MADE_MODULE, name, NULL, NULL);
+
+	if (rc == 0) {
+		cfg->made[cfg->num_made - 1].method = m;
+	}
+	return rc;
+}
+
+static const struct bdev_config_method *
+method_find(const char *name, bool short_form)
+{
+	const struct bdev_config_method *m;
+
+	for (m = g_methods; m != NULL; m = m->next) {
+		const char *n = short_form ? m->short_name : m->name;
 
 		if (n != NULL && strcmp(n, name) == 0) {
-			return &g_methods[i];
+			return m;
 		}
 	}
 	return NULL;
@@ -943,13 +579,14 @@ method_find(const char *name, bool short_form)
 static void
 method_list(bool short_form, char *buf, size_t len)
 {
-	size_t i, n = 0;
+	const struct bdev_config_method *m;
+	size_t n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(g_methods) / sizeof(g_methods[0]) && n < len; i++) {
-		const char *name = short_form ? g_methods[i].short_name : g_methods[i].name;
+	for (m = g_methods; m != NULL && n < len; m = m->next) {
+		const char *name = short_form ? m->short_name : m->name;
 
-		if (name != NULL && g_methods[i].fn != m_ignore) {
+		if (name != NULL && m->run != NULL) {
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n != 0 ? ", " : "", name);
 		}
 	}
@@ -957,9 +594,9 @@ method_list(bool short_form, char *buf, size_t len)
 
 /* Run one method; cfg->where already names the entry. */
 static int
-method_run(struct cfg *cfg, const char *name, bool short_form, struct json_object *params)
+method_run(struct bdev_config *cfg, const char *name, bool short_form, struct json_object *params)
 {
-	const struct method *m = method_find(name, short_form);
+	const struct bdev_config_method *m = method_find(name, short_form);
 	char list[512];
 	int rc;
 
@@ -968,7 +605,11 @@ method_run(struct cfg *cfg, const char *name, bool short_form, struct json_objec
 		NVP_ERRLOG("%s: unknown method '%s' (known: %s)", cfg->where, name, list);
 		return -EINVAL;
 	}
-	rc = m->fn(cfg, params);
+	if (m->run == NULL) {
+		NVP_INFOLOG("%s: ignored (nothing to set in nvpoll)", cfg->where);
+		return 0;
+	}
+	rc = m->run(cfg, params);
 	if (rc != 0) {
 		NVP_ERRLOG("%s: %s failed: %s", cfg->where, m->name, strerror(-rc));
 	}
@@ -999,7 +640,7 @@ keys_check(const char *where, struct json_object *o, const char *const *allowed)
 }
 
 static int
-run_entry(struct cfg *cfg, struct json_object *entry, const char *path, const char *pos)
+run_entry(struct bdev_config *cfg, struct json_object *entry, const char *path, const char *pos)
 {
 	static const char *const keys[] = { "method", "params", NULL };
 	struct json_object *method = NULL, *params = NULL;
@@ -1022,7 +663,7 @@ run_entry(struct cfg *cfg, struct json_object *entry, const char *path, const ch
 }
 
 static int
-run_subsystem(struct cfg *cfg, struct json_object *sub, size_t index)
+run_subsystem(struct bdev_config *cfg, struct json_object *sub, size_t index)
 {
 	static const char *const keys[] = { "subsystem", "config", NULL };
 	struct json_object *name = NULL, *config = NULL;
@@ -1061,7 +702,7 @@ run_subsystem(struct cfg *cfg, struct json_object *sub, size_t index)
 }
 
 static int
-run_json(struct cfg *cfg, struct json_object *root)
+run_json(struct bdev_config *cfg, struct json_object *root)
 {
 	static const char *const keys[] = { "subsystems", NULL };
 	struct json_object *subs = NULL;
@@ -1138,7 +779,7 @@ json_parse(const char *text, const char *origin)
 }
 
 static int
-cfg_finish(struct cfg *cfg, int rc, const char *origin)
+cfg_finish(struct bdev_config *cfg, int rc, const char *origin)
 {
 	if (rc != 0) {
 		cfg_undo(cfg);
@@ -1153,7 +794,7 @@ cfg_finish(struct cfg *cfg, int rc, const char *origin)
 static int
 load_json_text(const char *text, const char *origin)
 {
-	struct cfg cfg = { 0 };
+	struct bdev_config cfg = { 0 };
 	struct json_object *root;
 	int rc;
 
@@ -1231,7 +872,7 @@ nvp_bdev_load_config_file(const char *path)
 
 /* "k=v,k=v" into a JSON object of strings. \return 0 or -EINVAL (message logged). */
 static int
-line_params(struct cfg *cfg, char *pairs, struct json_object *params)
+line_params(struct bdev_config *cfg, char *pairs, struct json_object *params)
 {
 	char *save = NULL, *pair, *eq;
 	struct json_object *v;
@@ -1257,7 +898,7 @@ line_params(struct cfg *cfg, char *pairs, struct json_object *params)
 }
 
 static int
-line_item(struct cfg *cfg, char *item, size_t index)
+line_item(struct bdev_config *cfg, char *item, size_t index)
 {
 	struct json_object *params;
 	char *colon;
@@ -1286,7 +927,7 @@ line_item(struct cfg *cfg, char *item, size_t index)
 int
 nvp_bdev_load_config_line(const char *line)
 {
-	struct cfg cfg = { 0 };
+	struct bdev_config cfg = { 0 };
 	char *copy, *save = NULL, *item;
 	size_t index = 0;
 	int rc = 0;

@@ -11,9 +11,9 @@
  * counters, one histogram record (accounting on), pool push, callback. Time comes from
  * the channel's clock (ch_now(): one read per poll, shared by the poll's completions and
  * what their callbacks submit), never from a clock read per I/O inside a poll.
- * Everything else — stages, the hook, splitting, deferred and retried I/O, completions
- * made inside module submit — is one predicted branch away, in functions kept out of
- * line (io_submit_slow, io_complete_slow) so that the fast ones stay small.
+ * Everything else — stages, the hook, splitting, deferred and retried I/O, failed
+ * submissions, completions made inside module submit — is one predicted branch away, in functions kept out of
+ * line (io_submit_slow, complete_slow) so that the fast ones stay small.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,17 +21,8 @@
 
 #include "bdev/bdev_internal.h"
 
-/*
- * GCC's basic-block vectorizer merges neighbouring stores of a new bdev_io (head and
- * offset) into one SSE store, at the price of a spill and three more instructions than
- * the plain stores on the I/O calls' path. None of this file is worth vectorizing.
- */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("no-tree-slp-vectorize")
-#endif
-
-static void io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
-			     const struct nvme_cpl *cpl);
+static void complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
+			  const struct nvme_cpl *cpl);
 
 uint64_t
 nvp_bdev_io_get_nbytes(const struct nvp_bdev_io *io)
@@ -107,9 +98,8 @@ io_ok(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, uint8
 }
 
 /*
- * Why io_ok() said no (@args_bad: a NULL buffer or callback, or reserved flag bits). Out of line so
- * that the I/O calls keep no state for it; its arguments in the registers the I/O calls
- * have theirs in (desc, ch, the buffer, off, num). \return a negative errno, never 0.
+ * Why io_ok() said no (@args_bad: a NULL buffer or callback, or reserved flag bits): the
+ * cold path of the I/O calls, out of line. \return a negative errno, never 0.
  */
 static __attribute__((noinline, cold)) int
 io_refused(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, bool args_bad,
@@ -135,26 +125,6 @@ io_refused(const struct nvp_bdev_desc *desc, const struct nvp_bdev_channel *ch, 
 	return rc;
 }
 
-/* The first 8 bytes of a bdev_io: type, tenant, (reserved), flags — one store. */
-_Static_assert(offsetof(struct nvp_bdev_io, type) == 0 &&
-		       offsetof(struct nvp_bdev_io, tenant) == 1 &&
-		       offsetof(struct nvp_bdev_io, flags) == 4,
-	       "bdev_io head layout");
-
-static inline void
-io_set_head(struct nvp_bdev_io *io, const struct nvp_bdev_desc *desc, uint8_t type, uint32_t flags)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t head = desc->io_head | type | (uint64_t)flags << 32;
-
-	memcpy(io, &head, sizeof(head));
-#else
-	io->type = type;
-	io->tenant = desc->tenant;
-	io->flags = flags;
-#endif
-}
-
 /* Take a bdev_io from the pool (NULL: empty) and set what every I/O needs: the caller
  * sets the data. */
 static inline __attribute__((always_inline)) struct nvp_bdev_io *
@@ -167,7 +137,9 @@ io_take(const struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint8_t t
 		return NULL;
 	}
 	ch->free_ios = io->internal.next;
-	io_set_head(io, desc, type, flags);
+	io->type = type;
+	io->tenant = desc->tenant;
+	io->flags = flags;
 	io->offset_blocks = off;
 	io->num_blocks = num;
 	return io;
@@ -250,29 +222,16 @@ nvp_bdev_io_submit_failed(struct nvp_bdev_io *io, int rc)
 }
 
 /*
- * A module with submit() only: what it returns is handled here, and a completion from
- * inside it is deferred to the next poll (ch->submitting). A submit_request module does
- * both itself, so that the I/O calls end with a tail call into it.
+ * Every call into the module's submit marks the channel (ch->submitting) for its length:
+ * a completion arriving meanwhile, single or list, is kept on the done list for the next
+ * poll (complete_slow()), so that no callback runs inside the I/O call.
  */
-int
-bdev_submit_adapter(void *module_ch, struct nvp_bdev_io *io)
-{
-	struct nvp_bdev_channel *ch = io->ch;
-	int rc;
-
-	ch->submitting = io;
-	rc = ch->mod_submit_rc(module_ch, io);
-	ch->submitting = NULL;
-	if (nvp_unlikely(rc != 0)) {
-		module_submit_failed(ch, io, rc);
-	}
-	return 0;
-}
-
 static inline void
 module_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
+	ch->submitting = io;
 	(void)ch->mod_submit(ch->module_ch, io);
+	ch->submitting = NULL;
 }
 
 static inline __attribute__((always_inline)) void
@@ -557,7 +516,7 @@ child_done(struct nvp_bdev_channel *ch, struct nvp_bdev_io *child, const struct 
 	child->internal.state = 0;
 	bdev_io_release(ch, child);
 	if (parent->internal.split_outstanding == 0) {
-		io_complete_rare(ch, parent, &parent->internal.cpl);
+		complete_slow(ch, parent, &parent->internal.cpl);
 	} else if (ch->wait_head != NULL) {
 		bdev_run_io_waiters(ch);
 	}
@@ -659,8 +618,8 @@ io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 /*
  * Straight to the module: no stage, no hook, no split; timed if accounting is on (the
  * poll's clock inside a poll, else the TSC read inline; a clock behind a call goes to
- * io_submit_slow). The module's submit_request is the last thing, a tail call, so this
- * keeps nothing across it.
+ * io_submit_slow). The module's submit is the last thing, its 0 the call's result; the
+ * channel is marked around it (see module_submit()).
  */
 static inline __attribute__((always_inline)) int
 io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp_bdev_io_cb cb,
@@ -668,6 +627,7 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp
 {
 	uint32_t mode = ch->mode;
 	uint64_t now = 0;
+	int rc;
 
 	io->internal.cb = cb;
 	io->internal.cb_arg = cb_arg;
@@ -687,7 +647,10 @@ io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp
 		}
 	}
 	io_accept(ch, io, type, now);
-	return ch->mod_submit(ch->module_ch, io);
+	ch->submitting = io;
+	rc = ch->mod_submit(ch->module_ch, io);
+	ch->submitting = NULL;
+	return rc;
 }
 
 /* Reserved flag bits, or a lifetime hint past the last one (5..7 fit the bits). */
@@ -917,20 +880,21 @@ nvp_bdev_compare(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *
 	return nvp_bdev_compare_blocks(desc, ch, buf, ob_, nb_, cb, cb_arg);
 }
 
-/* ---- completion ---- */
-
-/*
- * The time a finished I/O is accounted at: 0 when it is not timed (accounting off, or
- * off when it was submitted: submit_tick 0); else the channel's clock.
+/* ---- completion ----
+ *
+ * Which function completes an I/O, and when:
+ *  - nvp_bdev_io_complete(): a module completes one I/O. One that went straight to the
+ *    module finishes there (io_finish()); any other goes to complete_slow().
+ *  - nvp_bdev_io_complete_list[_at]() (complete_list()): a module's poll hands over a
+ *    list. A list of one straight I/O finishes there; a longer one goes to
+ *    list_complete(), one that needs more than accounting to list_complete_each().
+ *  - complete_slow(): completed inside module submit (kept for the next poll), staged,
+ *    a split child or parent, io_wait entries waiting, or a clock read through a call;
+ *    also what the poll finds on the channel's done list (bdev_channel_poll_slow()).
  */
-static inline uint64_t
-io_done_tick(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io)
-{
-	return io->submit_tick != 0 && (ch->mode & CH_MODE_ACCT) != 0 ? ch_now(ch) : 0;
-}
 
 /* Accounting of a finished user I/O, sent to the module at @dev_tick; @now is 0 when it
- * is not timed (io_done_tick()). */
+ * is not timed (accounting off, or off when it was submitted). */
 static inline __attribute__((always_inline)) void
 io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, uint64_t dev_tick,
 	   uint64_t now)
@@ -959,24 +923,22 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
 }
 
 /*
- * A user I/O is done: account, free it, then call back (the callback may reuse it, so
- * @cpl must not point into it). Nothing after the callback, so that on the fast path
- * the compiler makes it a jump. @waiters (a constant false on the fast paths, which
- * folds away): io_wait entries wait, and run between the free and the callback, so the
- * bdev_io just freed goes to the oldest waiter first, not to what the callback submits
- * (refused then, it waits behind them), as in SPDK, where freeing a bdev_io runs them.
- * Else a callback that submits again takes every bdev_io freed, and the waiters starve.
+ * The end of every user I/O: account it (@err: @cpl is an error), free it, then call
+ * back (the callback may reuse the bdev_io, so @cpl must not point into it). @waiters:
+ * io_wait entries run between the free and the callback, so the bdev_io just freed goes
+ * to the oldest waiter first, not to what the callback submits (refused then, it waits
+ * behind them), as in SPDK, where freeing a bdev_io runs them; else a callback that
+ * submits again would take every bdev_io freed, and the waiters starve.
  */
 static inline __attribute__((always_inline)) void
-io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
+io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl, bool err,
 	  uint64_t dev_tick, uint64_t now, bool waiters)
 {
 	nvp_bdev_io_cb cb;
 	void *cb_arg;
 
-	io_account(ch, io, nvme_cpl_is_error(cpl), dev_tick, now);
+	io_account(ch, io, err, dev_tick, now);
 	ch->completed++;
-	/* read after the accounting: no register holds them across it */
 	cb = io->internal.cb;
 	cb_arg = io->internal.cb_arg;
 	bdev_io_release(ch, io);
@@ -986,15 +948,23 @@ io_finish(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme
 	cb(cb_arg, cpl);
 }
 
-/* A staged I/O, a split child, a split parent, or any I/O while io_wait waiters wait
- * (not inside module submit). */
-static void
-io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
+/* Everything but the fast path (see the list at the top of this section). */
+static __attribute__((noinline)) void
+complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 {
-	struct nvme_cpl copy = *cpl; /* may be io->internal.cpl, reused by the callback */
+	struct nvme_cpl copy;
 	uint8_t state = io->internal.state;
 	uint64_t dev = io->internal.dev_tick;
+	uint64_t now;
 
+	if (ch->submitting != NULL) {
+		/* inside the module's submit: its caller is on the stack */
+		io->internal.cpl = *cpl;
+		io_list_append(&ch->done, io);
+		ch->pending_work = true;
+		return;
+	}
+	copy = *cpl; /* may be io->internal.cpl, which the callback may reuse */
 	if ((state & IO_STATE_STAGED) != 0) {
 		pipeline_complete(ch, io);
 	}
@@ -1002,53 +972,17 @@ io_complete_rare(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const stru
 		child_done(ch, io, &copy);
 		return;
 	}
-	/* a straight I/O completed from the done list was sent when submitted; a parent
-	 * none of whose children was sent, too */
+	/* a straight I/O (also one completed from the done list) was sent when submitted;
+	 * a parent none of whose children was sent, too */
 	if ((state & (IO_STATE_STAGED | IO_STATE_SPLIT)) == 0 || dev == 0) {
 		dev = io->submit_tick;
 	}
+	now = io->submit_tick != 0 && (ch->mode & CH_MODE_ACCT) != 0 ? ch_now(ch) : 0;
 	io->internal.state = 0;
-	io_finish(ch, io, &copy, dev, io_done_tick(ch, io), ch->wait_head != NULL);
+	io_finish(ch, io, &copy, nvme_cpl_is_error(&copy), dev, now, ch->wait_head != NULL);
 	if (ch->wait_head != NULL) {
 		bdev_run_io_waiters(ch);
 	}
-}
-
-/*
- * A module completed a staged I/O (not a split child or parent): back up the stages,
- * then account and call back as the fast path does. @cpl is the module's, never
- * io->internal.cpl, so it needs no copy.
- */
-static inline void
-io_complete_staged(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
-{
-	pipeline_complete(ch, io);
-	io_finish(ch, io, cpl, io->internal.dev_tick, io_done_tick(ch, io), false);
-}
-
-static __attribute__((noinline)) void
-io_complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
-{
-	if (nvp_likely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
-			(io->internal.state ^ IO_STATE_STAGED)) == 0)) {
-		io_complete_staged(ch, io, cpl);
-		return;
-	}
-	if (ch->submitting != NULL) {
-		/* not from inside the module's submit: the caller of submit is on the stack */
-		io->internal.cpl = *cpl;
-		io_list_append(&ch->done, io);
-		ch->pending_work = true;
-		return;
-	}
-	io_complete_rare(ch, io, cpl);
-}
-
-/* A fast-path completion that must read the clock through a call (ticks not the TSC). */
-static __attribute__((noinline)) void
-io_complete_clock(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
-{
-	io_finish(ch, io, cpl, io->submit_tick, ch_now(ch), false);
 }
 
 void
@@ -1059,17 +993,16 @@ nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 
 	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
 			  io->internal.state) != 0)) {
-		io_complete_slow(ch, io, cpl);
+		complete_slow(ch, io, cpl);
 		return;
 	}
 	/* The fast path: it went straight to the module, so its device time starts at its
-	 * submission. This function calls nothing but the callback (a jump), so it saves no
-	 * registers: the clock is read inline, or by io_complete_clock(). */
+	 * submission; the TSC is read inline, another clock through complete_slow(). */
 	if (io->submit_tick != 0 && (ch->mode & CH_MODE_ACCT) != 0) {
 		now = ch->tick;
 		if (nvp_unlikely(now <= CH_TICK_LAZY)) {
 			if (nvp_unlikely(!ch->ticks_tsc)) {
-				io_complete_clock(ch, io, cpl);
+				complete_slow(ch, io, cpl);
 				return;
 			}
 			now = nvp_tsc_read();
@@ -1078,7 +1011,7 @@ nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 			}
 		}
 	}
-	io_finish(ch, io, cpl, io->submit_tick, now, false);
+	io_finish(ch, io, cpl, nvme_cpl_is_error(cpl), io->submit_tick, now, false);
 }
 
 void
@@ -1099,170 +1032,111 @@ nvp_bdev_io_complete_status(struct nvp_bdev_io *io, uint8_t sct, uint8_t sc)
  * list's time, for what the callbacks submit, and the poll puts it back afterwards.
  */
 
-/* Complete the I/Os from @io on one at a time (the list's slow path). */
+/*
+ * A list one I/O at a time from @io: those before @unaccounted were accounted by
+ * list_account() and only get freed (the waiters run, as in io_finish()) and their
+ * callbacks; from @unaccounted on, each is completed by nvp_bdev_io_complete(). @at: the
+ * module's time for the list (0: a clock read when one is needed).
+ */
 static __attribute__((noinline)) void
-list_complete_each(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
-		   uint64_t at)
-{
-	struct nvp_bdev_io *next;
-
-	if (ch->submitting == NULL && ch->tick == CH_TICK_NONE) {
-		/* the module's time, or one clock read for them all */
-		ch->tick = at != 0 ? at : CH_TICK_LAZY;
-	}
-	for (; io != NULL; io = next) {
-		next = io->internal.next; /* before: the completion may reuse the link */
-		nvp_bdev_io_complete(io, cpl);
-	}
-}
-
-/*
- * The accounting of one successful fast-path I/O of a list finished at @now (@timed:
- * accounting on): its counters in a seqcount section of their own, as short as the one
- * of io_account() (a reader copying them retries while it is open), the histogram after.
- */
-static inline __attribute__((always_inline)) void
-list_account_one(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, uint64_t now,
-		 bool timed)
-{
-	struct ch_op_stats *op = &ch->op[(size_t)io->type];
-	uint64_t start = io->submit_tick;
-
-	op_stats_begin(op);
-	op->blocks += io->num_blocks;
-	op->ios++;
-	if (--op->inflight == 0 && timed && start != 0) {
-		op->busy_ticks += now - op->busy_start; /* it has a start: busy_join() */
-	}
-	op_stats_end(op);
-	if (timed && start != 0) {
-		nvp_histogram_record(&op->hist[1], now - start);
-	}
-}
-
-/*
- * A run of same-type I/Os of a list being accounted: their counts and, for the timed
- * ones, their device-time histogram's count, sum, min and max, kept in registers and
- * added once (run_flush()); only the bucket is counted per I/O. All of a list complete
- * at the same time, so each counter ends where completing them one by one would leave
- * it: in flight reaches 0 (a busy period ends) only at the run's last I/O of its type.
- */
-struct list_run {
-	uint64_t *buckets; /* of the type's device-time histogram */
-	uint8_t type;
-	uint64_t n, blocks;
-	uint64_t sum_lo, sum_hi, min, max; /* of the device times (timed runs) */
-};
-
-static inline __attribute__((always_inline)) void
-run_start(struct list_run *r, struct nvp_bdev_channel *ch, uint8_t type)
-{
-	r->type = type;
-	r->buckets = ch->op[(size_t)type].hist[1].buckets;
-	r->n = r->blocks = 0;
-	r->sum_lo = r->sum_hi = r->max = 0;
-	r->min = UINT64_MAX;
-}
-
-static inline __attribute__((always_inline)) void
-run_flush(struct nvp_bdev_channel *ch, const struct list_run *r, uint64_t now, bool timed)
-{
-	struct ch_op_stats *op = &ch->op[(size_t)r->type];
-	struct nvp_histogram *h = &op->hist[1];
-
-	if (r->n == 0) {
-		return;
-	}
-	op_stats_begin(op);
-	op->blocks += r->blocks;
-	op->ios += r->n;
-	op->inflight -= r->n;
-	if (op->inflight == 0 && timed) {
-		op->busy_ticks += now - op->busy_start;
-	}
-	op_stats_end(op);
-	if (timed) {
-		h->count += r->n;
-		h->sum_hi += r->sum_hi + __builtin_add_overflow(h->sum_lo, r->sum_lo, &h->sum_lo);
-		if (r->min < h->min) {
-			h->min = r->min;
-		}
-		if (r->max > h->max) {
-			h->max = r->max;
-		}
-	}
-}
-
-/*
- * Account the I/Os from @io on, up to the first one not on the fast path (staged, split:
- * its completion goes back up the pipeline, one at a time) or, accounting on, not timed
- * (submitted while it was off: the one-by-one path knows what to count of it); \return
- * that one, or NULL. All before any callback runs: the stats are what they would be
- * after completing them one by one (the callbacks' submissions are stamped with the same
- * time). A reader of the statistics sees a run's counters all or none.
- */
-static inline __attribute__((always_inline)) struct nvp_bdev_io *
-list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, bool timed)
-{
-	struct list_run r;
-	uint64_t start, v;
-
-	run_start(&r, ch, io->type);
-	for (; io != NULL; io = io->internal.next) {
-		start = io->submit_tick;
-		if (nvp_unlikely(io->internal.state != 0 || (timed && start == 0))) {
-			break;
-		}
-		if (nvp_unlikely(io->type != r.type)) {
-			run_flush(ch, &r, now, timed);
-			run_start(&r, ch, io->type);
-		}
-		r.n++;
-		r.blocks += io->num_blocks;
-		if (timed) {
-			v = now - start;
-			r.sum_hi += __builtin_add_overflow(r.sum_lo, v, &r.sum_lo);
-			r.min = v < r.min ? v : r.min;
-			r.max = v > r.max ? v : r.max;
-			r.buckets[nvp_histogram_bucket_index64(v)]++;
-		}
-	}
-	run_flush(ch, &r, now, timed);
-	return io;
-}
-
-/* The callbacks of the I/Os from @io up to @stop, in order, each freed first and the
- * waiters run before its callback; then @stop and the rest (if @stop is not NULL) one at a
- * time. */
-static __attribute__((noinline)) void
-list_deliver_until(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, struct nvp_bdev_io *stop,
-		   const struct nvme_cpl *cpl)
+list_complete_each(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
+		   struct nvp_bdev_io *unaccounted, const struct nvme_cpl *cpl, uint64_t at)
 {
 	struct nvp_bdev_io *next;
 	nvp_bdev_io_cb cb;
 	void *cb_arg;
 
-	for (; io != stop; io = next) {
-		next = io->internal.next;
+	if (ch->submitting != NULL) {
+		/* inside the module's submit: each to the done list, the clock untouched */
+	} else if (at != 0 && ch->tick <= CH_TICK_LAZY) {
+		ch->tick = at;
+	} else if (ch->tick == CH_TICK_NONE) {
+		ch->tick = CH_TICK_LAZY;
+	}
+	for (; io != unaccounted; io = next) {
+		next = io->internal.next; /* before: the completion may reuse the link */
 		cb = io->internal.cb;
 		cb_arg = io->internal.cb_arg;
 		bdev_io_release(ch, io);
 		ch->completed++;
 		if (nvp_unlikely(ch->wait_head != NULL)) {
-			bdev_run_io_waiters(ch); /* before the callback, as io_finish() */
+			bdev_run_io_waiters(ch);
 		}
 		cb(cb_arg, cpl);
 	}
-	if (stop != NULL) {
-		list_complete_each(ch, stop, cpl, 0); /* ch->tick is the list's time already */
+	for (; io != NULL; io = next) {
+		next = io->internal.next;
+		nvp_bdev_io_complete(io, cpl);
 	}
 }
 
-/* A successful list of any length, finished at @at (0: read the clock): account all,
- * then the callbacks in order, the last one a tail call. */
+/*
+ * Account the successful I/Os from @io on, up to the first not on the fast path (staged,
+ * split: its completion goes back up the pipeline) or, @timed, not timed (submitted while
+ * accounting was off); \return that one, or NULL. All before any callback runs, so the
+ * stats are what completing them one by one would leave (the callbacks' submissions are
+ * stamped with the same @now). Same-type runs are added at once: counts and the device
+ * time's sum, min and max kept in registers, only the bucket counted per I/O; in flight
+ * reaches 0 (a busy period ends) only at a run's last I/O, as one by one. A reader of
+ * the statistics sees a run's counters all or none.
+ */
+static inline __attribute__((always_inline)) struct nvp_bdev_io *
+list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, bool timed)
+{
+	struct ch_op_stats *op;
+	struct nvp_histogram *h;
+	uint64_t *buckets, n, blocks, sum_lo, sum_hi, min, max, v;
+	uint8_t type;
+
+	for (;;) {
+		type = io->type;
+		op = &ch->op[(size_t)type];
+		h = &op->hist[1];
+		buckets = h->buckets;
+		n = blocks = sum_lo = sum_hi = max = 0;
+		min = UINT64_MAX;
+		for (; io != NULL; io = io->internal.next) {
+			if (nvp_unlikely(io->internal.state != 0 ||
+					 (timed && io->submit_tick == 0) || io->type != type)) {
+				break;
+			}
+			n++;
+			blocks += io->num_blocks;
+			if (timed) {
+				v = now - io->submit_tick;
+				sum_hi += __builtin_add_overflow(sum_lo, v, &sum_lo);
+				min = v < min ? v : min;
+				max = v > max ? v : max;
+				buckets[nvp_histogram_bucket_index64(v)]++;
+			}
+		}
+		if (n != 0) {
+			op_stats_begin(op);
+			op->blocks += blocks;
+			op->ios += n;
+			op->inflight -= n;
+			if (op->inflight == 0 && timed) {
+				op->busy_ticks += now - op->busy_start;
+			}
+			op_stats_end(op);
+		}
+		if (n != 0 && timed) {
+			h->count += n;
+			h->sum_hi += sum_hi + __builtin_add_overflow(h->sum_lo, sum_lo, &h->sum_lo);
+			h->min = min < h->min ? min : h->min;
+			h->max = max > h->max ? max : h->max;
+		}
+		if (io == NULL || io->type == type) {
+			return io; /* the end, or one not on the fast path */
+		}
+	}
+}
+
+/* A successful list of more than one I/O, or of one not on the fast path, finished at
+ * @at (0: read the clock): account all, then the callbacks in order. */
 static __attribute__((noinline)) void
-list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
-		   uint64_t at)
+list_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
+	      uint64_t at)
 {
 	struct nvp_bdev_io *next;
 	nvp_bdev_io_cb cb;
@@ -1280,7 +1154,7 @@ list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const st
 		next = list_account(ch, io, 0, false);
 	}
 	if (nvp_unlikely(next != NULL)) {
-		list_deliver_until(ch, io, next, cpl);
+		list_complete_each(ch, io, next, cpl, 0);
 		return;
 	}
 	for (;;) {
@@ -1298,26 +1172,23 @@ list_complete_many(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const st
 		if (nvp_unlikely(ch->wait_head != NULL)) {
 			/* a callback queued a waiter: the rest (accounted already) one at a
 			 * time, each freed bdev_io to the waiters before its callback */
-			list_deliver_until(ch, io, NULL, cpl);
+			list_complete_each(ch, io, NULL, cpl, 0);
 			return;
 		}
 	}
 }
 
 /*
- * The list's fast path is a list of one (depth 1): the clock read inline (TSC) unless the
- * module gave its time (@at), the accounting, the callback as a tail call — no call of
- * its own, so no saved registers. Longer lists, an error status, io_wait entries or a
- * clock behind a call go to the functions above.
+ * A list of one straight I/O (depth 1) finishes here as nvp_bdev_io_complete()'s fast
+ * path does, with the module's time (@at) or the TSC read inline. Longer lists, an
+ * error status, io_wait entries or a clock behind a call go to the functions above.
  */
 static inline __attribute__((always_inline)) void
 complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_t at)
 {
 	struct nvp_bdev_io *io = list->head;
 	struct nvp_bdev_channel *ch;
-	nvp_bdev_io_cb cb;
-	void *cb_arg;
-	uint64_t now;
+	uint64_t now = 0;
 
 	*list->tailp = NULL;
 	nvp_bdev_io_list_init(list);
@@ -1329,11 +1200,11 @@ complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_
 			  nvme_cpl_is_error(cpl)) != 0)) {
 		/* from inside module submit (each goes to the done list), io_wait entries to
 		 * run as each I/O is freed, or errors to count */
-		list_complete_each(ch, io, cpl, at);
+		list_complete_each(ch, io, io, cpl, at);
 		return;
 	}
 	if (nvp_unlikely(((uintptr_t)io->internal.next | io->internal.state) != 0)) {
-		list_complete_many(ch, io, cpl, at);
+		list_complete(ch, io, cpl, at);
 		return;
 	}
 	if ((ch->mode & CH_MODE_ACCT) != 0) {
@@ -1342,19 +1213,12 @@ complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_
 		} else if (nvp_likely(ch->ticks_tsc)) {
 			now = nvp_tsc_read();
 		} else {
-			list_complete_many(ch, io, cpl, 0); /* the clock is a call */
+			list_complete(ch, io, cpl, 0); /* the clock is a call */
 			return;
 		}
 		ch->tick = now;
-		list_account_one(ch, io, now, true);
-	} else {
-		list_account_one(ch, io, 0, false);
 	}
-	cb = io->internal.cb;
-	cb_arg = io->internal.cb_arg;
-	bdev_io_release(ch, io);
-	ch->completed++;
-	cb(cb_arg, cpl);
+	io_finish(ch, io, cpl, false, io->submit_tick, io->submit_tick != 0 ? now : 0, false);
 }
 
 void
@@ -1452,7 +1316,7 @@ bdev_channel_poll_slow(struct nvp_bdev_channel *ch)
 	ch->pending_work = false;
 	memset(&ch->done, 0, sizeof(ch->done));
 	while ((io = io_list_pop(&done)) != NULL) {
-		io_complete_rare(ch, io, &io->internal.cpl);
+		complete_slow(ch, io, &io->internal.cpl);
 	}
 	if (ch->retry.count != 0) {
 		poll_retry(ch);

@@ -14,8 +14,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 #include <string.h>
 
 #include "nvpoll/bdev_module.h"
@@ -39,7 +37,7 @@ struct malloc_channel {
 	struct malloc_bdev *mb;
 	struct nvp_bdev_io_list done;
 	bool failed;
-	int irq_fd; /* channels with .interrupts: signalled when done gets its first I/O */
+	struct nvp_bdev_channel_irq irq; /* .interrupts: signalled when done gets its first I/O */
 };
 
 static inline struct malloc_io *
@@ -68,17 +66,10 @@ malloc_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void 
 	}
 	ch->mb = ctx;
 	nvp_bdev_io_list_init(&ch->done);
-	ch->irq_fd = -1;
-	if (opts != NULL && opts->interrupts) {
-		ch->irq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (ch->irq_fd < 0) {
-			rc = -errno;
-			NVP_ERRLOG("channel interrupt: eventfd failed (%d): raise the open file "
-				   "limit (ulimit -n) or create the channel without .interrupts",
-				   rc);
-			free(ch);
-			return rc;
-		}
+	rc = nvp_bdev_channel_irq_open(&ch->irq, opts);
+	if (rc != 0) {
+		free(ch);
+		return rc;
 	}
 	*ch_ctx = ch;
 	return 0;
@@ -90,31 +81,24 @@ malloc_channel_destroy(void *ctx, void *ch_ctx)
 	struct malloc_channel *ch = ch_ctx;
 
 	(void)ctx;
-	if (ch->irq_fd >= 0) {
-		close(ch->irq_fd);
-	}
+	nvp_bdev_channel_irq_close(&ch->irq);
 	free(ch);
+}
+
+/* Wake an irq-mode waiter (channel made with .interrupts). Out of line in the module:
+ * its submit then keeps nothing in registers for it (5 instructions less per I/O,
+ * measured with the null module, than calling the core's helper from there). */
+static __attribute__((noinline)) void
+malloc_irq_notify(struct malloc_channel *ch)
+{
+	nvp_bdev_channel_irq_signal(&ch->irq, &ch->done);
 }
 
 /* For a waiter in irq mode (lib/poll): the completions wait for the next poll. */
 static int
 malloc_get_irq_fd(void *ch_ctx)
 {
-	int fd = ((struct malloc_channel *)ch_ctx)->irq_fd;
-
-	return fd >= 0 ? fd : -ENOTSUP;
-}
-
-/* A completion is ready and none was before it: wake a waiter blocked on irq_fd (once
- * per batch, not per I/O; a wake-up it does not need costs it one poll). */
-static __attribute__((noinline)) void
-malloc_irq_signal(struct malloc_channel *ch)
-{
-	uint64_t one = 1;
-
-	if (nvp_bdev_io_list_empty(&ch->done)) {
-		(void)!write(ch->irq_fd, &one, sizeof(one));
-	}
+	return nvp_bdev_channel_irq_get_fd(&((struct malloc_channel *)ch_ctx)->irq);
 }
 
 /* Copy between the disk at @disk and the iovecs; @to_disk says which way. */
@@ -177,8 +161,8 @@ malloc_submit(void *ch_ctx, struct nvp_bdev_io *io)
 	default: /* flush: RAM is as durable as it gets */
 		break;
 	}
-	if (nvp_unlikely(ch->irq_fd >= 0)) {
-		malloc_irq_signal(ch);
+	if (nvp_unlikely(ch->irq.fd >= 0)) {
+		malloc_irq_notify(ch);
 	}
 	nvp_bdev_io_list_append(&ch->done, io);
 	return 0;
@@ -231,8 +215,8 @@ static const struct nvp_bdev_fn_table g_malloc_fn = {
 	.io_type_supported = malloc_io_type_supported,
 	.channel_create = malloc_channel_create,
 	.channel_destroy = malloc_channel_destroy,
-	.submit_request = malloc_submit, /* never fails, completes from the poll */
-	.poll_list = malloc_poll,
+	.submit = malloc_submit, /* never fails, completes from the poll */
+	.poll = malloc_poll,
 	.get_irq_fd = malloc_get_irq_fd,
 };
 

@@ -440,8 +440,7 @@ nvme_deliver_failed(struct nvme_channel *ch, uint64_t now)
 	}
 }
 
-/* What the poll found at @now (0: the core reads the clock), to the core: one list (its
- * last callback a tail call). */
+/* What the poll found at @now (0: the core reads the clock), to the core: one list. */
 static inline void
 nvme_deliver(struct nvme_channel *ch, uint64_t now)
 {
@@ -643,8 +642,8 @@ static const struct nvp_bdev_fn_table g_nvme_fn = {
 	.io_type_supported = nvme_io_type_supported,
 	.channel_create = nvme_channel_create,
 	.channel_destroy = nvme_channel_destroy,
-	.submit_request = nvme_submit_request,
-	.poll_list = nvme_poll,
+	.submit = nvme_submit_request,
+	.poll = nvme_poll,
 	.get_irq_fd = nvme_get_irq_fd,
 	.irq_unmask = nvme_irq_unmask,
 };

@@ -195,13 +195,12 @@ uring_submit(void *ch_ctx, struct nvp_bdev_io *io)
 		ch->done_tail = io;
 		return 0;
 	}
-	/* Every I/O in the ring must find a CQE slot (CQ = 2 x SQ entries). */
-	if (nvp_unlikely(ch->inflight >= ch->depth)) {
-		return -ENOMEM;
-	}
-	sqe = io_uring_get_sqe(&ch->ring);
+	/* Every I/O in the ring must find a CQE slot (CQ = 2 x SQ entries); when the ring is
+	 * full the core sends it again from the poll loop. */
+	sqe = ch->inflight < ch->depth ? io_uring_get_sqe(&ch->ring) : NULL;
 	if (nvp_unlikely(sqe == NULL)) {
-		return -ENOMEM;
+		nvp_bdev_io_submit_failed(io, -ENOMEM);
+		return 0;
 	}
 	uring_prep(ch->ub, sqe, io);
 	ch->inflight++;
@@ -232,33 +231,31 @@ uring_complete(struct nvp_bdev_io *io, int res)
 	nvp_bdev_io_complete_status(io, sct, sc);
 }
 
-static int
+static void
 uring_poll_done(struct uring_channel *ch)
 {
 	struct nvp_bdev_io *io = ch->done_head, *next;
-	int n = 0;
 
 	ch->done_head = ch->done_tail = NULL;
-	for (; io != NULL; io = next, n++) {
+	for (; io != NULL; io = next) {
 		next = uring_io_ctx(io)->next;
 		uring_complete(io, uring_io_ctx(io)->res);
 	}
-	return n;
 }
 
-static int
+static void
 uring_poll(void *ch_ctx)
 {
 	struct uring_channel *ch = ch_ctx;
 	struct io_uring_cqe *cqe;
 	struct nvp_bdev_io *io;
-	int rc = 0, n = 0, res;
+	int rc = 0, res;
 
 	if (nvp_unlikely(ch->done_head != NULL)) {
-		n += uring_poll_done(ch);
+		uring_poll_done(ch);
 	}
 	if (ch->inflight == 0) {
-		return n;
+		return;
 	}
 	/* One syscall hands over the batch (and, IOPOLL, polls the device). */
 	if (ch->ub->iopoll) {
@@ -277,10 +274,8 @@ uring_poll(void *ch_ctx)
 		res = cqe->res;
 		io_uring_cqe_seen(&ch->ring, cqe);
 		ch->inflight--;
-		n++;
 		uring_complete(io, res);
 	}
-	return n;
 }
 
 static void

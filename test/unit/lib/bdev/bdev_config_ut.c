@@ -18,6 +18,10 @@
 #include "bdev/bdev_config.c"
 #include "bdev/bdev_config_json.c"
 #include "bdev/bdev_config_text.c"
+#include "bdev/malloc/bdev_malloc_config.c"
+#include "bdev/null/bdev_null_config.c"
+#include "bdev/uring/bdev_uring_config.c"
+#include "bdev/nvme/bdev_nvme_config.c"
 
 static char g_dir[64];
 static char g_path[128];

@@ -55,7 +55,7 @@ static struct ut_stub g_stub;
 
 /*
  * The stub completes one I/O at a time (poll, nvp_bdev_io_complete()), or, in the second
- * suite ut_run() makes, by lists (poll_list, nvp_bdev_io_complete_list(): runs of
+ * suite ut_run() makes, by lists (nvp_bdev_io_complete_list(): runs of
  * successes as one list, a failure as a list of its own).
  */
 static bool g_ut_stub_lists;
@@ -109,7 +109,8 @@ stub_submit(void *ch_ctx, struct nvp_bdev_io *io)
 
 	if (s->enomem_next > 0) {
 		s->enomem_next--;
-		return -ENOMEM;
+		nvp_bdev_io_submit_failed(io, -ENOMEM);
+		return 0;
 	}
 	if (s->submitted < UT_STUB_MAX) {
 		r = &s->rec[s->submitted];
@@ -180,15 +181,14 @@ stub_complete_held(struct ut_stub *s)
 	return (int)n;
 }
 
-static int
+static void
 stub_poll(void *ch_ctx)
 {
 	struct ut_stub *s = ch_ctx;
 
-	if (!s->auto_complete) {
-		return 0;
+	if (s->auto_complete) {
+		(void)stub_complete_held(s);
 	}
-	return stub_complete_held(s);
 }
 
 static void
@@ -204,21 +204,6 @@ static const struct nvp_bdev_fn_table g_stub_fn = {
 	.channel_destroy = stub_channel_destroy,
 	.submit = stub_submit,
 	.poll = stub_poll,
-};
-
-static void
-stub_poll_list(void *ch_ctx)
-{
-	(void)stub_poll(ch_ctx);
-}
-
-static const struct nvp_bdev_fn_table g_stub_list_fn = {
-	.destruct = stub_destruct,
-	.io_type_supported = stub_supported,
-	.channel_create = stub_channel_create,
-	.channel_destroy = stub_channel_destroy,
-	.submit = stub_submit,
-	.poll_list = stub_poll_list,
 };
 
 /* Register "stub" with @num_blocks of 512 bytes, max transfer @max_xfer, @boundary. */
@@ -238,7 +223,7 @@ ut_stub_register(const char *name, uint64_t num_blocks, uint32_t max_xfer, uint3
 	spec.max_xfer_blocks = max_xfer;
 	spec.optimal_io_boundary = boundary;
 	spec.io_ctx_size = 16;
-	spec.fn_table = g_ut_stub_lists ? &g_stub_list_fn : &g_stub_fn;
+	spec.fn_table = &g_stub_fn;
 	spec.ctx = &g_stub;
 	if (nvp_bdev_register(&spec, &g_stub.bdev) != 0) {
 		return NULL;
