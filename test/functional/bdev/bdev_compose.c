@@ -16,12 +16,15 @@
  * completed bytes split 20/80 within SHARE_TOL points, with the throttle on or off.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bdev_fx.h"
 #include "nvpoll/bdev_module.h"
 #include "nvpoll/poll.h"
+#include "nvpoll/sched.h"
+#include "nvpoll/wbt.h"
 
 #define QD 16u       /* slots per tenant: 4 x the schedulers' depth, so both stay backlogged */
 #define NT 2u        /* tenants: ids 1 and 2, weights 1 and 4 under fair */
@@ -175,8 +178,11 @@ busy_slots(const struct run *r)
 static int
 drive(struct run *r, struct nvp_poll_waiter *w)
 {
-	uint64_t deadline = fx_now_us() + FX_WAIT_MS * 1000ull; /* a watchdog, not a test */
-	uint32_t t, i;
+	/* a watchdog, not a test: FX_WAIT_MS without a completion is a hang (a loaded host
+	 * makes a cell slow, not silent: the throttle's depth 1 on a starved controller
+	 * thread took a cell past 10 s in all) */
+	uint64_t deadline = fx_now_us() + FX_WAIT_MS * 1000ull;
+	uint32_t t, i, seen = r->done;
 	int rc;
 
 	for (;;) {
@@ -195,7 +201,10 @@ drive(struct run *r, struct nvp_poll_waiter *w)
 		if (rc < 0) {
 			return rc;
 		}
-		if (fx_now_us() > deadline) {
+		if (r->done != seen) {
+			seen = r->done;
+			deadline = fx_now_us() + FX_WAIT_MS * 1000ull;
+		} else if (fx_now_us() > deadline) {
 			return -ETIMEDOUT;
 		}
 	}
@@ -294,6 +303,22 @@ run_cell(int m, uint32_t a, uint32_t sc, uint32_t wi, uint8_t *bufs)
 	CU_ASSERT_EQUAL_FATAL(nvp_poll_waiter_add_bdev_group(w, group, 0), 0);
 
 	rc = drive(&r, w);
+	if (rc == -ETIMEDOUT) {
+		/* what held the I/O: the stages' state, for the report */
+		struct nvp_wbt_info wi_ = { .info_size = sizeof(wi_) };
+		struct nvp_sched_info si = { .info_size = sizeof(si) };
+		struct nvp_bdev *bd = nvp_bdev_desc_get_bdev(r.desc[0]);
+
+		printf("\n  no completion for %u ms: %u slots busy", FX_WAIT_MS, busy_slots(&r));
+		if (nvp_bdev_wbt_get_info(bd, &wi_) == 0) {
+			printf("; wbt in flight %u, limits %u/%u/%u, deferred now %" PRIu64,
+			       wi_.inflight, wi_.limit_background, wi_.limit_normal, wi_.limit_sync,
+			       (uint64_t)wi_.deferred_now);
+		}
+		if (nvp_bdev_sched_get_info(bd, &si) == 0) {
+			printf("; scheduler %s in flight %u", si.name, si.inflight);
+		}
+	}
 
 	nvp_poll_waiter_destroy(w);
 	for (t = 0; t < NT; t++) {
