@@ -158,21 +158,19 @@ struct tok_hunger_ch {
 	uint32_t fed_seen; /* h->fed then */
 };
 
-#define HRLX memory_order_relaxed
-
 static inline void
 tok_hunger_join(struct tok_hunger *h, struct tok_hunger_ch *hc, uint64_t now)
 {
-	uint64_t gap = now - atomic_load_explicit(&h->asked, HRLX), hold = h->hold;
+	uint64_t gap = now - atomic_load_explicit(&h->asked, RLX), hold = h->hold;
 
 	if (gap < 16 * h->hold && 4 * gap > hold) {
 		hold = 4 * gap;
 	}
-	atomic_store_explicit(&h->asked, now, HRLX);
-	atomic_store_explicit(&h->until, now + hold, HRLX);
+	atomic_store_explicit(&h->asked, now, RLX);
+	atomic_store_explicit(&h->until, now + hold, RLX);
 	if (!hc->hungry) {
 		hc->hungry = true;
-		atomic_fetch_add_explicit(&h->n, 1, HRLX);
+		atomic_fetch_add_explicit(&h->n, 1, RLX);
 	}
 }
 
@@ -183,7 +181,7 @@ tok_hunger_leave(struct tok_hunger *h, struct tok_hunger_ch *hc)
 	if (hc->hungry) {
 		hc->hungry = false;
 		hc->after = false;
-		atomic_fetch_sub_explicit(&h->n, 1, HRLX);
+		atomic_fetch_sub_explicit(&h->n, 1, RLX);
 	}
 }
 
@@ -196,18 +194,18 @@ tok_get_unless_hungry(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t lim
 		      struct tok_hunger *h, struct tok_hunger_ch *hc, uint32_t at_device,
 		      uint64_t now)
 {
-	if (nvp_unlikely(atomic_load_explicit(&h->n, HRLX) != 0) &&
-	    now < atomic_load_explicit(&h->until, HRLX)) {
+	if (nvp_unlikely(atomic_load_explicit(&h->n, RLX) != 0) &&
+	    now < atomic_load_explicit(&h->until, RLX)) {
 		if (!hc->hungry) {
 			if (at_device == 0) {
 				tok_hunger_join(h, hc, now); /* it waits its turn too */
 				hc->after = true;
-				hc->fed_seen = atomic_load_explicit(&h->fed, HRLX);
+				hc->fed_seen = atomic_load_explicit(&h->fed, RLX);
 			}
 			return false;
 		}
 		if (hc->after) {
-			if (atomic_load_explicit(&h->fed, HRLX) == hc->fed_seen) {
+			if (atomic_load_explicit(&h->fed, RLX) == hc->fed_seen) {
 				return false; /* those it was held back for first */
 			}
 			hc->after = false;
@@ -220,7 +218,7 @@ tok_get_unless_hungry(struct tok_cache *tc, _Atomic uint32_t *held, uint32_t lim
 		return false;
 	}
 	if (nvp_unlikely(hc->hungry)) {
-		atomic_fetch_add_explicit(&h->fed, 1, HRLX);
+		atomic_fetch_add_explicit(&h->fed, 1, RLX);
 		tok_hunger_leave(h, hc);
 	}
 	return true;

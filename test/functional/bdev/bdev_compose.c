@@ -305,15 +305,15 @@ run_cell(int m, uint32_t a, uint32_t sc, uint32_t wi, uint8_t *bufs)
 	rc = drive(&r, w);
 	if (rc == -ETIMEDOUT) {
 		/* what held the I/O: the stages' state, for the report */
-		struct nvp_wbt_info wi_ = { .info_size = sizeof(wi_) };
+		struct nvp_wbt_info winfo = { .info_size = sizeof(winfo) };
 		struct nvp_sched_info si = { .info_size = sizeof(si) };
 		struct nvp_bdev *bd = nvp_bdev_desc_get_bdev(r.desc[0]);
 
 		printf("\n  no completion for %u ms: %u slots busy", FX_WAIT_MS, busy_slots(&r));
-		if (nvp_bdev_wbt_get_info(bd, &wi_) == 0) {
+		if (nvp_bdev_wbt_get_info(bd, &winfo) == 0) {
 			printf("; wbt in flight %u, limits %u/%u/%u, deferred now %" PRIu64,
-			       wi_.inflight, wi_.limit_background, wi_.limit_normal, wi_.limit_sync,
-			       (uint64_t)wi_.deferred_now);
+			       winfo.inflight, winfo.limit_background, winfo.limit_normal,
+			       winfo.limit_sync, (uint64_t)winfo.deferred_now);
 		}
 		if (nvp_bdev_sched_get_info(bd, &si) == 0) {
 			printf("; scheduler %s in flight %u", si.name, si.inflight);

@@ -672,6 +672,25 @@ test_kyber_throttles_writes_for_reads(void)
 }
 
 /*
+ * Three windows of the tail case from @now: 95 % of the reads at 0.1 ms, 5 % at 8 ms, the
+ * writes at @wr_lat.
+ */
+static void
+tail_windows(struct sched_run *r, uint64_t now, uint64_t wr_lat)
+{
+	uint32_t w;
+
+	for (w = 0; w < 3; w++) {
+		now += ms(1);
+		kyber_feed(r, NVP_BDEV_IO_READ, 570, ms(0.1), now);
+		kyber_feed(r, NVP_BDEV_IO_READ, 30, ms(8), now);
+		kyber_feed(r, NVP_BDEV_IO_WRITE, 600, wr_lat, now);
+		now += ms(101);
+		kyber_feed(r, NVP_BDEV_IO_WRITE, 1, wr_lat, now);
+	}
+}
+
+/*
  * A QD1 reader's tail behind a write flood (bench/sched part (a)): 95 % of the reads fast,
  * 5 % at 4x their target (their p90 under it, their p99 over), writes a little over
  * their own target (11 ms of 10: at the device, not queued here). Congestion is judged at
@@ -685,21 +704,12 @@ test_kyber_tail_congestion(void)
 {
 	struct sched_run r;
 	struct ky_bdev *k;
-	uint64_t now = g_t0;
-	uint32_t w;
+	uint64_t now;
 
 	start(&r, &g_sched_kyber_ops, NULL, 1); /* read 2 ms, write 10 ms, p99 */
 	k = r.bctx;
 	g_t0 = ky_window_start(k);
-	now = g_t0;
-	for (w = 0; w < 3; w++) {
-		now += ms(1);
-		kyber_feed(&r, NVP_BDEV_IO_READ, 570, ms(0.1), now);
-		kyber_feed(&r, NVP_BDEV_IO_READ, 30, ms(8), now);
-		kyber_feed(&r, NVP_BDEV_IO_WRITE, 600, ms(11), now); /* bucket 4 */
-		now += ms(101);
-		kyber_feed(&r, NVP_BDEV_IO_WRITE, 1, ms(11), now);
-	}
+	tail_windows(&r, g_t0, ms(11)); /* writes in bucket 4 */
 	CU_ASSERT_EQUAL(k->congested, 3);
 	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_WRITE], 128 / 2 / 2 / 2);
 	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_READ], 256);
@@ -708,16 +718,8 @@ test_kyber_tail_congestion(void)
 	start(&r, &g_sched_kyber_ops, "congest_pct=90", 1);
 	k = r.bctx;
 	g_t0 = ky_window_start(k);
-	now = g_t0;
 	atomic_store(&k->depth[NVP_SCHED_KYBER_WRITE], 64);
-	for (w = 0; w < 3; w++) {
-		now += ms(1);
-		kyber_feed(&r, NVP_BDEV_IO_READ, 570, ms(0.1), now);
-		kyber_feed(&r, NVP_BDEV_IO_READ, 30, ms(8), now);
-		kyber_feed(&r, NVP_BDEV_IO_WRITE, 600, ms(9), now); /* bucket 3: under target */
-		now += ms(101);
-		kyber_feed(&r, NVP_BDEV_IO_WRITE, 1, ms(9), now);
-	}
+	tail_windows(&r, g_t0, ms(9)); /* writes in bucket 3: under target */
 	CU_ASSERT_EQUAL(k->congested, 0);
 	CU_ASSERT_EQUAL(k->depth[NVP_SCHED_KYBER_WRITE], 64);
 	stop(&r, 1);
@@ -726,8 +728,7 @@ test_kyber_tail_congestion(void)
 	start(&r, &g_sched_kyber_ops, NULL, 1);
 	k = r.bctx;
 	g_t0 = ky_window_start(k);
-	now = g_t0;
-	now += ms(1);
+	now = g_t0 + ms(1);
 	kyber_feed(&r, NVP_BDEV_IO_READ, 570, ms(0.1), now);
 	kyber_feed(&r, NVP_BDEV_IO_READ, 30, ms(2.2), now);
 	now += ms(101);
