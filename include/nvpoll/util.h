@@ -29,6 +29,55 @@ extern "C" {
 #define NVP_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define NVP_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/*
+ * Time units <-> ticks of a counter at @hz per second (nvp_env_get_ticks_hz()): the one
+ * place these conversions are written. Rounded down, exactly as v * num / den would be,
+ * but split into whole and part units so no product overflows (a tick count of hours at
+ * GHz rates times 10^9 would). v / den and v % den are one division (multiplies for a
+ * constant den); none of these is on the per-I/O path.
+ */
+static inline uint64_t
+nvp_time_scale(uint64_t v, uint64_t num, uint64_t den)
+{
+	return v / den * num + v % den * num / den;
+}
+
+static inline uint64_t
+nvp_us_to_ticks(uint64_t us, uint64_t hz)
+{
+	return nvp_time_scale(us, hz, 1000000u);
+}
+
+static inline uint64_t
+nvp_ms_to_ticks(uint64_t ms, uint64_t hz)
+{
+	return nvp_time_scale(ms, hz, 1000u);
+}
+
+static inline uint64_t
+nvp_ns_to_ticks(uint64_t ns, uint64_t hz)
+{
+	return nvp_time_scale(ns, hz, 1000000000u);
+}
+
+static inline uint64_t
+nvp_ticks_to_ms(uint64_t ticks, uint64_t hz)
+{
+	return nvp_time_scale(ticks, 1000u, hz);
+}
+
+static inline uint64_t
+nvp_ticks_to_us(uint64_t ticks, uint64_t hz)
+{
+	return nvp_time_scale(ticks, 1000000u, hz);
+}
+
+static inline uint64_t
+nvp_ticks_to_ns(uint64_t ticks, uint64_t hz)
+{
+	return nvp_time_scale(ticks, 1000000000u, hz);
+}
+
 /**
  * Parse an unsigned integer (decimal, 0x hex) into @out; the whole string must be used
  * and the value must be within [@min, @max]. \return 0, -EINVAL or -ERANGE.

@@ -106,7 +106,7 @@ sched_chan_del(struct sched_common *c, struct sched_chan *ch)
 uint64_t
 sched_us_to_ticks(uint64_t us)
 {
-	return us * nvp_env_get_ticks_hz() / 1000000;
+	return nvp_us_to_ticks(us, nvp_env_get_ticks_hz());
 }
 
 static struct sched_common *

@@ -79,13 +79,13 @@ static const struct nvp_bdev_admission_ops g_wbt_ops;
 static uint64_t
 us_to_ticks(uint64_t us)
 {
-	return us * nvp_env_get_ticks_hz() / 1000000;
+	return nvp_us_to_ticks(us, nvp_env_get_ticks_hz());
 }
 
 static uint64_t
 ticks_to_us(uint64_t ticks)
 {
-	return ticks * 1000000 / nvp_env_get_ticks_hz();
+	return nvp_ticks_to_us(ticks, nvp_env_get_ticks_hz());
 }
 
 static int
