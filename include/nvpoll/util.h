@@ -112,6 +112,27 @@ size_t nvp_strpadlen(const char *field, size_t len);
 int nvp_kv_parse(const char *str, int (*cb)(void *ctx, const char *key, const char *value),
 		 void *ctx);
 
+/** One numeric key of nvp_kv_parse_nums(): a whole number in [@min, @max] into *@out. */
+struct nvp_kv_num {
+	const char *key;
+	uint64_t *out;
+	uint64_t min;
+	uint64_t max;
+};
+
+/**
+ * Parse "key=value" pairs (as nvp_kv_parse()) against @nums, a table ended by a NULL
+ * key. A key not in the table goes to @other (with @ctx), or is an error if @other is
+ * NULL. Errors are logged under @component, each prefixed "@who: " when @who is not
+ * NULL: "KEY='VALUE': expected a whole number from MIN to MAX" and "unknown parameter
+ * 'KEY' (known: K1, K2, ...)". A key given twice takes its last value.
+ * \return 0; -EINVAL (logged) for a value out of range, an unknown key, malformed input
+ * or NULL @nums; or @other's non-zero value.
+ */
+int nvp_kv_parse_nums(const char *str, const struct nvp_kv_num *nums, const char *component,
+		      const char *who, int (*other)(void *ctx, const char *key, const char *value),
+		      void *ctx);
+
 /**
  * CRC32C (Castagnoli), as used by fio's verify=crc32c; @crc starts at ~0u.
  * Returns the raw register: no final inversion. The standard CRC32C of a buffer (and
