@@ -79,18 +79,16 @@ const char *nvp_bdev_io_type_name(enum nvp_bdev_io_type type);
 #define NVP_BDEV_WRITE_FLAGS_VALID \
 	(NVP_BDEV_WRITE_CLASS_MASK | NVP_BDEV_WRITE_HINT_MASK | NVP_BDEV_WRITE_FUA)
 
-/** Write lifetime hints (Linux's RWH_WRITE_LIFE_*), in bits 4-6 of the write flags. */
-enum nvp_bdev_write_hint {
-	NVP_BDEV_HINT_NONE = 0,
-	NVP_BDEV_HINT_SHORT = 1,
-	NVP_BDEV_HINT_MEDIUM = 2,
-	NVP_BDEV_HINT_LONG = 3,
-	NVP_BDEV_HINT_EXTREME = 4,
-};
+/* Write lifetime hints are nvme.h's enum nvp_nvme_write_hint, in bits 4-6 of the flags. */
+#ifndef __cplusplus
+_Static_assert(NVP_NVME_WRITE_HINT_COUNT - 1 <=
+		       (NVP_BDEV_WRITE_HINT_MASK >> NVP_BDEV_WRITE_HINT_SHIFT),
+	       "every write hint fits the flags' hint bits");
+#endif
 
 /** The flags word for write class @cls and lifetime @hint. */
 static inline uint32_t
-nvp_bdev_write_flags(uint32_t cls, enum nvp_bdev_write_hint hint)
+nvp_bdev_write_flags(uint32_t cls, enum nvp_nvme_write_hint hint)
 {
 	return (cls & NVP_BDEV_WRITE_CLASS_MASK) |
 	       (((uint32_t)hint << NVP_BDEV_WRITE_HINT_SHIFT) & NVP_BDEV_WRITE_HINT_MASK);
@@ -209,11 +207,11 @@ bool nvp_bdev_desc_is_writable(const struct nvp_bdev_desc *desc);
 /**
  * Default write lifetime hint of @desc (Linux's F_SET_RW_HINT on a file): writes and
  * vectored writes submitted afterwards through @desc whose flags carry no hint (bits 4-6
- * zero) carry @hint; a hint in the flags wins. NVP_BDEV_HINT_NONE (the default) turns
- * it off. \return 0; -EINVAL NULL @desc or @hint above NVP_BDEV_HINT_EXTREME.
+ * zero) carry @hint; a hint in the flags wins. NVP_NVME_WRITE_HINT_NONE (the default)
+ * turns it off. \return 0; -EINVAL NULL @desc or @hint above NVP_NVME_WRITE_HINT_EXTREME.
  */
-int nvp_bdev_desc_set_write_hint(struct nvp_bdev_desc *desc, enum nvp_bdev_write_hint hint);
-enum nvp_bdev_write_hint nvp_bdev_desc_get_write_hint(const struct nvp_bdev_desc *desc);
+int nvp_bdev_desc_set_write_hint(struct nvp_bdev_desc *desc, enum nvp_nvme_write_hint hint);
+enum nvp_nvme_write_hint nvp_bdev_desc_get_write_hint(const struct nvp_bdev_desc *desc);
 
 /* ---------------------------------------------------------------------------------------
  * Channels and poll groups
@@ -540,7 +538,7 @@ struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
  * still present); whoever else calls nvp_nvme_ctrlr_reset() on the controller of
  * nvp_bdev_nvme_get_ctrlr() must set the hints up again.
  */
-#define NVP_BDEV_NUM_HINTS 5
+#define NVP_BDEV_NUM_HINTS NVP_NVME_WRITE_HINT_COUNT
 
 struct nvp_bdev_nvme_hint_stats {
 	uint32_t placement;   /**< enum nvp_nvme_placement of the namespace */

@@ -83,7 +83,7 @@ idle_sleep(struct emu_ctrlr *c, uint64_t now, uint64_t idle_ticks)
 	}
 
 	if (next != UINT64_MAX) {
-		uint64_t wait_us = next > now ? (next - now) * 1000000u / c->ticks_hz : 0;
+		uint64_t wait_us = next > now ? nvp_ticks_to_us(next - now, c->ticks_hz) : 0;
 
 		if (wait_us < 10) {
 			return; /* due soon: keep spinning */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "nvpoll/barrier.h"
 #include "nvpoll/env.h"
 
 /* ---- options ---- */
@@ -135,13 +136,12 @@ env_clock_ns(void)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+/* The TSC as a function (a counter to hand to env_ticks_calibrate()); the read itself is
+ * barrier.h's, the one place that reads it. */
 static inline uint64_t
 env_rdtsc(void)
 {
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
+	return nvp_tsc_read();
 }
 #endif
 

@@ -175,7 +175,7 @@ nvme_submit_write(struct nvme_channel *ch, struct nvp_bdev_io *io)
 	if (nvp_unlikely(hint >= NVP_BDEV_NUM_HINTS)) {
 		return -EINVAL;
 	}
-	if (hint == NVP_BDEV_HINT_NONE) {
+	if (hint == NVP_NVME_WRITE_HINT_NONE) {
 		rc = io->iovcnt == 1 ?
 			     nvp_nvme_ns_cmd_write(ns, ch->qpair, io->iovs[0].iov_base,
 						   io->offset_blocks, n, nvme_io_done, io, flags) :
