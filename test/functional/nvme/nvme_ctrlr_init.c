@@ -20,7 +20,7 @@
 static bool
 function_claimed(struct nvp_emu_ctrlr *emu)
 {
-	struct nvp_pci_device *dev = nvp_env_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
+	struct nvp_pci_device *dev = nvp_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
 
 	return dev != NULL && dev->claimed;
 }
@@ -362,7 +362,7 @@ test_registers_programmed(void)
 	CU_ASSERT_PTR_NOT_NULL(nvp_env_iova_to_vaddr(((uint64_t)hi << 32) | lo, 16 * 16));
 	/* Bus mastering and memory space enabled in config space. */
 	{
-		struct nvp_pci_device *dev = nvp_env_pci_device_find(
+		struct nvp_pci_device *dev = nvp_pci_device_find(
 			nvp_emu_ctrlr_get_pci_addr(fx.emu));
 		uint16_t cmd = 0;
 

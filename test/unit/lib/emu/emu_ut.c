@@ -44,20 +44,20 @@ test_create_find_destroy(void)
 	CU_ASSERT(addr.domain >= 0x10000);
 	CU_ASSERT_EQUAL(nvp_pci_addr_parse(&addr, nvp_emu_ctrlr_get_traddr(c)), 0);
 	CU_ASSERT_EQUAL(nvp_pci_addr_compare(&addr, nvp_emu_ctrlr_get_pci_addr(c)), 0);
-	dev = nvp_env_pci_device_find(&addr);
+	dev = nvp_pci_device_find(&addr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
 	CU_ASSERT_EQUAL(dev->id.class_id, NVP_PCI_CLASS_NVME);
 	CU_ASSERT_EQUAL(dev->id.vendor_id, EMU_PCI_VID);
 	CU_ASSERT(dev->is_virtual);
 	CU_ASSERT_STRING_EQUAL(dev->driver, "virtual");
 	/* claimed: cannot be destroyed */
-	CU_ASSERT_EQUAL(nvp_env_pci_device_claim(dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_claim(dev), 0);
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(c), -EBUSY);
 	CU_ASSERT_PTR_EQUAL(nvp_emu_ctrlr_find("emu0"), c);
-	nvp_env_pci_device_release(dev);
+	nvp_pci_device_release(dev);
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(c), 0);
 	CU_ASSERT_PTR_NULL(nvp_emu_ctrlr_find("emu0"));
-	CU_ASSERT_PTR_NULL(nvp_env_pci_device_find(&addr));
+	CU_ASSERT_PTR_NULL(nvp_pci_device_find(&addr));
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(d), 0);
 	CU_ASSERT_PTR_NULL(nvp_emu_ctrlr_find(NULL));
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(NULL), -EINVAL);
@@ -126,7 +126,7 @@ test_vdev_provider(void)
 static int
 attach(struct ut_host *h, struct nvp_emu_ctrlr *pub)
 {
-	struct nvp_pci_device *dev = nvp_env_pci_device_find(nvp_emu_ctrlr_get_pci_addr(pub));
+	struct nvp_pci_device *dev = nvp_pci_device_find(nvp_emu_ctrlr_get_pci_addr(pub));
 	uint64_t phys, size;
 	uint16_t cmd;
 	void *bar;
@@ -134,7 +134,7 @@ attach(struct ut_host *h, struct nvp_emu_ctrlr *pub)
 	memset(h, 0, sizeof(*h));
 	h->threaded = true;
 	h->c = emu_ctrlr_from_pub(pub);
-	if (dev == NULL || nvp_env_pci_device_claim(dev) != 0 ||
+	if (dev == NULL || nvp_pci_device_claim(dev) != 0 ||
 	    dev->ops->map_bar(dev, 0, &bar, &phys, &size) != 0 || bar != h->c->regs) {
 		return -1;
 	}
@@ -157,7 +157,7 @@ detach(struct ut_host *h)
 		nvp_env_delay_us(10);
 	}
 	CU_ASSERT_EQUAL((ut_csts(h->c) >> 2) & 3u, NVME_SHST_COMPLETE);
-	nvp_env_pci_device_release(dev);
+	nvp_pci_device_release(dev);
 	for (int i = 0; i < UT_MAX_Q; i++) {
 		ut_q_free(&h->q[i]);
 	}
@@ -266,7 +266,7 @@ test_file_backend_survives_restart(void)
 	CU_ASSERT_EQUAL(((struct nvme_health_information_page *)buf)->host_write_commands[0], 1);
 	CU_ASSERT_EQUAL(((struct nvme_health_information_page *)buf)->unsafe_shutdowns[0], 0);
 	/* power off without a shutdown notification: an unsafe shutdown */
-	nvp_env_pci_device_release(&h.c->pci);
+	nvp_pci_device_release(&h.c->pci);
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(pub), 0);
 	for (int i = 0; i < UT_MAX_Q; i++) {
 		ut_q_free(&h.q[i]);
@@ -313,7 +313,7 @@ test_fault_from_options(void)
 		nvp_env_delay_us(1000);
 	}
 	CU_ASSERT(ut_csts(h.c) & 1u);
-	nvp_env_pci_device_release(&h.c->pci);
+	nvp_pci_device_release(&h.c->pci);
 	for (int i = 0; i < UT_MAX_Q; i++) {
 		ut_q_free(&h.q[i]);
 	}
