@@ -493,8 +493,13 @@ int nvp_bdev_null_delete(const char *name);
 /** nvme: one bdev per active namespace of a controller, named "<name>n<nsid>". */
 struct nvp_bdev_nvme_opts {
 	size_t opts_size;
-	const char *name;                 /**< controller name, required ("nvme0", "emu0") */
-	struct nvp_nvme_ctrlr_opts ctrlr; /**< nvp_nvme_ctrlr_opts_init() defaults */
+	const char *name; /**< controller name, required ("nvme0", "emu0") */
+	/**
+	 * The controller's options, a struct of its own with its own opts_size (so either
+	 * struct can grow), read during nvp_bdev_nvme_attach() only; NULL (the default) =
+	 * nvp_nvme_ctrlr_opts_init() defaults.
+	 */
+	const struct nvp_nvme_ctrlr_opts *ctrlr_opts;
 	/** entries of each channel's qpair, 2 .. 65536 (0 = default); lowered, with a notice,
 	 * to the controller's limit (CAP.MQES + 1), as SPDK does */
 	uint32_t io_queue_size;

@@ -30,6 +30,17 @@ struct hctx {
 	uint8_t *buf;
 };
 
+/* Controller options with a 2 s admin timeout (the software controller answers fast). */
+static const struct nvp_nvme_ctrlr_opts *
+ctrlr_opts_2s(void)
+{
+	static struct nvp_nvme_ctrlr_opts co;
+
+	nvp_nvme_ctrlr_opts_init(&co, sizeof(co));
+	co.admin_timeout_ms = 2000;
+	return &co;
+}
+
 static void
 hctx_open(struct hctx *h, const char *name, const char *emu_opts)
 {
@@ -40,7 +51,7 @@ hctx_open(struct hctx *h, const char *name, const char *emu_opts)
 	h->name = name;
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
 	o.name = name;
-	o.ctrlr.admin_timeout_ms = 2000;
+	o.ctrlr_opts = ctrlr_opts_2s();
 	snprintf(trid, sizeof(trid), "trtype:emu name:%s %s", name, emu_opts);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_attach(trid, &o, NULL, 0, NULL), 0);
 	h->emu = nvp_emu_ctrlr_find(name);

@@ -51,7 +51,7 @@ test_bad_input(void)
 	struct nvp_bdev_nvme_opts o;
 
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
-	CU_ASSERT_EQUAL(o.ctrlr.opts_size, sizeof(o.ctrlr));
+	CU_ASSERT_PTR_NULL(o.ctrlr_opts);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "name") != NULL);
 	o.name = "this-name-is-far-too-long-for-a-ctrlr";
