@@ -434,6 +434,7 @@ struct nvp_bdev_op_stats {
 };
 
 struct nvp_bdev_stats {
+	size_t info_size;      /**< set by the caller: sizeof(struct nvp_bdev_stats) */
 	uint64_t ticks_hz;     /**< nvp_env_get_ticks_hz() */
 	uint32_t num_channels; /**< channels alive now (retired ones are included in the
 				* totals) */
@@ -444,7 +445,8 @@ struct nvp_bdev_stats {
  * Sum the statistics of every channel of @bdev, alive or destroyed. Any thread; takes
  * no lock the I/O path takes: each channel's counters are read under its seqcount, its
  * histograms bucket by bucket (an I/O completing meanwhile may be missing from them).
- * @stats is large (~400 KiB): allocate it. \return 0 or -EINVAL.
+ * @stats is large (~400 KiB): allocate it; the caller sets stats->info_size first.
+ * \return 0; -EINVAL NULL argument or a too small info_size.
  */
 int nvp_bdev_get_stats(struct nvp_bdev *bdev, struct nvp_bdev_stats *stats);
 
@@ -548,6 +550,7 @@ struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
 #define NVP_BDEV_NUM_HINTS 5
 
 struct nvp_bdev_nvme_hint_stats {
+	size_t info_size;     /**< set by the caller: sizeof(struct nvp_bdev_nvme_hint_stats) */
 	uint32_t placement;   /**< enum nvp_nvme_placement of the namespace */
 	uint16_t num_streams; /**< streams (FDP: placement ids) granted to the hints (0: none) */
 	uint16_t stream[NVP_BDEV_NUM_HINTS]; /**< stream (FDP: placement id) of each hint, 0 =
@@ -559,7 +562,8 @@ struct nvp_bdev_nvme_hint_stats {
 
 /**
  * The hint counters of an nvme bdev (writes counted when the module submits them, split
- * I/O counting each child). \return 0; -EINVAL NULL argument or not an nvme bdev.
+ * I/O counting each child); the caller sets stats->info_size first. \return 0; -EINVAL
+ * NULL argument, a too small info_size, or not an nvme bdev.
  */
 int nvp_bdev_nvme_get_hint_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_hint_stats *stats);
 

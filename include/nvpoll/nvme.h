@@ -495,6 +495,7 @@ int nvp_nvme_qpair_ring_doorbell_shadow(struct nvp_nvme_qpair *qpair);
 
 /** Counters of a qpair since it was created; they only grow. */
 struct nvp_nvme_qpair_stats {
+	size_t info_size;            /**< set by the caller: sizeof(struct nvp_nvme_qpair_stats) */
 	uint64_t submitted;          /**< commands written into the SQ */
 	uint64_t polls;              /**< process_completions() calls */
 	uint64_t sq_doorbell_writes; /**< MMIO writes of the SQ tail doorbell */
@@ -507,12 +508,13 @@ struct nvp_nvme_qpair_stats {
 };
 
 /**
- * Copy @qpair's counters into @stats (@stats_size = sizeof(*stats) at the caller).
- * Doorbell writes per I/O = sq_doorbell_writes / submitted. Owner thread only.
- * \return 0, or -EINVAL for NULL arguments.
+ * Copy @qpair's counters into @stats; the caller sets stats->info_size first (the
+ * getter convention of doc/README.md). Doorbell writes per I/O = sq_doorbell_writes / submitted.
+ * Owner thread only.
+ * \return 0; -EINVAL NULL argument or a too small info_size.
  */
-int nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme_qpair_stats *stats,
-			     size_t stats_size);
+int nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair,
+			     struct nvp_nvme_qpair_stats *stats);
 
 uint16_t nvp_nvme_qpair_get_id(const struct nvp_nvme_qpair *qpair);
 

@@ -66,6 +66,7 @@ struct nvp_poll_opts {
 
 /** Statistics of one waiter; counters only grow. */
 struct nvp_poll_stats {
+	size_t info_size;         /**< set by the caller: sizeof(struct nvp_poll_stats) */
 	uint64_t polls;           /**< passes over the sources */
 	uint64_t spins;           /**< passes that found nothing */
 	uint64_t sleeps;          /**< timer sleeps (hybrid, fixed) and TPAUSE waits (umwait) */
@@ -196,7 +197,11 @@ int nvp_poll_waiter_wait(struct nvp_poll_waiter *waiter);
 /** One pass over the sources without waiting. \return completions or -errno. */
 int nvp_poll_waiter_poll(struct nvp_poll_waiter *waiter);
 
-void nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *waiter, struct nvp_poll_stats *stats);
+/**
+ * Copy the waiter's counters into @stats; the caller sets stats->info_size first.
+ * The waiter's thread only. \return 0; -EINVAL NULL argument or a too small info_size.
+ */
+int nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *waiter, struct nvp_poll_stats *stats);
 
 #ifdef __cplusplus
 }

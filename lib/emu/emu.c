@@ -699,13 +699,13 @@ nvp_emu_ctrlr_get_traddr(const struct nvp_emu_ctrlr *ctrlr)
 
 #define STAT_COPY(dst, src, f) (dst)->f = __atomic_load_n(&(src)->f, __ATOMIC_RELAXED)
 
-void
+int
 nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats)
 {
 	const struct nvp_emu_stats *s;
 
-	if (ctrlr == NULL || stats == NULL) {
-		return;
+	if (ctrlr == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
+		return -EINVAL;
 	}
 	s = &emu_ctrlr_from_pub(ctrlr)->stats;
 	STAT_COPY(stats, s, admin_cmds);
@@ -739,6 +739,7 @@ nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats 
 	STAT_COPY(stats, s, plm_lost_writes);
 	STAT_COPY(stats, s, plm_torn_writes);
 	STAT_COPY(stats, s, plm_kept_writes);
+	return 0;
 }
 
 /* ---- the "emu" virtual device provider ---- */

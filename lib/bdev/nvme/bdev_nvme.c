@@ -971,11 +971,13 @@ nvp_bdev_nvme_get_hint_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_hint_st
 	struct nvme_ns_bdev *nb = ns_bdev_get(bdev);
 	unsigned int h;
 
-	if (nb == NULL || stats == NULL) {
-		NVP_ERRLOG("nvme hint stats: NULL argument or not an nvme bdev");
+	if (nb == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
+		NVP_ERRLOG("nvme hint stats: NULL argument, info_size too small or not an nvme "
+			   "bdev");
 		return -EINVAL;
 	}
-	memset(stats, 0, sizeof(*stats));
+	memset((char *)stats + sizeof(stats->info_size), 0,
+	       sizeof(*stats) - sizeof(stats->info_size));
 	stats->placement = (uint32_t)nvp_nvme_ns_get_placement(nb->ns);
 	stats->num_streams = nvp_nvme_ns_get_num_streams(nb->ns);
 	stats->hints_dropped = nvp_nvme_ns_get_hints_dropped(nb->ns);

@@ -131,7 +131,7 @@ hverify(struct hctx *h, uint64_t lba, uint32_t tag)
 static uint64_t
 stream_writes(struct hctx *h)
 {
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 
 	nvp_emu_ctrlr_get_stats(h->emu, &st);
 	return st.stream_writes;
@@ -159,7 +159,7 @@ open_streams(struct hctx *h, uint16_t *ids, uint16_t max)
 static void
 test_streams(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint16_t ids[8];
 	uint32_t hint;
@@ -199,9 +199,9 @@ test_streams(void)
 static void
 test_fdp(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct nvp_nvme_ns *ns;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint8_t *ruhs = calloc(1, 4096);
 	const struct nvme_fdp_ruh_status_desc *d = (const void *)(ruhs + 16);
 	struct hctx h;
@@ -241,7 +241,7 @@ test_fdp(void)
 static void
 test_desc_default(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint64_t sw;
 
@@ -273,7 +273,7 @@ test_desc_default(void)
 static void
 test_no_directives(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint32_t hint;
 
@@ -310,7 +310,7 @@ static void
 test_real_controller(void)
 {
 	const char *trid = fx_real_trid(), *nsid = getenv("NVP_TEST_NSID");
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct nvp_bdev_nvme_opts o;
 	struct hctx h;
 	char name[NVP_BDEV_NAME_MAX];

@@ -218,7 +218,7 @@ fx_open(struct fx_ctrlr *fx, const char *emu_opts)
 void
 fx_close(struct fx_ctrlr *fx)
 {
-	struct nvp_emu_stats stats;
+	struct nvp_emu_stats stats = { .info_size = sizeof(stats) };
 	int rc;
 
 	if (fx->qpair != NULL) {

@@ -286,7 +286,8 @@ test_shutdown_on_detach(void)
 static void
 test_reset_keeps_state(void)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct nvp_nvme_qpair *q2 = NULL;
 	struct fx_ctrlr fx;
 	uint8_t *buf;

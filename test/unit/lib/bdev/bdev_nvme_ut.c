@@ -146,7 +146,7 @@ test_hint_mapping(void)
 static void
 test_hint_stats_bad_input(void)
 {
-	struct nvp_bdev_nvme_hint_stats st;
+	struct nvp_bdev_nvme_hint_stats st = { .info_size = sizeof(st) };
 
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(NULL, &st), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "not an nvme bdev") != NULL);

@@ -185,7 +185,7 @@ test_threaded_self_test(void)
 	struct ut_host h;
 	struct nvme_cmd cmd;
 	struct nvme_cpl cpl;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint8_t *wbuf = nvp_env_dma_zmalloc(65536, 4096, NULL);
 	uint8_t *rbuf = nvp_env_dma_zmalloc(65536, 4096, NULL);
 	uint64_t *list = nvp_env_dma_zmalloc(4096, 4096, NULL);
@@ -320,12 +320,15 @@ test_fault_from_options(void)
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(pub), 0);
 }
 
-/* nvp_emu_ctrlr_get_stats() hands over every counter (the power-loss ones were left out). */
+/*
+ * nvp_emu_ctrlr_get_stats() hands over every counter (the power-loss ones were left out),
+ * leaves the caller's info_size alone and refuses one too small.
+ */
 static void
 test_get_stats_every_counter(void)
 {
 	struct emu_ctrlr *c = ut_ctrlr_new("");
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint64_t v[sizeof(st) / sizeof(uint64_t)];
 
 	_Static_assert(sizeof(st) % sizeof(uint64_t) == 0, "nvp_emu_stats: uint64_t counters");
@@ -335,8 +338,14 @@ test_get_stats_every_counter(void)
 	}
 	memcpy(&c->stats, v, sizeof(v));
 	memset(&st, 0, sizeof(st));
-	nvp_emu_ctrlr_get_stats((const struct nvp_emu_ctrlr *)c, &st);
-	CU_ASSERT(memcmp(&st, v, sizeof(v)) == 0);
+	st.info_size = sizeof(st);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_get_stats((const struct nvp_emu_ctrlr *)c, &st), 0);
+	CU_ASSERT_EQUAL(st.info_size, sizeof(st));
+	CU_ASSERT(memcmp((char *)&st + sizeof(st.info_size), (char *)v + sizeof(st.info_size),
+			 sizeof(v) - sizeof(st.info_size)) == 0);
+	st.info_size = sizeof(st) - 1;
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_get_stats((const struct nvp_emu_ctrlr *)c, &st), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_get_stats(NULL, &st), -EINVAL);
 	CU_ASSERT_EQUAL(st.power_cuts, c->stats.power_cuts);
 	CU_ASSERT_EQUAL(st.plm_torn_writes, c->stats.plm_torn_writes);
 	emu_ctrlr_free(c);
