@@ -308,6 +308,10 @@ uint32_t nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g
  *   -EPERM   the channel belongs to another thread (debug builds)
  * ------------------------------------------------------------------------------------- */
 
+/**
+ * Read into @buf (or @iov).
+ * \return 0 (@cb follows); -EINVAL, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_read(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
 		  uint64_t offset, uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_read_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
@@ -319,7 +323,10 @@ int nvp_bdev_readv_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *c
 			  const struct iovec *iov, int iovcnt, uint64_t offset_blocks,
 			  uint64_t num_blocks, nvp_bdev_io_cb cb, void *cb_arg);
 
-/** @flags: NVP_BDEV_WRITE_* (class, lifetime hint, FUA); 0 for a plain write. */
+/**
+ * @flags: NVP_BDEV_WRITE_* (class, lifetime hint, FUA); 0 for a plain write.
+ * \return 0 (@cb follows); -EINVAL, -EBADF, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_write(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
 		   uint64_t offset, uint64_t nbytes, uint32_t flags, nvp_bdev_io_cb cb,
 		   void *cb_arg);
@@ -333,28 +340,40 @@ int nvp_bdev_writev_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *
 			   const struct iovec *iov, int iovcnt, uint64_t offset_blocks,
 			   uint64_t num_blocks, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg);
 
-/** Zero the range (flags as writes). */
+/**
+ * Zero the range (flags as writes).
+ * \return 0 (@cb follows); -EINVAL, -EBADF, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_write_zeroes(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
 			  uint64_t nbytes, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_write_zeroes_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
 				 uint64_t offset_blocks, uint64_t num_blocks, uint32_t flags,
 				 nvp_bdev_io_cb cb, void *cb_arg);
 
-/** Deallocate the range (reads of it return zeroes on modules that say so). */
+/**
+ * Deallocate the range (reads of it return zeroes on modules that say so).
+ * \return 0 (@cb follows); -EINVAL, -EBADF, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_unmap(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
 		   uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_unmap_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
 			  uint64_t offset_blocks, uint64_t num_blocks, nvp_bdev_io_cb cb,
 			  void *cb_arg);
 
-/** Make written data of the range durable (the whole device for NVMe). Never split. */
+/**
+ * Make written data of the range durable (the whole device for NVMe). Never split.
+ * \return 0 (@cb follows); -EINVAL, -EBADF, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_flush(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
 		   uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_flush_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
 			  uint64_t offset_blocks, uint64_t num_blocks, nvp_bdev_io_cb cb,
 			  void *cb_arg);
 
-/** Compare the range with @buf: COMPARE_FAILURE status (media error type) on mismatch. */
+/**
+ * Compare the range with @buf: COMPARE_FAILURE status (media error type) on mismatch.
+ * \return 0 (@cb follows); -EINVAL, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_compare(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
 		     uint64_t offset, uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_compare_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
@@ -648,7 +667,11 @@ bool nvp_bdev_uring_is_direct(const struct nvp_bdev *bdev);
  * everything the call had made is deleted again and stage choices are put back.
  */
 int nvp_bdev_load_config_file(const char *path);
-/** As nvp_bdev_load_config_file() with the JSON text itself. */
+/**
+ * As nvp_bdev_load_config_file() with the JSON text itself. \return 0; -EINVAL
+ * malformed JSON, unknown method or parameter, bad value; a create call's error
+ * (-EEXIST, -ENOMEM, ...).
+ */
 int nvp_bdev_load_config_string(const char *json);
 
 /**
@@ -656,13 +679,15 @@ int nvp_bdev_load_config_string(const char *json);
  * with KIND nvme, malloc, null, uring, scheduler, admission or accounting (the methods
  * above) and the same params, e.g.
  * "malloc:name=m0,num_blocks=2048;nvme:name=emu0,trtype=emu,nn=2,read_us=10".
- * Errors as nvp_bdev_load_config_file(), the item named by its number.
+ * \return as nvp_bdev_load_config_string() (0; -EINVAL, the item named by its number;
+ * a create call's error such as -EEXIST or -ENOMEM).
  */
 int nvp_bdev_load_config_line(const char *line);
 
 /**
  * For a tool's option: @arg is a JSON text (starts with '{'), an existing file (JSON),
- * or the one-line form. \return as the call it picks.
+ * or the one-line form. \return as the call it picks: 0; -EINVAL; a create call's
+ * error (-EEXIST, -ENOMEM, ...); -ENOENT etc. for a file that cannot be read.
  */
 int nvp_bdev_load_config(const char *arg);
 

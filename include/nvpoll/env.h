@@ -223,7 +223,7 @@ int nvp_pci_addr_parse(struct nvp_pci_addr *addr, const char *str);
 /** Format as "dddd:bb:dd.f". \return 0 or -ENOSPC. */
 int nvp_pci_addr_fmt(char *buf, size_t len, const struct nvp_pci_addr *addr);
 
-/** Compare two addresses like memcmp. */
+/** Compare two addresses like memcmp. \return < 0, 0 or > 0 (no errno). */
 int nvp_pci_addr_compare(const struct nvp_pci_addr *a, const struct nvp_pci_addr *b);
 
 struct nvp_pci_id {
@@ -251,7 +251,8 @@ const char *nvp_env_sysfs_root(void);
  * Call @cb for every PCI function of class @class_id (0 = any), in address order: found
  * with libpciaccess (class match, mask 0xffffff) on the real /sys, by reading the fake tree
  * when NVP_SYSFS_ROOT is set. Needs no nvp_env_init(). Stops on a non-zero return and
- * passes it back. \return 0, @cb's value, or -errno when the bus cannot be scanned.
+ * passes it back. \return 0, @cb's value; -ENOMEM; -EACCES, -EIO etc. (the errno of
+ * libpciaccess or of reading sysfs) when the bus cannot be scanned.
  */
 int nvp_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct nvp_pci_info *info),
 		 void *ctx);
@@ -341,7 +342,10 @@ int nvp_pci_device_register(struct nvp_pci_device *dev);
 /** Remove a virtual function. \return 0, -ENOENT, or -EBUSY while a driver claims it. */
 int nvp_pci_device_unregister(struct nvp_pci_device *dev);
 
-/** A free address for a virtual function: domain 0x10000 and up, never on a real bus. */
+/**
+ * A free address for a virtual function: domain 0x10000 and up, never on a real bus.
+ * \return 0; -EINVAL @addr NULL; -ENOSPC every virtual address is taken.
+ */
 int nvp_pci_virtual_addr_alloc(struct nvp_pci_addr *addr);
 
 /**
@@ -386,13 +390,20 @@ void nvp_pci_device_release(struct nvp_pci_device *dev);
  */
 int nvp_pci_device_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out);
 
-/** Re-arm vector @vector of @dev before blocking on it (see irq_unmask). \return 0 or -errno. */
+/**
+ * Re-arm vector @vector of @dev before blocking on it (see irq_unmask). \return 0 (also
+ * without the op); -EINVAL @dev NULL; the op's -errno (-EIO: config space write failed).
+ */
 int nvp_pci_device_irq_unmask(struct nvp_pci_device *dev, uint32_t vector);
 
 /** True once the kernel asked for @dev back (see release_requested); false without the op. */
 bool nvp_pci_device_release_requested(struct nvp_pci_device *dev);
 
-/* Config space helpers over ops->cfg_read/cfg_write. \return 0 or -errno. */
+/*
+ * Config space helpers over ops->cfg_read/cfg_write. \return 0; -EINVAL NULL argument
+ * or an offset not naturally aligned; -ENOTSUP the function has no such op; the op's
+ * -errno (-EIO: the access failed).
+ */
 int nvp_pci_cfg_read16(struct nvp_pci_device *dev, uint16_t *value, uint32_t offset);
 int nvp_pci_cfg_write16(struct nvp_pci_device *dev, uint16_t value, uint32_t offset);
 int nvp_pci_cfg_read32(struct nvp_pci_device *dev, uint32_t *value, uint32_t offset);
