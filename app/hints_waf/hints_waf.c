@@ -421,7 +421,7 @@ pct_us(const struct run *r, double p)
 static void
 report_bdev(struct run *r)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 
 	if (r->o.api == API_DRIVER ||
 	    nvp_bdev_nvme_get_hint_stats(nvp_bdev_desc_get_bdev(r->desc[0]), &hs) != 0) {

@@ -53,7 +53,7 @@ void env_backend_stop(void);
 /* ---- PCI ---- */
 
 /*
- * Real PCI enumeration, called by nvp_env_pci_enumerate() after the virtual functions,
+ * Real PCI enumeration, called by nvp_pci_enumerate() after the virtual functions,
  * without the registry lock held. Calls @cb for each real function of class @class_id
  * (0 = any) and stops on a non-zero return, which it passes back.
  *
@@ -69,7 +69,7 @@ int env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pc
 			   void *ctx);
 
 /*
- * Find a real function by address; nvp_env_pci_device_find() asks it when no virtual
+ * Find a real function by address; nvp_pci_device_find() asks it when no virtual
  * function has the address. \return the device (bound to any driver: attaching to one the
  * kernel still owns fails with a message saying so) or NULL.
  */

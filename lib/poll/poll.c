@@ -218,15 +218,23 @@ nvp_poll_waiter_destroy(struct nvp_poll_waiter *w)
 	free(w);
 }
 
-void
+int
 nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *w, struct nvp_poll_stats *st)
 {
+	size_t info_size;
+
+	if (w == NULL || st == NULL || st->info_size < sizeof(*st)) {
+		return -EINVAL;
+	}
+	info_size = st->info_size;
 	*st = w->st;
+	st->info_size = info_size;
 	st->wake_cost_ns = nvp_ticks_to_ns(w->wake_cost, w->ticks_hz);
 	st->wait_ns = nvp_ticks_to_ns(w->wait_ticks, w->ticks_hz);
 	st->slept_ns = nvp_ticks_to_ns(w->slept_ticks, w->ticks_hz);
 	st->sleep_cpu_ns = w->sleep_cpu_n > 0 ? w->sleep_cpu_sum_ns / w->sleep_cpu_n :
 						nvp_ticks_to_ns(w->sleep_cpu, w->ticks_hz);
+	return 0;
 }
 
 /* ---- requests ---- */

@@ -30,6 +30,17 @@ struct hctx {
 	uint8_t *buf;
 };
 
+/* Controller options with a 2 s admin timeout (the software controller answers fast). */
+static const struct nvp_nvme_ctrlr_opts *
+ctrlr_opts_2s(void)
+{
+	static struct nvp_nvme_ctrlr_opts co;
+
+	nvp_nvme_ctrlr_opts_init(&co, sizeof(co));
+	co.admin_timeout_ms = 2000;
+	return &co;
+}
+
 static void
 hctx_open(struct hctx *h, const char *name, const char *emu_opts)
 {
@@ -40,7 +51,7 @@ hctx_open(struct hctx *h, const char *name, const char *emu_opts)
 	h->name = name;
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
 	o.name = name;
-	o.ctrlr.admin_timeout_ms = 2000;
+	o.ctrlr_opts = ctrlr_opts_2s();
 	snprintf(trid, sizeof(trid), "trtype:emu name:%s %s", name, emu_opts);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_attach(trid, &o, NULL, 0, NULL), 0);
 	h->emu = nvp_emu_ctrlr_find(name);
@@ -120,7 +131,7 @@ hverify(struct hctx *h, uint64_t lba, uint32_t tag)
 static uint64_t
 stream_writes(struct hctx *h)
 {
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 
 	nvp_emu_ctrlr_get_stats(h->emu, &st);
 	return st.stream_writes;
@@ -148,7 +159,7 @@ open_streams(struct hctx *h, uint16_t *ids, uint16_t max)
 static void
 test_streams(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint16_t ids[8];
 	uint32_t hint;
@@ -188,9 +199,9 @@ test_streams(void)
 static void
 test_fdp(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct nvp_nvme_ns *ns;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint8_t *ruhs = calloc(1, 4096);
 	const struct nvme_fdp_ruh_status_desc *d = (const void *)(ruhs + 16);
 	struct hctx h;
@@ -230,7 +241,7 @@ test_fdp(void)
 static void
 test_desc_default(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint64_t sw;
 
@@ -262,7 +273,7 @@ test_desc_default(void)
 static void
 test_no_directives(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint32_t hint;
 
@@ -299,7 +310,7 @@ static void
 test_real_controller(void)
 {
 	const char *trid = fx_real_trid(), *nsid = getenv("NVP_TEST_NSID");
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct nvp_bdev_nvme_opts o;
 	struct hctx h;
 	char name[NVP_BDEV_NAME_MAX];

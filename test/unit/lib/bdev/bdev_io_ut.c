@@ -1011,7 +1011,7 @@ test_stage_latencies(void)
 static void
 test_split_times(void)
 {
-	static struct nvp_bdev_stats stats;
+	static struct nvp_bdev_stats stats = { .info_size = sizeof(struct nvp_bdev_stats) };
 	const uint64_t ahead = 1000000000ull;
 	struct ut_done done = { 0 };
 	struct ut_lat rng;

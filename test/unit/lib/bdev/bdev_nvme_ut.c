@@ -51,7 +51,7 @@ test_bad_input(void)
 	struct nvp_bdev_nvme_opts o;
 
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
-	CU_ASSERT_EQUAL(o.ctrlr.opts_size, sizeof(o.ctrlr));
+	CU_ASSERT_PTR_NULL(o.ctrlr_opts);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "name") != NULL);
 	o.name = "this-name-is-far-too-long-for-a-ctrlr";
@@ -146,7 +146,7 @@ test_hint_mapping(void)
 static void
 test_hint_stats_bad_input(void)
 {
-	struct nvp_bdev_nvme_hint_stats st;
+	struct nvp_bdev_nvme_hint_stats st = { .info_size = sizeof(st) };
 
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(NULL, &st), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "not an nvme bdev") != NULL);
