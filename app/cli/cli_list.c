@@ -329,7 +329,7 @@ cli_cmd_list(const struct cli_args *a, struct nvp_nvme_ctrlr *ctrlr)
 		for (uint32_t i = 0; i < ctx.count; i++) {
 			add_rows(r, ctx.ctrlrs[i]);
 		}
-		(void)nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_cb, r);
+		(void)nvp_pci_skipped(NVP_PCI_CLASS_NVME, skipped_cb, r);
 	}
 	rc = print_rows(a, r);
 	for (uint32_t i = 0; i < ctx.count; i++) {

@@ -253,12 +253,12 @@ bar0_size(const char *bdf)
 
 /* Usable by nvpoll? Prints one line; \return true if so. */
 static bool
-check_function(const struct doctor *d, const struct nvp_env_pci_info *info, char *why, size_t len)
+check_function(const struct doctor *d, const struct nvp_pci_info *info, char *why, size_t len)
 {
 	char use[256];
 	uint64_t bar;
 
-	if (nvp_env_pci_usable(info, why, len) != 0) {
+	if (nvp_pci_usable(info, why, len) != 0) {
 		if (strcmp(info->driver, "nvme") == 0) {
 			in_use(info->bdf, use, sizeof(use));
 			if (use[0] != '\0') {
@@ -306,7 +306,7 @@ check_function(const struct doctor *d, const struct nvp_env_pci_info *info, char
 }
 
 static int
-report_function(void *ctx, const struct nvp_env_pci_info *info)
+report_function(void *ctx, const struct nvp_pci_info *info)
 {
 	struct doctor *d = ctx;
 	char why[512];
@@ -416,7 +416,7 @@ main(int argc, char **argv)
 	check_iommu();
 	check_memlock(&d);
 	printf("NVMe functions (class 0x010802):\n");
-	rc = nvp_env_pci_scan(NVP_PCI_CLASS_NVME, report_function, &d);
+	rc = nvp_pci_scan(NVP_PCI_CLASS_NVME, report_function, &d);
 	if (rc != 0) {
 		printf("  cannot scan the PCI bus: %s\n", strerror(-rc));
 	} else if (d.usable + d.skipped == 0) {

@@ -142,7 +142,7 @@ write_flags(const struct fiobdev_opts *o, uint32_t *flags)
 			return -EINVAL;
 		}
 	}
-	*flags = nvp_bdev_write_flags(cls, (enum nvp_bdev_write_hint)NVP_MAX(o->write_hint, 0));
+	*flags = nvp_bdev_write_flags(cls, (enum nvp_nvme_write_hint)NVP_MAX(o->write_hint, 0));
 	return 0;
 }
 

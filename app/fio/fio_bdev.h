@@ -19,7 +19,7 @@ struct fiobdev_opts {
 	const char *write_class; /* write_class=background|normal|sync */
 	int tenant;              /* bdev_tenant=N */
 	int weight;              /* tenant_weight=W (under bdev_sched=fair) */
-	int write_hint;          /* fio's write_hint=, as enum nvp_bdev_write_hint */
+	int write_hint;          /* fio's write_hint=, as enum nvp_nvme_write_hint */
 };
 
 struct fiobdev_file {

@@ -452,7 +452,7 @@ static void
 print_counters(struct thread_data *td, const struct engine_thread *et)
 {
 	const struct engine_counters *c = &et->cnt;
-	struct nvp_nvme_qpair_stats qs;
+	struct nvp_nvme_qpair_stats qs = { .info_size = sizeof(qs) };
 	struct engine_file *ef;
 
 	fprintf(stderr,
@@ -473,8 +473,7 @@ print_counters(struct thread_data *td, const struct engine_thread *et)
 			us * (double)c->in_getevents / (double)c->queued);
 	}
 	for (ef = et->files; ef != NULL; ef = ef->next) {
-		if (ef->qpair == NULL ||
-		    nvp_nvme_qpair_get_stats(ef->qpair, &qs, sizeof(qs)) != 0) {
+		if (ef->qpair == NULL || nvp_nvme_qpair_get_stats(ef->qpair, &qs) != 0) {
 			continue;
 		}
 		fprintf(stderr,

@@ -289,7 +289,7 @@ submit_bdev(struct run *r, struct io *io, bool read, uint64_t page, uint32_t n,
 		return nvp_bdev_read_blocks(r->desc[0], r->ch[0], r->buf, page, n, io_done, io);
 	}
 	if (r->o.api == API_BDEV_FLAGS) {
-		flags = nvp_bdev_write_flags(0, (enum nvp_bdev_write_hint)hint);
+		flags = nvp_bdev_write_flags(0, hint);
 	}
 	return nvp_bdev_write_blocks(r->desc[d], r->ch[d], r->buf, page, n, flags, io_done, io);
 }
@@ -421,7 +421,7 @@ pct_us(const struct run *r, double p)
 static void
 report_bdev(struct run *r)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 
 	if (r->o.api == API_DRIVER ||
 	    nvp_bdev_nvme_get_hint_stats(nvp_bdev_desc_get_bdev(r->desc[0]), &hs) != 0) {
@@ -644,7 +644,7 @@ attach_bdev(struct run *r, const char *trid)
 	for (uint32_t i = 0; i < n && rc == 0; i++) {
 		rc = nvp_bdev_open(nvp_bdev_get_name(bdev), true, event_ignore, NULL, &r->desc[i]);
 		if (rc == 0) {
-			rc = nvp_bdev_desc_set_write_hint(r->desc[i], (enum nvp_bdev_write_hint)i);
+			rc = nvp_bdev_desc_set_write_hint(r->desc[i], (enum nvp_nvme_write_hint)i);
 		}
 		if (rc == 0) {
 			rc = nvp_bdev_channel_create(r->desc[i], NULL, &r->ch[i]);

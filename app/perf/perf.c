@@ -488,7 +488,7 @@ catch_signals(void)
 static uint64_t
 sample_period(const struct perf_run *run)
 {
-	uint64_t step = run->ticks_hz * PERF_SAMPLE_MS / 1000;
+	uint64_t step = nvp_ms_to_ticks(PERF_SAMPLE_MS, run->ticks_hz);
 	uint64_t need = (run->ticks_hz * run->opts.time_s + PERF_MAX_SAMPLES - 2) /
 			(PERF_MAX_SAMPLES - 1);
 

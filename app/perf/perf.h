@@ -57,7 +57,7 @@ struct perf_job {
 	/* bdev mode; -1 = not given */
 	int32_t tenant;      /* nvp_bdev_desc_set_tenant() */
 	int32_t weight;      /* the tenant's weight under --sched fair */
-	int32_t write_hint;  /* enum nvp_bdev_write_hint */
+	int32_t write_hint;  /* enum nvp_nvme_write_hint */
 	int32_t write_class; /* NVP_BDEV_WRITE_BACKGROUND, _NORMAL, _SYNC */
 };
 

@@ -205,12 +205,12 @@ setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *
 static void
 qpair_counters(const struct ns_worker *nw, uint32_t nqp, uint64_t *doorbells, uint64_t *submitted)
 {
-	struct nvp_nvme_qpair_stats qs;
+	struct nvp_nvme_qpair_stats qs = { .info_size = sizeof(qs) };
 	uint32_t i;
 
 	*doorbells = *submitted = 0;
 	for (i = 0; i < nqp; i++) {
-		if (nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs, sizeof(qs)) == 0) {
+		if (nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs) == 0) {
 			*doorbells += qs.sq_doorbell_writes;
 			*submitted += qs.submitted;
 		}

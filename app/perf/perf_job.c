@@ -20,7 +20,6 @@
 
 #include "perf.h"
 
-static const char *const g_hints[] = { "none", "short", "medium", "long", "extreme" };
 /* index = the class's flag value */
 static const char *const g_classes[] = { "normal", "background", "sync" };
 
@@ -81,7 +80,9 @@ perf_name_lookup(const char *const *names, size_t n, const char *arg)
 const char *
 perf_write_hint_name(int32_t hint)
 {
-	return hint >= 0 && hint < 5 ? g_hints[hint] : "none";
+	const char *name = nvp_nvme_write_hint_name((enum nvp_nvme_write_hint)hint);
+
+	return name != NULL ? name : "none";
 }
 
 const char *
@@ -93,7 +94,10 @@ perf_write_class_name(int32_t cls)
 int
 perf_write_hint_parse(const char *arg)
 {
-	return perf_name_lookup(g_hints, 5, arg);
+	enum nvp_nvme_write_hint hint;
+
+	/* nvme.h's names, as --write-hint and hint= take them (or the hint's number) */
+	return nvp_nvme_write_hint_parse(arg, &hint) == 0 ? (int)hint : -1;
 }
 
 int
@@ -419,7 +423,7 @@ uint32_t
 perf_job_write_flags(const struct perf_job *j)
 {
 	return nvp_bdev_write_flags((uint32_t)NVP_MAX(j->write_class, 0),
-				    (enum nvp_bdev_write_hint)NVP_MAX(j->write_hint, 0));
+				    (enum nvp_nvme_write_hint)NVP_MAX(j->write_hint, 0));
 }
 
 bool

@@ -13,6 +13,7 @@
 
 #include "nvpoll/barrier.h"
 #include "nvpoll/env.h"
+#include "nvpoll/util.h"
 
 #include "perf.h"
 
@@ -331,7 +332,7 @@ static uint32_t
 drain(struct perf_loop *l)
 {
 	uint64_t hz = l->run->ticks_hz, t0 = nvp_env_get_ticks(), now = t0, next_note = t0 + hz / 2;
-	uint64_t limit = t0 + hz * l->drain_limit_ms / 1000;
+	uint64_t limit = t0 + nvp_ms_to_ticks(l->drain_limit_ms, hz);
 
 	l->draining = true;
 	while (l->ops->outstanding(l) > 0 && l->ops->poll(l) == 0) {
@@ -380,7 +381,7 @@ perf_loop_run(struct perf_loop *l)
 	struct progress p = { 0 };
 	int rc;
 
-	l->think_ticks = run->opts.think_ns * run->ticks_hz / 1000000000u;
+	l->think_ticks = nvp_ns_to_ticks(run->opts.think_ns, run->ticks_hz);
 	if (run->opts.think_ns != 0 && l->think_ticks == 0) {
 		l->think_ticks = 1;
 	}

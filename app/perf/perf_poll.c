@@ -67,6 +67,7 @@ void
 perf_poll_window_start(struct perf_thread *th, struct nvp_poll_waiter *w)
 {
 	if (w != NULL) {
+		th->poll_base.info_size = sizeof(th->poll_base);
 		nvp_poll_waiter_get_stats(w, &th->poll_base);
 	}
 }
@@ -80,6 +81,7 @@ perf_poll_window_end(struct perf_thread *th, struct nvp_poll_waiter *w)
 	if (w == NULL) {
 		return;
 	}
+	s->info_size = sizeof(*s);
 	nvp_poll_waiter_get_stats(w, s);
 	/* the counters, less what the warm-up counted; wake_cost_ns and sleep_cpu_ns are
 	 * current estimates, kept as they are */
@@ -134,7 +136,7 @@ static void
 emu_lateness_line(const char *name, FILE *f)
 {
 	struct nvp_emu_ctrlr *c = nvp_emu_ctrlr_find(name);
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 
 	if (c == NULL) {
 		return;

@@ -149,6 +149,9 @@ print_stats(struct nvp_bdev *bdev)
 	struct nvp_bdev_stats *st = calloc(1, sizeof(*st));
 	int t;
 
+	if (st != NULL) {
+		st->info_size = sizeof(*st);
+	}
 	if (st == NULL || nvp_bdev_get_stats(bdev, st) != 0) {
 		free(st);
 		return;

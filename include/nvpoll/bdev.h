@@ -79,18 +79,16 @@ const char *nvp_bdev_io_type_name(enum nvp_bdev_io_type type);
 #define NVP_BDEV_WRITE_FLAGS_VALID \
 	(NVP_BDEV_WRITE_CLASS_MASK | NVP_BDEV_WRITE_HINT_MASK | NVP_BDEV_WRITE_FUA)
 
-/** Write lifetime hints (Linux's RWH_WRITE_LIFE_*), in bits 4-6 of the write flags. */
-enum nvp_bdev_write_hint {
-	NVP_BDEV_HINT_NONE = 0,
-	NVP_BDEV_HINT_SHORT = 1,
-	NVP_BDEV_HINT_MEDIUM = 2,
-	NVP_BDEV_HINT_LONG = 3,
-	NVP_BDEV_HINT_EXTREME = 4,
-};
+/* Write lifetime hints are nvme.h's enum nvp_nvme_write_hint, in bits 4-6 of the flags. */
+#ifndef __cplusplus
+_Static_assert(NVP_NVME_WRITE_HINT_COUNT - 1 <=
+		       (NVP_BDEV_WRITE_HINT_MASK >> NVP_BDEV_WRITE_HINT_SHIFT),
+	       "every write hint fits the flags' hint bits");
+#endif
 
 /** The flags word for write class @cls and lifetime @hint. */
 static inline uint32_t
-nvp_bdev_write_flags(uint32_t cls, enum nvp_bdev_write_hint hint)
+nvp_bdev_write_flags(uint32_t cls, enum nvp_nvme_write_hint hint)
 {
 	return (cls & NVP_BDEV_WRITE_CLASS_MASK) |
 	       (((uint32_t)hint << NVP_BDEV_WRITE_HINT_SHIFT) & NVP_BDEV_WRITE_HINT_MASK);
@@ -209,11 +207,11 @@ bool nvp_bdev_desc_is_writable(const struct nvp_bdev_desc *desc);
 /**
  * Default write lifetime hint of @desc (Linux's F_SET_RW_HINT on a file): writes and
  * vectored writes submitted afterwards through @desc whose flags carry no hint (bits 4-6
- * zero) carry @hint; a hint in the flags wins. NVP_BDEV_HINT_NONE (the default) turns
- * it off. \return 0; -EINVAL NULL @desc or @hint above NVP_BDEV_HINT_EXTREME.
+ * zero) carry @hint; a hint in the flags wins. NVP_NVME_WRITE_HINT_NONE (the default)
+ * turns it off. \return 0; -EINVAL NULL @desc or @hint above NVP_NVME_WRITE_HINT_EXTREME.
  */
-int nvp_bdev_desc_set_write_hint(struct nvp_bdev_desc *desc, enum nvp_bdev_write_hint hint);
-enum nvp_bdev_write_hint nvp_bdev_desc_get_write_hint(const struct nvp_bdev_desc *desc);
+int nvp_bdev_desc_set_write_hint(struct nvp_bdev_desc *desc, enum nvp_nvme_write_hint hint);
+enum nvp_nvme_write_hint nvp_bdev_desc_get_write_hint(const struct nvp_bdev_desc *desc);
 
 /* ---------------------------------------------------------------------------------------
  * Channels and poll groups
@@ -308,6 +306,10 @@ uint32_t nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g
  *   -EPERM   the channel belongs to another thread (debug builds)
  * ------------------------------------------------------------------------------------- */
 
+/**
+ * Read into @buf (or @iov).
+ * \return 0 (@cb follows); -EINVAL, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_read(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
 		  uint64_t offset, uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_read_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
@@ -319,7 +321,10 @@ int nvp_bdev_readv_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *c
 			  const struct iovec *iov, int iovcnt, uint64_t offset_blocks,
 			  uint64_t num_blocks, nvp_bdev_io_cb cb, void *cb_arg);
 
-/** @flags: NVP_BDEV_WRITE_* (class, lifetime hint, FUA); 0 for a plain write. */
+/**
+ * @flags: NVP_BDEV_WRITE_* (class, lifetime hint, FUA); 0 for a plain write.
+ * \return 0 (@cb follows); -EINVAL, -EBADF, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_write(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
 		   uint64_t offset, uint64_t nbytes, uint32_t flags, nvp_bdev_io_cb cb,
 		   void *cb_arg);
@@ -333,28 +338,40 @@ int nvp_bdev_writev_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *
 			   const struct iovec *iov, int iovcnt, uint64_t offset_blocks,
 			   uint64_t num_blocks, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg);
 
-/** Zero the range (flags as writes). */
+/**
+ * Zero the range (flags as writes).
+ * \return 0 (@cb follows); -EINVAL, -EBADF, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_write_zeroes(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
 			  uint64_t nbytes, uint32_t flags, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_write_zeroes_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
 				 uint64_t offset_blocks, uint64_t num_blocks, uint32_t flags,
 				 nvp_bdev_io_cb cb, void *cb_arg);
 
-/** Deallocate the range (reads of it return zeroes on modules that say so). */
+/**
+ * Deallocate the range (reads of it return zeroes on modules that say so).
+ * \return 0 (@cb follows); -EINVAL, -EBADF, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_unmap(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
 		   uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_unmap_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
 			  uint64_t offset_blocks, uint64_t num_blocks, nvp_bdev_io_cb cb,
 			  void *cb_arg);
 
-/** Make written data of the range durable (the whole device for NVMe). Never split. */
+/**
+ * Make written data of the range durable (the whole device for NVMe). Never split.
+ * \return 0 (@cb follows); -EINVAL, -EBADF, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_flush(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, uint64_t offset,
 		   uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_flush_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch,
 			  uint64_t offset_blocks, uint64_t num_blocks, nvp_bdev_io_cb cb,
 			  void *cb_arg);
 
-/** Compare the range with @buf: COMPARE_FAILURE status (media error type) on mismatch. */
+/**
+ * Compare the range with @buf: COMPARE_FAILURE status (media error type) on mismatch.
+ * \return 0 (@cb follows); -EINVAL, -ENOTSUP, -ENOMEM, -ENXIO, -EPERM as above.
+ */
 int nvp_bdev_compare(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
 		     uint64_t offset, uint64_t nbytes, nvp_bdev_io_cb cb, void *cb_arg);
 int nvp_bdev_compare_blocks(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, void *buf,
@@ -434,6 +451,7 @@ struct nvp_bdev_op_stats {
 };
 
 struct nvp_bdev_stats {
+	size_t info_size;      /**< set by the caller: sizeof(struct nvp_bdev_stats) */
 	uint64_t ticks_hz;     /**< nvp_env_get_ticks_hz() */
 	uint32_t num_channels; /**< channels alive now (retired ones are included in the
 				* totals) */
@@ -444,7 +462,8 @@ struct nvp_bdev_stats {
  * Sum the statistics of every channel of @bdev, alive or destroyed. Any thread; takes
  * no lock the I/O path takes: each channel's counters are read under its seqcount, its
  * histograms bucket by bucket (an I/O completing meanwhile may be missing from them).
- * @stats is large (~400 KiB): allocate it. \return 0 or -EINVAL.
+ * @stats is large (~400 KiB): allocate it; the caller sets stats->info_size first.
+ * \return 0; -EINVAL NULL argument or a too small info_size.
  */
 int nvp_bdev_get_stats(struct nvp_bdev *bdev, struct nvp_bdev_stats *stats);
 
@@ -493,8 +512,13 @@ int nvp_bdev_null_delete(const char *name);
 /** nvme: one bdev per active namespace of a controller, named "<name>n<nsid>". */
 struct nvp_bdev_nvme_opts {
 	size_t opts_size;
-	const char *name;                 /**< controller name, required ("nvme0", "emu0") */
-	struct nvp_nvme_ctrlr_opts ctrlr; /**< nvp_nvme_ctrlr_opts_init() defaults */
+	const char *name; /**< controller name, required ("nvme0", "emu0") */
+	/**
+	 * The controller's options, a struct of its own with its own opts_size (so either
+	 * struct can grow), read during nvp_bdev_nvme_attach() only; NULL (the default) =
+	 * nvp_nvme_ctrlr_opts_init() defaults.
+	 */
+	const struct nvp_nvme_ctrlr_opts *ctrlr_opts;
 	/** entries of each channel's qpair, 2 .. 65536 (0 = default); lowered, with a notice,
 	 * to the controller's limit (CAP.MQES + 1), as SPDK does */
 	uint32_t io_queue_size;
@@ -540,9 +564,10 @@ struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
  * still present); whoever else calls nvp_nvme_ctrlr_reset() on the controller of
  * nvp_bdev_nvme_get_ctrlr() must set the hints up again.
  */
-#define NVP_BDEV_NUM_HINTS 5
+#define NVP_BDEV_NUM_HINTS NVP_NVME_WRITE_HINT_COUNT
 
 struct nvp_bdev_nvme_hint_stats {
+	size_t info_size;     /**< set by the caller: sizeof(struct nvp_bdev_nvme_hint_stats) */
 	uint32_t placement;   /**< enum nvp_nvme_placement of the namespace */
 	uint16_t num_streams; /**< streams (FDP: placement ids) granted to the hints (0: none) */
 	uint16_t stream[NVP_BDEV_NUM_HINTS]; /**< stream (FDP: placement id) of each hint, 0 =
@@ -554,7 +579,8 @@ struct nvp_bdev_nvme_hint_stats {
 
 /**
  * The hint counters of an nvme bdev (writes counted when the module submits them, split
- * I/O counting each child). \return 0; -EINVAL NULL argument or not an nvme bdev.
+ * I/O counting each child); the caller sets stats->info_size first. \return 0; -EINVAL
+ * NULL argument, a too small info_size, or not an nvme bdev.
  */
 int nvp_bdev_nvme_get_hint_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_hint_stats *stats);
 
@@ -639,7 +665,11 @@ bool nvp_bdev_uring_is_direct(const struct nvp_bdev *bdev);
  * everything the call had made is deleted again and stage choices are put back.
  */
 int nvp_bdev_load_config_file(const char *path);
-/** As nvp_bdev_load_config_file() with the JSON text itself. */
+/**
+ * As nvp_bdev_load_config_file() with the JSON text itself. \return 0; -EINVAL
+ * malformed JSON, unknown method or parameter, bad value; a create call's error
+ * (-EEXIST, -ENOMEM, ...).
+ */
 int nvp_bdev_load_config_string(const char *json);
 
 /**
@@ -647,13 +677,15 @@ int nvp_bdev_load_config_string(const char *json);
  * with KIND nvme, malloc, null, uring, scheduler, admission or accounting (the methods
  * above) and the same params, e.g.
  * "malloc:name=m0,num_blocks=2048;nvme:name=emu0,trtype=emu,nn=2,read_us=10".
- * Errors as nvp_bdev_load_config_file(), the item named by its number.
+ * \return as nvp_bdev_load_config_string() (0; -EINVAL, the item named by its number;
+ * a create call's error such as -EEXIST or -ENOMEM).
  */
 int nvp_bdev_load_config_line(const char *line);
 
 /**
  * For a tool's option: @arg is a JSON text (starts with '{'), an existing file (JSON),
- * or the one-line form. \return as the call it picks.
+ * or the one-line form. \return as the call it picks: 0; -EINVAL; a create call's
+ * error (-EEXIST, -ENOMEM, ...); -ENOENT etc. for a file that cannot be read.
  */
 int nvp_bdev_load_config(const char *arg);
 

@@ -291,7 +291,10 @@ int nvp_bdev_unregister(struct nvp_bdev *bdev);
  */
 void nvp_bdev_hot_remove(struct nvp_bdev *bdev);
 
-/** The block count changed: update it and tell every descriptor (RESIZE). */
+/**
+ * The block count changed: update it and tell every descriptor (RESIZE).
+ * \return 0; -EINVAL @bdev NULL or @num_blocks 0.
+ */
 int nvp_bdev_notify_blockcnt_change(struct nvp_bdev *bdev, uint64_t num_blocks);
 
 /** The spec's ctx of @bdev. */
@@ -473,7 +476,10 @@ int nvp_bdev_poll_group_set_hook(struct nvp_bdev_poll_group *group,
 int nvp_bdev_poll_group_get_irq_fds(const struct nvp_bdev_poll_group *group, int *fds,
 				    uint32_t max);
 
-/** Re-arm every channel's interrupt before blocking on it (uio INTx). \return 0. */
+/**
+ * Re-arm every channel's interrupt before blocking on it (uio INTx). \return 0 (a
+ * channel whose re-arm fails is polled anyway; no error is returned).
+ */
 int nvp_bdev_poll_group_irq_unmask(const struct nvp_bdev_poll_group *group);
 
 #ifdef __cplusplus

@@ -325,6 +325,7 @@ uint64_t nvp_emu_ctrlr_next_due(struct nvp_emu_ctrlr *ctrlr);
 
 /** What the controller saw; counters only grow. */
 struct nvp_emu_stats {
+	size_t info_size; /**< set by the caller: sizeof(struct nvp_emu_stats) */
 	uint64_t admin_cmds;
 	uint64_t io_cmds;
 	uint64_t read_cmds;
@@ -363,7 +364,11 @@ struct nvp_emu_stats {
 	uint64_t reads_suspended;  /**< reads that suspended a program operation */
 };
 
-void nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);
+/**
+ * Copy the controller's counters into @stats; the caller sets stats->info_size first.
+ * Any thread. \return 0; -EINVAL NULL argument or a too small info_size.
+ */
+int nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats);
 
 /** Vendor specific log page of the software controller: the FTL model's counters. */
 #define NVP_EMU_LOG_FTL 0xc0

@@ -223,7 +223,7 @@ int nvp_pci_addr_parse(struct nvp_pci_addr *addr, const char *str);
 /** Format as "dddd:bb:dd.f". \return 0 or -ENOSPC. */
 int nvp_pci_addr_fmt(char *buf, size_t len, const struct nvp_pci_addr *addr);
 
-/** Compare two addresses like memcmp. */
+/** Compare two addresses like memcmp. \return < 0, 0 or > 0 (no errno). */
 int nvp_pci_addr_compare(const struct nvp_pci_addr *a, const struct nvp_pci_addr *b);
 
 struct nvp_pci_id {
@@ -234,8 +234,8 @@ struct nvp_pci_id {
 	uint16_t subdevice_id;
 };
 
-/** What sysfs says about a PCI function (nvp_env_pci_scan()). */
-struct nvp_env_pci_info {
+/** What sysfs says about a PCI function (nvp_pci_scan()). */
+struct nvp_pci_info {
 	struct nvp_pci_addr addr;
 	char bdf[NVP_PCI_ADDR_STRLEN];
 	struct nvp_pci_id id;
@@ -251,10 +251,11 @@ const char *nvp_env_sysfs_root(void);
  * Call @cb for every PCI function of class @class_id (0 = any), in address order: found
  * with libpciaccess (class match, mask 0xffffff) on the real /sys, by reading the fake tree
  * when NVP_SYSFS_ROOT is set. Needs no nvp_env_init(). Stops on a non-zero return and
- * passes it back. \return 0, @cb's value, or -errno when the bus cannot be scanned.
+ * passes it back. \return 0, @cb's value; -ENOMEM; -EACCES, -EIO etc. (the errno of
+ * libpciaccess or of reading sysfs) when the bus cannot be scanned.
  */
-int nvp_env_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct nvp_env_pci_info *info),
-		     void *ctx);
+int nvp_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct nvp_pci_info *info),
+		 void *ctx);
 
 /** True if sysfs lists at least one IOMMU group: an IOMMU is on. */
 bool nvp_env_iommu_present(void);
@@ -272,7 +273,7 @@ int nvp_env_iommu_group_viable(int group, char *why, size_t whylen);
  * "" if it can (bound to vfio-pci or uio_pci_generic). \return 0 if usable, else -errno
  * matching the sentence (-EBUSY bound to a kernel driver, -ENODEV no driver).
  */
-int nvp_env_pci_usable(const struct nvp_env_pci_info *info, char *why, size_t whylen);
+int nvp_pci_usable(const struct nvp_pci_info *info, char *why, size_t whylen);
 
 struct nvp_pci_device;
 
@@ -331,24 +332,27 @@ struct nvp_pci_device {
 
 /**
  * Register a virtual PCI function (a device model such as the software controller).
- * @dev must stay valid until nvp_env_pci_device_unregister(). The address must be
- * unique; device models take theirs from nvp_env_pci_virtual_addr_alloc().
+ * @dev must stay valid until nvp_pci_device_unregister(). The address must be
+ * unique; device models take theirs from nvp_pci_virtual_addr_alloc().
  *
  * \return 0, -EEXIST if the address is taken, -EINVAL if a field is missing.
  */
-int nvp_env_pci_device_register(struct nvp_pci_device *dev);
+int nvp_pci_device_register(struct nvp_pci_device *dev);
 
 /** Remove a virtual function. \return 0, -ENOENT, or -EBUSY while a driver claims it. */
-int nvp_env_pci_device_unregister(struct nvp_pci_device *dev);
+int nvp_pci_device_unregister(struct nvp_pci_device *dev);
 
-/** A free address for a virtual function: domain 0x10000 and up, never on a real bus. */
-int nvp_env_pci_virtual_addr_alloc(struct nvp_pci_addr *addr);
+/**
+ * A free address for a virtual function: domain 0x10000 and up, never on a real bus.
+ * \return 0; -EINVAL @addr NULL; -ENOSPC every virtual address is taken.
+ */
+int nvp_pci_virtual_addr_alloc(struct nvp_pci_addr *addr);
 
 /**
  * Call @cb for every PCI function with class @class_id (0 = any) that env knows:
  * registered virtual functions, then real NVMe functions found on the bus (unless env was
  * started with no_pci) that a userspace driver can use - bound to vfio-pci or
- * uio_pci_generic. nvp_env_pci_device_find() also finds the others (bound to the kernel
+ * uio_pci_generic. nvp_pci_device_find() also finds the others (bound to the kernel
  * nvme driver, or to none), so that attaching to one fails with a message saying why.
  * Stops early and returns @cb's value if it returns non-zero.
  * For virtual functions @cb runs with the registry lock held; the lock is recursive, so
@@ -356,29 +360,29 @@ int nvp_env_pci_virtual_addr_alloc(struct nvp_pci_addr *addr);
  * but must not wait for another thread that uses the registry. \return 0, @cb's value,
  * or -EINVAL if @cb is NULL.
  */
-int nvp_env_pci_enumerate(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
-			  void *ctx);
+int nvp_pci_enumerate(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
+		      void *ctx);
 
 /**
  * Call @cb once for every real PCI function with class @class_id (0 = any; only NVMe
- * functions are scanned) that nvp_env_pci_enumerate() does not offer, with a one-line
+ * functions are scanned) that nvp_pci_enumerate() does not offer, with a one-line
  * reason for people that ends with what to do ("bound to nvme (kernel driver): run
  * scripts/setup.sh config", "no driver bound: ...", "IOMMU group 5 is not viable: ...").
  * Functions this process has open are not reported. Nothing when env runs with no_pci.
  * \return the number of functions reported, or -EINVAL if @cb is NULL.
  */
-int nvp_env_pci_skipped(uint32_t class_id,
-			void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
-			void *ctx);
+int nvp_pci_skipped(uint32_t class_id,
+		    void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
+		    void *ctx);
 
 /** Find a function by address. \return the device or NULL. */
-struct nvp_pci_device *nvp_env_pci_device_find(const struct nvp_pci_addr *addr);
+struct nvp_pci_device *nvp_pci_device_find(const struct nvp_pci_addr *addr);
 
 /** Mark a function as owned by a driver. \return 0, or -EBUSY if already claimed. */
-int nvp_env_pci_device_claim(struct nvp_pci_device *dev);
+int nvp_pci_device_claim(struct nvp_pci_device *dev);
 
 /** Give up ownership. */
-void nvp_env_pci_device_release(struct nvp_pci_device *dev);
+void nvp_pci_device_release(struct nvp_pci_device *dev);
 
 /**
  * The eventfd of interrupt vector @vector of @dev (see nvp_pci_device_ops.irq_fd).
@@ -386,13 +390,20 @@ void nvp_env_pci_device_release(struct nvp_pci_device *dev);
  */
 int nvp_pci_device_irq_fd(struct nvp_pci_device *dev, uint32_t vector, uint32_t *vector_out);
 
-/** Re-arm vector @vector of @dev before blocking on it (see irq_unmask). \return 0 or -errno. */
+/**
+ * Re-arm vector @vector of @dev before blocking on it (see irq_unmask). \return 0 (also
+ * without the op); -EINVAL @dev NULL; the op's -errno (-EIO: config space write failed).
+ */
 int nvp_pci_device_irq_unmask(struct nvp_pci_device *dev, uint32_t vector);
 
 /** True once the kernel asked for @dev back (see release_requested); false without the op. */
 bool nvp_pci_device_release_requested(struct nvp_pci_device *dev);
 
-/* Config space helpers over ops->cfg_read/cfg_write. \return 0 or -errno. */
+/*
+ * Config space helpers over ops->cfg_read/cfg_write. \return 0; -EINVAL NULL argument
+ * or an offset not naturally aligned; -ENOTSUP the function has no such op; the op's
+ * -errno (-EIO: the access failed).
+ */
 int nvp_pci_cfg_read16(struct nvp_pci_device *dev, uint16_t *value, uint32_t offset);
 int nvp_pci_cfg_write16(struct nvp_pci_device *dev, uint16_t value, uint32_t offset);
 int nvp_pci_cfg_read32(struct nvp_pci_device *dev, uint32_t *value, uint32_t offset);

@@ -116,7 +116,10 @@ uint64_t nvp_histogram_value_at_percentile(const struct nvp_histogram *h, double
 typedef int (*nvp_histogram_iter_cb)(void *ctx, uint64_t low, uint64_t high, uint64_t count,
 				     uint64_t cumulative);
 
-/** Walk the non-empty buckets. \return 0, or the first non-zero value @cb returned. */
+/**
+ * Walk the non-empty buckets. \return 0, or the first non-zero value @cb returned (no
+ * errno of its own).
+ */
 int nvp_histogram_iterate(const struct nvp_histogram *h, nvp_histogram_iter_cb cb, void *ctx);
 
 #ifdef __cplusplus

@@ -26,7 +26,8 @@ enum nvp_log_level {
 void nvp_log_set_level(enum nvp_log_level level);
 enum nvp_log_level nvp_log_get_level(void);
 
-/** Parse "error", "warn", "notice", "info", "debug" (or 0-4). \return level or -1. */
+/** Parse "error", "warn", "notice", "info", "debug" (or 0-4).
+ * \return the level, or -1 (not an errno) for anything else. */
 int nvp_log_level_parse(const char *str);
 
 /** Replace the stderr sink; NULL restores it. */

@@ -298,24 +298,38 @@ int32_t nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr);
 int nvp_nvme_ctrlr_cmd_admin_sync(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd,
 				  void *buf, uint32_t len, struct nvme_cpl *cpl);
 
-/* Sync helpers; errors as nvp_nvme_ctrlr_cmd_admin_sync(). @cpl may be NULL. */
+/*
+ * Sync helpers; errors as nvp_nvme_ctrlr_cmd_admin_sync(). @cpl may be NULL.
+ * \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM.
+ */
 int nvp_nvme_ctrlr_identify(struct nvp_nvme_ctrlr *ctrlr, uint8_t cns, uint32_t nsid, void *buf,
 			    uint32_t len, struct nvme_cpl *cpl);
 int nvp_nvme_ctrlr_get_log_page(struct nvp_nvme_ctrlr *ctrlr, uint8_t lid, uint32_t nsid, void *buf,
 				uint32_t len, uint64_t offset, struct nvme_cpl *cpl);
-/** @result receives completion DW0. @buf/@len for features with a data structure. */
+/**
+ * @result receives completion DW0. @buf/@len for features with a data structure.
+ * \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM.
+ */
 int nvp_nvme_ctrlr_get_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint8_t sel,
 			       uint32_t cdw11, uint32_t nsid, uint32_t *result, void *buf,
 			       uint32_t len, struct nvme_cpl *cpl);
+/** As get_feature; @save sets SV. \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM. */
 int nvp_nvme_ctrlr_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint8_t fid, uint32_t cdw11,
 			       uint32_t cdw12, uint32_t nsid, bool save, uint32_t *result,
 			       void *buf, uint32_t len, struct nvme_cpl *cpl);
-/** Format namespace @nsid (NVME_GLOBAL_NS_TAG for all); namespace data is re-read. */
+/**
+ * Format namespace @nsid (NVME_GLOBAL_NS_TAG for all); namespace data is re-read.
+ * \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM.
+ */
 int nvp_nvme_ctrlr_format(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid,
 			  union nvme_format_cdw10 format, struct nvme_cpl *cpl);
-/** Download a firmware image in chunks (FWUG and max transfer size respected). */
+/**
+ * Download a firmware image in chunks (FWUG and max transfer size respected).
+ * \return 0; -EINVAL no image or a size not a multiple of 4; otherwise as above.
+ */
 int nvp_nvme_ctrlr_fw_download(struct nvp_nvme_ctrlr *ctrlr, const void *image, size_t size,
 			       struct nvme_cpl *cpl);
+/** Firmware Commit of @slot with @action. \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM. */
 int nvp_nvme_ctrlr_fw_commit(struct nvp_nvme_ctrlr *ctrlr, uint8_t slot,
 			     enum nvme_fw_commit_action action, struct nvme_cpl *cpl);
 
@@ -439,7 +453,9 @@ int nvp_nvme_ctrlr_alloc_io_qpair(struct nvp_nvme_ctrlr *ctrlr,
 
 /**
  * Delete the queues on the device and free the qpair. Outstanding requests are completed
- * with ABORTED_SQ_DELETION first. \return 0 or -errno (resources freed anyway).
+ * with ABORTED_SQ_DELETION first. \return 0; -EINVAL NULL or the admin queue; -EPERM
+ * not the owner thread (debug builds; nothing freed); the Delete I/O SQ/CQ command's
+ * error (-EIO, -ETIMEDOUT, -ENXIO: resources freed anyway).
  */
 int nvp_nvme_ctrlr_free_io_qpair(struct nvp_nvme_qpair *qpair);
 
@@ -495,6 +511,7 @@ int nvp_nvme_qpair_ring_doorbell_shadow(struct nvp_nvme_qpair *qpair);
 
 /** Counters of a qpair since it was created; they only grow. */
 struct nvp_nvme_qpair_stats {
+	size_t info_size;            /**< set by the caller: sizeof(struct nvp_nvme_qpair_stats) */
 	uint64_t submitted;          /**< commands written into the SQ */
 	uint64_t polls;              /**< process_completions() calls */
 	uint64_t sq_doorbell_writes; /**< MMIO writes of the SQ tail doorbell */
@@ -507,12 +524,13 @@ struct nvp_nvme_qpair_stats {
 };
 
 /**
- * Copy @qpair's counters into @stats (@stats_size = sizeof(*stats) at the caller).
- * Doorbell writes per I/O = sq_doorbell_writes / submitted. Owner thread only.
- * \return 0, or -EINVAL for NULL arguments.
+ * Copy @qpair's counters into @stats; the caller sets stats->info_size first (the
+ * getter convention of doc/README.md). Doorbell writes per I/O = sq_doorbell_writes / submitted.
+ * Owner thread only.
+ * \return 0; -EINVAL NULL argument or a too small info_size.
  */
-int nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme_qpair_stats *stats,
-			     size_t stats_size);
+int nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair,
+			     struct nvp_nvme_qpair_stats *stats);
 
 uint16_t nvp_nvme_qpair_get_id(const struct nvp_nvme_qpair *qpair);
 
@@ -527,7 +545,8 @@ int nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair);
 /**
  * Re-arm the qpair's interrupt before blocking on its fd (uio_pci_generic masks INTx each
  * time it fires; nothing to do for eventfd vectors). Not for the I/O path: a waiter calls
- * it before it blocks. \return 0, -ENOTSUP for a polled qpair, or -errno.
+ * it before it blocks. \return 0; -ENOTSUP NULL, a polled qpair or a transport
+ * without interrupts; the PCI function's -errno (-EIO: config space write failed).
  */
 int nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair);
 /** Requests submitted to the device or queued, not yet completed. */
@@ -583,6 +602,7 @@ int nvp_nvme_ns_cmd_compare(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair
  * aligned; its bus address goes in MPTR. May be NULL only where a plain call is allowed.
  * @apptag_mask and @apptag go in CDW15 (protection information application tag); the
  * reference tag (CDW14) is the starting LBA for protection information types 1 and 2.
+ * \return 0; -EINVAL, -ERANGE, -EFAULT, -ENOMEM, -ENXIO as the common errors above.
  */
 int nvp_nvme_ns_cmd_read_with_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
 				 void *md_buf, uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb,
@@ -604,7 +624,10 @@ int nvp_nvme_ns_cmd_writev_with_md(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair
 				   nvp_nvme_req_reset_sgl_cb reset_sgl_fn,
 				   nvp_nvme_req_next_sge_cb next_sge_fn, void *md_buf,
 				   uint16_t apptag_mask, uint16_t apptag);
-/** @io_flags may add NVME_IO_FLAGS_DEALLOCATE. */
+/**
+ * @io_flags may add NVME_IO_FLAGS_DEALLOCATE.
+ * \return 0; -EINVAL, -ERANGE, -ENOMEM, -ENXIO as the common errors above.
+ */
 int nvp_nvme_ns_cmd_write_zeroes(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
 				 uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
 				 uint32_t io_flags);
@@ -626,8 +649,9 @@ int nvp_nvme_ns_cmd_flush(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, 
 /**
  * A write with a directive: @io_flags carries its type (NVME_IO_FLAGS_DTYPE_STREAMS,
  * NVME_IO_FLAGS_DTYPE_PLACEMENT) besides the usual flags, @dspec its directive specific
- * value (stream identifier) for CDW13 31:16. Errors as nvp_nvme_ns_cmd_write(). Most
- * callers want nvp_nvme_ns_cmd_write_hint().
+ * value (stream identifier) for CDW13 31:16. Most callers want
+ * nvp_nvme_ns_cmd_write_hint(). \return as nvp_nvme_ns_cmd_write(): 0; -EINVAL,
+ * -ERANGE, -EFAULT, -ENOMEM, -ENXIO.
  */
 int nvp_nvme_ns_cmd_write_directive(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
 				    uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb,
@@ -648,15 +672,18 @@ int nvp_nvme_ctrlr_directive(struct nvp_nvme_ctrlr *ctrlr, bool send, uint32_t n
 			     uint8_t doper, uint16_t dspec, uint32_t cdw12, void *buf, uint32_t len,
 			     uint32_t *result, struct nvme_cpl *cpl);
 
-/** Identify directive, Return Parameters for @ns. Errors as above. */
+/** Identify directive, Return Parameters for @ns. \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM. */
 int nvp_nvme_ns_identify_directives(struct nvp_nvme_ns *ns, struct nvme_dir_identify_params *out,
 				    struct nvme_cpl *cpl);
-/** Enable (or disable) the Streams directive on @ns. Errors as above. */
+/** Enable (or disable) the Streams directive on @ns. \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM. */
 int nvp_nvme_ns_streams_enable(struct nvp_nvme_ns *ns, bool enable, struct nvme_cpl *cpl);
-/** Streams Return Parameters (MSL, NSSA, NSSO, SWS, SGS, NSA, NSO). Errors as above. */
+/** Streams Return Parameters (MSL, NSSA, NSSO, SWS, SGS, NSA, NSO). \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM. */
 int nvp_nvme_ns_streams_get_params(struct nvp_nvme_ns *ns, struct nvme_dir_streams_params *out,
 				   struct nvme_cpl *cpl);
-/** Streams Allocate Resources: ask for @nsr streams, *@nsa receives what was granted. */
+/**
+ * Streams Allocate Resources: ask for @nsr streams, *@nsa receives what was granted.
+ * \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM.
+ */
 int nvp_nvme_ns_streams_allocate(struct nvp_nvme_ns *ns, uint16_t nsr, uint16_t *nsa,
 				 struct nvme_cpl *cpl);
 
@@ -738,16 +765,21 @@ uint16_t nvp_nvme_ns_get_endgid(const struct nvp_nvme_ns *ns);
 /**
  * Get Log Page @lid (NVME_LOG_FDP_*) of endurance group @endgid (LSI), @lsp in CDW10
  * 11:8 (FDP events: 0 host, 1 controller); @len a multiple of 4.
+ * \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM.
  */
 int nvp_nvme_ctrlr_fdp_get_log(struct nvp_nvme_ctrlr *ctrlr, uint8_t lid, uint16_t endgid,
 			       uint8_t lsp, void *buf, uint32_t len, struct nvme_cpl *cpl);
-/** Get Features FDP of @endgid: enabled, and with which configuration (may be NULL). */
+/**
+ * Get Features FDP of @endgid: enabled, and with which configuration (may be NULL).
+ * \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM.
+ */
 int nvp_nvme_ctrlr_fdp_get_feature(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, bool *enabled,
 				   uint8_t *cfg_idx, struct nvme_cpl *cpl);
 /**
  * Set Features FDP: enable configuration @cfg_idx on @endgid, or disable FDP. A device
  * may refuse while the endurance group holds namespaces. Hints already set up keep
  * their map until nvp_nvme_ns_hints_setup() runs again.
+ * \return 0; -EIO error status (in *@cpl); -ETIMEDOUT; -ENXIO; -EINVAL; -ENOMEM.
  */
 int nvp_nvme_ctrlr_fdp_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, bool enable,
 				   uint8_t cfg_idx, struct nvme_cpl *cpl);
@@ -759,7 +791,11 @@ int nvp_nvme_ctrlr_fdp_set_feature(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid
  */
 int nvp_nvme_fdp_config_find(const void *log, size_t len, uint16_t idx,
 			     struct nvme_fdp_config_desc *desc, size_t *offset);
-/** Read the configurations log of @endgid and copy out configuration @idx's header. */
+/**
+ * Read the configurations log of @endgid and copy out configuration @idx's header.
+ * \return 0; -ENOENT no such configuration; -EINVAL bad argument or a truncated log;
+ * -EIO, -ETIMEDOUT, -ENXIO, -ENOMEM as nvp_nvme_ctrlr_cmd_admin_sync().
+ */
 int nvp_nvme_ctrlr_fdp_get_config(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid, uint16_t idx,
 				  struct nvme_fdp_config_desc *out, struct nvme_cpl *cpl);
 
@@ -773,16 +809,26 @@ int nvp_nvme_ctrlr_fdp_get_config(struct nvp_nvme_ctrlr *ctrlr, uint16_t endgid,
  * waits as long as its requests' deadline (timeout_us; none: as long as the device
  * takes); NULL = on a two-entry qpair with a 10 s deadline created and freed here
  * (-EBUSY if no queue id is free).
+ * \return 0; -EINVAL bad argument (@len below the header or not a multiple of 4);
+ * -EIO error status (in *@cpl) or no completion before the deadline; -ENOMEM; -EBUSY;
+ * -ENXIO failed controller; -EPERM @qpair not the caller's (debug builds).
  */
 int nvp_nvme_ns_fdp_ruh_status(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
 			       uint32_t len, struct nvme_cpl *cpl);
-/** I/O Management Send, Reclaim Unit Handle Update of @npids identifiers, as above. */
+/**
+ * I/O Management Send, Reclaim Unit Handle Update of @npids identifiers, as above.
+ * \return as nvp_nvme_ns_fdp_ruh_status(): 0; -EINVAL (also @npids 0 or above
+ * NVP_NVME_FDP_MAX_UPDATE); -EIO; -ENOMEM; -EBUSY; -ENXIO; -EPERM.
+ */
 int nvp_nvme_ns_fdp_ruh_update(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
 			       const uint16_t *pids, uint32_t npids, struct nvme_cpl *cpl);
 
 /**
  * Submit any I/O command as given (no LBA checks: for tools and tests that want to see
  * the device's own status). The CID and data pointer are filled by the driver.
+ * \return 0; -EINVAL NULL argument or a buffer the PRP rules refuse; -EFAULT buffer not
+ * DMA memory; -ENOMEM no free request; -ENXIO failed controller; -EPERM not the owner
+ * thread (debug builds).
  */
 int nvp_nvme_ctrlr_cmd_io_raw(struct nvp_nvme_ctrlr *ctrlr, struct nvp_nvme_qpair *qpair,
 			      const struct nvme_cmd *cmd, void *buf, uint32_t len,

@@ -66,6 +66,7 @@ struct nvp_poll_opts {
 
 /** Statistics of one waiter; counters only grow. */
 struct nvp_poll_stats {
+	size_t info_size;         /**< set by the caller: sizeof(struct nvp_poll_stats) */
 	uint64_t polls;           /**< passes over the sources */
 	uint64_t spins;           /**< passes that found nothing */
 	uint64_t sleeps;          /**< timer sleeps (hybrid, fixed) and TPAUSE waits (umwait) */
@@ -147,7 +148,10 @@ int nvp_poll_waiter_set_mode(struct nvp_poll_waiter *waiter, const struct nvp_po
  */
 int nvp_poll_waiter_add_qpair(struct nvp_poll_waiter *waiter, struct nvp_nvme_qpair *qpair);
 
-/** Add another kind of source (bdev poll groups). \return as nvp_poll_waiter_add_qpair. */
+/**
+ * Add another kind of source (bdev poll groups). \return 0; -EINVAL NULL argument;
+ * -ENOSPC (max_sources); -ENOTSUP in irq mode when the source has no interrupt.
+ */
 int nvp_poll_waiter_add_source(struct nvp_poll_waiter *waiter,
 			       const struct nvp_poll_source_ops *ops, void *ctx);
 
@@ -189,14 +193,22 @@ void nvp_poll_req_done(struct nvp_poll_waiter *waiter, struct nvp_poll_req *req)
 /**
  * Wait by the waiter's mode until at least one completion was processed.
  * \return completions processed (> 0), 0 if no known request is in flight (after one
- * pass over the sources), or a source's -errno.
+ * pass over the sources), or a source's -errno (a qpair's -ENXIO: the controller
+ * failed; -EPERM: not the owner thread, debug builds).
  */
 int nvp_poll_waiter_wait(struct nvp_poll_waiter *waiter);
 
-/** One pass over the sources without waiting. \return completions or -errno. */
+/**
+ * One pass over the sources without waiting. \return completions (>= 0), or a source's
+ * -errno as nvp_poll_waiter_wait() (-ENXIO, -EPERM).
+ */
 int nvp_poll_waiter_poll(struct nvp_poll_waiter *waiter);
 
-void nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *waiter, struct nvp_poll_stats *stats);
+/**
+ * Copy the waiter's counters into @stats; the caller sets stats->info_size first.
+ * The waiter's thread only. \return 0; -EINVAL NULL argument or a too small info_size.
+ */
+int nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *waiter, struct nvp_poll_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,55 @@ extern "C" {
 #define NVP_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define NVP_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/*
+ * Time units <-> ticks of a counter at @hz per second (nvp_env_get_ticks_hz()): the one
+ * place these conversions are written. Rounded down, exactly as v * num / den would be,
+ * but split into whole and part units so no product overflows (a tick count of hours at
+ * GHz rates times 10^9 would). v / den and v % den are one division (multiplies for a
+ * constant den); none of these is on the per-I/O path.
+ */
+static inline uint64_t
+nvp_time_scale(uint64_t v, uint64_t num, uint64_t den)
+{
+	return v / den * num + v % den * num / den;
+}
+
+static inline uint64_t
+nvp_us_to_ticks(uint64_t us, uint64_t hz)
+{
+	return nvp_time_scale(us, hz, 1000000u);
+}
+
+static inline uint64_t
+nvp_ms_to_ticks(uint64_t ms, uint64_t hz)
+{
+	return nvp_time_scale(ms, hz, 1000u);
+}
+
+static inline uint64_t
+nvp_ns_to_ticks(uint64_t ns, uint64_t hz)
+{
+	return nvp_time_scale(ns, hz, 1000000000u);
+}
+
+static inline uint64_t
+nvp_ticks_to_ms(uint64_t ticks, uint64_t hz)
+{
+	return nvp_time_scale(ticks, 1000u, hz);
+}
+
+static inline uint64_t
+nvp_ticks_to_us(uint64_t ticks, uint64_t hz)
+{
+	return nvp_time_scale(ticks, 1000000u, hz);
+}
+
+static inline uint64_t
+nvp_ticks_to_ns(uint64_t ticks, uint64_t hz)
+{
+	return nvp_time_scale(ticks, 1000000000u, hz);
+}
+
 /**
  * Parse an unsigned integer (decimal, 0x hex) into @out; the whole string must be used
  * and the value must be within [@min, @max]. \return 0, -EINVAL or -ERANGE.
@@ -62,6 +111,27 @@ size_t nvp_strpadlen(const char *field, size_t len);
  */
 int nvp_kv_parse(const char *str, int (*cb)(void *ctx, const char *key, const char *value),
 		 void *ctx);
+
+/** One numeric key of nvp_kv_parse_nums(): a whole number in [@min, @max] into *@out. */
+struct nvp_kv_num {
+	const char *key;
+	uint64_t *out;
+	uint64_t min;
+	uint64_t max;
+};
+
+/**
+ * Parse "key=value" pairs (as nvp_kv_parse()) against @nums, a table ended by a NULL
+ * key. A key not in the table goes to @other (with @ctx), or is an error if @other is
+ * NULL. Errors are logged under @component, each prefixed "@who: " when @who is not
+ * NULL: "KEY='VALUE': expected a whole number from MIN to MAX" and "unknown parameter
+ * 'KEY' (known: K1, K2, ...)". A key given twice takes its last value.
+ * \return 0; -EINVAL (logged) for a value out of range, an unknown key, malformed input
+ * or NULL @nums; or @other's non-zero value.
+ */
+int nvp_kv_parse_nums(const char *str, const struct nvp_kv_num *nums, const char *component,
+		      const char *who, int (*other)(void *ctx, const char *key, const char *value),
+		      void *ctx);
 
 /**
  * CRC32C (Castagnoli), as used by fio's verify=crc32c; @crc starts at ~0u.

@@ -600,21 +600,21 @@ nvp_bdev_desc_get_tenant(const struct nvp_bdev_desc *desc)
 }
 
 int
-nvp_bdev_desc_set_write_hint(struct nvp_bdev_desc *desc, enum nvp_bdev_write_hint hint)
+nvp_bdev_desc_set_write_hint(struct nvp_bdev_desc *desc, enum nvp_nvme_write_hint hint)
 {
-	if (desc == NULL || (unsigned)hint > NVP_BDEV_HINT_EXTREME) {
+	if (desc == NULL || (unsigned)hint > NVP_NVME_WRITE_HINT_EXTREME) {
 		NVP_ERRLOG("write hint %d: must be 0 (none) to %d (extreme)", (int)hint,
-			   NVP_BDEV_HINT_EXTREME);
+			   NVP_NVME_WRITE_HINT_EXTREME);
 		return -EINVAL;
 	}
 	desc->write_hint = (uint32_t)hint << NVP_BDEV_WRITE_HINT_SHIFT;
 	return 0;
 }
 
-enum nvp_bdev_write_hint
+enum nvp_nvme_write_hint
 nvp_bdev_desc_get_write_hint(const struct nvp_bdev_desc *desc)
 {
-	return (enum nvp_bdev_write_hint)(desc->write_hint >> NVP_BDEV_WRITE_HINT_SHIFT);
+	return (enum nvp_nvme_write_hint)(desc->write_hint >> NVP_BDEV_WRITE_HINT_SHIFT);
 }
 
 /* ---- modules ---- */

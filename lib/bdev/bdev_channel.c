@@ -900,11 +900,14 @@ int
 nvp_bdev_get_stats(struct nvp_bdev *bdev, struct nvp_bdev_stats *stats)
 {
 	struct nvp_bdev_channel *ch;
+	size_t info_size;
 
-	if (bdev == NULL || stats == NULL) {
+	if (bdev == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
 		return -EINVAL;
 	}
+	info_size = stats->info_size;
 	stats_init(stats);
+	stats->info_size = info_size;
 	bdev_lock();
 	if (bdev->retired != NULL) {
 		stats_add(stats, bdev->retired);

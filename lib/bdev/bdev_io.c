@@ -659,7 +659,7 @@ flags_bad(uint32_t flags)
 {
 	return (flags & ~NVP_BDEV_WRITE_FLAGS_VALID) != 0 ||
 	       (flags & NVP_BDEV_WRITE_HINT_MASK) >
-		       ((uint32_t)NVP_BDEV_HINT_EXTREME << NVP_BDEV_WRITE_HINT_SHIFT);
+		       ((uint32_t)NVP_NVME_WRITE_HINT_EXTREME << NVP_BDEV_WRITE_HINT_SHIFT);
 }
 
 /* The descriptor's default lifetime hint goes on writes whose flags carry none. */

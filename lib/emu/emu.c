@@ -83,7 +83,7 @@ idle_sleep(struct emu_ctrlr *c, uint64_t now, uint64_t idle_ticks)
 	}
 
 	if (next != UINT64_MAX) {
-		uint64_t wait_us = next > now ? (next - now) * 1000000u / c->ticks_hz : 0;
+		uint64_t wait_us = next > now ? nvp_ticks_to_us(next - now, c->ticks_hz) : 0;
 
 		if (wait_us < 10) {
 			return; /* due soon: keep spinning */
@@ -514,7 +514,7 @@ register_function(struct emu_ctrlr *c)
 	struct nvp_pci_device *d = &c->pci;
 	int rc;
 
-	rc = nvp_env_pci_virtual_addr_alloc(&d->addr);
+	rc = nvp_pci_virtual_addr_alloc(&d->addr);
 	if (rc != 0) {
 		return rc;
 	}
@@ -527,7 +527,7 @@ register_function(struct emu_ctrlr *c)
 	nvp_strlcpy(d->driver, "virtual", sizeof(d->driver));
 	d->is_virtual = true;
 	nvp_pci_addr_fmt(c->traddr, sizeof(c->traddr), &d->addr);
-	rc = nvp_env_pci_device_register(d);
+	rc = nvp_pci_device_register(d);
 	c->pci_registered = rc == 0;
 	return rc;
 }
@@ -595,7 +595,7 @@ create_locked(struct nvp_emu_opts *o, struct emu_ctrlr **out)
 	}
 	if (rc != 0) {
 		if (c->pci_registered) {
-			nvp_env_pci_device_unregister(&c->pci);
+			nvp_pci_device_unregister(&c->pci);
 		}
 		emu_ctrlr_free(c);
 		return rc;
@@ -646,7 +646,7 @@ nvp_emu_ctrlr_destroy(struct nvp_emu_ctrlr *ctrlr)
 	}
 	pthread_mutex_lock(&g_emu_lock);
 	if (c->pci_registered) {
-		rc = nvp_env_pci_device_unregister(&c->pci);
+		rc = nvp_pci_device_unregister(&c->pci);
 		if (rc == -EBUSY) {
 			pthread_mutex_unlock(&g_emu_lock);
 			NVP_ERRLOG(
@@ -699,13 +699,13 @@ nvp_emu_ctrlr_get_traddr(const struct nvp_emu_ctrlr *ctrlr)
 
 #define STAT_COPY(dst, src, f) (dst)->f = __atomic_load_n(&(src)->f, __ATOMIC_RELAXED)
 
-void
+int
 nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats *stats)
 {
 	const struct nvp_emu_stats *s;
 
-	if (ctrlr == NULL || stats == NULL) {
-		return;
+	if (ctrlr == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
+		return -EINVAL;
 	}
 	s = &emu_ctrlr_from_pub(ctrlr)->stats;
 	STAT_COPY(stats, s, admin_cmds);
@@ -739,6 +739,7 @@ nvp_emu_ctrlr_get_stats(const struct nvp_emu_ctrlr *ctrlr, struct nvp_emu_stats 
 	STAT_COPY(stats, s, plm_lost_writes);
 	STAT_COPY(stats, s, plm_torn_writes);
 	STAT_COPY(stats, s, plm_kept_writes);
+	return 0;
 }
 
 /* ---- the "emu" virtual device provider ---- */

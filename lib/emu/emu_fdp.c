@@ -242,7 +242,7 @@ event_add(struct emu_ctrlr *c, uint8_t type, uint32_t nsid, uint16_t pid)
 {
 	struct emu_fdp *f = &c->fdp;
 	struct nvme_fdp_event *e;
-	uint64_t ms = (nvp_env_get_ticks() - c->create_ticks) * 1000u / c->ticks_hz;
+	uint64_t ms = nvp_ticks_to_ms(nvp_env_get_ticks() - c->create_ticks, c->ticks_hz);
 
 	if (f->ev_count == EMU_FDP_MAX_EVENTS) {
 		f->ev_first = (f->ev_first + 1) % EMU_FDP_MAX_EVENTS; /* drop the oldest */

@@ -655,7 +655,7 @@ emu_ctrlr_from_pub(const struct nvp_emu_ctrlr *pub)
 static inline uint64_t
 emu_us_to_ticks(const struct emu_ctrlr *c, uint64_t us)
 {
-	return us * c->ticks_hz / 1000000u;
+	return nvp_us_to_ticks(us, c->ticks_hz);
 }
 
 /* I/O command slots: the commands the controller holds at once. */

@@ -471,7 +471,7 @@ emu_model_flush(struct emu_ctrlr *c, uint64_t now)
 void
 emu_model_note_lateness(struct emu_ctrlr *c, uint64_t due, uint64_t now)
 {
-	uint64_t late_ns = now > due ? (now - due) * 1000000000ull / c->ticks_hz : 0;
+	uint64_t late_ns = now > due ? nvp_ticks_to_ns(now - due, c->ticks_hz) : 0;
 
 	EMU_STAT_ADD(c, timed_cpls, 1);
 	EMU_STAT_ADD(c, late_ns_sum, late_ns);

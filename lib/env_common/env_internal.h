@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "nvpoll/barrier.h"
 #include "nvpoll/env.h"
 
 /* ---- options ---- */
@@ -52,7 +53,7 @@ void env_backend_stop(void);
 /* ---- PCI ---- */
 
 /*
- * Real PCI enumeration, called by nvp_env_pci_enumerate() after the virtual functions,
+ * Real PCI enumeration, called by nvp_pci_enumerate() after the virtual functions,
  * without the registry lock held. Calls @cb for each real function of class @class_id
  * (0 = any) and stops on a non-zero return, which it passes back.
  *
@@ -68,7 +69,7 @@ int env_pci_enumerate_real(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pc
 			   void *ctx);
 
 /*
- * Find a real function by address; nvp_env_pci_device_find() asks it when no virtual
+ * Find a real function by address; nvp_pci_device_find() asks it when no virtual
  * function has the address. \return the device (bound to any driver: attaching to one the
  * kernel still owns fails with a message saying so) or NULL.
  */
@@ -135,13 +136,12 @@ env_clock_ns(void)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+/* The TSC as a function (a counter to hand to env_ticks_calibrate()); the read itself is
+ * barrier.h's, the one place that reads it. */
 static inline uint64_t
 env_rdtsc(void)
 {
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
+	return nvp_tsc_read();
 }
 #endif
 

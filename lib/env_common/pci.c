@@ -58,7 +58,7 @@ is_registered_locked(const struct nvp_pci_device *dev)
 }
 
 int
-nvp_env_pci_device_register(struct nvp_pci_device *dev)
+nvp_pci_device_register(struct nvp_pci_device *dev)
 {
 	char name[NVP_PCI_ADDR_STRLEN];
 	int rc = 0;
@@ -86,7 +86,7 @@ nvp_env_pci_device_register(struct nvp_pci_device *dev)
 
 	if (rc == -EEXIST) {
 		NVP_ERRLOG("pci: %s is already registered; take addresses for virtual functions "
-			   "from nvp_env_pci_virtual_addr_alloc()",
+			   "from nvp_pci_virtual_addr_alloc()",
 			   name);
 	} else {
 		NVP_DEBUGLOG("pci: registered virtual function %s (class %06x)", name,
@@ -96,7 +96,7 @@ nvp_env_pci_device_register(struct nvp_pci_device *dev)
 }
 
 int
-nvp_env_pci_device_unregister(struct nvp_pci_device *dev)
+nvp_pci_device_unregister(struct nvp_pci_device *dev)
 {
 	int rc = 0;
 
@@ -116,7 +116,7 @@ nvp_env_pci_device_unregister(struct nvp_pci_device *dev)
 }
 
 int
-nvp_env_pci_virtual_addr_alloc(struct nvp_pci_addr *addr)
+nvp_pci_virtual_addr_alloc(struct nvp_pci_addr *addr)
 {
 	int rc = -ENOSPC;
 
@@ -139,9 +139,9 @@ nvp_env_pci_virtual_addr_alloc(struct nvp_pci_addr *addr)
 }
 
 int
-nvp_env_pci_skipped(uint32_t class_id,
-		    void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
-		    void *ctx)
+nvp_pci_skipped(uint32_t class_id,
+		void (*cb)(void *ctx, const struct nvp_pci_addr *addr, const char *reason),
+		void *ctx)
 {
 	if (cb == NULL) {
 		return -EINVAL;
@@ -150,8 +150,7 @@ nvp_env_pci_skipped(uint32_t class_id,
 }
 
 int
-nvp_env_pci_enumerate(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev),
-		      void *ctx)
+nvp_pci_enumerate(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_device *dev), void *ctx)
 {
 	struct nvp_pci_device *dev, *next;
 	int rc = 0;
@@ -179,7 +178,7 @@ nvp_env_pci_enumerate(uint32_t class_id, int (*cb)(void *ctx, struct nvp_pci_dev
 }
 
 struct nvp_pci_device *
-nvp_env_pci_device_find(const struct nvp_pci_addr *addr)
+nvp_pci_device_find(const struct nvp_pci_addr *addr)
 {
 	struct nvp_pci_device *dev;
 
@@ -196,7 +195,7 @@ nvp_env_pci_device_find(const struct nvp_pci_addr *addr)
 }
 
 int
-nvp_env_pci_device_claim(struct nvp_pci_device *dev)
+nvp_pci_device_claim(struct nvp_pci_device *dev)
 {
 	int rc = 0;
 
@@ -214,7 +213,7 @@ nvp_env_pci_device_claim(struct nvp_pci_device *dev)
 }
 
 void
-nvp_env_pci_device_release(struct nvp_pci_device *dev)
+nvp_pci_device_release(struct nvp_pci_device *dev)
 {
 	if (dev == NULL) {
 		return;

@@ -42,7 +42,7 @@ real_find_locked(const struct nvp_pci_addr *addr)
 }
 
 static void
-real_update(struct real_dev *rd, const struct nvp_env_pci_info *info)
+real_update(struct real_dev *rd, const struct nvp_pci_info *info)
 {
 	rd->pub.id = info->id;
 	rd->pub.numa_node = info->numa_node;
@@ -53,7 +53,7 @@ real_update(struct real_dev *rd, const struct nvp_env_pci_info *info)
 
 /* Scan callback: add new functions, refresh the ones nobody has attached to. */
 static int
-real_add(void *ctx, const struct nvp_env_pci_info *info)
+real_add(void *ctx, const struct nvp_pci_info *info)
 {
 	struct real_dev *rd;
 
@@ -97,7 +97,7 @@ real_rescan_locked(void)
 	TAILQ_FOREACH (rd, &g_real, link) {
 		rd->vanished = true;
 	}
-	rc = nvp_env_pci_scan(NVP_PCI_CLASS_NVME, real_add, NULL);
+	rc = nvp_pci_scan(NVP_PCI_CLASS_NVME, real_add, NULL);
 	if (rc != 0) {
 		NVP_WARNLOG("PCI scan for NVMe functions failed: %s", strerror(-rc));
 	}
@@ -247,7 +247,7 @@ env_nvme_bar_check(const struct real_dev *rd, const volatile void *bar, uint64_t
 static int
 real_open(struct real_dev *rd)
 {
-	struct nvp_env_pci_info info;
+	struct nvp_pci_info info;
 	char why[256];
 	int rc;
 
@@ -262,7 +262,7 @@ real_open(struct real_dev *rd)
 		return -ENODEV;
 	}
 	real_update(rd, &info);
-	rc = nvp_env_pci_usable(&info, why, sizeof(why));
+	rc = nvp_pci_usable(&info, why, sizeof(why));
 	if (rc != 0) {
 		NVP_ERRLOG("%s", why);
 		return rc;

@@ -97,7 +97,7 @@ read_link_base(const char *bdf, const char *file, char *out, size_t len)
 }
 
 int
-env_pci_sysfs_read(const char *bdf, struct nvp_env_pci_info *info)
+env_pci_sysfs_read(const char *bdf, struct nvp_pci_info *info)
 {
 	long long v[6];
 	static const char *const files[] = { "vendor",           "device", "subsystem_vendor",
@@ -134,14 +134,14 @@ env_pci_sysfs_read(const char *bdf, struct nvp_env_pci_info *info)
 /* ---- the bus scan ---- */
 
 struct scan_list {
-	struct nvp_env_pci_info *v;
+	struct nvp_pci_info *v;
 	size_t n;
 };
 
 static void
 scan_add(struct scan_list *list, uint32_t class_id, const char *bdf)
 {
-	struct nvp_env_pci_info *info;
+	struct nvp_pci_info *info;
 
 	if (list->n == MAX_FUNCS) {
 		return;
@@ -216,15 +216,14 @@ scan_pciaccess(struct scan_list *list, uint32_t class_id)
 static int
 info_cmp(const void *a, const void *b)
 {
-	return nvp_pci_addr_compare(&((const struct nvp_env_pci_info *)a)->addr,
-				    &((const struct nvp_env_pci_info *)b)->addr);
+	return nvp_pci_addr_compare(&((const struct nvp_pci_info *)a)->addr,
+				    &((const struct nvp_pci_info *)b)->addr);
 }
 
 int
-nvp_env_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct nvp_env_pci_info *info),
-		 void *ctx)
+nvp_pci_scan(uint32_t class_id, int (*cb)(void *ctx, const struct nvp_pci_info *info), void *ctx)
 {
-	struct scan_list list = { calloc(MAX_FUNCS, sizeof(struct nvp_env_pci_info)), 0 };
+	struct scan_list list = { calloc(MAX_FUNCS, sizeof(struct nvp_pci_info)), 0 };
 	size_t i;
 	int rc;
 
@@ -306,7 +305,7 @@ nvp_env_iommu_group_viable(int group, char *why, size_t whylen)
 }
 
 int
-nvp_env_pci_usable(const struct nvp_env_pci_info *info, char *why, size_t whylen)
+nvp_pci_usable(const struct nvp_pci_info *info, char *why, size_t whylen)
 {
 	why[0] = '\0';
 	if (strcmp(info->driver, "vfio-pci") == 0 || strcmp(info->driver, "uio_pci_generic") == 0) {

@@ -23,6 +23,6 @@ bool env_pci_sysfs_exists(const char *bdf);
  * Fill @info for @bdf from sysfs (ids, driver, IOMMU group, NUMA node).
  * \return 0, -ENODEV if the function is not in sysfs, -EINVAL for a bad address.
  */
-int env_pci_sysfs_read(const char *bdf, struct nvp_env_pci_info *info);
+int env_pci_sysfs_read(const char *bdf, struct nvp_pci_info *info);
 
 #endif /* NVP_ENV_PCI_SYSFS_H */

@@ -107,7 +107,7 @@ void
 env_delay_us(uint32_t us, uint64_t (*read_counter)(void), uint64_t hz)
 {
 	uint64_t start = read_counter();
-	uint64_t wait = (uint64_t)us * hz / 1000000u;
+	uint64_t wait = nvp_us_to_ticks(us, hz);
 
 	if (us > DELAY_SPIN_US) {
 		uint64_t sleep_ns = (uint64_t)(us - DELAY_SPIN_US / 2) * 1000u;

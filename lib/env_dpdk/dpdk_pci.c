@@ -92,7 +92,7 @@ struct drivers_seen {
 };
 
 static int
-count_driver(void *ctx, const struct nvp_env_pci_info *info)
+count_driver(void *ctx, const struct nvp_pci_info *info)
 {
 	struct drivers_seen *seen = ctx;
 
@@ -109,7 +109,7 @@ env_dpdk_count_user_nvme(void)
 {
 	struct drivers_seen seen = { 0, 0 };
 
-	(void)nvp_env_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
+	(void)nvp_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
 	return seen.uio + seen.vfio;
 }
 
@@ -130,7 +130,7 @@ env_dpdk_want_iova_pa(const struct nvp_env_opts *opts, bool no_huge)
 	if (opts->no_pci || no_huge) {
 		return false;
 	}
-	(void)nvp_env_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
+	(void)nvp_pci_scan(NVP_PCI_CLASS_NVME, count_driver, &seen);
 	if (seen.uio == 0) {
 		return false;
 	}

@@ -568,13 +568,13 @@ nvme_ticks(const struct nvp_nvme_ctrlr *ctrlr)
 static inline uint64_t
 nvme_ms_to_ticks(const struct nvp_nvme_ctrlr *ctrlr, uint64_t ms)
 {
-	return ms * ctrlr->ticks_hz / 1000u;
+	return nvp_ms_to_ticks(ms, ctrlr->ticks_hz);
 }
 
 static inline uint64_t
 nvme_us_to_ticks(const struct nvp_nvme_ctrlr *ctrlr, uint64_t us)
 {
-	return us * (ctrlr->ticks_hz / 1000u) / 1000u + (us ? 1u : 0u);
+	return nvp_us_to_ticks(us, ctrlr->ticks_hz) + (us ? 1u : 0u);
 }
 
 static inline bool

@@ -726,7 +726,7 @@ pcie_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 		pctrlr->dev->ops->unmap_bar(pctrlr->dev, 0, (void *)pctrlr->bar);
 		pctrlr->bar = NULL;
 	}
-	nvp_env_pci_device_release(pctrlr->dev);
+	nvp_pci_device_release(pctrlr->dev);
 	nvp_env_dma_free(pctrlr->dbbuf_db);
 	nvp_env_dma_free(pctrlr->dbbuf_ei);
 	vdev = pctrlr->vdev;
@@ -748,7 +748,7 @@ pcie_ctrlr_construct_dev(const struct nvp_nvme_transport_id *trid,
 	struct nvme_pcie_ctrlr *pctrlr;
 	int rc;
 
-	rc = nvp_env_pci_device_claim(dev);
+	rc = nvp_pci_device_claim(dev);
 	if (rc != 0) {
 		if (rc == -EBUSY) {
 			nvp_pci_addr_fmt(addr, sizeof(addr), &dev->addr);
@@ -758,14 +758,14 @@ pcie_ctrlr_construct_dev(const struct nvp_nvme_transport_id *trid,
 	}
 	pctrlr = calloc(1, sizeof(*pctrlr));
 	if (pctrlr == NULL) {
-		nvp_env_pci_device_release(dev);
+		nvp_pci_device_release(dev);
 		return -ENOMEM;
 	}
 	pctrlr->dev = dev;
 	nvp_pci_addr_fmt(pctrlr->addr_str, sizeof(pctrlr->addr_str), &dev->addr);
 	rc = nvme_ctrlr_construct(&pctrlr->ctrlr, trid, opts, &g_nvme_pcie_transport);
 	if (rc != 0) {
-		nvp_env_pci_device_release(dev);
+		nvp_pci_device_release(dev);
 		free(pctrlr);
 		return rc;
 	}

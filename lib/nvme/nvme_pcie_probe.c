@@ -71,11 +71,11 @@ device_find(const struct nvp_nvme_transport_id *trid, struct nvp_pci_device **ou
 		NVP_ERRLOG("connect: a PCIe transport ID needs traddr:<PCI address>");
 		return -EINVAL;
 	}
-	dev = nvp_env_pci_device_find(&addr);
+	dev = nvp_pci_device_find(&addr);
 	if (dev == NULL) {
 		struct skipped_why why = { &addr, "" };
 
-		(void)nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_match, &why);
+		(void)nvp_pci_skipped(NVP_PCI_CLASS_NVME, skipped_match, &why);
 		if (why.reason[0] != '\0') {
 			NVP_ERRLOG("connect: %s cannot be used: %s", trid->traddr, why.reason);
 		} else {
@@ -113,7 +113,7 @@ device_make(const struct nvp_nvme_transport_id *trid, struct nvp_pci_device **ou
 	}
 	vdev->provider = provider;
 	vdev->addr = addr;
-	*out = nvp_env_pci_device_find(&addr);
+	*out = nvp_pci_device_find(&addr);
 	if (*out == NULL) {
 		nvme_pcie_device_put(vdev);
 		return -ENODEV;
@@ -205,8 +205,8 @@ nvme_pcie_scan(void *ctx, nvme_transport_found_cb found)
 	int rc, first_err = 0;
 	size_t i;
 
-	rc = nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, probe_collect, &list);
-	(void)nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_notice, NULL);
+	rc = nvp_pci_enumerate(NVP_PCI_CLASS_NVME, probe_collect, &list);
+	(void)nvp_pci_skipped(NVP_PCI_CLASS_NVME, skipped_notice, NULL);
 	if (rc != 0 || list.n == 0) {
 		free(list.addrs);
 		return rc != 0 ? rc : -ENODEV;

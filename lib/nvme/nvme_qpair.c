@@ -551,13 +551,16 @@ nvp_nvme_qpair_ring_doorbell_shadow(struct nvp_nvme_qpair *qpair)
 }
 
 int
-nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme_qpair_stats *stats,
-			 size_t stats_size)
+nvp_nvme_qpair_get_stats(const struct nvp_nvme_qpair *qpair, struct nvp_nvme_qpair_stats *stats)
 {
-	if (qpair == NULL || stats == NULL) {
+	size_t info_size;
+
+	if (qpair == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
 		return -EINVAL;
 	}
-	memcpy(stats, &qpair->stats, NVP_MIN(stats_size, sizeof(qpair->stats)));
+	info_size = stats->info_size;
+	*stats = qpair->stats;
+	stats->info_size = info_size;
 	return 0;
 }
 

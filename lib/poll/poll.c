@@ -147,7 +147,7 @@ nvp_poll_waiter_set_mode(struct nvp_poll_waiter *w, const struct nvp_poll_opts *
 		}
 	}
 	w->mode = o->mode;
-	w->fixed_ticks = (uint64_t)o->fixed_us * w->ticks_hz / 1000000u;
+	w->fixed_ticks = nvp_us_to_ticks(o->fixed_us, w->ticks_hz);
 	poll_stats_set_pct(&w->stats, o->pct);
 	retarget_all(w);
 	return 0;
@@ -178,10 +178,10 @@ nvp_poll_waiter_create(const struct nvp_poll_opts *opts, struct nvp_poll_waiter 
 	w->ticks_hz = poll_ticks_hz();
 	w->epfd = poll_epoll_create();
 	TAILQ_INIT(&w->reqs);
-	poll_stats_init(&w->stats, (uint64_t)o.window_ms * w->ticks_hz / 1000u, o.min_samples,
-			o.pct, poll_now());
+	poll_stats_init(&w->stats, nvp_ms_to_ticks(o.window_ms, w->ticks_hz), o.min_samples, o.pct,
+			poll_now());
 	poll_timerslack_set();
-	w->wake_floor = o.wake_cost_ns * w->ticks_hz / 1000000000u;
+	w->wake_floor = nvp_ns_to_ticks(o.wake_cost_ns, w->ticks_hz);
 	w->wake_cost = w->wake_floor;
 	for (uint32_t i = 0; i < POLL_LATE_RING; i++) {
 		w->late_ring[i] = w->wake_cost;
@@ -218,15 +218,23 @@ nvp_poll_waiter_destroy(struct nvp_poll_waiter *w)
 	free(w);
 }
 
-void
+int
 nvp_poll_waiter_get_stats(const struct nvp_poll_waiter *w, struct nvp_poll_stats *st)
 {
+	size_t info_size;
+
+	if (w == NULL || st == NULL || st->info_size < sizeof(*st)) {
+		return -EINVAL;
+	}
+	info_size = st->info_size;
 	*st = w->st;
-	st->wake_cost_ns = w->wake_cost * 1000000000u / w->ticks_hz;
-	st->wait_ns = (uint64_t)((double)w->wait_ticks * 1e9 / (double)w->ticks_hz);
-	st->slept_ns = (uint64_t)((double)w->slept_ticks * 1e9 / (double)w->ticks_hz);
+	st->info_size = info_size;
+	st->wake_cost_ns = nvp_ticks_to_ns(w->wake_cost, w->ticks_hz);
+	st->wait_ns = nvp_ticks_to_ns(w->wait_ticks, w->ticks_hz);
+	st->slept_ns = nvp_ticks_to_ns(w->slept_ticks, w->ticks_hz);
 	st->sleep_cpu_ns = w->sleep_cpu_n > 0 ? w->sleep_cpu_sum_ns / w->sleep_cpu_n :
-						w->sleep_cpu * 1000000000u / w->ticks_hz;
+						nvp_ticks_to_ns(w->sleep_cpu, w->ticks_hz);
+	return 0;
 }
 
 /* ---- requests ---- */
@@ -385,10 +393,11 @@ poll_hybrid_deadline(struct nvp_poll_waiter *w, uint64_t now)
 uint64_t
 poll_explore_deadline(struct nvp_poll_waiter *w, uint64_t now)
 {
-	uint64_t first, nap = w->ticks_hz / (1000000u / POLL_EXPLORE_SLEEP_US);
+	uint64_t first, nap = nvp_us_to_ticks(POLL_EXPLORE_SLEEP_US, w->ticks_hz);
 
 	if (w->mode != NVP_POLL_HYBRID ||
-	    now - w->last_sleep < (w->ticks_hz / 1000u * POLL_EXPLORE_MS) << w->explore_backoff) {
+	    now - w->last_sleep < nvp_ms_to_ticks(POLL_EXPLORE_MS, w->ticks_hz)
+					  << w->explore_backoff) {
 		return 0;
 	}
 	first = earliest_due(w);
@@ -479,8 +488,8 @@ sleep_once(struct nvp_poll_waiter *w, uint64_t now)
 	w->last_sleep = woke;
 	w->slept_ticks += woke - now;
 	w->st.sleeps++;
-	w->st.sleep_ns += (dl - now) * 1000000000u / w->ticks_hz;
-	w->st.sleep_late_ns += late * 1000000000u / w->ticks_hz;
+	w->st.sleep_ns += nvp_ticks_to_ns(dl - now, w->ticks_hz);
+	w->st.sleep_late_ns += nvp_ticks_to_ns(late, w->ticks_hz);
 	/*
 	 * A probe that found sleeping cheap again: the lateness the waiter remembers is from
 	 * before it stopped sleeping, at least POLL_EXPLORE_MS ago. Start the record over

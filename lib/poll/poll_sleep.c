@@ -106,7 +106,7 @@ timer_sleep_until(uint64_t hz, uint64_t deadline)
 		return now;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	timespec_add_ns(&ts, (deadline - now) * 1000000000u / hz);
+	timespec_add_ns(&ts, nvp_ticks_to_ns(deadline - now, hz));
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
 	}
 	return poll_now();
@@ -136,7 +136,7 @@ poll_sleep_until(struct nvp_poll_waiter *w, uint64_t deadline)
 	w->sleep_cpu_sum_ns += used;
 	w->sleep_cpu_n++;
 	/* what the decision weighs: the calibration's figure, then tracked (1/4 weight) */
-	w->sleep_cpu = (3 * w->sleep_cpu + used * w->ticks_hz / 1000000000u) / 4;
+	w->sleep_cpu = (3 * w->sleep_cpu + nvp_ns_to_ticks(used, w->ticks_hz)) / 4;
 	return woke;
 }
 
@@ -160,12 +160,12 @@ poll_wake_cost_measure(uint64_t hz, uint64_t *cpu_ticks, uint64_t *late, uint32_
 
 	n = NVP_MIN(n, POLL_LATE_RING);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t dl = poll_now() + CALIBRATE_SLEEP_NS * hz / 1000000000u;
+		uint64_t dl = poll_now() + nvp_ns_to_ticks(CALIBRATE_SLEEP_NS, hz);
 		uint64_t woke = timer_sleep_until(hz, dl);
 
 		late[i] = woke > dl ? woke - dl : 0;
 	}
-	*cpu_ticks = (nvp_env_thread_cpu_ns() - cpu0) / NVP_MAX(n, 1u) * hz / 1000000000u;
+	*cpu_ticks = nvp_ns_to_ticks((nvp_env_thread_cpu_ns() - cpu0) / NVP_MAX(n, 1u), hz);
 	memcpy(v, late, n * sizeof(v[0]));
 	qsort(v, n, sizeof(v[0]), cmp_u64);
 	return n > 0 ? v[(n - 1) / 2] : 0;

@@ -71,7 +71,7 @@ static int
 dl_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 {
 	uint64_t rd_ms = 500, wr_ms = 5000, batch = 16, starved = 2, depth = 64;
-	const struct sched_num_param table[] = {
+	const struct nvp_kv_num table[] = {
 		{ "read_expire_ms", &rd_ms, 1, 3600000 },
 		{ "write_expire_ms", &wr_ms, 1, 3600000 },
 		{ "fifo_batch", &batch, 1, 4096 },
@@ -82,7 +82,7 @@ dl_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	struct dl_bdev *d;
 
 	(void)bdev;
-	if (sched_parse_params("deadline", params, table, NULL, NULL) != 0) {
+	if (nvp_kv_parse_nums(params, table, NVP_LOG_COMPONENT, "deadline", NULL, NULL) != 0) {
 		return -EINVAL;
 	}
 	d = calloc(1, sizeof(*d));

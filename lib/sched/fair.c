@@ -171,7 +171,7 @@ static int
 fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 {
 	uint64_t lag_kib = 512, depth = 64, stale_us = 1000;
-	const struct sched_num_param table[] = {
+	const struct nvp_kv_num table[] = {
 		{ "lag_kib", &lag_kib, 4, 1048576 },
 		{ "stale_us", &stale_us, 1, 10000000 },
 		{ "depth", &depth, 1, 65536 },
@@ -186,7 +186,7 @@ fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	for (i = 0; i < NVP_BDEV_MAX_TENANTS; i++) {
 		set_weight(&f->t[i], 1);
 	}
-	if (sched_parse_params("fair", params, table, fair_param, f) != 0) {
+	if (nvp_kv_parse_nums(params, table, NVP_LOG_COMPONENT, "fair", fair_param, f) != 0) {
 		free(f);
 		return -EINVAL;
 	}

@@ -119,7 +119,7 @@ static int
 ky_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 {
 	uint64_t rd = 2000, wr = 10000, dc = 5000000, win = 100, pct = 99;
-	const struct sched_num_param table[] = {
+	const struct nvp_kv_num table[] = {
 		{ "read_lat_us", &rd, 1, 60000000 },    { "write_lat_us", &wr, 1, 60000000 },
 		{ "discard_lat_us", &dc, 1, 60000000 }, { "window_ms", &win, 1, 10000 },
 		{ "congest_pct", &pct, 50, 99 },        { NULL, NULL, 0, 0 },
@@ -127,7 +127,7 @@ ky_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	struct ky_bdev *k;
 	uint32_t d;
 
-	if (sched_parse_params("kyber", params, table, NULL, NULL) != 0) {
+	if (nvp_kv_parse_nums(params, table, NVP_LOG_COMPONENT, "kyber", NULL, NULL) != 0) {
 		return -EINVAL;
 	}
 	k = calloc(1, sizeof(*k));

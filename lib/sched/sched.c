@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The schedulers' public calls (state, fair weights) and what they share: parameter
- * parsing and the unit conversions. The schedulers register themselves by name from
- * constructors in their own files.
+ * The schedulers' public calls (state, fair weights) and what they share: the unit
+ * conversion (their parameters are parsed by nvp_kv_parse_nums()). The schedulers
+ * register themselves by name from constructors in their own files.
  */
 #include <errno.h>
 #include <string.h>
@@ -10,52 +10,6 @@
 #include "nvpoll/env.h"
 #include "nvpoll/util.h"
 #include "sched_internal.h"
-
-struct parse_ctx {
-	const char *who;
-	const struct sched_num_param *params;
-	int (*other)(void *ctx, const char *key, const char *value);
-	void *other_ctx;
-};
-
-static int
-param_cb(void *arg, const char *key, const char *value)
-{
-	struct parse_ctx *p = arg;
-	const struct sched_num_param *sp;
-	int rc;
-
-	for (sp = p->params; sp->key != NULL; sp++) {
-		if (strcmp(sp->key, key) != 0) {
-			continue;
-		}
-		rc = nvp_strtou64(value, sp->min, sp->max, sp->out);
-		if (rc != 0) {
-			NVP_ERRLOG("%s: %s='%s': expected a whole number from %llu to %llu", p->who,
-				   key, value, (unsigned long long)sp->min,
-				   (unsigned long long)sp->max);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (p->other != NULL) {
-		return p->other(p->other_ctx, key, value);
-	}
-	NVP_ERRLOG("%s: unknown parameter '%s'", p->who, key);
-	return -EINVAL;
-}
-
-int
-sched_parse_params(const char *who, const char *str, const struct sched_num_param *params,
-		   int (*other)(void *ctx, const char *key, const char *value), void *ctx)
-{
-	struct parse_ctx p = { who, params, other, ctx };
-
-	if (str == NULL) {
-		return 0;
-	}
-	return nvp_kv_parse(str, param_cb, &p) != 0 ? -EINVAL : 0;
-}
 
 void
 sched_common_init(struct sched_common *c, const char *name,
@@ -106,7 +60,7 @@ sched_chan_del(struct sched_common *c, struct sched_chan *ch)
 uint64_t
 sched_us_to_ticks(uint64_t us)
 {
-	return us * nvp_env_get_ticks_hz() / 1000000;
+	return nvp_us_to_ticks(us, nvp_env_get_ticks_hz());
 }
 
 static struct sched_common *

@@ -259,22 +259,6 @@ counter_add(_Atomic uint64_t *c, uint64_t v)
 	atomic_store_explicit(c, atomic_load_explicit(c, RLX) + v, RLX);
 }
 
-/* One numeric parameter: @key's value within [@min, @max] into *@out. */
-struct sched_num_param {
-	const char *key;
-	uint64_t *out;
-	uint64_t min;
-	uint64_t max;
-};
-
-/*
- * Parse "key=value ..." against @params (a NULL key ends the table); keys not in the
- * table go to @other (may be NULL: then they are errors). \return 0 or -EINVAL (logged,
- * naming the scheduler @who and the key).
- */
-int sched_parse_params(const char *who, const char *str, const struct sched_num_param *params,
-		       int (*other)(void *ctx, const char *key, const char *value), void *ctx);
-
 /*
  * Every scheduler's channel context starts with this: counters its thread alone writes
  * (relaxed stores, no locked instruction on the I/O path), read by nvp_bdev_sched_get_info

@@ -79,45 +79,13 @@ static const struct nvp_bdev_admission_ops g_wbt_ops;
 static uint64_t
 us_to_ticks(uint64_t us)
 {
-	return us * nvp_env_get_ticks_hz() / 1000000;
+	return nvp_us_to_ticks(us, nvp_env_get_ticks_hz());
 }
 
 static uint64_t
 ticks_to_us(uint64_t ticks)
 {
-	return ticks * 1000000 / nvp_env_get_ticks_hz();
-}
-
-static int
-param_cb(void *ctx, const char *key, const char *value)
-{
-	struct wbt_params *p = ctx;
-	uint64_t *out;
-	uint64_t min = 0, max;
-	int rc;
-
-	if (strcmp(key, "lat_us") == 0) {
-		out = &p->lat_us, max = WBT_MAX_LAT_US;
-	} else if (strcmp(key, "window_ms") == 0) {
-		out = &p->window_ms, min = 1, max = WBT_MAX_WINDOW_MS;
-	} else if (strcmp(key, "depth") == 0) {
-		out = &p->depth, min = 1, max = WBT_MAX_DEPTH;
-	} else if (strcmp(key, "lag_kib") == 0) {
-		out = &p->lag_kib, min = 4, max = WBT_MAX_LAG_KIB;
-	} else if (strcmp(key, "stale_us") == 0) {
-		out = &p->stale_us, min = 1, max = WBT_MAX_LAT_US;
-	} else {
-		NVP_ERRLOG("unknown parameter '%s' (known: lat_us, window_ms, depth, lag_kib, "
-			   "stale_us)",
-			   key);
-		return -EINVAL;
-	}
-	rc = nvp_strtou64(value, min, max, out);
-	if (rc != 0) {
-		NVP_ERRLOG("%s='%s': expected a whole number from %llu to %llu", key, value,
-			   (unsigned long long)min, (unsigned long long)max);
-	}
-	return rc;
+	return nvp_ticks_to_us(ticks, nvp_env_get_ticks_hz());
 }
 
 static int
@@ -125,10 +93,17 @@ wbt_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 {
 	struct wbt_params p = { NVP_WBT_DEFAULT_LAT_US, NVP_WBT_DEFAULT_WINDOW_MS,
 				NVP_WBT_DEFAULT_DEPTH, WBT_DEFAULT_LAG_KIB, WBT_DEFAULT_STALE_US };
+	const struct nvp_kv_num table[] = {
+		{ "lat_us", &p.lat_us, 0, WBT_MAX_LAT_US },
+		{ "window_ms", &p.window_ms, 1, WBT_MAX_WINDOW_MS },
+		{ "depth", &p.depth, 1, WBT_MAX_DEPTH },
+		{ "lag_kib", &p.lag_kib, 4, WBT_MAX_LAG_KIB },
+		{ "stale_us", &p.stale_us, 1, WBT_MAX_LAT_US },
+		{ NULL, NULL, 0, 0 },
+	};
 	struct wbt_bdev *wb;
-	int rc;
 
-	if (params != NULL && (rc = nvp_kv_parse(params, param_cb, &p)) != 0) {
+	if (nvp_kv_parse_nums(params, table, NVP_LOG_COMPONENT, NULL, NULL, NULL) != 0) {
 		return -EINVAL;
 	}
 	wb = calloc(1, sizeof(*wb));

@@ -308,8 +308,8 @@ move_step(struct wbt_monitor *m, int32_t delta, enum wbt_verdict why, uint64_t r
 	NVP_DEBUGLOG("%s: step %" PRId32 " -> %" PRId32 " (%s: min read %" PRIu64
 		     " us, target %" PRIu64 " us); write depth %" PRIu32,
 		     m->name, old, step, verdict_name(why),
-		     rd_min == WBT_NO_SAMPLE ? 0 : rd_min * 1000000 / m->ticks_hz,
-		     atomic_load_explicit(&m->target, RLX) * 1000000 / m->ticks_hz,
+		     rd_min == WBT_NO_SAMPLE ? 0 : nvp_ticks_to_us(rd_min, m->ticks_hz),
+		     nvp_ticks_to_us(atomic_load_explicit(&m->target, RLX), m->ticks_hz),
 		     wbt_depth_for_step(m->base_depth, step));
 }
 

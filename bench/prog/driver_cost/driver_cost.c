@@ -134,7 +134,8 @@ run(struct bench *b, struct io_ctx *ios, uint64_t n, bool count, struct result *
 	memset(r, 0, sizeof(*r));
 	bench_section_init(&r->emu, hz);
 	bench_section_init(&r->drv, hz);
-	nvp_nvme_qpair_get_stats(b->qpair, &r->st0, sizeof(r->st0));
+	r->st0.info_size = sizeof(r->st0);
+	nvp_nvme_qpair_get_stats(b->qpair, &r->st0);
 	bench_use_get(&r->u0);
 	start = nvp_env_get_ticks();
 	if (count) {
@@ -172,10 +173,10 @@ static void
 print_result(const struct bench *b, const struct result *r, bool count)
 {
 	uint64_t hz = nvp_env_get_ticks_hz();
-	struct nvp_nvme_qpair_stats st;
+	struct nvp_nvme_qpair_stats st = { .info_size = sizeof(st) };
 	double drv_ns = bench_section_ns(&r->drv, hz);
 
-	nvp_nvme_qpair_get_stats(b->qpair, &st, sizeof(st));
+	nvp_nvme_qpair_get_stats(b->qpair, &st);
 	printf("qd=%u ios=%" PRIu64 " polls=%" PRIu64 " elapsed_ns=%" PRIu64 " emu_ns=%.0f"
 	       " drv_ns=%.0f drv_cut=%" PRIu64 " ios_per_cpu_s=%.0f sq_doorbells=%" PRIu64
 	       " cq_doorbells=%" PRIu64 " sq_shadow=%" PRIu64 " submitted=%" PRIu64 " mode=%s",

@@ -215,7 +215,7 @@ attach(struct fm_cell *c)
 
 		nvp_bdev_nvme_opts_init(&no, sizeof(no));
 		no.name = "fm0";
-		no.ctrlr = co;
+		no.ctrlr_opts = &co;
 		/* As an SPDK user who wants the bdev to outlive a failing controller: the module
 		 * resets it every second until a reset brings it back (a removed device still
 		 * goes at once). With the default (one reset) a fault held longer than the

@@ -400,7 +400,7 @@ run_open(struct run *r, struct job *j, const struct run *owner)
 	uint32_t k;
 
 	*r = (struct run){ .j = j, .id = (uint32_t)(j - g_jobs) };
-	r->flags = nvp_bdev_write_flags(j->cls, NVP_BDEV_HINT_NONE);
+	r->flags = nvp_bdev_write_flags(j->cls, NVP_NVME_WRITE_HINT_NONE);
 	r->x = 88172645463325252ull + r->id;
 	r->slots = calloc(j->qd, sizeof(*r->slots));
 	r->bufs = nvp_env_dma_zmalloc(j->bs * j->qd, 4096, NULL);

@@ -175,7 +175,7 @@ nvme_submit_write(struct nvme_channel *ch, struct nvp_bdev_io *io)
 	if (nvp_unlikely(hint >= NVP_BDEV_NUM_HINTS)) {
 		return -EINVAL;
 	}
-	if (hint == NVP_BDEV_HINT_NONE) {
+	if (hint == NVP_NVME_WRITE_HINT_NONE) {
 		rc = io->iovcnt == 1 ?
 			     nvp_nvme_ns_cmd_write(ns, ch->qpair, io->iovs[0].iov_base,
 						   io->offset_blocks, n, nvme_io_done, io, flags) :
@@ -660,7 +660,6 @@ nvp_bdev_nvme_opts_init(struct nvp_bdev_nvme_opts *opts, size_t opts_size)
 	}
 	memset(&d, 0, sizeof(d));
 	d.opts_size = opts_size;
-	nvp_nvme_ctrlr_opts_init(&d.ctrlr, sizeof(d.ctrlr));
 	memset(opts, 0, opts_size);
 	memcpy(opts, &d, NVP_MIN(opts_size, sizeof(d)));
 }
@@ -762,11 +761,12 @@ ctrlr_bdevs_release(struct nvme_ctrlr_entry *c)
 }
 
 /*
- * The caller's options over the defaults (the controller's options included): a caller
- * built against an older, shorter struct gets the defaults for the fields past its
- * opts_size (the reconnect fields, io_queue_size, the controller's options or their
- * tail), never the bytes after its struct. A bad opts_size copies nothing; it stays in
- * @o for attach_check() to name, as does 0 for no @user at all.
+ * The caller's options over the defaults: a caller built against an older, shorter
+ * struct gets the defaults for the fields past its opts_size (the reconnect fields,
+ * io_queue_size, the controller's options), never the bytes after its struct. The
+ * controller's options are a struct of their own, checked against their own opts_size
+ * by nvp_nvme_connect(). A bad opts_size copies nothing; it stays in @o for
+ * attach_check() to name, as does 0 for no @user at all.
  */
 static void
 attach_opts_get(const struct nvp_bdev_nvme_opts *user, struct nvp_bdev_nvme_opts *o)
@@ -895,7 +895,7 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *user
 		free(c);
 		return -EEXIST;
 	}
-	rc = nvp_nvme_connect(&trid, &o.ctrlr, &c->ctrlr);
+	rc = nvp_nvme_connect(&trid, o.ctrlr_opts, &c->ctrlr);
 	if (rc == 0) {
 		attach_fit_queue_size(c);
 		TAILQ_INSERT_TAIL(&g_ctrlrs, c, link);
@@ -971,11 +971,13 @@ nvp_bdev_nvme_get_hint_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_hint_st
 	struct nvme_ns_bdev *nb = ns_bdev_get(bdev);
 	unsigned int h;
 
-	if (nb == NULL || stats == NULL) {
-		NVP_ERRLOG("nvme hint stats: NULL argument or not an nvme bdev");
+	if (nb == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
+		NVP_ERRLOG("nvme hint stats: NULL argument, info_size too small or not an nvme "
+			   "bdev");
 		return -EINVAL;
 	}
-	memset(stats, 0, sizeof(*stats));
+	memset((char *)stats + sizeof(stats->info_size), 0,
+	       sizeof(*stats) - sizeof(stats->info_size));
 	stats->placement = (uint32_t)nvp_nvme_ns_get_placement(nb->ns);
 	stats->num_streams = nvp_nvme_ns_get_num_streams(nb->ns);
 	stats->hints_dropped = nvp_nvme_ns_get_hints_dropped(nb->ns);

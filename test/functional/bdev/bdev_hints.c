@@ -30,6 +30,17 @@ struct hctx {
 	uint8_t *buf;
 };
 
+/* Controller options with a 2 s admin timeout (the software controller answers fast). */
+static const struct nvp_nvme_ctrlr_opts *
+ctrlr_opts_2s(void)
+{
+	static struct nvp_nvme_ctrlr_opts co;
+
+	nvp_nvme_ctrlr_opts_init(&co, sizeof(co));
+	co.admin_timeout_ms = 2000;
+	return &co;
+}
+
 static void
 hctx_open(struct hctx *h, const char *name, const char *emu_opts)
 {
@@ -40,7 +51,7 @@ hctx_open(struct hctx *h, const char *name, const char *emu_opts)
 	h->name = name;
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
 	o.name = name;
-	o.ctrlr.admin_timeout_ms = 2000;
+	o.ctrlr_opts = ctrlr_opts_2s();
 	snprintf(trid, sizeof(trid), "trtype:emu name:%s %s", name, emu_opts);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_attach(trid, &o, NULL, 0, NULL), 0);
 	h->emu = nvp_emu_ctrlr_find(name);
@@ -120,7 +131,7 @@ hverify(struct hctx *h, uint64_t lba, uint32_t tag)
 static uint64_t
 stream_writes(struct hctx *h)
 {
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 
 	nvp_emu_ctrlr_get_stats(h->emu, &st);
 	return st.stream_writes;
@@ -148,7 +159,7 @@ open_streams(struct hctx *h, uint16_t *ids, uint16_t max)
 static void
 test_streams(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint16_t ids[8];
 	uint32_t hint;
@@ -158,12 +169,12 @@ test_streams(void)
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
 	CU_ASSERT_EQUAL(hs.placement, NVP_NVME_PLACEMENT_STREAMS);
 	CU_ASSERT_EQUAL(hs.num_streams, 4);
-	CU_ASSERT_EQUAL(hs.stream[NVP_BDEV_HINT_NONE], 0);
+	CU_ASSERT_EQUAL(hs.stream[NVP_NVME_WRITE_HINT_NONE], 0);
 	CU_ASSERT_EQUAL(open_streams(&h, ids, 8), 0);
 	CU_ASSERT_EQUAL(hwrite(&h, 0, 0, false, 0x100), 0);
 	CU_ASSERT_EQUAL(stream_writes(&h), 0); /* no hint, no directive */
 	/* each hint opens a stream of its own: one more open stream per hint class */
-	for (hint = NVP_BDEV_HINT_SHORT; hint <= NVP_BDEV_HINT_EXTREME; hint++) {
+	for (hint = NVP_NVME_WRITE_HINT_SHORT; hint <= NVP_NVME_WRITE_HINT_EXTREME; hint++) {
 		CU_ASSERT_EQUAL(hs.stream[hint], hint);
 		CU_ASSERT_EQUAL(hwrite(&h, hint * BLOCKS, nvp_bdev_write_flags(0, hint), hint % 2,
 				       0x100 + hint),
@@ -174,11 +185,11 @@ test_streams(void)
 	}
 	/* hints 5..7 fit the flag bits but name nothing: refused at the call */
 	CU_ASSERT_EQUAL(hwrite(&h, 0, 5u << NVP_BDEV_WRITE_HINT_SHIFT, false, 1), -EINVAL);
-	for (hint = 0; hint <= NVP_BDEV_HINT_EXTREME; hint++) {
+	for (hint = 0; hint <= NVP_NVME_WRITE_HINT_EXTREME; hint++) {
 		CU_ASSERT_EQUAL(hverify(&h, hint * BLOCKS, 0x100 + hint), 0);
 	}
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
-	for (hint = 0; hint <= NVP_BDEV_HINT_EXTREME; hint++) {
+	for (hint = 0; hint <= NVP_NVME_WRITE_HINT_EXTREME; hint++) {
 		CU_ASSERT_EQUAL(hs.writes[hint], 1);
 	}
 	CU_ASSERT_EQUAL(hs.hints_dropped, 0);
@@ -188,9 +199,9 @@ test_streams(void)
 static void
 test_fdp(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct nvp_nvme_ns *ns;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint8_t *ruhs = calloc(1, 4096);
 	const struct nvme_fdp_ruh_status_desc *d = (const void *)(ruhs + 16);
 	struct hctx h;
@@ -202,7 +213,7 @@ test_fdp(void)
 	CU_ASSERT_EQUAL(hs.placement, NVP_NVME_PLACEMENT_FDP);
 	CU_ASSERT_EQUAL(hs.num_streams, 4);
 	CU_ASSERT_EQUAL(hwrite(&h, 0, 0, false, 0x400), 0);
-	for (hint = NVP_BDEV_HINT_SHORT; hint <= NVP_BDEV_HINT_EXTREME; hint++) {
+	for (hint = NVP_NVME_WRITE_HINT_SHORT; hint <= NVP_NVME_WRITE_HINT_EXTREME; hint++) {
 		CU_ASSERT_EQUAL(hs.stream[hint], hint); /* placement identifiers 1..4 */
 		CU_ASSERT_EQUAL(hwrite(&h, hint * BLOCKS, nvp_bdev_write_flags(0, hint), hint % 2,
 				       0x400 + hint),
@@ -218,7 +229,7 @@ test_fdp(void)
 	for (uint32_t i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(d[i].ruamw, (16u - 2u) * 8u);
 	}
-	for (hint = 0; hint <= NVP_BDEV_HINT_EXTREME; hint++) {
+	for (hint = 0; hint <= NVP_NVME_WRITE_HINT_EXTREME; hint++) {
 		CU_ASSERT_EQUAL(hverify(&h, hint * BLOCKS, 0x400 + hint), 0);
 	}
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
@@ -230,28 +241,28 @@ test_fdp(void)
 static void
 test_desc_default(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint64_t sw;
 
 	FX_NEEDS_EMU("the software controller's stream counters");
 	hctx_open(&h, "hemu1", "size:16M streams:4 ftl:1 ftl_ppb:16");
-	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(h.desc, NVP_BDEV_HINT_MEDIUM), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(h.desc, NVP_NVME_WRITE_HINT_MEDIUM), 0);
 	CU_ASSERT_EQUAL(hwrite(&h, 0, 0, false, 0x200), 0);
 	CU_ASSERT_EQUAL(hwrite(&h, BLOCKS, NVP_BDEV_WRITE_FUA, true, 0x201), 0);
 	/* a write's own hint wins */
-	CU_ASSERT_EQUAL(
-		hwrite(&h, 2 * BLOCKS, nvp_bdev_write_flags(0, NVP_BDEV_HINT_LONG), false, 0x202),
-		0);
+	CU_ASSERT_EQUAL(hwrite(&h, 2 * BLOCKS, nvp_bdev_write_flags(0, NVP_NVME_WRITE_HINT_LONG),
+			       false, 0x202),
+			0);
 	sw = stream_writes(&h);
 	CU_ASSERT_EQUAL(sw, 3);
-	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(h.desc, NVP_BDEV_HINT_NONE), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(h.desc, NVP_NVME_WRITE_HINT_NONE), 0);
 	CU_ASSERT_EQUAL(hwrite(&h, 3 * BLOCKS, 0, false, 0x203), 0);
 	CU_ASSERT_EQUAL(stream_writes(&h), sw);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
-	CU_ASSERT_EQUAL(hs.writes[NVP_BDEV_HINT_MEDIUM], 2);
-	CU_ASSERT_EQUAL(hs.writes[NVP_BDEV_HINT_LONG], 1);
-	CU_ASSERT_EQUAL(hs.writes[NVP_BDEV_HINT_NONE], 1);
+	CU_ASSERT_EQUAL(hs.writes[NVP_NVME_WRITE_HINT_MEDIUM], 2);
+	CU_ASSERT_EQUAL(hs.writes[NVP_NVME_WRITE_HINT_LONG], 1);
+	CU_ASSERT_EQUAL(hs.writes[NVP_NVME_WRITE_HINT_NONE], 1);
 	for (uint32_t i = 0; i < 4; i++) {
 		CU_ASSERT_EQUAL(hverify(&h, i * BLOCKS, 0x200 + i), 0);
 	}
@@ -262,7 +273,7 @@ test_desc_default(void)
 static void
 test_no_directives(void)
 {
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct hctx h;
 	uint32_t hint;
 
@@ -271,13 +282,13 @@ test_no_directives(void)
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
 	CU_ASSERT_EQUAL(hs.placement, NVP_NVME_PLACEMENT_NONE);
 	CU_ASSERT_EQUAL(hs.num_streams, 0);
-	for (hint = 0; hint <= NVP_BDEV_HINT_EXTREME; hint++) {
+	for (hint = 0; hint <= NVP_NVME_WRITE_HINT_EXTREME; hint++) {
 		CU_ASSERT_EQUAL(hs.stream[hint], 0);
 		CU_ASSERT_EQUAL(hwrite(&h, hint * BLOCKS, nvp_bdev_write_flags(0, hint), hint % 2,
 				       0x300 + hint),
 				0);
 	}
-	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(h.desc, NVP_BDEV_HINT_SHORT), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(h.desc, NVP_NVME_WRITE_HINT_SHORT), 0);
 	CU_ASSERT_EQUAL(hwrite(&h, 5 * BLOCKS, 0, false, 0x305), 0);
 	for (hint = 0; hint <= 5; hint++) {
 		CU_ASSERT_EQUAL(hverify(&h, hint * BLOCKS, 0x300 + hint), 0);
@@ -285,8 +296,8 @@ test_no_directives(void)
 	CU_ASSERT_EQUAL(stream_writes(&h), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
 	CU_ASSERT_EQUAL(hs.hints_dropped, 5); /* four hinted writes and the default's one */
-	CU_ASSERT_EQUAL(hs.writes[NVP_BDEV_HINT_SHORT], 2);
-	CU_ASSERT_EQUAL(hs.writes[NVP_BDEV_HINT_NONE], 1);
+	CU_ASSERT_EQUAL(hs.writes[NVP_NVME_WRITE_HINT_SHORT], 2);
+	CU_ASSERT_EQUAL(hs.writes[NVP_NVME_WRITE_HINT_NONE], 1);
 	hctx_close(&h);
 }
 
@@ -299,7 +310,7 @@ static void
 test_real_controller(void)
 {
 	const char *trid = fx_real_trid(), *nsid = getenv("NVP_TEST_NSID");
-	struct nvp_bdev_nvme_hint_stats hs;
+	struct nvp_bdev_nvme_hint_stats hs = { .info_size = sizeof(hs) };
 	struct nvp_bdev_nvme_opts o;
 	struct hctx h;
 	char name[NVP_BDEV_NAME_MAX];
@@ -323,14 +334,14 @@ test_real_controller(void)
 	h.buf = fx_dma_alloc(BLOCKS * 512);
 	lba = nvp_bdev_get_num_blocks(h.bdev) / 2;
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_nvme_get_hint_stats(h.bdev, &hs), 0);
-	for (i = 0; i <= NVP_BDEV_HINT_EXTREME; i++) {
+	for (i = 0; i <= NVP_NVME_WRITE_HINT_EXTREME; i++) {
 		fx_pattern_fill(h.buf, lba + i, 1, bs, 0x400 + i);
 		CU_ASSERT_EQUAL(bfx_io_hint(&h, lba + i, nvp_bdev_write_flags(0, i)), 0);
 	}
-	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(h.desc, NVP_BDEV_HINT_LONG), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(h.desc, NVP_NVME_WRITE_HINT_LONG), 0);
 	fx_pattern_fill(h.buf, lba + i, 1, bs, 0x400 + i);
 	CU_ASSERT_EQUAL(bfx_io_hint(&h, lba + i, 0), 0);
-	for (i = 0; i <= NVP_BDEV_HINT_EXTREME + 1; i++) {
+	for (i = 0; i <= NVP_NVME_WRITE_HINT_EXTREME + 1; i++) {
 		CU_ASSERT_EQUAL(bfx_io(h.desc, h.ch, BFX_READ, h.buf, lba + i, 1, NULL), 0);
 		CU_ASSERT_EQUAL(fx_pattern_check(h.buf, lba + i, 1, bs, 0x400 + i), -1);
 	}
@@ -338,7 +349,7 @@ test_real_controller(void)
 	if (hs.placement == NVP_NVME_PLACEMENT_NONE) {
 		CU_ASSERT_EQUAL(hs.hints_dropped, 5);
 	}
-	CU_ASSERT_EQUAL(hs.writes[NVP_BDEV_HINT_LONG], 2);
+	CU_ASSERT_EQUAL(hs.writes[NVP_NVME_WRITE_HINT_LONG], 2);
 	hctx_close(&h);
 }
 

@@ -136,6 +136,7 @@ test_threads(void)
 		CU_ASSERT_EQUAL(t[i].done, 20000);
 		CU_ASSERT_EQUAL(t[i].nonzero, 0);
 	}
+	st->info_size = sizeof(*st);
 	CU_ASSERT_EQUAL(nvp_bdev_get_stats(nvp_bdev_get_by_name("nullmt"), st), 0);
 	CU_ASSERT_EQUAL(st->op[NVP_BDEV_IO_READ].ios, 80000);
 	CU_ASSERT_EQUAL(st->op[NVP_BDEV_IO_READ].bytes, 80000 * 512);

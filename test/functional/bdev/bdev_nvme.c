@@ -18,6 +18,17 @@
 #include "nvpoll/bdev_module.h"
 #include "nvpoll/emu.h"
 
+/* Controller options with a 2 s admin timeout (the software controller answers fast). */
+static const struct nvp_nvme_ctrlr_opts *
+ctrlr_opts_2s(void)
+{
+	static struct nvp_nvme_ctrlr_opts co;
+
+	nvp_nvme_ctrlr_opts_init(&co, sizeof(co));
+	co.admin_timeout_ms = 2000;
+	return &co;
+}
+
 static int
 attach(const char *name, const char *emu_opts, uint32_t *count)
 {
@@ -26,7 +37,7 @@ attach(const char *name, const char *emu_opts, uint32_t *count)
 
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
 	o.name = name;
-	o.ctrlr.admin_timeout_ms = 2000;
+	o.ctrlr_opts = ctrlr_opts_2s();
 	snprintf(trid, sizeof(trid), "trtype:emu name:%s %s", name, emu_opts);
 	return nvp_bdev_nvme_attach(trid, &o, NULL, 0, count);
 }
@@ -110,7 +121,7 @@ test_short_opts(void)
 
 	FX_NEEDS_EMU("makes software controllers");
 	memset(&o, 0xff, sizeof(o));
-	o.opts_size = offsetof(struct nvp_bdev_nvme_opts, ctrlr);
+	o.opts_size = offsetof(struct nvp_bdev_nvme_opts, ctrlr_opts);
 	o.name = "bemu10";
 	CU_ASSERT_EQUAL_FATAL(
 		nvp_bdev_nvme_attach("trtype:emu name:bemu10 size:4M", &o, NULL, 0, NULL), 0);
@@ -119,8 +130,7 @@ test_short_opts(void)
 	memset(&o, 0xff, sizeof(o));
 	o.opts_size = offsetof(struct nvp_bdev_nvme_opts, io_queue_size);
 	o.name = "bemu10";
-	nvp_nvme_ctrlr_opts_init(&o.ctrlr, sizeof(o.ctrlr));
-	o.ctrlr.admin_timeout_ms = 2000;
+	o.ctrlr_opts = ctrlr_opts_2s();
 	CU_ASSERT_EQUAL_FATAL(
 		nvp_bdev_nvme_attach("trtype:emu name:bemu10 size:4M", &o, NULL, 0, NULL), 0);
 	check_channel("bemu10n1");
@@ -145,7 +155,7 @@ test_io_queue_size(void)
 	FX_NEEDS_EMU("makes software controllers");
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
 	o.name = "bemu11";
-	o.ctrlr.admin_timeout_ms = 2000;
+	o.ctrlr_opts = ctrlr_opts_2s();
 	o.io_queue_size = 1;
 	CU_ASSERT_EQUAL(
 		nvp_bdev_nvme_attach("trtype:emu name:bemu11 size:4M mqes:63", &o, NULL, 0, NULL),
@@ -515,7 +525,7 @@ test_ctrlr_loss_timeout(void)
 	FX_NEEDS_EMU("fault injection");
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
 	o.name = "bemu7";
-	o.ctrlr.admin_timeout_ms = 2000;
+	o.ctrlr_opts = ctrlr_opts_2s();
 	o.ctrlr_loss_timeout_sec = 5; /* no reconnect delay: refused */
 	CU_ASSERT_EQUAL(
 		nvp_bdev_nvme_attach("trtype:emu name:bemu7 size:4M to:2", &o, NULL, 0, NULL),

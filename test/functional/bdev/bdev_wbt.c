@@ -246,7 +246,7 @@ test_flood_completes_and_verifies(void)
 static void
 test_flood_write_through(void)
 {
-	struct nvp_emu_stats st = { 0 };
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	struct nvp_emu_ctrlr *emu;
 
 	flood_run("trtype:emu name:wbemu0 size:8M lba:512 read_us:20 write_us:20 channels:2 "

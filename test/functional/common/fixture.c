@@ -218,7 +218,7 @@ fx_open(struct fx_ctrlr *fx, const char *emu_opts)
 void
 fx_close(struct fx_ctrlr *fx)
 {
-	struct nvp_emu_stats stats;
+	struct nvp_emu_stats stats = { .info_size = sizeof(stats) };
 	int rc;
 
 	if (fx->qpair != NULL) {
@@ -614,7 +614,7 @@ map_bar0(struct nvp_emu_ctrlr *emu, struct nvp_pci_device **devp)
 	void *addr = NULL;
 	uint64_t phys = 0, size = 0;
 
-	dev = nvp_env_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
+	dev = nvp_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
 	if (dev == NULL || dev->ops == NULL || dev->ops->map_bar == NULL) {
 		return NULL;
 	}

@@ -439,7 +439,8 @@ test_smallest_queue(void)
 static void
 test_request_params(void)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 	uint64_t nsze;
@@ -455,7 +456,9 @@ test_request_params(void)
 	max_blocks = nvp_nvme_ns_get_max_io_xfer_size(fx.ns) / bs;
 	buf = fx_dma_alloc((size_t)(max_blocks + 8) * bs);
 	memset(&before, 0, sizeof(before));
+	before.info_size = sizeof(before);
 	memset(&after, 0, sizeof(after));
+	after.info_size = sizeof(after);
 	if (fx_is_emu(&fx)) {
 		nvp_emu_ctrlr_get_stats(fx.emu, &before);
 	}

@@ -20,7 +20,7 @@
 static bool
 function_claimed(struct nvp_emu_ctrlr *emu)
 {
-	struct nvp_pci_device *dev = nvp_env_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
+	struct nvp_pci_device *dev = nvp_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
 
 	return dev != NULL && dev->claimed;
 }
@@ -286,7 +286,8 @@ test_shutdown_on_detach(void)
 static void
 test_reset_keeps_state(void)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct nvp_nvme_qpair *q2 = NULL;
 	struct fx_ctrlr fx;
 	uint8_t *buf;
@@ -362,7 +363,7 @@ test_registers_programmed(void)
 	CU_ASSERT_PTR_NOT_NULL(nvp_env_iova_to_vaddr(((uint64_t)hi << 32) | lo, 16 * 16));
 	/* Bus mastering and memory space enabled in config space. */
 	{
-		struct nvp_pci_device *dev = nvp_env_pci_device_find(
+		struct nvp_pci_device *dev = nvp_pci_device_find(
 			nvp_emu_ctrlr_get_pci_addr(fx.emu));
 		uint16_t cmd = 0;
 

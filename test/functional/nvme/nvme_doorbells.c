@@ -74,7 +74,7 @@ run_loop(struct fx_ctrlr *fx, struct nvp_nvme_qpair_stats *st)
 	}
 	CU_ASSERT_EQUAL(l.completed, TOTAL);
 	CU_ASSERT_EQUAL(l.errors, 0);
-	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(fx->qpair, st, sizeof(*st)), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(fx->qpair, st), 0);
 	nvp_env_dma_free(l.bufs);
 }
 
@@ -85,7 +85,7 @@ run_loop(struct fx_ctrlr *fx, struct nvp_nvme_qpair_stats *st)
 static void
 test_one_doorbell_per_poll(void)
 {
-	struct nvp_nvme_qpair_stats st;
+	struct nvp_nvme_qpair_stats st = { .info_size = sizeof(st) };
 	struct fx_ctrlr fx;
 
 	if (fx_open(&fx, "size=4M") != 0) {
@@ -112,7 +112,7 @@ test_one_doorbell_per_poll(void)
 static void
 test_no_shadow_doorbells(void)
 {
-	struct nvp_nvme_qpair_stats st;
+	struct nvp_nvme_qpair_stats st = { .info_size = sizeof(st) };
 	struct fx_ctrlr fx;
 
 	FX_NEEDS_EMU("emu option dbbuf=0");
@@ -133,7 +133,7 @@ test_no_shadow_doorbells(void)
 static void
 test_shadow_eventidx(void)
 {
-	struct nvp_nvme_qpair_stats st;
+	struct nvp_nvme_qpair_stats st = { .info_size = sizeof(st) };
 	struct fx_cpl c[8];
 	struct fx_ctrlr fx;
 	uint8_t *buf;
@@ -159,7 +159,7 @@ test_shadow_eventidx(void)
 				0);
 	}
 	nvp_nvme_qpair_ring_doorbell(fx.qpair);
-	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(fx.qpair, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(fx.qpair, &st), 0);
 	/* The fixture's qpair rings at each submission (delay_doorbell off): the first went
 	 * to MMIO, the seven made while the controller had not caught up (EventIdx still 0)
 	 * to the shadow page only; the explicit rings found nothing new. */
@@ -187,7 +187,7 @@ test_shadow_eventidx(void)
 static void
 test_ring_shadow_api(void)
 {
-	struct nvp_nvme_qpair_stats st;
+	struct nvp_nvme_qpair_stats st = { .info_size = sizeof(st) };
 	struct fx_ctrlr fx;
 
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_ring_doorbell_shadow(NULL), -EINVAL);
@@ -201,7 +201,7 @@ test_ring_shadow_api(void)
 		return;
 	}
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_ring_doorbell_shadow(fx.qpair), -ENOTSUP);
-	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(fx.qpair, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(fx.qpair, &st), 0);
 	CU_ASSERT_EQUAL(st.sq_doorbell_writes + st.sq_shadow_updates, 0);
 	fx_close(&fx);
 }

@@ -334,7 +334,8 @@ test_out_of_range(void)
 	uint8_t *buf;
 	uint64_t nsze;
 	uint32_t bs, nsid;
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 
 	if (fx_open(&fx, "size=4M,lba=512") != 0) {
 		fx_close(&fx);
@@ -347,7 +348,9 @@ test_out_of_range(void)
 
 	/* The driver checks the range before building a command. */
 	memset(&before, 0, sizeof(before));
+	before.info_size = sizeof(before);
 	memset(&after, 0, sizeof(after));
+	after.info_size = sizeof(after);
 	if (fx_is_emu(&fx)) {
 		nvp_emu_ctrlr_get_stats(fx.emu, &before);
 	}
@@ -428,7 +431,8 @@ test_flush_and_unknown_opcode(void)
 	 * the device must reject (its "IOMMU" check) with an error status, not a crash.
 	 * Never to a real device: PRP1 = 0 would be DMA to bus address 0. */
 	if (fx_is_emu(&fx)) {
-		struct nvp_emu_stats before, after;
+		struct nvp_emu_stats before = { .info_size = sizeof(before) };
+		struct nvp_emu_stats after = { .info_size = sizeof(after) };
 		int rc;
 
 		nvp_emu_ctrlr_get_stats(fx.emu, &before);

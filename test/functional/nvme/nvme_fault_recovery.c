@@ -131,7 +131,8 @@ test_injected_error_status(void)
 static void
 drop_on_small_queue(uint32_t entries, uint32_t drops)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct nvp_nvme_qpair *qpair = NULL;
 	struct fx_ctrlr fx;
 	struct batch b;
@@ -395,7 +396,7 @@ static void
 stale_phase(unsigned int depth, uint64_t timeout_us)
 {
 	struct nvp_nvme_qpair *qpair = NULL;
-	struct nvp_nvme_qpair_stats st;
+	struct nvp_nvme_qpair_stats st = { .info_size = sizeof(st) };
 	struct fx_ctrlr fx;
 	struct batch b;
 	unsigned int errors = 0, i;
@@ -445,7 +446,7 @@ stale_phase(unsigned int depth, uint64_t timeout_us)
 		(fx_now_us() - start) / 1000);
 	CU_ASSERT_EQUAL(batch_verify(&fx, &b, 0x53, 0x53), 0);
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(qpair), 0);
-	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(qpair, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(qpair, &st), 0);
 	CU_ASSERT_EQUAL(st.cq_stalls, 1);
 	batch_fini(&b);
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);

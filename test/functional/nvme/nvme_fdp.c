@@ -89,7 +89,7 @@ static void
 test_fdp_hints(void)
 {
 	struct nvme_fdp_stats_log s;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	struct fx_ctrlr fx;
 	uint64_t room[8];
 	uint16_t pid;
@@ -143,7 +143,7 @@ test_fdp_hints(void)
 static void
 test_fdp_disabled(void)
 {
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	struct fx_ctrlr fx;
 	struct nvme_cpl cpl;
 

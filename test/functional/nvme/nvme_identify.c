@@ -45,7 +45,7 @@ check_ctrlr_data(struct nvp_emu_ctrlr *emu, struct nvp_nvme_ctrlr *ctrlr, uint32
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cd);
 	/* VID and SSVID are the PCI function's vendor and subsystem vendor ids. */
-	dev = nvp_env_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
+	dev = nvp_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
 	CU_ASSERT_NOT_EQUAL(cd->vid, 0);
 	CU_ASSERT_NOT_EQUAL(cd->vid, 0xffff);
@@ -349,7 +349,7 @@ test_identify_emu_trid(void)
 		check_ctrlr_data(emu, ctrlr, 2, 5, 3, true);
 		check_regs(emu, ctrlr, 127, 20, 0);
 		/* The function is claimed: it cannot be destroyed under the driver. */
-		dev = nvp_env_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
+		dev = nvp_pci_device_find(nvp_emu_ctrlr_get_pci_addr(emu));
 		CU_ASSERT(dev != NULL && dev->claimed);
 		CU_ASSERT(dev != NULL && dev->is_virtual);
 	}
@@ -495,7 +495,7 @@ check_real_ctrlr(struct fx_ctrlr *fx)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	CU_ASSERT_EQUAL(t->trtype, NVP_NVME_TRANSPORT_PCIE);
 	CU_ASSERT_EQUAL_FATAL(nvp_pci_addr_parse(&addr, t->traddr), 0);
-	dev = nvp_env_pci_device_find(&addr);
+	dev = nvp_pci_device_find(&addr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
 	CU_ASSERT_FALSE(dev->is_virtual);
 	CU_ASSERT(dev->claimed);

@@ -351,7 +351,8 @@ static void
 test_max_lba_count(void)
 {
 	struct nvp_nvme_ctrlr_opts opts;
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct fx_ctrlr fx;
 	uint8_t *wbuf, *rbuf;
 	size_t len = 65536u * 512u;
@@ -573,7 +574,8 @@ test_qd_mixed_out_of_order(void)
 static void
 test_device_counters(void)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 	unsigned int i;
@@ -799,7 +801,8 @@ test_iov_4k_split_block(void)
 static void
 test_iov_rejected(void)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct fx_ctrlr fx;
 	struct fx_sgl s;
 	uint8_t *pages;
@@ -812,6 +815,7 @@ test_iov_rejected(void)
 	pages = fx_dma_alloc(16 * 4096);
 	md_open(&fx, 16);
 	memset(&before, 0, sizeof(before));
+	before.info_size = sizeof(before);
 	if (fx_is_emu(&fx)) {
 		nvp_emu_ctrlr_get_stats(fx.emu, &before);
 	}

@@ -77,7 +77,8 @@ separate_io(struct fx_ctrlr *fx)
 static void
 test_separate_md(void)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct fx_ctrlr fx;
 	uint8_t *buf, *md;
 	struct nvme_cmd cmd;

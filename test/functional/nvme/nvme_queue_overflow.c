@@ -69,7 +69,7 @@ overflow(const char *emu_opts, bool delay_doorbell)
 {
 	static struct req reqs[REQS];
 	struct nvp_nvme_qpair *qpair = NULL;
-	struct nvp_emu_stats stats;
+	struct nvp_emu_stats stats = { .info_size = sizeof(stats) };
 	struct fx_ctrlr fx;
 	struct fx_cpl extra = { 0 };
 	uint32_t bs;
@@ -151,7 +151,8 @@ static void
 test_delay_doorbell_semantics(void)
 {
 	struct nvp_nvme_qpair *qpair = NULL;
-	struct nvp_emu_stats before, now;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats now = { .info_size = sizeof(now) };
 	struct fx_cpl c[8];
 	struct fx_ctrlr fx;
 	uint8_t *buf;
@@ -382,7 +383,7 @@ test_large_queue(void)
 {
 	static struct fx_cpl c[8192];
 	struct nvp_nvme_qpair *qpair = NULL;
-	struct nvp_emu_stats stats;
+	struct nvp_emu_stats stats = { .info_size = sizeof(stats) };
 	struct fx_ctrlr fx;
 	uint8_t *buf;
 	unsigned int i, errors = 0, refused = 0;

@@ -44,7 +44,8 @@ static void
 split_write_read(struct fx_ctrlr *fx, uint64_t lba, uint32_t len, uint32_t tag)
 {
 	static struct fx_sgl s;
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	uint32_t bs = nvp_nvme_ns_get_sector_size(fx->ns);
 	uint32_t max = nvp_nvme_ns_get_max_io_xfer_size(fx->ns);
 	uint32_t count = len / bs;
@@ -52,7 +53,9 @@ split_write_read(struct fx_ctrlr *fx, uint64_t lba, uint32_t len, uint32_t tag)
 	uint8_t *rbuf = fx_dma_alloc(len + 4096);
 
 	memset(&before, 0, sizeof(before));
+	before.info_size = sizeof(before);
 	memset(&after, 0, sizeof(after));
+	after.info_size = sizeof(after);
 	if (fx_is_emu(fx)) {
 		nvp_emu_ctrlr_get_stats(fx->emu, &before);
 	}

@@ -65,7 +65,7 @@ test_streams_hints(void)
 {
 	struct nvme_dir_identify_params id;
 	struct nvme_dir_streams_params p;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	struct nvp_emu_ftl_log l;
 	struct fx_ctrlr fx;
 
@@ -113,7 +113,7 @@ test_streams_hints(void)
 static void
 test_fewer_streams(void)
 {
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	struct fx_ctrlr fx;
 
 	FX_NEEDS_EMU("emu streams option");
@@ -157,7 +157,8 @@ test_fewer_streams(void)
 static void
 test_no_directives_fallback(void)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct fx_ctrlr fx;
 	bool directives;
 

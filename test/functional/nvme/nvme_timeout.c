@@ -57,7 +57,7 @@ test_dropped_completion(void)
 {
 	struct nvp_nvme_qpair *qpair = NULL;
 	struct timeouts t = { 0 };
-	struct nvp_emu_stats stats;
+	struct nvp_emu_stats stats = { .info_size = sizeof(stats) };
 	struct fx_cpl c = { 0 };
 	struct fx_ctrlr fx;
 	uint64_t start, elapsed;
@@ -203,7 +203,7 @@ test_abort_waiting_in_sq(void)
 {
 	struct nvp_nvme_qpair *qpair = NULL;
 	struct timeouts t = { 0 };
-	struct nvp_emu_stats stats;
+	struct nvp_emu_stats stats = { .info_size = sizeof(stats) };
 	struct fx_cpl c[3];
 	struct fx_ctrlr fx;
 	uint8_t *buf;
@@ -310,7 +310,8 @@ test_no_timeout_free_completes(void)
 static void
 test_reset_with_outstanding(void)
 {
-	struct nvp_emu_stats before, after;
+	struct nvp_emu_stats before = { .info_size = sizeof(before) };
+	struct nvp_emu_stats after = { .info_size = sizeof(after) };
 	struct nvp_nvme_ctrlr_opts opts;
 	struct fx_cpl c[4];
 	struct fx_ctrlr fx;

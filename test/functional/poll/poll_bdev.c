@@ -229,7 +229,7 @@ bdrive(struct brun *br, unsigned int rounds, const char *const *modes, unsigned 
 static void
 check_bdev_mode(const char *mode, bool irq)
 {
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 	struct brun br;
 
 	if (brun_open(&br, mode, irq) == 0) {

@@ -180,7 +180,7 @@ drive(struct run *r, unsigned int rounds, const char *const *switch_to, unsigned
 static void
 check_mode(const char *mode, bool irq)
 {
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 	struct run r;
 	unsigned int errors = 0;
 
@@ -245,7 +245,7 @@ test_fixed(void)
 static void
 test_irq(void)
 {
-	struct nvp_emu_stats es;
+	struct nvp_emu_stats es = { .info_size = sizeof(es) };
 	struct run r;
 
 	check_mode("irq", true);
@@ -285,7 +285,7 @@ test_mode_switch_under_load(void)
 static void
 test_coalescing(void)
 {
-	struct nvp_emu_stats es;
+	struct nvp_emu_stats es = { .info_size = sizeof(es) };
 	struct run r;
 	int rc;
 

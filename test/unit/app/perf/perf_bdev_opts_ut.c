@@ -133,13 +133,13 @@ test_stage_opts(void)
 	CU_ASSERT_EQUAL(g_o.jobs[1].weight, -1);
 	/* a inherits both defaults; b overrides both */
 	CU_ASSERT_EQUAL(perf_job_write_flags(&g_o.jobs[0]),
-			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_BDEV_HINT_LONG));
+			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_NVME_WRITE_HINT_LONG));
 	CU_ASSERT_EQUAL(perf_job_write_flags(&g_o.jobs[1]),
-			nvp_bdev_write_flags(NVP_BDEV_WRITE_SYNC, NVP_BDEV_HINT_SHORT));
+			nvp_bdev_write_flags(NVP_BDEV_WRITE_SYNC, NVP_NVME_WRITE_HINT_SHORT));
 	/* no -b (every bdev of the configuration): the defaults */
 	CU_ASSERT_EQUAL(parse("--write-class background --write-hint long --tenant 3:2" CFG), 0);
 	CU_ASSERT_EQUAL(perf_job_write_flags(&g_o.jobs[0]),
-			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_BDEV_HINT_LONG));
+			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_NVME_WRITE_HINT_LONG));
 	CU_ASSERT_EQUAL(g_o.jobs[0].tenant, 3);
 	CU_ASSERT_EQUAL(g_o.jobs[0].weight, 2);
 	CU_ASSERT_EQUAL(parse("-b m0" CFG), 0);

@@ -128,7 +128,7 @@ test_keys(void)
 	CU_ASSERT_EQUAL(j->tenant, 2);
 	CU_ASSERT_EQUAL(j->weight, 4);
 	CU_ASSERT_EQUAL(perf_job_write_flags(j),
-			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_BDEV_HINT_LONG));
+			nvp_bdev_write_flags(NVP_BDEV_WRITE_BACKGROUND, NVP_NVME_WRITE_HINT_LONG));
 	CU_ASSERT_EQUAL(parse("--bdev-config x --job tenant=1,weight=9"), 0);
 	CU_ASSERT_EQUAL(g_o.jobs[0].weight, 9);
 	/* an empty job: all the flags' values */

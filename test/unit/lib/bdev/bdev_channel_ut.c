@@ -31,7 +31,7 @@ test_channel_opts(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
 }
 
-static struct nvp_bdev_stats g_stats;
+static struct nvp_bdev_stats g_stats = { .info_size = sizeof(struct nvp_bdev_stats) };
 
 static void
 do_reads(struct nvp_bdev_desc *desc, struct nvp_bdev_channel *ch, int n, uint64_t blocks)
@@ -109,6 +109,10 @@ test_stats_aggregation(void)
 	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 10);
 
 	CU_ASSERT_EQUAL(nvp_bdev_get_stats(NULL, &g_stats), -EINVAL);
+	CU_ASSERT_EQUAL(g_stats.info_size, sizeof(g_stats)); /* left as the caller set it */
+	g_stats.info_size = sizeof(size_t);                  /* too small: nothing filled */
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), -EINVAL);
+	g_stats.info_size = sizeof(g_stats);
 	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch1), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
@@ -270,7 +274,7 @@ struct reader {
 	uint32_t bad;
 };
 
-static struct nvp_bdev_stats g_rstats;
+static struct nvp_bdev_stats g_rstats = { .info_size = sizeof(struct nvp_bdev_stats) };
 
 static void *
 reader_main(void *arg)

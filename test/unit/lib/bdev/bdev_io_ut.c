@@ -125,14 +125,14 @@ test_desc_write_hint(void)
 	struct ut_done done = { 0 };
 	struct iovec iov = { buf, 2 * 512 };
 	struct fixture f;
-	uint32_t hint_of_long = nvp_bdev_write_flags(0, NVP_BDEV_HINT_LONG);
+	uint32_t hint_of_long = nvp_bdev_write_flags(0, NVP_NVME_WRITE_HINT_LONG);
 
 	fx_open(&f, 100, 0, 0, 0);
 	g_stub.auto_complete = true;
-	CU_ASSERT_EQUAL(nvp_bdev_desc_get_write_hint(f.desc), NVP_BDEV_HINT_NONE);
-	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(f.desc, (enum nvp_bdev_write_hint)5), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_get_write_hint(f.desc), NVP_NVME_WRITE_HINT_NONE);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(f.desc, (enum nvp_nvme_write_hint)5), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "write hint") != NULL);
-	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(NULL, NVP_BDEV_HINT_SHORT), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(NULL, NVP_NVME_WRITE_HINT_SHORT), -EINVAL);
 	/* hints 5-7 fit the flag bits but name no lifetime */
 	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 0, 1,
 					      5u << NVP_BDEV_WRITE_HINT_SHIFT, ut_done_cb, &done),
@@ -141,13 +141,13 @@ test_desc_write_hint(void)
 					       NVP_BDEV_WRITE_HINT_MASK, ut_done_cb, &done),
 			-EINVAL);
 	CU_ASSERT_EQUAL(g_stub.submitted, 0);
-	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(f.desc, NVP_BDEV_HINT_LONG), 0);
-	CU_ASSERT_EQUAL(nvp_bdev_desc_get_write_hint(f.desc), NVP_BDEV_HINT_LONG);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(f.desc, NVP_NVME_WRITE_HINT_LONG), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_get_write_hint(f.desc), NVP_NVME_WRITE_HINT_LONG);
 	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 0, 1, NVP_BDEV_WRITE_FUA,
 					      ut_done_cb, &done),
 			0);
 	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 0, 1,
-					      nvp_bdev_write_flags(0, NVP_BDEV_HINT_SHORT),
+					      nvp_bdev_write_flags(0, NVP_NVME_WRITE_HINT_SHORT),
 					      ut_done_cb, &done),
 			0);
 	CU_ASSERT_EQUAL(nvp_bdev_writev_blocks(f.desc, f.ch, &iov, 1, 0, 2, 0, ut_done_cb, &done),
@@ -156,12 +156,12 @@ test_desc_write_hint(void)
 	CU_ASSERT_EQUAL(nvp_bdev_write_zeroes_blocks(f.desc, f.ch, 0, 1, 0, ut_done_cb, &done), 0);
 	CU_ASSERT_EQUAL_FATAL(g_stub.submitted, 5);
 	CU_ASSERT_EQUAL(g_stub.rec[0].flags, NVP_BDEV_WRITE_FUA | hint_of_long);
-	CU_ASSERT_EQUAL(g_stub.rec[1].flags, nvp_bdev_write_flags(0, NVP_BDEV_HINT_SHORT));
+	CU_ASSERT_EQUAL(g_stub.rec[1].flags, nvp_bdev_write_flags(0, NVP_NVME_WRITE_HINT_SHORT));
 	CU_ASSERT_EQUAL(g_stub.rec[2].flags, hint_of_long);
 	CU_ASSERT_EQUAL(g_stub.rec[3].flags, 0); /* reads carry no hint */
 	CU_ASSERT_EQUAL(g_stub.rec[4].flags, 0); /* nor do zeroes */
 	/* back to none */
-	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(f.desc, NVP_BDEV_HINT_NONE), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_write_hint(f.desc, NVP_NVME_WRITE_HINT_NONE), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_write_blocks(f.desc, f.ch, buf, 0, 1, 0, ut_done_cb, &done), 0);
 	CU_ASSERT_EQUAL(g_stub.rec[5].flags, 0);
 	fx_close(&f);
@@ -1011,7 +1011,7 @@ test_stage_latencies(void)
 static void
 test_split_times(void)
 {
-	static struct nvp_bdev_stats stats;
+	static struct nvp_bdev_stats stats = { .info_size = sizeof(struct nvp_bdev_stats) };
 	const uint64_t ahead = 1000000000ull;
 	struct ut_done done = { 0 };
 	struct ut_lat rng;

@@ -51,7 +51,7 @@ test_bad_input(void)
 	struct nvp_bdev_nvme_opts o;
 
 	nvp_bdev_nvme_opts_init(&o, sizeof(o));
-	CU_ASSERT_EQUAL(o.ctrlr.opts_size, sizeof(o.ctrlr));
+	CU_ASSERT_PTR_NULL(o.ctrlr_opts);
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "name") != NULL);
 	o.name = "this-name-is-far-too-long-for-a-ctrlr";
@@ -116,37 +116,37 @@ test_hint_mapping(void)
 		x.io.flags = h << NVP_BDEV_WRITE_HINT_SHIFT;
 		CU_ASSERT_EQUAL(nvme_submit(&ch, &x.io), -EINVAL);
 	}
-	for (h = NVP_BDEV_HINT_SHORT; h < NVP_BDEV_NUM_HINTS; h++) {
-		x.io.flags = nvp_bdev_write_flags(0, (enum nvp_bdev_write_hint)h);
+	for (h = NVP_NVME_WRITE_HINT_SHORT; h < NVP_BDEV_NUM_HINTS; h++) {
+		x.io.flags = nvp_bdev_write_flags(0, (enum nvp_nvme_write_hint)h);
 		x.io.iovcnt = 1 + h % 2; /* the vectored calls too */
 		CU_ASSERT_EQUAL(nvme_submit(&ch, &x.io), -EINVAL);
 		CU_ASSERT_EQUAL(ch.hint_writes[h], 0);
 	}
 	/* folding: a destroyed channel's counts stay with the namespace */
 	memset(&gone, 0, sizeof(gone));
-	gone.hint_writes[NVP_BDEV_HINT_SHORT] = 3;
-	ch.hint_writes[NVP_BDEV_HINT_SHORT] = 2;
-	ch.hint_writes[NVP_BDEV_HINT_EXTREME] = 7;
+	gone.hint_writes[NVP_NVME_WRITE_HINT_SHORT] = 3;
+	ch.hint_writes[NVP_NVME_WRITE_HINT_SHORT] = 2;
+	ch.hint_writes[NVP_NVME_WRITE_HINT_EXTREME] = 7;
 	TAILQ_INSERT_TAIL(&nb.channels, &gone, link);
 	TAILQ_INSERT_TAIL(&nb.channels, &ch, link);
 	hint_writes_sum(&nb, sum);
-	CU_ASSERT_EQUAL(sum[NVP_BDEV_HINT_SHORT], 5);
+	CU_ASSERT_EQUAL(sum[NVP_NVME_WRITE_HINT_SHORT], 5);
 	channel_unlink(&nb, &gone);
-	CU_ASSERT_EQUAL(nb.hint_writes[NVP_BDEV_HINT_SHORT], 3);
+	CU_ASSERT_EQUAL(nb.hint_writes[NVP_NVME_WRITE_HINT_SHORT], 3);
 	hint_writes_sum(&nb, sum);
-	CU_ASSERT_EQUAL(sum[NVP_BDEV_HINT_SHORT], 5);
-	CU_ASSERT_EQUAL(sum[NVP_BDEV_HINT_EXTREME], 7);
-	CU_ASSERT_EQUAL(sum[NVP_BDEV_HINT_NONE], 0);
+	CU_ASSERT_EQUAL(sum[NVP_NVME_WRITE_HINT_SHORT], 5);
+	CU_ASSERT_EQUAL(sum[NVP_NVME_WRITE_HINT_EXTREME], 7);
+	CU_ASSERT_EQUAL(sum[NVP_NVME_WRITE_HINT_NONE], 0);
 	channel_unlink(&nb, &ch);
 	CU_ASSERT_TRUE(TAILQ_EMPTY(&nb.channels));
-	CU_ASSERT_EQUAL(nb.hint_writes[NVP_BDEV_HINT_EXTREME], 7);
+	CU_ASSERT_EQUAL(nb.hint_writes[NVP_NVME_WRITE_HINT_EXTREME], 7);
 	pthread_mutex_destroy(&nb.ch_mutex);
 }
 
 static void
 test_hint_stats_bad_input(void)
 {
-	struct nvp_bdev_nvme_hint_stats st;
+	struct nvp_bdev_nvme_hint_stats st = { .info_size = sizeof(st) };
 
 	CU_ASSERT_EQUAL(nvp_bdev_nvme_get_hint_stats(NULL, &st), -EINVAL);
 	CU_ASSERT(strstr(g_ut_last_log, "not an nvme bdev") != NULL);

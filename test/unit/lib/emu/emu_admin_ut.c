@@ -341,7 +341,7 @@ test_create_delete_validation(void)
 	void *heap = aligned_alloc(4096, 4096);
 	const uint32_t pc = NVME_CREATE_IO_CQ_PC;
 	const uint8_t CQ = NVME_OPC_CREATE_IO_CQ, SQ = NVME_OPC_CREATE_IO_SQ;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 
 	CU_ASSERT_EQUAL_FATAL(ut_host_init(&h, "queues=4 mqes=1023"), 0);
 	CU_ASSERT_EQUAL(create_q(&h, CQ, 0, 7, pc, big_iova), CS(NVME_SC_INVALID_QUEUE_IDENTIFIER));

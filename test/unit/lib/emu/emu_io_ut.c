@@ -133,7 +133,7 @@ test_mdts_and_prp_errors(void)
 	struct ut_host h;
 	struct nvme_cmd cmd;
 	struct nvme_cpl cpl;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	void *heap = aligned_alloc(4096, 8192);
 
 	CU_ASSERT_EQUAL_FATAL(setup(&h, "mdts=2"), 0);
@@ -279,7 +279,7 @@ static void
 test_stats_and_error_log(void)
 {
 	struct ut_host h;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	const struct nvme_error_information_entry *e;
 	struct nvme_cmd cmd;
 	struct nvme_cpl cpl;
@@ -317,7 +317,7 @@ test_command_faults(void)
 {
 	struct ut_host h;
 	struct nvp_emu_ctrlr *pub;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	struct nvme_cmd cmd;
 	struct nvme_cpl cpl;
 	uint16_t err = UT_SC(NVME_SCT_MEDIA_ERROR, NVME_SC_UNRECOVERED_READ_ERROR);
@@ -394,7 +394,7 @@ static void
 test_separate_metadata(void)
 {
 	uint8_t *md = g_wbuf + 128 * 1024, *rmd = g_rbuf + 128 * 1024;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	struct ut_host h;
 
 	CU_ASSERT_EQUAL_FATAL(setup(&h, "size=1M ms=16"), 0);
@@ -429,7 +429,7 @@ test_separate_metadata(void)
 		io_md(&h, NVME_OPC_READ, 5, 8, g_rbuf, 4096, nvp_env_vtophys(rmd + 2, NULL)),
 		GEN(NVME_SC_INVALID_FIELD));
 	{
-		struct nvp_emu_stats st2;
+		struct nvp_emu_stats st2 = { .info_size = sizeof(st2) };
 
 		nvp_emu_ctrlr_get_stats((struct nvp_emu_ctrlr *)h.c, &st2);
 		CU_ASSERT_EQUAL(st2.dma_rejects - st.dma_rejects, 2);

@@ -129,7 +129,7 @@ test_channels_and_abort(void)
 	struct ut_host h;
 	struct nvme_cmd cmd, ab;
 	struct nvme_cpl cpl = { 0 }, cpls[4];
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint16_t cid[4];
 
 	CU_ASSERT_EQUAL_FATAL(ut_host_init(&h, "channels=2 read_us=150000"), 0);
@@ -296,7 +296,7 @@ test_invalid_doorbells(void)
 	struct nvme_cmd aer = admin_cmd(NVME_OPC_ASYNC_EVENT_REQUEST, 0, 0);
 	struct nvme_cmd cmd;
 	struct nvme_cpl cpl = { 0 };
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint16_t aer_cid;
 
 	CU_ASSERT_EQUAL_FATAL(ut_host_init(&h, "queues=4"), 0);

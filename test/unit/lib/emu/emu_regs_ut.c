@@ -67,7 +67,7 @@ static void
 test_enable_disable(void)
 {
 	struct emu_ctrlr *c = ut_ctrlr_new("");
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	CU_ASSERT(enable_ok(c));

@@ -44,20 +44,20 @@ test_create_find_destroy(void)
 	CU_ASSERT(addr.domain >= 0x10000);
 	CU_ASSERT_EQUAL(nvp_pci_addr_parse(&addr, nvp_emu_ctrlr_get_traddr(c)), 0);
 	CU_ASSERT_EQUAL(nvp_pci_addr_compare(&addr, nvp_emu_ctrlr_get_pci_addr(c)), 0);
-	dev = nvp_env_pci_device_find(&addr);
+	dev = nvp_pci_device_find(&addr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
 	CU_ASSERT_EQUAL(dev->id.class_id, NVP_PCI_CLASS_NVME);
 	CU_ASSERT_EQUAL(dev->id.vendor_id, EMU_PCI_VID);
 	CU_ASSERT(dev->is_virtual);
 	CU_ASSERT_STRING_EQUAL(dev->driver, "virtual");
 	/* claimed: cannot be destroyed */
-	CU_ASSERT_EQUAL(nvp_env_pci_device_claim(dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_claim(dev), 0);
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(c), -EBUSY);
 	CU_ASSERT_PTR_EQUAL(nvp_emu_ctrlr_find("emu0"), c);
-	nvp_env_pci_device_release(dev);
+	nvp_pci_device_release(dev);
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(c), 0);
 	CU_ASSERT_PTR_NULL(nvp_emu_ctrlr_find("emu0"));
-	CU_ASSERT_PTR_NULL(nvp_env_pci_device_find(&addr));
+	CU_ASSERT_PTR_NULL(nvp_pci_device_find(&addr));
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(d), 0);
 	CU_ASSERT_PTR_NULL(nvp_emu_ctrlr_find(NULL));
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(NULL), -EINVAL);
@@ -126,7 +126,7 @@ test_vdev_provider(void)
 static int
 attach(struct ut_host *h, struct nvp_emu_ctrlr *pub)
 {
-	struct nvp_pci_device *dev = nvp_env_pci_device_find(nvp_emu_ctrlr_get_pci_addr(pub));
+	struct nvp_pci_device *dev = nvp_pci_device_find(nvp_emu_ctrlr_get_pci_addr(pub));
 	uint64_t phys, size;
 	uint16_t cmd;
 	void *bar;
@@ -134,7 +134,7 @@ attach(struct ut_host *h, struct nvp_emu_ctrlr *pub)
 	memset(h, 0, sizeof(*h));
 	h->threaded = true;
 	h->c = emu_ctrlr_from_pub(pub);
-	if (dev == NULL || nvp_env_pci_device_claim(dev) != 0 ||
+	if (dev == NULL || nvp_pci_device_claim(dev) != 0 ||
 	    dev->ops->map_bar(dev, 0, &bar, &phys, &size) != 0 || bar != h->c->regs) {
 		return -1;
 	}
@@ -157,7 +157,7 @@ detach(struct ut_host *h)
 		nvp_env_delay_us(10);
 	}
 	CU_ASSERT_EQUAL((ut_csts(h->c) >> 2) & 3u, NVME_SHST_COMPLETE);
-	nvp_env_pci_device_release(dev);
+	nvp_pci_device_release(dev);
 	for (int i = 0; i < UT_MAX_Q; i++) {
 		ut_q_free(&h->q[i]);
 	}
@@ -185,7 +185,7 @@ test_threaded_self_test(void)
 	struct ut_host h;
 	struct nvme_cmd cmd;
 	struct nvme_cpl cpl;
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint8_t *wbuf = nvp_env_dma_zmalloc(65536, 4096, NULL);
 	uint8_t *rbuf = nvp_env_dma_zmalloc(65536, 4096, NULL);
 	uint64_t *list = nvp_env_dma_zmalloc(4096, 4096, NULL);
@@ -266,7 +266,7 @@ test_file_backend_survives_restart(void)
 	CU_ASSERT_EQUAL(((struct nvme_health_information_page *)buf)->host_write_commands[0], 1);
 	CU_ASSERT_EQUAL(((struct nvme_health_information_page *)buf)->unsafe_shutdowns[0], 0);
 	/* power off without a shutdown notification: an unsafe shutdown */
-	nvp_env_pci_device_release(&h.c->pci);
+	nvp_pci_device_release(&h.c->pci);
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(pub), 0);
 	for (int i = 0; i < UT_MAX_Q; i++) {
 		ut_q_free(&h.q[i]);
@@ -313,19 +313,22 @@ test_fault_from_options(void)
 		nvp_env_delay_us(1000);
 	}
 	CU_ASSERT(ut_csts(h.c) & 1u);
-	nvp_env_pci_device_release(&h.c->pci);
+	nvp_pci_device_release(&h.c->pci);
 	for (int i = 0; i < UT_MAX_Q; i++) {
 		ut_q_free(&h.q[i]);
 	}
 	CU_ASSERT_EQUAL(nvp_emu_ctrlr_destroy(pub), 0);
 }
 
-/* nvp_emu_ctrlr_get_stats() hands over every counter (the power-loss ones were left out). */
+/*
+ * nvp_emu_ctrlr_get_stats() hands over every counter (the power-loss ones were left out),
+ * leaves the caller's info_size alone and refuses one too small.
+ */
 static void
 test_get_stats_every_counter(void)
 {
 	struct emu_ctrlr *c = ut_ctrlr_new("");
-	struct nvp_emu_stats st;
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
 	uint64_t v[sizeof(st) / sizeof(uint64_t)];
 
 	_Static_assert(sizeof(st) % sizeof(uint64_t) == 0, "nvp_emu_stats: uint64_t counters");
@@ -335,8 +338,14 @@ test_get_stats_every_counter(void)
 	}
 	memcpy(&c->stats, v, sizeof(v));
 	memset(&st, 0, sizeof(st));
-	nvp_emu_ctrlr_get_stats((const struct nvp_emu_ctrlr *)c, &st);
-	CU_ASSERT(memcmp(&st, v, sizeof(v)) == 0);
+	st.info_size = sizeof(st);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_get_stats((const struct nvp_emu_ctrlr *)c, &st), 0);
+	CU_ASSERT_EQUAL(st.info_size, sizeof(st));
+	CU_ASSERT(memcmp((char *)&st + sizeof(st.info_size), (char *)v + sizeof(st.info_size),
+			 sizeof(v) - sizeof(st.info_size)) == 0);
+	st.info_size = sizeof(st) - 1;
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_get_stats((const struct nvp_emu_ctrlr *)c, &st), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_get_stats(NULL, &st), -EINVAL);
 	CU_ASSERT_EQUAL(st.power_cuts, c->stats.power_cuts);
 	CU_ASSERT_EQUAL(st.plm_torn_writes, c->stats.plm_torn_writes);
 	emu_ctrlr_free(c);

@@ -7,6 +7,7 @@
  * admin queue and the write submission replaced by recorders.
  */
 #include "nvme/nvme_dir.c"
+#include "nvme/nvme_hint.c"
 
 #include "ut_nvme.h"
 

@@ -731,7 +731,7 @@ resubmit_cb(void *arg, const struct nvme_cpl *cpl)
 static void
 test_doorbell_batch_in_callbacks(void)
 {
-	struct nvp_nvme_qpair_stats st;
+	struct nvp_nvme_qpair_stats st = { .info_size = sizeof(st) };
 	struct nvme_request *req;
 	uint32_t i;
 
@@ -764,11 +764,14 @@ test_doorbell_batch_in_callbacks(void)
 	CU_ASSERT_EQUAL(g_fake.doorbells, 5);
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
 	CU_ASSERT_EQUAL(g_fake.doorbells, 5); /* nothing new: no doorbell */
-	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(&g_qpair, &st, sizeof(st)), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(&g_qpair, &st), 0);
 	CU_ASSERT_EQUAL(st.submitted, 7);
 	CU_ASSERT_EQUAL(st.polls, 3);
-	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(NULL, &st, sizeof(st)), -EINVAL);
-	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(&g_qpair, NULL, sizeof(st)), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(NULL, &st), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(&g_qpair, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(st.info_size, sizeof(st));
+	st.info_size = sizeof(st) - 1; /* a caller that set no or a wrong size */
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_stats(&g_qpair, &st), -EINVAL);
 	teardown();
 }
 

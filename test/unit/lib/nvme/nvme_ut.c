@@ -33,7 +33,7 @@ fake_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 	if (rc != 0) {
 		return rc;
 	}
-	rc = nvp_env_pci_device_claim(dev);
+	rc = nvp_pci_device_claim(dev);
 	if (rc != 0) {
 		nvme_pcie_device_put(&vdev);
 		return rc;
@@ -57,7 +57,7 @@ fake_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 {
 	struct fake_ctrlr *fc = (struct fake_ctrlr *)ctrlr;
 
-	nvp_env_pci_device_release(fc->dev);
+	nvp_pci_device_release(fc->dev);
 	nvme_pcie_device_put(&fc->vdev);
 	g_destructs++;
 	free(fc);
@@ -175,8 +175,8 @@ add_function(uint32_t class_id, struct nvp_pci_addr *addr)
 	g_devs[i] = calloc(1, sizeof(*g_devs[i]));
 	g_devs[i]->ops = &g_fake_pci_ops;
 	g_devs[i]->id.class_id = class_id;
-	nvp_env_pci_virtual_addr_alloc(&g_devs[i]->addr);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(g_devs[i]), 0);
+	nvp_pci_virtual_addr_alloc(&g_devs[i]->addr);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(g_devs[i]), 0);
 	*addr = g_devs[i]->addr;
 	return (int)i;
 }
@@ -188,7 +188,7 @@ remove_function(const struct nvp_pci_addr *addr)
 
 	for (i = 0; i < NVP_COUNTOF(g_devs); i++) {
 		if (g_devs[i] != NULL && nvp_pci_addr_compare(&g_devs[i]->addr, addr) == 0) {
-			CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(g_devs[i]), 0);
+			CU_ASSERT_EQUAL(nvp_pci_device_unregister(g_devs[i]), 0);
 			free(g_devs[i]);
 			g_devs[i] = NULL;
 		}

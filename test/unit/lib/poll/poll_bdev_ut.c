@@ -174,7 +174,7 @@ qd1(struct nvp_poll_waiter *w, int n, uint64_t lat)
 static void
 test_tracks_and_learns(void)
 {
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 	struct nvp_poll_waiter *w;
 	int rc;
 

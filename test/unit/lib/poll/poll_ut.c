@@ -161,7 +161,7 @@ test_hybrid_one_request(void)
 {
 	struct fake_dev d;
 	struct nvp_poll_waiter *w = make("hybrid", &d);
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 	uint64_t start;
 
 	d.lat = 100 * US;
@@ -298,7 +298,8 @@ test_oversleep_not_in_stats(void)
 	struct fake_dev d;
 	struct nvp_poll_waiter *w = make("hybrid", &d);
 	uint16_t b = poll_bucket_of(NVME_OPC_READ, 4096);
-	struct nvp_poll_stats st0, st;
+	struct nvp_poll_stats st0 = { .info_size = sizeof(st0) };
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 	uint64_t before, cost0;
 
 	d.lat = 100 * US;
@@ -333,7 +334,7 @@ test_device_gets_faster(void)
 	struct fake_dev d;
 	struct nvp_poll_waiter *w = make("hybrid", &d);
 	uint16_t b = poll_bucket_of(NVME_OPC_READ, 4096);
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 
 	d.lat = 100 * US;
 	warm(&d);
@@ -397,7 +398,7 @@ test_loop_late_wakeups_not_learnt(void)
 	struct fake_dev d;
 	struct nvp_poll_waiter *w = make("hybrid:mean", &d);
 	uint16_t b = poll_bucket_of(NVME_OPC_READ, 4096);
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 	struct ut_lat rng;
 	uint64_t dev_ns = 0, n = 0, win_end;
 	uint32_t windows = 0;
@@ -531,7 +532,7 @@ test_wake_cost_explores(void)
 {
 	struct fake_dev d;
 	struct nvp_poll_waiter *w = make("hybrid", &d);
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 	uint64_t slow_probes;
 
 	d.lat = 100 * US;
@@ -628,7 +629,7 @@ test_classic_never_sleeps(void)
 {
 	struct fake_dev d;
 	struct nvp_poll_waiter *w = make("classic", &d);
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 
 	d.lat = 100 * US;
 	warm(&d);
@@ -653,7 +654,7 @@ test_irq(void)
 	struct nvp_poll_waiter *w = make("irq", &d);
 	struct nvp_poll_opts o;
 	struct fake_dev d2;
-	struct nvp_poll_stats st;
+	struct nvp_poll_stats st = { .info_size = sizeof(st) };
 
 	d.lat = 100 * US;
 	submit(&d, 0, NVME_OPC_READ, 4096);

@@ -70,7 +70,8 @@ static int
 write_cls(uint32_t cls, uint64_t lba, struct tagged *t)
 {
 	return nvp_bdev_write_blocks(g_desc, g_ch, g_buf, lba, 1,
-				     nvp_bdev_write_flags(cls, NVP_BDEV_HINT_NONE), tagged_cb, t);
+				     nvp_bdev_write_flags(cls, NVP_NVME_WRITE_HINT_NONE), tagged_cb,
+				     t);
 }
 
 static void
@@ -280,7 +281,8 @@ loop_write(uint32_t *done)
 {
 	return nvp_bdev_write_blocks(
 		g_desc, g_ch, g_buf, 500, 1,
-		nvp_bdev_write_flags(NVP_BDEV_WRITE_NORMAL, NVP_BDEV_HINT_NONE), loop_cb, done);
+		nvp_bdev_write_flags(NVP_BDEV_WRITE_NORMAL, NVP_NVME_WRITE_HINT_NONE), loop_cb,
+		done);
 }
 
 /* A closed-loop writer of normal writes: each completion sends the next. */

@@ -73,7 +73,7 @@ find(const char *bdf)
 	struct nvp_pci_addr a;
 
 	CU_ASSERT_EQUAL_FATAL(nvp_pci_addr_parse(&a, bdf), 0);
-	return nvp_env_pci_device_find(&a);
+	return nvp_pci_device_find(&a);
 }
 
 static int
@@ -90,12 +90,12 @@ map(const char *bdf, void **addr, uint64_t *size)
 /* ---- tests ---- */
 
 struct seen {
-	struct nvp_env_pci_info v[16];
+	struct nvp_pci_info v[16];
 	int n;
 };
 
 static int
-collect(void *ctx, const struct nvp_env_pci_info *info)
+collect(void *ctx, const struct nvp_pci_info *info)
 {
 	struct seen *s = ctx;
 
@@ -111,7 +111,7 @@ test_scan(void)
 	struct seen s = { .n = 0 };
 
 	CU_ASSERT_TRUE(env_sysfs_is_fake());
-	CU_ASSERT_EQUAL(nvp_env_pci_scan(NVP_PCI_CLASS_NVME, collect, &s), 0);
+	CU_ASSERT_EQUAL(nvp_pci_scan(NVP_PCI_CLASS_NVME, collect, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.n, 6); /* not the NIC, not the VGA function */
 	CU_ASSERT_STRING_EQUAL(s.v[0].bdf, "0000:01:00.0");
 	CU_ASSERT_STRING_EQUAL(s.v[0].driver, "nvme");
@@ -129,7 +129,7 @@ test_scan(void)
 	CU_ASSERT_EQUAL(s.v[5].numa_node, -1);
 
 	s.n = 0;
-	CU_ASSERT_EQUAL(nvp_env_pci_scan(0, collect, &s), 0);
+	CU_ASSERT_EQUAL(nvp_pci_scan(0, collect, &s), 0);
 	CU_ASSERT_EQUAL(s.n, 8);
 	CU_ASSERT_STRING_EQUAL(s.v[0].bdf, "0000:00:02.0");
 	CU_ASSERT_EQUAL(s.v[0].iommu_group, -1);
@@ -166,10 +166,10 @@ test_enumerate_and_find(void)
 	int n = 0;
 
 	/* Offered: the ones bound to vfio-pci or uio_pci_generic (02, 03, 04, 05). */
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, count_offered, &n), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(NVP_PCI_CLASS_NVME, count_offered, &n), 0);
 	CU_ASSERT_EQUAL(n, 4);
 	n = 0;
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(0x020000, count_offered, &n), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(0x020000, count_offered, &n), 0);
 	CU_ASSERT_EQUAL(n, 0);
 
 	dev = find("0000:03:00.0");
@@ -261,7 +261,7 @@ test_vanished(void)
 	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
 	CU_ASSERT_EQUAL(dev->ops->map_bar(dev, 0, &addr, &(uint64_t){ 0 }, &size), -ENODEV);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_last_err, "0000:03:00.0: the function vanished"));
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, count_offered, &n), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(NVP_PCI_CLASS_NVME, count_offered, &n), 0);
 	CU_ASSERT_EQUAL(n, 3); /* no longer offered */
 }
 
@@ -274,7 +274,7 @@ test_no_pci(void)
 	nvp_env_opts_init(&opts, sizeof(opts));
 	opts.no_pci = true;
 	env_opts_set(&opts);
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, count_offered, &n), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(NVP_PCI_CLASS_NVME, count_offered, &n), 0);
 	/* Entries already known stay; no_pci only stops new scans. Fresh ones: none. */
 	CU_ASSERT_PTR_NULL(find("0000:07:00.0"));
 	opts.no_pci = false;
@@ -306,9 +306,9 @@ test_skipped(void)
 {
 	struct skipped s = { .n = 0 };
 
-	CU_ASSERT_EQUAL(nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, NULL, NULL), -EINVAL);
-	CU_ASSERT_EQUAL(nvp_env_pci_skipped(0x020000, skipped_cb, &s), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_skipped(NVP_PCI_CLASS_NVME, skipped_cb, &s), 3);
+	CU_ASSERT_EQUAL(nvp_pci_skipped(NVP_PCI_CLASS_NVME, NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_pci_skipped(0x020000, skipped_cb, &s), 0);
+	CU_ASSERT_EQUAL(nvp_pci_skipped(NVP_PCI_CLASS_NVME, skipped_cb, &s), 3);
 	CU_ASSERT_EQUAL_FATAL(s.n, 3);
 	CU_ASSERT_STRING_EQUAL(s.bdf[0], "0000:01:00.0");
 	CU_ASSERT_STRING_EQUAL(s.why[0],

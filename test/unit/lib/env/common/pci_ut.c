@@ -121,12 +121,12 @@ test_register_validation(void)
 	struct fake_fn f;
 
 	fake_init(&f, 0x20000, NVP_PCI_CLASS_NVME);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(NULL), -EINVAL);
 	f.dev.ops = NULL;
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&f.dev), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&f.dev), -EINVAL);
 	f.dev.ops = &no_cfg;
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&f.dev), -EINVAL);
-	CU_ASSERT_PTR_NULL(nvp_env_pci_device_find(&f.dev.addr));
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&f.dev), -EINVAL);
+	CU_ASSERT_PTR_NULL(nvp_pci_device_find(&f.dev.addr));
 }
 
 static void
@@ -139,30 +139,30 @@ test_register_find_unregister(void)
 	fake_init(&c, 0x20001, NVP_PCI_CLASS_NVME);
 	a.dev.claimed = true; /* register resets env-owned fields */
 
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&a.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&a.dev), 0);
 	CU_ASSERT_TRUE(a.dev.is_virtual);
 	CU_ASSERT_FALSE(a.dev.claimed);
 	CU_ASSERT_STRING_EQUAL(a.dev.driver, "virtual");
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&a.dev), -EEXIST);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&b.dev), -EEXIST);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&a.dev), -EEXIST);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&b.dev), -EEXIST);
 	nvp_strlcpy(c.dev.driver, "emu", sizeof(c.dev.driver));
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&c.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&c.dev), 0);
 	CU_ASSERT_STRING_EQUAL(c.dev.driver, "emu"); /* kept when set */
 
-	CU_ASSERT_PTR_EQUAL(nvp_env_pci_device_find(&a.dev.addr), &a.dev);
-	CU_ASSERT_PTR_EQUAL(nvp_env_pci_device_find(&c.dev.addr), &c.dev);
-	CU_ASSERT_PTR_NULL(nvp_env_pci_device_find(&(struct nvp_pci_addr){ .domain = 0x20002 }));
-	CU_ASSERT_PTR_NULL(nvp_env_pci_device_find(NULL));
+	CU_ASSERT_PTR_EQUAL(nvp_pci_device_find(&a.dev.addr), &a.dev);
+	CU_ASSERT_PTR_EQUAL(nvp_pci_device_find(&c.dev.addr), &c.dev);
+	CU_ASSERT_PTR_NULL(nvp_pci_device_find(&(struct nvp_pci_addr){ .domain = 0x20002 }));
+	CU_ASSERT_PTR_NULL(nvp_pci_device_find(NULL));
 
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&a.dev), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&a.dev), -ENOENT);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&b.dev), -ENOENT);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(NULL), -ENOENT);
-	CU_ASSERT_PTR_NULL(nvp_env_pci_device_find(&a.dev.addr));
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(&a.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(&a.dev), -ENOENT);
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(&b.dev), -ENOENT);
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(NULL), -ENOENT);
+	CU_ASSERT_PTR_NULL(nvp_pci_device_find(&a.dev.addr));
 	/* The address is free again. */
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&b.dev), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&b.dev), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&c.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&b.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(&b.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(&c.dev), 0);
 	CU_ASSERT_TRUE(TAILQ_EMPTY(&g_pci_devices));
 }
 
@@ -172,19 +172,19 @@ test_claim_release(void)
 	struct fake_fn a;
 
 	fake_init(&a, 0x20010, NVP_PCI_CLASS_NVME);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&a.dev), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_claim(&a.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&a.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_claim(&a.dev), 0);
 	CU_ASSERT_TRUE(a.dev.claimed);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_claim(&a.dev), -EBUSY);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&a.dev), -EBUSY);
-	CU_ASSERT_PTR_EQUAL(nvp_env_pci_device_find(&a.dev.addr), &a.dev);
-	nvp_env_pci_device_release(&a.dev);
+	CU_ASSERT_EQUAL(nvp_pci_device_claim(&a.dev), -EBUSY);
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(&a.dev), -EBUSY);
+	CU_ASSERT_PTR_EQUAL(nvp_pci_device_find(&a.dev.addr), &a.dev);
+	nvp_pci_device_release(&a.dev);
 	CU_ASSERT_FALSE(a.dev.claimed);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_claim(&a.dev), 0);
-	nvp_env_pci_device_release(&a.dev);
-	nvp_env_pci_device_release(NULL);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_claim(NULL), -EINVAL);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&a.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_claim(&a.dev), 0);
+	nvp_pci_device_release(&a.dev);
+	nvp_pci_device_release(NULL);
+	CU_ASSERT_EQUAL(nvp_pci_device_claim(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(&a.dev), 0);
 }
 
 static void
@@ -193,8 +193,8 @@ test_virtual_addr_alloc(void)
 	struct nvp_pci_addr a1, a2, a3;
 	struct fake_fn f;
 
-	CU_ASSERT_EQUAL(nvp_env_pci_virtual_addr_alloc(&a1), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_virtual_addr_alloc(&a2), 0);
+	CU_ASSERT_EQUAL(nvp_pci_virtual_addr_alloc(&a1), 0);
+	CU_ASSERT_EQUAL(nvp_pci_virtual_addr_alloc(&a2), 0);
 	CU_ASSERT(a1.domain >= 0x10000);
 	CU_ASSERT(a2.domain >= 0x10000);
 	CU_ASSERT_EQUAL(a1.bus, 0);
@@ -203,11 +203,11 @@ test_virtual_addr_alloc(void)
 	CU_ASSERT_NOT_EQUAL(nvp_pci_addr_compare(&a1, &a2), 0);
 	/* An address registered by hand is skipped. */
 	fake_init(&f, a2.domain + 1, NVP_PCI_CLASS_NVME);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&f.dev), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_virtual_addr_alloc(&a3), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&f.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_virtual_addr_alloc(&a3), 0);
 	CU_ASSERT_EQUAL(a3.domain, a2.domain + 2);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&f.dev), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_virtual_addr_alloc(NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_pci_device_unregister(&f.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_virtual_addr_alloc(NULL), -EINVAL);
 }
 
 /* ---- enumeration ---- */
@@ -229,10 +229,10 @@ enum_cb(void *arg, struct nvp_pci_device *dev)
 		ctx->seen[ctx->n] = dev;
 	}
 	ctx->n++;
-	if (ctx->claim && nvp_env_pci_device_claim(dev) != 0) {
+	if (ctx->claim && nvp_pci_device_claim(dev) != 0) {
 		return -1; /* must not deadlock: the registry lock is recursive */
 	}
-	if (ctx->unregister && dev->is_virtual && nvp_env_pci_device_unregister(dev) != 0) {
+	if (ctx->unregister && dev->is_virtual && nvp_pci_device_unregister(dev) != 0) {
 		return -2;
 	}
 	return ctx->n == ctx->stop_after ? 7 : 0;
@@ -249,14 +249,14 @@ test_enumerate(void)
 	fake_init(&c, 0x20102, NVP_PCI_CLASS_NVME);
 	memset(&g_real_dev, 0, sizeof(g_real_dev));
 	g_real_dev.id.class_id = NVP_PCI_CLASS_NVME;
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&a.dev), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&b.dev), 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_device_register(&c.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&a.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&b.dev), 0);
+	CU_ASSERT_EQUAL(nvp_pci_device_register(&c.dev), 0);
 
 	/* Virtual ones first, in registration order, then the real bus. */
 	g_offer_real = true;
 	g_real_calls = 0;
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, enum_cb, &ctx), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(NVP_PCI_CLASS_NVME, enum_cb, &ctx), 0);
 	CU_ASSERT_EQUAL(ctx.n, 3);
 	CU_ASSERT_PTR_EQUAL(ctx.seen[0], &a.dev);
 	CU_ASSERT_PTR_EQUAL(ctx.seen[1], &c.dev);
@@ -264,7 +264,7 @@ test_enumerate(void)
 	CU_ASSERT_EQUAL(g_real_calls, 1);
 
 	memset(&ctx, 0, sizeof(ctx));
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(0, enum_cb, &ctx), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(0, enum_cb, &ctx), 0);
 	CU_ASSERT_EQUAL(ctx.n, 4);
 	CU_ASSERT_PTR_EQUAL(ctx.seen[1], &b.dev);
 
@@ -272,24 +272,24 @@ test_enumerate(void)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.stop_after = 1;
 	g_real_calls = 0;
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(0, enum_cb, &ctx), 7);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(0, enum_cb, &ctx), 7);
 	CU_ASSERT_EQUAL(ctx.n, 1);
 	CU_ASSERT_EQUAL(g_real_calls, 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(0, NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(0, NULL, NULL), -EINVAL);
 
 	/* The callback may claim (takes the registry lock again). */
 	g_offer_real = false;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.claim = true;
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(NVP_PCI_CLASS_NVME, enum_cb, &ctx), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(NVP_PCI_CLASS_NVME, enum_cb, &ctx), 0);
 	CU_ASSERT_TRUE(a.dev.claimed && c.dev.claimed && !b.dev.claimed);
-	nvp_env_pci_device_release(&a.dev);
-	nvp_env_pci_device_release(&c.dev);
+	nvp_pci_device_release(&a.dev);
+	nvp_pci_device_release(&c.dev);
 
 	/* ... and may unregister the function it was handed. */
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.unregister = true;
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(0, enum_cb, &ctx), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(0, enum_cb, &ctx), 0);
 	CU_ASSERT_EQUAL(ctx.n, 3);
 	CU_ASSERT_TRUE(TAILQ_EMPTY(&g_pci_devices));
 }
@@ -355,12 +355,12 @@ register_thread(void *arg)
 	for (i = 0; i < REG_PER_THREAD; i++) {
 		struct nvp_pci_addr addr;
 
-		if (nvp_env_pci_virtual_addr_alloc(&addr) != 0) {
+		if (nvp_pci_virtual_addr_alloc(&addr) != 0) {
 			errors++;
 			continue;
 		}
 		fake_init(&fns[i], addr.domain, NVP_PCI_CLASS_NVME);
-		if (nvp_env_pci_device_register(&fns[i].dev) != 0) {
+		if (nvp_pci_device_register(&fns[i].dev) != 0) {
 			errors++;
 		}
 	}
@@ -389,11 +389,11 @@ test_concurrent_register(void)
 		pthread_join(t[i], NULL);
 	}
 	CU_ASSERT_EQUAL(g_thread_errors, 0);
-	CU_ASSERT_EQUAL(nvp_env_pci_enumerate(0, count_cb, &n), 0);
+	CU_ASSERT_EQUAL(nvp_pci_enumerate(0, count_cb, &n), 0);
 	CU_ASSERT_EQUAL(n, REG_THREADS * REG_PER_THREAD);
 	for (i = 0; i < REG_THREADS; i++) {
 		for (j = 0; j < REG_PER_THREAD; j++) {
-			CU_ASSERT_EQUAL(nvp_env_pci_device_unregister(&g_thread_fns[i][j].dev), 0);
+			CU_ASSERT_EQUAL(nvp_pci_device_unregister(&g_thread_fns[i][j].dev), 0);
 		}
 	}
 	CU_ASSERT_TRUE(TAILQ_EMPTY(&g_pci_devices));
