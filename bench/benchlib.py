@@ -410,6 +410,30 @@ def tail_key(samples):
                           (samples, P999_MIN_SAMPLES))
 
 
+# ---- callgrind ----
+
+
+def callgrind_calls(text, names):
+    """Calls made, while callgrind collected, to the functions named in @names (a set;
+    a compiler suffix such as ".isra.0" or callgrind's "'2" is ignored), from the text
+    of a callgrind output file (its compressed names: "cfn=(7) name" once, "cfn=(7)"
+    after). \\return {name: calls}, every name of @names present (0 if never called)."""
+    ids = {}
+    counts = {n: 0 for n in names}
+    callee = None
+    for line in text.splitlines():
+        m = re.match(r"(c?)fn=\((\d+)\)(?: (.*))?$", line)
+        if m:
+            if m.group(3) is not None:
+                ids[m.group(2)] = re.split(r"[.']", m.group(3))[0]
+            callee = ids.get(m.group(2)) if m.group(1) else None
+            continue
+        m = re.match(r"calls=(\d+)", line)
+        if m and callee in counts:
+            counts[callee] += int(m.group(1))
+    return counts
+
+
 # ---- output ----
 
 

@@ -128,7 +128,10 @@ struct nvme_request {
 	/* Hot: the second line. */
 	nvp_nvme_cmd_cb cb_fn;
 	void *cb_arg;
-	STAILQ_ENTRY(nvme_request) link;
+	union { /* on one list at a time: queued (link) or the free stack (free_link) */
+		STAILQ_ENTRY(nvme_request) link;
+		SLIST_ENTRY(nvme_request) free_link;
+	};
 	bool dptr_built; /* the transport filled cmd.dptr when it checked the request (it
 			  * was queued): its submission does not walk the payload again */
 	uint8_t retries; /* times sent again after a controller reset lost it */
@@ -229,7 +232,9 @@ struct nvp_nvme_qpair {
 	SLIST_HEAD(, nvme_tracker) free_tr;   /* a stack: the last freed is warm in cache */
 	struct nvme_tracker_list outstanding; /* submission order: the head expires first */
 	STAILQ_HEAD(, nvme_request) queued;   /* waiting for a slot (or PRP list pages) */
-	STAILQ_HEAD(, nvme_request) free_req;
+	/* A stack, as free_tr: a tail queue's pop and push also test for empty and fix its
+	 * tail pointer (4 instructions per I/O more, measured). */
+	SLIST_HEAD(, nvme_request) free_req;
 	uint64_t timeout_ticks;   /* per-request deadline, 0 = none */
 	uint32_t num_outstanding; /* accepted, not yet completed (submitted + queued) */
 	uint32_t num_entries;
@@ -671,12 +676,12 @@ int32_t nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completion
 static inline struct nvme_request *
 nvme_qpair_alloc_request(struct nvp_nvme_qpair *qpair)
 {
-	struct nvme_request *req = STAILQ_FIRST(&qpair->free_req);
+	struct nvme_request *req = SLIST_FIRST(&qpair->free_req);
 
 	if (nvp_unlikely(req == NULL)) {
 		return NULL;
 	}
-	STAILQ_REMOVE_HEAD(&qpair->free_req, link);
+	SLIST_REMOVE_HEAD(&qpair->free_req, free_link);
 	return req;
 }
 
@@ -688,7 +693,7 @@ nvme_qpair_free_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 		qpair->dsm_free[qpair->dsm_free_count++] = req->dma_page;
 		req->dma_page = NULL;
 	}
-	STAILQ_INSERT_HEAD(&qpair->free_req, req, link);
+	SLIST_INSERT_HEAD(&qpair->free_req, req, free_link);
 }
 
 /* Take a page for DSM ranges from the qpair's pool. \return it or NULL. */

@@ -302,7 +302,7 @@ nvme_split_submit(struct nvp_nvme_qpair *qpair, struct nvme_request *parent)
 	parent->num_children = 0;
 	parent->split_status = 0;
 	rc = split_check(qpair, parent);
-	if (rc == 0 && STAILQ_EMPTY(&qpair->free_req)) {
+	if (rc == 0 && SLIST_EMPTY(&qpair->free_req)) {
 		rc = -ENOMEM;
 	}
 	if (rc == 0) {

@@ -73,8 +73,8 @@ init_requests(struct nvp_nvme_qpair *qpair, uint32_t num_requests, bool with_dma
 		return -ENOMEM;
 	}
 	qpair->num_requests = num_requests;
-	for (i = 0; i < num_requests; i++) {
-		STAILQ_INSERT_TAIL(&qpair->free_req, &qpair->reqs[i], link);
+	for (i = num_requests; i > 0; i--) { /* reqs[0] on top */
+		SLIST_INSERT_HEAD(&qpair->free_req, &qpair->reqs[i - 1], free_link);
 	}
 	return with_dma_pages ? init_dsm_pool(qpair, num_requests) : 0;
 }
@@ -108,7 +108,7 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	TAILQ_INIT(&qpair->outstanding);
 	TAILQ_INIT(&qpair->recovery);
 	STAILQ_INIT(&qpair->queued);
-	STAILQ_INIT(&qpair->free_req);
+	SLIST_INIT(&qpair->free_req);
 	if (num_entries < NVME_MIN_QUEUE_ENTRIES || num_requests == 0) {
 		return -EINVAL;
 	}

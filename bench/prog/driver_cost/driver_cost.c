@@ -179,12 +179,14 @@ print_result(const struct bench *b, const struct result *r, bool count)
 	nvp_nvme_qpair_get_stats(b->qpair, &st);
 	printf("qd=%u ios=%" PRIu64 " polls=%" PRIu64 " elapsed_ns=%" PRIu64 " emu_ns=%.0f"
 	       " drv_ns=%.0f drv_cut=%" PRIu64 " ios_per_cpu_s=%.0f sq_doorbells=%" PRIu64
-	       " cq_doorbells=%" PRIu64 " sq_shadow=%" PRIu64 " submitted=%" PRIu64 " mode=%s",
+	       " cq_doorbells=%" PRIu64 " sq_shadow=%" PRIu64 " cq_shadow=%" PRIu64
+	       " submitted=%" PRIu64 " tsc_hz=%" PRIu64 " mode=%s",
 	       b->qd, r->ios, r->polls, r->elapsed_ns, bench_section_ns(&r->emu, hz), drv_ns,
 	       r->drv.cut, drv_ns > 0 ? (double)r->ios * 1e9 / drv_ns : 0.0,
 	       st.sq_doorbell_writes - r->st0.sq_doorbell_writes,
 	       st.cq_doorbell_writes - r->st0.cq_doorbell_writes,
-	       st.sq_shadow_updates - r->st0.sq_shadow_updates, st.submitted - r->st0.submitted,
+	       st.sq_shadow_updates - r->st0.sq_shadow_updates,
+	       st.cq_shadow_updates - r->st0.cq_shadow_updates, st.submitted - r->st0.submitted, hz,
 	       count ? "count" : "time");
 	bench_use_print(stdout, &r->u0, &r->u1);
 	printf("\n");

@@ -219,9 +219,9 @@ setup(void)
 	g_adminq.ctrlr = &g_ctrlr;
 	g_adminq.is_admin = true;
 	g_adminq.num_slots = 31;
-	STAILQ_INIT(&g_adminq.free_req);
+	SLIST_INIT(&g_adminq.free_req);
 	for (i = 0; i < NUM_REQS; i++) {
-		STAILQ_INSERT_TAIL(&g_adminq.free_req, &g_reqs[i], link);
+		SLIST_INSERT_HEAD(&g_adminq.free_req, &g_reqs[NUM_REQS - 1 - i], free_link);
 	}
 	g_ctrlr.adminq = &g_adminq;
 	g_num_cmds = g_num_pending = 0;

@@ -108,9 +108,9 @@ setup(void)
 	g_qpair.ctrlr = &g_ctrlr;
 	g_qpair.id = 1;
 	g_qpair.owner = pthread_self();
-	STAILQ_INIT(&g_qpair.free_req);
+	SLIST_INIT(&g_qpair.free_req);
 	for (i = 0; i < NUM_REQS; i++) {
-		STAILQ_INSERT_TAIL(&g_qpair.free_req, &g_reqs[i], link);
+		SLIST_INSERT_HEAD(&g_qpair.free_req, &g_reqs[NUM_REQS - 1 - i], free_link);
 		g_dsm_free[i] = g_pages[i];
 	}
 	g_qpair.dsm_free = g_dsm_free;

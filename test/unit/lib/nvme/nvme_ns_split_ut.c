@@ -224,9 +224,9 @@ setup(uint32_t sector, uint32_t max_xfer, uint32_t num_reqs, uint32_t num_entrie
 	g_qpair.id = 1;
 	g_qpair.num_entries = num_entries;
 	g_qpair.num_requests = num_reqs;
-	STAILQ_INIT(&g_qpair.free_req);
+	SLIST_INIT(&g_qpair.free_req);
 	for (i = 0; i < num_reqs; i++) {
-		STAILQ_INSERT_TAIL(&g_qpair.free_req, &g_reqs[i], link);
+		SLIST_INSERT_HEAD(&g_qpair.free_req, &g_reqs[num_reqs - 1 - i], free_link);
 	}
 	g_num_inflight = g_num_sent = 0;
 	g_submit_rc = 0;
@@ -245,7 +245,7 @@ free_reqs(void)
 	struct nvme_request *r;
 	uint32_t n = 0;
 
-	STAILQ_FOREACH (r, &g_qpair.free_req, link) {
+	SLIST_FOREACH (r, &g_qpair.free_req, free_link) {
 		n++;
 	}
 	return n;

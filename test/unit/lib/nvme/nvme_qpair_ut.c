@@ -469,7 +469,7 @@ count_free_requests(void)
 	struct nvme_request *req;
 	uint32_t n = 0;
 
-	STAILQ_FOREACH (req, &g_qpair.free_req, link) {
+	SLIST_FOREACH (req, &g_qpair.free_req, free_link) {
 		n++;
 	}
 	return n;

@@ -74,7 +74,7 @@ reset_qpair(bool hdgst, bool ddgst)
 	g_tq.qpair.num_slots = NTR;
 	SLIST_INIT(&g_tq.qpair.free_tr);
 	TAILQ_INIT(&g_tq.qpair.outstanding);
-	STAILQ_INIT(&g_tq.qpair.free_req);
+	SLIST_INIT(&g_tq.qpair.free_req);
 	STAILQ_INIT(&g_tq.send_q);
 	for (i = 0; i < NTR; i++) {
 		g_tr[i].cid = (uint16_t)i;
