@@ -1307,7 +1307,7 @@ test_fair_inflight_cap(void)
 		CU_ASSERT_TRUE(r.ops->submit_direct(r.ch[2], d2[n2], g_t0)); /* alone: no cap */
 		n2++;
 	}
-	for (i = 0; i < 32; i++) {
+	for (i = 0; i < 64; i++) {
 		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
 	}
 	n0 = fair_take(&r, r.ch[0], d0);
@@ -1326,8 +1326,15 @@ test_fair_inflight_cap(void)
 	r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
 	CU_ASSERT_EQUAL(fair_take(&r, r.ch[0], d0 + n0), 1);
 	n0++;
+	/* tenant 2 keeps 30: tenant 0's cap is ceil(7.5), still 8 */
+	for (i = 0; i < 2; i++) {
+		r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
+	}
+	r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
+	CU_ASSERT_EQUAL(fair_take(&r, r.ch[0], d0 + n0), 1);
+	n0++;
 	/* tenant 2 keeps 28: tenant 0's cap falls to 7 */
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 2; i++) {
 		r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
 	}
 	r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
@@ -1344,7 +1351,8 @@ test_fair_inflight_cap(void)
 	}
 	n0 += fair_take(&r, r.ch[0], d0 + n0);
 	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 1); /* ceil(1 x 1 / 4) */
-	/* tenant 2 goes idle: tenant 1 (32 outstanding, weight 2) is limited, cap 16 */
+	/* tenant 2 goes idle: tenant 1 (32 outstanding, weight 2, within 64 x 2 / 3) is
+	 * limited; tenant 0 (50 or so) is not: its cap is 16 */
 	r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
 	CU_ASSERT_EQUAL(f->ncontend, 2);
 	n0 += fair_take(&r, r.ch[0], d0 + n0);
@@ -1360,18 +1368,66 @@ test_fair_inflight_cap(void)
 		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
 	}
 	n0 += fair_take(&r, r.ch[0], d0 + n0);
-	CU_ASSERT_EQUAL(f->t[0].load >> 32, 72);
+	CU_ASSERT((f->t[0].load >> 32) > 64);
 	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 64);
 	CU_ASSERT_EQUAL(f->inflight, 64);
 	while (c0 < n0) {
 		r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
 		n0 += fair_take(&r, r.ch[0], d0 + n0);
 	}
-	CU_ASSERT_EQUAL(n0, 32 + 50); /* every request went */
+	CU_ASSERT_EQUAL(n0, 64 + 50); /* every request went */
 	CU_ASSERT_EQUAL(f->ncontend, 0);
 	CU_ASSERT_EQUAL(f->inflight, 0);
 	CU_ASSERT_EQUAL(f->t[0].load, 0);
 	stop(&r, 3);
+}
+
+/*
+ * The direct path is capped too. Beside tenant 1's 32 (weight 4), tenant 0's requests
+ * go while it has at most 12 outstanding (limited itself: within 64 / 5, it sets the
+ * scale); its 13th is queued, and waits until fewer than 8 (1 x 32 / 4) are at the device.
+ */
+static void
+test_fair_inflight_cap_direct(void)
+{
+	static struct nvp_bdev_io *d[64];
+	struct nvp_bdev_io *io;
+	struct sched_run r;
+	uint32_t i, n = 0;
+
+	start(&r, &g_sched_fair_ops, "weights=1/4 depth=64", 2);
+	for (i = 0; i < 32; i++) {
+		d[i] = mkio(NVP_BDEV_IO_READ, 1, 8);
+		CU_ASSERT_TRUE(r.ops->submit_direct(r.ch[1], d[i], g_t0));
+	}
+	for (i = 32; i < 64; i++) {
+		d[i] = mkio(NVP_BDEV_IO_READ, 0, 8);
+		if (!r.ops->submit_direct(r.ch[0], d[i], g_t0)) {
+			break;
+		}
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 12);
+	/* a closed loop: each completion brings a new request, 13 outstanding */
+	for (i = 32; i < 32 + 4; i++) {
+		r.ops->complete(r.ch[0], d[i], 1, g_t0);
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+		CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[0], g_t0)); /* 11 .. 8 there */
+	}
+	r.ops->complete(r.ch[0], d[i++], 1, g_t0);
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0), d[32 + n]); /* 7 there */
+	for (; i < 32 + n; i++) {
+		r.ops->complete(r.ch[0], d[i], 1, g_t0);
+	}
+	while ((io = r.ops->dispatch(r.ch[0], g_t0)) != NULL) {
+		r.ops->complete(r.ch[0], io, 1, g_t0);
+	}
+	for (i = 0; i < 32; i++) {
+		r.ops->complete(r.ch[1], d[i], 1, g_t0);
+	}
+	r.ops->complete(r.ch[0], d[32 + n], 1, g_t0);
+	CU_ASSERT_EQUAL(((struct fair_bdev *)r.bctx)->ncontend, 0);
+	stop(&r, 2);
 }
 
 /* inflight_cap=0: the depth is the only limit, tenant 0 takes the tokens tenant 2 left. */
@@ -1697,6 +1753,7 @@ main(void)
 		UT_TEST(test_fair_latency_target_cuts_others),
 		UT_TEST(test_fair_inflight_cap),
 		UT_TEST(test_fair_inflight_cap_off),
+		UT_TEST(test_fair_inflight_cap_direct),
 		UT_TEST(test_tokens_batched),
 		UT_TEST(test_kyber_buckets),
 		UT_TEST(test_kyber_throttles_writes_for_reads),
