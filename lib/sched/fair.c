@@ -485,11 +485,11 @@ unqueue_tenant(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant)
 	}
 }
 
-/* inflight_cap: a request of @tenant arrives. */
+/* inflight_cap: a request of @tenant arrives (@at_dev: 1 if it goes to the device at once). */
 static inline void
-cap_arrive(struct fair_bdev *f, uint32_t tenant)
+cap_arrive(struct fair_bdev *f, uint32_t tenant, uint32_t at_dev)
 {
-	uint64_t old = atomic_fetch_add_explicit(&f->t[tenant].load, LOAD_OUT, RLX);
+	uint64_t old = atomic_fetch_add_explicit(&f->t[tenant].load, LOAD_OUT + at_dev, RLX);
 
 	if (old < LOAD_OUT) { /* nothing outstanding before: it contends from now */
 		see_tenant(f, tenant);
@@ -502,10 +502,11 @@ cap_arrive(struct fair_bdev *f, uint32_t tenant)
  * largest outstanding / weight among the limited tenants (outstanding / weight at most
  * depth / the weights of all with requests outstanding); the cap is ceil(weight * S).
  * Yes when fewer than two tenants contend, when none is limited, or when @tenant has
- * nothing at the device (it can always make progress).
+ * nothing at the device (it can always make progress). @arriving: 1 for a request not yet
+ * counted as outstanding (the direct path counts it and its dispatch in one add).
  */
 static bool
-cap_allows(struct fair_bdev *f, uint32_t tenant)
+cap_allows(struct fair_bdev *f, uint32_t tenant, uint32_t arriving)
 {
 	uint32_t i, n = atomic_load_explicit(&f->max_tenant, RLX);
 	uint64_t sum_w = 0, o, w, best_o = 0, best_w = 1, at;
@@ -523,7 +524,7 @@ cap_allows(struct fair_bdev *f, uint32_t tenant)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		o = atomic_load_explicit(&f->t[i].load, RLX) >> 32;
+		o = (atomic_load_explicit(&f->t[i].load, RLX) >> 32) + (i == tenant ? arriving : 0);
 		w = atomic_load_explicit(&f->t[i].weight, RLX);
 		if (o != 0 && o * sum_w <= (uint64_t)f->depth * w && o * best_w > best_o * w) {
 			best_o = o; /* limited, and the largest outstanding / weight so far */
@@ -537,28 +538,20 @@ cap_allows(struct fair_bdev *f, uint32_t tenant)
 	return at < (w * best_o + best_w - 1) / best_w;
 }
 
-/* Into channel @c's FIFO (the request was counted as arriving). */
 static void
-fair_queue(struct fair_channel *c, struct nvp_bdev_io *io, uint64_t now)
+fair_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 {
+	struct fair_channel *c = ch_ctx;
 	struct fair_bdev *f = c->f;
 
+	if (f->cap) {
+		cap_arrive(f, io->tenant, 0);
+	}
 	touch(f, &f->t[io->tenant], now);
 	if (c->nq[io->tenant]++ == 0) {
 		queue_tenant(f, c, io->tenant, now);
 	}
 	fifo_push(&c->fifo, io);
-}
-
-static void
-fair_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
-{
-	struct fair_channel *c = ch_ctx;
-
-	if (c->f->cap) {
-		cap_arrive(c->f, io->tenant);
-	}
-	fair_queue(c, io, now);
 }
 
 /* @io of tenant @t leaves channel @c for the device: charge and count it. */
@@ -595,7 +588,7 @@ fair_dispatch(void *ch_ctx, uint64_t now)
 	if (!eligible(f, io->tenant, vtime_of(f, c, io->tenant), now)) {
 		return NULL; /* ahead of its share: others first */
 	}
-	if (f->cap && !cap_allows(f, io->tenant)) {
+	if (f->cap && !cap_allows(f, io->tenant, 0)) {
 		return NULL; /* as many at the device as its weight's share: its own first */
 	}
 	if (!tok_get(&c->tok, &f->inflight, depth_of(f, t))) {
@@ -634,17 +627,14 @@ fair_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 	} else {
 		touch(f, t, now);
 	}
-	if (f->cap) {
-		cap_arrive(f, io->tenant);
-	}
 	if (nvp_unlikely((active != 0 && !eligible(f, io->tenant, v, now)) ||
-			 (f->cap && !cap_allows(f, io->tenant)) ||
+			 (f->cap && !cap_allows(f, io->tenant, 1)) ||
 			 !tok_get(&c->tok, &f->inflight, depth_of(f, t)))) {
-		fair_queue(c, io, now);
+		fair_submit(c, io, now);
 		return false;
 	}
 	if (f->cap) {
-		atomic_fetch_add_explicit(&t->load, 1, RLX);
+		cap_arrive(f, io->tenant, 1); /* outstanding and at the device: one add */
 	}
 	dispatched(f, c, io, t);
 	return true;
