@@ -31,11 +31,17 @@
  *   credit; none is kept waiting for another that has nothing to do (no idling), nor for
  *   one whose threads have not polled for stale_us (only a tenant's own threads can
  *   dispatch its requests). At most
- *   depth requests are at the device. Beyond BFQ, an optional per-tenant latency target
- *   (io.latency-like, lat_us.N): while tenant N's device latency is over it, tenants
- *   without a target get half the depth. Parameters: weights (slash-separated weights
- *   of tenants 0, 1, 2, ...; 1 each), lag_kib (512), depth (64), stale_us (1000),
- *   lat_us.N (0 = none).
+ *   depth requests are at the device. A device serves what it holds about in arrival
+ *   order, so while two or more tenants have requests outstanding each may have at most
+ *   ceil(weight x S) at the device, S the largest outstanding / weight of the tenants
+ *   that keep no more than their weight's share of the depth (a tenant limited by its
+ *   own queue depth sets the scale for the others; some of the depth may then stay
+ *   empty, BFQ's idling in depth); a tenant alone, or tenants all over their share, get
+ *   the whole depth (inflight_cap=0: no caps). Beyond BFQ, an optional per-tenant
+ *   latency target (io.latency-like, lat_us.N): while tenant N's device latency is over
+ *   it, tenants without a target get half the depth. Parameters: weights
+ *   (slash-separated weights of tenants 0, 1, 2, ...; 1 each), lag_kib (512), depth
+ *   (64), stale_us (1000), inflight_cap (1; 0 or 1), lat_us.N (0 = none).
  *
  * Device-wide state (tokens, depths, virtual times) is shared by all threads using the
  * bdev through atomics, never a lock on the I/O path. The scheduler of a bdev changes

@@ -44,6 +44,23 @@
  * Optional latency targets per tenant (lat_us.N): completions of such a tenant are
  * averaged per window (100 ms); while one of them is over its target, tenants without a
  * target may have only half the depth in flight (io.latency's idea, as a depth cut).
+ *
+ * In-flight caps (inflight_cap=1, the default). A device serves what it holds roughly in
+ * arrival order, so a tenant's share of it is its share of the requests in flight, which
+ * virtual time does not set: it orders dispatches, it does not count what is at the
+ * device. A tenant that keeps fewer requests outstanding than its weight's share of the
+ * depth ("limited": outstanding / weight <= depth / the contending tenants' weights) is
+ * not backlogged, and without caps a work-conserving scheduler gives its slack to those
+ * that are. So while two or more tenants have requests outstanding, a tenant may have at
+ * most ceil(weight * S) at the device, S the largest outstanding / weight of a limited
+ * tenant: a tenant limited by its own queue depth sets the scale for the others, and some
+ * of the depth stays empty while they have requests queued (BFQ's idling, in depth rather
+ * than time). With no tenant limited (all backlogged: the depth is the limit, and virtual
+ * time shares it) or a tenant alone, there is no cap. A tenant with nothing at the device
+ * may always send one, so a capped tenant waits only for its own completions; one that
+ * goes idle (nothing outstanding) stops counting at its last completion. Outstanding
+ * counts what the scheduler was given and has not seen complete; per tenant, one 64-bit
+ * atomic (outstanding << 32 | at the device), changed on arrival, dispatch, completion.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -67,7 +84,10 @@ struct fair_tenant {
 	uint64_t lat_target;     /* ticks, 0 = none */
 	_Atomic uint64_t lat_sum;
 	_Atomic uint64_t lat_cnt;
+	_Atomic uint64_t load; /* inflight_cap: outstanding << 32 | at the device */
 };
+
+#define LOAD_OUT (1ull << 32) /* one request outstanding, in fair_tenant.load */
 
 struct fair_bdev {
 	struct sched_common common; /* first: sched.c reads it */
@@ -84,6 +104,8 @@ struct fair_bdev {
 	uint64_t lag;                /* virtual time units */
 	uint64_t stale;              /* ticks: a tenant not seen for this long holds nobody back */
 	bool any_target;
+	bool cap;                  /* inflight_cap */
+	_Atomic uint32_t ncontend; /* inflight_cap: tenants with requests outstanding */
 	_Atomic uint64_t win_end;
 	uint64_t win;
 	const char *name;
@@ -162,7 +184,7 @@ fair_param(void *ctx, const char *key, const char *value)
 		return 0;
 	}
 	NVP_ERRLOG(
-		"fair: bad parameter '%s=%s' (known: weights, lag_kib, depth, stale_us, lat_us.N)",
+		"fair: bad parameter '%s=%s' (known: weights, lag_kib, depth, stale_us, inflight_cap, lat_us.N)",
 		key, value);
 	return -EINVAL;
 }
@@ -170,11 +192,12 @@ fair_param(void *ctx, const char *key, const char *value)
 static int
 fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 {
-	uint64_t lag_kib = 512, depth = 64, stale_us = 1000;
+	uint64_t lag_kib = 512, depth = 64, stale_us = 1000, cap = 1;
 	const struct nvp_kv_num table[] = {
 		{ "lag_kib", &lag_kib, 4, 1048576 },
 		{ "stale_us", &stale_us, 1, 10000000 },
 		{ "depth", &depth, 1, 65536 },
+		{ "inflight_cap", &cap, 0, 1 },
 		{ NULL, NULL, 0, 0 },
 	};
 	struct fair_bdev *f = calloc(1, sizeof(*f));
@@ -193,6 +216,7 @@ fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	sched_common_init(&f->common, "fair", fair_get_info);
 	f->name = nvp_bdev_get_name(bdev);
 	f->depth = (uint32_t)depth;
+	f->cap = cap != 0;
 	atomic_store_explicit(&f->cut_depth, f->depth, RLX);
 	f->lag = lag_kib * 1024 * FAIR_VSCALE;
 	f->vbatch = f->lag / 8;
@@ -419,16 +443,24 @@ eligible(struct fair_bdev *f, uint32_t tenant, uint64_t v, uint64_t now)
 	return within_lag(f, v, m);
 }
 
-/* Channel @c holds a first request of @tenant: the tenant may become active. */
+/* Tenant @tenant is in use: the scans look up to it. */
 static void
-queue_tenant(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant, uint64_t now)
+see_tenant(struct fair_bdev *f, uint32_t tenant)
 {
-	struct fair_tenant *t = &f->t[tenant];
 	uint32_t n = atomic_load_explicit(&f->max_tenant, RLX);
 
 	while (tenant >= n &&
 	       !atomic_compare_exchange_weak_explicit(&f->max_tenant, &n, tenant + 1, RLX, RLX)) {
 	}
+}
+
+/* Channel @c holds a first request of @tenant: the tenant may become active. */
+static void
+queue_tenant(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant, uint64_t now)
+{
+	struct fair_tenant *t = &f->t[tenant];
+
+	see_tenant(f, tenant);
 	if (atomic_fetch_add_explicit(&t->queued, 1, RLX) == 0) {
 		/* becoming active: it must not be behind the bound the others test against */
 		arrive(f, c, tenant, now);
@@ -453,12 +485,68 @@ unqueue_tenant(struct fair_bdev *f, struct fair_channel *c, uint32_t tenant)
 	}
 }
 
+/* inflight_cap: a request of @tenant arrives (@at_dev: 1 if it goes to the device at once). */
+static inline void
+cap_arrive(struct fair_bdev *f, uint32_t tenant, uint32_t at_dev)
+{
+	uint64_t old = atomic_fetch_add_explicit(&f->t[tenant].load, LOAD_OUT + at_dev, RLX);
+
+	if (old < LOAD_OUT) { /* nothing outstanding before: it contends from now */
+		see_tenant(f, tenant);
+		atomic_fetch_add_explicit(&f->ncontend, 1, RLX);
+	}
+}
+
+/*
+ * inflight_cap: may @tenant have one more request at the device? The scale S is the
+ * largest outstanding / weight among the limited tenants (outstanding / weight at most
+ * depth / the weights of all with requests outstanding); the cap is ceil(weight * S).
+ * Yes when fewer than two tenants contend, when none is limited, or when @tenant has
+ * nothing at the device (it can always make progress). @arriving: 1 for a request not yet
+ * counted as outstanding (the direct path counts it and its dispatch in one add).
+ */
+static bool
+cap_allows(struct fair_bdev *f, uint32_t tenant, uint32_t arriving)
+{
+	uint32_t i, n = atomic_load_explicit(&f->max_tenant, RLX);
+	uint64_t sum_w = 0, o, w, best_o = 0, best_w = 1, at;
+
+	if (atomic_load_explicit(&f->ncontend, RLX) < 2) {
+		return true;
+	}
+	at = (uint32_t)atomic_load_explicit(&f->t[tenant].load, RLX);
+	if (at == 0) {
+		return true;
+	}
+	for (i = 0; i < n; i++) {
+		if (atomic_load_explicit(&f->t[i].load, RLX) >= LOAD_OUT) {
+			sum_w += atomic_load_explicit(&f->t[i].weight, RLX);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		o = (atomic_load_explicit(&f->t[i].load, RLX) >> 32) + (i == tenant ? arriving : 0);
+		w = atomic_load_explicit(&f->t[i].weight, RLX);
+		if (o != 0 && o * sum_w <= (uint64_t)f->depth * w && o * best_w > best_o * w) {
+			best_o = o; /* limited, and the largest outstanding / weight so far */
+			best_w = w;
+		}
+	}
+	if (best_o == 0) {
+		return true; /* all backlogged: the depth is the limit */
+	}
+	w = atomic_load_explicit(&f->t[tenant].weight, RLX);
+	return at < (w * best_o + best_w - 1) / best_w;
+}
+
 static void
 fair_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 {
 	struct fair_channel *c = ch_ctx;
 	struct fair_bdev *f = c->f;
 
+	if (f->cap) {
+		cap_arrive(f, io->tenant, 0);
+	}
 	touch(f, &f->t[io->tenant], now);
 	if (c->nq[io->tenant]++ == 0) {
 		queue_tenant(f, c, io->tenant, now);
@@ -500,8 +588,14 @@ fair_dispatch(void *ch_ctx, uint64_t now)
 	if (!eligible(f, io->tenant, vtime_of(f, c, io->tenant), now)) {
 		return NULL; /* ahead of its share: others first */
 	}
+	if (f->cap && !cap_allows(f, io->tenant, 0)) {
+		return NULL; /* as many at the device as its weight's share: its own first */
+	}
 	if (!tok_get(&c->tok, &f->inflight, depth_of(f, t))) {
 		return NULL;
+	}
+	if (f->cap) {
+		atomic_fetch_add_explicit(&t->load, 1, RLX);
 	}
 	fifo_pop(&c->fifo);
 	dispatched(f, c, io, t);
@@ -534,9 +628,13 @@ fair_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 		touch(f, t, now);
 	}
 	if (nvp_unlikely((active != 0 && !eligible(f, io->tenant, v, now)) ||
+			 (f->cap && !cap_allows(f, io->tenant, 1)) ||
 			 !tok_get(&c->tok, &f->inflight, depth_of(f, t)))) {
 		fair_submit(c, io, now);
 		return false;
+	}
+	if (f->cap) {
+		cap_arrive(f, io->tenant, 1); /* outstanding and at the device: one add */
 	}
 	dispatched(f, c, io, t);
 	return true;
@@ -579,6 +677,9 @@ fair_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_t n
 	struct fair_tenant *t = &f->t[io->tenant];
 
 	c->busy--;
+	if (f->cap && atomic_fetch_sub_explicit(&t->load, LOAD_OUT + 1, RLX) >> 32 == 1) {
+		atomic_fetch_sub_explicit(&f->ncontend, 1, RLX); /* nothing outstanding: idle */
+	}
 	if (c->busy == 0 && c->fifo.count == 0) {
 		/* idle: keep no tokens, and owe the tenant nothing */
 		tok_put(&c->tok, &f->inflight, f->depth, true);

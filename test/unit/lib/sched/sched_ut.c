@@ -1263,6 +1263,252 @@ test_fair_loop_tenant_returns(void)
 	dsim_stop(&s);
 }
 
+/* Requests of @tenant at the device, as inflight_cap counts them. */
+static uint32_t
+fair_at_dev(const struct fair_bdev *f, uint32_t tenant)
+{
+	return (uint32_t)atomic_load(&f->t[tenant].load);
+}
+
+/* Dispatch from @ch until it gives nothing, into @out; \return how many. */
+static uint32_t
+fair_take(struct sched_run *r, void *ch, struct nvp_bdev_io **out)
+{
+	struct nvp_bdev_io *io;
+	uint32_t n = 0;
+
+	while ((io = r->ops->dispatch(ch, g_t0)) != NULL) {
+		out[n++] = io;
+	}
+	return n;
+}
+
+/*
+ * inflight_cap by hand, weights 1/2/4 at depth 64, one channel per tenant. Tenant 2 keeps
+ * 32 outstanding, all at the device (it is limited by its own queue depth: 32 / 4 is
+ * within 64 / 7): tenants 0 and 1, with 32 each queued, get 8 and 16 at the device while
+ * 8 tokens stay free. Tenant 2 keeping fewer lowers their caps; tenant 2 gone, tenant 1
+ * (32 / 2 within 64 / 3) sets tenant 0's cap at 16; tenant 1 gone, tenant 0 has the whole
+ * depth. A tenant with nothing at the device may always send one.
+ */
+static void
+test_fair_inflight_cap(void)
+{
+	static struct nvp_bdev_io *d0[128], *d1[64], *d2[64];
+	struct sched_run r;
+	struct fair_bdev *f;
+	uint32_t i, n0 = 0, n1, n2 = 0, c0 = 0;
+
+	start(&r, &g_sched_fair_ops, "weights=1/2/4 depth=64", 3);
+	f = r.bctx;
+	CU_ASSERT_TRUE(f->cap); /* the default */
+	for (i = 0; i < 32; i++) {
+		d2[n2] = mkio(NVP_BDEV_IO_READ, 2, 8);
+		CU_ASSERT_TRUE(r.ops->submit_direct(r.ch[2], d2[n2], g_t0)); /* alone: no cap */
+		n2++;
+	}
+	for (i = 0; i < 64; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+	}
+	n0 = fair_take(&r, r.ch[0], d0);
+	CU_ASSERT_EQUAL(n0, 8); /* 1 x 32 / 4 */
+	for (i = 0; i < 32; i++) {
+		r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 1, 8), g_t0);
+	}
+	n1 = fair_take(&r, r.ch[1], d1);
+	CU_ASSERT_EQUAL(n1, 16); /* 2 x 32 / 4 */
+	CU_ASSERT_EQUAL(f->inflight, 56);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 8);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 1), 16);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 2), 32);
+	CU_ASSERT_EQUAL(f->ncontend, 3);
+	/* tenant 0's own completion lets one more of it go, no more */
+	r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
+	CU_ASSERT_EQUAL(fair_take(&r, r.ch[0], d0 + n0), 1);
+	n0++;
+	/* tenant 2 keeps 30: tenant 0's cap is ceil(7.5), still 8 */
+	for (i = 0; i < 2; i++) {
+		r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
+	}
+	r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
+	CU_ASSERT_EQUAL(fair_take(&r, r.ch[0], d0 + n0), 1);
+	n0++;
+	/* tenant 2 keeps 28: tenant 0's cap falls to 7 */
+	for (i = 0; i < 2; i++) {
+		r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
+	}
+	r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[0], g_t0)); /* 7 there: at its cap */
+	r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
+	n0 += fair_take(&r, r.ch[0], d0 + n0);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 7);
+	/* tenant 2 keeps one: the others may still have one each at the device */
+	while (n2 > 1) {
+		r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
+	}
+	while (c0 < n0) {
+		r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
+	}
+	n0 += fair_take(&r, r.ch[0], d0 + n0);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 1); /* ceil(1 x 1 / 4) */
+	/* tenant 2 goes idle: tenant 1 (32 outstanding, weight 2, within 64 x 2 / 3) is
+	 * limited; tenant 0 (50 or so) is not: its cap is 16 */
+	r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
+	CU_ASSERT_EQUAL(f->ncontend, 2);
+	n0 += fair_take(&r, r.ch[0], d0 + n0);
+	n1 += fair_take(&r, r.ch[1], d1 + n1);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 16);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 1), 32);
+	/* tenant 1 goes idle: tenant 0 alone, the whole depth for what it has left */
+	for (i = 0; i < n1; i++) {
+		r.ops->complete(r.ch[1], d1[i], 1, g_t0);
+	}
+	CU_ASSERT_EQUAL(f->ncontend, 1);
+	for (i = 0; i < 50; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+	}
+	n0 += fair_take(&r, r.ch[0], d0 + n0);
+	CU_ASSERT((f->t[0].load >> 32) > 64);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 64);
+	CU_ASSERT_EQUAL(f->inflight, 64);
+	while (c0 < n0) {
+		r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
+		n0 += fair_take(&r, r.ch[0], d0 + n0);
+	}
+	CU_ASSERT_EQUAL(n0, 64 + 50); /* every request went */
+	CU_ASSERT_EQUAL(f->ncontend, 0);
+	CU_ASSERT_EQUAL(f->inflight, 0);
+	CU_ASSERT_EQUAL(f->t[0].load, 0);
+	stop(&r, 3);
+}
+
+/*
+ * The direct path is capped too. Beside tenant 1's 32 (weight 4), tenant 0's requests
+ * go while it has at most 12 outstanding (limited itself: within 64 / 5, it sets the
+ * scale); its 13th is queued, and waits until fewer than 8 (1 x 32 / 4) are at the device.
+ */
+static void
+test_fair_inflight_cap_direct(void)
+{
+	static struct nvp_bdev_io *d[64];
+	struct nvp_bdev_io *io;
+	struct sched_run r;
+	uint32_t i, n = 0;
+
+	start(&r, &g_sched_fair_ops, "weights=1/4 depth=64", 2);
+	for (i = 0; i < 32; i++) {
+		d[i] = mkio(NVP_BDEV_IO_READ, 1, 8);
+		CU_ASSERT_TRUE(r.ops->submit_direct(r.ch[1], d[i], g_t0));
+	}
+	for (i = 32; i < 64; i++) {
+		d[i] = mkio(NVP_BDEV_IO_READ, 0, 8);
+		if (!r.ops->submit_direct(r.ch[0], d[i], g_t0)) {
+			break;
+		}
+		n++;
+	}
+	CU_ASSERT_EQUAL(n, 12);
+	/* a closed loop: each completion brings a new request, 13 outstanding */
+	for (i = 32; i < 32 + 4; i++) {
+		r.ops->complete(r.ch[0], d[i], 1, g_t0);
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+		CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[0], g_t0)); /* 11 .. 8 there */
+	}
+	r.ops->complete(r.ch[0], d[i++], 1, g_t0);
+	CU_ASSERT_PTR_EQUAL(r.ops->dispatch(r.ch[0], g_t0), d[32 + n]); /* 7 there */
+	for (; i < 32 + n; i++) {
+		r.ops->complete(r.ch[0], d[i], 1, g_t0);
+	}
+	while ((io = r.ops->dispatch(r.ch[0], g_t0)) != NULL) {
+		r.ops->complete(r.ch[0], io, 1, g_t0);
+	}
+	for (i = 0; i < 32; i++) {
+		r.ops->complete(r.ch[1], d[i], 1, g_t0);
+	}
+	r.ops->complete(r.ch[0], d[32 + n], 1, g_t0);
+	CU_ASSERT_EQUAL(((struct fair_bdev *)r.bctx)->ncontend, 0);
+	stop(&r, 2);
+}
+
+/* inflight_cap=0: the depth is the only limit, tenant 0 takes the tokens tenant 2 left. */
+static void
+test_fair_inflight_cap_off(void)
+{
+	static struct nvp_bdev_io *d[128];
+	struct sched_run r;
+	uint32_t i, n;
+
+	start(&r, &g_sched_fair_ops, "weights=1/2/4 depth=64 inflight_cap=0", 3);
+	for (i = 0; i < 32; i++) {
+		d[i] = mkio(NVP_BDEV_IO_READ, 2, 8);
+		CU_ASSERT_TRUE(r.ops->submit_direct(r.ch[2], d[i], g_t0));
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_READ, 0, 8), g_t0);
+	}
+	n = fair_take(&r, r.ch[0], d + 32);
+	CU_ASSERT_EQUAL(n, 32);
+	CU_ASSERT_EQUAL(((struct fair_bdev *)r.bctx)->t[0].load, 0); /* not counted */
+	for (i = 0; i < 64; i++) {
+		r.ops->complete(r.ch[i < 32 ? 2 : 0], d[i], 1, g_t0);
+	}
+	stop(&r, 3);
+}
+
+/*
+ * Three tenants 1:2:4, QD32 reads each from its own thread, at fair's default depth 64,
+ * on a device whose latency does not grow with what it holds (each request's share of
+ * the device is its share of what is in flight). Tenant 2 cannot keep more than its 32
+ * at the device: with inflight_cap the others are held to 8 and 16 and the shares are
+ * 1:2:4 within 5 %; without it they take its slack (about 1:2:3).
+ */
+static double
+fair_loop_err(const char *params, uint64_t seed, double *total)
+{
+	static struct dsim s;
+	struct dsim_stream *st[3];
+	double want[3] = { 1.0 / 7, 2.0 / 7, 4.0 / 7 }, err = 0, all = 0;
+	uint32_t i;
+
+	if (!dsim_start(&s, &g_sched_fair_ops, params, 3, seed)) {
+		return -1;
+	}
+	s.rd_us = 100;
+	for (i = 0; i < 3; i++) {
+		st[i] = dsim_stream(&s, NVP_BDEV_IO_READ, (uint8_t)i, i, 32, 8);
+	}
+	dsim_run(&s, 100);
+	dsim_reset_counts(&s);
+	dsim_run(&s, 1000);
+	for (i = 0; i < 3; i++) {
+		all += (double)st[i]->bytes;
+	}
+	for (i = 0; i < 3; i++) {
+		double d = (double)st[i]->bytes / all - want[i];
+
+		err = NVP_MAX(err, (d < 0 ? -d : d) / want[i]);
+	}
+	*total = all;
+	printf("(%s: %.1f / %.1f / %.1f %%) ", params, 100 * (double)st[0]->bytes / all,
+	       100 * (double)st[1]->bytes / all, 100 * (double)st[2]->bytes / all);
+	dsim_stop(&s);
+	return err;
+}
+
+static void
+test_fair_loop_inflight_cap(void)
+{
+	double err_on, err_off, all_on, all_off;
+
+	err_on = fair_loop_err("weights=1/2/4", 8, &all_on);
+	if (err_on < 0) {
+		return;
+	}
+	err_off = fair_loop_err("weights=1/2/4 inflight_cap=0", 8, &all_off);
+	CU_ASSERT(err_on < 0.05);
+	CU_ASSERT(err_off > 0.10); /* the goal needs the caps */
+	/* 56 of the 64 in flight: about 7 / 8 of the bytes */
+	CU_ASSERT(all_on > 0.82 * all_off && all_on < 0.92 * all_off);
+}
+
 /* Two channels, one tenant each, kept backlogged; each dispatch completes at once. */
 static void
 fair_run(struct sched_run *r, uint32_t rounds, uint64_t bytes_out[2])
@@ -1505,6 +1751,9 @@ main(void)
 		UT_TEST(test_fair_vtime_wraps),
 		UT_TEST(test_fair_seen_by_a_newer_clock),
 		UT_TEST(test_fair_latency_target_cuts_others),
+		UT_TEST(test_fair_inflight_cap),
+		UT_TEST(test_fair_inflight_cap_off),
+		UT_TEST(test_fair_inflight_cap_direct),
 		UT_TEST(test_tokens_batched),
 		UT_TEST(test_kyber_buckets),
 		UT_TEST(test_kyber_throttles_writes_for_reads),
@@ -1517,6 +1766,7 @@ main(void)
 		UT_TEST(test_deadline_loop_overloaded),
 		UT_TEST(test_fair_loop_mixed_sizes),
 		UT_TEST(test_fair_loop_tenant_returns),
+		UT_TEST(test_fair_loop_inflight_cap),
 		UT_TEST(test_tokens_pass_locally),
 		UT_TEST(test_direct_matches_queued),
 		UT_TEST(test_direct_at_depth),
