@@ -98,6 +98,7 @@ struct fair_bdev {
 	uint32_t block_size;
 	uint32_t depth;
 	_Atomic uint32_t cut_depth;  /* depth of tenants without a target; = depth unless cut */
+	struct tok_hunger hunger;    /* a channel with nothing at the device waits its turn */
 	_Atomic uint32_t max_tenant; /* highest tenant id seen + 1 */
 	_Atomic uint64_t vlast;      /* highest virtual time of a tenant going idle: the
 				      * system's virtual time when no other is active */
@@ -117,9 +118,10 @@ struct fair_channel {
 	struct fair_bdev *f;
 	struct sched_fifo fifo;
 	struct tok_cache tok;
-	uint32_t busy;  /* dispatched by this channel, not completed */
-	uint32_t vten;  /* the tenant vowed is owed to */
-	uint64_t vowed; /* virtual time dispatched, not yet added to tenant vten's */
+	struct tok_hunger_ch hungry; /* its side of f->hunger */
+	uint32_t busy;               /* dispatched by this channel, not completed */
+	uint32_t vten;               /* the tenant vowed is owed to */
+	uint64_t vowed;              /* virtual time dispatched, not yet added to tenant vten's */
 	uint32_t nq[NVP_BDEV_MAX_TENANTS]; /* requests of each tenant in fifo */
 };
 
@@ -222,6 +224,7 @@ fair_init(struct nvp_bdev *bdev, const char *params, void **bdev_ctx)
 	f->vbatch = f->lag / 8;
 	f->block_size = nvp_bdev_get_block_size(bdev);
 	f->stale = sched_us_to_ticks(stale_us);
+	f->hunger.hold = sched_us_to_ticks(SCHED_HUNGRY_US);
 	f->win = sched_us_to_ticks(FAIR_WINDOW_MS * 1000);
 	atomic_store_explicit(&f->win_end, nvp_env_get_ticks() + f->win, RLX);
 	*bdev_ctx = f;
@@ -335,6 +338,7 @@ fair_channel_fini(void *ch_ctx)
 	struct fair_channel *c = ch_ctx;
 
 	vpay(c->f, c);
+	tok_hunger_leave(&c->f->hunger, &c->hungry);
 	tok_flush(&c->tok, &c->f->inflight);
 	sched_chan_del(&c->f->common, &c->base);
 	free(c);
@@ -572,6 +576,19 @@ depth_of(struct fair_bdev *f, const struct fair_tenant *t)
 	return t->lat_target != 0 ? f->depth : atomic_load_explicit(&f->cut_depth, RLX);
 }
 
+/*
+ * A token of the depth for a request of @t. A channel with nothing at the device (a QD1
+ * reader beside tenants that keep the depth full) would otherwise find every freed token
+ * taken back by the channel whose request freed it, polled before it: it says it is
+ * hungry and gets the next one (tok_get_unless_hungry(), as deadline and kyber).
+ */
+static inline bool
+chan_tok_get(struct fair_bdev *f, struct fair_channel *c, const struct fair_tenant *t, uint64_t now)
+{
+	return tok_get_unless_hungry(&c->tok, &f->inflight, depth_of(f, t), &f->hunger, &c->hungry,
+				     c->busy, now);
+}
+
 static struct nvp_bdev_io *
 fair_dispatch(void *ch_ctx, uint64_t now)
 {
@@ -591,7 +608,7 @@ fair_dispatch(void *ch_ctx, uint64_t now)
 	if (f->cap && !cap_allows(f, io->tenant, 0)) {
 		return NULL; /* as many at the device as its weight's share: its own first */
 	}
-	if (!tok_get(&c->tok, &f->inflight, depth_of(f, t))) {
+	if (!chan_tok_get(f, c, t, now)) {
 		return NULL;
 	}
 	if (f->cap) {
@@ -629,7 +646,7 @@ fair_submit_direct(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 	}
 	if (nvp_unlikely((active != 0 && !eligible(f, io->tenant, v, now)) ||
 			 (f->cap && !cap_allows(f, io->tenant, 1)) ||
-			 !tok_get(&c->tok, &f->inflight, depth_of(f, t)))) {
+			 !chan_tok_get(f, c, t, now))) {
 		fair_submit(c, io, now);
 		return false;
 	}

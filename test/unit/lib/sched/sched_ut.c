@@ -557,6 +557,57 @@ test_fair_direct(void)
 	stop(&r, 2);
 }
 
+/*
+ * fair at its default depth, a QD1 reader beside a tenant that keeps the depth full, one
+ * thread: the hog's channel is polled first, its completion frees a token and its next
+ * dispatch would take it back, every time. The reader, with nothing at the device and no
+ * token, is hungry: the hog leaves freed tokens to it, and it goes within the hog's
+ * cached spares (batch 4 at depth 64) of completions, the hog dispatching nothing
+ * meanwhile.
+ */
+static void
+test_fair_hungry_reader_served(void)
+{
+	struct sched_run r;
+	struct fair_bdev *f;
+	struct nvp_bdev_io *hog[64], *rd, *io;
+	uint32_t i, n = 0, done = 0;
+
+	start(&r, &g_sched_fair_ops, NULL, 2);
+	f = r.bctx;
+	for (i = 0; i < 64; i++) {
+		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 1, 1), g_t0);
+	}
+	r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 1, 1), g_t0);
+	while ((io = r.ops->dispatch(r.ch[0], g_t0)) != NULL) {
+		hog[n++] = io;
+	}
+	CU_ASSERT_EQUAL_FATAL(n, 64); /* the depth is full; one still queued */
+	rd = mkio(NVP_BDEV_IO_READ, 2, 1);
+	CU_ASSERT_FALSE(r.ops->submit_direct(r.ch[1], rd, g_t0)); /* no token: queued */
+	CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[1], g_t0 + 1));   /* still none: hungry */
+	io = NULL;
+	for (i = 1; i <= 8 && io != rd; i++) {
+		r.ops->complete(r.ch[0], hog[done++], 1, g_t0 + 1 + i);
+		/* the hog first, as the poll group polls it first */
+		CU_ASSERT_PTR_NULL(r.ops->dispatch(r.ch[0], g_t0 + 1 + i));
+		io = r.ops->dispatch(r.ch[1], g_t0 + 1 + i);
+	}
+	CU_ASSERT_PTR_EQUAL_FATAL(io, rd);
+	CU_ASSERT(i - 1 <= tok_batch(f->depth) + 1);
+	/* fed: the hog takes the next freed token again */
+	r.ops->complete(r.ch[0], hog[done++], 1, g_t0 + 20);
+	io = r.ops->dispatch(r.ch[0], g_t0 + 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(io);
+	hog[done - 1] = io;
+	r.ops->complete(r.ch[1], rd, 1, g_t0 + 21);
+	for (i = done - 1; i < 64; i++) {
+		r.ops->complete(r.ch[0], hog[i], 1, g_t0 + 22);
+	}
+	CU_ASSERT_EQUAL(f->inflight, 0);
+	stop(&r, 2);
+}
+
 /* The bucket by reciprocal is the bucket by division, boundaries included. */
 static void
 test_kyber_buckets(void)
@@ -1742,6 +1793,7 @@ main(void)
 		UT_TEST(test_deadline_depth),
 		UT_TEST(test_deadline_hungry_channel_served),
 		UT_TEST(test_kyber_hungry_channel_served),
+		UT_TEST(test_fair_hungry_reader_served),
 		UT_TEST(test_params_rejected),
 		UT_TEST(test_kyber_domains_and_tokens),
 		UT_TEST(test_kyber_resize),
