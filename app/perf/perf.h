@@ -175,6 +175,7 @@ struct perf_ns_stats {
 	uint64_t errors;        /* error completions and failed submissions */
 	uint64_t submit_errors; /* of which: submissions refused */
 	uint64_t sq_doorbells;  /* SQ tail doorbell MMIO writes of its qpairs */
+	uint64_t cq_doorbells;  /* CQ head doorbell MMIO writes of its qpairs */
 	uint64_t submitted;     /* commands its qpairs wrote into their SQs */
 	struct nvp_histogram *hist;
 };

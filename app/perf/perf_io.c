@@ -40,6 +40,7 @@ struct ns_worker {
 	uint64_t seq_next; /* sequential workloads: next I/O slot */
 	uint32_t outstanding;
 	uint64_t doorbells_base; /* its qpairs' counters as the measured window opened */
+	uint64_t cq_doorbells_base;
 	uint64_t submitted_base;
 };
 
@@ -201,17 +202,19 @@ setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *
 	return 0;
 }
 
-/* The SQ doorbell writes and commands of @nw's qpairs so far. */
+/* The SQ and CQ doorbell writes and commands of @nw's qpairs so far. */
 static void
-qpair_counters(const struct ns_worker *nw, uint32_t nqp, uint64_t *doorbells, uint64_t *submitted)
+qpair_counters(const struct ns_worker *nw, uint32_t nqp, uint64_t *doorbells,
+	       uint64_t *cq_doorbells, uint64_t *submitted)
 {
 	struct nvp_nvme_qpair_stats qs = { .info_size = sizeof(qs) };
 	uint32_t i;
 
-	*doorbells = *submitted = 0;
+	*doorbells = *cq_doorbells = *submitted = 0;
 	for (i = 0; i < nqp; i++) {
 		if (nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs) == 0) {
 			*doorbells += qs.sq_doorbell_writes;
+			*cq_doorbells += qs.cq_doorbell_writes;
 			*submitted += qs.submitted;
 		}
 	}
@@ -224,17 +227,19 @@ window(struct perf_loop *l, bool open)
 {
 	struct io_ctx *ctx = (struct io_ctx *)l;
 	uint32_t n, nqp = l->run->opts.qpairs_per_ns;
-	uint64_t doorbells, submitted;
+	uint64_t doorbells, cq_doorbells, submitted;
 
 	for (n = 0; n < l->thread->num_ns; n++) {
 		struct ns_worker *nw = &ctx->nws[n];
 
-		qpair_counters(nw, nqp, &doorbells, &submitted);
+		qpair_counters(nw, nqp, &doorbells, &cq_doorbells, &submitted);
 		if (open) {
 			nw->doorbells_base = doorbells;
+			nw->cq_doorbells_base = cq_doorbells;
 			nw->submitted_base = submitted;
 		} else {
 			nw->stats->sq_doorbells = doorbells - nw->doorbells_base;
+			nw->stats->cq_doorbells = cq_doorbells - nw->cq_doorbells_base;
 			nw->stats->submitted = submitted - nw->submitted_base;
 		}
 	}

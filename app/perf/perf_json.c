@@ -20,7 +20,8 @@
  *                  jobs_on_thread } ] } ],               (each from its own I/Os only)
  *   "total":   { ios, errors, iops, mib_s, latency_us: {..}, cpu: { total_s,
  *                per_io_us, threads: [ { core, cpu_s, elapsed_s, involuntary_ctx_switches,
- *                voluntary_ctx_switches, preempted, jobs: [..] } ] } },
+ *                voluntary_ctx_switches, preempted, jobs: [..] } ] },
+ *              (raw PCIe:) doorbells: { sq_writes, cq_writes, commands, mmio_per_io } },
  *   "histogram": [ { low_us, high_us, count, cumulative_pct } ],   (all rows merged)
  *   "samples":   [ { t_s, iops, mib_s, mean_us, job_iops: [..] } ] (every 100 ms)
  * }
@@ -242,7 +243,8 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 {
 	json_object *rows = json_object_new_array();
 	double iops = 0, mibs = 0;
-	uint64_t ios = 0, errors = 0;
+	uint64_t ios = 0, errors = 0, dbs = 0, cqdbs = 0, subs = 0;
+	bool doorbells = false;
 	uint32_t t, n;
 
 	for (t = 0; t < run->num_threads; t++) {
@@ -256,6 +258,13 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 			mibs += perf_row_mibs(run, th, st);
 			ios += st->ios;
 			errors += st->errors;
+			/* the measured window's MMIO doorbell writes (PCIe qpairs only) */
+			if (st->ns->doorbells) {
+				doorbells = true;
+				dbs += st->sq_doorbells;
+				cqdbs += st->cq_doorbells;
+				subs += st->submitted;
+			}
 		}
 	}
 	*total = json_object_new_object();
@@ -265,6 +274,16 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 	json_object_object_add(*total, "mib_s", json_object_new_double(mibs));
 	json_object_object_add(*total, "latency_us", lat_obj(run, total_h));
 	json_object_object_add(*total, "cpu", cpu_obj(run, ios));
+	if (doorbells) {
+		json_object *d = json_object_new_object();
+
+		JADD(d, "sq_writes", JINT(dbs));
+		JADD(d, "cq_writes", JINT(cqdbs));
+		JADD(d, "commands", JINT(subs));
+		JADD(d, "mmio_per_io",
+		     json_object_new_double(subs ? (double)(dbs + cqdbs) / (double)subs : 0.0));
+		json_object_object_add(*total, "doorbells", d);
+	}
 	return rows;
 }
 

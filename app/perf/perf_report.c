@@ -272,7 +272,7 @@ thread_jobs(const struct perf_run *run, const struct perf_thread *th, FILE *f)
 static void
 print_cpu(const struct perf_run *run, FILE *f)
 {
-	uint64_t cpu = 0, ios = 0, dbs = 0, subs = 0;
+	uint64_t cpu = 0, ios = 0, dbs = 0, cqdbs = 0, subs = 0;
 	bool doorbells = false;
 	uint32_t t, n;
 
@@ -287,6 +287,7 @@ print_cpu(const struct perf_run *run, FILE *f)
 			/* doorbells are PCIe's: a TCP qpair has none to count */
 			doorbells |= st->ns->doorbells;
 			dbs += st->ns->doorbells ? st->sq_doorbells : 0;
+			cqdbs += st->ns->doorbells ? st->cq_doorbells : 0;
 			subs += st->ns->doorbells ? st->submitted : 0;
 		}
 		fprintf(f,
@@ -304,8 +305,11 @@ print_cpu(const struct perf_run *run, FILE *f)
 	/* the bdev layer's queues are the module's: no doorbell counts there */
 	if (doorbells) {
 		fprintf(f,
-			"SQ doorbell writes: %" PRIu64 " for %" PRIu64 " commands, %.3f per I/O\n",
-			dbs, subs, subs ? (double)dbs / (double)subs : 0.0);
+			"SQ doorbell writes: %" PRIu64 " for %" PRIu64 " commands, %.3f per I/O\n"
+			"CQ doorbell writes: %" PRIu64 ", %.3f per I/O; MMIO writes %.3f per I/O\n",
+			dbs, subs, subs ? (double)dbs / (double)subs : 0.0, cqdbs,
+			subs ? (double)cqdbs / (double)subs : 0.0,
+			subs ? (double)(dbs + cqdbs) / (double)subs : 0.0);
 	}
 }
 

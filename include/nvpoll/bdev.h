@@ -223,8 +223,9 @@ struct nvp_bdev_channel_opts {
 	uint32_t io_pool_size;             /**< bdev_io objects (queue depth incl. split
 					   * children), 2 .. 65536; 512 */
 	uint32_t module_queue_depth;       /**< a hint for the module's queue (NVMe qpair
-					   * entries, fitted to what the controller takes),
-					   * 0 = module default */
+					   * entries: at least this many, fitted to what the
+					   * controller takes, never fewer than the attach's
+					   * io_queue_size), 0 = module default */
 	struct nvp_bdev_poll_group *group; /**< join this poll group (same thread), or NULL */
 	bool interrupts; /**< ask the module for an interrupt (nvme: an interrupt-enabled CQ),
 			  * for a waiter in irq mode (lib/poll); false = polled only */

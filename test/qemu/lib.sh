@@ -268,13 +268,28 @@ nvp_bench_fio_null() {
 		usr_cpu_pct: .usr_cpu, sys_cpu_pct: .sys_cpu, runtime_ms: .job_runtime, errors: .error}' "$out")"
 }
 
-# nvp_bench_perf QD: nvp_perf on the same function (bound to uio/vfio by setup.sh config).
-# CPU per I/O is nvp_perf's own: CPU time of its I/O threads / I/Os.
+# nvp_bench_perf QD [LABEL [PROGRAM]]: nvp_perf on the same function (bound to uio/vfio by
+# setup.sh config). CPU per I/O is nvp_perf's own: CPU time of its I/O threads / I/Os;
+# MMIO writes per I/O its qpairs' SQ and CQ doorbell writes over the measured window.
+# LABEL (default nvpoll) and PROGRAM (default nvp_perf): another build of it, by hand.
 nvp_bench_perf() {
 	local out=/tmp/perf-qd$1.json
-	nvp_perf -r "trtype:PCIe traddr:$NVP_BENCH_BDF" -q "$1" -o 4096 -w randread \
+	${3:-nvp_perf} -r "trtype:PCIe traddr:$NVP_BENCH_BDF" -q "$1" -o 4096 -w randread \
 		-t "$NVP_BENCH_SECS" --json "$out" || { nvp_fail "nvp_perf exit $?"; return 1; }
-	echo "NVPBENCH nvpoll $1 $(jq -c '.total | {iops: .iops, ios: .ios, mean_us: .latency_us.mean,
+	echo "NVPBENCH ${2:-nvpoll} $1 $(jq -c '.total | {iops: .iops, ios: .ios, mean_us: .latency_us.mean,
+		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors,
+		mmio_per_io: .doorbells.mmio_per_io}' "$out")"
+}
+
+# nvp_bench_bdev QD [LABEL [PROGRAM]]: nvp_perf -b over the nvme bdev module (its own
+# controller attach, one channel: a qpair in a poll group) on the same function, the same
+# workload as nvp_bench_perf. One line NVPBENCH <LABEL, default nvpoll-bdev> QD {json}.
+nvp_bench_bdev() {
+	local out=/tmp/bdev-qd$1.json
+	${3:-nvp_perf} -b Nb1n1 --bdev-config "nvme:name=Nb1,trtype=PCIe,traddr=$NVP_BENCH_BDF" \
+		-q "$1" -o 4096 -w randread -t "$NVP_BENCH_SECS" --json "$out" ||
+		{ nvp_fail "nvp_perf -b exit $?"; return 1; }
+	echo "NVPBENCH ${2:-nvpoll-bdev} $1 $(jq -c '.total | {iops: .iops, ios: .ios, mean_us: .latency_us.mean,
 		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors}' "$out")"
 }
 

@@ -177,46 +177,51 @@ fi
 # lower is better). A driver run more than once at a depth (interleaved with the others, so
 # the host's drifting load falls on both) shows the mean of its runs. Ends with one line
 #   RESULT fio_vs_perf_qd1=X fio_vs_perf_qd32=X fio_plain_vs_perf_qd32=X perf_vs_kernel_qd1=X ...
-#          fio_null_vs_perf_qd32=X fio_vs_fio_null_qd32=X
-# (IOPS ratios; "na" for a row that is missing). fio-null: fio's own null ioengine (no
+#          fio_null_vs_perf_qd32=X fio_vs_fio_null_qd32=X bdev_vs_raw_mean_qd1=X ...
+# (IOPS ratios, but bdev_vs_raw_mean: nvp_perf -b's mean latency over nvp_perf's; "na" for
+# a row that is missing). MMIO/IO: SQ and CQ doorbell MMIO writes per I/O, nvp_perf's own
+# qpair counters (raw rows only: the bdev layer does not show its qpairs). fio-null: fio's own null ioengine (no
 # device, no driver: it completes every I/O at once) with the engine's options, the most
 # any fio ioengine can reach in this guest; fio_vs_fio_null_qd32 is how much of it
 # nvpoll's engine reaches, fio_null_vs_perf_qd32 where fio itself stands against nvp_perf.
 bench_table() {
 	local logf=$1 lines
-	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(kernel\|nvpoll\|nvpoll-think\|fio-[a-z0-9]*\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
+	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(kernel\|nvpoll\|nvpoll-think\|nvpoll-bdev\|fio-[a-z0-9]*\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
 	[ -n "$lines" ] || { echo "no NVPBENCH lines in $logf"; return 1; }
 	echo
 	echo "Benchmark: 4 KiB random reads, $(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBOOT \([a-z0-9]*\) .*/\1/p' | head -1) guest under TCG ($logf)"
 	echo "$lines" | while read -r who qd json; do
 		echo "$json" | jq -r --arg who "$who" --arg qd "$qd" \
-			'[$who, $qd, .iops, .mean_us, .p99_us, .cpu_us_per_io, .ios] | @tsv'
+			'[$who, $qd, .iops, .mean_us, .p99_us, .cpu_us_per_io, .ios, (.mmio_per_io // "")] | @tsv'
 	done | awk -F'\t' '
 		{
 			k = $1 " " $2; n[k]++; iops[k] += $3; mean[k] += $4; p99[k] += $5; cpu[k] += $6
 			ios[k] += $7; qds[$2] = 1
+			if ($8 != "") { mmio[k] += $8; nmmio[k]++ }
 			if ($1 ~ /^fio-/ && $1 !~ /^fio-(nvpoll|plain|null)$/ && !(k in seen)) {
 				seen[k] = 1; extra[$2] = extra[$2] " " $1
 			}
 		}
 		function ratio(a, b) { return (a in iops) && (b in iops) && iops[b] > 0 ? sprintf("%.2f", iops[a] / iops[b]) : "na" }
+		function mratio(a, b) { return (a in mean) && (b in mean) && mean[b] > 0 ? sprintf("%.2f", mean[a] / mean[b]) : "na" }
+		function mm(k) { return nmmio[k] > 0 ? sprintf("%.2f", mmio[k] / nmmio[k]) : "-" }
 		END {
 			for (k in n) { iops[k] /= n[k]; mean[k] /= n[k]; p99[k] /= n[k]; cpu[k] /= n[k] }
-			printf "  %-22s %4s %10s %10s %10s %12s %9s %4s\n", "driver", "QD", "IOPS", "mean us", "p99 us", "CPU us/IO", "I/Os", "runs"
-			split("kernel nvpoll fio-nvpoll fio-plain fio-null nvpoll-think", who, " ")
-			split("kernel io_uring hipri|nvpoll nvp_perf|nvpoll fio engine|fio engine, defaults|fio null engine|nvp_perf + fio work", label, "|")
-			nr = split("nvpoll fio-nvpoll fio-plain fio-null nvpoll-think fio-nvpoll", rnum, " ")
-			split("kernel nvpoll nvpoll nvpoll nvpoll nvpoll-think", rden, " ")
-			split("nvp_perf/kernel|fio eng/nvp_perf|fio dflt/perf|fio null/perf|perf+work/perf|fio eng/perf+work", rlabel, "|")
+			printf "  %-22s %4s %10s %10s %10s %12s %9s %4s %8s\n", "driver", "QD", "IOPS", "mean us", "p99 us", "CPU us/IO", "I/Os", "runs", "MMIO/IO"
+			nw = split("kernel nvpoll nvpoll-bdev fio-nvpoll fio-plain fio-null nvpoll-think", who, " ")
+			split("kernel io_uring hipri|nvpoll nvp_perf|nvpoll bdev, perf -b|nvpoll fio engine|fio engine, defaults|fio null engine|nvp_perf + fio work", label, "|")
+			nr = split("nvpoll nvpoll-bdev fio-nvpoll fio-plain fio-null nvpoll-think fio-nvpoll", rnum, " ")
+			split("kernel nvpoll nvpoll nvpoll nvpoll nvpoll nvpoll-think", rden, " ")
+			split("nvp_perf/kernel|bdev/raw perf|fio eng/nvp_perf|fio dflt/perf|fio null/perf|perf+work/perf|fio eng/perf+work", rlabel, "|")
 			nq = split("1 32", order, " ")
 			for (i = 1; i <= nq; i++) {
 				q = order[i]
 				if (!(q in qds)) continue
-				for (w = 1; w <= 6; w++) {
+				for (w = 1; w <= nw; w++) {
 					k = who[w] " " q
 					if (k in iops)
-						printf "  %-22s %4s %10.0f %10.1f %10.1f %12.1f %9d %4d\n", label[w], q, iops[k], mean[k], p99[k], cpu[k], ios[k], n[k]
-					else if (w < 4)
+						printf "  %-22s %4s %10.0f %10.1f %10.1f %12.1f %9d %4d %8s\n", label[w], q, iops[k], mean[k], p99[k], cpu[k], ios[k], n[k], mm(k)
+					else if (w < 5)
 						printf "  %-22s %4s %10s\n", label[w], q, "(missing)"
 				}
 				# other engine rows (bench.list labels, e.g. fio-rac4: ring_at_commit=4)
@@ -238,11 +243,12 @@ bench_table() {
 							iops[kn] / iops[kd], mean[kn] / mean[kd], p99[kn] / p99[kd], cpu[kn] / cpu[kd]
 				}
 			}
-			printf "RESULT fio_vs_perf_qd1=%s fio_vs_perf_qd32=%s fio_plain_vs_perf_qd32=%s perf_vs_kernel_qd1=%s perf_vs_kernel_qd32=%s fio_vs_kernel_qd32=%s fio_null_vs_perf_qd32=%s fio_vs_fio_null_qd32=%s fio_vs_perf_work_qd32=%s\n",
+			printf "RESULT fio_vs_perf_qd1=%s fio_vs_perf_qd32=%s fio_plain_vs_perf_qd32=%s perf_vs_kernel_qd1=%s perf_vs_kernel_qd32=%s fio_vs_kernel_qd32=%s fio_null_vs_perf_qd32=%s fio_vs_fio_null_qd32=%s fio_vs_perf_work_qd32=%s bdev_vs_raw_mean_qd1=%s bdev_vs_raw_mean_qd32=%s\n",
 				ratio("fio-nvpoll 1", "nvpoll 1"), ratio("fio-nvpoll 32", "nvpoll 32"), ratio("fio-plain 32", "nvpoll 32"),
 				ratio("nvpoll 1", "kernel 1"), ratio("nvpoll 32", "kernel 32"), ratio("fio-nvpoll 32", "kernel 32"),
 				ratio("fio-null 32", "nvpoll 32"), ratio("fio-nvpoll 32", "fio-null 32"),
-				ratio("fio-nvpoll 32", "nvpoll-think 32")
+				ratio("fio-nvpoll 32", "nvpoll-think 32"),
+				mratio("nvpoll-bdev 1", "nvpoll 1"), mratio("nvpoll-bdev 32", "nvpoll 32")
 		}'
 }
 

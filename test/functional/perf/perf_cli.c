@@ -589,6 +589,21 @@ test_warmup(void)
 				2);
 		CU_ASSERT(cmds <= num(row, "ios") + 8);
 		CU_ASSERT(cmds + 8 >= num(row, "ios"));
+		/* the JSON has the same window's counts, the CQ's too, and their sum per I/O */
+		{
+			json_object *d = obj(obj(root, "total"), "doorbells");
+			unsigned long cqdbs = 0;
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+			CU_ASSERT_EQUAL(num(d, "sq_writes"), dbs);
+			CU_ASSERT_EQUAL(num(d, "commands"), cmds);
+			p = strstr(g_out, "CQ doorbell writes:");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+			CU_ASSERT_EQUAL(sscanf(p, "CQ doorbell writes: %lu", &cqdbs), 1);
+			CU_ASSERT_EQUAL(num(d, "cq_writes"), cqdbs);
+			CU_ASSERT(cmds > 0 && fabs(num(d, "mmio_per_io") -
+						   (double)(dbs + cqdbs) / (double)cmds) < 1e-9);
+		}
 	}
 	json_object_put(root);
 	unlink(json_path);
