@@ -55,7 +55,8 @@
  * most ceil(weight * S) at the device, S the largest outstanding / weight of a limited
  * tenant: a tenant limited by its own queue depth sets the scale for the others, and some
  * of the depth stays empty while they have requests queued (BFQ's idling, in depth rather
- * than time). With no tenant limited (all backlogged: the depth is the limit, and virtual
+ * than time) - at most half of it: S is at least depth / (2 x the weights), so a QD1
+ * reader does not hold an equal-weight tenant beside it to one request (FAIR_CAP_FLOOR). With no tenant limited (all backlogged: the depth is the limit, and virtual
  * time shares it) or a tenant alone, there is no cap. A tenant with nothing at the device
  * may always send one, so a capped tenant waits only for its own completions; one that
  * goes idle (nothing outstanding) stops counting at its last completion. Outstanding
@@ -74,6 +75,13 @@
 #define FAIR_MAX_WEIGHT 1000u
 #define FAIR_VAHEAD (1ull << 56) /* > the largest lag (1 GiB scaled: 2^50) */
 #define FAIR_WINDOW_MS 100u
+/*
+ * inflight_cap's floor: the scale S is at least depth / (2 x the contending weights), so
+ * the caps leave at least half the depth usable. A tenant that keeps fewer in flight than
+ * that (a QD1 reader) is bound by its own latency, not by its share: scaling from it
+ * would hold a tenant of equal weight beside it to one request at the device too.
+ */
+#define FAIR_CAP_FLOOR 2u
 
 struct fair_tenant {
 	_Atomic uint64_t vtime;
@@ -537,6 +545,10 @@ cap_allows(struct fair_bdev *f, uint32_t tenant, uint32_t arriving)
 	}
 	if (best_o == 0) {
 		return true; /* all backlogged: the depth is the limit */
+	}
+	if (best_o * FAIR_CAP_FLOOR * sum_w < (uint64_t)f->depth * best_w) {
+		best_o = f->depth; /* below the floor: S = depth / (FAIR_CAP_FLOOR x weights) */
+		best_w = FAIR_CAP_FLOOR * sum_w;
 	}
 	w = atomic_load_explicit(&f->t[tenant].weight, RLX);
 	return at < (w * best_o + best_w - 1) / best_w;

@@ -563,7 +563,8 @@ test_fair_direct(void)
  * dispatch would take it back, every time. The reader, with nothing at the device and no
  * token, is hungry: the hog leaves freed tokens to it, and it goes within the hog's
  * cached spares (batch 4 at depth 64) of completions, the hog dispatching nothing
- * meanwhile.
+ * meanwhile. The in-flight caps are off: they would hold the hog back here by
+ * themselves (at 63 at the device, it is far over its cap beside the reader).
  */
 static void
 test_fair_hungry_reader_served(void)
@@ -573,7 +574,7 @@ test_fair_hungry_reader_served(void)
 	struct nvp_bdev_io *hog[64], *rd, *io;
 	uint32_t i, n = 0, done = 0;
 
-	start(&r, &g_sched_fair_ops, NULL, 2);
+	start(&r, &g_sched_fair_ops, "inflight_cap=0", 2);
 	f = r.bctx;
 	for (i = 0; i < 64; i++) {
 		r.ops->submit(r.ch[0], mkio(NVP_BDEV_IO_WRITE, 1, 1), g_t0);
@@ -1335,6 +1336,42 @@ fair_take(struct sched_run *r, void *ch, struct nvp_bdev_io **out)
 }
 
 /*
+ * inflight_cap's floor: a QD1 reader beside a tenant of equal weight is limited by its
+ * own latency; scaling from it (1 outstanding / weight 1) would hold the other to one
+ * request at the device. The scale is at least depth / (2 x weights): 64 / 4, 16.
+ */
+static void
+test_fair_inflight_cap_floor(void)
+{
+	struct sched_run r;
+	struct fair_bdev *f;
+	struct nvp_bdev_io *rd, *d[64];
+	uint32_t i, n;
+
+	start(&r, &g_sched_fair_ops, NULL, 2);
+	f = r.bctx;
+	rd = mkio(NVP_BDEV_IO_READ, 0, 1);
+	CU_ASSERT_TRUE(r.ops->submit_direct(r.ch[0], rd, g_t0));
+	for (i = 0; i < 40; i++) {
+		r.ops->submit(r.ch[1], mkio(NVP_BDEV_IO_READ, 1, 1), g_t0);
+	}
+	n = fair_take(&r, r.ch[1], d);
+	CU_ASSERT_EQUAL(f->ncontend, 2);
+	CU_ASSERT_EQUAL(n, 16);
+	CU_ASSERT_EQUAL(fair_at_dev(f, 1), 16);
+	/* the reader completes and goes idle: the other is alone, no cap */
+	r.ops->complete(r.ch[0], rd, 1, g_t0);
+	CU_ASSERT_EQUAL(f->ncontend, 1);
+	n += fair_take(&r, r.ch[1], d + n);
+	CU_ASSERT_EQUAL(n, 40);
+	for (i = 0; i < n; i++) {
+		r.ops->complete(r.ch[1], d[i], 1, g_t0);
+	}
+	CU_ASSERT_EQUAL(f->inflight, 0);
+	stop(&r, 2);
+}
+
+/*
  * inflight_cap by hand, weights 1/2/4 at depth 64, one channel per tenant. Tenant 2 keeps
  * 32 outstanding, all at the device (it is limited by its own queue depth: 32 / 4 is
  * within 64 / 7): tenants 0 and 1, with 32 each queued, get 8 and 16 at the device while
@@ -1393,7 +1430,8 @@ test_fair_inflight_cap(void)
 	r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
 	n0 += fair_take(&r, r.ch[0], d0 + n0);
 	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 7);
-	/* tenant 2 keeps one: the others may still have one each at the device */
+	/* tenant 2 keeps one, below the floor (a latency-bound tenant): the scale is
+	 * 64 / (2 x 7), so that half the depth stays usable, not 1 / 4 */
 	while (n2 > 1) {
 		r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
 	}
@@ -1401,7 +1439,7 @@ test_fair_inflight_cap(void)
 		r.ops->complete(r.ch[0], d0[c0++], 1, g_t0);
 	}
 	n0 += fair_take(&r, r.ch[0], d0 + n0);
-	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 1); /* ceil(1 x 1 / 4) */
+	CU_ASSERT_EQUAL(fair_at_dev(f, 0), 5); /* ceil(1 x 64 / 14) */
 	/* tenant 2 goes idle: tenant 1 (32 outstanding, weight 2, within 64 x 2 / 3) is
 	 * limited; tenant 0 (50 or so) is not: its cap is 16 */
 	r.ops->complete(r.ch[2], d2[--n2], 1, g_t0);
@@ -1794,6 +1832,7 @@ main(void)
 		UT_TEST(test_deadline_hungry_channel_served),
 		UT_TEST(test_kyber_hungry_channel_served),
 		UT_TEST(test_fair_hungry_reader_served),
+		UT_TEST(test_fair_inflight_cap_floor),
 		UT_TEST(test_params_rejected),
 		UT_TEST(test_kyber_domains_and_tokens),
 		UT_TEST(test_kyber_resize),
