@@ -600,8 +600,7 @@ io_submit_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 	uint32_t mode = ch->mode;
 	uint64_t now;
 
-	if (nvp_unlikely((mode & CH_MODE_SPLIT) != 0 || io->num_blocks > ch->max_fast_blocks) &&
-	    needs_split(ch->bdev, io)) {
+	if (needs_split(ch->bdev, io)) {
 		return io_submit_split(ch, io);
 	}
 	now = (mode & (CH_MODE_ACCT | CH_MODE_SLOW)) != 0 ? ch_now(ch) : 0;
@@ -625,16 +624,16 @@ static inline __attribute__((always_inline)) int
 io_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, nvp_bdev_io_cb cb,
 	  void *cb_arg)
 {
-	uint32_t mode = ch->mode;
 	uint64_t now = 0;
 	int rc;
 
 	io->internal.cb = cb;
 	io->internal.cb_arg = cb_arg;
-	if (nvp_unlikely((mode & ~CH_MODE_ACCT) != 0 || io->num_blocks > ch->max_fast_blocks)) {
+	/* 0 while the mode has more than accounting (counts are at least 1: io_ok()) */
+	if (nvp_unlikely(io->num_blocks > ch->max_fast_blocks)) {
 		return io_submit_slow(ch, io);
 	}
-	if (mode != 0) {
+	if (ch->mode != 0) {
 		now = ch->tick;
 		if (nvp_unlikely(now <= CH_TICK_LAZY)) {
 			if (nvp_unlikely(!ch->ticks_tsc)) {
