@@ -172,8 +172,9 @@ struct nvp_bdev_channel {
 	uint32_t sched_held; /* I/Os the scheduler took and has not dispatched yet */
 	uint32_t block_size; /* the bdev's */
 	uint32_t poll_depth; /* polls of this channel running (nested in callbacks: > 1) */
-	uint32_t max_fast_blocks;       /* the bdev's max transfer (none: UINT32_MAX): a longer
-				   * I/O takes io_submit_slow(), which splits it */
+	uint32_t max_fast_blocks;       /* the bdev's max transfer (none: UINT32_MAX), 0 while
+				   * the mode has more than CH_MODE_ACCT: a longer I/O takes
+				   * io_submit_slow() (bdev_channel_update_mode() sets it) */
 	void (*mod_poll)(void *ch_ctx); /* the module's poll */
 	struct nvp_bdev *bdev;
 
