@@ -465,8 +465,8 @@ bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 
 /* A poll with work for the core too: deferred, retried and inline-completed I/O, the
  * scheduler, io_wait entries, a change of the accounting switch. */
-static __attribute__((noinline)) int
-channel_poll_full(struct nvp_bdev_channel *ch)
+int
+bdev_channel_poll_full(struct nvp_bdev_channel *ch)
 {
 	uint64_t before = ch->completed, tick = ch->tick;
 
@@ -489,40 +489,6 @@ channel_poll_full(struct nvp_bdev_channel *ch)
 	}
 	ch->poll_depth--;
 	ch->tick = tick;
-	return (int)(ch->completed - before);
-}
-
-/*
- * One poll: whatever needs the time during it (accounting, stages, the hook) shares one
- * read of the clock (ch->tick): it starts CH_TICK_LAZY, so that the first use reads it;
- * a module completing by lists sets it to the list's time. A poll that finds nothing
- * reads none. Afterwards the channel reads the clock at each
- * use again (a poll nested in a callback leaves the rest of the outer poll doing so).
- * The depth of polls running is kept for nvp_bdev_channel_destroy().
- * The count is the channel's (user callbacks delivered): a split child is not one.
- */
-int
-nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
-{
-	uint64_t before;
-	int rc;
-
-	if (nvp_unlikely(ch == NULL)) {
-		return -EINVAL;
-	}
-	rc = bdev_check_owner(ch->owner, "bdev channel");
-	if (rc != 0) {
-		return rc;
-	}
-	if (nvp_unlikely(__atomic_load_n(&ch->attention, __ATOMIC_RELAXED) != 0)) {
-		return channel_poll_full(ch);
-	}
-	before = ch->completed;
-	ch->poll_depth++;
-	ch->tick = CH_TICK_LAZY;
-	ch->mod_poll(ch->module_ch);
-	ch->poll_depth--;
-	ch->tick = CH_TICK_NONE;
 	return (int)(ch->completed - before);
 }
 

@@ -226,6 +226,9 @@ uint32_t bdev_channel_allowed(const struct nvp_bdev_channel *ch);
 void bdev_channel_retire_stats(struct nvp_bdev_channel *ch);
 void bdev_channel_update_mode(struct nvp_bdev_channel *ch);
 void bdev_run_io_waiters(struct nvp_bdev_channel *ch);
+/* A poll with work for the core too (deferred, retried, waiters, the mode); never
+ * inlined into the fast poll, which is bdev_io.c's nvp_bdev_channel_poll(). */
+int bdev_channel_poll_full(struct nvp_bdev_channel *ch);
 
 /* bdev_io.c */
 int bdev_channel_poll_slow(struct nvp_bdev_channel *ch);

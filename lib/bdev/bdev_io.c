@@ -1238,6 +1238,45 @@ nvp_bdev_io_complete_list_at(struct nvp_bdev_io_list *list, const struct nvme_cp
 	complete_list(list, cpl, now);
 }
 
+/* ---- polling ----
+ * The fast part is here, beside the completion it runs, so that a request's path from the
+ * call to its callback stays in this file and the module's; the rest is bdev_channel.c's
+ * bdev_channel_poll_full() and bdev_channel_poll_slow() below. */
+
+/*
+ * One poll: whatever needs the time during it (accounting, stages, the hook) shares one
+ * read of the clock (ch->tick): it starts CH_TICK_LAZY, so that the first use reads it;
+ * a module completing by lists sets it to the list's time. A poll that finds nothing
+ * reads none. Afterwards the channel reads the clock at each
+ * use again (a poll nested in a callback leaves the rest of the outer poll doing so).
+ * The depth of polls running is kept for nvp_bdev_channel_destroy().
+ * The count is the channel's (user callbacks delivered): a split child is not one.
+ */
+int
+nvp_bdev_channel_poll(struct nvp_bdev_channel *ch)
+{
+	uint64_t before;
+	int rc;
+
+	if (nvp_unlikely(ch == NULL)) {
+		return -EINVAL;
+	}
+	rc = bdev_check_owner(ch->owner, "bdev channel");
+	if (rc != 0) {
+		return rc;
+	}
+	if (nvp_unlikely(__atomic_load_n(&ch->attention, __ATOMIC_RELAXED) != 0)) {
+		return bdev_channel_poll_full(ch); /* bdev_channel.c */
+	}
+	before = ch->completed;
+	ch->poll_depth++;
+	ch->tick = CH_TICK_LAZY;
+	ch->mod_poll(ch->module_ch);
+	ch->poll_depth--;
+	ch->tick = CH_TICK_NONE;
+	return (int)(ch->completed - before);
+}
+
 /* ---- the slow part of polling ---- */
 
 static void
