@@ -64,7 +64,7 @@ main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
-	suite = CU_add_suite("hello_bdev_cli", NULL, NULL);
+	suite = fx_add_suite("hello_bdev_cli");
 	if (suite == NULL || CU_add_test(suite, "runs", test_runs) == NULL ||
 	    CU_add_test(suite, "errors", test_errors) == NULL) {
 		CU_cleanup_registry();

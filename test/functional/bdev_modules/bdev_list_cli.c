@@ -30,7 +30,7 @@ static bool
 has(const char *s)
 {
 	if (strstr(g_out, s) == NULL) {
-		printf("\n    expected \"%s\" in:\n%s", s, g_out);
+		printf("\n    expected \"%s\" in the output of the last run", s);
 		return false;
 	}
 	return true;
@@ -149,7 +149,7 @@ main(void)
 	if (mkdtemp(g_dir) == NULL || CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
-	suite = CU_add_suite("bdev_list_cli", NULL, NULL);
+	suite = fx_add_suite("bdev_list_cli");
 	if (suite == NULL || CU_add_test(suite, "line_table", test_line_table) == NULL ||
 	    CU_add_test(suite, "file_json", test_file_json) == NULL ||
 	    CU_add_test(suite, "bad", test_bad) == NULL ||

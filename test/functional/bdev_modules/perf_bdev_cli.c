@@ -34,7 +34,7 @@ static bool
 has(const char *s)
 {
 	if (strstr(g_out, s) == NULL) {
-		printf("\n    expected \"%s\" in:\n%s", s, g_out);
+		printf("\n    expected \"%s\" in the output of the last run", s);
 		return false;
 	}
 	return true;
@@ -437,7 +437,7 @@ main(void)
 	if (mkdtemp(g_dir) == NULL || CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
-	suite = CU_add_suite("perf_bdev_cli", NULL, NULL);
+	suite = fx_add_suite("perf_bdev_cli");
 	if (suite == NULL || CU_add_test(suite, "line_modules", test_line_modules) == NULL ||
 	    CU_add_test(suite, "json_and_raw", test_json_and_raw) == NULL ||
 	    CU_add_test(suite, "split", test_split) == NULL ||

@@ -45,27 +45,6 @@ find_program(void)
 	return fx_find_program("../../bin/nvp", g_prog, sizeof(g_prog));
 }
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	*len = 0;
-	if (f == NULL) {
-		return calloc(1, 1);
-	}
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = calloc(1, (size_t)n + 1);
-		if (buf != NULL && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-			*len = (size_t)n;
-		}
-	}
-	fclose(f);
-	return buf != NULL ? buf : calloc(1, 1);
-}
-
 /*
  * Run nvp with @args (shell words, already quoted), stdin from /dev/null. stdout and
  * stderr are kept apart in g_run. \return the exit status, -1 if killed by a signal.
@@ -73,29 +52,10 @@ slurp(const char *path, size_t *len)
 static int
 run(const char *args)
 {
-	char out[sizeof(g_dir) + 16], err[sizeof(g_dir) + 16];
-	char cmd[PATH_MAX + 4096];
-	int status;
-
 	free(g_run.out);
 	free(g_run.err);
-	snprintf(out, sizeof(out), "%s/stdout", g_dir);
-	snprintf(err, sizeof(err), "%s/stderr", g_dir);
-	if (snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s' </dev/null", g_prog, args, out, err) >=
-	    (int)sizeof(cmd)) {
-		CU_FAIL("command line too long");
-		g_run.out = calloc(1, 1);
-		g_run.err = calloc(1, 1);
-		return -1;
-	}
-	status = system(cmd);
-	g_run.out = slurp(out, &g_run.out_len);
-	g_run.err = slurp(err, &(size_t){ 0 });
-	g_run.status = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-	if (g_run.status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) >= 126)) {
-		fprintf(stderr, "  nvp %s: did not exit normally (status %#x)\n", args, status);
-		g_run.status = -1;
-	}
+	g_run.status = fx_run_split(g_prog, args, "/dev/null", &g_run.out, &g_run.out_len,
+				    &g_run.err);
 	return g_run.status;
 }
 
@@ -112,7 +72,7 @@ last_json(void)
 	}
 	o = start != NULL ? json_tokener_parse(start) : NULL;
 	if (o == NULL) {
-		fprintf(stderr, "  no JSON in output:\n%s\n  stderr:\n%s\n", g_run.out, g_run.err);
+		fprintf(stderr, "  no JSON in the output of the last run\n");
 	}
 	return o;
 }
@@ -125,7 +85,6 @@ run_json(const char *args)
 
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0) {
-		fprintf(stderr, "  nvp %s: exit %d\n%s\n", args, rc, g_run.err);
 		return NULL;
 	}
 	return last_json();
@@ -283,7 +242,7 @@ test_list_skipped(void)
 	snprintf(src, sizeof(src), "%s", __FILE__);
 	snprintf(root, sizeof(root), "%s/sys", g_dir);
 	snprintf(cmd, sizeof(cmd), "bash '%s/../../common/fake_sysfs.sh' '%s'", dirname(src), root);
-	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	CU_ASSERT_EQUAL_FATAL(fx_run_shell(cmd), 0);
 	setenv("NVP_SYSFS_ROOT", root, 1);
 	o = run_json("list -o json");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
@@ -301,7 +260,7 @@ test_list_skipped(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(g_run.err, "0000:06:00.0: no driver bound"));
 	unsetenv("NVP_SYSFS_ROOT");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	CU_ASSERT_EQUAL(system(cmd), 0);
+	CU_ASSERT_EQUAL(fx_run_shell(cmd), 0);
 }
 
 static void

@@ -23,12 +23,7 @@ static char g_out[65536];
 static int
 nvp(const char *args)
 {
-	int rc = fx_run_capture(g_prog, args, g_out, sizeof(g_out));
-
-	if (rc != 0) {
-		fprintf(stderr, "  nvp %s: exit %d\n%s", args, rc, g_out);
-	}
-	return rc;
+	return fx_run_capture(g_prog, args, g_out, sizeof(g_out));
 }
 
 /* Run and parse the JSON object of the output (asserts exit 0). */

@@ -83,8 +83,7 @@ path(const char *name)
 /* Run nvp @args (printf style), stdin from @in. \return its exit status, -1: no exit. */
 static int __attribute__((format(printf, 2, 3))) run_in(const char *in, const char *fmt, ...)
 {
-	char args[3 * PATH_MAX], cmd[4 * PATH_MAX + 256];
-	int status, rc;
+	char args[3 * PATH_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -92,18 +91,7 @@ static int __attribute__((format(printf, 2, 3))) run_in(const char *in, const ch
 	va_end(ap);
 	free(g_run.out);
 	free(g_run.err);
-	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s/stdout' 2>'%s/stderr' <'%s'", g_prog, args, g_dir,
-		 g_dir, in);
-	status = system(cmd);
-	g_run.out = slurp(path("stdout"), &g_run.out_len);
-	g_run.err = slurp(path("stderr"), &(size_t){ 0 });
-	rc = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	if (rc == -1 || rc >= 126) {
-		fprintf(stderr, "  nvp %s: did not exit normally (status %#x)\n%s", args, status,
-			g_run.err);
-		return -1;
-	}
-	return rc;
+	return fx_run_split(g_prog, args, in, &g_run.out, &g_run.out_len, &g_run.err);
 }
 
 #define run(...) run_in("/dev/null", __VA_ARGS__)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "subproc.h"
 
 void
 fx_cpl_cb(void *cb_arg, const struct nvme_cpl *cpl)
@@ -733,7 +734,7 @@ fx_main(int argc, char **argv, const char *suite_name, const struct fx_test *tes
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
-	suite = CU_add_suite(suite_name, NULL, NULL);
+	suite = fx_add_suite(suite_name);
 	if (suite == NULL) {
 		CU_cleanup_registry();
 		return 1;

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Running nvpoll's programs from a functional test: find them in the build tree and run
- * them with their output captured. Shared by the tests of hello_world, nvp_perf and nvp.
+ * Running programs from a functional test: find nvpoll's in the build tree, run any with
+ * its output captured. Every run goes into the test's journal (command line, output, exit
+ * status or signal); a test that fails prints its journal after its assertions, a test
+ * that passes prints nothing. Suites get that by being made with fx_add_suite() (fx_main()
+ * does). Shared by every test that runs a program.
  */
 #ifndef NVP_TEST_SUBPROC_H
 #define NVP_TEST_SUBPROC_H
 
 #include <stddef.h>
+
+#include <CUnit/CUnit.h>
 
 /*
  * Store in @path the program at @rel, relative to the directory of the running test
@@ -22,11 +27,29 @@ int fx_find_program(const char *rel, char *path, size_t len);
 int fx_run_capture(const char *prog, const char *args, char *out, size_t outlen);
 
 /*
+ * Run @prog with @args (shell words, already quoted), stdin from the file @in, stdout and
+ * stderr apart into *@out and *@err (malloc'd, NUL terminated, never NULL; the caller
+ * frees them), the length of stdout in *@out_len if it is not NULL.
+ * \return its exit status, or -1 if it could not run or did not exit normally.
+ */
+int fx_run_split(const char *prog, const char *args, const char *in, char **out, size_t *out_len,
+		 char **err);
+
+/*
+ * Run the shell command @cmd, stdin from /dev/null, stdout and stderr into the journal
+ * only. \return its exit status, or -1 if it could not run or did not exit normally.
+ */
+int fx_run_shell(const char *cmd);
+
+/*
  * Run @prog with @argv (argv[0] first, NULL last), stdin from /dev/null, stdout and stderr
  * together into @out; after @after_s seconds send it @sig (SIGKILL 30 s later if it still
  * runs). \return its exit status, or -1 if it could not run or ended by a signal.
  */
 int fx_run_signal(const char *prog, char *const argv[], unsigned int after_s, int sig, char *out,
 		  size_t outlen);
+
+/* A CUnit suite whose tests print the programs they ran (fx_run_*) when they fail. */
+CU_pSuite fx_add_suite(const char *name);
 
 #endif /* NVP_TEST_SUBPROC_H */

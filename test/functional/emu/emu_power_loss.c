@@ -57,6 +57,8 @@ struct plm_state {
 	uint64_t rng;
 	struct slot slots[QD];
 	uint64_t lost, corrupted, unflushed_lost, hangs, dup_cpls;
+	/* the controller's own count (nvp_emu_ctrlr_get_stats()) */
+	uint64_t plm_dropped;
 };
 
 static char g_dir[64];
@@ -283,6 +285,17 @@ judge(struct plm_state *s, struct fx_ctrlr *fx, uint8_t *buf)
 	s->flushed_upto = 0;
 }
 
+/* What the controller says the cut did, as a caller of nvp_emu_ctrlr_get_stats() sees it. */
+static void
+count_cut(struct plm_state *s, struct fx_ctrlr *fx)
+{
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
+
+	CU_ASSERT_EQUAL_FATAL(nvp_emu_ctrlr_get_stats(fx->emu, &st), 0);
+	CU_ASSERT_EQUAL(st.power_cuts, 1); /* the round's fault went off (a fresh controller) */
+	s->plm_dropped += st.plm_lost_writes + st.plm_torn_writes;
+}
+
 static void
 rounds(uint32_t power_loss, uint32_t nrounds, bool stop_at_loss, struct plm_state *s)
 {
@@ -314,6 +327,7 @@ rounds(uint32_t power_loss, uint32_t nrounds, bool stop_at_loss, struct plm_stat
 							   (uint32_t)rnd(s) | 1),
 				0);
 		run_until_cut(s, &fx);
+		count_cut(s, &fx);
 		fx_close(&fx);
 	}
 	if (!(stop_at_loss && s->lost > 0) && fx_open(&fx, opts) == 0) {
@@ -344,15 +358,17 @@ test_flushed_data_survives(void)
 	s->rng = 0x2545f4914f6cdd1dull;
 	rounds(1, nrounds(), false, s);
 	printf("(%u writes, lost %" PRIu64 " corrupted %" PRIu64 " hangs %" PRIu64
-	       ", unflushed writes lost %" PRIu64 ") ",
-	       s->ngen, s->lost, s->corrupted, s->hangs, s->unflushed_lost);
+	       ", unflushed writes lost %" PRIu64 ", the controller dropped %" PRIu64 ") ",
+	       s->ngen, s->lost, s->corrupted, s->hangs, s->unflushed_lost, s->plm_dropped);
 	CU_ASSERT(s->ngen > 0);
 	CU_ASSERT_EQUAL(s->lost, 0);
 	CU_ASSERT_EQUAL(s->corrupted, 0);
 	CU_ASSERT_EQUAL(s->hangs, 0);
 	CU_ASSERT_EQUAL(s->dup_cpls, 0);
-	/* The model really lost data that was never flushed (else this proves nothing). */
+	/* The model really lost data that was never flushed (else this proves nothing), and
+	 * the controller's counters say so too. */
 	CU_ASSERT(s->unflushed_lost > 0);
+	CU_ASSERT(s->plm_dropped > 0);
 	free(s);
 }
 

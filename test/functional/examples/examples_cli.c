@@ -27,7 +27,7 @@ static bool
 has(const char *s)
 {
 	if (strstr(g_out, s) == NULL) {
-		printf("\n    expected \"%s\" in:\n%s", s, g_out);
+		printf("\n    expected \"%s\" in the output of the last run", s);
 		return false;
 	}
 	return true;
@@ -134,7 +134,7 @@ main(void)
 	if (mkdtemp(g_dir) == NULL || CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
-	suite = CU_add_suite("examples_cli", NULL, NULL);
+	suite = fx_add_suite("examples_cli");
 	for (i = 0; suite != NULL && i < NVP_COUNTOF(tests); i++) {
 		if (CU_add_test(suite, tests[i].name, tests[i].fn) == NULL) {
 			suite = NULL;

@@ -128,7 +128,7 @@ main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
-	suite = CU_add_suite("hello_world_cli", NULL, NULL);
+	suite = fx_add_suite("hello_world_cli");
 	for (i = 0; suite != NULL && i < NVP_COUNTOF(tests); i++) {
 		if (CU_add_test(suite, tests[i].name, tests[i].fn) == NULL) {
 			suite = NULL;

@@ -718,9 +718,6 @@ test_bad_flags(void)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = run(bad[i]);
 
-		if (rc != 2 || count(g_out, "--help") != 1) {
-			fprintf(stderr, "  nvp_perf %s: exit %d, output:\n%s\n", bad[i], rc, g_out);
-		}
 		CU_ASSERT_EQUAL(rc, 2);
 		/* the hint once (a library's message may carry it already) */
 		CU_ASSERT_EQUAL(count(g_out, "--help"), 1);
@@ -1096,9 +1093,6 @@ test_jobs_bad(void)
 
 		snprintf(args, sizeof(args), "-t 1 %s", bad[i].args);
 		rc = run(args);
-		if (rc != 2 || strstr(g_out, bad[i].names) == NULL || count(g_out, "--help") != 1) {
-			fprintf(stderr, "  nvp_perf %s: exit %d, output:\n%s\n", args, rc, g_out);
-		}
 		CU_ASSERT_EQUAL(rc, 2);
 		CU_ASSERT(strstr(g_out, bad[i].names) != NULL);
 		CU_ASSERT_EQUAL(count(g_out, "--help"), 1);
@@ -1237,7 +1231,7 @@ main(int argc, char **argv)
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
-	suite = CU_add_suite("nvp_perf", NULL, NULL);
+	suite = fx_add_suite("nvp_perf");
 	for (i = 0; i < sizeof(g_tests) / sizeof(g_tests[0]); i++) {
 		if (selected(argc, argv, g_tests[i].name)) {
 			CU_add_test(suite, g_tests[i].name, g_tests[i].fn);

@@ -26,7 +26,7 @@ static bool
 has(const char *s)
 {
 	if (strstr(g_out, s) == NULL) {
-		printf("\n    expected \"%s\" in:\n%s", s, g_out);
+		printf("\n    expected \"%s\" in the output of the last run", s);
 		return false;
 	}
 	return true;
@@ -79,7 +79,7 @@ test_window_only(void)
 	CU_ASSERT_EQUAL(sscanf(p, "Poll core 0: %lf s (wall) waiting", &wait_s), 1);
 	/* at most the 1 s window (and the wake-up of its last wait) */
 	if (!(wait_s > 0.0 && wait_s < 1.5)) {
-		printf("\n    waited %.3f s in a 1 s window:\n%s", wait_s, g_out);
+		printf("\n    waited %.3f s in a 1 s window", wait_s);
 	}
 	CU_ASSERT(wait_s > 0.0 && wait_s < 1.5);
 }
@@ -120,7 +120,7 @@ main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		return 1;
 	}
-	suite = CU_add_suite("poll_perf_cli", NULL, NULL);
+	suite = fx_add_suite("poll_perf_cli");
 	if (suite == NULL || CU_add_test(suite, "modes", test_modes) == NULL ||
 	    CU_add_test(suite, "window_only", test_window_only) == NULL ||
 	    CU_add_test(suite, "irq_without_interrupts", test_irq_without_interrupts) == NULL) {
