@@ -25,6 +25,14 @@
  * with no channel polling. The controller stays attached
  * (its resources are released) until nvp_bdev_nvme_detach() or nvp_bdev_fini().
  *
+ * Request timeouts (timeout_us, action_on_timeout, as SPDK's): the channels' qpairs get
+ * the deadline, so the driver's timer is the only one and an I/O pays nothing for it.
+ * abort is the driver's own path; none and reset make the qpair timeout_no_abort, the
+ * driver only calling nvme_timeout_cb(), which counts and, for reset, marks the channel,
+ * whose poll resets the controller after the driver's poll returns. A channel destroyed
+ * with I/O outstanding gives it up (nvme_channel_abort()): its queues are deleted on the
+ * device before each I/O completes with an error.
+ *
  * Write lifetime hints: each namespace is set up for them at attach
  * (nvp_nvme_ns_hints_setup); a write whose flags carry a hint goes out through the
  * driver's _hint calls, which pick the namespace's stream or FDP placement identifier
