@@ -445,14 +445,16 @@ nvme_timeout_cb(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr, struct nvp_nvme_qpai
 	struct nvme_ns_bdev *nb;
 
 	(void)ctrlr;
+	if (qpair == NULL) {
+		return; /* an admin command's: the sync helpers report their own */
+	}
 	__atomic_fetch_add(&c->timeouts, 1, __ATOMIC_RELAXED);
 	NVP_WARNLOG("controller %s: I/O (CID %u) timed out; action_on_timeout %s", c->name, cid,
 		    c->timeout_us == 0 ? "abort (the controller's io_timeout_us)" :
 		    c->timeout_action == NVP_BDEV_NVME_TIMEOUT_NONE ? "none: it stays outstanding" :
 		    c->timeout_action == NVP_BDEV_NVME_TIMEOUT_RESET ? "reset" :
 								       "abort");
-	if (qpair == NULL || c->timeout_us == 0 ||
-	    c->timeout_action != NVP_BDEV_NVME_TIMEOUT_RESET) {
+	if (c->timeout_us == 0 || c->timeout_action != NVP_BDEV_NVME_TIMEOUT_RESET) {
 		return;
 	}
 	/* the list of bdevs is stable while a channel polls (see nvme_ctrlr_failed()) */
