@@ -246,10 +246,13 @@ int nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_ch
 /**
  * Destroy a channel (leaving its poll group). Owner thread only, and not from inside the
  * channel's own poll (a completion or io_wait callback of it): destroy it after the poll
- * returns.
- * \return 0; -EBUSY if I/O is in flight (poll until it completes) or called from inside
- * the channel's poll; -EINVAL NULL, or not a channel (destroyed already); -EPERM foreign
- * thread (debug builds).
+ * returns. I/O still in flight on a module that can give it up (nvme: a lost completion,
+ * action_on_timeout none, a slow device) is completed first, each callback once with an
+ * error status (nvme: ABORTED SQ DELETION, its queue deleted on the device so nothing
+ * touches its buffers any more), inside this call.
+ * \return 0; -EBUSY if I/O is in flight that the module cannot give up (poll until it
+ * completes) or called from inside the channel's poll; -EINVAL NULL, or not a channel
+ * (destroyed already); -EPERM foreign thread (debug builds).
  */
 int nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch);
 
@@ -511,6 +514,24 @@ int nvp_bdev_null_create(const struct nvp_bdev_null_opts *opts, struct nvp_bdev 
 int nvp_bdev_null_delete(const char *name);
 
 /** nvme: one bdev per active namespace of a controller, named "<name>n<nsid>". */
+/**
+ * A request of an nvme bdev that passes its timeout_us (SPDK's action_on_timeout). Each
+ * one is logged and counted (nvp_bdev_nvme_get_ctrlr_stats()) first. The I/O's callback
+ * runs once in every case.
+ */
+enum nvp_bdev_nvme_timeout_action {
+	/** report only: the I/O stays outstanding until the device completes it, a reset
+	 * (another cause's), or the channel's destruction completes it with an error */
+	NVP_BDEV_NVME_TIMEOUT_NONE = 0,
+	/** reset the controller (from the channel's poll that found it): the device's
+	 * requests are sent again or, those past their deadline, completed with ABORTED SQ
+	 * DELETION; the bdevs and channels stay and go on */
+	NVP_BDEV_NVME_TIMEOUT_RESET = 1,
+	/** Abort the command (the driver's path): it completes with the device's status
+	 * (ABORTED BY REQUEST) or, not aborted or the Abort unanswered, with ABORTED BY HOST */
+	NVP_BDEV_NVME_TIMEOUT_ABORT = 2,
+};
+
 struct nvp_bdev_nvme_opts {
 	size_t opts_size;
 	const char *name; /**< controller name, required ("nvme0", "emu0") */
@@ -531,6 +552,15 @@ struct nvp_bdev_nvme_opts {
 	 */
 	int32_t ctrlr_loss_timeout_sec;
 	uint32_t reconnect_delay_sec; /**< 1 .. ctrlr_loss_timeout_sec when that is not 0 */
+	/**
+	 * Per-request timeout of the channels' I/O in microseconds, counted from the submit
+	 * call (SPDK's timeout_us). 0 (default) = off: the module adds none, and the
+	 * controller's own io_timeout_us (ctrlr_opts, default 30 s) still bounds each
+	 * request, handled by the driver with Abort as action_on_timeout abort is.
+	 */
+	uint64_t timeout_us;
+	/** What a request past timeout_us gets (SPDK's action_on_timeout); default none. */
+	enum nvp_bdev_nvme_timeout_action action_on_timeout;
 };
 
 void nvp_bdev_nvme_opts_init(struct nvp_bdev_nvme_opts *opts, size_t opts_size);
@@ -584,6 +614,23 @@ struct nvp_bdev_nvme_hint_stats {
  * NULL argument, a too small info_size, or not an nvme bdev.
  */
 int nvp_bdev_nvme_get_hint_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_hint_stats *stats);
+
+/** Counters of the controller behind an nvme bdev. */
+struct nvp_bdev_nvme_ctrlr_stats {
+	size_t info_size;        /**< set by the caller: sizeof(struct nvp_bdev_nvme_ctrlr_stats) */
+	uint64_t timeouts;       /**< requests of its channels past their deadline (timeout_us,
+				  * else the controller's io_timeout_us), whatever the action */
+	uint64_t timeout_resets; /**< controller resets action_on_timeout reset made */
+	uint64_t resets;         /**< resets that brought the controller back (any cause) */
+	uint64_t aborted_at_destroy; /**< I/Os completed with an error because their channel
+				      * was destroyed with them outstanding */
+};
+
+/**
+ * The counters of the controller behind @bdev; the caller sets stats->info_size first.
+ * \return 0; -EINVAL NULL argument, a too small info_size, or not an nvme bdev.
+ */
+int nvp_bdev_nvme_get_ctrlr_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_ctrlr_stats *stats);
 
 /** uring: whether a uring bdev polls its completions (IORING_SETUP_IOPOLL). */
 enum nvp_bdev_uring_iopoll {

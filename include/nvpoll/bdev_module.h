@@ -253,6 +253,15 @@ struct nvp_bdev_fn_table {
 	/** Re-arm a level interrupt masked when it fired (uio INTx) before a waiter blocks.
 	 * NULL: nothing to do. */
 	int (*irq_unmask)(void *ch_ctx);
+	/**
+	 * The channel is being destroyed with I/O of it in the module (a lost completion, a
+	 * device that stopped answering): on the owner thread, outside the channel's poll,
+	 * make sure the device no longer touches that I/O's memory and complete each such
+	 * I/O with an error status (at the channel's next poll, which the core runs at
+	 * once). The channel must stay usable (its callbacks may submit). NULL: destroy
+	 * refuses while I/O is in flight.
+	 */
+	void (*channel_abort)(void *ch_ctx);
 };
 
 /** A bdev to register. Zero it, then fill it. */

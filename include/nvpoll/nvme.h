@@ -28,7 +28,10 @@
  * completion follows; "not aborted" (CQE dword 0 bit 0 = 1: the command left the SQ),
  * a failed Abort or no answer within admin_timeout_ms complete the request with ABORTED
  * BY HOST (SCT path, DNR), and its command identifier stays out of use until the
- * device's late completion arrives. While any is kept out of use, every poll checks
+ * device's late completion arrives. (A qpair created with opts.timeout_no_abort skips the
+ * Abort: its expired request is reported to the timeout callback once and stays
+ * outstanding until its completion, a controller reset or the qpair's free, for a caller
+ * that recovers by itself.) While any is kept out of use, every poll checks
  * the CQ again: when the stuck entry was the last one the device wrote, the next
  * completion it posts behind it (the next request's) gives the stall away, and the
  * queues are re-made. So are they when kept identifiers leave no usable one.
@@ -341,8 +344,10 @@ void nvp_nvme_ctrlr_register_aer_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme
 
 /**
  * Called when an I/O request passes its deadline, before the driver aborts it or, its
- * CQ being stuck, re-makes the qpair's queues (@qpair NULL for the admin queue).
- * Informational; the driver handles recovery.
+ * CQ being stuck, re-makes the qpair's queues (@qpair NULL for the admin queue); on the
+ * qpair's owner thread, inside its poll (submit nothing, reset nothing from here: note
+ * it and act after the poll). Informational; the driver handles recovery, except on a
+ * qpair with opts.timeout_no_abort, where the request stays outstanding.
  */
 typedef void (*nvp_nvme_timeout_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr,
 				    struct nvp_nvme_qpair *qpair, uint16_t cid);
@@ -418,6 +423,12 @@ struct nvp_nvme_io_qpair_opts {
 	bool interrupts;            /**< create the CQ with interrupts enabled (IEN = 1), its
 				     * vector delivered as an eventfd by env
 				     * (nvp_nvme_qpair_get_irq_fd()); the hot path is the same */
+	bool timeout_no_abort;      /**< at a request's deadline only report it (the timeout
+				     * callback, once per request; a stuck CQ is still
+				     * re-made): no Abort, the request stays outstanding until
+				     * its completion, a controller reset or the qpair's free.
+				     * For a caller that recovers by itself (a bdev's
+				     * action_on_timeout none or reset); default false */
 };
 
 /** The fewest entries a queue may have (one slot is always left empty). */

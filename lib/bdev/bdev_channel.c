@@ -305,6 +305,26 @@ nvp_bdev_channel_create(struct nvp_bdev_desc *desc, const struct nvp_bdev_channe
 	return 0;
 }
 
+/*
+ * Destroyed with I/O outstanding, on a module that can give it up: the module completes
+ * what it holds with an error status, and polls hand that over (each callback once).
+ * What the callbacks or the core's own stages send goes to the module again and is
+ * given up the same way, a few rounds at most; destroy refuses if any is left.
+ */
+static void
+channel_abort_outstanding(struct nvp_bdev_channel *ch)
+{
+	unsigned int round;
+
+	NVP_WARNLOG("channel on '%s': destroyed with %u I/O(s) in flight; the module "
+		    "completes them with an error",
+		    ch->bdev->name, ch_outstanding(ch));
+	for (round = 0; round < 4 && ch_outstanding(ch) != 0; round++) {
+		ch->bdev->fn->channel_abort(ch->module_ch);
+		(void)nvp_bdev_channel_poll(ch);
+	}
+}
+
 int
 nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 {
@@ -325,6 +345,9 @@ nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 	rc = bdev_check_owner(ch->owner, "bdev channel");
 	if (rc != 0) {
 		return rc;
+	}
+	if (ch_outstanding(ch) != 0 && ch->poll_depth == 0 && ch->bdev->fn->channel_abort != NULL) {
+		channel_abort_outstanding(ch);
 	}
 	if (ch_outstanding(ch) != 0) {
 		NVP_ERRLOG("channel on '%s': %u I/O(s) in flight; poll until they complete, then "

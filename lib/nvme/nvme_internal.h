@@ -174,6 +174,8 @@ enum nvme_tracker_state {
 	NVME_TR_ACTIVE,       /* on the outstanding list, deadline armed */
 	NVME_TR_ABORT_WANTED, /* expired; Abort not sent yet (admin queue was busy) */
 	NVME_TR_ABORT_SENT,   /* Abort submitted; see abort_result */
+	NVME_TR_TIMED_OUT,    /* expired on a timeout_no_abort qpair: reported, left to
+			       * its completion, a reset or the qpair's free */
 	NVME_TR_QUARANTINED,  /* request completed by the driver; the CID stays out of use
 			       * until the device's late completion and the Abort's own
 			       * completion have arrived, or a reset */

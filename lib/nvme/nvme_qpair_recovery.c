@@ -13,7 +13,9 @@
  * reads it on its next poll: "aborted" means the command's own completion (ABORTED BY
  * REQUEST) follows; "not aborted", a failed Abort, or no answer in time mean the driver
  * completes the request itself (PATH / ABORTED BY HOST, DNR) and quarantines the CID until
- * the device's late completion arrives (it is swallowed) or a reset.
+ * the device's late completion arrives (it is swallowed) or a reset. On a qpair with
+ * opts.timeout_no_abort the expired tracker only moves to the recovery list (TIMED_OUT,
+ * reported once) and waits there for its completion, a reset or the qpair's free.
  *
  * CIDs and SQ slots are counted apart: a qpair has num_entries - 1 slots and a few more
  * trackers (spare CIDs). "Not aborted" means the command has left the SQ, so its slot is
@@ -348,15 +350,18 @@ handle_expired(struct nvp_nvme_qpair *qpair, uint64_t now)
 	while ((tr = TAILQ_FIRST(&qpair->outstanding)) != NULL && now >= tr->deadline) {
 		TAILQ_REMOVE(&qpair->outstanding, tr, link);
 		TAILQ_INSERT_TAIL(&qpair->recovery, tr, link);
-		tr->state = NVME_TR_ABORT_WANTED;
-		NVP_ERRLOG("qpair %u: CID %u (opcode 0x%02x) timed out after %" PRIu64 " us; "
-			   "sending Abort",
-			   qpair->id, tr->cid, tr->req->cmd.opc, qpair->opts.timeout_us);
+		tr->state = qpair->opts.timeout_no_abort ? NVME_TR_TIMED_OUT : NVME_TR_ABORT_WANTED;
+		NVP_ERRLOG("qpair %u: CID %u (opcode 0x%02x) timed out after %" PRIu64 " us; %s",
+			   qpair->id, tr->cid, tr->req->cmd.opc, qpair->opts.timeout_us,
+			   tr->state == NVME_TR_TIMED_OUT ? "left outstanding (no Abort asked)" :
+							    "sending Abort");
 		if (ctrlr->timeout_cb != NULL) {
 			ctrlr->timeout_cb(ctrlr->timeout_cb_arg, ctrlr,
 					  qpair->is_admin ? NULL : qpair, tr->cid);
 		}
-		send_abort(qpair, tr, now);
+		if (tr->state == NVME_TR_ABORT_WANTED) {
+			send_abort(qpair, tr, now);
+		}
 	}
 }
 

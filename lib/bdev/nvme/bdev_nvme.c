@@ -25,6 +25,14 @@
  * with no channel polling. The controller stays attached
  * (its resources are released) until nvp_bdev_nvme_detach() or nvp_bdev_fini().
  *
+ * Request timeouts (timeout_us, action_on_timeout, as SPDK's): the channels' qpairs get
+ * the deadline, so the driver's timer is the only one and an I/O pays nothing for it.
+ * abort is the driver's own path; none and reset make the qpair timeout_no_abort, the
+ * driver only calling nvme_timeout_cb(), which counts and, for reset, marks the channel,
+ * whose poll resets the controller after the driver's poll returns. A channel destroyed
+ * with I/O outstanding gives it up (nvme_channel_abort()): its queues are deleted on the
+ * device before each I/O completes with an error.
+ *
  * Write lifetime hints: each namespace is set up for them at attach
  * (nvp_nvme_ns_hints_setup); a write whose flags carry a hint goes out through the
  * driver's _hint calls, which pick the namespace's stream or FDP placement identifier
@@ -72,6 +80,12 @@ struct nvme_ctrlr_entry {
 	bool last_reset_ok;
 	bool watching;   /* atomic: the last reset succeeded and nothing has completed since */
 	uint32_t resets; /* resets that brought the controller back */
+	/* request timeouts (nvme_timeout_cb()): the attach's options and the counters */
+	uint64_t timeout_us; /* 0: the controller's io_timeout_us, the driver's Abort */
+	enum nvp_bdev_nvme_timeout_action timeout_action;
+	uint64_t timeouts;           /* atomic */
+	uint64_t timeout_resets;     /* under resetting */
+	uint64_t aborted_at_destroy; /* atomic */
 	TAILQ_HEAD(, nvme_ns_bdev) bdevs;
 	TAILQ_ENTRY(nvme_ctrlr_entry) link;
 };
@@ -83,8 +97,14 @@ struct nvme_channel {
 	 * one clock read, one accounting pass); failed is set when one of them failed */
 	struct nvp_bdev_io_list done;
 	bool failed;
+	/* a request of this channel timed out with action_on_timeout reset: the poll resets
+	 * the controller after the driver's poll returns (failed stays set meanwhile, so the
+	 * poll's one existing check finds it) */
+	bool reset_wanted;
 	uint64_t hint_writes[NVP_BDEV_NUM_HINTS]; /* written by the channel's thread only */
 	TAILQ_ENTRY(nvme_channel) link;
+	/* Cold: the qpair's options, for a new one when destroy gives up its I/O */
+	struct nvp_nvme_io_qpair_opts qo;
 };
 
 struct nvme_ns_bdev {
@@ -300,6 +320,28 @@ episode_may_reset(struct nvme_ctrlr_entry *c, uint64_t now)
 	return now - c->last_reset >= c->reconnect_delay_s * s ? 1 : 0;
 }
 
+/* A reset of ours brought the controller back (under resetting). */
+static void
+ctrlr_back(struct nvme_ctrlr_entry *c)
+{
+	struct nvme_ns_bdev *nb;
+
+	__atomic_fetch_add(&c->resets, 1, __ATOMIC_RELAXED);
+	NVP_NOTICELOG("controller %s is back after a reset (%u so far); its bdevs stay", c->name,
+		      c->resets);
+	/* A controller may forget its enabled streams on reset: set the hints up again.
+	 * (Writes racing with this go out plain, their hint counted as dropped.) */
+	TAILQ_FOREACH (nb, &c->bdevs, link) {
+		int hrc = nvp_nvme_ns_hints_setup(nb->ns, 0);
+
+		if (hrc != 0) {
+			NVP_WARNLOG("controller %s namespace %" PRIu32 ": write hints set-up after "
+				    "the reset failed (%d); hints are dropped",
+				    c->name, nb->nsid, hrc);
+		}
+	}
+}
+
 /*
  * A channel found the controller failed: reset it if it is still there and its episode
  * allows. \return true when the bdevs stay (the reset brought it back, another thread's
@@ -309,7 +351,6 @@ episode_may_reset(struct nvme_ctrlr_entry *c, uint64_t now)
 static bool
 nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 {
-	struct nvme_ns_bdev *nb;
 	bool idle = false;
 	uint64_t now;
 	int rc;
@@ -347,20 +388,7 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 	c->last_reset_ok = rc == 0;
 	__atomic_store_n(&c->watching, rc == 0, __ATOMIC_RELEASE);
 	if (rc == 0) {
-		c->resets++;
-		NVP_NOTICELOG("controller %s is back after a reset (%u so far); its bdevs stay",
-			      c->name, c->resets);
-		/* A controller may forget its enabled streams on reset: set the hints up again.
-		 * (Writes racing with this go out plain, their hint counted as dropped.) */
-		TAILQ_FOREACH (nb, &c->bdevs, link) {
-			int hrc = nvp_nvme_ns_hints_setup(nb->ns, 0);
-
-			if (hrc != 0) {
-				NVP_WARNLOG("controller %s namespace %" PRIu32 ": write hints "
-					    "set-up after the reset failed (%d); hints are dropped",
-					    c->name, nb->nsid, hrc);
-			}
-		}
+		ctrlr_back(c);
 	} else {
 		NVP_ERRLOG("controller %s: reset failed (%s)%s", c->name, strerror(-rc),
 			   c->loss_timeout_s != 0 ? "; trying again after reconnect_delay_sec" :
@@ -368,6 +396,78 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 	}
 	__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
 	return rc == 0 || c->loss_timeout_s != 0;
+}
+
+/*
+ * action_on_timeout reset, from the poll of the channel whose request timed out, after
+ * the driver's poll returned. A reset under way (another thread's, or the failure
+ * path's) covers this timeout too. A failed reset leaves the controller failed: the
+ * channels' next polls take the failure path above (a reset, else the bdevs go).
+ */
+static void
+nvme_ctrlr_timeout_reset(struct nvme_ctrlr_entry *c)
+{
+	bool idle = false;
+	int rc;
+
+	if (__atomic_load_n(&c->failed, __ATOMIC_ACQUIRE) ||
+	    !__atomic_compare_exchange_n(&c->resetting, &idle, true, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		return;
+	}
+	if (!nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
+		NVP_WARNLOG("controller %s: a request passed timeout_us %" PRIu64
+			    " (action_on_timeout reset): resetting the controller",
+			    c->name, c->timeout_us);
+		rc = nvp_nvme_ctrlr_reset(c->ctrlr);
+		__atomic_fetch_add(&c->timeout_resets, 1, __ATOMIC_RELAXED);
+		if (rc == 0) {
+			ctrlr_back(c);
+		} else {
+			NVP_ERRLOG("controller %s: reset after a timeout failed (%s)", c->name,
+				   strerror(-rc));
+		}
+	}
+	__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
+}
+
+/*
+ * The driver's timeout callback: on the owner thread of @qpair, inside its poll. Counts;
+ * with action_on_timeout reset marks the qpair's channel, whose poll resets once the
+ * driver's poll has returned. (abort: the driver sends it; none: the request stays.)
+ */
+static void
+nvme_timeout_cb(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr, struct nvp_nvme_qpair *qpair,
+		uint16_t cid)
+{
+	struct nvme_ctrlr_entry *c = cb_arg;
+	struct nvme_channel *ch;
+	struct nvme_ns_bdev *nb;
+
+	(void)ctrlr;
+	if (qpair == NULL) {
+		return; /* an admin command's: the sync helpers report their own */
+	}
+	__atomic_fetch_add(&c->timeouts, 1, __ATOMIC_RELAXED);
+	NVP_WARNLOG("controller %s: I/O (CID %u) timed out; action_on_timeout %s", c->name, cid,
+		    c->timeout_us == 0 ? "abort (the controller's io_timeout_us)" :
+		    c->timeout_action == NVP_BDEV_NVME_TIMEOUT_NONE ? "none: it stays outstanding" :
+		    c->timeout_action == NVP_BDEV_NVME_TIMEOUT_RESET ? "reset" :
+								       "abort");
+	if (c->timeout_us == 0 || c->timeout_action != NVP_BDEV_NVME_TIMEOUT_RESET) {
+		return;
+	}
+	/* the list of bdevs is stable while a channel polls (see nvme_ctrlr_failed()) */
+	TAILQ_FOREACH (nb, &c->bdevs, link) {
+		pthread_mutex_lock(&nb->ch_mutex);
+		TAILQ_FOREACH (ch, &nb->channels, link) {
+			if (ch->qpair == qpair) {
+				ch->reset_wanted = true;
+				ch->failed = true; /* the poll's one check finds it */
+			}
+		}
+		pthread_mutex_unlock(&nb->ch_mutex);
+	}
 }
 
 /* The controller is gone for good: every bdev of it goes away (once). */
@@ -416,7 +516,7 @@ nvme_deliver_failed(struct nvme_channel *ch, uint64_t now)
 	*ch->done.tailp = NULL;
 	io = ch->done.head;
 	nvp_bdev_io_list_init(&ch->done);
-	ch->failed = false;
+	ch->failed = ch->reset_wanted; /* the poll resets after the driver's poll */
 	nvp_bdev_io_list_init(&run);
 	for (; io != NULL; io = next) {
 		next = io->internal.next; /* before: completing reuses the link */
@@ -458,6 +558,7 @@ nvme_deliver(struct nvme_channel *ch, uint64_t now)
 static __attribute__((noinline, cold)) void
 nvme_poll_failed(struct nvme_channel *ch, int32_t rc)
 {
+	ch->reset_wanted = false; /* the failure path resets, if anything does */
 	nvme_deliver(ch, 0);
 	if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
 	    !nvme_ctrlr_try_reset(ch->nb->c)) {
@@ -484,6 +585,22 @@ nvme_batch_end(void *arg, uint64_t poll_ticks)
 	nvme_deliver(arg, poll_ticks);
 }
 
+/*
+ * After the driver's poll: a reset a timeout asked for, then what completed outside a
+ * batch (requests that expired while the queues were being re-made, or that the reset
+ * completed), delivered here, what the callbacks send rung at once.
+ */
+static __attribute__((noinline)) void
+nvme_poll_slow(struct nvme_channel *ch)
+{
+	if (nvp_unlikely(ch->reset_wanted)) {
+		ch->reset_wanted = false;
+		nvme_ctrlr_timeout_reset(ch->nb->c);
+	}
+	nvme_deliver(ch, 0);
+	nvp_nvme_qpair_ring_doorbell(ch->qpair);
+}
+
 static void
 nvme_poll(void *ch_ctx)
 {
@@ -499,10 +616,7 @@ nvme_poll(void *ch_ctx)
 		__atomic_store_n(&ch->nb->c->watching, false, __ATOMIC_RELEASE); /* served */
 	}
 	if (nvp_unlikely(ch->failed || !nvp_bdev_io_list_empty(&ch->done))) {
-		/* completed outside a batch (requests that expired while the queues were
-		 * being re-made): delivered here, what the callbacks send rung at once */
-		nvme_deliver(ch, 0);
-		nvp_nvme_qpair_ring_doorbell(ch->qpair);
+		nvme_poll_slow(ch);
 	}
 }
 
@@ -527,11 +641,26 @@ channel_queue_size(const struct nvp_nvme_ctrlr *ctrlr, uint32_t base, uint32_t h
 	return size;
 }
 
+/* A qpair for @ch by its options, its completions handed over at the end of each poll. */
+static int
+channel_qpair_alloc(struct nvme_channel *ch, struct nvp_nvme_qpair **out)
+{
+	int rc = nvp_nvme_ctrlr_alloc_io_qpair(ch->nb->c->ctrlr, &ch->qo, out);
+
+	if (rc == 0) {
+		rc = nvp_nvme_qpair_set_batch_end(*out, nvme_batch_end, ch);
+		if (rc != 0) {
+			nvp_nvme_ctrlr_free_io_qpair(*out);
+		}
+	}
+	return rc;
+}
+
 static int
 nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **ch_ctx)
 {
 	struct nvme_ns_bdev *nb = ctx;
-	struct nvp_nvme_io_qpair_opts qo;
+	struct nvp_nvme_io_qpair_opts *qo;
 	struct nvme_channel *ch;
 	int rc;
 
@@ -541,22 +670,21 @@ nvme_channel_create(void *ctx, const struct nvp_bdev_channel_opts *opts, void **
 	}
 	ch->nb = nb;
 	nvp_bdev_io_list_init(&ch->done);
-	nvp_nvme_ctrlr_get_default_io_qpair_opts(nb->c->ctrlr, &qo, sizeof(qo));
-	qo.io_queue_size = channel_queue_size(
-		nb->c->ctrlr, nb->c->io_queue_size != 0 ? nb->c->io_queue_size : qo.io_queue_size,
+	qo = &ch->qo;
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(nb->c->ctrlr, qo, sizeof(*qo));
+	qo->io_queue_size = channel_queue_size(
+		nb->c->ctrlr, nb->c->io_queue_size != 0 ? nb->c->io_queue_size : qo->io_queue_size,
 		opts->module_queue_depth);
 	/* requests past the queue's slots wait in the driver, not in the bdev layer */
-	qo.io_queue_requests = NVP_MAX(qo.io_queue_requests, opts->io_pool_size);
-	qo.io_queue_requests = NVP_MAX(qo.io_queue_requests, qo.io_queue_size);
-	qo.delay_doorbell = true;
-	qo.interrupts = opts->interrupts;
-	rc = nvp_nvme_ctrlr_alloc_io_qpair(nb->c->ctrlr, &qo, &ch->qpair);
-	if (rc == 0) {
-		rc = nvp_nvme_qpair_set_batch_end(ch->qpair, nvme_batch_end, ch);
-		if (rc != 0) {
-			nvp_nvme_ctrlr_free_io_qpair(ch->qpair);
-		}
+	qo->io_queue_requests = NVP_MAX(qo->io_queue_requests, opts->io_pool_size);
+	qo->io_queue_requests = NVP_MAX(qo->io_queue_requests, qo->io_queue_size);
+	qo->delay_doorbell = true;
+	qo->interrupts = opts->interrupts;
+	if (nb->c->timeout_us != 0) {
+		qo->timeout_us = nb->c->timeout_us;
+		qo->timeout_no_abort = nb->c->timeout_action != NVP_BDEV_NVME_TIMEOUT_ABORT;
 	}
+	rc = channel_qpair_alloc(ch, &ch->qpair);
 	if (rc != 0) {
 		free(ch);
 		return rc;
@@ -597,6 +725,39 @@ hint_writes_sum(struct nvme_ns_bdev *nb, uint64_t *out)
 		}
 	}
 	pthread_mutex_unlock(&nb->ch_mutex);
+}
+
+/*
+ * Destroy with I/O outstanding (a lost completion, action_on_timeout none, a device that
+ * stopped answering): a new qpair first, so the channel stays usable for what the
+ * callbacks send; then the old one is freed, which deletes its queues on the device (it
+ * no longer touches them or the I/O's buffers) and completes each request with ABORTED
+ * SQ DELETION onto the done list, which the core's next poll hands over. With no queue
+ * left for a new qpair nothing is given up (destroy refuses; the message says why).
+ */
+static void
+nvme_channel_abort(void *ch_ctx)
+{
+	struct nvme_channel *ch = ch_ctx;
+	struct nvme_ctrlr_entry *c = ch->nb->c;
+	struct nvp_nvme_qpair *fresh;
+	uint32_t n;
+	int rc;
+
+	rc = channel_qpair_alloc(ch, &fresh);
+	if (rc != 0) {
+		NVP_ERRLOG("controller %s: cannot give up a destroyed channel's I/O: no new qpair "
+			   "(%s)",
+			   c->name, strerror(-rc));
+		return;
+	}
+	n = nvp_nvme_qpair_get_num_outstanding(ch->qpair);
+	(void)nvp_nvme_ctrlr_free_io_qpair(ch->qpair);
+	ch->qpair = fresh;
+	__atomic_fetch_add(&c->aborted_at_destroy, n, __ATOMIC_RELAXED);
+	NVP_WARNLOG("controller %s: %" PRIu32 " request(s) of a destroyed channel completed "
+		    "with an error (their queue was deleted)",
+		    c->name, n);
 }
 
 static void
@@ -661,6 +822,7 @@ static const struct nvp_bdev_fn_table g_nvme_fn = {
 	.poll = nvme_poll,
 	.get_irq_fd = nvme_get_irq_fd,
 	.irq_unmask = nvme_irq_unmask,
+	.channel_abort = nvme_channel_abort,
 };
 
 /* ---- attach and detach ---- */
@@ -811,6 +973,8 @@ attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 		    opts->reconnect_delay_sec > (uint32_t)opts->ctrlr_loss_timeout_sec)) {
 		bad = "ctrlr_loss_timeout_sec / reconnect_delay_sec (-1 or more; with a loss "
 		      "timeout, a delay of 1 s up to the timeout)";
+	} else if ((unsigned int)opts->action_on_timeout > NVP_BDEV_NVME_TIMEOUT_ABORT) {
+		bad = "action_on_timeout (none, reset or abort)";
 	}
 	if (bad != NULL) {
 		NVP_ERRLOG("bdev_nvme_attach_controller: bad parameter %s", bad);
@@ -902,6 +1066,8 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *user
 	c->io_queue_size = o.io_queue_size;
 	c->loss_timeout_s = o.ctrlr_loss_timeout_sec;
 	c->reconnect_delay_s = o.reconnect_delay_sec;
+	c->timeout_us = o.timeout_us;
+	c->timeout_action = o.action_on_timeout;
 	TAILQ_INIT(&c->bdevs);
 	pthread_mutex_lock(&g_nvme_mutex);
 	if (ctrlr_find_locked(c->name) != NULL) {
@@ -921,6 +1087,7 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *user
 			nvp_nvme_detach(c->ctrlr);
 		} else {
 			nvp_nvme_ctrlr_register_remove_callback(c->ctrlr, nvme_ctrlr_remove_cb, c);
+			nvp_nvme_ctrlr_register_timeout_callback(c->ctrlr, nvme_timeout_cb, c);
 		}
 	}
 	pthread_mutex_unlock(&g_nvme_mutex);
@@ -1000,6 +1167,28 @@ nvp_bdev_nvme_get_hint_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_hint_st
 		stats->stream[h] = nvp_nvme_ns_get_hint_stream(nb->ns, (enum nvp_nvme_write_hint)h);
 	}
 	hint_writes_sum(nb, stats->writes);
+	return 0;
+}
+
+int
+nvp_bdev_nvme_get_ctrlr_stats(struct nvp_bdev *bdev, struct nvp_bdev_nvme_ctrlr_stats *stats)
+{
+	struct nvme_ns_bdev *nb = ns_bdev_get(bdev);
+	struct nvme_ctrlr_entry *c;
+
+	if (nb == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
+		NVP_ERRLOG("nvme controller stats: NULL argument, info_size too small or not an "
+			   "nvme bdev");
+		return -EINVAL;
+	}
+	c = nb->c;
+	memset((char *)stats + sizeof(stats->info_size), 0,
+	       sizeof(*stats) - sizeof(stats->info_size));
+	stats->timeouts = __atomic_load_n(&c->timeouts, __ATOMIC_RELAXED);
+	stats->aborted_at_destroy = __atomic_load_n(&c->aborted_at_destroy, __ATOMIC_RELAXED);
+	/* written under resetting by one thread at a time: a plain read may be one behind */
+	stats->timeout_resets = __atomic_load_n(&c->timeout_resets, __ATOMIC_RELAXED);
+	stats->resets = __atomic_load_n(&c->resets, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -3,8 +3,10 @@
  * bdev_nvme_attach_controller, the nvme module's configuration method: SPDK's parameters
  * made into a transport ID string, and for trtype "emu" the software controller's options
  * as further parameters (checked by its own option parser, for a message naming them).
- * SPDK's bdev_nvme_set_options and bdev_nvme_set_hotplug are accepted and ignored.
- * Registered with the loader (bdev_config.c).
+ * SPDK's bdev_nvme_set_options sets timeout_us and action_on_timeout for the controllers
+ * attached after it (as SPDK's module options do; an attach's own timeout_us and
+ * action_on_timeout win), its other parameters accepted and ignored, as is
+ * bdev_nvme_set_hotplug. Registered with the loader (bdev_config.c).
  */
 #undef NVP_LOG_COMPONENT
 #define NVP_LOG_COMPONENT "bdev_config"
@@ -29,12 +31,20 @@
 #define CFG_TRID_MAX 1024
 
 static int nvme_config_attach(struct bdev_config *cfg, struct json_object *params);
+static int nvme_config_set_options(struct bdev_config *cfg, struct json_object *params);
+
+/* bdev_nvme_set_options' timeout parameters: the defaults of later attaches */
+struct nvme_module_params {
+	uint64_t timeout_us;
+	enum nvp_bdev_nvme_timeout_action action_on_timeout;
+};
+static struct nvme_module_params g_module_params;
 
 static struct bdev_config_method g_nvme_methods[] = {
 	{ "bdev_nvme_attach_controller", "nvme", 10, nvme_config_attach, nvp_bdev_nvme_detach,
 	  NULL },
-	/* SPDK's module options: nothing to set here (no run: accepted and ignored) */
-	{ "bdev_nvme_set_options", NULL, 11, NULL, NULL, NULL },
+	/* SPDK's module options: the timeouts (the rest accepted and ignored) */
+	{ "bdev_nvme_set_options", NULL, 11, nvme_config_set_options, NULL, NULL },
 	{ "bdev_nvme_set_hotplug", NULL, 12, NULL, NULL, NULL },
 };
 /* bdev_nvme_attach_controller: SPDK's parameters, and for trtype "emu" the software
@@ -50,6 +60,8 @@ struct nvme_params {
 	uint32_t io_queue_size;
 	int32_t ctrlr_loss_timeout_sec;
 	uint32_t reconnect_delay_sec;
+	uint64_t timeout_us; /* bdev_nvme_set_options' unless given */
+	enum nvp_bdev_nvme_timeout_action action_on_timeout;
 	bool hdgst; /* TCP: header and data digests (CRC32C) */
 	bool ddgst;
 	struct bdev_config *cfg;
@@ -58,6 +70,30 @@ struct nvme_params {
 };
 
 #define NVME_OPT(field) offsetof(struct nvme_params, field)
+
+/* SPDK's action_on_timeout: "none", "reset" or "abort" (any case) */
+static int
+nvme_param_timeout_action(struct json_object *v, void *out)
+{
+	static const char *const names[] = { "none", "reset", "abort" };
+	const char *str;
+	size_t i;
+
+	if (!json_object_is_type(v, json_type_string)) {
+		return -EINVAL;
+	}
+	str = json_object_get_string(v);
+	for (i = 0; i < NVP_COUNTOF(names); i++) {
+		if (strcasecmp(str, names[i]) == 0) {
+			*(enum nvp_bdev_nvme_timeout_action *)out =
+				(enum nvp_bdev_nvme_timeout_action)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+#define NVME_TIMEOUT_ACTION_WHAT "none, reset or abort"
 
 static const struct bdev_config_param g_nvme_params[] = {
 	{ "name", CFG_PT_STR, true, NVME_OPT(name), NULL, NULL },
@@ -77,6 +113,9 @@ static const struct bdev_config_param g_nvme_params[] = {
 	{ "ctrlr_loss_timeout_sec", CFG_PT_S32, false, NVME_OPT(ctrlr_loss_timeout_sec), NULL,
 	  NULL },
 	{ "reconnect_delay_sec", CFG_PT_U32, false, NVME_OPT(reconnect_delay_sec), NULL, NULL },
+	{ "timeout_us", CFG_PT_U64, false, NVME_OPT(timeout_us), NULL, NULL },
+	{ "action_on_timeout", CFG_PT_FN, false, NVME_OPT(action_on_timeout),
+	  nvme_param_timeout_action, NVME_TIMEOUT_ACTION_WHAT },
 	{ "fast_io_fail_timeout_sec", CFG_PT_IGNORE, false, 0, NULL, NULL },
 	{ "multipath", CFG_PT_IGNORE, false, 0, NULL, NULL },
 	{ "num_io_queues", CFG_PT_IGNORE, false, 0, NULL, NULL },
@@ -271,6 +310,8 @@ nvme_config_attach(struct bdev_config *cfg, struct json_object *params)
 	}
 	trid = (char *)(np + 1);
 	np->cfg = cfg;
+	np->timeout_us = g_module_params.timeout_us;
+	np->action_on_timeout = g_module_params.action_on_timeout;
 	rc = bdev_config_params_parse(cfg, params, g_nvme_params, np, nvme_extra, np);
 	if (rc == 0) {
 		rc = nvme_trid(np, trid, CFG_TRID_MAX);
@@ -281,6 +322,8 @@ nvme_config_attach(struct bdev_config *cfg, struct json_object *params)
 		o.io_queue_size = np->io_queue_size;
 		o.ctrlr_loss_timeout_sec = np->ctrlr_loss_timeout_sec;
 		o.reconnect_delay_sec = np->reconnect_delay_sec;
+		o.timeout_us = np->timeout_us;
+		o.action_on_timeout = np->action_on_timeout;
 		rc = nvp_bdev_nvme_attach(trid, &o, NULL, 0, &count);
 	}
 	if (rc == 0) {
@@ -289,6 +332,44 @@ nvme_config_attach(struct bdev_config *cfg, struct json_object *params)
 		rc = bdev_config_made(cfg, &g_nvme_methods[0], np->name);
 	}
 	free(np);
+	return rc;
+}
+
+#define NVME_MOPT(field) offsetof(struct nvme_module_params, field)
+
+static const struct bdev_config_param g_nvme_set_options_params[] = {
+	{ "timeout_us", CFG_PT_U64, false, NVME_MOPT(timeout_us), NULL, NULL },
+	{ "action_on_timeout", CFG_PT_FN, false, NVME_MOPT(action_on_timeout),
+	  nvme_param_timeout_action, NVME_TIMEOUT_ACTION_WHAT },
+	{ NULL, CFG_PT_IGNORE, false, 0, NULL, NULL },
+};
+
+/* SPDK's other module options (retry counts, admin timeouts, ...): nothing to set here. */
+static int
+nvme_set_options_other(void *ctx, const char *key, struct json_object *v)
+{
+	(void)ctx;
+	(void)key;
+	(void)v;
+	return 0;
+}
+
+/*
+ * bdev_nvme_set_options: timeout_us and action_on_timeout for the controllers attached
+ * after it, in this configuration and later ones (SPDK's module options are the
+ * module's, not a controller's). A bad value changes nothing.
+ */
+static int
+nvme_config_set_options(struct bdev_config *cfg, struct json_object *params)
+{
+	struct nvme_module_params mp = g_module_params;
+	int rc;
+
+	rc = bdev_config_params_parse(cfg, params, g_nvme_set_options_params, &mp,
+				      nvme_set_options_other, NULL);
+	if (rc == 0) {
+		g_module_params = mp;
+	}
 	return rc;
 }
 

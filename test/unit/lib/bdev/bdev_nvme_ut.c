@@ -2,8 +2,8 @@
 /*
  * Unit tests for lib/bdev/nvme/bdev_nvme.c without a controller: the scatter-list
  * cursor the driver walks for readv/writev, parameter checks naming the parameter,
- * detach of an unknown controller, the controller of a non-nvme bdev, and a channel's
- * queue size against its hint.
+ * detach of an unknown controller, the controller of a non-nvme bdev, a channel's
+ * queue size against its hint, and the timeout callback's marks (action_on_timeout).
  */
 #include "ut_bdev.h"
 
@@ -171,13 +171,77 @@ test_channel_queue_size(void)
 	CU_ASSERT_EQUAL(channel_queue_size(NULL, 64, 100000), 65536);
 }
 
+/*
+ * The driver's timeout callback: every timeout counted; with action_on_timeout reset
+ * (and a timeout_us of the module's) the channel of the qpair, and only it, is marked
+ * for a reset after its poll, and the mark survives the delivery of what completed in
+ * the same poll; none and abort mark nothing.
+ */
+static void
+test_timeout_marks(void)
+{
+	struct nvme_ctrlr_entry c;
+	struct nvme_ns_bdev nb;
+	struct nvme_channel ch, other;
+	struct nvp_nvme_qpair *qp = (struct nvp_nvme_qpair *)&ch; /* never dereferenced */
+	struct nvp_nvme_qpair *qp2 = (struct nvp_nvme_qpair *)&other;
+
+	memset(&c, 0, sizeof(c));
+	memset(&nb, 0, sizeof(nb));
+	memset(&ch, 0, sizeof(ch));
+	memset(&other, 0, sizeof(other));
+	snprintf(c.name, sizeof(c.name), "t0");
+	TAILQ_INIT(&c.bdevs);
+	TAILQ_INSERT_TAIL(&c.bdevs, &nb, link);
+	nb.c = &c;
+	pthread_mutex_init(&nb.ch_mutex, NULL);
+	TAILQ_INIT(&nb.channels);
+	ch.nb = &nb;
+	ch.qpair = qp;
+	other.nb = &nb;
+	other.qpair = qp2;
+	nvp_bdev_io_list_init(&ch.done);
+	TAILQ_INSERT_TAIL(&nb.channels, &other, link);
+	TAILQ_INSERT_TAIL(&nb.channels, &ch, link);
+
+	c.timeout_us = 1000;
+	c.timeout_action = NVP_BDEV_NVME_TIMEOUT_NONE;
+	nvme_timeout_cb(&c, NULL, qp, 3);
+	CU_ASSERT_EQUAL(c.timeouts, 1);
+	CU_ASSERT_FALSE(ch.reset_wanted || ch.failed);
+	c.timeout_action = NVP_BDEV_NVME_TIMEOUT_ABORT;
+	nvme_timeout_cb(&c, NULL, qp, 3);
+	CU_ASSERT_EQUAL(c.timeouts, 2);
+	CU_ASSERT_FALSE(ch.reset_wanted || ch.failed);
+	/* timeout_us 0: the controller's own timeout, the driver's Abort */
+	c.timeout_us = 0;
+	c.timeout_action = NVP_BDEV_NVME_TIMEOUT_RESET;
+	nvme_timeout_cb(&c, NULL, qp, 3);
+	CU_ASSERT_EQUAL(c.timeouts, 3);
+	CU_ASSERT_FALSE(ch.reset_wanted || ch.failed);
+	c.timeout_us = 1000;
+	nvme_timeout_cb(&c, NULL, NULL, 3); /* the admin queue: not the channels' */
+	CU_ASSERT_EQUAL(c.timeouts, 3);
+	CU_ASSERT_FALSE(ch.reset_wanted || other.reset_wanted);
+	nvme_timeout_cb(&c, NULL, qp, 3);
+	CU_ASSERT_EQUAL(c.timeouts, 4);
+	CU_ASSERT_TRUE(ch.reset_wanted);
+	CU_ASSERT_TRUE(ch.failed); /* what the poll looks at */
+	CU_ASSERT_FALSE(other.reset_wanted || other.failed);
+	/* completions delivered in the same poll (the batch end) keep the poll's look */
+	nvme_deliver(&ch, 0);
+	CU_ASSERT_TRUE(ch.failed);
+	CU_ASSERT_TRUE(ch.reset_wanted);
+	pthread_mutex_destroy(&nb.ch_mutex);
+}
+
 int
 main(void)
 {
 	static const struct ut_test tests[] = {
 		UT_TEST(test_sgl_cursor),         UT_TEST(test_bad_input),
 		UT_TEST(test_hint_mapping),       UT_TEST(test_hint_stats_bad_input),
-		UT_TEST(test_channel_queue_size),
+		UT_TEST(test_channel_queue_size), UT_TEST(test_timeout_marks),
 	};
 
 	return ut_run("bdev_nvme", tests, sizeof(tests) / sizeof(tests[0]));

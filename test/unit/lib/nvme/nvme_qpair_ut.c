@@ -976,6 +976,42 @@ test_timeout_not_aborted(void)
 }
 
 /*
+ * opts.timeout_no_abort: the deadline only reports (the timeout callback, once), no Abort
+ * goes out and the request stays outstanding; its completion, when it comes, reaches the
+ * caller once and the tracker is free again.
+ */
+static void
+test_timeout_no_abort(void)
+{
+	struct ut_cpl c = { 0 };
+	uint16_t cid;
+
+	setup(4, 16, 100);
+	g_qpair.opts.timeout_no_abort = true;
+	CU_ASSERT_EQUAL(submit(&c, 0), 0);
+	cid = g_fake.sq[0].cid;
+	g_now += 101;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_timeout.calls, 1);
+	CU_ASSERT_EQUAL(g_timeout.cid, cid);
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	g_now += 1000;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_timeout.calls, 1); /* once per request */
+	CU_ASSERT_EQUAL(g_abort.calls, 0);
+	CU_ASSERT_EQUAL(c.calls, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 1);
+	device_complete(cid, 0, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 1);
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c.cpl));
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	CU_ASSERT_TRUE(TAILQ_EMPTY(&g_qpair.recovery));
+	CU_ASSERT_EQUAL(count_free_trackers(), 6);
+	teardown();
+}
+
+/*
  * One slot (2 entries), its completion lost: the requests queued behind still go out
  * once the Abort says "not aborted", and the queue keeps its full depth afterwards.
  */
@@ -1982,6 +2018,7 @@ main(void)
 	CU_ADD_TEST(s, test_submit_errors);
 	CU_ADD_TEST(s, test_resubmit_from_callback);
 	CU_ADD_TEST(s, test_timeout_not_aborted);
+	CU_ADD_TEST(s, test_timeout_no_abort);
 	CU_ADD_TEST(s, test_lost_completion_single_slot);
 	CU_ADD_TEST(s, test_quarantine_exhausted_reclaims);
 	CU_ADD_TEST(s, test_reclaim_fails);
