@@ -58,7 +58,12 @@ int nvp_env_init(const struct nvp_env_opts *opts);
 /** True once nvp_env_init() succeeded. */
 bool nvp_env_is_initialized(void);
 
-/** Release the environment (for tests and clean shutdown). */
+/**
+ * Release the environment (for tests and clean shutdown). Virtual devices still running
+ * (the software controller's threads) are stopped first, so none touches DMA memory after
+ * it is freed, even in a process that exits with I/O outstanding; their objects stay for
+ * their own destroy calls.
+ */
 void nvp_env_fini(void);
 
 /**
@@ -445,6 +450,12 @@ struct nvp_env_vdev_provider {
 		      size_t errlen);
 	/** Destroy the device behind @addr (unregisters its function). \return 0 or -errno. */
 	int (*destroy)(const struct nvp_pci_addr *addr);
+	/**
+	 * Optional: stop every device of this provider from touching memory (end its
+	 * threads), before nvp_env_fini() frees DMA memory. The devices stay; destroy still
+	 * works on them afterwards.
+	 */
+	void (*quiesce)(void);
 
 	/* Owned by env. */
 	TAILQ_ENTRY(nvp_env_vdev_provider) link;

@@ -800,10 +800,24 @@ vdev_destroy(const struct nvp_pci_addr *addr)
 	return nvp_emu_ctrlr_destroy((struct nvp_emu_ctrlr *)(void *)found);
 }
 
+/* nvp_env_fini(): every controller's thread ends before DMA memory is freed. */
+static void
+vdev_quiesce(void)
+{
+	struct emu_ctrlr *c;
+
+	pthread_mutex_lock(&g_emu_lock);
+	TAILQ_FOREACH (c, &g_emu_ctrlrs, link) {
+		stop_thread(c);
+	}
+	pthread_mutex_unlock(&g_emu_lock);
+}
+
 static struct nvp_env_vdev_provider g_emu_provider = {
 	.name = "emu",
 	.create = vdev_create,
 	.destroy = vdev_destroy,
+	.quiesce = vdev_quiesce,
 };
 
 __attribute__((constructor)) static void

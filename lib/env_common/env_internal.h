@@ -49,6 +49,8 @@ int env_backend_start(const struct nvp_env_opts *opts);
 
 /* Undo env_backend_start() (nvp_env_fini()). */
 void env_backend_stop(void);
+/* Stop the virtual devices' threads before memory goes (nvp_env_fini). */
+void env_vdev_quiesce_all(void);
 
 /* ---- PCI ---- */
 

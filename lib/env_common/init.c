@@ -75,6 +75,8 @@ nvp_env_fini(void)
 	pthread_mutex_lock(&g_init_lock);
 	if (atomic_load(&g_initialized)) {
 		atomic_store(&g_initialized, false);
+		/* a device thread still running would DMA into freed memory */
+		env_vdev_quiesce_all();
 		env_backend_stop();
 		env_iova_map_fini();
 	}

@@ -60,6 +60,20 @@ nvp_env_vdev_provider_register(struct nvp_env_vdev_provider *provider)
 	return rc;
 }
 
+void
+env_vdev_quiesce_all(void)
+{
+	struct nvp_env_vdev_provider *p;
+
+	pthread_mutex_lock(&g_vdev_lock);
+	TAILQ_FOREACH (p, &g_providers, link) {
+		if (p->quiesce != NULL) {
+			p->quiesce();
+		}
+	}
+	pthread_mutex_unlock(&g_vdev_lock);
+}
+
 struct nvp_env_vdev_provider *
 nvp_env_vdev_provider_find(const char *name)
 {
