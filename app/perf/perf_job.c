@@ -348,63 +348,70 @@ static const struct job_key g_keys[] = {
 };
 #define NUM_KEYS (sizeof(g_keys) / sizeof(g_keys[0]))
 
-/* One "key=value" of @spec (@item, NUL-terminated). @given: the keys seen so far. */
+struct job_parse {
+	struct perf_job *j;
+	const char *spec;
+	uint32_t given; /* the keys seen so far */
+};
+
+#define JOB_KEYS "name, w, q, o, M, b, tenant, weight, class, hint, core, c, r, ns"
+
+/* A pair without '=' or key, or an empty one ("q=1,"). */
 static int
-job_item(struct perf_job *j, char *item, const char *spec, uint32_t *given)
+job_malformed(void *arg, const char *pair)
 {
-	char *eq = strchr(item, '=');
+	const struct job_parse *p = arg;
+
+	return perf_usage("--job '%s': '%s': expected key=value (keys: " JOB_KEYS ")", p->spec,
+			  pair);
+}
+
+/* One "key=value" of the spec. */
+static int
+job_item(void *arg, const char *key, const char *value)
+{
+	struct job_parse *p = arg;
 	size_t k;
 
-	if (eq == NULL) {
-		return perf_usage("--job '%s': '%s': expected key=value (keys: name, w, q, o, M, "
-				  "b, tenant, weight, class, hint, core, c, r, ns)",
-				  spec, item);
-	}
-	*eq = '\0';
 	for (k = 0; k < NUM_KEYS; k++) {
-		if (strcmp(item, g_keys[k].name) == 0) {
+		if (strcmp(key, g_keys[k].name) == 0) {
 			break;
 		}
 	}
 	if (k == NUM_KEYS) {
-		return perf_usage("--job '%s': unknown key '%s' (keys: name, w, q, o, M, b, "
-				  "tenant, weight, class, hint, core, c, r, ns)",
-				  spec, item);
+		return perf_usage("--job '%s': unknown key '%s' (keys: " JOB_KEYS ")", p->spec,
+				  key);
 	}
 	/* core and c name one thing: either once */
-	if ((*given & (1u << k)) != 0 ||
-	    ((strcmp(item, "core") == 0 || strcmp(item, "c") == 0) && j->core_mask != 0)) {
-		return perf_usage("--job '%s': key '%s' given twice", spec, item);
+	if ((p->given & (1u << k)) != 0 ||
+	    ((strcmp(key, "core") == 0 || strcmp(key, "c") == 0) && p->j->core_mask != 0)) {
+		return perf_usage("--job '%s': key '%s' given twice", p->spec, key);
 	}
-	*given |= 1u << k;
-	return g_keys[k].set(j, eq + 1, spec, item);
+	p->given |= 1u << k;
+	return g_keys[k].set(p->j, value, p->spec, key);
 }
 
 int
 perf_job_parse(struct perf_job *j, const char *spec)
 {
-	char buf[PERF_JOB_SPEC_MAX], *item, *comma;
-	uint32_t given = 0;
-	int rc = 0;
+	/* commas only (r= may hold a whole transport ID), '=' in every pair, no empty one */
+	static const struct nvp_kv_syntax syn = {
+		.seps = ",",
+		.assign = "=",
+		.need_assign = true,
+		.no_empty = true,
+		.malformed = job_malformed,
+	};
+	struct job_parse p = { j, spec, 0 };
 
 	perf_job_init(j);
 	j->from_flag = true;
-	if (strlen(spec) >= sizeof(buf)) {
+	if (strlen(spec) >= PERF_JOB_SPEC_MAX) {
 		return perf_usage("--job '%.40s...': longer than %d characters", spec,
 				  PERF_JOB_SPEC_MAX - 1);
 	}
-	nvp_strlcpy(buf, spec, sizeof(buf));
-	for (item = buf; rc == 0 && item != NULL; item = comma != NULL ? comma + 1 : NULL) {
-		comma = strchr(item, ',');
-		if (comma != NULL) {
-			*comma = '\0';
-		}
-		if (item[0] == '\0' && comma == NULL && item == buf) {
-			break; /* --job '': a job of the flags' values */
-		}
-		rc = job_item(j, item, spec, &given);
-	}
-	return rc;
+	/* --job '': a job of the flags' values */
+	return nvp_kv_parse_ext(spec, &syn, job_item, &p);
 }
 
 /* ---- the whole command line ---- */

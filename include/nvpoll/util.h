@@ -106,11 +106,36 @@ size_t nvp_strpadlen(const char *field, size_t len);
  * Walk "key=value" pairs separated by commas, spaces or tabs (a pair may also be written
  * "key:value"). Calls @cb for each pair with NUL-terminated copies; a key without a
  * value gets value "". Stops and returns @cb's value if non-zero.
- * \return 0, -EINVAL for malformed input (empty key, key or value over 255 bytes), or
- * @cb's value.
+ * \return 0, -EINVAL for malformed input (empty key, key or value over 255 bytes),
+ * -ENOMEM, or @cb's value.
  */
 int nvp_kv_parse(const char *str, int (*cb)(void *ctx, const char *key, const char *value),
 		 void *ctx);
+
+/** The grammar nvp_kv_parse_ext() reads; zeroed fields (but max_len) are nvp_kv_parse()'s. */
+struct nvp_kv_syntax {
+	const char *seps;   /**< characters between pairs; NULL: comma, space, tab, CR, LF */
+	const char *assign; /**< characters that end a key (its first in a pair); NULL: "=:" */
+	bool need_assign;   /**< a pair without one is malformed (else its value is "") */
+	bool no_empty;      /**< an empty pair (two separators in a row, one at either end) is
+			 * malformed (else skipped); an empty @str is never one */
+	size_t max_len;     /**< longest key or value in bytes, 0 = no limit */
+	/**
+	 * Optional: told of a malformed pair (its text: empty, no key, no assign character
+	 * with need_assign, or too long) before the parse stops; its non-zero value is
+	 * returned instead of -EINVAL. Logging here names the pair for the user.
+	 */
+	int (*malformed)(void *ctx, const char *pair);
+};
+
+/**
+ * nvp_kv_parse() with a grammar of the caller's: other separators (a value with spaces in
+ * it), only '=' between key and value, no pair left without one, no empty pair, no
+ * length limit. The callbacks get @ctx. \return 0; -EINVAL (or @syn->malformed's value)
+ * for a malformed pair; -ENOMEM; -EINVAL for a NULL @syn or @cb; or @cb's value.
+ */
+int nvp_kv_parse_ext(const char *str, const struct nvp_kv_syntax *syn,
+		     int (*cb)(void *ctx, const char *key, const char *value), void *ctx);
 
 /** One numeric key of nvp_kv_parse_nums(): a whole number in [@min, @max] into *@out. */
 struct nvp_kv_num {

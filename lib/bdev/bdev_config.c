@@ -870,31 +870,49 @@ nvp_bdev_load_config_file(const char *path)
 
 /* ---- the one-line form: "malloc:name=m0,num_blocks=1024;nvme:name=emu0,trtype=emu" ---- */
 
-/* "k=v,k=v" into a JSON object of strings. \return 0 or -EINVAL (message logged). */
+struct line_params_ctx {
+	struct bdev_config *cfg;
+	struct json_object *params;
+};
+
 static int
-line_params(struct bdev_config *cfg, char *pairs, struct json_object *params)
+line_param_bad(void *arg, const char *pair)
 {
-	char *save = NULL, *pair, *eq;
+	const struct line_params_ctx *c = arg;
+
+	NVP_ERRLOG("%s: '%s' is not key=value", c->cfg->where, pair);
+	return -EINVAL;
+}
+
+static int
+line_param(void *arg, const char *key, const char *value)
+{
+	const struct line_params_ctx *c = arg;
 	struct json_object *v;
 
-	for (pair = strtok_r(pairs, ",", &save); pair != NULL; pair = strtok_r(NULL, ",", &save)) {
-		eq = strchr(pair, '=');
-		if (eq == NULL || eq == pair) {
-			NVP_ERRLOG("%s: '%s' is not key=value", cfg->where, pair);
-			return -EINVAL;
-		}
-		*eq = '\0';
-		if (json_object_object_get_ex(params, pair, NULL)) {
-			NVP_ERRLOG("%s: parameter %s given twice", cfg->where, pair);
-			return -EINVAL;
-		}
-		v = json_object_new_string(eq + 1);
-		if (v == NULL || json_object_object_add(params, pair, v) != 0) {
-			json_object_put(v);
-			return -ENOMEM;
-		}
+	if (json_object_object_get_ex(c->params, key, NULL)) {
+		NVP_ERRLOG("%s: parameter %s given twice", c->cfg->where, key);
+		return -EINVAL;
+	}
+	v = json_object_new_string(value);
+	if (v == NULL || json_object_object_add(c->params, key, v) != 0) {
+		json_object_put(v);
+		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* "k=v,k=v" into a JSON object of strings. \return 0 or -EINVAL (message logged). */
+static int
+line_params(struct bdev_config *cfg, const char *pairs, struct json_object *params)
+{
+	/* commas only (a value may hold spaces and colons), '=' in every pair */
+	static const struct nvp_kv_syntax syn = {
+		.seps = ",", .assign = "=", .need_assign = true, .malformed = line_param_bad
+	};
+	struct line_params_ctx c = { cfg, params };
+
+	return nvp_kv_parse_ext(pairs, &syn, line_param, &c);
 }
 
 static int

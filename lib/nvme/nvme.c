@@ -132,8 +132,6 @@ ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *o)
  * Transport IDs
  * ------------------------------------------------------------------------------------- */
 
-#define TRID_PAIR_MAX (NVP_NVME_TRARGS_MAX + 32)
-
 static int
 trid_copy_value(char *dst, size_t len, const char *key, const char *value)
 {
@@ -195,27 +193,18 @@ trid_set_pair(struct nvp_nvme_transport_id *trid, const char *key, const char *v
 	return trid_append_arg(trid, key, value);
 }
 
-/* One whitespace-free token "key:value" or "key=value" (split at the first of either). */
 static int
-trid_parse_token(struct nvp_nvme_transport_id *trid, const char *tok, size_t len)
+trid_pair(void *ctx, const char *key, const char *value)
 {
-	char pair[TRID_PAIR_MAX];
-	size_t klen;
+	return trid_set_pair(ctx, key, value);
+}
 
-	if (len >= sizeof(pair)) {
-		NVP_ERRLOG("transport ID: pair '%.32s...' is too long", tok);
-		return -EINVAL;
-	}
-	memcpy(pair, tok, len);
-	pair[len] = '\0';
-	klen = strcspn(pair, ":=");
-	if (klen == 0 || pair[klen] == '\0') {
-		NVP_ERRLOG("transport ID: malformed pair '%s': expected key:value or key=value",
-			   pair);
-		return -EINVAL;
-	}
-	pair[klen] = '\0';
-	return trid_set_pair(trid, pair, pair + klen + 1);
+static int
+trid_malformed(void *ctx, const char *pair)
+{
+	(void)ctx;
+	NVP_ERRLOG("transport ID: malformed pair '%s': expected key:value or key=value", pair);
+	return -EINVAL;
 }
 
 /* trtype: PCIe, TCP, or the name of a registered virtual device provider. */
@@ -268,27 +257,21 @@ transport_for(const struct nvp_nvme_transport_id *trid)
 int
 nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 {
+	static const struct nvp_kv_syntax syn = {
+		.seps = " \t", .assign = ":=", .need_assign = true, .malformed = trid_malformed
+	};
 	const struct nvme_transport_ops *transport;
-	const char *p = str;
 	int rc;
 
 	if (trid == NULL || str == NULL) {
 		return -EINVAL;
 	}
 	memset(trid, 0, sizeof(*trid));
-	while (*p != '\0') {
-		size_t len;
-
-		p += strspn(p, " \t");
-		len = strcspn(p, " \t");
-		if (len == 0) {
-			break;
-		}
-		rc = trid_parse_token(trid, p, len);
-		if (rc != 0) {
-			return rc;
-		}
-		p += len;
+	/* Pairs split at the first ':' or '=' of each, between blanks; every value's length
+	 * is checked where it is stored. */
+	rc = nvp_kv_parse_ext(str, &syn, trid_pair, trid);
+	if (rc != 0) {
+		return rc;
 	}
 	rc = trid_resolve_type(trid);
 	if (rc != 0) {

@@ -48,6 +48,24 @@ nvme_ctrlr_state_string(enum nvme_ctrlr_state state)
  * Construction
  * ------------------------------------------------------------------------------------- */
 
+static int
+recovery_admin_submit(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, nvp_nvme_cmd_cb cb,
+		      void *cb_arg)
+{
+	return nvme_ctrlr_submit_admin(ctrlr, cmd, NULL, 0, cb, cb_arg);
+}
+
+/* What the qpairs' recovery may ask of this controller (see the struct). */
+static const struct nvme_ctrlr_recovery_ops g_recovery_ops = {
+	.admin_trylock = nvme_ctrlr_trylock,
+	.admin_lock = nvme_ctrlr_lock,
+	.admin_unlock = nvme_ctrlr_unlock,
+	.admin_submit = recovery_admin_submit,
+	.admin_poll = nvme_ctrlr_process_admin_trylock,
+	.check_health = nvme_ctrlr_check_health,
+	.removed = nvme_ctrlr_removed,
+};
+
 int
 nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transport_id *trid,
 		     const struct nvp_nvme_ctrlr_opts *opts,
@@ -57,6 +75,7 @@ nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transpo
 	int rc;
 
 	ctrlr->transport = transport;
+	ctrlr->recovery = &g_recovery_ops;
 	ctrlr->trid = *trid;
 	nvme_ctrlr_opts_copy(&ctrlr->opts, opts);
 	ctrlr->ticks_tsc = nvp_env_get_ticks_is_tsc();

@@ -464,6 +464,28 @@ struct nvp_nvme_ns {
 	uint64_t hints_dropped;                         /* relaxed atomic */
 };
 
+/*
+ * What a qpair's recovery (nvme_qpair_recovery.c) needs from the controller above it:
+ * the admin queue's lock, an admin submission and poll (Aborts, the steps of re-creating
+ * queues), the health check. Recovery sits below the controller and its admin commands
+ * and reaches them only through this table, which nvme_ctrlr_construct() sets: the files'
+ * dependencies run one way, controller -> qpair and recovery -> transport.
+ */
+struct nvme_ctrlr_recovery_ops {
+	bool (*admin_trylock)(struct nvp_nvme_ctrlr *ctrlr); /* never waits: true if now held */
+	void (*admin_lock)(struct nvp_nvme_ctrlr *ctrlr);
+	void (*admin_unlock)(struct nvp_nvme_ctrlr *ctrlr);
+	/* Queue @cmd (no payload) on the admin queue, lock held. \return 0, -ENOMEM (no
+	 * request object), -errno. */
+	int (*admin_submit)(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd,
+			    nvp_nvme_cmd_cb cb, void *cb_arg);
+	/* Process the admin queue's completions unless another thread holds it. */
+	int32_t (*admin_poll)(struct nvp_nvme_ctrlr *ctrlr);
+	/* nvme_ctrlr_check_health() and nvme_ctrlr_removed(). */
+	bool (*check_health)(struct nvp_nvme_ctrlr *ctrlr, const char *context);
+	void (*removed)(struct nvp_nvme_ctrlr *ctrlr);
+};
+
 struct nvp_nvme_ctrlr {
 	/* Hot: read on the I/O path. */
 	const struct nvme_transport_ops *transport;
@@ -514,6 +536,7 @@ struct nvp_nvme_ctrlr {
 	nvp_nvme_remove_cb remove_cb;
 	void *remove_cb_arg;
 	atomic_bool removed; /* registers read all ones: the device is gone */
+	const struct nvme_ctrlr_recovery_ops *recovery; /* see the struct */
 };
 
 /*

@@ -5,6 +5,10 @@
  * re-creation of a qpair's queues (after a controller reset, to reclaim CIDs, or after a
  * stuck CQ). The I/O path (nvme_qpair.c) calls in here from its poll; nothing here calls
  * back into it: requests are completed with nvme_complete_request() (nvme_internal.h).
+ * Nor does it call the controller's code above it by name: the admin queue (its lock,
+ * a submission, a poll) and the health check are reached through the table the
+ * controller set at construction (ctrlr->recovery, struct nvme_ctrlr_recovery_ops). The
+ * Abort of a timed-out command is built and sent here.
  *
  * Timeouts (qpair opts.timeout_us): trackers sit on the outstanding list in submission
  * order, so only the head needs looking at. An expired tracker moves to the recovery
@@ -190,6 +194,27 @@ abort_cb(void *cb_arg, const struct nvme_cpl *cpl)
 	atomic_store_explicit(&tr->abort_result, result, memory_order_release);
 }
 
+/*
+ * Send Abort (SQID, CID) for @tr without waiting for the admin lock. \return 0, -EAGAIN
+ * when the lock is busy or no admin request object is free (try at the next poll), -errno.
+ */
+static int
+abort_submit(struct nvp_nvme_ctrlr *ctrlr, uint16_t sqid, uint16_t cid, struct nvme_tracker *tr)
+{
+	struct nvme_cmd cmd;
+	int rc;
+
+	if (!ctrlr->recovery->admin_trylock(ctrlr)) {
+		return -EAGAIN;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opc = NVME_OPC_ABORT;
+	cmd.cdw10 = NVME_ABORT_CDW10(sqid, cid);
+	rc = ctrlr->recovery->admin_submit(ctrlr, &cmd, abort_cb, tr);
+	ctrlr->recovery->admin_unlock(ctrlr);
+	return rc == -ENOMEM ? -EAGAIN : rc;
+}
+
 static void
 send_abort(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint64_t now)
 {
@@ -197,7 +222,7 @@ send_abort(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, uint64_t now)
 	int rc;
 
 	atomic_store_explicit(&tr->abort_result, NVME_ABORT_INFLIGHT, memory_order_relaxed);
-	rc = nvme_ctrlr_cmd_abort(ctrlr, qpair->id, tr->cid, abort_cb, tr, true);
+	rc = abort_submit(ctrlr, qpair->id, tr->cid, tr);
 	if (rc == -EAGAIN) {
 		/* The admin queue is busy (another thread holds it): try on the next poll. */
 		atomic_store_explicit(&tr->abort_result, NVME_ABORT_NONE, memory_order_relaxed);
@@ -313,7 +338,7 @@ process_recovery(struct nvp_nvme_qpair *qpair, uint64_t now)
 
 	/* Nobody else may be polling the admin queue: move the Aborts along. */
 	if (!qpair->is_admin) {
-		nvme_ctrlr_process_admin_trylock(qpair->ctrlr);
+		qpair->ctrlr->recovery->admin_poll(qpair->ctrlr);
 	}
 	for (tr = TAILQ_FIRST(&qpair->recovery); tr != NULL; tr = tmp) {
 		tmp = TAILQ_NEXT(tr, link); /* @tr may leave the list */
@@ -335,7 +360,7 @@ handle_expired(struct nvp_nvme_qpair *qpair, uint64_t now)
 	struct nvme_tracker *tr;
 
 	/* A dead controller explains every timeout at once: look before aborting. */
-	if (nvme_ctrlr_check_health(ctrlr, "request timeout")) {
+	if (ctrlr->recovery->check_health(ctrlr, "request timeout")) {
 		return;
 	}
 	/* So does a stuck CQ: the completions are there, the host cannot see them. */
@@ -400,7 +425,7 @@ nvme_qpair_check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
 		    ctrlr->transport->ctrlr_release_requested(ctrlr)) {
 			/* as if removed: every request fails, the application detaches, and
 			 * the unbind waiting for the device can go on */
-			nvme_ctrlr_removed(ctrlr);
+			ctrlr->recovery->removed(ctrlr);
 		}
 	}
 	if (completed > 0 || qpair->health_base == 0) {
@@ -410,7 +435,7 @@ nvme_qpair_check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
 		/* Nothing completed for a while: a dead controller, or a stuck CQ, which is
 		 * best re-made while the requests behind it are still within their deadlines
 		 * (sent again, not failed). */
-		if (!nvme_ctrlr_check_health(ctrlr, "no completion for a while") &&
+		if (!ctrlr->recovery->check_health(ctrlr, "no completion for a while") &&
 		    cq_stalled(qpair)) {
 			cq_stall_recover(qpair);
 		}
@@ -493,12 +518,12 @@ conn_submit_step(struct nvp_nvme_qpair *qpair)
 	if (rc != 0) {
 		return rc == -ENOENT ? 1 : rc;
 	}
-	if (!nvme_ctrlr_trylock(ctrlr)) {
+	if (!ctrlr->recovery->admin_trylock(ctrlr)) {
 		return -EAGAIN;
 	}
 	atomic_store_explicit(&qpair->conn_status, NVME_CONN_PENDING, memory_order_relaxed);
-	rc = nvme_ctrlr_submit_admin(ctrlr, &cmd, NULL, 0, conn_cb, qpair);
-	nvme_ctrlr_unlock(ctrlr);
+	rc = ctrlr->recovery->admin_submit(ctrlr, &cmd, conn_cb, qpair);
+	ctrlr->recovery->admin_unlock(ctrlr);
 	if (rc == 0) {
 		qpair->conn_inflight = true;
 		qpair->conn_deadline = qpair->poll_ticks +
@@ -522,7 +547,7 @@ conn_advance(struct nvp_nvme_qpair *qpair)
 		if (qpair->conn_inflight) {
 			st = atomic_load_explicit(&qpair->conn_status, memory_order_acquire);
 			if (st == NVME_CONN_PENDING) {
-				nvme_ctrlr_process_admin_trylock(qpair->ctrlr);
+				qpair->ctrlr->recovery->admin_poll(qpair->ctrlr);
 				st = atomic_load_explicit(&qpair->conn_status,
 							  memory_order_acquire);
 			}
@@ -555,10 +580,10 @@ conn_sync(struct nvp_nvme_qpair *qpair)
 {
 	int rc;
 
-	nvme_ctrlr_lock(qpair->ctrlr);
+	qpair->ctrlr->recovery->admin_lock(qpair->ctrlr);
 	rc = qpair->conn_state == NVME_QP_CREATING ? qpair->transport->qpair_connect(qpair) :
 						     qpair->transport->qpair_disconnect(qpair);
-	nvme_ctrlr_unlock(qpair->ctrlr);
+	qpair->ctrlr->recovery->admin_unlock(qpair->ctrlr);
 	return rc == 0 ? 1 : rc;
 }
 
@@ -569,11 +594,11 @@ conn_sync(struct nvp_nvme_qpair *qpair)
 static bool
 conn_neuter(struct nvp_nvme_qpair *qpair)
 {
-	if (!nvme_ctrlr_trylock(qpair->ctrlr)) {
+	if (!qpair->ctrlr->recovery->admin_trylock(qpair->ctrlr)) {
 		return false;
 	}
 	nvme_qpair_neuter_aborts(qpair->ctrlr->adminq, qpair);
-	nvme_ctrlr_unlock(qpair->ctrlr);
+	qpair->ctrlr->recovery->admin_unlock(qpair->ctrlr);
 	qpair->conn_inflight = false;
 	return true;
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Number, size and boolean parsing, bounded string copies, identify-style padded
- * fields, and "key=value" option strings. Nothing here allocates.
+ * fields, and "key=value" option strings. Only the key=value walk allocates (a copy of
+ * its input, so that keys and values of any length reach the callback NUL-terminated).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -202,72 +204,76 @@ nvp_strpadlen(const char *field, size_t len)
 	return len;
 }
 
-static bool
-is_kv_sep(char c)
+/* A malformed pair: the caller's verdict, or -EINVAL. */
+static int
+kv_malformed(const struct nvp_kv_syntax *syn, void *ctx, const char *pair)
 {
-	return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	int rc = syn->malformed != NULL ? syn->malformed(ctx, pair) : 0;
+
+	return rc != 0 ? rc : -EINVAL;
 }
 
-/*
- * Split one pair [@p, @end) at its first '=' or ':' into NUL-terminated @key and
- * @value and call @cb. \return -EINVAL for an empty or oversized key or value, or @cb's.
- */
+/* One pair, NUL-terminated at @pair (written in place): split it and call @cb. */
 static int
-kv_pair(const char *p, const char *end, int (*cb)(void *ctx, const char *key, const char *value),
-	void *ctx)
+kv_pair(const struct nvp_kv_syntax *syn, char *pair, const char *assign,
+	int (*cb)(void *ctx, const char *key, const char *value), void *ctx)
 {
-	char key[KV_MAX_LEN + 1];
-	char value[KV_MAX_LEN + 1];
-	const char *split = p;
-	size_t klen, vlen = 0;
+	char *split = pair + strcspn(pair, assign);
+	const char *value = split;
+	size_t klen = (size_t)(split - pair);
 
-	while (split < end && *split != '=' && *split != ':') {
-		split++;
+	if (*split != '\0') {
+		value = split + 1;
+	} else if (syn->need_assign) {
+		return kv_malformed(syn, ctx, pair);
 	}
-	klen = (size_t)(split - p);
-	if (split < end) {
-		vlen = (size_t)(end - split - 1);
+	if (klen == 0 ||
+	    (syn->max_len != 0 && (klen > syn->max_len || strlen(value) > syn->max_len))) {
+		return kv_malformed(syn, ctx, pair);
 	}
-	if (klen == 0 || klen > KV_MAX_LEN || vlen > KV_MAX_LEN) {
+	*split = '\0';
+	return cb(ctx, pair, value);
+}
+
+int
+nvp_kv_parse_ext(const char *str, const struct nvp_kv_syntax *syn,
+		 int (*cb)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	const char *seps, *assign;
+	char *copy, *p, *end;
+	bool last = false;
+	int rc = 0;
+
+	if (cb == NULL || syn == NULL) {
 		return -EINVAL;
 	}
-	memcpy(key, p, klen);
-	key[klen] = '\0';
-	if (vlen > 0) {
-		memcpy(value, split + 1, vlen);
+	if (str == NULL || str[0] == '\0') {
+		return 0;
 	}
-	value[vlen] = '\0';
-	return cb(ctx, key, value);
+	seps = syn->seps != NULL ? syn->seps : ", \t\n\r";
+	assign = syn->assign != NULL ? syn->assign : "=:";
+	copy = strdup(str);
+	if (copy == NULL) {
+		return -ENOMEM;
+	}
+	for (p = copy; rc == 0 && !last; p = end + 1) {
+		end = p + strcspn(p, seps);
+		last = *end == '\0';
+		*end = '\0';
+		if (p != end) {
+			rc = kv_pair(syn, p, assign, cb, ctx);
+		} else if (syn->no_empty) {
+			rc = kv_malformed(syn, ctx, p);
+		}
+	}
+	free(copy);
+	return rc;
 }
 
 int
 nvp_kv_parse(const char *str, int (*cb)(void *ctx, const char *key, const char *value), void *ctx)
 {
-	const char *p = str;
+	static const struct nvp_kv_syntax syn = { .max_len = KV_MAX_LEN };
 
-	if (cb == NULL) {
-		return -EINVAL;
-	}
-	if (str == NULL) {
-		return 0;
-	}
-	while (*p != '\0') {
-		const char *end;
-		int rc;
-
-		if (is_kv_sep(*p)) {
-			p++;
-			continue;
-		}
-		end = p;
-		while (*end != '\0' && !is_kv_sep(*end)) {
-			end++;
-		}
-		rc = kv_pair(p, end, cb, ctx);
-		if (rc != 0) {
-			return rc;
-		}
-		p = end;
-	}
-	return 0;
+	return nvp_kv_parse_ext(str, &syn, cb, ctx);
 }

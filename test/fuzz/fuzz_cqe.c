@@ -37,14 +37,10 @@ static struct {
 	int rc;
 } g_abort;
 
-int
-nvme_ctrlr_cmd_abort(struct nvp_nvme_ctrlr *ctrlr, uint16_t sqid, uint16_t cid, nvp_nvme_cmd_cb cb,
-		     void *cb_arg, bool trylock)
+/* An Abort the recovery code sent: one at a time. */
+static int
+fz_abort(nvp_nvme_cmd_cb cb, void *cb_arg)
 {
-	(void)ctrlr;
-	(void)sqid;
-	(void)cid;
-	(void)trylock;
 	if (g_abort.rc != 0 || g_abort.cb != NULL) {
 		return g_abort.rc != 0 ? g_abort.rc : -EBUSY;
 	}
@@ -178,6 +174,27 @@ nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd
 	return 0;
 }
 
+static int
+fz_admin_submit(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, nvp_nvme_cmd_cb cb,
+		void *cb_arg)
+{
+	if (cmd->opc == NVME_OPC_ABORT) {
+		return fz_abort(cb, cb_arg);
+	}
+	return nvme_ctrlr_submit_admin(ctrlr, cmd, NULL, 0, cb, cb_arg);
+}
+
+/* The controller's side as the recovery code sees it. */
+static const struct nvme_ctrlr_recovery_ops g_fz_recovery = {
+	.admin_trylock = nvme_ctrlr_trylock,
+	.admin_lock = nvme_ctrlr_lock,
+	.admin_unlock = nvme_ctrlr_unlock,
+	.admin_submit = fz_admin_submit,
+	.admin_poll = nvme_ctrlr_process_admin_trylock,
+	.check_health = nvme_ctrlr_check_health,
+	.removed = nvme_ctrlr_removed,
+};
+
 int
 nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, uint16_t qid)
 {
@@ -299,6 +316,7 @@ fz_setup(void)
 	FZ_CHECK(g_pctrlr->bar != NULL, "out of memory");
 	g_pctrlr->doorbell_stride = 4;
 	g_pctrlr->ctrlr.transport = &g_nvme_pcie_transport;
+	g_pctrlr->ctrlr.recovery = &g_fz_recovery;
 	g_pctrlr->ctrlr.page_size = 4096;
 	g_pctrlr->ctrlr.ticks_hz = 1000;
 	g_pctrlr->ctrlr.max_xfer_size = 128 * 1024;

@@ -940,6 +940,22 @@ test_bad_line_and_file(void)
 	CU_ASSERT(logged("given twice"));
 	CU_ASSERT_EQUAL(load_line(";;"), -EINVAL);
 	CU_ASSERT(logged("empty"));
+	/* The pairs: an unknown key, an empty key, ':' for '=', an empty value, an overflow. */
+	CU_ASSERT_EQUAL(load_line("null:name=n0,num_blocks=8,bogus=1"), -EINVAL);
+	CU_ASSERT(logged("item 1 (null).params.bogus: unknown parameter (known: name,"));
+	CU_ASSERT_EQUAL(load_line("null:=5,name=n0"), -EINVAL);
+	CU_ASSERT(logged("item 1 (null): '=5' is not key=value"));
+	CU_ASSERT_EQUAL(load_line("null:name=n0,num_blocks:8"), -EINVAL);
+	CU_ASSERT(logged("item 1 (null): 'num_blocks:8' is not key=value"));
+	CU_ASSERT_EQUAL(load_line("null:name=,num_blocks=8"), -EINVAL);
+	CU_ASSERT(logged("bdev_null_create '': bad parameter name"));
+	CU_ASSERT_EQUAL(load_line("null:name=n0,num_blocks=99999999999999999999999"), -EINVAL);
+	CU_ASSERT(logged("params.num_blocks: \"99999999999999999999999\" is not an unsigned "
+			 "integer"));
+	/* Empty pairs between commas are skipped, as ever. */
+	CU_ASSERT_EQUAL(load_line("null:name=n0,,num_blocks=8,"), 0);
+	CU_ASSERT_EQUAL(count_bdevs(), 1);
+	cleanup();
 	CU_ASSERT_EQUAL(nvp_bdev_load_config_line(NULL), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_bdev_load_config_string(NULL), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(NULL), -EINVAL);

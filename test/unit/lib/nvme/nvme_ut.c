@@ -307,6 +307,20 @@ test_trid_parse_bad(void)
 		nvp_strlcpy(big + strlen(big), " key=0123456789", sizeof(big) - strlen(big));
 	}
 	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, big), -EINVAL);
+	CU_ASSERT_TRUE(ut_log_has("options longer than"));
+	/* The messages name the pair or the key. */
+	ut_log_clear();
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, "trtype:PCIe traddr"), -EINVAL);
+	CU_ASSERT_TRUE(ut_log_has("malformed pair 'traddr': expected key:value or key=value"));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, "=PCIe"), -EINVAL);
+	CU_ASSERT_TRUE(ut_log_has("malformed pair '=PCIe'"));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, "trtype:PCIe traddr="), -EINVAL);
+	CU_ASSERT_TRUE(ut_log_has("'traddr' has an empty value"));
+	memset(big, 'n', 1000);
+	big[1000] = '\0';
+	memcpy(big, "trtype:utdev name:", 18);
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, big), -EINVAL);
+	CU_ASSERT_TRUE(ut_log_has("value of 'name' is longer than"));
 	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(NULL, "trtype:PCIe"), -EINVAL);
 	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, NULL), -EINVAL);
 }

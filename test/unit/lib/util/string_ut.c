@@ -302,6 +302,103 @@ test_kv_parse_errors(void)
 	CU_ASSERT_EQUAL(nvp_kv_parse(buf, kv_collect, &s), -EINVAL);
 }
 
+/* The malformed pair nvp_kv_parse_ext() reported, and how often. */
+static char g_bad_pair[1100];
+static int g_bad_calls;
+
+static int
+kv_bad(void *ctx, const char *pair)
+{
+	(void)ctx;
+	nvp_strlcpy(g_bad_pair, pair, sizeof(g_bad_pair));
+	g_bad_calls++;
+	return -7;
+}
+
+/* Commas alone between pairs, '=' alone after the key, every pair with one. */
+static const struct nvp_kv_syntax g_strict = {
+	.seps = ",",
+	.assign = "=",
+	.need_assign = true,
+	.no_empty = true,
+	.malformed = kv_bad,
+};
+
+static int
+strict(const char *str, struct kv_seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	g_bad_pair[0] = '\0';
+	g_bad_calls = 0;
+	return nvp_kv_parse_ext(str, &g_strict, kv_collect, s);
+}
+
+static void
+test_kv_parse_ext(void)
+{
+	struct kv_seen s;
+	char buf[1100];
+
+	/* Spaces and colons belong to the value; only the first '=' splits. */
+	CU_ASSERT_EQUAL(strict("r=trtype:emu name:e1,traddr=0000:01:00.0,k=a=b,e=", &s), 0);
+	CU_ASSERT_EQUAL(s.n, 4);
+	check_pair(&s, 0, "r", "trtype:emu name:e1");
+	check_pair(&s, 1, "traddr", "0000:01:00.0");
+	check_pair(&s, 2, "k", "a=b");
+	check_pair(&s, 3, "e", ""); /* an empty value is the caller's to judge */
+	CU_ASSERT_EQUAL(g_bad_calls, 0);
+	CU_ASSERT_EQUAL(strict("", &s), 0);
+	CU_ASSERT_EQUAL(strict(NULL, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 0);
+
+	/* Missing '=': the pair is reported, the parse stops with the reporter's value. */
+	CU_ASSERT_EQUAL(strict("a=1,q,b=2", &s), -7);
+	CU_ASSERT_STRING_EQUAL(g_bad_pair, "q");
+	CU_ASSERT_EQUAL(s.n, 1);
+	CU_ASSERT_EQUAL(strict("name:x", &s), -7); /* ':' does not assign here */
+	CU_ASSERT_STRING_EQUAL(g_bad_pair, "name:x");
+	/* Empty key. */
+	CU_ASSERT_EQUAL(strict("=5", &s), -7);
+	CU_ASSERT_STRING_EQUAL(g_bad_pair, "=5");
+	/* Empty pairs: inside, trailing, leading. */
+	CU_ASSERT_EQUAL(strict("a=1,,b=2", &s), -7);
+	CU_ASSERT_EQUAL(g_bad_calls, 1);
+	CU_ASSERT_STRING_EQUAL(g_bad_pair, "");
+	CU_ASSERT_EQUAL(strict("a=1,", &s), -7);
+	CU_ASSERT_EQUAL(s.n, 1);
+	CU_ASSERT_EQUAL(strict(",a=1", &s), -7);
+	CU_ASSERT_EQUAL(s.n, 0);
+
+	/* No length limit (max_len 0): a 1000-byte value passes whole. */
+	memcpy(buf, "k=", 2);
+	memset(buf + 2, 'v', 1000);
+	buf[1002] = '\0';
+	CU_ASSERT_EQUAL(strict(buf, &s), 0);
+	CU_ASSERT_EQUAL(strlen(s.value[0]), sizeof(s.value[0]) - 1); /* kept up to its size */
+
+	/* A limit: past it the pair is malformed (overflow), with or without a reporter. */
+	{
+		struct nvp_kv_syntax lim = g_strict;
+
+		lim.max_len = 4;
+		memset(&s, 0, sizeof(s));
+		CU_ASSERT_EQUAL(nvp_kv_parse_ext("abcd=1234", &lim, kv_collect, &s), 0);
+		CU_ASSERT_EQUAL(nvp_kv_parse_ext("abcd=12345", &lim, kv_collect, &s), -7);
+		CU_ASSERT_EQUAL(nvp_kv_parse_ext("abcde=1", &lim, kv_collect, &s), -7);
+		lim.malformed = NULL;
+		CU_ASSERT_EQUAL(nvp_kv_parse_ext("abcde=1", &lim, kv_collect, &s), -EINVAL);
+		CU_ASSERT_EQUAL(nvp_kv_parse_ext("q", &lim, kv_collect, &s), -EINVAL);
+	}
+
+	/* The callback's error stops it; bad arguments. */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 1;
+	CU_ASSERT_EQUAL(nvp_kv_parse_ext("a=1,b=2", &g_strict, kv_collect, &s), 5);
+	CU_ASSERT_EQUAL(s.n, 1);
+	CU_ASSERT_EQUAL(nvp_kv_parse_ext("a=1", NULL, kv_collect, &s), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_kv_parse_ext("a=1", &g_strict, NULL, &s), -EINVAL);
+}
+
 static void
 test_kv_parse_cb_stops(void)
 {
@@ -326,6 +423,7 @@ main(void)
 		UT_TEST(test_kv_parse),
 		UT_TEST(test_kv_parse_errors),
 		UT_TEST(test_kv_parse_cb_stops),
+		UT_TEST(test_kv_parse_ext),
 	};
 
 	return ut_run("string", tests, NVP_COUNTOF(tests));
