@@ -5,8 +5,15 @@
  * is counted by the script instead of ending the matrix.
  *
  *   nvp_fault_matrix --fault NAME --workload randread|randwrite|mixed|admin
- *                    [--threads N] [--mode raw|bdev] [--seconds S] [--inject-ms M]
- *                    [--timeout-ms T]
+ *                    [--threads N] [--mode raw|bdev|stages] [--sched NAME]
+ *                    [--transport emu|tcp] [--seconds S] [--inject-ms M] [--timeout-ms T]
+ *
+ * Modes: raw qpairs; bdev channels with every stage off; bdev channels with the
+ * writeback throttle, a scheduler (--sched none|deadline|kyber|fair; each thread its own
+ * tenant) and hybrid waiting on, the stages where deferred and queued I/O could be lost.
+ * Transports: the software controller reached directly (emu), or served on loopback by
+ * the tests' NVMe/TCP target and reached over NVMe/TCP (tcp): the fault is then the
+ * target's device's, and recovering a failed device (a reset) is the target operator's.
  *
  * The application side does what nvme.h asks of an application: every thread polls its
  * own qpair (or bdev channel); a controller that failed (CFS, a reset that never got
@@ -14,10 +21,15 @@
  * been switched off, as an operator's retry would. A removed or powered-off device is not
  * reset: its requests must fail, not hang. Prints one line:
  *   cell fault=.. workload=.. threads=.. mode=.. issued=N ok=N err=N lost=N dup=N
- *   corrupted=N verified=N refused=N resets=N recover_ms=X failed=0|1
+ *   corrupted=N verified=N refused=N resets=N recover_ms=X failed=0|1 gone=0|1
+ *   flushes=N unread=N
  * lost: requests never completed; corrupted: blocks read back (during the run and once
  * more at the end on a working controller) that hold neither their last acknowledged
- * write nor a failed write after it. recover_ms: from the injection to the last thread's
+ * write nor a failed write after it. Writers flush every FM_FLUSH_EVERY acknowledged
+ * writes; after a power cut the controller is powered on again (destroyed and created on
+ * its files) and every block is read back: it must hold what was acknowledged before the
+ * last Flush that succeeded was sent, or a write sent later (unread: blocks that could
+ * not be read then). gone: the fault takes the device away for good (no recovery due). recover_ms: from the injection to the last thread's
  * first good completion after its last error (-1: never; 0: no error was seen).
  * Exit 0 when the cell ran, 1 set-up failure, 2 usage, 3 a thread did not stop (hang).
  */
@@ -34,6 +46,7 @@
 #include <unistd.h>
 
 #include "fm.h"
+#include "nvme_tcp_tgt.h"
 #include "nvpoll/emu.h"
 #include "nvpoll/env.h"
 #include "nvpoll/util.h"
@@ -71,6 +84,10 @@ static const struct fm_fault g_faults[] = {
 	{ "bad_phase", NVP_EMU_FAULT_BAD_PHASE, 1, 0, FM_REC_NONE, "entry with a stale phase" },
 	{ "bad_sqhd", NVP_EMU_FAULT_BAD_SQHD, 2, 0, FM_REC_NONE, "SQ head past the queue" },
 	{ "power_cut", NVP_EMU_FAULT_POWER_CUT, 1, 0, FM_REC_GONE, "power cut (file, vwc)" },
+	/* not in the matrix: a device whose Flush lies, which the read-back after a power
+	 * cut must find corrupted (the slice in `make test` checks it does) */
+	{ "power_cut_lie", NVP_EMU_FAULT_POWER_CUT, 1, 0, FM_REC_GONE,
+	  "power cut, Flush lies (must report corrupted blocks)" },
 };
 
 static const struct fm_fault *g_fault;
@@ -79,13 +96,42 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: nvp_fault_matrix --fault NAME --workload randread|randwrite|mixed|"
-		   "admin [--threads N] [--mode raw|bdev] [--seconds S] [--inject-ms M] "
-		   "[--timeout-ms T]\nfaults:");
+		   "admin [--threads N] [--mode raw|bdev|stages] [--sched none|deadline|kyber|"
+		   "fair] [--transport emu|tcp] [--seconds S] [--inject-ms M] [--timeout-ms T]"
+		   "\nfaults:");
 	for (size_t i = 0; i < NVP_COUNTOF(g_faults); i++) {
 		fprintf(f, "\n  %-12s %s", g_faults[i].name, g_faults[i].what);
 	}
 	fprintf(f, "\n");
 }
+
+/*
+ * The stages mode's scheduler parameters: small depths, so that the scheduler holds I/O
+ * back (as bdev_compose's cells); NULL for an unknown scheduler.
+ */
+static const char *
+sched_params(const char *name)
+{
+	static const struct {
+		const char *name, *params;
+	} tab[] = {
+		{ "none", "" },
+		{ "deadline", "depth=4 fifo_batch=4 writes_starved=1" },
+		{ "kyber", "read_lat_us=200 write_lat_us=400 window_ms=20" },
+		{ "fair", "depth=4 weights=1/1/4 lag_kib=16" },
+	};
+
+	for (size_t i = 0; i < NVP_COUNTOF(tab); i++) {
+		if (strcmp(name, tab[i].name) == 0) {
+			return tab[i].params;
+		}
+	}
+	return NULL;
+}
+
+/* The throttle in the stages mode: a latency target the device misses under the cell's
+ * load, so that writes are deferred and released while the fault hits. */
+#define FM_WBT_PARAMS "lat_us=100 window_ms=10 depth=8"
 
 static int
 parse_workload(const char *s, enum fm_workload *w)
@@ -109,6 +155,8 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 		{ "workload", required_argument, NULL, 'w' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "sched", required_argument, NULL, 'S' },
+		{ "transport", required_argument, NULL, 'x' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "inject-ms", required_argument, NULL, 'i' },
 		{ "timeout-ms", required_argument, NULL, 'T' },
@@ -140,11 +188,33 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 			c->threads = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
 		case 'm':
-			if (strcmp(optarg, "raw") != 0 && strcmp(optarg, "bdev") != 0) {
-				fprintf(stderr, "nvp_fault_matrix: --mode raw or bdev\n");
+			if (strcmp(optarg, "raw") == 0) {
+				c->mode = FM_MODE_RAW;
+			} else if (strcmp(optarg, "bdev") == 0) {
+				c->mode = FM_MODE_BDEV;
+			} else if (strcmp(optarg, "stages") == 0) {
+				c->mode = FM_MODE_STAGES;
+			} else {
+				fprintf(stderr, "nvp_fault_matrix: --mode raw, bdev or stages\n");
 				return -EINVAL;
 			}
-			c->bdev = strcmp(optarg, "bdev") == 0;
+			c->bdev = c->mode != FM_MODE_RAW;
+			break;
+		case 'S':
+			if (sched_params(optarg) == NULL) {
+				fprintf(stderr,
+					"nvp_fault_matrix: --sched none, deadline, kyber or "
+					"fair\n");
+				return -EINVAL;
+			}
+			c->sched = optarg;
+			break;
+		case 'x':
+			if (strcmp(optarg, "emu") != 0 && strcmp(optarg, "tcp") != 0) {
+				fprintf(stderr, "nvp_fault_matrix: --transport emu or tcp\n");
+				return -EINVAL;
+			}
+			c->tcp = strcmp(optarg, "tcp") == 0;
 			break;
 		case 's':
 			c->seconds = strtod(optarg, NULL);
@@ -180,35 +250,76 @@ ignore_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
 	(void)ctx;
 }
 
+/* The software controller, created on c->dir's files (again after a power cut). */
 static int
-attach(struct fm_cell *c)
+emu_create(struct fm_cell *c, bool power_loss, char *trid, size_t len)
 {
-	char eopts[256], trid[128];
+	char eopts[256];
 	struct nvp_emu_opts eo;
-	struct nvp_nvme_transport_id t;
-	struct nvp_nvme_ctrlr_opts co;
+	bool cut = g_fault->type == NVP_EMU_FAULT_POWER_CUT;
 	int rc;
 
 	snprintf(eopts, sizeof(eopts),
-		 "size=32M,lba=4096,channels=4,read_us=20,write_us=40,to=2%s%s%s",
-		 g_fault->type == NVP_EMU_FAULT_POWER_CUT ? ",vwc=1,power_loss=1,backend=file:" :
-							    "",
-		 g_fault->type == NVP_EMU_FAULT_POWER_CUT ? c->dir : "",
-		 g_fault->type == NVP_EMU_FAULT_POWER_CUT ? "/fm" : "");
+		 "size=32M,lba=4096,channels=4,read_us=20,write_us=40,to=2%s%s%s%s",
+		 cut ? ",vwc=1,backend=file:" : "", cut ? c->dir : "", cut ? "/fm" : "",
+		 !cut || !power_loss                         ? "" :
+		 strcmp(g_fault->name, "power_cut_lie") == 0 ? ",power_loss=2" :
+							       ",power_loss=1");
 	nvp_emu_opts_init(&eo, sizeof(eo));
 	nvp_strlcpy(eo.name, "fm0", sizeof(eo.name));
-	if (nvp_emu_opts_parse(&eo, eopts, trid, sizeof(trid)) != 0) {
+	if (nvp_emu_opts_parse(&eo, eopts, trid, len) != 0) {
 		fprintf(stderr, "nvp_fault_matrix: %s\n", trid);
 		return -EINVAL;
 	}
 	rc = nvp_emu_ctrlr_create(&eo, &c->emu);
+	if (rc == 0) {
+		snprintf(trid, len, "trtype:PCIe traddr:%s", nvp_emu_ctrlr_get_traddr(c->emu));
+	}
+	return rc;
+}
+
+static int
+connect_raw(const char *trid, const struct nvp_nvme_ctrlr_opts *co, struct nvp_nvme_ctrlr **ctrlr)
+{
+	struct nvp_nvme_transport_id t;
+	int rc = nvp_nvme_transport_id_parse(&t, trid);
+
+	return rc != 0 ? rc : nvp_nvme_connect(&t, co, ctrlr);
+}
+
+static int
+attach(struct fm_cell *c)
+{
+	char trid[256];
+	struct nvp_nvme_ctrlr_opts co;
+	int rc;
+
+	rc = emu_create(c, true, trid, sizeof(trid));
 	if (rc != 0) {
 		return rc;
 	}
-	snprintf(trid, sizeof(trid), "trtype:PCIe traddr:%s", nvp_emu_ctrlr_get_traddr(c->emu));
 	nvp_nvme_ctrlr_opts_init(&co, sizeof(co));
 	co.io_timeout_us = (uint64_t)c->timeout_ms * 1000;
 	co.admin_timeout_ms = NVP_MAX(c->timeout_ms * 2, 1000u);
+	if (c->tcp) {
+		struct tcp_tgt_opts to;
+
+		/* The target's device, with the cell's timeouts: the target's own qpairs give
+		 * up on a dropped completion, as nvmet's block device would return an error. */
+		rc = connect_raw(trid, &co, &c->backend);
+		if (rc == 0) {
+			tcp_tgt_opts_init(&to);
+			rc = tcp_tgt_start(c->backend, &to, &c->tgt);
+		}
+		if (rc != 0) {
+			return rc;
+		}
+		tcp_tgt_trid(c->tgt, NULL, trid, sizeof(trid));
+		/* The target serves one command at a time per connection: a host request
+		 * waits behind the others of its queue, and behind the target's own timeout. */
+		co.io_timeout_us *= 2 * FM_QD;
+		co.admin_timeout_ms *= 4;
+	}
 	if (c->bdev) {
 		struct nvp_bdev_nvme_opts no;
 		struct nvp_bdev *bdev = NULL;
@@ -223,6 +334,12 @@ attach(struct fm_cell *c)
 		no.ctrlr_loss_timeout_sec = -1;
 		no.reconnect_delay_sec = 1;
 		rc = nvp_bdev_nvme_attach(trid, &no, &bdev, 1, NULL);
+		if (rc == 0 && c->mode == FM_MODE_STAGES) {
+			rc = nvp_bdev_set_admission(bdev, "wbt", FM_WBT_PARAMS);
+			if (rc == 0) {
+				rc = nvp_bdev_set_scheduler(bdev, c->sched, sched_params(c->sched));
+			}
+		}
 		if (rc == 0) {
 			rc = nvp_bdev_open("fm0n1", true, ignore_event, NULL, &c->desc);
 		}
@@ -232,10 +349,7 @@ attach(struct fm_cell *c)
 		}
 		return rc;
 	}
-	rc = nvp_nvme_transport_id_parse(&t, trid);
-	if (rc == 0) {
-		rc = nvp_nvme_connect(&t, &co, &c->ctrlr);
-	}
+	rc = connect_raw(trid, &co, &c->ctrlr);
 	if (rc == 0) {
 		c->ns = nvp_nvme_ctrlr_get_ns(c->ctrlr,
 					      nvp_nvme_ctrlr_get_first_active_ns(c->ctrlr));
@@ -244,8 +358,9 @@ attach(struct fm_cell *c)
 	return rc;
 }
 
+/* The thread's memory (the main thread's: it outlives the I/O objects). */
 static int
-thread_setup(struct fm_thread *t)
+thread_alloc(struct fm_thread *t)
 {
 	struct fm_cell *c = t->cell;
 
@@ -263,56 +378,116 @@ thread_setup(struct fm_thread *t)
 			return -ENOMEM;
 		}
 	}
-	if (c->bdev) {
-		struct nvp_bdev_channel_opts o;
-
-		nvp_bdev_channel_opts_init(&o, sizeof(o));
-		return nvp_bdev_channel_create(c->desc, &o, &t->ch);
-	} else {
-		struct nvp_nvme_io_qpair_opts o;
-
-		nvp_nvme_ctrlr_get_default_io_qpair_opts(c->ctrlr, &o, sizeof(o));
-		o.io_queue_size = 32;
-		o.io_queue_requests = 64;
-		o.timeout_us = (uint64_t)c->timeout_ms * 1000;
-		return nvp_nvme_ctrlr_alloc_io_qpair(c->ctrlr, &o, &t->qpair);
-	}
+	return 0;
 }
 
 static void
-thread_teardown(struct fm_thread *t)
+thread_free(struct fm_thread *t)
 {
-	if (t->ch != NULL) {
-		nvp_bdev_channel_destroy(t->ch);
-	}
-	if (t->qpair != NULL) {
-		nvp_nvme_ctrlr_free_io_qpair(t->qpair);
-	}
 	for (uint32_t i = 0; i < FM_QD; i++) {
 		nvp_env_dma_free(t->slots[i].buf);
 	}
 	free(t->blk);
 }
 
+/* The thread's I/O objects, made on the thread that uses them (they belong to it). */
+static int
+thread_setup(struct fm_thread *t)
+{
+	struct fm_cell *c = t->cell;
+	struct nvp_bdev_channel_opts o;
+	struct nvp_poll_opts po;
+	int rc;
+
+	if (!c->bdev) {
+		struct nvp_nvme_io_qpair_opts qo;
+
+		nvp_nvme_ctrlr_get_default_io_qpair_opts(c->ctrlr, &qo, sizeof(qo));
+		qo.io_queue_size = 32;
+		qo.io_queue_requests = 64;
+		qo.timeout_us = c->tcp ? 0 : (uint64_t)c->timeout_ms * 1000;
+		return nvp_nvme_ctrlr_alloc_io_qpair(c->ctrlr, &qo, &t->qpair);
+	}
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	t->desc = c->desc;
+	if (c->mode == FM_MODE_STAGES) {
+		/* its own descriptor: each thread a tenant (fair weighs 1 and 4) */
+		rc = nvp_bdev_open("fm0n1", true, ignore_event, NULL, &t->desc);
+		if (rc == 0) {
+			rc = nvp_bdev_desc_set_tenant(t->desc, 1 + t->idx % 2);
+		}
+		if (rc == 0) {
+			rc = nvp_bdev_poll_group_create(&t->group);
+		}
+		if (rc != 0) {
+			return rc;
+		}
+		o.group = t->group;
+	}
+	rc = nvp_bdev_channel_create(t->desc, &o, &t->ch);
+	if (rc != 0 || c->mode != FM_MODE_STAGES) {
+		return rc;
+	}
+	nvp_poll_opts_init(&po, sizeof(po));
+	rc = nvp_poll_mode_parse("hybrid", &po);
+	if (rc == 0) {
+		rc = nvp_poll_waiter_create(&po, &t->waiter);
+	}
+	return rc != 0 ? rc : nvp_poll_waiter_add_bdev_group(t->waiter, t->group, 0);
+}
+
+/* On the thread again. A channel with a lost request stays (it cannot be destroyed). */
+static void
+thread_teardown(struct fm_thread *t)
+{
+	struct fm_cell *c = t->cell;
+
+	if (t->waiter != NULL) {
+		nvp_poll_waiter_destroy(t->waiter);
+	}
+	if (t->ch != NULL && nvp_bdev_channel_destroy(t->ch) == 0 && t->group != NULL) {
+		nvp_bdev_poll_group_destroy(t->group);
+	}
+	if (t->desc != NULL && t->desc != c->desc && fm_thread_outstanding(t) == 0) {
+		nvp_bdev_close(t->desc);
+	}
+	if (t->qpair != NULL) {
+		nvp_nvme_ctrlr_free_io_qpair(t->qpair);
+	}
+}
+
 /* ---- the run ---- */
+
+static bool
+failed(const struct fm_cell *c)
+{
+	return nvp_nvme_ctrlr_is_failed(c->ctrlr) ||
+	       (c->backend != NULL && nvp_nvme_ctrlr_is_failed(c->backend));
+}
 
 static void
 park_all(struct fm_cell *c, bool on)
 {
 	atomic_store(&c->park, on);
 	for (uint32_t i = 0; on && i < c->threads; i++) {
-		while (!atomic_load(&c->t[i].parked) && !atomic_load(&c->stop)) {
+		while (!atomic_load(&c->t[i].parked) && atomic_load(&c->t[i].live)) {
 			usleep(100);
 		}
 	}
 }
 
+/* Reset the failed controller (the target's, over TCP) with the I/O threads parked. */
 static void
 reset_parked(struct fm_cell *c)
 {
+	struct nvp_nvme_ctrlr *ctrlr = c->ctrlr;
+
+	if (c->backend != NULL && !nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
+		ctrlr = c->backend;
+	}
 	park_all(c, true);
 	c->resets++;
-	if (nvp_nvme_ctrlr_reset(c->ctrlr) != 0) {
+	if (nvp_nvme_ctrlr_reset(ctrlr) != 0) {
 		c->reset_failures++;
 	}
 	park_all(c, false);
@@ -333,7 +508,14 @@ inject(struct fm_cell *c)
 	}
 	nvp_emu_ctrlr_inject_fault(c->emu, f->type, f->count, 0, arg);
 	if (f->type == NVP_EMU_FAULT_RDY_NEVER) {
-		reset_parked(c); /* fails: the controller never becomes ready */
+		/* a reset of the device that fails: the controller never becomes ready */
+		struct nvp_nvme_ctrlr *saved = c->ctrlr;
+
+		if (c->backend != NULL) {
+			c->ctrlr = c->backend;
+		}
+		reset_parked(c);
+		c->ctrlr = saved;
 	}
 }
 
@@ -357,13 +539,12 @@ supervise(struct fm_cell *c, uint64_t end)
 				c->admin_err++;
 			}
 		}
-		if (g_fault->rec == FM_REC_RESET && nvp_nvme_ctrlr_is_failed(c->ctrlr) &&
-		    now > c->t_inject + hz / 5) {
+		if (g_fault->rec == FM_REC_RESET && failed(c) && now > c->t_inject + hz / 5) {
 			nvp_emu_ctrlr_inject_fault(c->emu, g_fault->type, 0, 0, 0);
 			reset_parked(c);
 		}
 		/* A thread's qpair failed on a live controller: what nvme.h says to do. */
-		if (atomic_exchange(&c->want_reset, false) && !nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
+		if (atomic_exchange(&c->want_reset, false) && !failed(c)) {
 			reset_parked(c);
 		}
 		usleep(1000);
@@ -375,17 +556,43 @@ thread_run(void *arg)
 {
 	struct fm_thread *t = arg;
 	struct fm_cell *c = t->cell;
+	int rc = thread_setup(t);
+	uint64_t until;
 
-	fm_thread_main(t);
-	/* Read everything back on a working controller, once every request is back. */
-	if (c->workload != FM_RANDREAD && fm_thread_outstanding(t) == 0 &&
-	    !nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
-		uint64_t ok = t->ok, err = t->err;
-
-		fm_verify_all(t);
-		t->ok = ok; /* the run's figures, not the read-back's */
-		t->err = err;
+	if (rc == 0) {
+		rc = fm_prefill(t);
 	}
+	t->setup_rc = rc;
+	atomic_fetch_add(&c->ready, 1);
+	while (!atomic_load(&c->go) && !atomic_load(&c->stop)) {
+		usleep(200);
+	}
+	if (rc == 0 && atomic_load(&c->go)) {
+		fm_thread_main(t);
+		/* The supervisor is resetting a failed controller: the read-back waits for it,
+		 * as an application would (bounded). */
+		until = nvp_env_get_ticks() + nvp_env_get_ticks_hz() * 10;
+		while (c->recoverable && failed(c) && nvp_env_get_ticks() < until) {
+			fm_park_point(t);
+			usleep(1000);
+		}
+		/* Read everything back on a working controller, once every request is back. */
+		if (c->workload != FM_RANDREAD && g_fault->rec == FM_REC_GONE) {
+			/* nothing to read back on: a power cut is read back after power-on */
+		} else if (c->workload != FM_RANDREAD &&
+			   (fm_thread_outstanding(t) != 0 || failed(c))) {
+			fprintf(stderr, "fault_matrix: thread %u: no read-back (%s)\n", t->idx,
+				failed(c) ? "the controller failed" : "requests outstanding");
+		} else if (c->workload != FM_RANDREAD) {
+			uint64_t ok = t->ok, err = t->err;
+
+			fm_verify_all(t);
+			t->ok = ok; /* the run's figures, not the read-back's */
+			t->err = err;
+		}
+	}
+	thread_teardown(t);
+	atomic_store(&t->live, false);
 	atomic_fetch_sub(&c->running, 1);
 	return NULL;
 }
@@ -409,11 +616,24 @@ recover_ms(const struct fm_cell *c)
 	return worst;
 }
 
+static const char *
+mode_name(const struct fm_cell *c)
+{
+	static char buf[32];
+
+	if (c->mode == FM_MODE_STAGES) {
+		snprintf(buf, sizeof(buf), "stages-%s", c->sched);
+		return buf;
+	}
+	return c->mode == FM_MODE_BDEV ? "bdev" : "raw";
+}
+
 static void
-report(struct fm_cell *c, uint64_t lost)
+report(struct fm_cell *c, uint64_t lost, bool was_failed)
 {
 	static const char *const wl[] = { "randread", "randwrite", "mixed", "admin" };
-	uint64_t issued = 0, ok = 0, err = 0, dup = 0, corr = 0, ver = 0, ref = 0;
+	uint64_t issued = 0, ok = 0, err = 0, dup = 0, corr = 0, ver = 0, ref = 0, fl = 0;
+	uint64_t unread = 0;
 
 	for (uint32_t i = 0; i < c->threads; i++) {
 		issued += c->t[i].issued;
@@ -423,29 +643,47 @@ report(struct fm_cell *c, uint64_t lost)
 		corr += c->t[i].corrupted;
 		ver += c->t[i].verified;
 		ref += c->t[i].refused;
+		fl += c->t[i].flushes;
+		unread += c->t[i].unread;
 	}
-	printf("cell fault=%s workload=%s threads=%u mode=%s issued=%" PRIu64 " ok=%" PRIu64
-	       " err=%" PRIu64 " lost=%" PRIu64 " dup=%" PRIu64 " corrupted=%" PRIu64
-	       " verified=%" PRIu64 " refused=%" PRIu64 " resets=%u reset_failures=%u"
-	       " admin_ok=%u admin_err=%u recover_ms=%.1f failed=%d\n",
-	       g_fault->name, wl[c->workload], c->threads, c->bdev ? "bdev" : "raw", issued, ok,
-	       err, lost, dup, corr, ver, ref, c->resets, c->reset_failures, c->admin_ok,
-	       c->admin_err, recover_ms(c), nvp_nvme_ctrlr_is_failed(c->ctrlr) ? 1 : 0);
+	printf("cell fault=%s workload=%s threads=%u mode=%s transport=%s issued=%" PRIu64
+	       " ok=%" PRIu64 " err=%" PRIu64 " lost=%" PRIu64 " dup=%" PRIu64 " corrupted=%" PRIu64
+	       " verified=%" PRIu64 " refused=%" PRIu64 " flushes=%" PRIu64 " unread=%" PRIu64
+	       " resets=%u reset_failures=%u admin_ok=%u admin_err=%u"
+	       " recover_ms=%.1f failed=%d gone=%d\n",
+	       g_fault->name, wl[c->workload], c->threads, mode_name(c), c->tcp ? "tcp" : "emu",
+	       issued, ok, err, lost, dup, corr, ver, ref, fl, unread, c->resets, c->reset_failures,
+	       c->admin_ok, c->admin_err, recover_ms(c), was_failed ? 1 : 0,
+	       g_fault->rec == FM_REC_GONE ? 1 : 0);
 	fflush(stdout);
 }
 
-/* Threads set up, prefilled and started by the caller; run, stop, count, verify. */
-static int
+/* Threads started; set up, prefilled; run, stop, count. \return lost requests, or -errno. */
+static int64_t
 run(struct fm_cell *c)
 {
-	uint64_t hz = nvp_env_get_ticks_hz(), lost = 0;
+	uint64_t hz = nvp_env_get_ticks_hz(), lost = 0, until;
 
 	atomic_store(&c->running, c->threads);
 	for (uint32_t i = 0; i < c->threads; i++) {
+		atomic_store(&c->t[i].live, true);
 		if (pthread_create(&c->t[i].tid, NULL, thread_run, &c->t[i]) != 0) {
-			return -EAGAIN;
+			atomic_store(&c->t[i].live, false);
+			atomic_store(&c->stop, true);
+			return -EAGAIN; /* the others end at the gate; the process exits */
 		}
 	}
+	until = nvp_env_get_ticks() + hz * 60;
+	while (atomic_load(&c->ready) < c->threads && nvp_env_get_ticks() < until) {
+		usleep(1000);
+	}
+	for (uint32_t i = 0; i < c->threads; i++) {
+		if (atomic_load(&c->ready) < c->threads || c->t[i].setup_rc != 0) {
+			atomic_store(&c->stop, true);
+			return atomic_load(&c->ready) < c->threads ? -ETIMEDOUT : c->t[i].setup_rc;
+		}
+	}
+	atomic_store(&c->go, true);
 	supervise(c, nvp_env_get_ticks() + hz * c->inject_ms / 1000);
 	inject(c);
 	supervise(c, c->t_inject + (uint64_t)(c->seconds * (double)hz));
@@ -462,8 +700,49 @@ run(struct fm_cell *c)
 		pthread_join(c->t[i].tid, NULL);
 		lost += fm_thread_outstanding(&c->t[i]);
 	}
-	report(c, lost);
-	return 0;
+	return (int64_t)lost;
+}
+
+/*
+ * Power the device on again after a power cut (destroy it, create it on the same files)
+ * and read every block of every thread back on a qpair of the main thread's.
+ */
+static int
+power_restart(struct fm_cell *c)
+{
+	struct nvp_nvme_io_qpair_opts qo;
+	struct nvp_nvme_ctrlr_opts co;
+	struct nvp_nvme_ctrlr *ctrlr = NULL;
+	struct nvp_nvme_qpair *qpair = NULL;
+	struct nvp_nvme_ns *ns;
+	char trid[256];
+	int rc;
+
+	nvp_emu_ctrlr_destroy(c->emu);
+	c->emu = NULL;
+	rc = emu_create(c, false, trid, sizeof(trid));
+	if (rc == 0) {
+		nvp_nvme_ctrlr_opts_init(&co, sizeof(co));
+		rc = connect_raw(trid, &co, &ctrlr);
+	}
+	if (rc == 0) {
+		nvp_nvme_ctrlr_get_default_io_qpair_opts(ctrlr, &qo, sizeof(qo));
+		rc = nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &qo, &qpair);
+	}
+	if (rc == 0) {
+		ns = nvp_nvme_ctrlr_get_ns(ctrlr, nvp_nvme_ctrlr_get_first_active_ns(ctrlr));
+		for (uint32_t i = 0; i < c->threads; i++) {
+			fm_verify_after_power_cut(&c->t[i], ns, qpair);
+		}
+		nvp_nvme_ctrlr_free_io_qpair(qpair);
+	}
+	if (ctrlr != NULL) {
+		nvp_nvme_detach(ctrlr);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "nvp_fault_matrix: power on again: %s\n", strerror(-rc));
+	}
+	return rc;
 }
 
 /* The power-cut cell's namespace file, then its directory. */
@@ -482,16 +761,20 @@ main(int argc, char **argv)
 {
 	static struct fm_cell c;
 	struct nvp_env_opts eo;
+	int64_t lost = 0;
+	bool was_failed = false;
 	int rc;
 
 	c.threads = 1;
 	c.seconds = 2;
 	c.inject_ms = 300;
 	c.timeout_ms = 200;
+	c.sched = "none";
 	if (parse_args(&c, argc, argv) != 0) {
 		usage(stderr);
 		return 2;
 	}
+	c.recoverable = g_fault->rec == FM_REC_RESET;
 	snprintf(c.dir, sizeof(c.dir), "/tmp/nvp_fm_XXXXXX");
 	if (mkdtemp(c.dir) == NULL) {
 		perror("nvp_fault_matrix: mkdtemp");
@@ -509,21 +792,15 @@ main(int argc, char **argv)
 	for (uint32_t i = 0; rc == 0 && i < c.threads; i++) {
 		c.t[i].cell = &c;
 		c.t[i].idx = i;
-		rc = thread_setup(&c.t[i]);
-		if (rc == 0) {
-			rc = fm_prefill(&c.t[i]);
-		}
+		rc = thread_alloc(&c.t[i]);
 	}
 	if (rc == 0) {
-		rc = run(&c);
+		lost = run(&c);
+		rc = lost < 0 ? (int)lost : 0;
+		was_failed = rc == 0 && failed(&c);
 	}
 	if (rc != 0) {
 		fprintf(stderr, "nvp_fault_matrix: set-up failed: %s\n", strerror(-rc));
-	}
-	for (uint32_t i = 0; i < c.threads; i++) {
-		if (c.t[i].cell != NULL) {
-			thread_teardown(&c.t[i]);
-		}
 	}
 	if (c.desc != NULL) {
 		nvp_bdev_close(c.desc);
@@ -531,6 +808,23 @@ main(int argc, char **argv)
 	nvp_bdev_fini();
 	if (!c.bdev && c.ctrlr != NULL) {
 		nvp_nvme_detach(c.ctrlr);
+	}
+	if (c.tgt != NULL) {
+		tcp_tgt_stop(c.tgt);
+	}
+	if (c.backend != NULL) {
+		nvp_nvme_detach(c.backend);
+	}
+	if (rc == 0 && g_fault->type == NVP_EMU_FAULT_POWER_CUT) {
+		rc = power_restart(&c);
+	}
+	if (rc == 0) {
+		report(&c, (uint64_t)lost, was_failed);
+	}
+	for (uint32_t i = 0; i < c.threads; i++) {
+		if (c.t[i].cell != NULL) {
+			thread_free(&c.t[i]);
+		}
 	}
 	if (c.emu != NULL) {
 		nvp_emu_ctrlr_destroy(c.emu);
