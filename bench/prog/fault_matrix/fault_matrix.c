@@ -7,6 +7,7 @@
  *   nvp_fault_matrix --fault NAME --workload randread|randwrite|mixed|admin
  *                    [--threads N] [--mode raw|bdev|stages] [--sched NAME]
  *                    [--transport emu|tcp] [--seconds S] [--inject-ms M] [--timeout-ms T]
+ *   nvp_fault_matrix --soak S [--seed N] [--bdevs B] [--threads N]   (bench/soak)
  *
  * Modes: raw qpairs; bdev channels with every stage off; bdev channels with the
  * writeback throttle, a scheduler (--sched none|deadline|kyber|fair; each thread its own
@@ -32,6 +33,16 @@
  * not be read then). gone: the fault takes the device away for good (no recovery due). recover_ms: from the injection to the last thread's
  * first good completion after its last error (-1: never; 0: no error was seen).
  * Exit 0 when the cell ran, 1 set-up failure, 2 usage, 3 a thread did not stop (hang).
+ *
+ * --soak S: one long run instead of one fault. B namespaces of one software controller,
+ * a bdev each with every stage on (the throttle; deadline, kyber, fair, none in turn;
+ * hybrid waiting), the threads spread over them, mixed verified I/O. Faults come at
+ * random times from the seed (printed): dropped completions, error statuses, slow
+ * commands, CFS, a reset that never gets ready, a reset the application asks for; each
+ * runs its course (the main thread resets what fails) before the next. Near the end,
+ * at a random time, a power cut: the controller is powered on again and every block read
+ * back. RSS is sampled after the warm-up and before the power cut. Also prints:
+ *   soak seed=N seconds=S events=N rss_warm_kib=N rss_end_kib=N rss_max_kib=N <fault>=N..
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -92,6 +103,15 @@ static const struct fm_fault g_faults[] = {
 
 static const struct fm_fault *g_fault;
 
+/* The soak's faults, by name in g_faults, and "reset": a reset the application asks for. */
+static const char *const g_soak_faults[] = { "drop_cpl", "err_generic", "err_media", "err_path",
+					     "slow",     "cfs",         "rdy_never", "bad_cid",
+					     "dup_cpl",  "reset" };
+
+static const struct fm_fault g_fault_reset = { "reset",     NVP_EMU_FAULT_NONE,
+					       0,           0,
+					       FM_REC_NONE, "a reset the application asks for" };
+
 static void
 usage(FILE *f)
 {
@@ -129,6 +149,8 @@ sched_params(const char *name)
 	return NULL;
 }
 
+static const char *const g_soak_scheds[] = { "deadline", "kyber", "fair", "none" };
+
 /* The throttle in the stages mode: a latency target the device misses under the cell's
  * load, so that writes are deferred and released while the fault hits. */
 #define FM_WBT_PARAMS "lat_us=100 window_ms=10 depth=8"
@@ -157,6 +179,9 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "sched", required_argument, NULL, 'S' },
 		{ "transport", required_argument, NULL, 'x' },
+		{ "soak", required_argument, NULL, 'k' },
+		{ "seed", required_argument, NULL, 'e' },
+		{ "bdevs", required_argument, NULL, 'b' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "inject-ms", required_argument, NULL, 'i' },
 		{ "timeout-ms", required_argument, NULL, 'T' },
@@ -209,6 +234,24 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 			}
 			c->sched = optarg;
 			break;
+		case 'k':
+			c->soak_s = strtod(optarg, NULL);
+			if (!(c->soak_s >= 5 && c->soak_s <= 86400)) {
+				fprintf(stderr,
+					"nvp_fault_matrix: --soak takes 5 to 86400 seconds\n");
+				return -EINVAL;
+			}
+			break;
+		case 'e':
+			c->seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'b':
+			c->bdevs = (uint32_t)strtoul(optarg, NULL, 10);
+			if (c->bdevs < 1 || c->bdevs > 4) {
+				fprintf(stderr, "nvp_fault_matrix: --bdevs 1 to 4\n");
+				return -EINVAL;
+			}
+			break;
 		case 'x':
 			if (strcmp(optarg, "emu") != 0 && strcmp(optarg, "tcp") != 0) {
 				fprintf(stderr, "nvp_fault_matrix: --transport emu or tcp\n");
@@ -228,6 +271,20 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 		default:
 			return -EINVAL;
 		}
+	}
+	if (c->soak_s > 0) {
+		if (g_fault != NULL || c->tcp) {
+			fprintf(stderr, "nvp_fault_matrix: --soak picks its own faults\n");
+			return -EINVAL;
+		}
+		/* the last fault is the power cut; every stage on; mixed verified I/O */
+		for (size_t i = 0; i < NVP_COUNTOF(g_faults); i++) {
+			g_fault = strcmp(g_faults[i].name, "power_cut") == 0 ? &g_faults[i] :
+									       g_fault;
+		}
+		c->mode = FM_MODE_STAGES;
+		c->bdev = true;
+		c->workload = FM_MIXED;
 	}
 	if (g_fault == NULL || c->threads < 1 || c->threads > FM_MAX_THREADS || c->seconds <= 0 ||
 	    c->seconds > 600 || c->timeout_ms < 10 || optind != argc) {
@@ -260,7 +317,7 @@ emu_create(struct fm_cell *c, bool power_loss, char *trid, size_t len)
 	int rc;
 
 	snprintf(eopts, sizeof(eopts),
-		 "size=32M,lba=4096,channels=4,read_us=20,write_us=40,to=2%s%s%s%s",
+		 "size=32M,lba=4096,channels=4,read_us=20,write_us=40,to=2,nn=%u%s%s%s%s", c->bdevs,
 		 cut ? ",vwc=1,backend=file:" : "", cut ? c->dir : "", cut ? "/fm" : "",
 		 !cut || !power_loss                         ? "" :
 		 strcmp(g_fault->name, "power_cut_lie") == 0 ? ",power_loss=2" :
@@ -322,7 +379,6 @@ attach(struct fm_cell *c)
 	}
 	if (c->bdev) {
 		struct nvp_bdev_nvme_opts no;
-		struct nvp_bdev *bdev = NULL;
 
 		nvp_bdev_nvme_opts_init(&no, sizeof(no));
 		no.name = "fm0";
@@ -333,12 +389,22 @@ attach(struct fm_cell *c)
 		 * first reset removes the bdev. */
 		no.ctrlr_loss_timeout_sec = -1;
 		no.reconnect_delay_sec = 1;
-		rc = nvp_bdev_nvme_attach(trid, &no, &bdev, 1, NULL);
-		if (rc == 0 && c->mode == FM_MODE_STAGES) {
-			rc = nvp_bdev_set_admission(bdev, "wbt", FM_WBT_PARAMS);
+		struct nvp_bdev *bdevs[4] = { NULL };
+		uint32_t n = 0;
+
+		rc = nvp_bdev_nvme_attach(trid, &no, bdevs, 4, &n);
+		for (uint32_t i = 0; rc == 0 && c->mode == FM_MODE_STAGES && i < n; i++) {
+			/* the soak's bdevs take the schedulers in turn */
+			const char *sched = c->soak_s > 0 ? g_soak_scheds[i % 4] : c->sched;
+
+			rc = nvp_bdev_set_admission(bdevs[i], "wbt", FM_WBT_PARAMS);
 			if (rc == 0) {
-				rc = nvp_bdev_set_scheduler(bdev, c->sched, sched_params(c->sched));
+				rc = nvp_bdev_set_scheduler(bdevs[i], sched, sched_params(sched));
 			}
+		}
+		if (rc == 0 && n != c->bdevs) {
+			fprintf(stderr, "nvp_fault_matrix: %u bdevs, not %u\n", n, c->bdevs);
+			rc = -ENODEV;
 		}
 		if (rc == 0) {
 			rc = nvp_bdev_open("fm0n1", true, ignore_event, NULL, &c->desc);
@@ -411,10 +477,14 @@ thread_setup(struct fm_thread *t)
 	nvp_bdev_channel_opts_init(&o, sizeof(o));
 	t->desc = c->desc;
 	if (c->mode == FM_MODE_STAGES) {
-		/* its own descriptor: each thread a tenant (fair weighs 1 and 4) */
-		rc = nvp_bdev_open("fm0n1", true, ignore_event, NULL, &t->desc);
+		/* its own descriptor: each thread a tenant (fair weighs 1 and 4); the soak's
+		 * threads spread over its bdevs */
+		char name[16];
+
+		snprintf(name, sizeof(name), "fm0n%u", 1 + t->idx % c->bdevs);
+		rc = nvp_bdev_open(name, true, ignore_event, NULL, &t->desc);
 		if (rc == 0) {
-			rc = nvp_bdev_desc_set_tenant(t->desc, 1 + t->idx % 2);
+			rc = nvp_bdev_desc_set_tenant(t->desc, 1 + (t->idx / c->bdevs) % 2);
 		}
 		if (rc == 0) {
 			rc = nvp_bdev_poll_group_create(&t->group);
@@ -457,13 +527,6 @@ thread_teardown(struct fm_thread *t)
 }
 
 /* ---- the run ---- */
-
-static bool
-failed(const struct fm_cell *c)
-{
-	return nvp_nvme_ctrlr_is_failed(c->ctrlr) ||
-	       (c->backend != NULL && nvp_nvme_ctrlr_is_failed(c->backend));
-}
 
 static void
 park_all(struct fm_cell *c, bool on)
@@ -539,12 +602,12 @@ supervise(struct fm_cell *c, uint64_t end)
 				c->admin_err++;
 			}
 		}
-		if (g_fault->rec == FM_REC_RESET && failed(c) && now > c->t_inject + hz / 5) {
+		if (g_fault->rec == FM_REC_RESET && fm_failed(c) && now > c->t_inject + hz / 5) {
 			nvp_emu_ctrlr_inject_fault(c->emu, g_fault->type, 0, 0, 0);
 			reset_parked(c);
 		}
 		/* A thread's qpair failed on a live controller: what nvme.h says to do. */
-		if (atomic_exchange(&c->want_reset, false) && !failed(c)) {
+		if (atomic_exchange(&c->want_reset, false) && !fm_failed(c)) {
 			reset_parked(c);
 		}
 		usleep(1000);
@@ -572,18 +635,19 @@ thread_run(void *arg)
 		/* The supervisor is resetting a failed controller: the read-back waits for it,
 		 * as an application would (bounded). */
 		until = nvp_env_get_ticks() + nvp_env_get_ticks_hz() * 10;
-		while (c->recoverable && failed(c) && nvp_env_get_ticks() < until) {
+		while (c->recoverable && fm_failed(c) && nvp_env_get_ticks() < until) {
 			fm_park_point(t);
 			usleep(1000);
 		}
-		/* Read everything back on a working controller, once every request is back. */
-		if (c->workload != FM_RANDREAD && g_fault->rec == FM_REC_GONE) {
+		/* Read everything back on a working controller, once every request is back
+		 * (after random reads too: the read-back's first good completion is what shows
+		 * that the I/O came back after a fault late in the run). */
+		if (g_fault->rec == FM_REC_GONE) {
 			/* nothing to read back on: a power cut is read back after power-on */
-		} else if (c->workload != FM_RANDREAD &&
-			   (fm_thread_outstanding(t) != 0 || failed(c))) {
+		} else if (fm_thread_outstanding(t) != 0 || fm_failed(c)) {
 			fprintf(stderr, "fault_matrix: thread %u: no read-back (%s)\n", t->idx,
-				failed(c) ? "the controller failed" : "requests outstanding");
-		} else if (c->workload != FM_RANDREAD) {
+				fm_failed(c) ? "the controller failed" : "requests outstanding");
+		} else {
 			uint64_t ok = t->ok, err = t->err;
 
 			fm_verify_all(t);
@@ -621,6 +685,9 @@ mode_name(const struct fm_cell *c)
 {
 	static char buf[32];
 
+	if (c->soak_s > 0) {
+		return "stages-soak"; /* the schedulers in turn over the bdevs */
+	}
 	if (c->mode == FM_MODE_STAGES) {
 		snprintf(buf, sizeof(buf), "stages-%s", c->sched);
 		return buf;
@@ -658,6 +725,116 @@ report(struct fm_cell *c, uint64_t lost, bool was_failed)
 	fflush(stdout);
 }
 
+/* ---- the soak ---- */
+
+static struct {
+	uint32_t events, by_fault[NVP_COUNTOF(g_soak_faults)];
+	uint64_t rss_warm_kib, rss_end_kib, rss_max_kib;
+} g_soak;
+
+static uint64_t
+rss_kib(void)
+{
+	char line[128];
+	uint64_t kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "VmRSS: %" SCNu64, &kib) == 1) {
+			break;
+		}
+	}
+	if (f != NULL) {
+		fclose(f);
+	}
+	return kib;
+}
+
+static double
+u01(uint64_t *rng)
+{
+	return (double)(fm_rand(rng) >> 11) / (double)(1ull << 53);
+}
+
+static const struct fm_fault *
+fault_by_name(const char *name)
+{
+	for (size_t i = 0; i < NVP_COUNTOF(g_faults); i++) {
+		if (strcmp(g_faults[i].name, name) == 0) {
+			return &g_faults[i];
+		}
+	}
+	return &g_fault_reset;
+}
+
+/*
+ * Faults at random times (gaps of 0.5 to 2.5 s), each after the last has run its course
+ * (nothing failed any more), until a random time in the last fifth of the run: then the
+ * power cut. The supervisor's loop in between keeps admin traffic and recovery going.
+ */
+static void
+soak(struct fm_cell *c)
+{
+	const struct fm_fault *cut = g_fault;
+	uint64_t hz = nvp_env_get_ticks_hz(), t0 = nvp_env_get_ticks(), rng = c->seed | 1;
+	uint64_t span = (uint64_t)(c->soak_s * (double)hz), now = t0;
+	uint64_t t_cut = t0 + span * 4 / 5 + (uint64_t)(u01(&rng) * (double)(span / 5));
+	uint64_t warm = t0 + span / 5, next = t0 + hz / 2;
+
+	printf("soak seed=%" PRIu64 " seconds=%.0f cut_at_s=%.1f\n", c->seed, c->soak_s,
+	       (double)(t_cut - t0) / (double)hz);
+	fflush(stdout);
+	g_fault = &g_fault_reset;
+	while (now < t_cut && atomic_load(&c->running) > 0) {
+		supervise(c, NVP_MIN(next, t_cut));
+		now = nvp_env_get_ticks();
+		g_soak.rss_max_kib = NVP_MAX(g_soak.rss_max_kib, rss_kib());
+		if (g_soak.rss_warm_kib == 0 && now >= warm) {
+			g_soak.rss_warm_kib = rss_kib();
+		}
+		if (now < next || now >= t_cut) {
+			continue;
+		}
+		if (fm_failed(c)) {
+			next = now + hz / 10; /* the last fault has not run its course */
+			continue;
+		}
+		uint32_t k = (uint32_t)(fm_rand(&rng) % NVP_COUNTOF(g_soak_faults));
+
+		g_fault = fault_by_name(g_soak_faults[k]);
+		c->recoverable = g_fault->rec == FM_REC_RESET;
+		if (g_fault == &g_fault_reset) {
+			reset_parked(c);
+		} else {
+			inject(c);
+		}
+		g_soak.events++;
+		g_soak.by_fault[k]++;
+		next = nvp_env_get_ticks() + hz / 2 + (uint64_t)(u01(&rng) * 2.0 * (double)hz);
+	}
+	g_soak.rss_end_kib = rss_kib();
+	/* the cut: what was flushed must be there when the power comes back */
+	g_fault = cut;
+	c->recoverable = false;
+	c->t_inject = nvp_env_get_ticks();
+	nvp_emu_ctrlr_inject_fault(c->emu, NVP_EMU_FAULT_POWER_CUT, 1, 0, (uint32_t)c->seed);
+	supervise(c, nvp_env_get_ticks() + hz / 2);
+}
+
+static void
+soak_report(const struct fm_cell *c)
+{
+	printf("soak seed=%" PRIu64 " seconds=%.0f events=%u rss_warm_kib=%" PRIu64
+	       " rss_end_kib=%" PRIu64 " rss_max_kib=%" PRIu64,
+	       c->seed, c->soak_s, g_soak.events, g_soak.rss_warm_kib, g_soak.rss_end_kib,
+	       g_soak.rss_max_kib);
+	for (size_t i = 0; i < NVP_COUNTOF(g_soak_faults); i++) {
+		printf(" %s=%u", g_soak_faults[i], g_soak.by_fault[i]);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
 /* Threads started; set up, prefilled; run, stop, count. \return lost requests, or -errno. */
 static int64_t
 run(struct fm_cell *c)
@@ -669,8 +846,12 @@ run(struct fm_cell *c)
 		atomic_store(&c->t[i].live, true);
 		if (pthread_create(&c->t[i].tid, NULL, thread_run, &c->t[i]) != 0) {
 			atomic_store(&c->t[i].live, false);
+			atomic_store(&c->running, i);
 			atomic_store(&c->stop, true);
-			return -EAGAIN; /* the others end at the gate; the process exits */
+			for (uint32_t j = 0; j < i; j++) {
+				pthread_join(c->t[j].tid, NULL);
+			}
+			return -EAGAIN;
 		}
 	}
 	until = nvp_env_get_ticks() + hz * 60;
@@ -679,14 +860,35 @@ run(struct fm_cell *c)
 	}
 	for (uint32_t i = 0; i < c->threads; i++) {
 		if (atomic_load(&c->ready) < c->threads || c->t[i].setup_rc != 0) {
+			int rc = atomic_load(&c->ready) < c->threads ? -ETIMEDOUT :
+								       c->t[i].setup_rc;
+
+			/* the others end at the gate: wait for them before anything is freed */
 			atomic_store(&c->stop, true);
-			return atomic_load(&c->ready) < c->threads ? -ETIMEDOUT : c->t[i].setup_rc;
+			until = nvp_env_get_ticks() + hz * 30;
+			while (atomic_load(&c->running) > 0 && nvp_env_get_ticks() < until) {
+				usleep(1000);
+			}
+			if (atomic_load(&c->running) > 0) {
+				printf("cell fault=%s hang=1 (set-up did not end)\n",
+				       g_fault->name);
+				fflush(stdout);
+				_exit(3);
+			}
+			for (uint32_t j = 0; j < c->threads; j++) {
+				pthread_join(c->t[j].tid, NULL);
+			}
+			return rc;
 		}
 	}
 	atomic_store(&c->go, true);
-	supervise(c, nvp_env_get_ticks() + hz * c->inject_ms / 1000);
-	inject(c);
-	supervise(c, c->t_inject + (uint64_t)(c->seconds * (double)hz));
+	if (c->soak_s > 0) {
+		soak(c);
+	} else {
+		supervise(c, nvp_env_get_ticks() + hz * c->inject_ms / 1000);
+		inject(c);
+		supervise(c, c->t_inject + (uint64_t)(c->seconds * (double)hz));
+	}
 	atomic_store(&c->stop, true);
 	/* Drain and read-back: still supervised (a qpair may need a reset to come back). */
 	supervise(c, nvp_env_get_ticks() + hz * (30 + 4ull * c->timeout_ms / 1000));
@@ -730,8 +932,12 @@ power_restart(struct fm_cell *c)
 		rc = nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &qo, &qpair);
 	}
 	if (rc == 0) {
-		ns = nvp_nvme_ctrlr_get_ns(ctrlr, nvp_nvme_ctrlr_get_first_active_ns(ctrlr));
 		for (uint32_t i = 0; i < c->threads; i++) {
+			ns = nvp_nvme_ctrlr_get_ns(ctrlr, 1 + i % c->bdevs); /* the thread's bdev */
+			if (ns == NULL) {
+				rc = -ENODEV;
+				break;
+			}
 			fm_verify_after_power_cut(&c->t[i], ns, qpair);
 		}
 		nvp_nvme_ctrlr_free_io_qpair(qpair);
@@ -770,6 +976,7 @@ main(int argc, char **argv)
 	c.inject_ms = 300;
 	c.timeout_ms = 200;
 	c.sched = "none";
+	c.bdevs = 1;
 	if (parse_args(&c, argc, argv) != 0) {
 		usage(stderr);
 		return 2;
@@ -797,7 +1004,7 @@ main(int argc, char **argv)
 	if (rc == 0) {
 		lost = run(&c);
 		rc = lost < 0 ? (int)lost : 0;
-		was_failed = rc == 0 && failed(&c);
+		was_failed = rc == 0 && fm_failed(&c);
 	}
 	if (rc != 0) {
 		fprintf(stderr, "nvp_fault_matrix: set-up failed: %s\n", strerror(-rc));
@@ -820,6 +1027,9 @@ main(int argc, char **argv)
 	}
 	if (rc == 0) {
 		report(&c, (uint64_t)lost, was_failed);
+	}
+	if (rc == 0 && c.soak_s > 0) {
+		soak_report(&c);
 	}
 	for (uint32_t i = 0; i < c.threads; i++) {
 		if (c.t[i].cell != NULL) {

@@ -93,6 +93,10 @@ struct fm_cell {
 	const char *sched; /* stages: the scheduler */
 	bool tcp;          /* over NVMe/TCP on loopback to a target serving the controller */
 	bool recoverable;  /* the fault fails the controller and the main thread resets it */
+	/* soak: many faults over a long run on several bdevs, then a power cut */
+	double soak_s; /* 0: one fault, a cell of the matrix */
+	uint64_t seed;
+	uint32_t bdevs; /* namespaces, a bdev each; threads spread over them */
 	double seconds;
 	uint32_t inject_ms;
 	uint32_t timeout_ms;
@@ -125,6 +129,7 @@ int fm_prefill(struct fm_thread *t);
 void fm_verify_all(struct fm_thread *t);
 uint32_t fm_thread_outstanding(const struct fm_thread *t);
 void fm_park_point(struct fm_thread *t);
+bool fm_failed(const struct fm_cell *c);
 int fm_flush_sync(struct fm_thread *t);
 void fm_verify_after_power_cut(struct fm_thread *t, struct nvp_nvme_ns *ns,
 			       struct nvp_nvme_qpair *qpair);

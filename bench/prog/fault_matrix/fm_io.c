@@ -298,6 +298,13 @@ submit_free(struct fm_thread *t)
 	return true;
 }
 
+bool
+fm_failed(const struct fm_cell *c)
+{
+	return nvp_nvme_ctrlr_is_failed(c->ctrlr) ||
+	       (c->backend != NULL && nvp_nvme_ctrlr_is_failed(c->backend));
+}
+
 uint32_t
 fm_thread_outstanding(const struct fm_thread *t)
 {
@@ -342,6 +349,11 @@ fm_thread_main(void *arg)
 			} else {
 				atomic_store(&c->want_reset, true);
 			}
+		}
+		/* a failed controller fails every request at once: wait for the reset as an
+		 * application would, instead of spinning on errors */
+		if (fm_failed(c)) {
+			usleep(1000);
 		}
 		if (!submit_free(t)) {
 			sched_yield();
@@ -395,8 +407,13 @@ fm_prefill(struct fm_thread *t)
 		}
 		t->blk[i].issued = gen;
 	}
-	rc = fm_flush_sync(t);
+	/* a Flush that failed (a timeout on a loaded host) is sent again, a few times */
+	for (int tries = 0; (rc = fm_flush_sync(t)) != 0 && tries < 5; tries++) {
+		usleep(10 * 1000);
+	}
 	if (rc != 0) {
+		fprintf(stderr, "fault_matrix: thread %u: prefill's Flush failed: %s\n", t->idx,
+			strerror(-rc));
 		return rc;
 	}
 	/* A prefill write that failed (a timeout on a starved machine) is not the cell's
