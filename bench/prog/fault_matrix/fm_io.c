@@ -107,6 +107,20 @@ note_result(struct fm_thread *t, bool error)
 	}
 }
 
+/* A Flush came back: what was acknowledged before it was sent is durable, if it succeeded. */
+static void
+flush_done(struct fm_thread *t, bool error)
+{
+	t->flushing = false;
+	if (error) {
+		return;
+	}
+	t->flushes++;
+	for (uint32_t i = 0; i < t->nblk; i++) {
+		t->blk[i].durable = t->blk[i].snap;
+	}
+}
+
 static void
 io_done(void *arg, const struct nvme_cpl *cpl)
 {
@@ -119,6 +133,11 @@ io_done(void *arg, const struct nvme_cpl *cpl)
 		return;
 	}
 	note_result(t, error);
+	if (s->flush) {
+		flush_done(t, error);
+		s->busy = false;
+		return;
+	}
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct fm_blk *b = &t->blk[s->lba + i - t->base];
 
@@ -136,12 +155,18 @@ io_done(void *arg, const struct nvme_cpl *cpl)
 			b->nmaybe = FM_MAYBE + 1;
 		}
 	}
+	if (s->gen != 0 && !error) {
+		t->acked_since_flush++;
+	}
 	s->busy = false;
 }
 
 static int
 poll_once(struct fm_thread *t)
 {
+	if (t->waiter != NULL) {
+		return nvp_poll_waiter_wait(t->waiter);
+	}
 	return t->cell->bdev ? nvp_bdev_channel_poll(t->ch) :
 			       nvp_nvme_qpair_process_completions(t->qpair, 0);
 }
@@ -151,14 +176,19 @@ issue(struct fm_thread *t, struct fm_slot *s)
 {
 	struct fm_cell *c = t->cell;
 
+	if (s->flush) {
+		return c->bdev ?
+			       nvp_bdev_flush_blocks(t->desc, t->ch, 0, c->num_blocks, io_done, s) :
+			       nvp_nvme_ns_cmd_flush(c->ns, t->qpair, io_done, s);
+	}
 	if (s->gen != 0) {
 		fm_fill(s->buf, s->lba, s->n, s->gen);
-		return c->bdev ? nvp_bdev_write_blocks(c->desc, t->ch, s->buf, s->lba, s->n, 0,
+		return c->bdev ? nvp_bdev_write_blocks(t->desc, t->ch, s->buf, s->lba, s->n, 0,
 						       io_done, s) :
 				 nvp_nvme_ns_cmd_write(c->ns, t->qpair, s->buf, s->lba, s->n,
 						       io_done, s, 0);
 	}
-	return c->bdev ? nvp_bdev_read_blocks(c->desc, t->ch, s->buf, s->lba, s->n, io_done, s) :
+	return c->bdev ? nvp_bdev_read_blocks(t->desc, t->ch, s->buf, s->lba, s->n, io_done, s) :
 			 nvp_nvme_ns_cmd_read(c->ns, t->qpair, s->buf, s->lba, s->n, io_done, s, 0);
 }
 
@@ -195,6 +225,34 @@ want_write(struct fm_thread *t)
 	}
 }
 
+/*
+ * Send a Flush from free slot @s: what each block holds acknowledged now becomes durable
+ * when it succeeds. One in flight per thread. \return 0 or the submit's -errno.
+ */
+static int
+flush_submit(struct fm_thread *t, struct fm_slot *s)
+{
+	int rc;
+
+	for (uint32_t i = 0; i < t->nblk; i++) {
+		t->blk[i].snap = t->blk[i].good;
+	}
+	s->flush = true;
+	s->n = 0;
+	atomic_store(&s->calls, 0);
+	s->busy = true;
+	rc = issue(t, s);
+	if (rc != 0) {
+		s->busy = false;
+		s->flush = false;
+		return rc;
+	}
+	t->flushing = true;
+	t->acked_since_flush = 0;
+	t->issued++;
+	return 0;
+}
+
 /* Fill free slots. \return false if the driver refused a request (stop for this round). */
 static bool
 submit_free(struct fm_thread *t)
@@ -206,9 +264,17 @@ submit_free(struct fm_thread *t)
 		if (s->busy) {
 			continue;
 		}
+		if (!t->flushing && t->acked_since_flush >= FM_FLUSH_EVERY) {
+			if (flush_submit(t, s) != 0) {
+				t->refused++;
+				return false;
+			}
+			continue;
+		}
 		if (!pick(t, &s->lba, &s->n)) {
 			return true;
 		}
+		s->flush = false;
 		s->gen = want_write(t) ? ++t->next_gen : 0;
 		atomic_store(&s->calls, 0);
 		s->busy = true;
@@ -225,8 +291,18 @@ submit_free(struct fm_thread *t)
 			return false;
 		}
 		t->issued++;
+		for (uint32_t b = 0; b < s->n && s->gen != 0; b++) {
+			t->blk[s->lba + b - t->base].issued = s->gen;
+		}
 	}
 	return true;
+}
+
+bool
+fm_failed(const struct fm_cell *c)
+{
+	return nvp_nvme_ctrlr_is_failed(c->ctrlr) ||
+	       (c->backend != NULL && nvp_nvme_ctrlr_is_failed(c->backend));
 }
 
 uint32_t
@@ -241,8 +317,8 @@ fm_thread_outstanding(const struct fm_thread *t)
 }
 
 /* Wait here while the main thread resets the controller. */
-static void
-park_point(struct fm_thread *t)
+void
+fm_park_point(struct fm_thread *t)
 {
 	struct fm_cell *c = t->cell;
 
@@ -264,7 +340,7 @@ fm_thread_main(void *arg)
 	uint64_t hz = nvp_env_get_ticks_hz(), deadline;
 
 	while (!atomic_load(&c->stop)) {
-		park_point(t);
+		fm_park_point(t);
 		if (poll_once(t) == -ENXIO) {
 			/* A failed controller is the supervisor's to judge; a failed qpair on a
 			 * live one (its queues could not be re-created) needs a reset. */
@@ -274,6 +350,11 @@ fm_thread_main(void *arg)
 				atomic_store(&c->want_reset, true);
 			}
 		}
+		/* a failed controller fails every request at once: wait for the reset as an
+		 * application would, instead of spinning on errors */
+		if (fm_failed(c)) {
+			usleep(1000);
+		}
 		if (!submit_free(t)) {
 			sched_yield();
 		}
@@ -282,7 +363,7 @@ fm_thread_main(void *arg)
 	 * for forever). Recovery by timeout + abort takes a few timeouts at most. */
 	deadline = nvp_env_get_ticks() + hz * (10 + 4ull * c->timeout_ms / 1000);
 	while (fm_thread_outstanding(t) > 0 && nvp_env_get_ticks() < deadline) {
-		park_point(t);
+		fm_park_point(t);
 		poll_once(t);
 	}
 	return NULL;
@@ -298,6 +379,7 @@ sync_io(struct fm_thread *t, struct fm_slot *s, uint32_t lba, uint32_t gen)
 	s->lba = lba;
 	s->n = 1;
 	s->gen = gen;
+	s->flush = false;
 	atomic_store(&s->calls, 0);
 	s->busy = true;
 	rc = issue(t, s);
@@ -315,13 +397,24 @@ sync_io(struct fm_thread *t, struct fm_slot *s, uint32_t lba, uint32_t gen)
 int
 fm_prefill(struct fm_thread *t)
 {
+	int rc;
+
 	for (uint32_t i = 0; i < t->nblk; i++) {
 		uint32_t gen = ++t->next_gen;
-		int rc = sync_io(t, &t->slots[0], t->base + i, gen);
-
+		rc = sync_io(t, &t->slots[0], t->base + i, gen);
 		if (rc != 0) {
 			return rc;
 		}
+		t->blk[i].issued = gen;
+	}
+	/* a Flush that failed (a timeout on a loaded host) is sent again, a few times */
+	for (int tries = 0; (rc = fm_flush_sync(t)) != 0 && tries < 5; tries++) {
+		usleep(10 * 1000);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "fault_matrix: thread %u: prefill's Flush failed: %s\n", t->idx,
+			strerror(-rc));
+		return rc;
 	}
 	/* A prefill write that failed (a timeout on a starved machine) is not the cell's
 	 * error, nor its recovery. */
@@ -339,10 +432,108 @@ fm_verify_all(struct fm_thread *t)
 		if (t->blk[i].busy) {
 			continue; /* its request was lost: counted elsewhere */
 		}
-		uint64_t err = t->err;
+		/* An error now (a timeout on a loaded host, a device still coming back) is
+		 * retried every 100 ms, as an application would, for 2 s: then the qpair is
+		 * not healthy and the rest stays unverified. */
+		int tries = 0, rc;
+		uint64_t err;
 
-		if (sync_io(t, &t->slots[0], t->base + i, 0) != 0 || t->err != err) {
-			break; /* the qpair is not healthy: the rest stays unverified */
+		for (;;) {
+			err = t->err;
+			rc = sync_io(t, &t->slots[0], t->base + i, 0);
+			if (rc != 0 || t->err == err || ++tries == 20) {
+				break;
+			}
+			usleep(100 * 1000);
+			poll_once(t);
+		}
+		if (rc != 0 || t->err != err) {
+			fprintf(stderr,
+				"fault_matrix: thread %u: read-back stopped at block %u of %u (%s)\n",
+				t->idx, i, t->nblk, rc != 0 ? strerror(-rc) : "error status");
+			break;
+		}
+	}
+}
+
+/* A Flush, polled to the end: what every block holds now is durable. */
+int
+fm_flush_sync(struct fm_thread *t)
+{
+	struct fm_slot *s = &t->slots[0];
+	uint64_t deadline = nvp_env_get_ticks() + nvp_env_get_ticks_hz() * 10;
+	uint64_t flushes = t->flushes;
+	int rc = flush_submit(t, s);
+
+	while (rc == 0 && s->busy && nvp_env_get_ticks() < deadline) {
+		poll_once(t);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	return s->busy ? -ETIMEDOUT : t->flushes != flushes ? 0 : -EIO;
+}
+
+struct raw_wait {
+	bool done, error;
+};
+
+static void
+raw_done(void *arg, const struct nvme_cpl *cpl)
+{
+	struct raw_wait *w = arg;
+
+	w->error = nvme_cpl_is_error(cpl);
+	w->done = true;
+}
+
+/* One block read on a qpair of the caller's, polled to the end (10 s at most). */
+static int
+raw_read(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t *buf, uint32_t lba)
+{
+	uint64_t deadline = nvp_env_get_ticks() + nvp_env_get_ticks_hz() * 10;
+	struct raw_wait w = { .done = false };
+	int rc = nvp_nvme_ns_cmd_read(ns, qpair, buf, lba, 1, raw_done, &w, 0);
+
+	while (rc == 0 && !w.done && nvp_env_get_ticks() < deadline) {
+		if (nvp_nvme_qpair_process_completions(qpair, 0) < 0) {
+			return -ENXIO;
+		}
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	return !w.done ? -ETIMEDOUT : w.error ? -EIO : 0;
+}
+
+/*
+ * After a power cut, on the controller powered on again (@ns, @qpair: the caller's, on
+ * this thread): every block must hold what it held when the last Flush that succeeded was
+ * sent, or a write sent after that (the generations of a thread only grow). A block with
+ * no write sent since must hold exactly that. Counts into verified and corrupted.
+ */
+void
+fm_verify_after_power_cut(struct fm_thread *t, struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair)
+{
+	uint8_t *buf = t->slots[0].buf;
+
+	for (uint32_t i = 0; i < t->nblk; i++) {
+		const struct fm_blk *b = &t->blk[i];
+		int64_t g;
+		bool ok;
+
+		if (raw_read(ns, qpair, buf, t->base + i) != 0) {
+			t->unread++;
+			continue;
+		}
+		g = decode(buf, t->base + i);
+		ok = b->issued == b->durable ? g == b->durable : g >= b->durable && g <= b->issued;
+		t->verified++;
+		if (!ok && t->corrupted++ < 3) {
+			fprintf(stderr,
+				"fault_matrix: after the power cut thread %u block %u holds gen "
+				"%lld, flushed %u, last sent %u\n",
+				t->idx, t->base + i, (long long)g, b->durable, b->issued);
 		}
 	}
 }
