@@ -27,7 +27,7 @@
  * Otherwise the driver sends Abort (SQID, CID): "aborted" means the command's own
  * completion follows; "not aborted" (CQE dword 0 bit 0 = 1: the command left the SQ),
  * a failed Abort or no answer within admin_timeout_ms complete the request with ABORTED
- * BY HOST (SCT path, DNR), and its command identifier stays out of use until the
+ * BY HOST (SCT path, DNR clear), and its command identifier stays out of use until the
  * device's late completion arrives. While any is kept out of use, every poll checks
  * the CQ again: when the stuck entry was the last one the device wrote, the next
  * completion it posts behind it (the next request's) gives the stall away, and the
@@ -51,7 +51,17 @@
  * removed if config space no longer answers (a vanished function's BAR may read zeros),
  * else disabled behind the driver's back. Request timeouts and admin timeouts look at
  * CSTS too. From then on every call returns -ENXIO and every request outstanding
- * completes with an error status, once.
+ * completes with an error status, once: ABORTED_SQ_DELETION with DNR clear (a reset may
+ * bring the controller back), or Host Pathing Error with DNR set if the device is gone.
+ *
+ * Do Not Retry: a status the device posts is passed on as it is. A status the driver
+ * makes up has DNR set only when the same command cannot succeed if sent again: the
+ * device is removed, the application freed the qpair or detached, or the request is
+ * invalid. A request the driver gave up on (timeout), took back in a reset, or failed
+ * with a controller or connection a reset may bring back has DNR clear: an application
+ * that resubmits every request completed with an error and DNR clear (after
+ * nvp_nvme_ctrlr_reset() when the poll returned -ENXIO) loses none of them. (One that
+ * timed out may still run late on the device: resending the same data is harmless.)
  *
  * Errors: every call returns 0 (or a count) or a negative errno. The NVMe status of a
  * command reaches the caller only through its completion (callback, or the @cpl out
@@ -225,8 +235,8 @@ int nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr);
  * queued requests do; their timeout keeps running from their submit call), and
  * nvp_nvme_qpair_get_num_outstanding() counts them all along. Every request completes
  * exactly once. Submissions during the reset are accepted (queued). A qpair whose queues
- * cannot be re-created fails (-ENXIO, its requests complete with ABORTED_SQ_DELETION)
- * until the next successful reset.
+ * cannot be re-created fails (-ENXIO, its requests complete with ABORTED_SQ_DELETION,
+ * DNR clear) until the next successful reset.
  * \return 0, -ETIMEDOUT, -EIO (the controller is then failed).
  */
 int nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr);
@@ -355,9 +365,10 @@ void nvp_nvme_ctrlr_register_timeout_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_
  * handler turned into all ones; or CSTS.RDY clear and config space silent; or vfio-pci
  * asking for the function back). By then the controller is failed: every call returns
  * -ENXIO and each outstanding request completes, once, with status Host Pathing Error
- * (SCT 3h, SC 70h, DNR), at its owner's next poll. Runs on the thread that noticed, maybe
- * inside a poll or with the admin queue's mutex held: note the event and act later
- * (detach, free qpairs) from the application's own context.
+ * (SCT 3h, SC 70h, DNR set: no reset brings this controller back), at its owner's next
+ * poll. Runs on the thread that noticed, maybe inside a poll or with the admin queue's
+ * mutex held: note the event and act later (detach, free qpairs) from the application's
+ * own context.
  */
 typedef void (*nvp_nvme_remove_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr);
 void nvp_nvme_ctrlr_register_remove_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_remove_cb cb,
@@ -453,9 +464,10 @@ int nvp_nvme_ctrlr_alloc_io_qpair(struct nvp_nvme_ctrlr *ctrlr,
 
 /**
  * Delete the queues on the device and free the qpair. Outstanding requests are completed
- * with ABORTED_SQ_DELETION first. \return 0; -EINVAL NULL or the admin queue; -EPERM
- * not the owner thread (debug builds; nothing freed); the Delete I/O SQ/CQ command's
- * error (-EIO, -ETIMEDOUT, -ENXIO: resources freed anyway).
+ * with ABORTED_SQ_DELETION first, DNR set (the application ended them). \return 0;
+ * -EINVAL NULL or the admin queue; -EPERM not the owner thread (debug builds; nothing
+ * freed); the Delete I/O SQ/CQ command's error (-EIO, -ETIMEDOUT, -ENXIO: resources freed
+ * anyway).
  */
 int nvp_nvme_ctrlr_free_io_qpair(struct nvp_nvme_qpair *qpair);
 
