@@ -19,11 +19,12 @@
  * its deadline the driver first checks for a missed completion, as Linux's
  * nvme_timeout() does. If the qpair's CQ is stuck -- the controller posted an entry past
  * one the host cannot consume (PCIe: the entry at the head carries the previous pass's
- * phase tag while the next one carries this pass's) -- no completion on it will be seen
- * again, and neither waiting nor Abort helps: the qpair re-makes its queues at once
- * (qpair stats cq_stalls counts it). The same check runs with the health check below
- * (nothing completed for a second, or half the timeout), so a stuck CQ is usually found
- * while the requests behind it are within their deadlines and can be sent again.
+ * phase tag while a later one, past any more such, carries this pass's) -- no completion
+ * on it will be seen again, and neither waiting nor Abort helps: the qpair re-makes its
+ * queues at once (qpair stats cq_stalls counts it). The same check runs with the health
+ * check below (nothing completed for a second, or half the timeout), so a stuck CQ is
+ * usually found while the requests behind it are within their deadlines and can be sent
+ * again.
  * Otherwise the driver sends Abort (SQID, CID): "aborted" means the command's own
  * completion follows; "not aborted" (CQE dword 0 bit 0 = 1: the command left the SQ),
  * a failed Abort or no answer within admin_timeout_ms complete the request with ABORTED

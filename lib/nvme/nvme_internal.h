@@ -373,8 +373,9 @@ struct nvme_transport_ops {
 	 * Optional: the missed-completion check of a timeout (Linux's nvme_timeout() polls
 	 * the CQ first). True if the CQ is stuck: the device has posted past an entry the
 	 * host cannot consume (PCIe: the entry at the head carries the previous pass's phase
-	 * tag while the next one carries this pass's), so no completion on this CQ will ever
-	 * be seen again. Owner thread, slow paths only (timeouts, recovery).
+	 * tag while a later one, past any more such, carries this pass's), so no completion
+	 * on this CQ will ever be seen again. Owner thread, slow paths only (timeouts,
+	 * recovery).
 	 */
 	bool (*qpair_cq_stalled)(struct nvp_nvme_qpair *qpair);
 	/* Validate a request's payload as submit would, without side effects. */
