@@ -34,6 +34,21 @@
  * completion it posts behind it (the next request's) gives the stall away, and the
  * queues are re-made. So are they when kept identifiers leave no usable one.
  *
+ * Buffers the device may still use: a request completed with ABORTED BY HOST whose CQE
+ * cid is not 0xffff (0xffff: it expired on the queued list, was never sent, and its
+ * buffers are the caller's at once; not so for a request the driver split, whose cid is
+ * its last part's) was handed back while the device may still hold the command. Until its late completion arrives or its SQ is deleted the device may still
+ * read its payload and metadata (a write) or write into them (a read: with the blocks'
+ * content at that later time). The driver signals neither (the late completion is
+ * swallowed and logged, a re-making of the queues is silent), so the caller must not
+ * free, reuse or change those buffers before a point it does see: nvp_nvme_ctrlr_reset()
+ * returned 0 (the controller was disabled and holds no command of before), or
+ * nvp_nvme_ctrlr_free_io_qpair() of that qpair returned 0 (its Delete I/O SQ succeeded:
+ * every command of the SQ ended). Resending a write with the same, unchanged buffer
+ * meanwhile is harmless. The same holds for the requests of a failed controller or of a
+ * qpair whose queues could not be re-made (ABORTED_SQ_DELETION while the poll returns
+ * -ENXIO): nothing stopped the device; a reset that returns 0 does.
+ *
  * Re-making a qpair's queues (Delete I/O SQ and CQ, Create I/O CQ and SQ) takes admin
  * commands the owner's polls move along without waiting; submissions meanwhile wait on
  * the queued list. Once the old SQ is deleted, every request the device had is handled
