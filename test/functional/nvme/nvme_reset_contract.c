@@ -13,6 +13,9 @@
  *    with an error and DNR clear, through controller failures (CFS) and resets with
  *    writes outstanding, loses no write: every block reads back what was last
  *    acknowledged, no request is given up, none completes twice.
+ *  - The controller refuses a qpair's Create I/O CQ or SQ during a reset: the qpair fails
+ *    (-ENXIO), its requests complete once with ABORTED SQ DELETION, DNR clear; the next
+ *    reset brings it back and its I/O works.
  *
  * CUnit assertions are not thread-safe: the worker counts, the main thread asserts.
  */
@@ -467,6 +470,9 @@ test_retry_on_dnr_clear(void)
 	bool failing = false;
 	uint8_t *rbuf;
 	uint64_t deadline;
+	struct nvme_cpl cpl;
+	unsigned int tries;
+	char b[96];
 	int32_t rc;
 
 	FX_NEEDS_EMU("fault injection (controller fatal status)");
@@ -480,8 +486,8 @@ test_retry_on_dnr_clear(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(app);
 	app->fx = &fx;
 	app->bs = nvp_nvme_ns_get_sector_size(fx.ns);
-	/* a deadline makes the status check run every 100 ms rather than every second */
-	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 64, 0, 200000, false, &app->qpair), 0);
+	/* a deadline makes the status check run every 500 ms rather than every second */
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 64, 0, 1000000, false, &app->qpair), 0);
 	for (i = 0; i < RT_SLOTS; i++) {
 		app->slot[i].app = app;
 		app->slot[i].idx = i;
@@ -526,8 +532,18 @@ test_retry_on_dnr_clear(void)
 			unwritten++;
 			continue;
 		}
-		memset(rbuf, 0, app->bs);
-		CU_ASSERT_EQUAL(fx_io(fx.ns, app->qpair, FX_READ, rbuf, i, 1, 0, NULL), 0);
+		/* the application's rule for reads too: an error with DNR clear is resent */
+		for (tries = 0; tries < 4; tries++) {
+			memset(rbuf, 0, app->bs);
+			memset(&cpl, 0, sizeof(cpl));
+			rc = fx_io(fx.ns, app->qpair, FX_READ, rbuf, i, 1, 0, &cpl);
+			if (rc == 0 || (rc == -EIO && cpl.status.dnr)) {
+				break;
+			}
+			fprintf(stderr, "  read of LBA %u: %d, %s: resent\n", i, rc,
+				nvp_nvme_cpl_fmt(b, sizeof(b), &cpl));
+		}
+		CU_ASSERT_EQUAL(rc, 0);
 		if (fx_pattern_check(rbuf, i, 1, app->bs, app->acked[i]) < 0) {
 			continue;
 		}
@@ -569,6 +585,138 @@ test_retry_on_dnr_clear(void)
 	fx_close(&fx);
 }
 
+/* ---- queue re-creation refused during a reset ---- */
+
+#define RC_REQS 8u
+
+struct rc_req {
+	unsigned int calls;
+	struct nvme_cpl cpl;
+};
+
+static void
+rc_cb(void *arg, const struct nvme_cpl *cpl)
+{
+	struct rc_req *r = arg;
+
+	r->calls++;
+	r->cpl = *cpl;
+}
+
+/* Poll until the poll returns -ENXIO or all @n completed. \return that -errno, or 0. */
+static int32_t
+rc_poll(struct nvp_nvme_qpair *qpair, const struct rc_req *r, unsigned int n)
+{
+	uint64_t deadline = fx_now_us() + 10u * 1000 * 1000; /* a hang guard only */
+	int32_t rc = 0;
+	unsigned int i, done;
+
+	do {
+		rc = nvp_nvme_qpair_process_completions(qpair, 0);
+		for (i = 0, done = 0; i < n; i++) {
+			done += r[i].calls > 0;
+		}
+	} while (rc >= 0 && done < n && fx_now_us() < deadline);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * A controller reset with writes in flight, and the controller refuses the qpair's Create
+ * I/O CQ (emu fault admin_error): the qpair fails, its poll and submissions return
+ * -ENXIO, each request completes once with ABORTED SQ DELETION and DNR clear (the next
+ * reset brings the qpair back). The next reset does: the same writes sent again succeed
+ * and read back. Then the same with Create I/O SQ refused.
+ */
+static void
+recreate_refused(uint8_t opc)
+{
+	struct nvp_nvme_ctrlr_opts opts;
+	struct nvp_nvme_qpair *qpair = NULL;
+	struct rc_req r[RC_REQS];
+	struct fx_ctrlr fx;
+	uint8_t *buf[RC_REQS], *rbuf;
+	uint32_t bs;
+	unsigned int i, once = 0, status_ok = 0, dnr = 0;
+	int32_t rc;
+
+	FX_NEEDS_EMU("fault injection (admin command refused)");
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	if (fx_open_opts(&fx, "size=4M,write_us=20000", &opts) != 0) {
+		fx_close(&fx);
+		return;
+	}
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(fx.ctrlr, 32, 0, 0, false, &qpair), 0);
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < RC_REQS; i++) {
+		buf[i] = fx_dma_alloc(bs);
+		fx_pattern_fill(buf[i], i, 1, bs, 0x7700 + opc);
+		CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(fx.ns, qpair, buf[i], i, 1, rc_cb, &r[i], 0),
+				0);
+	}
+	/* The next Create I/O CQ (or SQ) is refused, with a status a host may retry. */
+	CU_ASSERT_EQUAL(
+		nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ADMIN_ERROR, 1, 0,
+					   (uint32_t)opc << 16 | NVME_SC_INTERNAL_DEVICE_ERROR),
+		0);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_reset(fx.ctrlr), 0);
+	rc = rc_poll(qpair, r, RC_REQS);
+	CU_ASSERT_EQUAL(rc, -ENXIO);
+	fx_poll_for(qpair, 20); /* a second completion would show up here */
+	for (i = 0; i < RC_REQS; i++) {
+		once += r[i].calls == 1;
+		status_ok += r[i].cpl.status.sct == NVME_SCT_GENERIC &&
+			     r[i].cpl.status.sc == NVME_SC_ABORTED_SQ_DELETION;
+		dnr += r[i].cpl.status.dnr;
+	}
+	fprintf(stderr,
+		"  opcode 0x%02x refused: poll %d; %u of %u completed once, %u with ABORTED SQ "
+		"DELETION, %u with DNR\n",
+		opc, rc, once, RC_REQS, status_ok, dnr);
+	CU_ASSERT_EQUAL(once, RC_REQS);
+	CU_ASSERT_EQUAL(status_ok, RC_REQS);
+	CU_ASSERT_EQUAL(dnr, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(qpair), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(fx.ns, qpair, buf[0], 0, 1, rc_cb, &r[0], 0), -ENXIO);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(qpair, 0), -ENXIO);
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(fx.ctrlr)); /* the qpair failed, not it */
+
+	/* The next reset brings the qpair back: the writes, sent again, succeed. */
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_reset(fx.ctrlr), 0);
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < RC_REQS; i++) {
+		CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(fx.ns, qpair, buf[i], i, 1, rc_cb, &r[i], 0),
+				0);
+	}
+	CU_ASSERT_EQUAL(rc_poll(qpair, r, RC_REQS), 0);
+	for (i = 0; i < RC_REQS; i++) {
+		CU_ASSERT_EQUAL(r[i].calls, 1);
+		CU_ASSERT_FALSE(nvme_cpl_is_error(&r[i].cpl));
+	}
+	rbuf = fx_dma_alloc(bs);
+	for (i = 0; i < RC_REQS; i++) {
+		memset(rbuf, 0, bs);
+		CU_ASSERT_EQUAL(fx_io(fx.ns, qpair, FX_READ, rbuf, i, 1, 0, NULL), 0);
+		CU_ASSERT_EQUAL(fx_pattern_check(rbuf, i, 1, bs, 0x7700 + opc), -1);
+		nvp_env_dma_free(buf[i]);
+	}
+	nvp_env_dma_free(rbuf);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);
+	fx_close(&fx);
+}
+
+static void
+test_recreate_cq_refused(void)
+{
+	recreate_refused(NVME_OPC_CREATE_IO_CQ);
+}
+
+static void
+test_recreate_sq_refused(void)
+{
+	recreate_refused(NVME_OPC_CREATE_IO_SQ);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -577,6 +725,8 @@ main(int argc, char **argv)
 		{ "sync_admin_does_not_hold_the_lock", test_sync_admin_does_not_hold_the_lock },
 		{ "surprise_removal", test_surprise_removal },
 		{ "retry_on_dnr_clear", test_retry_on_dnr_clear },
+		{ "recreate_cq_refused", test_recreate_cq_refused },
+		{ "recreate_sq_refused", test_recreate_sq_refused },
 	};
 
 	return fx_main(argc, argv, "nvme_reset_contract", tests, NVP_COUNTOF(tests));
