@@ -174,13 +174,15 @@ enum nvp_emu_fault_type {
 				  * (power_loss=1), then every register reads all ones; arg
 				  * seeds the loss (0 = from the seed option) */
 	/* Completions posted wrongly: what a broken or hostile device does. */
-	NVP_EMU_FAULT_BAD_CID,   /**< the completion carries command id 0xffff instead */
-	NVP_EMU_FAULT_DUP_CPL,   /**< the completion is posted twice */
-	NVP_EMU_FAULT_WRONG_CQ,  /**< the completion goes to the admin queue (I/O) or the
+	NVP_EMU_FAULT_BAD_CID,     /**< the completion carries command id 0xffff instead */
+	NVP_EMU_FAULT_DUP_CPL,     /**< the completion is posted twice */
+	NVP_EMU_FAULT_WRONG_CQ,    /**< the completion goes to the admin queue (I/O) or the
 				  * first I/O queue (admin) instead */
-	NVP_EMU_FAULT_BAD_PHASE, /**< the entry is written with the old phase tag: the host
+	NVP_EMU_FAULT_BAD_PHASE,   /**< the entry is written with the old phase tag: the host
 				  * cannot see it nor anything after it in that queue */
-	NVP_EMU_FAULT_BAD_SQHD,  /**< the entry's SQ head pointer is past the queue's end */
+	NVP_EMU_FAULT_BAD_SQHD,    /**< the entry's SQ head pointer is past the queue's end */
+	NVP_EMU_FAULT_ADMIN_ERROR, /**< complete admin commands of opcode arg >> 16 with
+				    * status arg & 0x7ff (sct<<8|sc), DNR clear */
 };
 
 /** Options of a software controller. Initialise with nvp_emu_opts_init(). */
@@ -284,7 +286,9 @@ const char *nvp_emu_ctrlr_get_traddr(const struct nvp_emu_ctrlr *ctrlr);
  * @count I/O commands after @skip more have passed; controller faults (cfs, all_ones,
  * rdy_never) switch on with @count != 0 and off with @count == 0. CFS is fatal, as on a
  * device: switched off, CSTS.CFS stays set and no queue runs until the host resets the
- * controller (CC.EN 1 -> 0).
+ * controller (CC.EN 1 -> 0). admin_error fails the next @count admin commands of opcode
+ * @arg >> 16, after @skip more of that opcode have passed, with status @arg & 0x7ff (not
+ * executed; a controller reset keeps the fault).
  * \return 0 or -EINVAL.
  */
 int nvp_emu_ctrlr_inject_fault(struct nvp_emu_ctrlr *ctrlr, enum nvp_emu_fault_type type,

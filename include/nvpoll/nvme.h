@@ -19,15 +19,16 @@
  * its deadline the driver first checks for a missed completion, as Linux's
  * nvme_timeout() does. If the qpair's CQ is stuck -- the controller posted an entry past
  * one the host cannot consume (PCIe: the entry at the head carries the previous pass's
- * phase tag while the next one carries this pass's) -- no completion on it will be seen
- * again, and neither waiting nor Abort helps: the qpair re-makes its queues at once
- * (qpair stats cq_stalls counts it). The same check runs with the health check below
- * (nothing completed for a second, or half the timeout), so a stuck CQ is usually found
- * while the requests behind it are within their deadlines and can be sent again.
+ * phase tag while a later one, past any more such, carries this pass's) -- no completion
+ * on it will be seen again, and neither waiting nor Abort helps: the qpair re-makes its
+ * queues at once (qpair stats cq_stalls counts it). The same check runs with the health
+ * check below (nothing completed for a second, or half the timeout), so a stuck CQ is
+ * usually found while the requests behind it are within their deadlines and can be sent
+ * again.
  * Otherwise the driver sends Abort (SQID, CID): "aborted" means the command's own
  * completion follows; "not aborted" (CQE dword 0 bit 0 = 1: the command left the SQ),
  * a failed Abort or no answer within admin_timeout_ms complete the request with ABORTED
- * BY HOST (SCT path, DNR), and its command identifier stays out of use until the
+ * BY HOST (SCT path, DNR clear), and its command identifier stays out of use until the
  * device's late completion arrives. (A qpair created with opts.timeout_no_abort skips the
  * Abort: its expired request is reported to the timeout callback once and stays
  * outstanding until its completion, a controller reset or the qpair's free, for a caller
@@ -35,6 +36,21 @@
  * the CQ again: when the stuck entry was the last one the device wrote, the next
  * completion it posts behind it (the next request's) gives the stall away, and the
  * queues are re-made. So are they when kept identifiers leave no usable one.
+ *
+ * Buffers the device may still use: a request completed with ABORTED BY HOST whose CQE
+ * cid is not 0xffff (0xffff: it expired on the queued list, was never sent, and its
+ * buffers are the caller's at once; not so for a request the driver split, whose cid is
+ * its last part's) was handed back while the device may still hold the command. Until its late completion arrives or its SQ is deleted the device may still
+ * read its payload and metadata (a write) or write into them (a read: with the blocks'
+ * content at that later time). The driver signals neither (the late completion is
+ * swallowed and logged, a re-making of the queues is silent), so the caller must not
+ * free, reuse or change those buffers before a point it does see: nvp_nvme_ctrlr_reset()
+ * returned 0 (the controller was disabled and holds no command of before), or
+ * nvp_nvme_ctrlr_free_io_qpair() of that qpair returned 0 (its Delete I/O SQ succeeded:
+ * every command of the SQ ended). Resending a write with the same, unchanged buffer
+ * meanwhile is harmless. The same holds for the requests of a failed controller or of a
+ * qpair whose queues could not be re-made (ABORTED_SQ_DELETION while the poll returns
+ * -ENXIO): nothing stopped the device; a reset that returns 0 does.
  *
  * Re-making a qpair's queues (Delete I/O SQ and CQ, Create I/O CQ and SQ) takes admin
  * commands the owner's polls move along without waiting; submissions meanwhile wait on
@@ -54,7 +70,17 @@
  * removed if config space no longer answers (a vanished function's BAR may read zeros),
  * else disabled behind the driver's back. Request timeouts and admin timeouts look at
  * CSTS too. From then on every call returns -ENXIO and every request outstanding
- * completes with an error status, once.
+ * completes with an error status, once: ABORTED_SQ_DELETION with DNR clear (a reset may
+ * bring the controller back), or Host Pathing Error with DNR set if the device is gone.
+ *
+ * Do Not Retry: a status the device posts is passed on as it is. A status the driver
+ * makes up has DNR set only when the same command cannot succeed if sent again: the
+ * device is removed, the application freed the qpair or detached, or the request is
+ * invalid. A request the driver gave up on (timeout), took back in a reset, or failed
+ * with a controller or connection a reset may bring back has DNR clear: an application
+ * that resubmits every request completed with an error and DNR clear (after
+ * nvp_nvme_ctrlr_reset() when the poll returned -ENXIO) loses none of them. (One that
+ * timed out may still run late on the device: resending the same data is harmless.)
  *
  * Errors: every call returns 0 (or a count) or a negative errno. The NVMe status of a
  * command reaches the caller only through its completion (callback, or the @cpl out
@@ -228,8 +254,8 @@ int nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr);
  * queued requests do; their timeout keeps running from their submit call), and
  * nvp_nvme_qpair_get_num_outstanding() counts them all along. Every request completes
  * exactly once. Submissions during the reset are accepted (queued). A qpair whose queues
- * cannot be re-created fails (-ENXIO, its requests complete with ABORTED_SQ_DELETION)
- * until the next successful reset.
+ * cannot be re-created fails (-ENXIO, its requests complete with ABORTED_SQ_DELETION,
+ * DNR clear) until the next successful reset.
  * \return 0, -ETIMEDOUT, -EIO (the controller is then failed).
  */
 int nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr);
@@ -360,9 +386,10 @@ void nvp_nvme_ctrlr_register_timeout_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_
  * handler turned into all ones; or CSTS.RDY clear and config space silent; or vfio-pci
  * asking for the function back). By then the controller is failed: every call returns
  * -ENXIO and each outstanding request completes, once, with status Host Pathing Error
- * (SCT 3h, SC 70h, DNR), at its owner's next poll. Runs on the thread that noticed, maybe
- * inside a poll or with the admin queue's mutex held: note the event and act later
- * (detach, free qpairs) from the application's own context.
+ * (SCT 3h, SC 70h, DNR set: no reset brings this controller back), at its owner's next
+ * poll. Runs on the thread that noticed, maybe inside a poll or with the admin queue's
+ * mutex held: note the event and act later (detach, free qpairs) from the application's
+ * own context.
  */
 typedef void (*nvp_nvme_remove_cb)(void *cb_arg, struct nvp_nvme_ctrlr *ctrlr);
 void nvp_nvme_ctrlr_register_remove_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_remove_cb cb,
@@ -464,9 +491,10 @@ int nvp_nvme_ctrlr_alloc_io_qpair(struct nvp_nvme_ctrlr *ctrlr,
 
 /**
  * Delete the queues on the device and free the qpair. Outstanding requests are completed
- * with ABORTED_SQ_DELETION first. \return 0; -EINVAL NULL or the admin queue; -EPERM
- * not the owner thread (debug builds; nothing freed); the Delete I/O SQ/CQ command's
- * error (-EIO, -ETIMEDOUT, -ENXIO: resources freed anyway).
+ * with ABORTED_SQ_DELETION first, DNR set (the application ended them). \return 0;
+ * -EINVAL NULL or the admin queue; -EPERM not the owner thread (debug builds; nothing
+ * freed); the Delete I/O SQ/CQ command's error (-EIO, -ETIMEDOUT, -ENXIO: resources freed
+ * anyway).
  */
 int nvp_nvme_ctrlr_free_io_qpair(struct nvp_nvme_qpair *qpair);
 

@@ -185,6 +185,8 @@ fault_cat(enum nvp_emu_fault_type type)
 		return EMU_FAULT_CAT_ALL_ONES;
 	case NVP_EMU_FAULT_RDY_NEVER:
 		return EMU_FAULT_CAT_RDY_NEVER;
+	case NVP_EMU_FAULT_ADMIN_ERROR:
+		return EMU_FAULT_CAT_ADMIN;
 	default:
 		return EMU_FAULT_CAT_CMD;
 	}
@@ -226,6 +228,11 @@ fault_apply(struct emu_ctrlr *c, enum emu_fault_cat cat, const struct emu_fault_
 			emu_plm_cut(c, r->arg);
 		}
 		return;
+	case EMU_FAULT_CAT_ADMIN:
+		c->afault_count = r->count;
+		c->afault_skip = r->skip;
+		c->afault_arg = r->arg;
+		break;
 	default:
 		c->fault_rdy_never = on;
 		break;
@@ -310,8 +317,10 @@ fault_request(struct emu_ctrlr *c, enum nvp_emu_fault_type type, uint32_t count,
 {
 	enum emu_fault_cat cat = fault_cat(type);
 
-	if ((unsigned)type > NVP_EMU_FAULT_BAD_SQHD ||
-	    (type == NVP_EMU_FAULT_ERROR && count != 0 && (arg == 0 || arg > 0x7ff))) {
+	if ((unsigned)type > NVP_EMU_FAULT_ADMIN_ERROR ||
+	    (type == NVP_EMU_FAULT_ERROR && count != 0 && (arg == 0 || arg > 0x7ff)) ||
+	    (type == NVP_EMU_FAULT_ADMIN_ERROR && count != 0 &&
+	     ((arg & 0x7ff) == 0 || (arg & 0xf800) != 0 || arg > 0xffffff))) {
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&c->fault_lock);

@@ -741,6 +741,16 @@ emu_admin_execute(struct emu_ctrlr *c, uint16_t idx)
 		s->st = EMU_GEN(NVME_SC_INVALID_FIELD);
 		return EMU_EXEC_DONE;
 	}
+	if (nvp_unlikely(c->afault_count != 0) && s->cmd.opc == (c->afault_arg >> 16)) {
+		if (c->afault_skip > 0) {
+			c->afault_skip--;
+		} else {
+			/* admin_error: refused, not executed (a status the host may retry) */
+			c->afault_count--;
+			s->st = (uint16_t)(c->afault_arg & 0x7ffu);
+			return EMU_EXEC_DONE;
+		}
+	}
 	switch (s->cmd.opc) {
 	case NVME_OPC_DELETE_IO_SQ:
 		return admin_delete_sq(c, idx);

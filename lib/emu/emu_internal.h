@@ -538,6 +538,7 @@ enum emu_fault_cat {
 	EMU_FAULT_CAT_ALL_ONES,
 	EMU_FAULT_CAT_RDY_NEVER,
 	EMU_FAULT_CAT_POWER_NOW, /* nvp_emu_ctrlr_power_cut() */
+	EMU_FAULT_CAT_ADMIN,     /* admin_error */
 	EMU_FAULT_CAT_COUNT,
 };
 
@@ -582,6 +583,10 @@ struct emu_ctrlr {
 	uint32_t cfault_count;
 	uint32_t cfault_skip;
 	uint32_t cfault_arg;
+	/* admin command fault (admin_error), controller thread's copy */
+	uint32_t afault_count;
+	uint32_t afault_skip;
+	uint32_t afault_arg;
 
 	struct nvp_emu_stats stats; /* written here, read by get_stats (relaxed atomics) */
 

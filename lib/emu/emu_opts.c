@@ -144,6 +144,7 @@ static const char *const g_fault_names[] = {
 	[NVP_EMU_FAULT_WRONG_CQ] = "wrong_cq",
 	[NVP_EMU_FAULT_BAD_PHASE] = "bad_phase",
 	[NVP_EMU_FAULT_BAD_SQHD] = "bad_sqhd",
+	[NVP_EMU_FAULT_ADMIN_ERROR] = "admin_error",
 };
 
 const char *
@@ -284,7 +285,8 @@ parse_fault(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 	}
 	return opt_error(err, errlen, "fault", val,
 			 "expected none, drop_cpl, error, slow, cfs, all_ones, rdy_never, "
-			 "power_cut, bad_cid, dup_cpl, wrong_cq, bad_phase or bad_sqhd");
+			 "power_cut, bad_cid, dup_cpl, wrong_cq, bad_phase, bad_sqhd or "
+			 "admin_error");
 }
 
 static int

@@ -381,7 +381,7 @@ nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr)
 	nvme_ctrlr_lock(ctrlr);
 	rc = nvme_ctrlr_shutdown(ctrlr);
 	/* AERs and anything else still on the admin queue. */
-	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, true);
 	nvme_ctrlr_unlock(ctrlr);
 	NVP_INFOLOG("%s: detached", ctrlr->name);
 	ctrlr->transport->ctrlr_destruct(ctrlr); /* and the device made for it, if any */

@@ -682,7 +682,7 @@ reset_locked(struct nvp_nvme_ctrlr *ctrlr)
 	 * orphans, other threads' queue steps) complete here; I/O requests at their owner's
 	 * next poll. */
 	atomic_store(&ctrlr->is_failed, false);
-	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
 	ctrlr->adminq->failed = false;
 	ctrlr->num_aers = 0;
 	rc = run_init(ctrlr, NVME_CTRLR_STATE_READY);
@@ -902,7 +902,8 @@ qpair_free(struct nvp_nvme_qpair *qpair)
 	qid_free(ctrlr, qpair->id);
 	nvme_ctrlr_unlock(ctrlr);
 
-	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	/* the application frees it: what is left is not to be sent again (DNR) */
+	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, true);
 	qpair->transport->qpair_destroy(qpair);
 	return rc;
 }

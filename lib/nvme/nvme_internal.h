@@ -375,8 +375,9 @@ struct nvme_transport_ops {
 	 * Optional: the missed-completion check of a timeout (Linux's nvme_timeout() polls
 	 * the CQ first). True if the CQ is stuck: the device has posted past an entry the
 	 * host cannot consume (PCIe: the entry at the head carries the previous pass's phase
-	 * tag while the next one carries this pass's), so no completion on this CQ will ever
-	 * be seen again. Owner thread, slow paths only (timeouts, recovery).
+	 * tag while a later one, past any more such, carries this pass's), so no completion
+	 * on this CQ will ever be seen again. Owner thread, slow paths only (timeouts,
+	 * recovery).
 	 */
 	bool (*qpair_cq_stalled)(struct nvp_nvme_qpair *qpair);
 	/* Validate a request's payload as submit would, without side effects. */
@@ -684,7 +685,8 @@ bool nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair);
 bool nvme_qpair_is_stuck(struct nvp_nvme_qpair *qpair);
 void nvme_qpair_reclaim_start(struct nvp_nvme_qpair *qpair);
 void nvme_qpair_expire_queued(struct nvp_nvme_qpair *qpair, uint64_t now);
-void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc);
+void nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc, bool dnr);
+bool nvme_qpair_gone_for_good(const struct nvp_nvme_qpair *qpair);
 bool nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb, void *cb_arg,
 			       nvp_nvme_cmd_cb new_cb, void *new_arg, uint16_t *cid);
 void nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair);

@@ -134,16 +134,24 @@ child_build(struct nvme_request *parent, struct nvme_request *child, uint32_t co
 	return 0;
 }
 
-/* A status for a child the host could not send: its errno as an NVMe status. */
+/*
+ * A status for a child the host could not send: its errno as an NVMe status. -ENXIO (the
+ * controller or qpair failed) may be retried after a reset unless the device is removed or
+ * the qpair is being freed; any other errno (a payload its callbacks now refuse) will not
+ * do better the next time (DNR).
+ */
 static uint16_t
-errno_status(int rc)
+errno_status(const struct nvp_nvme_qpair *qpair, int rc)
 {
 	struct nvme_cpl cpl;
 
 	memset(&cpl, 0, sizeof(cpl));
-	nvme_cpl_set_status(
-		&cpl, NVME_SCT_GENERIC,
-		rc == -ENXIO ? NVME_SC_ABORTED_SQ_DELETION : NVME_SC_DATA_TRANSFER_ERROR, true);
+	if (rc == -ENXIO) {
+		nvme_cpl_set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION,
+				    nvme_qpair_gone_for_good(qpair));
+	} else {
+		nvme_cpl_set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_DATA_TRANSFER_ERROR, true);
+	}
 	return cpl.status_raw;
 }
 
@@ -204,7 +212,7 @@ split_issue(struct nvp_nvme_qpair *qpair, struct nvme_request *parent)
 		}
 		rc = issue_one(qpair, parent, child);
 		if (nvp_unlikely(rc != 0)) {
-			parent->split_status = errno_status(rc);
+			parent->split_status = errno_status(qpair, rc);
 			break;
 		}
 	}
@@ -254,7 +262,7 @@ child_cb(void *arg, const struct nvme_cpl *cpl)
 	if (parent->num_children == 0) {
 		if (parent->split_left > 0 && parent->split_status == 0) {
 			/* No object although one was just freed: cannot happen; never hang. */
-			parent->split_status = errno_status(-ENOMEM);
+			parent->split_status = errno_status(parent->qpair, -ENOMEM);
 		}
 		parent_complete(parent, cpl->cid);
 	}

@@ -536,32 +536,45 @@ pcie_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 
 /*
  * The CQ is stuck behind its head entry: that entry still carries the previous pass's
- * phase tag, yet the next one carries this pass's. A controller posts entries in order
- * at the CQ tail (section 4.6), so it wrote the head entry too, with a wrong phase tag:
- * the host will never consume it nor anything after it. Only the next entry is looked
- * at: two loads, called on slow paths only (a deadline passed, or recovery under way).
- * Two bad entries in a row are not recognised here; the timeouts then quarantine CIDs
- * until the queues are re-made to reclaim them.
+ * phase tag, yet one after it carries this pass's. A controller posts entries in order at
+ * the CQ tail (section 4.6), so it wrote the head entry too (and any between), with a
+ * wrong phase tag: the host will never consume it nor anything after it. The entries
+ * between may be stale as well, so the look goes on past them, as far as the device can
+ * have posted: one entry per command it may hold (a tracker holding an SQ slot, or in
+ * recovery: a quarantined CID gave its slot back), the head entry being one of them, and
+ * never a full CQ; the next entry at least. Called on slow paths only (a deadline passed,
+ * or recovery under way); the look stops at the first entry with this pass's tag.
  */
 static bool
 pcie_qpair_cq_stalled(struct nvp_nvme_qpair *qpair)
 {
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
-	uint32_t next = pq->cq_head + 1;
-	uint8_t next_phase = pq->phase;
+	const struct nvme_tracker *tr;
+	uint32_t idx = pq->cq_head, held = qpair->slots_used, left;
+	uint8_t phase = pq->phase;
 
-	if (next == qpair->num_entries) {
-		next = 0;
-		next_phase ^= 1;
+	if (pq->cq[idx].status.p == phase) {
+		return false; /* the head entry is there to be consumed */
 	}
-	if (pq->cq[next].status.p != next_phase) {
-		return false;
+	TAILQ_FOREACH (tr, &qpair->recovery, link) {
+		held++;
 	}
-	/* The head entry is read after the next one: had the controller just written both,
-	 * the head one (written first) is seen with its new tag (x86: loads are not
-	 * reordered with loads, a compiler barrier; arm64: dmb oshld). */
-	nvp_dma_rmb();
-	return pq->cq[pq->cq_head].status.p != pq->phase;
+	left = NVP_MIN(NVP_MAX(held, 2u) - 1, qpair->num_entries - 1);
+	while (left-- > 0) {
+		if (++idx == qpair->num_entries) {
+			idx = 0;
+			phase ^= 1;
+		}
+		if (pq->cq[idx].status.p != phase) {
+			continue; /* not written yet, or stale too */
+		}
+		/* The head entry is read again after this one: had the controller just written
+		 * both, the head one (written first) is seen with its new tag (x86: loads are
+		 * not reordered with loads, a compiler barrier; arm64: dmb oshld). */
+		nvp_dma_rmb();
+		return pq->cq[pq->cq_head].status.p != pq->phase;
+	}
+	return false;
 }
 
 static void

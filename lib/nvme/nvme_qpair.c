@@ -347,6 +347,8 @@ submit_queued(struct nvp_nvme_qpair *qpair)
  * Complete every request of a qpair whose controller failed; accept no more. A removed
  * device's requests get Host Pathing Error (as Linux's nvme_host_path_error()): the
  * path to the device is gone, which a multipath layer may want to tell from a failure.
+ * DNR only then: a failed controller that is still there may come back with a reset,
+ * after which its requests can be sent again.
  */
 static void
 fail_qpair(struct nvp_nvme_qpair *qpair)
@@ -359,9 +361,10 @@ fail_qpair(struct nvp_nvme_qpair *qpair)
 			   qpair->id, removed ? "removed" : "failed", qpair->num_outstanding,
 			   removed ? "HOST PATHING ERROR" : "ABORTED SQ DELETION");
 		if (removed) {
-			nvme_qpair_abort_all(qpair, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR);
+			nvme_qpair_abort_all(qpair, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR, true);
 		} else {
-			nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+			nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION,
+					     false);
 		}
 	}
 }

@@ -16,10 +16,11 @@
  * any thread; it only stores its verdict in the tracker's atomic abort_result. The owner
  * reads it on its next poll: "aborted" means the command's own completion (ABORTED BY
  * REQUEST) follows; "not aborted", a failed Abort, or no answer in time mean the driver
- * completes the request itself (PATH / ABORTED BY HOST, DNR) and quarantines the CID until
- * the device's late completion arrives (it is swallowed) or a reset. On a qpair with
- * opts.timeout_no_abort the expired tracker only moves to the recovery list (TIMED_OUT,
- * reported once) and waits there for its completion, a reset or the qpair's free.
+ * completes the request itself (PATH / ABORTED BY HOST, DNR clear: the host gave up, not
+ * the device; sending it again may work) and quarantines the CID until the device's late
+ * completion arrives (it is swallowed) or a reset. On a qpair with opts.timeout_no_abort
+ * the expired tracker only moves to the recovery list (TIMED_OUT, reported once) and
+ * waits there for its completion, a reset or the qpair's free.
  *
  * CIDs and SQ slots are counted apart: a qpair has num_entries - 1 slots and a few more
  * trackers (spare CIDs). "Not aborted" means the command has left the SQ, so its slot is
@@ -52,6 +53,14 @@
 
 #include "nvme_internal.h"
 
+/*
+ * The status of a completion the host makes up. Do Not Retry is set only when sending the
+ * same command again cannot succeed: the request is invalid, the application itself
+ * ended it (freed its qpair, detached), or the device is gone for good (removed). A
+ * request the host gave up on (timeout), took back in a reset or a re-creation of the
+ * queues, or failed with a controller that a reset may bring back has DNR clear. A
+ * status the device posted is passed on as it is, DNR and all.
+ */
 void
 nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr)
 {
@@ -251,7 +260,7 @@ complete_by_host(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, const ch
 	memset(&cpl, 0, sizeof(cpl));
 	cpl.sqid = qpair->id;
 	cpl.cid = tr->cid;
-	nvme_cpl_set_status(&cpl, NVME_SCT_PATH, NVME_SC_ABORTED_BY_HOST, true);
+	nvme_cpl_set_status(&cpl, NVME_SCT_PATH, NVME_SC_ABORTED_BY_HOST, false);
 	NVP_ERRLOG("qpair %u: CID %u (opcode 0x%02x) %s; completed by the driver with "
 		   "ABORTED BY HOST, CID quarantined until its completion arrives or a reset",
 		   qpair->id, tr->cid, req->cmd.opc, why);
@@ -712,7 +721,7 @@ conn_fail(struct nvp_nvme_qpair *qpair, int rc)
 		   qpair->id, qpair->conn_state == NVME_QP_CREATING ? "re-create" : "delete", rc);
 	qpair->conn_state = NVME_QP_CONNECTED;
 	qpair->failed = true;
-	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
 }
 
 /* One move of the machine. \return true once the queues are usable. */
@@ -793,7 +802,7 @@ nvme_qpair_expire_queued(struct nvp_nvme_qpair *qpair, uint64_t now)
 		memset(&cpl, 0, sizeof(cpl));
 		cpl.sqid = qpair->id;
 		cpl.cid = 0xffff;
-		nvme_cpl_set_status(&cpl, NVME_SCT_PATH, NVME_SC_ABORTED_BY_HOST, true);
+		nvme_cpl_set_status(&cpl, NVME_SCT_PATH, NVME_SC_ABORTED_BY_HOST, false);
 		nvme_complete_request(qpair, req, &cpl);
 	}
 }
@@ -824,18 +833,20 @@ abort_tracker_list(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *list,
 }
 
 /*
- * Complete everything outstanding or queued on @qpair with status @sct/@sc (DNR set).
- * Used when the controller failed and when the qpair is freed.
+ * Complete everything outstanding or queued on @qpair with status @sct/@sc, DNR as @dnr:
+ * set only if sending them again cannot succeed (the device is removed, the application
+ * frees the qpair or detaches); clear when a reset may bring the controller back (see
+ * nvme_cpl_set_status()).
  */
 void
-nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
+nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc, bool dnr)
 {
 	struct nvme_request *req;
 	struct nvme_cpl cpl;
 
 	memset(&cpl, 0, sizeof(cpl));
 	cpl.sqid = qpair->id;
-	nvme_cpl_set_status(&cpl, sct, sc, true);
+	nvme_cpl_set_status(&cpl, sct, sc, dnr);
 	abort_tracker_list(qpair, &qpair->outstanding, &cpl);
 	abort_tracker_list(qpair, &qpair->recovery, &cpl);
 	while ((req = STAILQ_FIRST(&qpair->queued)) != NULL) {
@@ -843,6 +854,14 @@ nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
 		cpl.cid = 0xffff;
 		nvme_complete_request(qpair, req, &cpl);
 	}
+}
+
+/* No retry can help @qpair's requests: its device is removed, or the qpair is being freed. */
+bool
+nvme_qpair_gone_for_good(const struct nvp_nvme_qpair *qpair)
+{
+	return qpair->deleting ||
+	       atomic_load_explicit(&qpair->ctrlr->removed, memory_order_relaxed);
 }
 
 /*

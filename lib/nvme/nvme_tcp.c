@@ -105,7 +105,8 @@ nvme_tcp_qpair_fail(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, ui
 		tq->fabric_done = true;
 	}
 	qpair->failed = true;
-	nvme_qpair_abort_all(qpair, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR);
+	/* a reset reconnects: the requests may be sent again */
+	nvme_qpair_abort_all(qpair, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR, false);
 	if (qpair->is_admin) {
 		nvme_ctrlr_fail(qpair->ctrlr, "the admin queue's TCP connection failed");
 	}

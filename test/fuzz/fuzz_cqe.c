@@ -453,7 +453,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (g_abort.cb != NULL) {
 		memset(&g_abort, 0, sizeof(g_abort));
 	}
-	nvme_qpair_abort_all(q, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	nvme_qpair_abort_all(q, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, true);
 	for (i = 0; i < g_submitted; i++) {
 		FZ_CHECK(g_completions[i] == 1, "request %u completed %u times", i,
 			 g_completions[i]);

@@ -382,8 +382,8 @@ batch_write_qd1(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, struct bat
 }
 
 /*
- * One completion is written with the previous pass's phase tag (bad_phase): the host sees
- * neither it nor anything the device posts after it on that CQ. With @depth 16 the
+ * @stale completions in a row are written with the previous pass's phase tag (bad_phase):
+ * the host sees neither them nor anything the device posts after them on that CQ. With @depth 16 the
  * requests after it complete in the device behind it; with @depth 1 nothing follows until
  * the next request. The driver must see that the device posted past an entry it cannot
  * see, re-make the queues and retry or fail what the device had: every request completes
@@ -393,7 +393,7 @@ batch_write_qd1(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, struct bat
  * (47 of them: seconds).
  */
 static void
-stale_phase(unsigned int depth, uint64_t timeout_us)
+stale_phase(unsigned int depth, unsigned int stale, uint64_t timeout_us)
 {
 	struct nvp_nvme_qpair *qpair = NULL;
 	struct nvp_nvme_qpair_stats st = { .info_size = sizeof(st) };
@@ -412,8 +412,9 @@ stale_phase(unsigned int depth, uint64_t timeout_us)
 	CU_ASSERT_EQUAL(batch_wait(qpair, &b, 5000, &errors), 0);
 	CU_ASSERT_EQUAL(errors, 0);
 
-	/* The fourth write from now is posted with a stale phase tag. */
-	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_BAD_PHASE, 1,
+	/* The fourth write from now (and the @stale - 1 after it) is posted with a stale
+	 * phase tag. */
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_BAD_PHASE, stale,
 						   depth > 1 ? 3 : 0, 0),
 			0);
 	start = fx_now_us();
@@ -428,9 +429,9 @@ stale_phase(unsigned int depth, uint64_t timeout_us)
 		CU_ASSERT_EQUAL(b.c[i].calls, 1);
 	}
 	fprintf(stderr,
-		"  depth %u, deadline %" PRIu64 " ms: %u of %u writes failed after the "
-		"stale phase tag\n",
-		depth, timeout_us / 1000, errors, b.n);
+		"  depth %u, deadline %" PRIu64 " ms: %u of %u writes failed after %u "
+		"stale phase tag(s) in a row\n",
+		depth, timeout_us / 1000, errors, b.n, stale);
 	/* With a deadline longer than the once-a-second look, the requests behind the
 	 * stuck entry are found within it and sent again: none fails. */
 	if (timeout_us > 2000000) {
@@ -456,19 +457,26 @@ stale_phase(unsigned int depth, uint64_t timeout_us)
 static void
 test_stale_phase_behind_many(void)
 {
-	stale_phase(16, 200000);
+	stale_phase(16, 1, 200000);
 }
 
 static void
 test_stale_phase_at_depth_one(void)
 {
-	stale_phase(1, 200000);
+	stale_phase(1, 1, 200000);
 }
 
 static void
 test_stale_phase_within_deadline(void)
 {
-	stale_phase(16, 5000000);
+	stale_phase(16, 1, 5000000);
+}
+
+/* Two stale entries back to back: the device's next proper entry is two past the head. */
+static void
+test_two_stale_phases_within_deadline(void)
+{
+	stale_phase(16, 2, 5000000);
 }
 
 /* Three controllers attached at once: separate storage, separate queues. */
@@ -526,6 +534,7 @@ main(int argc, char **argv)
 		{ "stale_phase_behind_many", test_stale_phase_behind_many },
 		{ "stale_phase_at_depth_one", test_stale_phase_at_depth_one },
 		{ "stale_phase_within_deadline", test_stale_phase_within_deadline },
+		{ "two_stale_phases_within_deadline", test_two_stale_phases_within_deadline },
 		{ "three_controllers", test_three_controllers },
 	};
 

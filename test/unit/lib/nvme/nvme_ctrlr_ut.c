@@ -184,6 +184,7 @@ static const struct nvme_transport_ops g_fake_ops = {
 /* ---- stubs of the neighbours ---- */
 
 static uint32_t g_identifies, g_granted, g_aer_configs, g_admin_aborts;
+static bool g_admin_abort_dnr;
 static uint8_t g_mdts;
 static int g_identify_rc;
 
@@ -261,12 +262,13 @@ nvme_ctrlr_process_admin_trylock(struct nvp_nvme_ctrlr *ctrlr)
 }
 
 void
-nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
+nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc, bool dnr)
 {
 	(void)qpair;
 	CU_ASSERT_EQUAL(sct, NVME_SCT_GENERIC);
 	CU_ASSERT_EQUAL(sc, NVME_SC_ABORTED_SQ_DELETION);
 	g_admin_aborts++;
+	g_admin_abort_dnr = dnr;
 }
 
 void
@@ -751,6 +753,7 @@ test_reset(void)
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_reset(g_ctrlr), 0);
 	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(g_ctrlr));
 	CU_ASSERT_EQUAL(g_admin_aborts, 1); /* admin requests completed */
+	CU_ASSERT_FALSE(g_admin_abort_dnr); /* ...retryable: the controller is coming back */
 	CU_ASSERT_EQUAL(g_admin_queue_set, 1);
 	/* The I/O qpair is its owner's business: marked (a new generation), not touched by
 	 * the resetting thread; its owner re-creates it at its next poll. */

@@ -42,6 +42,15 @@ ut_ticks(void)
 	return g_now;
 }
 
+static bool g_gone_for_good;
+
+bool
+nvme_qpair_gone_for_good(const struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	return g_gone_for_good;
+}
+
 void
 nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr)
 {
@@ -550,6 +559,20 @@ test_submit_errors(void)
 	complete_all();
 	CU_ASSERT_EQUAL(g_cb_calls, 1);
 	CU_ASSERT_EQUAL(g_cb_cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(g_cb_cpl.status.dnr, 0); /* a reset may bring the controller back */
+	CU_ASSERT_EQUAL(free_reqs(), 16);
+	/* The same, the device removed: no retry can help (DNR). */
+	setup(512, 4096, 16, 4);
+	g_submit_fail_at = 2;
+	g_submit_rc = -ENXIO;
+	g_gone_for_good = true;
+	p = make_parent(NVME_OPC_READ, 0, 80, g_dma, NULL);
+	CU_ASSERT_EQUAL(nvme_split_submit(&g_qpair, p), 0);
+	complete_all();
+	g_gone_for_good = false;
+	CU_ASSERT_EQUAL(g_cb_calls, 1);
+	CU_ASSERT_EQUAL(g_cb_cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(g_cb_cpl.status.dnr, 1);
 	CU_ASSERT_EQUAL(free_reqs(), 16);
 	/* No object left for a first child: -ENOMEM like any request. */
 	setup(512, 4096, 2, 2);

@@ -707,6 +707,7 @@ test_cq_stalled(void)
 	q = io_qpair(1, 4);
 	pq = to_pcie_qpair(q);
 	g_num_cpls = 0;
+	q->slots_used = 3; /* commands the device may hold: how far the look may go */
 	/* Nothing posted: waiting, not stuck. */
 	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
 	/* Head posted with its stale tag (0 in the first pass), nothing after: the host
@@ -734,6 +735,62 @@ test_cq_stalled(void)
 	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 2);
 	CU_ASSERT_EQUAL(g_num_cpls, 5);
 	CU_ASSERT_PTR_EQUAL(g_nvme_pcie_transport.qpair_cq_stalled, pcie_qpair_cq_stalled);
+	q->slots_used = 0;
+	pcie_qpair_destroy(q);
+	detach();
+}
+
+/*
+ * Stale entries back to back: the device's next proper entry is two or three past the
+ * head, also across the wrap. The look goes no further than the device can have posted
+ * (one entry per command holding a slot or in recovery).
+ */
+static void
+test_cq_stalled_behind_two(void)
+{
+	struct nvme_pcie_qpair *pq;
+	struct nvp_nvme_qpair *q;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	q = io_qpair(1, 8);
+	pq = to_pcie_qpair(q);
+	g_num_cpls = 0;
+	q->slots_used = 7;
+	/* Two stale entries, nothing after: not stuck, as far as the host can tell. */
+	post_cpl(pq, 0, 0, 0);
+	post_cpl(pq, 1, 1, 0);
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
+	/* The third one proper: stuck behind the two. */
+	post_cpl(pq, 2, 2, 1);
+	CU_ASSERT_TRUE(pcie_qpair_cq_stalled(q));
+	/* Only two commands on the device: it cannot have posted three entries. */
+	q->slots_used = 2;
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
+	q->slots_used = 7;
+	/* Both proper after all (a healthy queue seen mid-post): consumed, not stuck. */
+	post_cpl(pq, 0, 0, 1);
+	post_cpl(pq, 1, 1, 1);
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 3);
+	/* Across the wrap: head at slot 6 (phase 1); slots 6, 7 stale, slot 0 of the second
+	 * pass proper (phase 0). */
+	post_cpl(pq, 3, 3, 1);
+	post_cpl(pq, 4, 4, 1);
+	post_cpl(pq, 5, 5, 1);
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 3);
+	CU_ASSERT_EQUAL(pq->cq_head, 6);
+	post_cpl(pq, 6, 6, 0);
+	post_cpl(pq, 7, 7, 0);
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q)); /* slot 0 still holds phase 1 */
+	post_cpl(pq, 0, 0, 0);
+	CU_ASSERT_TRUE(pcie_qpair_cq_stalled(q));
+	post_cpl(pq, 6, 6, 1);
+	post_cpl(pq, 7, 7, 1);
+	CU_ASSERT_FALSE(pcie_qpair_cq_stalled(q));
+	CU_ASSERT_EQUAL(nvme_pcie_qpair_process_completions(q, 0), 3);
+	CU_ASSERT_EQUAL(g_num_cpls, 9);
+	q->slots_used = 0;
 	pcie_qpair_destroy(q);
 	detach();
 }
@@ -913,6 +970,7 @@ main(void)
 	CU_ADD_TEST(s, test_prp_fast_path);
 	CU_ADD_TEST(s, test_cq_phase_wrap);
 	CU_ADD_TEST(s, test_cq_stalled);
+	CU_ADD_TEST(s, test_cq_stalled_behind_two);
 	CU_ADD_TEST(s, test_connect_disconnect);
 	CU_ADD_TEST(s, test_dbbuf_need_event);
 	CU_ADD_TEST(s, test_shadow_doorbells);

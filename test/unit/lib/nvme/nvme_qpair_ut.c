@@ -972,7 +972,7 @@ test_timeout_not_aborted(void)
 	CU_ASSERT_EQUAL(c.calls, 1);
 	CU_ASSERT_EQUAL(c.cpl.status.sct, NVME_SCT_PATH);
 	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
-	CU_ASSERT_EQUAL(c.cpl.status.dnr, 1);
+	CU_ASSERT_EQUAL(c.cpl.status.dnr, 0); /* the host gave up, not the device: retryable */
 	CU_ASSERT_EQUAL(c.cpl.cid, cid);
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
 	/* ...keeps the CID out of use, but gives the SQ slot back: "not aborted" means the
@@ -1152,6 +1152,7 @@ test_reclaim_fails(void)
 	}
 	CU_ASSERT_EQUAL(c[2].calls, 1);
 	CU_ASSERT_EQUAL(c[2].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(c[2].cpl.status.dnr, 0); /* the next controller reset re-makes it */
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
 	CU_ASSERT_EQUAL(submit(&c[0], 9), -ENXIO);
 	teardown();
@@ -1170,9 +1171,11 @@ test_timeout_aborted(void)
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);
 	CU_ASSERT_EQUAL(c.calls, 0);
 	device_complete(cid, NVME_SCT_GENERIC, NVME_SC_ABORTED_BY_REQUEST);
+	g_fake.cq[(g_fake.cq_tail - 1) % FAKE_MAX].status.dnr = 1; /* the device says DNR */
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);
 	CU_ASSERT_EQUAL(c.calls, 1);
 	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_REQUEST);
+	CU_ASSERT_EQUAL(c.cpl.status.dnr, 1); /* passed on as the device said it */
 	CU_ASSERT_EQUAL(count_free_trackers(), 6);
 	CU_ASSERT_EQUAL(free_slots(), 3);
 	/* Nothing more happens however long we wait. */
@@ -1199,6 +1202,7 @@ test_timeout_abort_unanswered(void)
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);
 	CU_ASSERT_EQUAL(c.calls, 1);
 	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	CU_ASSERT_EQUAL(c.cpl.status.dnr, 0);
 	/* Nothing says the command left the SQ: its slot stays taken. */
 	CU_ASSERT_EQUAL(free_slots(), 2);
 	/* The late completion does not free the tracker while the Abort may still call
@@ -1227,6 +1231,7 @@ test_timeout_aborted_but_never_completes(void)
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);
 	CU_ASSERT_EQUAL(c.calls, 1);
 	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	CU_ASSERT_EQUAL(c.cpl.status.dnr, 0);
 	CU_ASSERT_EQUAL(count_free_trackers(), 5); /* quarantined, slot and all */
 	CU_ASSERT_EQUAL(free_slots(), 2);
 	teardown();
@@ -1312,6 +1317,7 @@ test_ctrlr_failure(void)
 	for (i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(c[i].calls, 1);
 		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+		CU_ASSERT_EQUAL(c[i].cpl.status.dnr, 0); /* a reset may bring it back */
 	}
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
 	CU_ASSERT_EQUAL(submit(&c[0], 9), -ENXIO);
@@ -1364,6 +1370,7 @@ test_release_requested(void)
 	CU_ASSERT_EQUAL(g_removed, 1);
 	CU_ASSERT_EQUAL(c.calls, 1);
 	CU_ASSERT_EQUAL(c.cpl.status.sct, NVME_SCT_PATH);
+	CU_ASSERT_EQUAL(c.cpl.status.dnr, 1); /* removed: no reset will bring it back */
 	teardown();
 }
 
@@ -1440,11 +1447,21 @@ test_abort_all(void)
 	for (i = 0; i < 5; i++) {
 		submit(&c[i], i);
 	}
-	nvme_qpair_abort_all(&g_qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	nvme_qpair_abort_all(&g_qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, true);
 	for (i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(c[i].calls, 1);
 		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
 		CU_ASSERT_EQUAL(c[i].cpl.status.dnr, 1);
+	}
+	/* DNR is the caller's word: clear when a reset may bring the requests back. */
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 5; i++) {
+		submit(&c[i], i);
+	}
+	nvme_qpair_abort_all(&g_qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		CU_ASSERT_EQUAL(c[i].cpl.status.dnr, 0);
 	}
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
 	CU_ASSERT_EQUAL(count_free_trackers(), 6);
@@ -1562,6 +1579,7 @@ test_queued_error_completions(void)
 	for (i = 1; i < 3; i++) {
 		CU_ASSERT_EQUAL(c[i].calls, 1);
 		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_DATA_TRANSFER_ERROR);
+		CU_ASSERT_EQUAL(c[i].cpl.status.dnr, 1); /* its payload is refused: invalid */
 	}
 	CU_ASSERT_EQUAL(g_fake.num_submitted, 1);
 	g_fake.submit_rc = 0;
@@ -1576,6 +1594,7 @@ test_queued_error_completions(void)
 		CU_ASSERT_EQUAL(c[i].calls, 1);
 		CU_ASSERT_EQUAL(c[i].cpl.status.sct, NVME_SCT_PATH);
 		CU_ASSERT_EQUAL(c[i].cpl.status.sc, NVME_SC_HOST_PATH_ERROR);
+		CU_ASSERT_EQUAL(c[i].cpl.status.dnr, 1);
 	}
 	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), -ENXIO);
 	CU_ASSERT_EQUAL(c[5].calls, 1);
@@ -1885,6 +1904,7 @@ test_deadline_counts_from_submit(void)
 	CU_ASSERT_EQUAL(c[2].calls, 1);
 	CU_ASSERT_EQUAL(c[2].cpl.status.sct, NVME_SCT_PATH);
 	CU_ASSERT_EQUAL(c[2].cpl.status.sc, NVME_SC_ABORTED_BY_HOST);
+	CU_ASSERT_EQUAL(c[2].cpl.status.dnr, 0); /* never sent: retryable */
 	CU_ASSERT_EQUAL(g_fake.num_submitted, 2);
 	abort_completes(NVME_ABORT_CPL_NOT_ABORTED, 0);
 	nvp_nvme_qpair_process_completions(&g_qpair, 0);

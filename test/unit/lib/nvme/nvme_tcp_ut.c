@@ -16,6 +16,7 @@
 
 static unsigned int g_aborts, g_ctrlr_fails;
 static uint8_t g_abort_sct, g_abort_sc;
+static bool g_abort_dnr;
 
 /* ---- neighbours ---- */
 
@@ -28,12 +29,13 @@ nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 }
 
 void
-nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
+nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc, bool dnr)
 {
 	(void)qpair;
 	g_aborts++;
 	g_abort_sct = sct;
 	g_abort_sc = sc;
+	g_abort_dnr = dnr;
 }
 
 void
@@ -287,6 +289,7 @@ test_peer_closes(void)
 	CU_ASSERT_EQUAL(g_aborts, 1);
 	CU_ASSERT_EQUAL(g_abort_sct, NVME_SCT_PATH);
 	CU_ASSERT_EQUAL(g_abort_sc, NVME_SC_HOST_PATH_ERROR);
+	CU_ASSERT_FALSE(g_abort_dnr); /* a reset reconnects: retryable */
 	CU_ASSERT_TRUE(tq->qpair.failed);
 	CU_ASSERT_EQUAL(tq->fd, -1);
 	CU_ASSERT_EQUAL(g_ctrlr_fails, 0); /* an I/O queue: the controller lives on */

@@ -112,11 +112,12 @@ nvme_ctrlr_shutdown(struct nvp_nvme_ctrlr *ctrlr)
 }
 
 void
-nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc)
+nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc, bool dnr)
 {
 	(void)qpair;
 	(void)sct;
 	(void)sc;
+	CU_ASSERT_TRUE(dnr); /* detach: the application ends them */
 	g_admin_aborts++;
 }
 
