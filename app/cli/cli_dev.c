@@ -138,8 +138,11 @@ cli_device_open(const char *dev, uint32_t admin_timeout_ms, struct nvp_nvme_ctrl
 	opts.admin_timeout_ms = NVP_MAX(opts.admin_timeout_ms, admin_timeout_ms);
 	rc = nvp_nvme_connect(&trid, &opts, ctrlr);
 	if (rc != 0) {
+		/* only a PCI address can name a function 'nvp list' would show */
 		fprintf(stderr, "nvp: cannot attach to '%s': %s%s\n", dev, strerror(-rc),
-			rc == -ENODEV ? " (no such NVMe function: see 'nvp list')" : "");
+			rc == -ENODEV && trid.trtype == NVP_NVME_TRANSPORT_PCIE ?
+				" (no such NVMe function: see 'nvp list')" :
+				"");
 		return rc == -EINVAL ? -EIO : rc;
 	}
 	if (trid.trtype == NVP_NVME_TRANSPORT_VDEV) {

@@ -488,10 +488,17 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 	bool discovery = fc->qid == 0 &&
 			 strncmp(d->subnqn, NVME_DISCOVERY_NQN, sizeof(d->subnqn)) == 0;
 
-	if (len != sizeof(*d) ||
-	    (!discovery && strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0) ||
-	    fc->sqsize == 0 || fc->sqsize > TGT_MQES) {
+	/* Connect Invalid Parameters names the parameter in dword 0: bits 31:16 set when it
+	 * is in the data, bits 15:0 its byte offset (in the data, or in the command) */
+	if (len != sizeof(*d) || fc->sqsize == 0 || fc->sqsize > TGT_MQES) {
 		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
+		cpl->cdw0 = len != sizeof(*d) ? 0 :
+						offsetof(struct nvme_fabric_connect_cmd, sqsize);
+		return;
+	}
+	if (!discovery && strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0) {
+		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
+		cpl->cdw0 = 1u << 16 | offsetof(struct nvme_fabric_connect_data, subnqn);
 		return;
 	}
 	pthread_mutex_lock(&t->lock); /* cntlid_live() reads these */
@@ -514,6 +521,7 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 		    nvp_nvme_ctrlr_alloc_io_qpair(t->backend, &o, &c->bq) != 0) {
 			set_status(cpl, NVME_SCT_COMMAND_SPECIFIC,
 				   NVME_SC_CONNECT_INVALID_PARAMETERS);
+			cpl->cdw0 = 1u << 16 | offsetof(struct nvme_fabric_connect_data, cntlid);
 			return;
 		}
 	}

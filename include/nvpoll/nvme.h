@@ -298,6 +298,14 @@ typedef int (*nvp_nvme_req_next_sge_cb)(void *cb_arg, void **address, uint32_t *
 
 /** Name of a status ("Invalid Field in Command"); "Unknown" for codes not known. */
 const char *nvp_nvme_status_string(uint8_t sct, uint8_t sc);
+/**
+ * Name of a status a command to a Fabrics controller completed with: the Fabrics command
+ * specific codes by their Fabrics meaning ("Connect Invalid Parameters", "Connect
+ * Invalid Host" for @fctype Connect (1); "Discovery Restart", "Authentication Required"
+ * for any), every other status as nvp_nvme_status_string() names it. @fctype: the
+ * Fabrics command type (opcode 7Fh), or 0xff for a command that is not a Fabrics one.
+ */
+const char *nvp_nvme_fabrics_status_string(uint8_t fctype, uint8_t sct, uint8_t sc);
 /** Name of a status code type ("Generic Command Status"). */
 const char *nvp_nvme_sct_string(uint8_t sct);
 /** "Invalid Field in Command (sct 0x0, sc 0x2)" into @buf. \return @buf. */

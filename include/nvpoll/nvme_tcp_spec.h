@@ -40,6 +40,8 @@ enum nvme_fabric_connect_status {
 	NVME_SC_CONNECT_INVALID_PARAMETERS = 0x82,
 	NVME_SC_CONNECT_RESTART_DISCOVERY = 0x83,
 	NVME_SC_CONNECT_INVALID_HOST = 0x84,
+	NVME_SC_FABRIC_DISCOVERY_RESTART = 0x90, /* any Fabrics command (NVMe-oF 1.1) */
+	NVME_SC_FABRIC_AUTH_REQUIRED = 0x91,
 };
 
 #define NVME_FABRIC_CNTLID_DYNAMIC 0xffffu /* admin Connect: any controller */

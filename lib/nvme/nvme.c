@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "nvme_internal.h"
+#include "nvpoll/nvme_tcp_spec.h"
 
 /* ---------------------------------------------------------------------------------------
  * Transports
@@ -608,6 +609,34 @@ nvp_nvme_status_string(uint8_t sct, uint8_t sc)
 	default:
 		return "Unknown";
 	}
+}
+
+/* Fabrics command specific statuses: Connect's own (80h-84h), then any command's (90h). */
+static const struct status_name g_connect_status[] = {
+	{ NVME_SC_CONNECT_INCOMPATIBLE_FORMAT, "Connect Incompatible Format" },
+	{ NVME_SC_CONNECT_CONTROLLER_BUSY, "Connect Controller Busy" },
+	{ NVME_SC_CONNECT_INVALID_PARAMETERS, "Connect Invalid Parameters" },
+	{ NVME_SC_CONNECT_RESTART_DISCOVERY, "Connect Restart Discovery" },
+	{ NVME_SC_CONNECT_INVALID_HOST, "Connect Invalid Host" },
+};
+
+static const struct status_name g_fabric_status[] = {
+	{ NVME_SC_FABRIC_DISCOVERY_RESTART, "Discovery Restart" },
+	{ NVME_SC_FABRIC_AUTH_REQUIRED, "Authentication Required" },
+};
+
+const char *
+nvp_nvme_fabrics_status_string(uint8_t fctype, uint8_t sct, uint8_t sc)
+{
+	const char *s = "Unknown";
+
+	if (sct == NVME_SCT_COMMAND_SPECIFIC && fctype == NVME_FCTYPE_CONNECT) {
+		s = status_lookup(g_connect_status, NVP_COUNTOF(g_connect_status), sc);
+	}
+	if (sct == NVME_SCT_COMMAND_SPECIFIC && strcmp(s, "Unknown") == 0) {
+		s = status_lookup(g_fabric_status, NVP_COUNTOF(g_fabric_status), sc);
+	}
+	return strcmp(s, "Unknown") != 0 ? s : nvp_nvme_status_string(sct, sc);
 }
 
 const char *

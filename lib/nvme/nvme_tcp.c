@@ -450,6 +450,34 @@ nvme_tcp_fabric_sync(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void
 }
 
 /* Connect (NVMe-oF 1.1 section 3.3): the admin queue learns the CNTLID. */
+/*
+ * Which parameter a Connect Invalid Parameters status names (dword 0: bits 31:16 non-zero
+ * when it is in the Connect data, bits 15:0 its byte offset) as ": the data's subnqn",
+ * or "" for any other status.
+ */
+static void
+connect_invalid_param(const struct nvme_cpl *cpl, char *buf, size_t len)
+{
+	uint32_t off = cpl->cdw0 & 0xffffu;
+
+	buf[0] = '\0';
+	if (cpl->status.sct != NVME_SCT_COMMAND_SPECIFIC ||
+	    cpl->status.sc != NVME_SC_CONNECT_INVALID_PARAMETERS) {
+		return;
+	}
+	if ((cpl->cdw0 >> 16) == 0) {
+		snprintf(buf, len, " (the command's byte %u)", off);
+	} else if (off == offsetof(struct nvme_fabric_connect_data, cntlid)) {
+		snprintf(buf, len, " (the data's cntlid)");
+	} else if (off == offsetof(struct nvme_fabric_connect_data, subnqn)) {
+		snprintf(buf, len, " (the data's subnqn)");
+	} else if (off == offsetof(struct nvme_fabric_connect_data, hostnqn)) {
+		snprintf(buf, len, " (the data's hostnqn)");
+	} else {
+		snprintf(buf, len, " (the data's byte %u)", off);
+	}
+}
+
 static int
 fabric_connect(struct nvme_tcp_qpair *tq, uint32_t kato_ms)
 {
@@ -476,11 +504,16 @@ fabric_connect(struct nvme_tcp_qpair *tq, uint32_t kato_ms)
 	rc = nvme_tcp_fabric_sync(tq, (const struct nvme_cmd *)&c, data, sizeof(*data), true, &cpl);
 	free(data);
 	if (rc == -EIO) {
-		NVP_ERRLOG("%s: Connect of qpair %u refused: %s (sct 0x%x sc 0x%x); check subnqn "
+		char which[64];
+
+		connect_invalid_param(&cpl, which, sizeof(which));
+		NVP_ERRLOG("%s: Connect of qpair %u refused: %s%s (sct 0x%x sc 0x%x); check subnqn "
 			   "'%s' and that the target allows host '%s'",
 			   tc->ctrlr.name, tq->qpair.id,
-			   nvp_nvme_status_string(cpl.status.sct, cpl.status.sc), cpl.status.sct,
-			   cpl.status.sc, tc->ctrlr.trid.subnqn, tc->hostnqn);
+			   nvp_nvme_fabrics_status_string(NVME_FCTYPE_CONNECT, cpl.status.sct,
+							  cpl.status.sc),
+			   which, cpl.status.sct, cpl.status.sc, tc->ctrlr.trid.subnqn,
+			   tc->hostnqn);
 	}
 	if (rc == 0 && tq->qpair.id == 0) {
 		tc->cntlid = (uint16_t)cpl.cdw0;

@@ -61,7 +61,7 @@ get_log(struct nvme_tcp_ctrlr *tc, void *buf, uint32_t len)
 	rc = nvme_tcp_fabric_sync(nvme_tcp_qpair(tc->ctrlr.adminq), &cmd, buf, len, false, &cpl);
 	if (rc == -EIO) {
 		NVP_ERRLOG("%s: Get Log Page (discovery) failed: %s", tc->ctrlr.name,
-			   nvp_nvme_status_string(cpl.status.sct, cpl.status.sc));
+			   nvp_nvme_fabrics_status_string(0xff, cpl.status.sct, cpl.status.sc));
 	}
 	return rc;
 }

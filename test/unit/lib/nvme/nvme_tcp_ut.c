@@ -134,6 +134,15 @@ nvp_nvme_status_string(uint8_t sct, uint8_t sc)
 	return "stub";
 }
 
+const char *
+nvp_nvme_fabrics_status_string(uint8_t fctype, uint8_t sct, uint8_t sc)
+{
+	(void)fctype;
+	(void)sct;
+	(void)sc;
+	return "stub";
+}
+
 /* ---- tests ---- */
 
 /* A trid as nvp_nvme_transport_id_parse() leaves it: extra pairs in args as k=v. */

@@ -500,6 +500,24 @@ test_status_strings(void)
 	CU_ASSERT_STRING_EQUAL(nvp_nvme_status_string(2, 0x85), "Compare Failure");
 	CU_ASSERT_STRING_EQUAL(nvp_nvme_status_string(3, 0x71), "Command Aborted By Host");
 	CU_ASSERT_STRING_EQUAL(nvp_nvme_status_string(0, 0x7f), "Unknown");
+	/* Fabrics: Connect's own codes by their Fabrics meaning, not the I/O set's names */
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_status_string(1, 0x82),
+			       "Attempted Write to Read Only Range");
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_fabrics_status_string(NVME_FCTYPE_CONNECT, 1, 0x82),
+			       "Connect Invalid Parameters");
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_fabrics_status_string(NVME_FCTYPE_CONNECT, 1, 0x84),
+			       "Connect Invalid Host");
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_fabrics_status_string(NVME_FCTYPE_CONNECT, 1, 0x80),
+			       "Connect Incompatible Format");
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_fabrics_status_string(0xff, 1, 0x90), "Discovery Restart");
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_fabrics_status_string(NVME_FCTYPE_CONNECT, 1, 0x91),
+			       "Authentication Required");
+	/* Connect's codes only for Connect; everything else as the base names it */
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_fabrics_status_string(NVME_FCTYPE_PROPERTY_GET, 1, 0x82),
+			       "Attempted Write to Read Only Range");
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_fabrics_status_string(NVME_FCTYPE_CONNECT, 0, 0x02),
+			       "Invalid Field in Command");
+	CU_ASSERT_STRING_EQUAL(nvp_nvme_fabrics_status_string(0xff, 1, 0x09), "Invalid Log Page");
 	CU_ASSERT_STRING_EQUAL(nvp_nvme_status_string(5, 0), "Unknown");
 	CU_ASSERT_STRING_EQUAL(nvp_nvme_sct_string(0), "Generic Command Status");
 	CU_ASSERT_STRING_EQUAL(nvp_nvme_sct_string(2), "Media and Data Integrity Errors");
