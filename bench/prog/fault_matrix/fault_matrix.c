@@ -112,6 +112,18 @@ static const struct fm_fault g_fault_reset = { "reset",     NVP_EMU_FAULT_NONE,
 					       0,           0,
 					       FM_REC_NONE, "a reset the application asks for" };
 
+/* A fault of g_faults by name, or NULL. */
+static const struct fm_fault *
+find_fault(const char *name)
+{
+	for (size_t i = 0; i < NVP_COUNTOF(g_faults); i++) {
+		if (strcmp(g_faults[i].name, name) == 0) {
+			return &g_faults[i];
+		}
+	}
+	return NULL;
+}
+
 static void
 usage(FILE *f)
 {
@@ -193,10 +205,7 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {
 		case 'f':
-			for (size_t i = 0; i < NVP_COUNTOF(g_faults); i++) {
-				g_fault = strcmp(optarg, g_faults[i].name) == 0 ? &g_faults[i] :
-										  g_fault;
-			}
+			g_fault = find_fault(optarg);
 			if (g_fault == NULL) {
 				fprintf(stderr, "nvp_fault_matrix: unknown fault '%s'\n", optarg);
 				return -EINVAL;
@@ -278,10 +287,7 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 			return -EINVAL;
 		}
 		/* the last fault is the power cut; every stage on; mixed verified I/O */
-		for (size_t i = 0; i < NVP_COUNTOF(g_faults); i++) {
-			g_fault = strcmp(g_faults[i].name, "power_cut") == 0 ? &g_faults[i] :
-									       g_fault;
-		}
+		g_fault = find_fault("power_cut");
 		c->mode = FM_MODE_STAGES;
 		c->bdev = true;
 		c->workload = FM_MIXED;
@@ -756,17 +762,6 @@ u01(uint64_t *rng)
 	return (double)(fm_rand(rng) >> 11) / (double)(1ull << 53);
 }
 
-static const struct fm_fault *
-fault_by_name(const char *name)
-{
-	for (size_t i = 0; i < NVP_COUNTOF(g_faults); i++) {
-		if (strcmp(g_faults[i].name, name) == 0) {
-			return &g_faults[i];
-		}
-	}
-	return &g_fault_reset;
-}
-
 /*
  * Faults at random times (gaps of 0.5 to 2.5 s), each after the last has run its course
  * (nothing failed any more), until a random time in the last fifth of the run: then the
@@ -801,7 +796,8 @@ soak(struct fm_cell *c)
 		}
 		uint32_t k = (uint32_t)(fm_rand(&rng) % NVP_COUNTOF(g_soak_faults));
 
-		g_fault = fault_by_name(g_soak_faults[k]);
+		g_fault = find_fault(g_soak_faults[k]);
+		g_fault = g_fault != NULL ? g_fault : &g_fault_reset;
 		c->recoverable = g_fault->rec == FM_REC_RESET;
 		if (g_fault == &g_fault_reset) {
 			reset_parked(c);
