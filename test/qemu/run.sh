@@ -122,6 +122,22 @@ judge() {
 	return $bad
 }
 
+# failed_digest LOG: each failed test of one boot by name, with the last lines of its own
+# output (the console lines between its NVPRUN and its NVPTEST), a few lines per test.
+failed_digest() {
+	tr -d '\r' <"$1" | awk '
+		$1 == "NVPRUN" { name = $2; sub(/:$/, "", name); n = 0; next }
+		$1 == "NVPTEST" {
+			if ($3 == "FAIL") {
+				note = ""; for (i = 5; i <= NF; i++) note = note " " $i
+				print "failed: " $2 ":" note
+				for (i = (n > 8 ? n - 8 : 0); i < n; i++) print "   " out[i]
+			}
+			n = 0; delete out; next
+		}
+		name != "" { out[n++] = substr($0, 1, 160) }'
+}
+
 # selftest: the judge against made-up console logs: a clean one passes; a FAIL line, a
 # missing NVPDONE, and each kind of fault line fail.
 selftest() {
@@ -163,6 +179,16 @@ NVPTEST pc/b SKIP 0.00 needs pcie'
 	done
 	# Boot messages that mention the IOMMU without a fault must not fail the run.
 	check dmar-boot 0 "DMAR: IOMMU enabled"$'\n''DMAR: Intel(R) Virtualization Technology for Directed I/O'$'\n'"$ok"$'\n''NVPDONE pc pass=1 fail=0 skip=1'
+	# The closing digest names each failed test with its own last output, and no other.
+	printf '%s\r\n' "NVPRUN pc/a: true" "NVPTEST pc/a PASS 1.00" "NVPRUN pc/c: sh -c io" \
+		"    | io: read back 3 blocks wrong" "NVPTEST pc/c FAIL 2.00 exit status 1" >"$d/log"
+	failed_digest "$d/log" >"$d/out"
+	if ! grep -q '^failed: pc/c: exit status 1$' "$d/out" || ! grep -q 'read back 3 blocks wrong' "$d/out" ||
+		grep -q 'pc/a' "$d/out"; then
+		echo "judge selftest: digest: want pc/c and its output only, got:"
+		cat "$d/out"
+		bad=1
+	fi
 	rm -rf "$d"
 	[ $bad -eq 0 ] && echo "judge selftest: passed"
 	return $bad
@@ -708,6 +734,10 @@ for m in "${boot_order[@]}"; do
 done
 echo "total: $(($(date +%s) - total_start))s"
 if [ ${#failed[@]} -gt 0 ]; then
+	# Last, so that a log kept only as its tail (a CI summary) still names what failed.
+	for m in "${failed[@]}"; do
+		[ -f "$workdir/$m.log" ] && failed_digest "$workdir/$m.log"
+	done
 	echo "QEMU judge: FAILED on ${failed[*]}"
 	exit 1
 fi
