@@ -344,6 +344,32 @@ int
 fx_run_signal(const char *prog, char *const argv[], unsigned int after_s, int sig, char *out,
 	      size_t outlen)
 {
+	return fx_run_signal_ready(prog, argv, NULL, after_s, sig, out, outlen);
+}
+
+/* Read what @fd has until @ready is in @out (false at EOF), for at most FX_READY_S. */
+#define FX_READY_S 60
+static bool
+drain_until_ready(int fd, const char *ready, char *out, size_t outlen, size_t *used)
+{
+	double deadline = now_s() + FX_READY_S;
+
+	while (now_s() < deadline) {
+		out[*used] = '\0';
+		if (strstr(out, ready) != NULL) {
+			return true;
+		}
+		if (!drain_until(fd, now_s() + 0.05, out, outlen, used)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+int
+fx_run_signal_ready(const char *prog, char *const argv[], const char *ready, unsigned int after_s,
+		    int sig, char *out, size_t outlen)
+{
 	int fds[2], status = 0;
 	size_t used = 0;
 	pid_t pid;
@@ -367,7 +393,8 @@ fx_run_signal(const char *prog, char *const argv[], unsigned int after_s, int si
 		close(fds[0]);
 		return -1;
 	}
-	if (drain_until(fds[0], now_s() + after_s, out, outlen, &used)) {
+	if ((ready == NULL || drain_until_ready(fds[0], ready, out, outlen, &used)) &&
+	    drain_until(fds[0], now_s() + after_s, out, outlen, &used)) {
 		kill(pid, sig);
 		/* the rest of the output; SIGKILL if it does not end within 30 s */
 		if (drain_until(fds[0], now_s() + 30, out, outlen, &used)) {

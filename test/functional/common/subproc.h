@@ -48,6 +48,13 @@ int fx_run_shell(const char *cmd);
  */
 int fx_run_signal(const char *prog, char *const argv[], unsigned int after_s, int sig, char *out,
 		  size_t outlen);
+/*
+ * The same, with the @after_s seconds counted from when @ready first appears in the output
+ * (or from 60 s after the start if it never does), so that a program slow to start on a
+ * loaded machine is not signalled before it is running.
+ */
+int fx_run_signal_ready(const char *prog, char *const argv[], const char *ready,
+			unsigned int after_s, int sig, char *out, size_t outlen);
 
 /* A CUnit suite whose tests print the programs they ran (fx_run_*) when they fail. */
 CU_pSuite fx_add_suite(const char *name);

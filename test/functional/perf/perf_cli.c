@@ -27,6 +27,9 @@
 
 #include "subproc.h"
 
+/* nvp_perf's line when its workers start: a signal the tests send counts from it. */
+#define PERF_STARTED "Launching workers."
+
 static char g_prog[PATH_MAX];
 static char g_dir[PATH_MAX - 64];
 static char g_out[65536];
@@ -508,7 +511,9 @@ test_sigint(void)
 			"nvp_perf", "-q", "4", "-t", "30", "--json", json_path, NULL
 		};
 
-		CU_ASSERT_EQUAL(fx_run_signal(g_prog, argv, 2, SIGINT, g_out, sizeof(g_out)), 0);
+		CU_ASSERT_EQUAL(fx_run_signal_ready(g_prog, argv, PERF_STARTED, 2, SIGINT, g_out,
+						    sizeof(g_out)),
+				0);
 	}
 	CU_ASSERT(strstr(g_out, "Interrupted") != NULL);
 	CU_ASSERT(strstr(g_out, "Total") != NULL);
@@ -645,7 +650,9 @@ test_sigint_in_warmup(void)
 			argv[argc++] = (char *)bdev[i];
 		}
 		argv[argc] = NULL;
-		CU_ASSERT_EQUAL(fx_run_signal(g_prog, argv, 2, SIGINT, g_out, sizeof(g_out)), 0);
+		CU_ASSERT_EQUAL(fx_run_signal_ready(g_prog, argv, PERF_STARTED, 2, SIGINT, g_out,
+						    sizeof(g_out)),
+				0);
 		CU_ASSERT(strstr(g_out, "Interrupted during the warm-up") != NULL);
 		CU_ASSERT(strstr(g_out, "Total") == NULL);
 		CU_ASSERT(strstr(g_out, "from core") == NULL);
@@ -909,7 +916,9 @@ test_bdev_sigint(void)
 				       json_path,
 				       NULL };
 
-		CU_ASSERT_EQUAL(fx_run_signal(g_prog, argv, 2, SIGINT, g_out, sizeof(g_out)), 0);
+		CU_ASSERT_EQUAL(fx_run_signal_ready(g_prog, argv, PERF_STARTED, 2, SIGINT, g_out,
+						    sizeof(g_out)),
+				0);
 	}
 	CU_ASSERT(strstr(g_out, "Interrupted") != NULL);
 	root = load_json(json_path);
