@@ -18,6 +18,9 @@
  * every tracker) so they can run while requests are outstanding. A socket error or a
  * malformed PDU fails the qpair: its requests complete with a host path error; on the
  * admin queue the controller is marked failed, and nvp_nvme_ctrlr_reset() reconnects.
+ * With opts.ctrlr_loss_timeout_sec set, a lost connection makes the controller
+ * reconnecting instead (nvme_ctrlr_reconnect.c): an I/O qpair keeps its requests for its
+ * owner to take back and send again after the reconnect; nothing fails.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -90,8 +93,7 @@ nvme_tcp_qpair_fail(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, ui
 	if (tq->conn == NVME_TCP_CONN_FAILED) {
 		return;
 	}
-	NVP_ERRLOG("%s: qpair %u: %s; closing the connection, %u requests complete with a "
-		   "path error",
+	NVP_ERRLOG("%s: qpair %u: %s; closing the connection (%u requests outstanding)",
 		   qpair->ctrlr->name, qpair->id, why, qpair->num_outstanding);
 	if (fes != 0 && tq->fd >= 0) {
 		send_term_req(tq->fd, fes, fei);
@@ -104,11 +106,16 @@ nvme_tcp_qpair_fail(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, ui
 		nvme_cpl_set_status(&tq->fabric_cpl, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR, false);
 		tq->fabric_done = true;
 	}
+	if (!qpair->is_admin && !qpair->deleting && nvme_ctrlr_reconnect_enabled(qpair->ctrlr)) {
+		/* the owner's next poll takes the requests back (nvme_qpair_recovery.c) */
+		nvme_qpair_conn_lost(qpair, "an I/O queue's TCP connection failed");
+		return;
+	}
 	qpair->failed = true;
 	/* a reset reconnects: the requests may be sent again */
 	nvme_qpair_abort_all(qpair, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR, false);
 	if (qpair->is_admin) {
-		nvme_ctrlr_fail(qpair->ctrlr, "the admin queue's TCP connection failed");
+		nvme_ctrlr_conn_lost(qpair->ctrlr, "the admin queue's TCP connection failed");
 	}
 }
 
@@ -830,8 +837,10 @@ tcp_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 	tq->rx_cpls = 0;
 	rc = tcp_poll_once(tq, max);
 	if (nvp_unlikely(rc != 0)) {
-		qpair->failed = true;
-		return rc;
+		if (qpair->conn_state != NVME_QP_LOST) {
+			qpair->failed = true;
+		}
+		return qpair->failed ? rc : (int32_t)tq->rx_cpls;
 	}
 	if (nvp_unlikely(tq->next_keep_alive != 0) && qpair->is_admin) {
 		keep_alive(tq);
