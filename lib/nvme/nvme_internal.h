@@ -374,6 +374,13 @@ struct nvme_transport_ops {
 	int (*qpair_conn_cmd)(struct nvp_nvme_qpair *qpair, bool create, uint32_t step,
 			      struct nvme_cmd *cmd);
 	/*
+	 * Optional, for a transport whose queues are connections (TCP): re-create the
+	 * qpair's queues without blocking, a step per call from the owner's polls (the
+	 * first call after qpair_reset starts). \return 1 connected, 0 in progress, or
+	 * -errno (the connection is closed again; -ETIMEDOUT after admin_timeout_ms).
+	 */
+	int (*qpair_connect_poll)(struct nvp_nvme_qpair *qpair);
+	/*
 	 * Optional: the missed-completion check of a timeout (Linux's nvme_timeout() polls
 	 * the CQ first). True if the CQ is stuck: the device has posted past an entry the
 	 * host cannot consume (PCIe: the entry at the head carries the previous pass's phase

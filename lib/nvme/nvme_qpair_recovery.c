@@ -789,11 +789,26 @@ conn_fail(struct nvp_nvme_qpair *qpair, int rc)
 	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
 }
 
+/* Re-create the queues: a connection made without blocking (TCP), admin commands
+ * (PCIe), or the synchronous op. */
+static int
+conn_run(struct nvp_nvme_qpair *qpair)
+{
+	const struct nvme_transport_ops *t = qpair->transport;
+	int rc;
+
+	if (qpair->conn_state == NVME_QP_CREATING && t->qpair_connect_poll != NULL) {
+		rc = t->qpair_connect_poll(qpair);
+		return rc == 0 ? -EAGAIN : rc;
+	}
+	return t->qpair_conn_cmd != NULL ? conn_advance(qpair) : conn_sync(qpair);
+}
+
 /* One move of the machine. \return true once the queues are usable. */
 static bool
 conn_step(struct nvp_nvme_qpair *qpair)
 {
-	int rc = qpair->transport->qpair_conn_cmd != NULL ? conn_advance(qpair) : conn_sync(qpair);
+	int rc = conn_run(qpair);
 
 	if (rc == -EAGAIN) {
 		return false;
