@@ -279,7 +279,9 @@ int nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr);
  * exactly once. Submissions during the reset are accepted (queued). A qpair whose queues
  * cannot be re-created fails (-ENXIO, its requests complete with ABORTED_SQ_DELETION,
  * DNR clear) until the next successful reset.
- * \return 0, -ETIMEDOUT, -EIO (the controller is then failed).
+ * \return 0; -EINVAL @ctrlr NULL; -ETIMEDOUT or -EIO: the controller is then failed,
+ * unless it is reconnecting (opts.ctrlr_loss_timeout_sec): then it stays so and the admin
+ * poll tries again.
  */
 int nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr);
 
