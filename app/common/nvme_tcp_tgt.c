@@ -34,7 +34,10 @@
 #define TGT_MQES 1023u
 
 struct tcp_tgt {
-	int lfd;
+	int lfd;                 /* -1 while not listening (acceptor thread only, after start) */
+	atomic_bool want_listen; /* tcp_tgt_set_listening(); the acceptor follows */
+	atomic_bool listening;   /* what the acceptor did about it */
+	struct sockaddr_in sa;   /* the address and port listened on */
 	uint16_t port;
 	char addr[INET_ADDRSTRLEN];
 	pthread_t acceptor;
@@ -896,14 +899,40 @@ conn_start(struct tcp_tgt *t, int fd)
 	return 0;
 }
 
+static int listen_on(struct sockaddr_in *a, uint16_t *port);
+
+/* Close or re-open the listening socket as tcp_tgt_set_listening() asked. */
+static void
+follow_listening(struct tcp_tgt *t)
+{
+	bool want = atomic_load(&t->want_listen);
+
+	if (!want && t->lfd >= 0) {
+		close(t->lfd);
+		t->lfd = -1;
+	} else if (want && t->lfd < 0) {
+		struct sockaddr_in a = t->sa;
+		uint16_t port;
+
+		t->lfd = listen_on(&a, &port);
+		if (t->lfd < 0) {
+			t->lfd = -1; /* the port is still held: try again next round */
+			return;
+		}
+	}
+	atomic_store(&t->listening, t->lfd >= 0);
+}
+
 static void *
 accept_thread(void *arg)
 {
 	struct tcp_tgt *t = arg;
 
 	while (!atomic_load(&t->stop)) {
-		int fd = accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC);
+		int fd;
 
+		follow_listening(t);
+		fd = t->lfd >= 0 ? accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
 		reap_conns(t);
 		if (fd < 0) {
 			usleep(1000);
@@ -973,6 +1002,9 @@ tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts, s
 	inet_ntop(AF_INET, &a.sin_addr, t->addr, sizeof(t->addr));
 	pthread_mutex_init(&t->lock, NULL);
 	t->lfd = listen_on(&a, &t->port);
+	t->sa = a;
+	atomic_init(&t->want_listen, true);
+	atomic_init(&t->listening, t->lfd >= 0);
 	rc = t->lfd < 0 ? t->lfd : -pthread_create(&t->acceptor, NULL, accept_thread, t);
 	if (rc != 0) {
 		if (t->lfd >= 0) {
@@ -1014,6 +1046,30 @@ tcp_tgt_get_stats(struct tcp_tgt *t, struct tcp_tgt_stats *stats)
 }
 
 void
+tcp_tgt_drop_conns(struct tcp_tgt *t)
+{
+	pthread_mutex_lock(&t->lock);
+	for (uint32_t i = 0; i < t->num_conns; i++) {
+		shutdown(t->conns[i]->fd, SHUT_RDWR);
+	}
+	t->stats.drops++;
+	pthread_mutex_unlock(&t->lock);
+}
+
+int
+tcp_tgt_set_listening(struct tcp_tgt *t, bool on)
+{
+	atomic_store(&t->want_listen, on);
+	for (int ms = 0; ms < 5000; ms++) {
+		if (atomic_load(&t->listening) == on) {
+			return 0;
+		}
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+void
 tcp_tgt_stop(struct tcp_tgt *t)
 {
 	atomic_store(&t->stop, true);
@@ -1021,7 +1077,9 @@ tcp_tgt_stop(struct tcp_tgt *t)
 	for (uint32_t i = 0; i < t->num_conns; i++) {
 		conn_free(t->conns[i]);
 	}
-	close(t->lfd);
+	if (t->lfd >= 0) {
+		close(t->lfd);
+	}
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }

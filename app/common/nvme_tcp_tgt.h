@@ -55,6 +55,7 @@ struct tcp_tgt_stats {
 	uint64_t ddgsts_checked;
 	uint64_t bad_host_pdus; /* anything wrong the host sent (a test expects 0) */
 	uint64_t refused;       /* connections refused: a required digest not asked for */
+	uint64_t drops;         /* tcp_tgt_drop_conns() calls */
 };
 
 struct tcp_tgt;
@@ -74,6 +75,14 @@ uint16_t tcp_tgt_port(const struct tcp_tgt *t);
 void tcp_tgt_trid(const struct tcp_tgt *t, const char *extra, char *buf, size_t len);
 void tcp_tgt_set_fault(struct tcp_tgt *t, enum tcp_tgt_fault fault);
 void tcp_tgt_get_stats(struct tcp_tgt *t, struct tcp_tgt_stats *stats);
+/*
+ * An outage, for reconnect tests: drop every connection now (each is shut down; the host
+ * sees its socket end, as when a target restarts), and stop listening (connects are
+ * refused) or listen again on the same port. tcp_tgt_set_listening() returns once the
+ * listening socket is closed or open again: 0, or -ETIMEDOUT (the port stayed taken).
+ */
+void tcp_tgt_drop_conns(struct tcp_tgt *t);
+int tcp_tgt_set_listening(struct tcp_tgt *t, bool on);
 /* Close every connection, join every thread, free everything. */
 void tcp_tgt_stop(struct tcp_tgt *t);
 

@@ -196,6 +196,29 @@ struct nvp_nvme_ctrlr_opts {
 				     * reset is sent again before it completes with
 				     * ABORTED_SQ_DELETION; 0 = never; 4 (SPDK's
 				     * transport_retry_count) */
+	/**
+	 * Reconnect without the application (SPDK's names and meaning; NVMe/TCP). When a
+	 * connection of the controller is lost, the controller is "reconnecting" instead of
+	 * failed: the admin poll (nvp_nvme_ctrlr_process_admin_completions()) tries a reset
+	 * every reconnect_delay_sec (the first at once) until one succeeds or
+	 * ctrlr_loss_timeout_sec has passed since the loss; then the controller is failed for
+	 * good (as removed: requests complete with HOST PATHING ERROR, DNR set; the remove
+	 * callback runs). Meanwhile each I/O qpair's owner takes back the requests its lost
+	 * connection had (sent again after the reconnect, every one completing exactly once),
+	 * new submissions wait on its queued list, and its polls re-create its connection
+	 * without blocking once the controller is back. -1 = try forever; 0 = no reconnect
+	 * (a lost connection fails the controller; the default).
+	 */
+	int32_t ctrlr_loss_timeout_sec;
+	/** Seconds between reconnect attempts; 0 with ctrlr_loss_timeout_sec 0, else 1.. */
+	uint32_t reconnect_delay_sec;
+	/**
+	 * Seconds after the loss from which waiting and new I/O completes with NVMe PATH
+	 * RELATED / HOST PATHING ERROR (sct 3h, sc 70h, DNR clear: retry it) instead of
+	 * waiting for the reconnect; 0 = wait until ctrlr_loss_timeout_sec. At least
+	 * reconnect_delay_sec and at most ctrlr_loss_timeout_sec (when that is positive).
+	 */
+	uint32_t fast_io_fail_timeout_sec;
 };
 
 void nvp_nvme_ctrlr_opts_init(struct nvp_nvme_ctrlr_opts *opts, size_t opts_size);
@@ -256,7 +279,9 @@ int nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr);
  * exactly once. Submissions during the reset are accepted (queued). A qpair whose queues
  * cannot be re-created fails (-ENXIO, its requests complete with ABORTED_SQ_DELETION,
  * DNR clear) until the next successful reset.
- * \return 0, -ETIMEDOUT, -EIO (the controller is then failed).
+ * \return 0; -EINVAL @ctrlr NULL; -ETIMEDOUT or -EIO: the controller is then failed,
+ * unless it is reconnecting (opts.ctrlr_loss_timeout_sec): then it stays so and the admin
+ * poll tries again.
  */
 int nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr);
 
@@ -273,6 +298,11 @@ uint32_t nvp_nvme_ctrlr_get_num_io_queues(const struct nvp_nvme_ctrlr *ctrlr);
 uint32_t nvp_nvme_ctrlr_get_max_xfer_size(const struct nvp_nvme_ctrlr *ctrlr);
 /** True once the controller failed (CFS, all-ones registers, failed reset). */
 bool nvp_nvme_ctrlr_is_failed(const struct nvp_nvme_ctrlr *ctrlr);
+/**
+ * True while the controller has lost its connection and tries to get it back
+ * (opts.ctrlr_loss_timeout_sec); false once it is back or failed for good.
+ */
+bool nvp_nvme_ctrlr_is_reconnecting(const struct nvp_nvme_ctrlr *ctrlr);
 
 /** NN from identify: the highest namespace id. */
 uint32_t nvp_nvme_ctrlr_get_num_ns(const struct nvp_nvme_ctrlr *ctrlr);
@@ -322,7 +352,12 @@ char *nvp_nvme_cpl_fmt(char *buf, size_t len, const struct nvme_cpl *cpl);
 int nvp_nvme_ctrlr_cmd_admin_raw(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd,
 				 void *buf, uint32_t len, nvp_nvme_cmd_cb cb, void *cb_arg);
 
-/** Process admin completions (and AERs). \return completions processed or -ENXIO. */
+/**
+ * Process admin completions (and AERs); with opts.ctrlr_loss_timeout_sec set, also drive
+ * the reconnect of a controller that lost its connection (an attempt is a reset: it runs
+ * on the calling thread, bounded by admin_timeout_ms). \return completions processed
+ * (0 while reconnecting) or -ENXIO (failed controller).
+ */
 int32_t nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr);
 
 /**

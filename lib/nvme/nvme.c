@@ -105,6 +105,38 @@ nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrl
 	dst->opts_size = sizeof(*dst);
 }
 
+/*
+ * SPDK's rules: -1 (forever) or more; with a loss timeout a delay of 1 or more, not past
+ * it; fast_io_fail 0 or between the delay and the loss timeout; nothing but zeros when
+ * reconnect is off. \return NULL if valid, else what is wrong (for the caller's message).
+ */
+static const char *
+reconnect_opts_check(int32_t loss, uint32_t delay, uint32_t fast)
+{
+	if (loss < -1) {
+		return "ctrlr_loss_timeout_sec must be -1 (forever), 0 (no reconnect) or a "
+		       "number of seconds";
+	}
+	if (loss == 0) {
+		return delay != 0 || fast != 0 ? "reconnect_delay_sec and fast_io_fail_timeout_sec "
+						 "must be 0 when ctrlr_loss_timeout_sec is 0" :
+						 NULL;
+	}
+	if (delay == 0) {
+		return "reconnect_delay_sec must be at least 1 when ctrlr_loss_timeout_sec is set";
+	}
+	if (loss > 0 && delay > (uint32_t)loss) {
+		return "reconnect_delay_sec must not exceed ctrlr_loss_timeout_sec";
+	}
+	if (fast != 0 && fast < delay) {
+		return "fast_io_fail_timeout_sec must be 0 or at least reconnect_delay_sec";
+	}
+	if (fast != 0 && loss > 0 && fast > (uint32_t)loss) {
+		return "fast_io_fail_timeout_sec must not exceed ctrlr_loss_timeout_sec";
+	}
+	return NULL;
+}
+
 static int
 ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *o)
 {
@@ -121,6 +153,9 @@ ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *o)
 		what = "admin_timeout_ms must not be 0";
 	} else if (o->max_io_size < 4096) {
 		what = "max_io_size must be at least 4096";
+	} else {
+		what = reconnect_opts_check(o->ctrlr_loss_timeout_sec, o->reconnect_delay_sec,
+					    o->fast_io_fail_timeout_sec);
 	}
 	if (what != NULL) {
 		NVP_ERRLOG("controller options: %s", what);

@@ -86,6 +86,7 @@ nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transpo
 	atomic_init(&ctrlr->reset_gen, 0);
 	atomic_init(&ctrlr->removed, false);
 	atomic_init(&ctrlr->resetting, false);
+	atomic_init(&ctrlr->reconnecting, false);
 	TAILQ_INIT(&ctrlr->io_qpairs);
 	if (ctrlr->name[0] == '\0') {
 		nvp_strlcpy(ctrlr->name, trid->name[0] ? trid->name : trid->traddr,
@@ -514,8 +515,14 @@ nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 	if (nvme_ctrlr_is_failed(ctrlr)) {
 		return true;
 	}
+	if (nvme_ctrlr_is_reconnecting(ctrlr)) {
+		return false; /* no registers to read until the connection is back */
+	}
 	gen = atomic_load(&ctrlr->reset_gen);
 	csts.raw = get_reg4(ctrlr, NVME_REG_CSTS);
+	if (csts.raw == UINT32_MAX && nvme_ctrlr_is_reconnecting(ctrlr)) {
+		return false; /* the read itself found the connection gone */
+	}
 	if (csts.raw == UINT32_MAX) {
 		NVP_ERRLOG("%s: %s (%s); requests complete with Host Pathing Error", ctrlr->name,
 			   CAUSE_ALL_ONES, context);
@@ -706,8 +713,12 @@ nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
 	nvme_ctrlr_lock(ctrlr);
 	NVP_NOTICELOG("%s: resetting", ctrlr->name);
 	rc = reset_locked(ctrlr);
-	if (rc != 0) {
+	if (rc == 0) {
+		atomic_store(&ctrlr->reconnecting, false); /* owners may re-create their queues */
+	} else if (!nvme_ctrlr_is_reconnecting(ctrlr)) {
 		nvme_ctrlr_fail(ctrlr, "reset failed");
+	}
+	if (rc != 0) {
 		rc = rc == -ETIMEDOUT ? -ETIMEDOUT : -EIO;
 	}
 	atomic_store(&ctrlr->resetting, false);

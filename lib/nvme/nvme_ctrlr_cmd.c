@@ -94,6 +94,13 @@ nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr)
 		return -EINVAL;
 	}
 	nvme_ctrlr_lock(ctrlr);
+	if (nvp_unlikely(nvme_ctrlr_is_reconnecting(ctrlr))) {
+		nvme_ctrlr_reconnect_poll(ctrlr);
+		if (nvme_ctrlr_is_reconnecting(ctrlr)) {
+			nvme_ctrlr_unlock(ctrlr);
+			return 0;
+		}
+	}
 	n = nvme_qpair_process(ctrlr->adminq, 0);
 	if (ctrlr->ns_changed && n >= 0) {
 		/* Deferred from the AER callback: it may have run on an I/O thread that

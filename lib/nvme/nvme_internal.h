@@ -167,6 +167,8 @@ enum nvme_qpair_conn_state {
 	NVME_QP_DELETING, /* reclaiming quarantined CIDs, or a stuck CQ: Delete I/O SQ/CQ in
 			   * flight */
 	NVME_QP_CREATING, /* after a reset or a reclaim: Create I/O CQ/SQ in flight */
+	NVME_QP_LOST,     /* its connection was lost and the controller is reconnecting
+			   * (opts.ctrlr_loss_timeout_sec): requests wait for the reset */
 };
 
 enum nvme_tracker_state {
@@ -372,6 +374,13 @@ struct nvme_transport_ops {
 	int (*qpair_conn_cmd)(struct nvp_nvme_qpair *qpair, bool create, uint32_t step,
 			      struct nvme_cmd *cmd);
 	/*
+	 * Optional, for a transport whose queues are connections (TCP): re-create the
+	 * qpair's queues without blocking, a step per call from the owner's polls (the
+	 * first call after qpair_reset starts). \return 1 connected, 0 in progress, or
+	 * -errno (the connection is closed again; -ETIMEDOUT after admin_timeout_ms).
+	 */
+	int (*qpair_connect_poll)(struct nvp_nvme_qpair *qpair);
+	/*
 	 * Optional: the missed-completion check of a timeout (Linux's nvme_timeout() polls
 	 * the CQ first). True if the CQ is stuck: the device has posted past an entry the
 	 * host cannot consume (PCIe: the entry at the head carries the previous pass's phase
@@ -538,6 +547,12 @@ struct nvp_nvme_ctrlr {
 	void *remove_cb_arg;
 	atomic_bool removed; /* registers read all ones: the device is gone */
 	const struct nvme_ctrlr_recovery_ops *recovery; /* see the struct */
+
+	/* Reconnect without the application (nvme_ctrlr_reconnect.c). */
+	atomic_bool reconnecting;        /* a connection was lost; the admin poll resets */
+	_Atomic uint64_t loss_ticks;     /* when it was lost (fast_io_fail, ctrlr_loss) */
+	_Atomic uint64_t next_reconnect; /* ticks of the next attempt; 0 = at once */
+	uint32_t reconnect_attempts;     /* of this loss, for messages */
 };
 
 /*
@@ -648,6 +663,64 @@ bool nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_free_io_qpairs(struct nvp_nvme_ctrlr *ctrlr);
 
+/* nvme_ctrlr_reconnect.c */
+/* What the attempt poll should do at @now (a pure decision, unit tested on a fake clock). */
+enum nvme_reconnect_action {
+	NVME_RECONNECT_WAIT = 0, /* not yet time for an attempt */
+	NVME_RECONNECT_TRY,      /* attempt a reset now */
+	NVME_RECONNECT_GIVE_UP,  /* ctrlr_loss_timeout_sec has passed: failed for good */
+};
+/* ctrlr_loss_timeout_sec: give up, try now, or wait (@loss may be newer than @now). */
+static inline enum nvme_reconnect_action
+nvme_reconnect_decide(const struct nvp_nvme_ctrlr_opts *opts, uint64_t hz, uint64_t loss,
+		      uint64_t next, uint64_t now)
+{
+	int32_t limit = opts->ctrlr_loss_timeout_sec;
+	uint64_t since = now > loss ? now - loss : 0;
+
+	if (limit > 0 && since >= (uint64_t)limit * hz) {
+		return NVME_RECONNECT_GIVE_UP;
+	}
+	return now >= next ? NVME_RECONNECT_TRY : NVME_RECONNECT_WAIT;
+}
+
+/* fast_io_fail_timeout_sec (0 = never) has passed since the loss. */
+static inline bool
+nvme_reconnect_fast_fail_due(const struct nvp_nvme_ctrlr_opts *opts, uint64_t hz, uint64_t loss,
+			     uint64_t now)
+{
+	uint32_t fast = opts->fast_io_fail_timeout_sec;
+	uint64_t since = now > loss ? now - loss : 0;
+
+	return fast != 0 && since >= (uint64_t)fast * hz;
+}
+
+static inline bool
+nvme_ctrlr_is_reconnecting(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return atomic_load_explicit(&ctrlr->reconnecting, memory_order_acquire);
+}
+
+/* Reconnect is on, and the device was not failed for good. */
+static inline bool
+nvme_ctrlr_reconnect_enabled(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return ctrlr->opts.ctrlr_loss_timeout_sec != 0 &&
+	       !atomic_load_explicit(&ctrlr->removed, memory_order_relaxed);
+}
+
+/* An owner's poll: have waiting requests waited past fast_io_fail_timeout_sec? */
+static inline bool
+nvme_ctrlr_fast_io_fail(const struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
+{
+	return nvme_ctrlr_is_reconnecting(ctrlr) &&
+	       nvme_reconnect_fast_fail_due(&ctrlr->opts, ctrlr->ticks_hz,
+					    atomic_load(&ctrlr->loss_ticks), now);
+}
+
+void nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why);
+void nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr);
+
 /* nvme_ctrlr_cmd.c */
 int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,
 			    uint32_t len, nvp_nvme_cmd_cb cb, void *cb_arg);
@@ -691,6 +764,8 @@ bool nvme_qpair_orphan_request(struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb,
 			       nvp_nvme_cmd_cb new_cb, void *new_arg, uint16_t *cid);
 void nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *qpair);
 void nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr);
+void nvme_qpair_conn_lost(struct nvp_nvme_qpair *qpair, const char *why);
+void nvme_qpair_fast_io_fail(struct nvp_nvme_qpair *qpair);
 
 /* nvme_qpair.c */
 int nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint16_t id,

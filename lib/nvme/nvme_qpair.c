@@ -401,13 +401,22 @@ process_batch(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
 	return n;
 }
 
-/* A poll while the queues are being re-created: only deadlines of what waits. */
+/*
+ * A poll while the queues are being re-created: only deadlines of what waits, and while
+ * the controller reconnects, fast_io_fail_timeout_sec.
+ */
 static int32_t
 process_unconnected(struct nvp_nvme_qpair *qpair)
 {
 	if (qpair->timeout_ticks != 0 && !STAILQ_EMPTY(&qpair->queued)) {
 		qpair->in_batch = true;
 		nvme_qpair_expire_queued(qpair, qpair->poll_ticks);
+		qpair->in_batch = false;
+	}
+	if (!STAILQ_EMPTY(&qpair->queued) &&
+	    nvme_ctrlr_fast_io_fail(qpair->ctrlr, qpair->poll_ticks)) {
+		qpair->in_batch = true;
+		nvme_qpair_fast_io_fail(qpair);
 		qpair->in_batch = false;
 	}
 	return qpair->failed && !reset_pending(qpair) ? -ENXIO : 0;

@@ -634,7 +634,11 @@ static void
 retry_or_complete(struct nvp_nvme_qpair *qpair, struct nvme_tracker_list *lost)
 {
 	STAILQ_HEAD(, nvme_request) retry = STAILQ_HEAD_INITIALIZER(retry);
-	uint32_t budget = qpair->ctrlr->opts.io_retry_count;
+	/* With reconnect on, a lost request waits for the reconnect like a queued one:
+	 * only its deadline, fast_io_fail_timeout_sec or the loss of the controller end it. */
+	uint32_t budget = nvme_ctrlr_reconnect_enabled(qpair->ctrlr) ?
+				  UINT32_MAX :
+				  qpair->ctrlr->opts.io_retry_count;
 	uint64_t now = qpair->poll_ticks;
 	struct nvme_tracker *tr;
 
@@ -712,6 +716,67 @@ reclaim_done(struct nvp_nvme_qpair *qpair)
 	return true;
 }
 
+/*
+ * The controller is reconnecting: take back every command the lost connection (or the
+ * queues a reset is about to forget) had, close it, and wait as LOST. The requests are
+ * sent again after the reconnect, each completing once. \return false if the admin lock
+ * was busy: try at the next poll.
+ */
+static bool
+owner_lose(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_tracker_list lost = TAILQ_HEAD_INITIALIZER(lost);
+
+	if (!conn_neuter(qpair)) {
+		return false;
+	}
+	if (qpair->conn_state != NVME_QP_LOST || !TAILQ_EMPTY(&qpair->outstanding)) {
+		NVP_NOTICELOG("qpair %u: connection lost; %u requests wait for the controller "
+			      "to reconnect",
+			      qpair->id, qpair->num_outstanding);
+	}
+	TAILQ_CONCAT(&lost, &qpair->outstanding, link);
+	TAILQ_CONCAT(&lost, &qpair->recovery, link);
+	qpair->transport->qpair_reset(qpair);
+	qpair->conn_state = NVME_QP_LOST;
+	qpair->failed = false;
+	retry_or_complete(qpair, &lost);
+	return true;
+}
+
+/* The transport, on the owner's thread: the qpair's connection is gone. */
+void
+nvme_qpair_conn_lost(struct nvp_nvme_qpair *qpair, const char *why)
+{
+	if (qpair->conn_state == NVME_QP_CONNECTED) {
+		qpair->conn_state = NVME_QP_LOST;
+	}
+	nvme_ctrlr_conn_lost(qpair->ctrlr, why);
+}
+
+/*
+ * fast_io_fail_timeout_sec has passed while reconnecting: what waits completes with HOST
+ * PATHING ERROR, DNR clear (the caller may send it again: after the reconnect it goes
+ * out). Requests its callbacks submit wait for the next poll.
+ */
+void
+nvme_qpair_fast_io_fail(struct nvp_nvme_qpair *qpair)
+{
+	STAILQ_HEAD(, nvme_request) fail = STAILQ_HEAD_INITIALIZER(fail);
+	struct nvme_request *req;
+	struct nvme_cpl cpl;
+
+	STAILQ_CONCAT(&fail, &qpair->queued);
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.sqid = qpair->id;
+	cpl.cid = 0xffff;
+	nvme_cpl_set_status(&cpl, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR, false);
+	while ((req = STAILQ_FIRST(&fail)) != NULL) {
+		STAILQ_REMOVE_HEAD(&fail, link);
+		nvme_complete_request(qpair, req, &cpl);
+	}
+}
+
 /* A step failed for good: fail the qpair (a controller reset brings it back). */
 static void
 conn_fail(struct nvp_nvme_qpair *qpair, int rc)
@@ -724,11 +789,26 @@ conn_fail(struct nvp_nvme_qpair *qpair, int rc)
 	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
 }
 
+/* Re-create the queues: a connection made without blocking (TCP), admin commands
+ * (PCIe), or the synchronous op. */
+static int
+conn_run(struct nvp_nvme_qpair *qpair)
+{
+	const struct nvme_transport_ops *t = qpair->transport;
+	int rc;
+
+	if (qpair->conn_state == NVME_QP_CREATING && t->qpair_connect_poll != NULL) {
+		rc = t->qpair_connect_poll(qpair);
+		return rc == 0 ? -EAGAIN : rc;
+	}
+	return t->qpair_conn_cmd != NULL ? conn_advance(qpair) : conn_sync(qpair);
+}
+
 /* One move of the machine. \return true once the queues are usable. */
 static bool
 conn_step(struct nvp_nvme_qpair *qpair)
 {
-	int rc = qpair->transport->qpair_conn_cmd != NULL ? conn_advance(qpair) : conn_sync(qpair);
+	int rc = conn_run(qpair);
 
 	if (rc == -EAGAIN) {
 		return false;
@@ -744,6 +824,12 @@ conn_step(struct nvp_nvme_qpair *qpair)
 	if ((rc == -ETIMEDOUT && !conn_neuter(qpair)) || nvme_qpair_reset_pending(qpair)) {
 		return false; /* try again at the next poll; a new reset restarts it all */
 	}
+	if (qpair->conn_state == NVME_QP_CREATING && nvme_ctrlr_reconnect_enabled(qpair->ctrlr)) {
+		qpair->transport->qpair_reset(qpair);
+		nvme_qpair_conn_lost(qpair, "an I/O queue could not connect");
+		qpair->conn_state = NVME_QP_LOST;
+		return false;
+	}
 	conn_fail(qpair, rc);
 	return false;
 }
@@ -758,6 +844,13 @@ nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair)
 	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
 	uint32_t gen = atomic_load_explicit(&ctrlr->reset_gen, memory_order_acquire);
 
+	if (nvp_unlikely(!qpair->is_admin && nvme_ctrlr_is_reconnecting(ctrlr))) {
+		if (qpair->conn_state != NVME_QP_LOST || !TAILQ_EMPTY(&qpair->outstanding) ||
+		    !TAILQ_EMPTY(&qpair->recovery)) {
+			(void)owner_lose(qpair);
+		}
+		return false;
+	}
 	if (qpair->reset_gen != gen) {
 		/* Wait until the resetting thread has the controller READY again. */
 		if (atomic_load_explicit(&ctrlr->resetting, memory_order_acquire) ||
@@ -767,6 +860,11 @@ nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair)
 	}
 	if (qpair->conn_state == NVME_QP_CONNECTED) {
 		return !qpair->failed;
+	}
+	if (qpair->conn_state == NVME_QP_LOST) {
+		/* no reset since the loss, and no reconnect any more */
+		conn_fail(qpair, -ENXIO);
+		return false;
 	}
 	return conn_step(qpair);
 }

@@ -18,6 +18,9 @@
  * every tracker) so they can run while requests are outstanding. A socket error or a
  * malformed PDU fails the qpair: its requests complete with a host path error; on the
  * admin queue the controller is marked failed, and nvp_nvme_ctrlr_reset() reconnects.
+ * With opts.ctrlr_loss_timeout_sec set, a lost connection makes the controller
+ * reconnecting instead (nvme_ctrlr_reconnect.c): an I/O qpair keeps its requests for its
+ * owner to take back and send again after the reconnect; nothing fails.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -90,8 +93,7 @@ nvme_tcp_qpair_fail(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, ui
 	if (tq->conn == NVME_TCP_CONN_FAILED) {
 		return;
 	}
-	NVP_ERRLOG("%s: qpair %u: %s; closing the connection, %u requests complete with a "
-		   "path error",
+	NVP_ERRLOG("%s: qpair %u: %s; closing the connection (%u requests outstanding)",
 		   qpair->ctrlr->name, qpair->id, why, qpair->num_outstanding);
 	if (fes != 0 && tq->fd >= 0) {
 		send_term_req(tq->fd, fes, fei);
@@ -104,11 +106,16 @@ nvme_tcp_qpair_fail(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, ui
 		nvme_cpl_set_status(&tq->fabric_cpl, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR, false);
 		tq->fabric_done = true;
 	}
+	if (!qpair->is_admin && !qpair->deleting && nvme_ctrlr_reconnect_enabled(qpair->ctrlr)) {
+		/* the owner's next poll takes the requests back (nvme_qpair_recovery.c) */
+		nvme_qpair_conn_lost(qpair, "an I/O queue's TCP connection failed");
+		return;
+	}
 	qpair->failed = true;
 	/* a reset reconnects: the requests may be sent again */
 	nvme_qpair_abort_all(qpair, NVME_SCT_PATH, NVME_SC_HOST_PATH_ERROR, false);
 	if (qpair->is_admin) {
-		nvme_ctrlr_fail(qpair->ctrlr, "the admin queue's TCP connection failed");
+		nvme_ctrlr_conn_lost(qpair->ctrlr, "the admin queue's TCP connection failed");
 	}
 }
 
@@ -317,6 +324,10 @@ sock_open(struct nvme_tcp_ctrlr *tc, uint64_t deadline, int *out)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
 	freeaddrinfo(ai);
+	if (rc != 0 && errno == EINPROGRESS && deadline == 0) {
+		*out = fd;
+		return 1; /* no deadline: the caller polls for POLLOUT */
+	}
 	if (rc != 0 && errno == EINPROGRESS) {
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
 
@@ -406,14 +417,13 @@ conn_open(struct nvme_tcp_qpair *tq, uint64_t deadline)
  * discovery log page (@len bytes at @data, to the controller if @write, else from it).
  * \return 0, -EIO (error status in *@cpl), -ETIMEDOUT, -ENXIO (connection failed).
  */
-int
-nvme_tcp_fabric_sync(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void *data,
-		     uint32_t len, bool write, struct nvme_cpl *cpl)
+/* Queue @cmd on the spare CID; fabric_done says when it completed. \return 0, -ENXIO, -EBUSY. */
+static int
+fabric_start(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void *data, uint32_t len,
+	     bool write)
 {
-	struct nvp_nvme_ctrlr *ctrlr = tq->qpair.ctrlr;
 	struct nvme_tcp_req *treq = &tq->treqs[tq->qpair.num_trackers];
 	struct nvme_request *req = &tq->fabric_req;
-	int rc;
 
 	if (tq->conn != NVME_TCP_CONN_READY) {
 		return -ENXIO;
@@ -436,6 +446,21 @@ nvme_tcp_fabric_sync(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void
 	treq->send_kind = NVME_TCP_SEND_CMD;
 	treq->sent = 0;
 	STAILQ_INSERT_TAIL(&tq->send_q, treq, send_link);
+	return 0;
+}
+
+int
+nvme_tcp_fabric_sync(struct nvme_tcp_qpair *tq, const struct nvme_cmd *cmd, void *data,
+		     uint32_t len, bool write, struct nvme_cpl *cpl)
+{
+	struct nvp_nvme_ctrlr *ctrlr = tq->qpair.ctrlr;
+	struct nvme_request *req = &tq->fabric_req;
+	int rc;
+
+	rc = fabric_start(tq, cmd, data, len, write);
+	if (rc != 0) {
+		return rc;
+	}
 	rc = tcp_wait(tq, &tq->fabric_done, deadline_ms(ctrlr, ctrlr->opts.admin_timeout_ms));
 	req->cb_arg = NULL;
 	if (rc != 0) {
@@ -478,19 +503,14 @@ connect_invalid_param(const struct nvme_cpl *cpl, char *buf, size_t len)
 	}
 }
 
-static int
-fabric_connect(struct nvme_tcp_qpair *tq, uint32_t kato_ms)
+/* The Connect command and its data for this qpair. */
+static void
+connect_build(struct nvme_tcp_qpair *tq, uint32_t kato_ms, struct nvme_fabric_connect_cmd *cmd,
+	      struct nvme_fabric_connect_data *data)
 {
 	struct nvme_tcp_ctrlr *tc = nvme_tcp_ctrlr(tq->qpair.ctrlr);
-	struct nvme_fabric_connect_data *data;
 	struct nvme_fabric_connect_cmd c;
-	struct nvme_cpl cpl;
-	int rc;
 
-	data = calloc(1, sizeof(*data));
-	if (data == NULL) {
-		return -ENOMEM;
-	}
 	memset(&c, 0, sizeof(c));
 	c.opcode = NVME_OPC_FABRIC;
 	c.fctype = NVME_FCTYPE_CONNECT;
@@ -501,8 +521,17 @@ fabric_connect(struct nvme_tcp_qpair *tq, uint32_t kato_ms)
 	data->cntlid = tq->qpair.id == 0 ? NVME_FABRIC_CNTLID_DYNAMIC : tc->cntlid;
 	nvp_strlcpy(data->subnqn, tc->ctrlr.trid.subnqn, sizeof(data->subnqn));
 	nvp_strlcpy(data->hostnqn, tc->hostnqn, sizeof(data->hostnqn));
-	rc = nvme_tcp_fabric_sync(tq, (const struct nvme_cmd *)&c, data, sizeof(*data), true, &cpl);
-	free(data);
+	*cmd = c;
+}
+
+/* The Connect's answer: a refusal is logged with its meaning; the admin queue learns
+ * the CNTLID. \return @rc. */
+static int
+connect_done(struct nvme_tcp_qpair *tq, int rc, const struct nvme_cpl *cpl0)
+{
+	struct nvme_tcp_ctrlr *tc = nvme_tcp_ctrlr(tq->qpair.ctrlr);
+	struct nvme_cpl cpl = *cpl0;
+
 	if (rc == -EIO) {
 		char which[64];
 
@@ -519,6 +548,25 @@ fabric_connect(struct nvme_tcp_qpair *tq, uint32_t kato_ms)
 		tc->cntlid = (uint16_t)cpl.cdw0;
 	}
 	return rc;
+}
+
+static int
+fabric_connect(struct nvme_tcp_qpair *tq, uint32_t kato_ms)
+{
+	struct nvme_fabric_connect_data *data;
+	struct nvme_fabric_connect_cmd c;
+	struct nvme_cpl cpl;
+	int rc;
+
+	data = calloc(1, sizeof(*data));
+	if (data == NULL) {
+		return -ENOMEM;
+	}
+	connect_build(tq, kato_ms, &c, data);
+	memset(&cpl, 0, sizeof(cpl));
+	rc = nvme_tcp_fabric_sync(tq, (const struct nvme_cmd *)&c, data, sizeof(*data), true, &cpl);
+	free(data);
+	return connect_done(tq, rc, &cpl);
 }
 
 static int
@@ -633,6 +681,7 @@ tcp_qpair_destroy(struct nvp_nvme_qpair *qpair)
 	if (tq->treqs != NULL) {
 		close_conn(tq);
 	}
+	free(tq->conn_data);
 	free(tq->treqs);
 	free(tq->rx_buf);
 	nvme_qpair_fini(qpair);
@@ -678,6 +727,9 @@ tcp_qpair_reset(struct nvp_nvme_qpair *qpair)
 
 	close_conn(tq);
 	tq->conn = NVME_TCP_CONN_CLOSED;
+	tq->async_step = NVME_TCP_ASYNC_NONE;
+	free(tq->conn_data);
+	tq->conn_data = NULL;
 	qpair->sq_dirty = false;
 }
 
@@ -721,6 +773,141 @@ tcp_qpair_disconnect(struct nvp_nvme_qpair *qpair)
 {
 	tcp_qpair_reset(qpair);
 	return 0;
+}
+
+/*
+ * The non-blocking connect of an I/O queue (after a reset or a lost connection), a step
+ * per owner poll: the socket's connect(), ICReq/ICResp, then the Fabrics Connect. Each
+ * step only looks at the socket (poll() with no wait, recv and send with MSG_DONTWAIT).
+ */
+static int
+async_start(struct nvme_tcp_qpair *tq)
+{
+	struct nvp_nvme_ctrlr *ctrlr = tq->qpair.ctrlr;
+	int rc;
+
+	close_conn(tq);
+	tq->incapsule_max = io_incapsule_max(ctrlr);
+	tq->async_deadline = deadline_ms(ctrlr, ctrlr->opts.admin_timeout_ms);
+	rc = sock_open(nvme_tcp_ctrlr(ctrlr), 0, &tq->fd);
+	if (rc < 0) {
+		return rc;
+	}
+	tq->async_step = NVME_TCP_ASYNC_SOCK;
+	return 0;
+}
+
+/* connect() finished? Then send the ICReq (a fresh socket takes its 128 bytes at once). */
+static int
+async_sock(struct nvme_tcp_qpair *tq)
+{
+	struct nvme_tcp_ctrlr *tc = nvme_tcp_ctrlr(tq->qpair.ctrlr);
+	struct pollfd pfd = { .fd = tq->fd, .events = POLLOUT };
+	struct nvme_tcp_ic_req ic;
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (poll(&pfd, 1, 0) == 0) {
+		return 0;
+	}
+	if (getsockopt(tq->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+		NVP_ERRLOG("%s: qpair %u: cannot connect to %s port %s: %s", tc->ctrlr.name,
+			   tq->qpair.id, tc->traddr, tc->trsvcid, strerror(err != 0 ? err : errno));
+		return -ENODEV;
+	}
+	tq->hdgst = tc->want_hdgst;
+	tq->ddgst = tc->want_ddgst;
+	tq->cpda = 0;
+	tq->conn = NVME_TCP_CONN_IC;
+	tq->fabric_done = false;
+	tq->fail_reason = NULL;
+	nvme_tcp_build_ic_req(&ic, tq->hdgst, tq->ddgst);
+	if (send_all(tq->fd, &ic, sizeof(ic), tq->qpair.ctrlr, tq->async_deadline) != 0) {
+		return -EIO;
+	}
+	tq->async_step = NVME_TCP_ASYNC_IC;
+	return 0;
+}
+
+/* ICResp in? Then send the Connect (its data stays in conn_data while it flies). */
+static int
+async_ic(struct nvme_tcp_qpair *tq)
+{
+	struct nvme_fabric_connect_cmd c;
+	int rc;
+
+	if (tcp_poll_once(tq, 0) != 0) {
+		return -EIO;
+	}
+	if (tq->conn != NVME_TCP_CONN_READY) {
+		return 0;
+	}
+	tq->conn_data = calloc(1, sizeof(*tq->conn_data));
+	if (tq->conn_data == NULL) {
+		return -ENOMEM;
+	}
+	connect_build(tq, 0, &c, tq->conn_data);
+	rc = fabric_start(tq, (const struct nvme_cmd *)&c, tq->conn_data, sizeof(*tq->conn_data),
+			  true);
+	if (rc == 0) {
+		tq->async_step = NVME_TCP_ASYNC_CONNECT;
+		rc = tcp_poll_once(tq, 0) != 0 ? -EIO : 0;
+	}
+	return rc;
+}
+
+/* The Connect's completion in? \return 1 when the queue is connected. */
+static int
+async_connect(struct nvme_tcp_qpair *tq)
+{
+	int rc;
+
+	if (!tq->fabric_done && tcp_poll_once(tq, 0) != 0) {
+		return -EIO;
+	}
+	if (!tq->fabric_done) {
+		return 0;
+	}
+	tq->fabric_req.cb_arg = NULL;
+	free(tq->conn_data);
+	tq->conn_data = NULL;
+	rc = connect_done(tq, nvme_cpl_is_error(&tq->fabric_cpl) ? -EIO : 0, &tq->fabric_cpl);
+	return rc == 0 ? 1 : rc;
+}
+
+static int
+tcp_qpair_connect_poll(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_tcp_qpair *tq = nvme_tcp_qpair(qpair);
+	int rc;
+
+	switch (tq->async_step) {
+	case NVME_TCP_ASYNC_NONE:
+		rc = async_start(tq);
+		break;
+	case NVME_TCP_ASYNC_SOCK:
+		rc = async_sock(tq);
+		break;
+	case NVME_TCP_ASYNC_IC:
+		rc = async_ic(tq);
+		break;
+	default:
+		rc = async_connect(tq);
+		break;
+	}
+	if (rc == 0 && nvme_ticks(qpair->ctrlr) >= tq->async_deadline) {
+		NVP_ERRLOG("%s: qpair %u: no connection within admin_timeout_ms (%u ms)",
+			   qpair->ctrlr->name, qpair->id, qpair->ctrlr->opts.admin_timeout_ms);
+		rc = -ETIMEDOUT;
+	}
+	if (rc == 1) {
+		tq->async_step = NVME_TCP_ASYNC_NONE;
+		qpair->failed = false;
+	} else if (rc < 0) {
+		tcp_qpair_reset(qpair);
+		tq->conn = NVME_TCP_CONN_FAILED;
+	}
+	return rc;
 }
 
 /* A scattered payload must hold its size: walk it once (the PCIe check does too). */
@@ -830,8 +1017,10 @@ tcp_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 	tq->rx_cpls = 0;
 	rc = tcp_poll_once(tq, max);
 	if (nvp_unlikely(rc != 0)) {
-		qpair->failed = true;
-		return rc;
+		if (qpair->conn_state != NVME_QP_LOST) {
+			qpair->failed = true;
+		}
+		return qpair->failed ? rc : (int32_t)tq->rx_cpls;
 	}
 	if (nvp_unlikely(tq->next_keep_alive != 0) && qpair->is_admin) {
 		keep_alive(tq);
@@ -1049,6 +1238,7 @@ const struct nvme_transport_ops g_nvme_tcp_transport = {
 	.qpair_connect = tcp_qpair_connect,
 	.qpair_disconnect = tcp_qpair_disconnect,
 	.qpair_reset = tcp_qpair_reset,
+	.qpair_connect_poll = tcp_qpair_connect_poll,
 	.qpair_check_request = tcp_qpair_check_request,
 	.qpair_submit = tcp_qpair_submit,
 	.qpair_ring_doorbell = tcp_qpair_ring_doorbell,

@@ -30,6 +30,14 @@ enum nvme_tcp_rx_state {
 	NVME_TCP_RX_DDGST,
 };
 
+/* Where a non-blocking connect of an I/O queue is (tcp_qpair_connect_poll()). */
+enum nvme_tcp_async_step {
+	NVME_TCP_ASYNC_NONE = 0, /* not started */
+	NVME_TCP_ASYNC_SOCK,     /* connect() in progress: waiting for POLLOUT */
+	NVME_TCP_ASYNC_IC,       /* ICReq sent, waiting for ICResp */
+	NVME_TCP_ASYNC_CONNECT,  /* the Fabrics Connect in flight */
+};
+
 enum nvme_tcp_conn_state {
 	NVME_TCP_CONN_CLOSED = 0,
 	NVME_TCP_CONN_IC,    /* ICReq sent, waiting for ICResp */
@@ -119,6 +127,10 @@ struct nvme_tcp_qpair {
 	struct nvme_cpl fabric_cpl;
 	uint64_t next_keep_alive; /* ticks, admin qpair only, 0 = off */
 	const char *fail_reason;
+	/* The owner's non-blocking reconnect (tcp_qpair_connect_poll()). */
+	uint8_t async_step;                         /* enum nvme_tcp_async_step */
+	uint64_t async_deadline;                    /* ticks: admin_timeout_ms from its start */
+	struct nvme_fabric_connect_data *conn_data; /* the Connect's data while it flies */
 };
 
 struct nvme_tcp_ctrlr {

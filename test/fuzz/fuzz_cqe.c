@@ -65,6 +65,14 @@ nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
 	atomic_store(&ctrlr->is_failed, true);
 }
 
+/* Reconnect is off in these tests: a lost connection fails the controller, as before. */
+void
+nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
+{
+	(void)why;
+	atomic_store(&ctrlr->is_failed, true);
+}
+
 /* \return true if the controller failed (it is then marked failed). */
 bool
 nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)

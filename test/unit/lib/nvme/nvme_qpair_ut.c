@@ -330,6 +330,14 @@ nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd
 	return 0;
 }
 
+/* Reconnect is off in these tests: a lost connection fails the controller, as before. */
+void
+nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
+{
+	(void)why;
+	atomic_store(&ctrlr->is_failed, true);
+}
+
 void
 nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
 {

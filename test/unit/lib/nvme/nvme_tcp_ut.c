@@ -28,6 +28,19 @@ nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 	atomic_store(&ctrlr->is_failed, true);
 }
 
+/* Reconnect is off in these tests: a lost connection fails the controller, as before. */
+void
+nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
+{
+	nvme_ctrlr_fail(ctrlr, why);
+}
+
+void
+nvme_qpair_conn_lost(struct nvp_nvme_qpair *qpair, const char *why)
+{
+	nvme_ctrlr_conn_lost(qpair->ctrlr, why);
+}
+
 void
 nvme_qpair_abort_all(struct nvp_nvme_qpair *qpair, uint8_t sct, uint8_t sc, bool dnr)
 {

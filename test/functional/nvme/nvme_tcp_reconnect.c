@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Reconnect without the application (opts.ctrlr_loss_timeout_sec, reconnect_delay_sec,
+ * fast_io_fail_timeout_sec) against the NVMe/TCP test target on loopback. A verify
+ * workload (slots that each write a pattern to their own blocks, read it back and
+ * compare, again and again) runs while the target drops every connection and stops
+ * listening for a while; the test thread polls the admin queue (which drives the
+ * reconnect) and the I/O qpair. What is counted: errors by status, completions of a
+ * request that was not in flight (twice), mismatching data, requests that never came
+ * back. Every wait has a deadline; none of the assertions is about time.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "nvme_tcp_tgt.h"
+
+#define BS 512u
+#define NSLOTS 16u
+#define SLOT_BLOCKS 8u    /* one I/O: 4 KiB */
+#define SLOT_STRIDE 1024u /* blocks between two slots' areas */
+
+struct slot {
+	struct rfx *f;
+	uint32_t idx;
+	uint32_t tag;   /* the pattern last written (and being verified) */
+	bool writing;   /* the op in flight: a write, else a read */
+	bool in_flight; /* submitted, no completion yet */
+	bool retry;     /* the last op failed: submit it again */
+	uint8_t *buf;
+};
+
+struct rfx {
+	struct fx_ctrlr backend;
+	struct tcp_tgt *tgt;
+	struct nvp_nvme_ctrlr *ctrlr;
+	struct nvp_nvme_ns *ns;
+	struct nvp_nvme_qpair *qpair;
+	struct slot slots[NSLOTS];
+	bool submit_more;     /* false: let the slots drain */
+	uint64_t verified;    /* reads that matched */
+	uint64_t twice;       /* completions of a slot with nothing in flight */
+	uint64_t corrupt;     /* reads that did not match */
+	uint64_t errors;      /* completions with an error status */
+	uint64_t path_errors; /* of those: PATH / HOST PATHING ERROR, DNR clear */
+	uint64_t other_errors;
+	uint64_t submit_fails;
+	unsigned int removes; /* remove callback calls */
+};
+
+static void submit_slot(struct slot *s);
+
+static uint64_t
+slot_lba(const struct slot *s)
+{
+	return (uint64_t)s->idx * SLOT_STRIDE +
+	       (s->tag % (SLOT_STRIDE / SLOT_BLOCKS)) * SLOT_BLOCKS;
+}
+
+static void
+slot_done(void *arg, const struct nvme_cpl *cpl)
+{
+	struct slot *s = arg;
+	struct rfx *f = s->f;
+
+	if (!s->in_flight) {
+		f->twice++;
+		return;
+	}
+	s->in_flight = false;
+	if (nvme_cpl_is_error(cpl)) {
+		f->errors++;
+		if (cpl->status.sct == NVME_SCT_PATH && cpl->status.sc == NVME_SC_HOST_PATH_ERROR &&
+		    !cpl->status.dnr) {
+			f->path_errors++;
+		} else {
+			if (f->other_errors++ == 0) {
+				fx_print_cpl("reconnect workload, first other error", cpl);
+			}
+		}
+		s->retry = true; /* the same op again: its data is the same */
+		return;
+	}
+	s->retry = false;
+	if (s->writing) {
+		s->writing = false;
+	} else {
+		if (fx_pattern_check(s->buf, slot_lba(s), SLOT_BLOCKS, BS, s->tag) != -1) {
+			f->corrupt++;
+		} else {
+			f->verified++;
+		}
+		s->tag++;
+		s->writing = true;
+	}
+}
+
+static void
+submit_slot(struct slot *s)
+{
+	struct rfx *f = s->f;
+	int rc;
+
+	if (s->writing) {
+		fx_pattern_fill(s->buf, slot_lba(s), SLOT_BLOCKS, BS, s->tag);
+		rc = nvp_nvme_ns_cmd_write(f->ns, f->qpair, s->buf, slot_lba(s), SLOT_BLOCKS,
+					   slot_done, s, 0);
+	} else {
+		memset(s->buf, 0, SLOT_BLOCKS * BS);
+		rc = nvp_nvme_ns_cmd_read(f->ns, f->qpair, s->buf, slot_lba(s), SLOT_BLOCKS,
+					  slot_done, s, 0);
+	}
+	if (rc == 0) {
+		s->in_flight = true;
+	} else {
+		f->submit_fails++;
+	}
+}
+
+/* One round: the admin poll (it drives the reconnect), the I/O poll, idle slots go. */
+static void
+pump(struct rfx *f)
+{
+	(void)nvp_nvme_ctrlr_process_admin_completions(f->ctrlr);
+	(void)nvp_nvme_qpair_process_completions(f->qpair, 0);
+	if (!f->submit_more || nvp_nvme_ctrlr_is_failed(f->ctrlr)) {
+		return;
+	}
+	for (uint32_t i = 0; i < NSLOTS; i++) {
+		if (!f->slots[i].in_flight) {
+			submit_slot(&f->slots[i]);
+		}
+	}
+}
+
+static uint32_t
+in_flight(const struct rfx *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < NSLOTS; i++) {
+		n += f->slots[i].in_flight ? 1u : 0u;
+	}
+	return n;
+}
+
+/* Pump until @verified reads have matched (more than now), or @ms pass. \return 0 or -ETIMEDOUT. */
+static int
+pump_verified(struct rfx *f, uint64_t more, uint32_t ms)
+{
+	uint64_t target = f->verified + more, end = fx_now_us() + (uint64_t)ms * 1000u;
+
+	while (f->verified < target) {
+		if (fx_now_us() >= end) {
+			fprintf(stderr,
+				"reconnect: only %" PRIu64 " of %" PRIu64 " verified reads "
+				"within %u ms\n",
+				f->verified, target, ms);
+			return -ETIMEDOUT;
+		}
+		pump(f);
+	}
+	return 0;
+}
+
+/* Pump for @ms milliseconds whatever happens. */
+static void
+pump_for(struct rfx *f, uint32_t ms)
+{
+	uint64_t end = fx_now_us() + (uint64_t)ms * 1000u;
+
+	while (fx_now_us() < end) {
+		pump(f);
+	}
+}
+
+/* Stop submitting and wait for every slot to come back. \return 0 or -ETIMEDOUT. */
+static int
+drain(struct rfx *f)
+{
+	uint64_t end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+
+	f->submit_more = false;
+	while (in_flight(f) != 0) {
+		if (fx_now_us() >= end) {
+			fprintf(stderr, "reconnect: %u requests never completed\n", in_flight(f));
+			return -ETIMEDOUT;
+		}
+		pump(f);
+	}
+	return 0;
+}
+
+static void
+remove_cb(void *arg, struct nvp_nvme_ctrlr *ctrlr)
+{
+	struct rfx *f = arg;
+
+	(void)ctrlr;
+	f->removes++;
+}
+
+static int
+rfx_open(struct rfx *f, int32_t loss, uint32_t delay, uint32_t fast)
+{
+	struct nvp_nvme_ctrlr_opts opts;
+	struct tcp_tgt_opts o;
+	char trid[512];
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	rc = fx_open(&f->backend, "size=32M,lba=512");
+	if (rc != 0) {
+		return rc;
+	}
+	tcp_tgt_opts_init(&o);
+	rc = tcp_tgt_start(f->backend.ctrlr, &o, &f->tgt);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	tcp_tgt_trid(f->tgt, NULL, trid, sizeof(trid));
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	opts.ctrlr_loss_timeout_sec = loss;
+	opts.reconnect_delay_sec = delay;
+	opts.fast_io_fail_timeout_sec = fast;
+	rc = fx_connect_str(trid, &opts, &f->ctrlr);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc != 0) {
+		return rc;
+	}
+	nvp_nvme_ctrlr_register_remove_callback(f->ctrlr, remove_cb, f);
+	f->ns = nvp_nvme_ctrlr_get_ns(f->ctrlr, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->ns);
+	rc = fx_qpair_alloc(f->ctrlr, 64, 0, 0, false, &f->qpair);
+	CU_ASSERT_EQUAL(rc, 0);
+	for (uint32_t i = 0; i < NSLOTS && rc == 0; i++) {
+		f->slots[i].f = f;
+		f->slots[i].idx = i;
+		f->slots[i].writing = true;
+		f->slots[i].tag = i * 1000u;
+		f->slots[i].buf = fx_dma_alloc(SLOT_BLOCKS * BS);
+	}
+	f->submit_more = true;
+	return rc;
+}
+
+static void
+rfx_close(struct rfx *f)
+{
+	struct tcp_tgt_stats st;
+
+	for (uint32_t i = 0; i < NSLOTS; i++) {
+		nvp_env_dma_free(f->slots[i].buf);
+	}
+	if (f->qpair != NULL) {
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(f->qpair), 0);
+	}
+	if (f->ctrlr != NULL) {
+		(void)nvp_nvme_detach(f->ctrlr);
+	}
+	if (f->tgt != NULL) {
+		tcp_tgt_get_stats(f->tgt, &st);
+		CU_ASSERT_EQUAL(st.bad_host_pdus, 0);
+		tcp_tgt_stop(f->tgt);
+	}
+	fx_close(&f->backend);
+}
+
+/* An outage: every connection dropped; with @down_ms, nobody listens for that long. */
+static void
+outage(struct rfx *f, uint32_t down_ms)
+{
+	if (down_ms != 0) {
+		CU_ASSERT_EQUAL(tcp_tgt_set_listening(f->tgt, false), 0);
+	}
+	tcp_tgt_drop_conns(f->tgt);
+	if (down_ms != 0) {
+		pump_for(f, down_ms);
+		CU_ASSERT_EQUAL(tcp_tgt_set_listening(f->tgt, true), 0);
+	}
+}
+
+/*
+ * Outages shorter than fast_io_fail_timeout_sec, some with the target not listening
+ * (refused attempts, the next after reconnect_delay_sec): no error, nothing lost, twice
+ * or corrupted, and the workload goes on after each.
+ */
+static void
+test_outages_shorter_than_fast_io_fail(void)
+{
+	struct rfx f;
+
+	if (rfx_open(&f, -1, 1, 30) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 64, FX_WAIT_MS), 0);
+	for (uint32_t round = 0; round < 4; round++) {
+		outage(&f, round % 2 == 0 ? 0 : 300);
+		CU_ASSERT_EQUAL(pump_verified(&f, 64, FX_WAIT_MS), 0);
+		CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(f.ctrlr));
+	}
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(f.errors, 0);
+	CU_ASSERT_EQUAL(f.twice, 0);
+	CU_ASSERT_EQUAL(f.corrupt, 0);
+	CU_ASSERT_EQUAL(f.submit_fails, 0);
+	CU_ASSERT_EQUAL(f.removes, 0);
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_reconnecting(f.ctrlr));
+	printf("  %" PRIu64 " verified reads across 4 outages\n", f.verified);
+	rfx_close(&f);
+}
+
+/*
+ * An outage longer than fast_io_fail_timeout_sec: the waiting I/O completes with HOST
+ * PATHING ERROR, DNR clear (and nothing else); sent again, it succeeds after the
+ * reconnect, and the data are right.
+ */
+static void
+test_outage_longer_than_fast_io_fail(void)
+{
+	uint64_t end;
+	struct rfx f;
+
+	if (rfx_open(&f, 60, 1, 1) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	tcp_tgt_drop_conns(f.tgt);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (f.path_errors == 0 && fx_now_us() < end) {
+		pump(&f);
+	}
+	CU_ASSERT(f.path_errors > 0);
+	CU_ASSERT(nvp_nvme_ctrlr_is_reconnecting(f.ctrlr));
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(f.ctrlr));
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	CU_ASSERT_EQUAL(pump_verified(&f, 64, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(f.other_errors, 0);
+	CU_ASSERT_EQUAL(f.twice, 0);
+	CU_ASSERT_EQUAL(f.corrupt, 0);
+	CU_ASSERT_EQUAL(f.removes, 0);
+	printf("  %" PRIu64 " path errors while the target was away, then %" PRIu64
+	       " verified reads\n",
+	       f.path_errors, f.verified);
+	rfx_close(&f);
+}
+
+/*
+ * ctrlr_loss_timeout_sec runs out: the controller is failed for good (remove callback
+ * once, requests complete with HOST PATHING ERROR and DNR set, submissions -ENXIO) and
+ * stays so when the target is back.
+ */
+static void
+test_ctrlr_loss_timeout(void)
+{
+	uint8_t *buf;
+	uint64_t end;
+	struct rfx f;
+
+	if (rfx_open(&f, 2, 1, 0) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	tcp_tgt_drop_conns(f.tgt);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!nvp_nvme_ctrlr_is_failed(f.ctrlr) && fx_now_us() < end) {
+		pump(&f);
+	}
+	CU_ASSERT(nvp_nvme_ctrlr_is_failed(f.ctrlr));
+	CU_ASSERT(nvp_nvme_ctrlr_is_removed(f.ctrlr));
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_reconnecting(f.ctrlr));
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(f.removes, 1);
+	CU_ASSERT_EQUAL(f.path_errors, 0); /* fast_io_fail 0: nothing failed before the loss */
+	CU_ASSERT(f.other_errors > 0);     /* what waited: HOST PATHING ERROR, DNR set */
+	CU_ASSERT_EQUAL(f.twice, 0);
+	CU_ASSERT_EQUAL(f.corrupt, 0);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	pump_for(&f, 100);
+	CU_ASSERT(nvp_nvme_ctrlr_is_failed(f.ctrlr));
+	buf = fx_dma_alloc(BS);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(f.ns, f.qpair, buf, 0, 1, slot_done, &f.slots[0], 0),
+			-ENXIO);
+	nvp_env_dma_free(buf);
+	rfx_close(&f);
+}
+
+/* SPDK's rules for the three options; each bad combination names what is wrong. */
+static void
+test_bad_options(void)
+{
+	static const struct {
+		int32_t loss;
+		uint32_t delay, fast;
+		int rc;
+	} cases[] = {
+		{ -2, 1, 0, -EINVAL },                         /* below -1 */
+		{ 0, 1, 0, -EINVAL },                          /* a delay without reconnect */
+		{ 0, 0, 5, -EINVAL },                          /* fast_io_fail without reconnect */
+		{ 10, 0, 0, -EINVAL },                         /* reconnect without a delay */
+		{ -1, 0, 0, -EINVAL },  { 5, 10, 0, -EINVAL }, /* delay past the loss timeout */
+		{ 10, 5, 2, -EINVAL },                         /* fast_io_fail below the delay */
+		{ 10, 1, 20, -EINVAL }, /* fast_io_fail past the loss timeout */
+		{ -1, 1, 0, 0 },        { 10, 2, 5, 0 },
+	};
+	struct nvp_nvme_ctrlr_opts opts;
+	struct nvp_nvme_ctrlr *ctrlr;
+	struct tcp_tgt_opts o;
+	struct fx_ctrlr backend;
+	struct tcp_tgt *tgt;
+	char trid[512];
+
+	if (fx_open(&backend, "size=32M,lba=512") != 0) {
+		fx_close(&backend);
+		return;
+	}
+	tcp_tgt_opts_init(&o);
+	CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt), 0);
+	tcp_tgt_trid(tgt, NULL, trid, sizeof(trid));
+	for (size_t i = 0; i < NVP_COUNTOF(cases); i++) {
+		int rc;
+
+		nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+		opts.ctrlr_loss_timeout_sec = cases[i].loss;
+		opts.reconnect_delay_sec = cases[i].delay;
+		opts.fast_io_fail_timeout_sec = cases[i].fast;
+		ctrlr = NULL;
+		rc = fx_connect_str(trid, &opts, &ctrlr);
+		CU_ASSERT_EQUAL(rc, cases[i].rc);
+		if (rc != cases[i].rc) {
+			fprintf(stderr, "case %zu: loss %d delay %u fast %u: rc %d\n", i,
+				cases[i].loss, cases[i].delay, cases[i].fast, rc);
+		}
+		if (rc == 0) {
+			CU_ASSERT_EQUAL(nvp_nvme_detach(ctrlr), 0);
+		}
+	}
+	tcp_tgt_stop(tgt);
+	fx_close(&backend);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct fx_test tests[] = {
+		{ "outages_shorter_than_fast_io_fail", test_outages_shorter_than_fast_io_fail },
+		{ "outage_longer_than_fast_io_fail", test_outage_longer_than_fast_io_fail },
+		{ "ctrlr_loss_timeout", test_ctrlr_loss_timeout },
+		{ "bad_options", test_bad_options },
+	};
+
+	return fx_main(argc, argv, "nvme_tcp_reconnect", tests, NVP_COUNTOF(tests));
+}

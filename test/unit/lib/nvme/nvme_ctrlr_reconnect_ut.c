@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of reconnect without the application (nvme_ctrlr_reconnect.c and its
+ * decisions in nvme_internal.h) on a fake clock: when an attempt is due, when the
+ * controller is given up (ctrlr_loss_timeout_sec, -1 never), when waiting I/O starts to
+ * fail (fast_io_fail_timeout_sec, 0 never), a loss stamped after the owner's poll
+ * started, and the attempt loop with a reset that fails, then succeeds.
+ */
+/* The driver runs on this test's clock (see nvme_ticks()). */
+#define NVME_UT_TICKS ut_ticks
+#include "nvme/nvme_ctrlr_reconnect.c"
+
+#include "ut_nvme.h"
+
+#define HZ 1000u /* fake ticks per second */
+
+static uint64_t g_now;
+
+static uint64_t
+ut_ticks(void)
+{
+	return g_now;
+}
+
+/* ---- neighbours ---- */
+
+static unsigned int g_fails, g_removes, g_resets;
+static int g_reset_rc; /* what the next reset returns */
+
+void
+nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
+{
+	(void)why;
+	g_fails++;
+	atomic_store(&ctrlr->is_failed, true);
+}
+
+void
+nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
+{
+	g_removes++;
+	atomic_store(&ctrlr->removed, true);
+	atomic_store(&ctrlr->is_failed, true);
+}
+
+/* As the real one: success clears reconnecting; a failure leaves it set. */
+int
+nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
+{
+	g_resets++;
+	if (g_reset_rc == 0) {
+		atomic_store(&ctrlr->reconnecting, false);
+	}
+	return g_reset_rc;
+}
+
+static void
+ctrlr_init(struct nvp_nvme_ctrlr *ctrlr, int32_t loss, uint32_t delay, uint32_t fast)
+{
+	memset(ctrlr, 0, sizeof(*ctrlr));
+	snprintf(ctrlr->name, sizeof(ctrlr->name), "ut");
+	ctrlr->ticks_hz = HZ;
+	ctrlr->state = NVME_CTRLR_STATE_READY;
+	ctrlr->opts.ctrlr_loss_timeout_sec = loss;
+	ctrlr->opts.reconnect_delay_sec = delay;
+	ctrlr->opts.fast_io_fail_timeout_sec = fast;
+	g_fails = g_removes = g_resets = 0;
+	g_reset_rc = 0;
+}
+
+/* ---- the decisions ---- */
+
+static void
+test_decide(void)
+{
+	struct nvp_nvme_ctrlr_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.ctrlr_loss_timeout_sec = 10;
+	o.reconnect_delay_sec = 2;
+	/* the first attempt at once; the next not before its time */
+	CU_ASSERT_EQUAL(nvme_reconnect_decide(&o, HZ, 5000, 0, 5000), NVME_RECONNECT_TRY);
+	CU_ASSERT_EQUAL(nvme_reconnect_decide(&o, HZ, 5000, 7000, 6999), NVME_RECONNECT_WAIT);
+	CU_ASSERT_EQUAL(nvme_reconnect_decide(&o, HZ, 5000, 7000, 7000), NVME_RECONNECT_TRY);
+	/* the loss timeout counts from the loss, to the tick */
+	CU_ASSERT_EQUAL(nvme_reconnect_decide(&o, HZ, 5000, 20000, 14999), NVME_RECONNECT_WAIT);
+	CU_ASSERT_EQUAL(nvme_reconnect_decide(&o, HZ, 5000, 0, 14999), NVME_RECONNECT_TRY);
+	CU_ASSERT_EQUAL(nvme_reconnect_decide(&o, HZ, 5000, 0, 15000), NVME_RECONNECT_GIVE_UP);
+	/* -1: never given up */
+	o.ctrlr_loss_timeout_sec = -1;
+	CU_ASSERT_EQUAL(nvme_reconnect_decide(&o, HZ, 5000, 0, UINT64_MAX / 2), NVME_RECONNECT_TRY);
+	/* a loss stamped after @now (another thread) is no time at all */
+	o.ctrlr_loss_timeout_sec = 1;
+	CU_ASSERT_EQUAL(nvme_reconnect_decide(&o, HZ, 5000, 6000, 4000), NVME_RECONNECT_WAIT);
+}
+
+static void
+test_fast_fail_due(void)
+{
+	struct nvp_nvme_ctrlr_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.ctrlr_loss_timeout_sec = 10;
+	o.reconnect_delay_sec = 1;
+	o.fast_io_fail_timeout_sec = 3;
+	CU_ASSERT_FALSE(nvme_reconnect_fast_fail_due(&o, HZ, 1000, 1000));
+	CU_ASSERT_FALSE(nvme_reconnect_fast_fail_due(&o, HZ, 1000, 3999));
+	CU_ASSERT_TRUE(nvme_reconnect_fast_fail_due(&o, HZ, 1000, 4000));
+	/* a loss newer than the poll's tick (unsigned wrap would say "long ago") */
+	CU_ASSERT_FALSE(nvme_reconnect_fast_fail_due(&o, HZ, 5000, 4000));
+	/* 0: waiting I/O never fails before the controller is lost */
+	o.fast_io_fail_timeout_sec = 0;
+	CU_ASSERT_FALSE(nvme_reconnect_fast_fail_due(&o, HZ, 1000, 1000000));
+}
+
+/* ---- the controller side ---- */
+
+static void
+test_conn_lost(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	/* reconnect off: failed, as before */
+	ctrlr_init(&c, 0, 0, 0);
+	nvme_ctrlr_conn_lost(&c, "ut");
+	CU_ASSERT_EQUAL(g_fails, 1);
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+	/* not attached yet (initialising): failed, attach reports it */
+	ctrlr_init(&c, 5, 1, 0);
+	c.state = NVME_CTRLR_STATE_DISABLE;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	CU_ASSERT_EQUAL(g_fails, 1);
+	/* on: reconnecting, stamped once (a second loss does not move the stamp) */
+	ctrlr_init(&c, 5, 1, 2);
+	g_now = 7000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	CU_ASSERT_EQUAL(g_fails, 0);
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_reconnecting(&c));
+	CU_ASSERT_EQUAL(atomic_load(&c.loss_ticks), 7000);
+	g_now = 8000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	CU_ASSERT_EQUAL(atomic_load(&c.loss_ticks), 7000);
+	CU_ASSERT_FALSE(nvme_ctrlr_fast_io_fail(&c, 8999));
+	CU_ASSERT_TRUE(nvme_ctrlr_fast_io_fail(&c, 9000));
+	/* not reconnecting: never fast-failed */
+	atomic_store(&c.reconnecting, false);
+	CU_ASSERT_FALSE(nvme_ctrlr_fast_io_fail(&c, 90000));
+}
+
+/* Attempts every reconnect_delay_sec while they fail; success ends it. */
+static void
+test_poll_retries_then_succeeds(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	ctrlr_init(&c, -1, 2, 0);
+	g_now = 1000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_reset_rc = -EIO;
+	nvme_ctrlr_reconnect_poll(&c); /* the first at once */
+	CU_ASSERT_EQUAL(g_resets, 1);
+	g_now = 2999;
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 1);
+	g_now = 3000;
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 2);
+	CU_ASSERT_TRUE(nvme_ctrlr_is_reconnecting(&c));
+	CU_ASSERT_EQUAL(g_fails + g_removes, 0);
+	g_reset_rc = 0;
+	g_now = 5000;
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 3);
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+	g_now = 9000;
+	nvme_ctrlr_reconnect_poll(&c); /* nothing to do any more */
+	CU_ASSERT_EQUAL(g_resets, 3);
+	CU_ASSERT_EQUAL(g_removes, 0);
+}
+
+/* ctrlr_loss_timeout_sec passes: failed for good, no more attempts. */
+static void
+test_poll_gives_up(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	ctrlr_init(&c, 3, 1, 0);
+	g_now = 10000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_reset_rc = -EIO;
+	for (g_now = 10000; g_now < 12999; g_now += 100) {
+		nvme_ctrlr_reconnect_poll(&c);
+	}
+	CU_ASSERT_EQUAL(g_resets, 3); /* at 10 s, 11 s, 12 s */
+	CU_ASSERT_EQUAL(g_removes, 0);
+	g_now = 13000;
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_removes, 1);
+	CU_ASSERT_EQUAL(g_resets, 3);
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+	CU_ASSERT_FALSE(nvme_ctrlr_reconnect_enabled(&c));
+	g_now = 20000;
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 3);
+	CU_ASSERT_EQUAL(g_removes, 1);
+}
+
+int
+main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		return 1;
+	}
+	nvp_log_set_callback(ut_log_cb);
+	s = CU_add_suite("nvme_ctrlr_reconnect", NULL, NULL);
+	CU_add_test(s, "decide", test_decide);
+	CU_add_test(s, "fast_fail_due", test_fast_fail_due);
+	CU_add_test(s, "conn_lost", test_conn_lost);
+	CU_add_test(s, "poll_retries_then_succeeds", test_poll_retries_then_succeeds);
+	CU_add_test(s, "poll_gives_up", test_poll_gives_up);
+	return ut_run();
+}
