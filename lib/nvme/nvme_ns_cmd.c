@@ -217,11 +217,11 @@ ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *b
 	if (nvp_unlikely(buf == NULL || ((uintptr_t)buf & 3u) != 0)) {
 		return -EINVAL;
 	}
+	tr = nvme_qpair_free_slot(qpair); /* before the request is built (see there) */
 	req = nvme_qpair_alloc_request(qpair);
 	if (nvp_unlikely(req == NULL)) {
 		return -ENOMEM;
 	}
-	tr = nvme_qpair_free_slot(qpair); /* before the request is built (see there) */
 	nvme_request_init(req, cb, cb_arg);
 	set_lba_cmd(req, ns, opc, lba, lba_count, io_flags);
 	req->cmd.cdw13 = cdw13;
