@@ -22,7 +22,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "nvme_internal.h"
+#include "nvme_transport.h"
 
 /* The qpair's owner, an I/O qpair of the namespace's controller, an active namespace. */
 static inline int
@@ -198,6 +198,7 @@ ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *b
       uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags, uint32_t cdw13)
 {
 	struct nvme_request *req;
+	struct nvme_tracker *tr;
 	int rc;
 
 	if (nvp_unlikely(lba_count - 1u >= ns->plain_max_sectors ||
@@ -216,6 +217,7 @@ ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *b
 	if (nvp_unlikely(buf == NULL || ((uintptr_t)buf & 3u) != 0)) {
 		return -EINVAL;
 	}
+	tr = nvme_qpair_free_slot(qpair); /* before the request is built (see there) */
 	req = nvme_qpair_alloc_request(qpair);
 	if (nvp_unlikely(req == NULL)) {
 		return -ENOMEM;
@@ -224,7 +226,7 @@ ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *b
 	set_lba_cmd(req, ns, opc, lba, lba_count, io_flags);
 	req->cmd.cdw13 = cdw13;
 	nvme_request_set_contig(req, buf, lba_count * ns->sector_size);
-	return nvme_qpair_submit_request(qpair, req);
+	return nvme_qpair_submit_in(qpair, tr, req);
 }
 
 int

@@ -151,41 +151,6 @@ ring_sq(struct nvp_nvme_qpair *qpair)
 	qpair->sq_dirty = false;
 }
 
-/*
- * Hand @req to the transport in slot @tr, the top of the free stack. Its deadline counts
- * from @accepted (when the submit call took it: it waited on the queued list), 0 = now.
- * \return 0, -EAGAIN, or -errno.
- */
-static inline __attribute__((always_inline)) int
-submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req,
-	       uint64_t accepted)
-{
-	int rc = nvme_transport_qpair_submit(qpair, tr, req);
-
-	if (nvp_unlikely(rc != 0)) {
-		return rc;
-	}
-	SLIST_REMOVE_HEAD(&qpair->free_tr, free_link); /* @tr is its first */
-	qpair->slots_used++;
-	tr->holds_slot = true;
-	tr->req = req;
-	tr->cpl_pending = true;
-	tr->state = NVME_TR_ACTIVE;
-	if (qpair->timeout_ticks != 0) {
-		/* Inside a poll (callbacks) the poll's own timestamp is fresh enough. */
-		if (nvp_likely(accepted == 0)) {
-			accepted = qpair->in_batch ? qpair->poll_ticks : nvme_ticks(qpair->ctrlr);
-		}
-		tr->deadline = accepted + qpair->timeout_ticks;
-	} else {
-		tr->deadline = 0;
-	}
-	TAILQ_INSERT_TAIL(&qpair->outstanding, tr, link);
-	qpair->sq_dirty = true;
-	qpair->stats.submitted++;
-	return 0;
-}
-
 #define reset_pending nvme_qpair_reset_pending
 
 /*
@@ -228,8 +193,8 @@ db_window_close(struct nvp_nvme_qpair *qpair)
 }
 
 /* A doorbell outside a poll (delay_doorbell off, or the public ring call). */
-static void
-ring_sq_guarded(struct nvp_nvme_qpair *qpair)
+void
+nvme_qpair_ring_sq_guarded(struct nvp_nvme_qpair *qpair)
 {
 	if (qpair->is_admin) {
 		ring_sq(qpair);
@@ -277,37 +242,36 @@ submit_slow(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 }
 
 /*
- * Accept @req: into the SQ now if a slot is free and nobody waits ahead of it, else onto
- * the queued list (after checking its payload, so a bad buffer is still reported to the
- * caller). On error the request object is given back.
- * \return 0, -ENXIO (failed controller or qpair being deleted), or the payload's -errno.
+ * Where nvme_qpair_submit_in() (nvme_transport.h) leaves @req when it cannot go into the SQ
+ * at once: a qpair not ready, a failed controller, a reset pending, no free slot or
+ * requests queued ahead of it. \return 0, -ENXIO, or the payload's -errno.
  */
+int
+nvme_qpair_submit_wait(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	if (qpair->not_ready != 0 || nvme_ctrlr_is_failed(qpair->ctrlr) || reset_pending(qpair)) {
+		return submit_slow(qpair, req);
+	}
+	return queue_request(qpair, req);
+}
+
+/* The transport refused @req (@rc): queued if it was short of PRP list pages (-EAGAIN),
+ * else given back. \return 0 or @rc. */
+int
+nvme_qpair_submit_refused(struct nvp_nvme_qpair *qpair, struct nvme_request *req, int rc)
+{
+	if (rc == -EAGAIN) {
+		return queue_request(qpair, req);
+	}
+	nvme_qpair_free_request(qpair, req);
+	return rc;
+}
+
+/* For every caller but the reads and writes of nvme_ns_cmd.c, which have it inline. */
 int
 nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	struct nvme_tracker *tr = SLIST_FIRST(&qpair->free_tr);
-	int rc;
-
-	if (nvp_unlikely(qpair->not_ready != 0 || nvme_ctrlr_is_failed(qpair->ctrlr) ||
-			 reset_pending(qpair))) {
-		return submit_slow(qpair, req);
-	}
-	if (nvp_likely(tr != NULL && qpair->slots_used < qpair->num_slots &&
-		       STAILQ_EMPTY(&qpair->queued))) {
-		rc = submit_tracker(qpair, tr, req, 0);
-		if (nvp_likely(rc == 0)) {
-			qpair->num_outstanding++;
-			if (!qpair->delay_doorbell && !qpair->in_batch) {
-				ring_sq_guarded(qpair);
-			}
-			return 0;
-		}
-		if (rc != -EAGAIN) {
-			nvme_qpair_free_request(qpair, req);
-			return rc;
-		}
-	}
-	return queue_request(qpair, req);
+	return nvme_qpair_submit_in(qpair, nvme_qpair_free_slot(qpair), req);
 }
 
 /* Move queued requests into free slots (the caller rings once for the whole batch). */
@@ -321,7 +285,7 @@ submit_queued(struct nvp_nvme_qpair *qpair)
 	while (qpair->slots_used < qpair->num_slots &&
 	       (req = STAILQ_FIRST(&qpair->queued)) != NULL &&
 	       (tr = SLIST_FIRST(&qpair->free_tr)) != NULL) {
-		int rc = submit_tracker(qpair, tr, req, req->accept_ticks);
+		int rc = nvme_qpair_submit_tracker(qpair, tr, req, req->accept_ticks);
 
 		if (rc == -EAGAIN) {
 			break; /* chained PRP list pages short: retry after more completions */
@@ -514,7 +478,7 @@ nvp_nvme_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 		return;
 	}
 	if (qpair->sq_dirty) {
-		ring_sq_guarded(qpair);
+		nvme_qpair_ring_sq_guarded(qpair);
 	}
 }
 
