@@ -548,6 +548,28 @@ conn_start(struct nvp_nvme_qpair *qpair, enum nvme_qpair_conn_state state)
 	qpair->conn_inflight = false;
 }
 
+/*
+ * Test only: with NVP_NVME_TEST_REFUSE_RECREATE=cq (or sq) in the environment, the Create
+ * I/O CQ (SQ) that re-creates a qpair's queues (after a reset, or to re-make them) asks
+ * for 65536 entries, which a controller must refuse unless its CAP.MQES is 65535 (Invalid
+ * Queue Size). So the refusal path is driven by a device's own status on a controller
+ * whose refusals cannot be injected (QEMU's: test/qemu/tests.list). Looked up at each
+ * re-creation, so a test can unset it before the next reset.
+ */
+static void
+test_refuse_recreate(struct nvme_cmd *cmd)
+{
+	const char *env = getenv("NVP_NVME_TEST_REFUSE_RECREATE");
+
+	if (nvp_likely(env == NULL)) {
+		return;
+	}
+	if ((cmd->opc == NVME_OPC_CREATE_IO_CQ && strcmp(env, "cq") == 0) ||
+	    (cmd->opc == NVME_OPC_CREATE_IO_SQ && strcmp(env, "sq") == 0)) {
+		cmd->cdw10 |= 0xffffu << 16; /* QSIZE, 0's based */
+	}
+}
+
 /* Submit the current step's command. \return 0, 1 after the last step, -EAGAIN, -errno. */
 static int
 conn_submit_step(struct nvp_nvme_qpair *qpair)
@@ -560,6 +582,9 @@ conn_submit_step(struct nvp_nvme_qpair *qpair)
 					      qpair->conn_step, &cmd);
 	if (rc != 0) {
 		return rc == -ENOENT ? 1 : rc;
+	}
+	if (qpair->conn_state == NVME_QP_CREATING) {
+		test_refuse_recreate(&cmd);
 	}
 	if (!ctrlr->recovery->admin_trylock(ctrlr)) {
 		return -EAGAIN;
