@@ -95,7 +95,8 @@
  *   fault=TYPE         inject a fault from the start: drop_cpl, error, slow, cfs,
  *                      all_ones, rdy_never, power_cut (when the command after
  *                      fault_skip arrives; fault_arg seeds the loss), and completions
- *                      posted wrongly: bad_cid, dup_cpl, wrong_cq, bad_phase, bad_sqhd
+ *                      posted wrongly: bad_cid, dup_cpl, wrong_cq, bad_phase, bad_sqhd;
+ *                      admin commands: admin_error, admin_bad_phase
  *   fault_count=1      commands the fault applies to (command faults)
  *   fault_skip=0       I/O commands to let pass before the fault applies
  *   fault_arg=0        error: status (sct << 8 | sc); slow: extra µs
@@ -174,15 +175,18 @@ enum nvp_emu_fault_type {
 				  * (power_loss=1), then every register reads all ones; arg
 				  * seeds the loss (0 = from the seed option) */
 	/* Completions posted wrongly: what a broken or hostile device does. */
-	NVP_EMU_FAULT_BAD_CID,     /**< the completion carries command id 0xffff instead */
-	NVP_EMU_FAULT_DUP_CPL,     /**< the completion is posted twice */
-	NVP_EMU_FAULT_WRONG_CQ,    /**< the completion goes to the admin queue (I/O) or the
+	NVP_EMU_FAULT_BAD_CID,         /**< the completion carries command id 0xffff instead */
+	NVP_EMU_FAULT_DUP_CPL,         /**< the completion is posted twice */
+	NVP_EMU_FAULT_WRONG_CQ,        /**< the completion goes to the admin queue (I/O) or the
 				  * first I/O queue (admin) instead */
-	NVP_EMU_FAULT_BAD_PHASE,   /**< the entry is written with the old phase tag: the host
+	NVP_EMU_FAULT_BAD_PHASE,       /**< the entry is written with the old phase tag: the host
 				  * cannot see it nor anything after it in that queue */
-	NVP_EMU_FAULT_BAD_SQHD,    /**< the entry's SQ head pointer is past the queue's end */
-	NVP_EMU_FAULT_ADMIN_ERROR, /**< complete admin commands of opcode arg >> 16 with
+	NVP_EMU_FAULT_BAD_SQHD,        /**< the entry's SQ head pointer is past the queue's end */
+	NVP_EMU_FAULT_ADMIN_ERROR,     /**< complete admin commands of opcode arg >> 16 with
 				    * status arg & 0x7ff (sct<<8|sc), DNR clear */
+	NVP_EMU_FAULT_ADMIN_BAD_PHASE, /**< execute admin commands of opcode arg >> 16 and
+					* write their completions with the old phase tag:
+					* the admin CQ is stuck behind them */
 };
 
 /** Options of a software controller. Initialise with nvp_emu_opts_init(). */
@@ -288,7 +292,9 @@ const char *nvp_emu_ctrlr_get_traddr(const struct nvp_emu_ctrlr *ctrlr);
  * device: switched off, CSTS.CFS stays set and no queue runs until the host resets the
  * controller (CC.EN 1 -> 0). admin_error fails the next @count admin commands of opcode
  * @arg >> 16, after @skip more of that opcode have passed, with status @arg & 0x7ff (not
- * executed; a controller reset keeps the fault).
+ * executed; a controller reset keeps the fault). admin_bad_phase picks its commands the
+ * same way, executes them and writes their completions with the old phase tag. One admin
+ * fault at a time: either replaces the other.
  * \return 0 or -EINVAL.
  */
 int nvp_emu_ctrlr_inject_fault(struct nvp_emu_ctrlr *ctrlr, enum nvp_emu_fault_type type,

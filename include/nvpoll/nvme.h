@@ -24,7 +24,12 @@
  * queues at once (qpair stats cq_stalls counts it). The same check runs with the health
  * check below (nothing completed for a second, or half the timeout), so a stuck CQ is
  * usually found while the requests behind it are within their deadlines and can be sent
- * again.
+ * again. The admin queue is looked at the same way while admin commands are outstanding
+ * and nothing completes (a second, or half admin_timeout_ms): a stuck admin CQ cannot be
+ * re-made with admin commands, so the controller is reset (as nvp_nvme_ctrlr_reset()),
+ * which rebuilds it, by the next synchronous command's wait or
+ * nvp_nvme_ctrlr_process_admin_completions() call; the admin commands outstanding
+ * complete with ABORTED SQ DELETION.
  * Otherwise the driver sends Abort (SQID, CID): "aborted" means the command's own
  * completion follows; "not aborted" (CQE dword 0 bit 0 = 1: the command left the SQ),
  * a failed Abort or no answer within admin_timeout_ms complete the request with ABORTED

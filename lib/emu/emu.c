@@ -186,6 +186,7 @@ fault_cat(enum nvp_emu_fault_type type)
 	case NVP_EMU_FAULT_RDY_NEVER:
 		return EMU_FAULT_CAT_RDY_NEVER;
 	case NVP_EMU_FAULT_ADMIN_ERROR:
+	case NVP_EMU_FAULT_ADMIN_BAD_PHASE:
 		return EMU_FAULT_CAT_ADMIN;
 	default:
 		return EMU_FAULT_CAT_CMD;
@@ -229,6 +230,7 @@ fault_apply(struct emu_ctrlr *c, enum emu_fault_cat cat, const struct emu_fault_
 		}
 		return;
 	case EMU_FAULT_CAT_ADMIN:
+		c->afault_type = r->type;
 		c->afault_count = r->count;
 		c->afault_skip = r->skip;
 		c->afault_arg = r->arg;
@@ -317,10 +319,11 @@ fault_request(struct emu_ctrlr *c, enum nvp_emu_fault_type type, uint32_t count,
 {
 	enum emu_fault_cat cat = fault_cat(type);
 
-	if ((unsigned)type > NVP_EMU_FAULT_ADMIN_ERROR ||
+	if ((unsigned)type > NVP_EMU_FAULT_ADMIN_BAD_PHASE ||
 	    (type == NVP_EMU_FAULT_ERROR && count != 0 && (arg == 0 || arg > 0x7ff)) ||
 	    (type == NVP_EMU_FAULT_ADMIN_ERROR && count != 0 &&
-	     ((arg & 0x7ff) == 0 || (arg & 0xf800) != 0 || arg > 0xffffff))) {
+	     ((arg & 0x7ff) == 0 || (arg & 0xf800) != 0 || arg > 0xffffff)) ||
+	    (type == NVP_EMU_FAULT_ADMIN_BAD_PHASE && count != 0 && arg > 0xffffff)) {
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&c->fault_lock);

@@ -745,10 +745,16 @@ emu_admin_execute(struct emu_ctrlr *c, uint16_t idx)
 		if (c->afault_skip > 0) {
 			c->afault_skip--;
 		} else {
-			/* admin_error: refused, not executed (a status the host may retry) */
 			c->afault_count--;
-			s->st = (uint16_t)(c->afault_arg & 0x7ffu);
-			return EMU_EXEC_DONE;
+			if (c->afault_type == NVP_EMU_FAULT_ADMIN_BAD_PHASE) {
+				/* executed; its completion carries the old phase tag */
+				s->flags |= EMU_SLOT_F_BAD_PHASE;
+			} else {
+				/* admin_error: refused, not executed (a status the host may
+				 * retry) */
+				s->st = (uint16_t)(c->afault_arg & 0x7ffu);
+				return EMU_EXEC_DONE;
+			}
 		}
 	}
 	switch (s->cmd.opc) {

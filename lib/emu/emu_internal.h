@@ -538,7 +538,7 @@ enum emu_fault_cat {
 	EMU_FAULT_CAT_ALL_ONES,
 	EMU_FAULT_CAT_RDY_NEVER,
 	EMU_FAULT_CAT_POWER_NOW, /* nvp_emu_ctrlr_power_cut() */
-	EMU_FAULT_CAT_ADMIN,     /* admin_error */
+	EMU_FAULT_CAT_ADMIN,     /* admin_error, admin_bad_phase */
 	EMU_FAULT_CAT_COUNT,
 };
 
@@ -583,7 +583,8 @@ struct emu_ctrlr {
 	uint32_t cfault_count;
 	uint32_t cfault_skip;
 	uint32_t cfault_arg;
-	/* admin command fault (admin_error), controller thread's copy */
+	/* admin command fault (admin_error, admin_bad_phase), controller thread's copy */
+	enum nvp_emu_fault_type afault_type;
 	uint32_t afault_count;
 	uint32_t afault_skip;
 	uint32_t afault_arg;

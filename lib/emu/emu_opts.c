@@ -145,6 +145,7 @@ static const char *const g_fault_names[] = {
 	[NVP_EMU_FAULT_BAD_PHASE] = "bad_phase",
 	[NVP_EMU_FAULT_BAD_SQHD] = "bad_sqhd",
 	[NVP_EMU_FAULT_ADMIN_ERROR] = "admin_error",
+	[NVP_EMU_FAULT_ADMIN_BAD_PHASE] = "admin_bad_phase",
 };
 
 const char *
@@ -285,8 +286,8 @@ parse_fault(struct nvp_emu_opts *o, const char *val, char *err, size_t errlen)
 	}
 	return opt_error(err, errlen, "fault", val,
 			 "expected none, drop_cpl, error, slow, cfs, all_ones, rdy_never, "
-			 "power_cut, bad_cid, dup_cpl, wrong_cq, bad_phase, bad_sqhd or "
-			 "admin_error");
+			 "power_cut, bad_cid, dup_cpl, wrong_cq, bad_phase, bad_sqhd, "
+			 "admin_error or admin_bad_phase");
 }
 
 static int

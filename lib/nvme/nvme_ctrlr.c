@@ -691,6 +691,7 @@ reset_locked(struct nvp_nvme_ctrlr *ctrlr)
 	atomic_store(&ctrlr->is_failed, false);
 	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
 	ctrlr->adminq->failed = false;
+	ctrlr->adminq->cq_stuck = false;
 	ctrlr->num_aers = 0;
 	rc = run_init(ctrlr, NVME_CTRLR_STATE_READY);
 	if (rc != 0) {

@@ -85,6 +85,23 @@ nvp_nvme_ctrlr_cmd_admin_raw(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd
 	return nvme_ctrlr_submit_admin(ctrlr, &c, len ? buf : NULL, len, cb, cb_arg);
 }
 
+/*
+ * A poll found the admin CQ stuck behind an entry with a stale phase tag
+ * (nvme_qpair_check_deadlines()): no admin completion will be seen again, and only a
+ * controller reset rebuilds the admin queue. Admin lock held, outside any poll of it. The
+ * admin commands outstanding complete with ABORTED SQ DELETION; the I/O qpairs re-create
+ * their queues at their next poll, as after any reset.
+ */
+static void
+admin_cq_stuck_reset(struct nvp_nvme_ctrlr *ctrlr)
+{
+	if (nvp_likely(!ctrlr->adminq->cq_stuck)) {
+		return;
+	}
+	ctrlr->adminq->cq_stuck = false;
+	(void)nvp_nvme_ctrlr_reset(ctrlr);
+}
+
 int32_t
 nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr)
 {
@@ -102,6 +119,7 @@ nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr)
 		}
 	}
 	n = nvme_qpair_process(ctrlr->adminq, 0);
+	admin_cq_stuck_reset(ctrlr);
 	if (ctrlr->ns_changed && n >= 0) {
 		/* Deferred from the AER callback: it may have run on an I/O thread that
 		 * must not wait for admin commands. */
@@ -191,6 +209,7 @@ sync_poll(struct nvp_nvme_ctrlr *ctrlr)
 
 	nvme_ctrlr_lock(ctrlr);
 	n = nvme_qpair_process(ctrlr->adminq, 0);
+	admin_cq_stuck_reset(ctrlr);
 	nvme_ctrlr_unlock(ctrlr);
 	return n;
 }

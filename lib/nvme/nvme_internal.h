@@ -277,6 +277,8 @@ struct nvp_nvme_qpair {
 	_Atomic uint32_t conn_status;      /* written by conn_cb (any thread) */
 	uint8_t conn_step;                 /* admin command of the current phase */
 	bool conn_inflight;                /* that command is on the admin queue */
+	bool cq_stuck; /* admin queue: its CQ was found stuck; whoever holds the admin lock
+			* outside a poll resets the controller (nvme_ctrlr_cmd.c) */
 	/* The last completion or health check: CSTS is read, and the CQ looked at, when
 	 * nothing completes for a while after it. */
 	uint64_t health_base;

@@ -310,7 +310,7 @@ static void conn_start(struct nvp_nvme_qpair *qpair, enum nvme_qpair_conn_state 
  * The missed-completion check: is the CQ stuck behind an entry the host cannot see (a
  * completion written with a stale phase tag)? Then no completion of this qpair will be
  * seen again, and neither waiting nor aborting helps. Not for the admin queue, which
- * cannot be re-made with admin commands (nvp_nvme_ctrlr_reset() re-makes it).
+ * cannot be re-made with admin commands: see admin_cq_stall_check().
  */
 static bool
 cq_stalled(struct nvp_nvme_qpair *qpair)
@@ -338,6 +338,31 @@ cq_stall_recover(struct nvp_nvme_qpair *qpair)
 	qpair->sq_dirty = false;
 	conn_start(qpair, NVME_QP_DELETING);
 	(void)nvme_qpair_conn_poll(qpair);
+}
+
+/*
+ * The same check on the admin queue (its health check: admin commands are outstanding and
+ * nothing completed for a while). A stuck admin CQ hides every admin completion from now
+ * on, Aborts' and queue re-creations' included, and only a controller reset re-makes the
+ * admin queue (AQA, ASQ, ACQ). This runs inside a poll of the admin queue, where a reset
+ * cannot run: the queue is marked, and whoever holds the admin lock outside a poll resets
+ * (nvme_ctrlr_cmd.c). Its commands then complete with ABORTED SQ DELETION.
+ */
+static void
+admin_cq_stall_check(struct nvp_nvme_qpair *qpair)
+{
+	if (qpair->cq_stuck || qpair->conn_state != NVME_QP_CONNECTED ||
+	    qpair->transport->qpair_cq_stalled == NULL ||
+	    !qpair->transport->qpair_cq_stalled(qpair)) {
+		return;
+	}
+	NVP_ERRLOG("%s: the admin completion queue is stuck behind an entry with a stale "
+		   "phase tag (the controller posted past it); the controller is reset to "
+		   "rebuild the admin queue (%u admin commands outstanding, event requests "
+		   "included, end with ABORTED SQ DELETION)",
+		   qpair->ctrlr->name, qpair->num_outstanding);
+	qpair->stats.cq_stalls++;
+	qpair->cq_stuck = true;
 }
 
 static void
@@ -403,13 +428,18 @@ handle_expired(struct nvp_nvme_qpair *qpair, uint64_t now)
  * How long requests may be outstanding with nothing completing before the poll reads
  * CSTS and looks for a stuck CQ: NVME_HEALTH_CHECK_MS, or half the request timeout if
  * that is shorter, so that a stuck CQ is found while what waits behind it can still be
- * sent again rather than failed.
+ * sent again rather than failed (the admin queue: half the admin timeout, so that a
+ * synchronous command waiting behind a stuck entry learns of it before it gives up).
  */
 static inline uint64_t
 health_interval(const struct nvp_nvme_qpair *qpair)
 {
 	uint64_t t = nvme_ms_to_ticks(qpair->ctrlr, NVME_HEALTH_CHECK_MS);
 	uint64_t half = qpair->timeout_ticks / 2;
+
+	if (qpair->is_admin) {
+		half = nvme_ms_to_ticks(qpair->ctrlr, qpair->ctrlr->opts.admin_timeout_ms) / 2;
+	}
 
 	return half != 0 && half < t ? half : t;
 }
@@ -444,8 +474,12 @@ nvme_qpair_check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed)
 		/* Nothing completed for a while: a dead controller, or a stuck CQ, which is
 		 * best re-made while the requests behind it are still within their deadlines
 		 * (sent again, not failed). */
-		if (!ctrlr->recovery->check_health(ctrlr, "no completion for a while") &&
-		    cq_stalled(qpair)) {
+		if (ctrlr->recovery->check_health(ctrlr, "no completion for a while")) {
+			return;
+		}
+		if (qpair->is_admin) {
+			admin_cq_stall_check(qpair);
+		} else if (cq_stalled(qpair)) {
 			cq_stall_recover(qpair);
 		}
 	}
@@ -514,6 +548,28 @@ conn_start(struct nvp_nvme_qpair *qpair, enum nvme_qpair_conn_state state)
 	qpair->conn_inflight = false;
 }
 
+/*
+ * Test only: with NVP_NVME_TEST_REFUSE_RECREATE=cq (or sq) in the environment, the Create
+ * I/O CQ (SQ) that re-creates a qpair's queues (after a reset, or to re-make them) asks
+ * for 65536 entries, which a controller must refuse unless its CAP.MQES is 65535 (Invalid
+ * Queue Size). So the refusal path is driven by a device's own status on a controller
+ * whose refusals cannot be injected (QEMU's: test/qemu/tests.list). Looked up at each
+ * re-creation, so a test can unset it before the next reset.
+ */
+static void
+test_refuse_recreate(struct nvme_cmd *cmd)
+{
+	const char *env = getenv("NVP_NVME_TEST_REFUSE_RECREATE");
+
+	if (nvp_likely(env == NULL)) {
+		return;
+	}
+	if ((cmd->opc == NVME_OPC_CREATE_IO_CQ && strcmp(env, "cq") == 0) ||
+	    (cmd->opc == NVME_OPC_CREATE_IO_SQ && strcmp(env, "sq") == 0)) {
+		cmd->cdw10 |= 0xffffu << 16; /* QSIZE, 0's based */
+	}
+}
+
 /* Submit the current step's command. \return 0, 1 after the last step, -EAGAIN, -errno. */
 static int
 conn_submit_step(struct nvp_nvme_qpair *qpair)
@@ -526,6 +582,9 @@ conn_submit_step(struct nvp_nvme_qpair *qpair)
 					      qpair->conn_step, &cmd);
 	if (rc != 0) {
 		return rc == -ENOENT ? 1 : rc;
+	}
+	if (qpair->conn_state == NVME_QP_CREATING) {
+		test_refuse_recreate(&cmd);
 	}
 	if (!ctrlr->recovery->admin_trylock(ctrlr)) {
 		return -EAGAIN;

@@ -4,7 +4,9 @@
 """test/qemu/host.py CONSOLE_LOG MONITOR_SOCKET OUT: what a guest test needs the host for.
 
 A few things can only be done from outside the guest: removing a PCI function the way a
-technician pulls a drive is QEMU's `device_del`, a monitor command. A guest test asks for
+technician pulls a drive is QEMU's `device_del`, a monitor command, and plugging one into
+an empty hotplug slot is `device_add` (only an nvme controller on a drive the command line
+already defines, into a named bus: q35's root port). A guest test asks for
 it with a console line `NVPHOST <command>` (written to /dev/console, not through the
 test's own buffered output); this helper, started by run.sh
 beside QEMU, follows the console log, sends each allowed command to QEMU's human monitor
@@ -24,7 +26,11 @@ import sys
 import time
 
 REQUEST = re.compile(r"^NVPHOST (.*?)\s*$")
-ALLOWED = re.compile(r"^device_del [A-Za-z0-9_.-]+$")
+NAME = r"[A-Za-z0-9_.-]+"
+ALLOWED = re.compile(
+    r"^(device_del %s|device_add nvme,id=%s,bus=%s,drive=%s,serial=[A-Za-z0-9]+)$"
+    % (NAME, NAME, NAME, NAME)
+)
 ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 PROMPT = b"(qemu) "
 

@@ -483,10 +483,11 @@ nvp_await_perf() {
 # console line "NVPHOST device_del QEMU_ID". The guest kernel removes the function (ACPI
 # hotplug on pc) without asking the process: the sysfs BAR mapping is revoked under it, so
 # its next register access raises SIGBUS, which env's handler answers by mapping ones over
-# the BAR. nvp_perf must end by itself within 10 s with an error, not by a signal; the
-# function must be gone. The controller does not come back: run it last.
+# the BAR. nvp_perf must end by itself within 10 s (LIMIT, the third argument) with an
+# error, not by a signal; the function must be gone. The controller does not come back:
+# run it last.
 nvp_surprise_removal() {
-	local bdf=$1 id=$2 pid rc t0 t1 i
+	local bdf=$1 id=$2 limit=${3:-10} pid rc t0 t1 i
 	# setup_reset gave the functions (and the hugepages) back: take this one again
 	DRIVER_OVERRIDE=$NVP_UDRV HUGEMEM=256 setup.sh config "$bdf" >/tmp/surprise.setup 2>&1 || { cat /tmp/surprise.setup; nvp_fail "setup.sh config $bdf"; return 1; }
 	nvp_perf -r "trtype:PCIe traddr:$bdf" -q 16 -o 4096 -w randrw -t 30 >/tmp/surprise.out 2>&1 &
@@ -509,8 +510,39 @@ nvp_surprise_removal() {
 	dmesg | tail -8
 	[ ! -e "/sys/bus/pci/devices/$bdf" ] || { nvp_fail "$bdf is still on the bus: the host did not remove it"; return 1; }
 	[ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || { nvp_fail "nvp_perf exit status $rc"; return 1; }
-	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 10) }' ||
-		{ nvp_fail "nvp_perf took $t0 -> $t1 s to see the device gone"; return 1; }
+	awk -v a="$t0" -v b="$t1" -v l="$limit" 'BEGIN { exit !(b - a < l) }' ||
+		{ nvp_fail "nvp_perf took $t0 -> $t1 s to see the device gone (limit $limit s)"; return 1; }
+}
+
+# nvp_hotplug_removal BDF QEMU_ID DRIVE SERIAL: nvp_surprise_removal on q35. q35's
+# controllers sit on the root complex, whose slots have no hotplug; run.sh gives q35 an
+# empty PCIe root port with hotplug (rp0, 00:08.0). The host plugs a controller into it
+# (device_add, asked for like device_del), the guest kernel finds it at BDF, and the
+# removal under I/O follows as on pc, with vfio-pci: the kernel's PCIe native hotplug
+# driver (pciehp) takes device_del's attention button press, waits its 5 s (the time a
+# technician has to press again and cancel), removes the function; vfio-pci asks nvpoll
+# for the device back (its request interrupt) and waits. Hence 20 s, not 10, for
+# nvp_perf to end (still well before its 30 s run would end by itself).
+nvp_hotplug_removal() {
+	local bdf=$1 id=$2 drive=$3 serial=$4 i drv
+	printf "\nNVPHOST device_add nvme,id=%s,bus=rp0,drive=%s,serial=%s\n" "$id" "$drive" "$serial" >/dev/console
+	for i in $(seq 1 60); do
+		[ -e "/sys/bus/pci/devices/$bdf" ] && break
+		sleep 1
+	done
+	echo "device_add: $bdf present: $([ -e "/sys/bus/pci/devices/$bdf" ] && echo "yes, after ${i}s" || echo no)"
+	[ -e "/sys/bus/pci/devices/$bdf" ] || { dmesg | tail -15; nvp_fail "$bdf did not appear after device_add $id"; return 1; }
+	# the slot's hotplug driver must be pciehp (PCIe native), not acpiphp (ACPI: what
+	# QEMU's q35 gives root ports unless run.sh turns it off)
+	drv=none
+	for i in /sys/bus/pci/slots/*; do
+		[ "$(cat "$i/address" 2>/dev/null)" = "${bdf%.*}" ] || continue
+		drv=$(basename "$(readlink "$i/module" 2>/dev/null || echo none)")
+		echo "slot $(basename "$i") (${bdf%.*}): hotplug driver $drv"
+	done
+	dmesg | grep pciehp | tail -3
+	[ "$drv" = pciehp ] || { nvp_fail "the slot of $bdf is driven by $drv, not pciehp"; return 1; }
+	nvp_surprise_removal "$bdf" "$id" 20
 }
 
 # nvp_unbind_under_io BDF: the function is unbound from its userspace driver while

@@ -581,7 +581,7 @@ boot() {
 	local m=$1 name=$1${2:+-$2} logf img mach_args append rc start mon hostpid thread
 	logf=$workdir/$name.log
 	local -a dev=()
-	for img in nvme0-ns1 nvme0-ns2 nvme1-ns1 nvme2-ns1 nvme3-ns1 nvme3-ns2 nvme3-ns3; do
+	for img in nvme0-ns1 nvme0-ns2 nvme1-ns1 nvme2-ns1 nvme3-ns1 nvme3-ns2 nvme3-ns3 nvme4-ns1; do
 		rm -f "$workdir/$m-$img.img"
 		truncate -s 64M "$workdir/$m-$img.img"
 	done
@@ -617,7 +617,15 @@ boot() {
 		thread=${tcg_thread:-multi}
 		;;
 	q35)
-		mach_args=(-machine q35 -device intel-iommu,intremap=on,aw-bits=48)
+		# An empty PCIe root port with hotplug at 00:08.0 (bus 01 behind it): the q35
+		# surprise removal test has the host add a controller there (drive d7) and pull
+		# it out again; the root complex's own slots have no hotplug. QEMU 7.2's q35
+		# hands root ports to ACPI hotplug (the guest's acpiphp) unless told not to:
+		# the port's own PCIe native hotplug (the guest's pciehp) is what is tested.
+		mach_args=(-machine q35 -device intel-iommu,intremap=on,aw-bits=48
+			-global ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off
+			-device pcie-root-port,id=rp0,bus=pcie.0,addr=08.0,chassis=1,slot=1,hotplug=on
+			-drive "file=$workdir/$m-nvme4-ns1.img,if=none,id=d7,$drv")
 		append="$append intel_iommu=on"
 		thread=${tcg_thread:-single}
 		;;

@@ -12,6 +12,9 @@
  *    ones sent again by the default retry policy, the queued ones after the reset).
  *  - A completion written with a stale phase tag: the CQ is stuck behind it; the driver
  *    re-makes the queues, every request completes once, and the qpair works again.
+ *  - The same on the admin queue: the driver resets the controller, which rebuilds the
+ *    admin queue; the admin commands behind the stale entry fail once, later ones and
+ *    the I/O qpair work again.
  *  - Several controllers at once, with their data kept apart.
  */
 #include <errno.h>
@@ -479,6 +482,146 @@ test_two_stale_phases_within_deadline(void)
 	stale_phase(16, 2, 5000000);
 }
 
+/* Get Features (Number of Queues): an admin command that changes nothing. */
+static void
+get_num_queues_cmd(struct nvme_cmd *cmd)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_GET_FEATURES;
+	cmd->cdw10 = NVME_FEAT_NUMBER_OF_QUEUES;
+}
+
+static int
+get_num_queues(struct nvp_nvme_ctrlr *ctrlr, struct nvme_cpl *cpl)
+{
+	struct nvme_cmd cmd;
+
+	get_num_queues_cmd(&cmd);
+	return nvp_nvme_ctrlr_cmd_admin_sync(ctrlr, &cmd, NULL, 0, cpl);
+}
+
+static uint64_t
+emu_resets(struct fx_ctrlr *fx)
+{
+	struct nvp_emu_stats st = { .info_size = sizeof(st) };
+
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_get_stats(fx->emu, &st), 0);
+	return st.resets;
+}
+
+/* After the admin queue was rebuilt: admin commands and the I/O qpair work again. */
+static void
+admin_rebuilt_check(struct fx_ctrlr *fx, uint64_t resets_before)
+{
+	uint32_t bs = nvp_nvme_ns_get_sector_size(fx->ns);
+	uint8_t *buf = fx_dma_alloc(bs);
+
+	CU_ASSERT_EQUAL(get_num_queues(fx->ctrlr, NULL), 0);
+	CU_ASSERT_EQUAL(emu_resets(fx), resets_before + 1);
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(fx->ctrlr));
+	fx_pattern_fill(buf, 5, 1, bs, 0xad);
+	CU_ASSERT_EQUAL(fx_io(fx->ns, fx->qpair, FX_WRITE, buf, 5, 1, 0, NULL), 0);
+	memset(buf, 0, bs);
+	CU_ASSERT_EQUAL(fx_io(fx->ns, fx->qpair, FX_READ, buf, 5, 1, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_pattern_check(buf, 5, 1, bs, 0xad), -1);
+	nvp_env_dma_free(buf);
+}
+
+/*
+ * A synchronous admin command's completion is written with a stale phase tag (emu fault
+ * admin_bad_phase). Nothing follows it, so it looks like a lost completion: the command
+ * times out (and the driver sends Abort for it, whose completion lands behind the stale
+ * entry). The next command finds the admin CQ stuck: the controller is reset, which
+ * rebuilds the admin queue; that command completes with ABORTED SQ DELETION (DNR clear)
+ * and the one after it succeeds. Without the reset every admin command from the first
+ * on times out.
+ */
+static void
+test_admin_stale_phase_sync(void)
+{
+	struct nvp_nvme_ctrlr_opts opts;
+	struct nvme_cpl cpl;
+	struct fx_ctrlr fx;
+	uint64_t resets;
+	int rc;
+
+	FX_NEEDS_EMU("fault injection (admin completion with a stale phase tag)");
+	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
+	opts.admin_timeout_ms = 1000;
+	if (fx_open_opts(&fx, "size=4M", &opts) != 0) {
+		fx_close(&fx);
+		return;
+	}
+	resets = emu_resets(&fx);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ADMIN_BAD_PHASE, 1, 0,
+						   (uint32_t)NVME_OPC_GET_FEATURES << 16),
+			0);
+	CU_ASSERT_EQUAL(get_num_queues(fx.ctrlr, NULL), -ETIMEDOUT);
+	memset(&cpl, 0, sizeof(cpl));
+	rc = get_num_queues(fx.ctrlr, &cpl);
+	fprintf(stderr, "  the admin command after the stale entry: %d (sct 0x%x sc 0x%02x)\n", rc,
+		cpl.status.sct, cpl.status.sc);
+	CU_ASSERT_EQUAL(rc, -EIO);
+	FX_ASSERT_STATUS(&cpl, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(cpl.status.dnr, 0);
+	admin_rebuilt_check(&fx, resets);
+	fx_close(&fx);
+}
+
+/*
+ * Three admin commands in flight, the first two completions written with stale phase
+ * tags, the third properly behind them: the admin CQ is stuck behind two entries. The
+ * application's admin polls find it (nothing completed for a second) and the controller
+ * is reset: each command completes once with ABORTED SQ DELETION, DNR clear, and the
+ * admin queue and the I/O qpair work again. Without the reset no callback ever runs.
+ */
+static void
+test_admin_two_stale_phases_async(void)
+{
+	struct fx_cpl c[3];
+	struct nvme_cmd cmd;
+	struct fx_ctrlr fx;
+	uint64_t resets, deadline;
+	unsigned int i, done = 0, ok = 0;
+
+	FX_NEEDS_EMU("fault injection (admin completions with stale phase tags)");
+	if (fx_open(&fx, "size=4M") != 0) {
+		fx_close(&fx);
+		return;
+	}
+	resets = emu_resets(&fx);
+	CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ADMIN_BAD_PHASE, 2, 0,
+						   (uint32_t)NVME_OPC_GET_FEATURES << 16),
+			0);
+	memset(c, 0, sizeof(c));
+	get_num_queues_cmd(&cmd);
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(
+			nvp_nvme_ctrlr_cmd_admin_raw(fx.ctrlr, &cmd, NULL, 0, fx_cpl_cb, &c[i]), 0);
+	}
+	deadline = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u; /* a hang guard only */
+	while (done < 3 && fx_now_us() < deadline) {
+		CU_ASSERT(nvp_nvme_ctrlr_process_admin_completions(fx.ctrlr) >= 0);
+		for (i = 0, done = 0; i < 3; i++) {
+			done += c[i].calls > 0;
+		}
+		nvp_env_delay_us(100);
+	}
+	(void)nvp_nvme_ctrlr_process_admin_completions(fx.ctrlr); /* a duplicate shows here */
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(c[i].calls, 1);
+		ok += c[i].cpl.status.sct == NVME_SCT_GENERIC &&
+		      c[i].cpl.status.sc == NVME_SC_ABORTED_SQ_DELETION && c[i].cpl.status.dnr == 0;
+	}
+	fprintf(stderr,
+		"  %u of 3 admin commands completed behind two stale entries, %u with ABORTED "
+		"SQ DELETION and DNR clear\n",
+		done, ok);
+	CU_ASSERT_EQUAL(ok, 3);
+	admin_rebuilt_check(&fx, resets);
+	fx_close(&fx);
+}
+
 /* Three controllers attached at once: separate storage, separate queues. */
 static void
 test_three_controllers(void)
@@ -535,6 +678,8 @@ main(int argc, char **argv)
 		{ "stale_phase_at_depth_one", test_stale_phase_at_depth_one },
 		{ "stale_phase_within_deadline", test_stale_phase_within_deadline },
 		{ "two_stale_phases_within_deadline", test_two_stale_phases_within_deadline },
+		{ "admin_stale_phase_sync", test_admin_stale_phase_sync },
+		{ "admin_two_stale_phases_async", test_admin_two_stale_phases_async },
 		{ "three_controllers", test_three_controllers },
 	};
 

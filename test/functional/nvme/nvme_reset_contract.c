@@ -15,7 +15,9 @@
  *    acknowledged, no request is given up, none completes twice.
  *  - The controller refuses a qpair's Create I/O CQ or SQ during a reset: the qpair fails
  *    (-ENXIO), its requests complete once with ABORTED SQ DELETION, DNR clear; the next
- *    reset brings it back and its I/O works.
+ *    reset brings it back and its I/O works. Refused by fault injection, or by the
+ *    device itself (a test knob makes the driver ask for too large a queue): that part
+ *    runs against QEMU's controller too.
  *
  * CUnit assertions are not thread-safe: the worker counts, the main thread asserts.
  */
@@ -622,13 +624,16 @@ rc_poll(struct nvp_nvme_qpair *qpair, const struct rc_req *r, unsigned int n)
 
 /*
  * A controller reset with writes in flight, and the controller refuses the qpair's Create
- * I/O CQ (emu fault admin_error): the qpair fails, its poll and submissions return
- * -ENXIO, each request completes once with ABORTED SQ DELETION and DNR clear (the next
- * reset brings the qpair back). The next reset does: the same writes sent again succeed
- * and read back. Then the same with Create I/O SQ refused.
+ * I/O CQ: the qpair fails, its poll and submissions return -ENXIO, each request completes
+ * once with ABORTED SQ DELETION and DNR clear (the next reset brings the qpair back). The
+ * next reset does: the same writes sent again succeed and read back. Then the same with
+ * Create I/O SQ refused. The refusal is injected (emu fault admin_error), or, with
+ * @by_device, the device's own: the driver's test knob NVP_NVME_TEST_REFUSE_RECREATE
+ * makes it ask for a queue larger than any controller with CAP.MQES below 65535 allows
+ * (Invalid Queue Size, with DNR set on QEMU's), on any controller.
  */
 static void
-recreate_refused(uint8_t opc)
+recreate_refused(uint8_t opc, bool by_device)
 {
 	struct nvp_nvme_ctrlr_opts opts;
 	struct nvp_nvme_qpair *qpair = NULL;
@@ -639,7 +644,9 @@ recreate_refused(uint8_t opc)
 	unsigned int i, once = 0, status_ok = 0, dnr = 0;
 	int32_t rc;
 
-	FX_NEEDS_EMU("fault injection (admin command refused)");
+	if (!by_device) {
+		FX_NEEDS_EMU("fault injection (admin command refused)");
+	}
 	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
 	if (fx_open_opts(&fx, "size=4M,write_us=20000", &opts) != 0) {
 		fx_close(&fx);
@@ -654,13 +661,21 @@ recreate_refused(uint8_t opc)
 		CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(fx.ns, qpair, buf[i], i, 1, rc_cb, &r[i], 0),
 				0);
 	}
-	/* The next Create I/O CQ (or SQ) is refused, with a status a host may retry. */
-	CU_ASSERT_EQUAL(
-		nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ADMIN_ERROR, 1, 0,
-					   (uint32_t)opc << 16 | NVME_SC_INTERNAL_DEVICE_ERROR),
-		0);
+	if (by_device) {
+		/* The next Create I/O CQ (or SQ) asks for too large a queue. */
+		CU_ASSERT_EQUAL(setenv("NVP_NVME_TEST_REFUSE_RECREATE",
+				       opc == NVME_OPC_CREATE_IO_CQ ? "cq" : "sq", 1),
+				0);
+	} else {
+		/* The next Create I/O CQ (or SQ) is refused, with a status a host may retry. */
+		CU_ASSERT_EQUAL(nvp_emu_ctrlr_inject_fault(fx.emu, NVP_EMU_FAULT_ADMIN_ERROR, 1, 0,
+							   (uint32_t)opc << 16 |
+								   NVME_SC_INTERNAL_DEVICE_ERROR),
+				0);
+	}
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_reset(fx.ctrlr), 0);
 	rc = rc_poll(qpair, r, RC_REQS);
+	unsetenv("NVP_NVME_TEST_REFUSE_RECREATE");
 	CU_ASSERT_EQUAL(rc, -ENXIO);
 	fx_poll_for(qpair, 20); /* a second completion would show up here */
 	for (i = 0; i < RC_REQS; i++) {
@@ -708,13 +723,25 @@ recreate_refused(uint8_t opc)
 static void
 test_recreate_cq_refused(void)
 {
-	recreate_refused(NVME_OPC_CREATE_IO_CQ);
+	recreate_refused(NVME_OPC_CREATE_IO_CQ, false);
 }
 
 static void
 test_recreate_sq_refused(void)
 {
-	recreate_refused(NVME_OPC_CREATE_IO_SQ);
+	recreate_refused(NVME_OPC_CREATE_IO_SQ, false);
+}
+
+static void
+test_recreate_cq_refused_by_device(void)
+{
+	recreate_refused(NVME_OPC_CREATE_IO_CQ, true);
+}
+
+static void
+test_recreate_sq_refused_by_device(void)
+{
+	recreate_refused(NVME_OPC_CREATE_IO_SQ, true);
 }
 
 int
@@ -727,6 +754,8 @@ main(int argc, char **argv)
 		{ "retry_on_dnr_clear", test_retry_on_dnr_clear },
 		{ "recreate_cq_refused", test_recreate_cq_refused },
 		{ "recreate_sq_refused", test_recreate_sq_refused },
+		{ "recreate_cq_refused_by_device", test_recreate_cq_refused_by_device },
+		{ "recreate_sq_refused_by_device", test_recreate_sq_refused_by_device },
 	};
 
 	return fx_main(argc, argv, "nvme_reset_contract", tests, NVP_COUNTOF(tests));

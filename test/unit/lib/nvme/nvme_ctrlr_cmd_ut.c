@@ -35,7 +35,11 @@ static uint8_t g_seen[64];  /* first bytes of the last host-to-controller payloa
 static uint8_t g_fill;      /* controller-to-host payloads are filled with this */
 static uint8_t g_status_sc; /* status of the next completions */
 static uint32_t g_cdw0;
-static bool g_hang; /* nothing completes */
+static bool g_hang;            /* nothing completes */
+static bool g_stick;           /* the next poll finds the admin CQ stuck */
+static uint32_t g_reset_calls; /* nvp_nvme_ctrlr_reset() */
+static bool g_fire_aer;        /* AERs complete too (else they are held) */
+
 /* Reconnect is off in these tests: never called. */
 void
 nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
@@ -43,7 +47,6 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 	(void)ctrlr;
 }
 
-static bool g_fire_aer; /* AERs complete too (else they are held) */
 static uint32_t g_aer_cdw0;
 static int g_submit_rc;
 static uint32_t g_refuse_aec; /* Set Features (AEC) with any of these bits: Invalid Field */
@@ -93,6 +96,12 @@ nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max)
 
 	(void)max;
 	memset(&cpl, 0, sizeof(cpl));
+	if (g_stick) {
+		/* as the health check does when it finds a stale entry with one behind it */
+		g_stick = false;
+		qpair->cq_stuck = true;
+		return 0;
+	}
 	if (nvme_ctrlr_is_failed(qpair->ctrlr)) {
 		cpl.status.sc = NVME_SC_ABORTED_SQ_DELETION;
 		while (g_num_pending > 0) {
@@ -155,6 +164,21 @@ void
 nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
 {
 	pthread_mutex_unlock(&ctrlr->adminq_lock);
+}
+
+/* A reset ends every admin command the device had with ABORTED SQ DELETION. */
+int
+nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
+{
+	struct nvme_cpl cpl;
+
+	g_reset_calls++;
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.status.sc = NVME_SC_ABORTED_SQ_DELETION;
+	while (g_num_pending > 0) {
+		complete_pending(ctrlr->adminq, 0, &cpl);
+	}
+	return 0;
 }
 
 bool
@@ -235,7 +259,8 @@ setup(void)
 	g_fill = 0;
 	g_status_sc = 0;
 	g_cdw0 = 0;
-	g_hang = g_fire_aer = g_health_failed = false;
+	g_hang = g_fire_aer = g_health_failed = g_stick = false;
+	g_reset_calls = 0;
 	g_submit_rc = 0;
 	g_refuse_aec = 0;
 	g_now = 1000;
@@ -359,6 +384,38 @@ test_sync_timeout(void)
 	g_hang = false;
 	nvme_qpair_process(&g_adminq, 0);
 	CU_ASSERT_EQUAL(g_num_pending, 0);
+	teardown();
+}
+
+/*
+ * A poll finds the admin CQ stuck: the waiter resets the controller once (the admin queue
+ * is rebuilt), and its command ends with the reset's ABORTED SQ DELETION, not a timeout.
+ * The same through the application's admin poll.
+ */
+static void
+test_admin_cq_stuck_resets(void)
+{
+	struct nvme_cpl cpl;
+	struct nvme_cmd cmd;
+
+	setup();
+	g_hang = true;
+	g_stick = true;
+	g_autotick = 1000;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opc = NVME_OPC_GET_FEATURES;
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_cmd_admin_sync(&g_ctrlr, &cmd, NULL, 0, &cpl), -EIO);
+	CU_ASSERT_EQUAL(cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(g_reset_calls, 1);
+	CU_ASSERT_FALSE(g_adminq.cq_stuck);
+	CU_ASSERT_EQUAL(g_num_cmds, 1); /* no Abort: nothing timed out */
+
+	g_stick = true;
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_process_admin_completions(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(g_reset_calls, 2);
+	CU_ASSERT_FALSE(g_adminq.cq_stuck);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_process_admin_completions(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(g_reset_calls, 2); /* once per stuck CQ */
 	teardown();
 }
 
@@ -734,6 +791,7 @@ main(void)
 	CU_ADD_TEST(s, test_sync_bad_args);
 	CU_ADD_TEST(s, test_sync_timeout);
 	CU_ADD_TEST(s, test_sync_failed_ctrlr);
+	CU_ADD_TEST(s, test_admin_cq_stuck_resets);
 	CU_ADD_TEST(s, test_identify);
 	CU_ADD_TEST(s, test_log_page);
 	CU_ADD_TEST(s, test_queue_commands);
