@@ -414,6 +414,9 @@ struct nvme_transport_ops {
 /* Register a transport by name (the built-in PCIe one is always there). */
 int nvme_transport_register(const struct nvme_transport_ops *ops);
 const struct nvme_transport_ops *nvme_transport_get(const char *name);
+/* The transport that drives @trid (its trtype resolved by nvme_trid_resolve_type()). */
+const struct nvme_transport_ops *nvme_transport_for(const struct nvp_nvme_transport_id *trid);
+int nvme_trid_resolve_type(struct nvp_nvme_transport_id *trid);
 
 /* ---------------------------------------------------------------------------------------
  * Controllers and namespaces
@@ -628,6 +631,7 @@ void nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr);
 
 /* nvme.c */
 void nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src);
+int nvme_ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *opts);
 
 /* nvme_ctrlr.c */
 int nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transport_id *trid,

@@ -7,6 +7,7 @@
  * scans) with the real nvme_pcie_probe.c.
  */
 #include "nvme/nvme.c"
+#include "nvme/nvme_connect.c"
 #include "nvme/nvme_pcie_probe.c"
 
 #include "ut_nvme.h"
@@ -377,13 +378,13 @@ test_opts(void)
 	nvme_ctrlr_opts_copy(&copy, NULL);
 	CU_ASSERT_EQUAL(copy.num_io_queues, 64);
 	copy.admin_queue_size = 1;
-	CU_ASSERT_EQUAL(ctrlr_opts_check(&copy), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_ctrlr_opts_check(&copy), -EINVAL);
 	copy.admin_queue_size = 4097;
-	CU_ASSERT_EQUAL(ctrlr_opts_check(&copy), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_ctrlr_opts_check(&copy), -EINVAL);
 	copy.admin_queue_size = 4096;
-	CU_ASSERT_EQUAL(ctrlr_opts_check(&copy), 0);
+	CU_ASSERT_EQUAL(nvme_ctrlr_opts_check(&copy), 0);
 	copy.io_queue_size = 1;
-	CU_ASSERT_EQUAL(ctrlr_opts_check(&copy), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_ctrlr_opts_check(&copy), -EINVAL);
 }
 
 /* ---- status strings ---- */
