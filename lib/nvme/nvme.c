@@ -288,6 +288,76 @@ nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 	return 0;
 }
 
+/* A lookup of one key among a transport ID's other pairs. */
+struct trid_arg_find {
+	const char *key;
+	char *value;
+	size_t len;
+	int rc; /* -ENOENT until found */
+};
+
+static int
+trid_arg_pair(void *ctx, const char *key, const char *value)
+{
+	struct trid_arg_find *f = ctx;
+
+	if (strcasecmp(key, f->key) != 0) {
+		return 0;
+	}
+	if (f->rc != -ENOENT) {
+		NVP_ERRLOG("transport ID: '%s' is given twice: give it once", f->key);
+		return -EINVAL;
+	}
+	if (value[0] == '\0') {
+		NVP_ERRLOG("transport ID: '%s' has an empty value", f->key);
+		return -EINVAL;
+	}
+	if (nvp_strlcpy(f->value, value, f->len) >= f->len) {
+		NVP_ERRLOG("transport ID: value of '%s' is longer than %zu characters", f->key,
+			   f->len - 1);
+		f->rc = -ENOSPC;
+		return 0; /* a second one is still reported as such */
+	}
+	f->rc = 0;
+	return 0;
+}
+
+static int
+trid_arg_malformed(void *ctx, const char *pair)
+{
+	(void)ctx;
+	NVP_ERRLOG("transport ID: malformed pair '%s' among the options: expected key=value", pair);
+	return -EINVAL;
+}
+
+int
+nvp_nvme_transport_id_get_arg(const struct nvp_nvme_transport_id *trid, const char *key,
+			      char *value, size_t len)
+{
+	static const struct nvp_kv_syntax syn = {
+		.seps = " ", .assign = "=", .need_assign = true, .malformed = trid_arg_malformed
+	};
+	struct trid_arg_find f = { key, value, len, -ENOENT };
+	int rc;
+
+	if (trid == NULL || key == NULL || key[0] == '\0' || value == NULL || len == 0) {
+		return -EINVAL;
+	}
+	/* Bounded: args may have been filled in by hand. */
+	if (strnlen(trid->args, sizeof(trid->args)) == sizeof(trid->args)) {
+		NVP_ERRLOG("transport ID: options not NUL-terminated");
+		return -EINVAL;
+	}
+	rc = nvp_kv_parse_ext(trid->args, &syn, trid_arg_pair, &f);
+	if (rc != 0) {
+		return rc;
+	}
+	if (f.rc != 0) {
+		value[0] = '\0';
+	}
+	return f.rc;
+}
+
 int
 nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport_id *trid)
 {
