@@ -23,6 +23,26 @@ static void aer_ns_changed(struct nvp_nvme_ctrlr *ctrlr);
  * Submission and completion
  * ------------------------------------------------------------------------------------- */
 
+/* The admin queue's lock (see the top of this file). */
+void
+nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	pthread_mutex_lock(&ctrlr->adminq_lock);
+}
+
+/* For I/O threads: never wait for the admin queue. \return true if now held. */
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	return pthread_mutex_trylock(&ctrlr->adminq_lock) == 0;
+}
+
+void
+nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	pthread_mutex_unlock(&ctrlr->adminq_lock);
+}
+
 /*
  * Queue an admin command; @buf (DMA memory or NULL) is the payload. With no payload the
  * command's data pointer is sent as given (queue creation puts the ring address there).

@@ -138,18 +138,6 @@ static bool g_health_failed;
 static uint32_t g_reidentify_calls, g_active_ns_calls;
 static uint32_t g_reidentify_nsid;
 
-void
-nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	pthread_mutex_lock(&ctrlr->adminq_lock);
-}
-
-void
-nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	pthread_mutex_unlock(&ctrlr->adminq_lock);
-}
-
 bool
 nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 {
