@@ -185,7 +185,7 @@ sync_timeout(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, struct sy
 
 	NVP_ERRLOG("%s: admin command (opcode 0x%02x) did not complete within %u ms", ctrlr->name,
 		   cmd->opc, ctrlr->opts.admin_timeout_ms);
-	if (nvme_ctrlr_check_health(ctrlr, "admin command timeout")) {
+	if (ctrlr->recovery->check_health(ctrlr, "admin command timeout")) {
 		(void)nvme_qpair_process(ctrlr->adminq, 0); /* completes it with an error */
 		return -ENXIO;
 	}

@@ -473,7 +473,9 @@ struct nvp_nvme_ns {
  * the admin queue's lock, an admin submission and poll (Aborts, the steps of re-creating
  * queues), the health check. Recovery sits below the controller and its admin commands
  * and reaches them only through this table, which nvme_ctrlr_construct() sets: the files'
- * dependencies run one way, controller -> qpair and recovery -> transport.
+ * dependencies run one way, controller -> qpair and recovery -> transport. The admin
+ * commands' synchronous helper, below the controller too, asks its health check through
+ * this table when a command times out.
  */
 struct nvme_ctrlr_recovery_ops {
 	bool (*admin_trylock)(struct nvp_nvme_ctrlr *ctrlr); /* never waits: true if now held */

@@ -138,8 +138,9 @@ static bool g_health_failed;
 static uint32_t g_reidentify_calls, g_active_ns_calls;
 static uint32_t g_reidentify_nsid;
 
-bool
-nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
+/* The controller's health check, as its recovery table offers it. */
+static bool
+fake_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 {
 	(void)context;
 	if (g_health_failed) {
@@ -147,6 +148,10 @@ nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 	}
 	return g_health_failed;
 }
+
+static const struct nvme_ctrlr_recovery_ops g_fake_recovery = {
+	.check_health = fake_check_health,
+};
 
 int
 nvme_ctrlr_identify_namespaces(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
@@ -199,6 +204,7 @@ setup(void)
 	pthread_mutex_init(&g_ctrlr.adminq_lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	nvp_strlcpy(g_ctrlr.name, "fake0", sizeof(g_ctrlr.name));
+	g_ctrlr.recovery = &g_fake_recovery;
 	g_ctrlr.ticks_hz = 1000000;
 	g_ctrlr.page_size = 4096;
 	g_ctrlr.max_xfer_size = 8192;
