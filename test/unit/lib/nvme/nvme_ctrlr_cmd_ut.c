@@ -3,12 +3,14 @@
  * Unit tests of admin commands (nvme_ctrlr_cmd.c) over a fake admin queue: the
  * synchronous helper (bounce buffer both ways, error status, timeout -> orphan + Abort,
  * failed controller), the encoding of identify, features, log pages, queue creation,
- * format, firmware download in chunks (FWUG, max transfer) and commit, Abort's
- * non-blocking path, and asynchronous events (arm, callback, re-arm, stop).
+ * firmware download in chunks (FWUG, max transfer) and commit, Abort's non-blocking
+ * path; and, over the same queue, asynchronous events (nvme_aer.c: arm, callback,
+ * re-arm, stop).
  */
 /* The driver runs on this test's clock (see nvme_ticks()). */
 #define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_ctrlr_cmd.c"
+#include "nvme/nvme_aer.c"
 
 #include "ut_nvme.h"
 
@@ -458,26 +460,6 @@ test_num_queues(void)
 }
 
 static void
-test_format(void)
-{
-	union nvme_format_cdw10 f = { .raw = 0 };
-
-	setup();
-	f.bits.lbaf = 1;
-	f.bits.ses = 1;
-	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(&g_ctrlr, 2, f, NULL), 0);
-	CU_ASSERT_EQUAL(last_cmd()->opc, NVME_OPC_FORMAT_NVM);
-	CU_ASSERT_EQUAL(last_cmd()->nsid, 2);
-	CU_ASSERT_EQUAL(last_cmd()->cdw10, f.raw);
-	CU_ASSERT_EQUAL(g_reidentify_calls, 1);
-	CU_ASSERT_EQUAL(g_reidentify_nsid, 2);
-	g_status_sc = NVME_SC_INVALID_FORMAT;
-	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(&g_ctrlr, 2, f, NULL), -EIO);
-	CU_ASSERT_EQUAL(g_reidentify_calls, 1);
-	teardown();
-}
-
-static void
 test_fw_download(void)
 {
 	static uint8_t image[20480];
@@ -725,7 +707,6 @@ main(void)
 	CU_ADD_TEST(s, test_log_page);
 	CU_ADD_TEST(s, test_queue_commands);
 	CU_ADD_TEST(s, test_num_queues);
-	CU_ADD_TEST(s, test_format);
 	CU_ADD_TEST(s, test_aer_config_fallback);
 	CU_ADD_TEST(s, test_fw_download);
 	CU_ADD_TEST(s, test_fw_commit);
