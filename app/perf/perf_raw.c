@@ -14,24 +14,13 @@
 
 #include "perf.h"
 
-/* The value of "key=value" in a transport ID's remaining pairs, or @dflt. */
+/* The value of "key=value" in a transport ID's other pairs, or @dflt (absent or refused). */
 static void
 trid_arg(const struct nvp_nvme_transport_id *trid, const char *key, const char *dflt, char *out,
 	 size_t len)
 {
-	size_t klen = strlen(key);
-	const char *p = trid->args;
-
-	snprintf(out, len, "%s", dflt);
-	while (*p != '\0') {
-		size_t n = strcspn(p, " ");
-
-		if (n > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-			snprintf(out, len, "%.*s", (int)(n - klen - 1), p + klen + 1);
-			return;
-		}
-		p += n;
-		p += strspn(p, " ");
+	if (nvp_nvme_transport_id_get_arg(trid, key, out, len) != 0) {
+		snprintf(out, len, "%s", dflt);
 	}
 }
 

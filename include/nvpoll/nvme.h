@@ -147,6 +147,18 @@ struct nvp_nvme_transport_id {
  */
 int nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str);
 
+/**
+ * The value of @key among @trid's other pairs (@trid->args, "key=value" pairs between
+ * spaces, as nvp_nvme_transport_id_parse() keeps them), copied into @value (@len bytes
+ * with the NUL). Keys are matched without regard to case; there is no quoting (a value
+ * holds no space).
+ * \return 0; -ENOENT if @key is not there; -EINVAL (message logged) for a NULL
+ * argument, a malformed pair, @key given twice or with an empty value; -ENOSPC (message
+ * logged) for a value longer than @len - 1.
+ */
+int nvp_nvme_transport_id_get_arg(const struct nvp_nvme_transport_id *trid, const char *key,
+				  char *value, size_t len);
+
 /** Format back to the string form. \return 0 or -ENOSPC. */
 int nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport_id *trid);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The driver's front door: transports by name, controller options, transport ID
- * strings, probe/connect/detach, and the names of NVMe status codes.
+ * What every layer of the driver shares: transports by name, controller options, transport
+ * ID strings, and the names of NVMe status codes. Connect, probe and detach, which use
+ * the whole driver, sit on top of it in nvme_connect.c.
  *
  * A transport ID names a controller the transport of its trtype reaches: a PCI function
  * ("trtype:PCIe traddr:0000:01:00.0"), a virtual device an env provider registered under
@@ -137,8 +138,9 @@ reconnect_opts_check(int32_t loss, uint32_t delay, uint32_t fast)
 	return NULL;
 }
 
-static int
-ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *o)
+/* The options a connect accepts; says which is out of range. \return 0 or -EINVAL. */
+int
+nvme_ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *o)
 {
 	const char *what = NULL;
 
@@ -244,8 +246,8 @@ trid_malformed(void *ctx, const char *pair)
 }
 
 /* trtype: PCIe, TCP, or the name of a registered virtual device provider. */
-static int
-trid_resolve_type(struct nvp_nvme_transport_id *trid)
+int
+nvme_trid_resolve_type(struct nvp_nvme_transport_id *trid)
 {
 	if (trid->trstring[0] == '\0') {
 		NVP_ERRLOG(
@@ -278,8 +280,8 @@ trid_type_string(const struct nvp_nvme_transport_id *trid)
 }
 
 /* The transport that drives @trid: PCIe for a PCI function, real or made by a provider. */
-static const struct nvme_transport_ops *
-transport_for(const struct nvp_nvme_transport_id *trid)
+const struct nvme_transport_ops *
+nvme_transport_for(const struct nvp_nvme_transport_id *trid)
 {
 	switch (trid->trtype) {
 	case NVP_NVME_TRANSPORT_PCIE:
@@ -309,16 +311,86 @@ nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str)
 	if (rc != 0) {
 		return rc;
 	}
-	rc = trid_resolve_type(trid);
+	rc = nvme_trid_resolve_type(trid);
 	if (rc != 0) {
 		return rc;
 	}
 	/* What only the transport knows (PCIe: traddr is a PCI address). */
-	transport = transport_for(trid);
+	transport = nvme_transport_for(trid);
 	if (transport != NULL && transport->trid_check != NULL) {
 		return transport->trid_check(trid);
 	}
 	return 0;
+}
+
+/* A lookup of one key among a transport ID's other pairs. */
+struct trid_arg_find {
+	const char *key;
+	char *value;
+	size_t len;
+	int rc; /* -ENOENT until found */
+};
+
+static int
+trid_arg_pair(void *ctx, const char *key, const char *value)
+{
+	struct trid_arg_find *f = ctx;
+
+	if (strcasecmp(key, f->key) != 0) {
+		return 0;
+	}
+	if (f->rc != -ENOENT) {
+		NVP_ERRLOG("transport ID: '%s' is given twice: give it once", f->key);
+		return -EINVAL;
+	}
+	if (value[0] == '\0') {
+		NVP_ERRLOG("transport ID: '%s' has an empty value", f->key);
+		return -EINVAL;
+	}
+	if (nvp_strlcpy(f->value, value, f->len) >= f->len) {
+		NVP_ERRLOG("transport ID: value of '%s' is longer than %zu characters", f->key,
+			   f->len - 1);
+		f->rc = -ENOSPC;
+		return 0; /* a second one is still reported as such */
+	}
+	f->rc = 0;
+	return 0;
+}
+
+static int
+trid_arg_malformed(void *ctx, const char *pair)
+{
+	(void)ctx;
+	NVP_ERRLOG("transport ID: malformed pair '%s' among the options: expected key=value", pair);
+	return -EINVAL;
+}
+
+int
+nvp_nvme_transport_id_get_arg(const struct nvp_nvme_transport_id *trid, const char *key,
+			      char *value, size_t len)
+{
+	static const struct nvp_kv_syntax syn = {
+		.seps = " ", .assign = "=", .need_assign = true, .malformed = trid_arg_malformed
+	};
+	struct trid_arg_find f = { key, value, len, -ENOENT };
+	int rc;
+
+	if (trid == NULL || key == NULL || key[0] == '\0' || value == NULL || len == 0) {
+		return -EINVAL;
+	}
+	/* Bounded: args may have been filled in by hand. */
+	if (strnlen(trid->args, sizeof(trid->args)) == sizeof(trid->args)) {
+		NVP_ERRLOG("transport ID: options not NUL-terminated");
+		return -EINVAL;
+	}
+	rc = nvp_kv_parse_ext(trid->args, &syn, trid_arg_pair, &f);
+	if (rc != 0) {
+		return rc;
+	}
+	if (f.rc != 0) {
+		value[0] = '\0';
+	}
+	return f.rc;
 }
 
 int
@@ -341,166 +413,6 @@ nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport
 		return -ENOSPC;
 	}
 	return 0;
-}
-
-/* ---------------------------------------------------------------------------------------
- * Connect and detach
- * ------------------------------------------------------------------------------------- */
-
-/* The transport makes the controller (and finds or makes its device), then the init. */
-static int
-connect_transport(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
-		  struct nvp_nvme_ctrlr **out)
-{
-	const struct nvme_transport_ops *transport = transport_for(trid);
-	struct nvp_nvme_ctrlr *ctrlr = NULL;
-	int rc;
-
-	if (transport == NULL) {
-		NVP_ERRLOG("connect: transport %s is not available in this build", trid->trstring);
-		return -EINVAL;
-	}
-	rc = transport->ctrlr_construct(trid, opts, &ctrlr);
-	if (rc != 0) {
-		return rc;
-	}
-	rc = nvme_ctrlr_init(ctrlr);
-	if (rc != 0) {
-		NVP_ERRLOG("%s: initialisation failed (%s)", ctrlr->name, strerror(-rc));
-		transport->ctrlr_destruct(ctrlr);
-		return rc;
-	}
-	NVP_INFOLOG("%s: attached, %u I/O queues, %u namespaces", ctrlr->name, ctrlr->num_io_queues,
-		    ctrlr->num_active_ns);
-	*out = ctrlr;
-	return 0;
-}
-
-int
-nvp_nvme_connect(const struct nvp_nvme_transport_id *trid,
-		 const struct nvp_nvme_ctrlr_opts *user_opts, struct nvp_nvme_ctrlr **ctrlr)
-{
-	struct nvp_nvme_transport_id t;
-	struct nvp_nvme_ctrlr_opts opts;
-	int rc;
-
-	if (trid == NULL || ctrlr == NULL) {
-		return -EINVAL;
-	}
-	if (!nvp_env_is_initialized()) {
-		NVP_ERRLOG("connect: the environment is not initialised: call nvp_env_init() "
-			   "first");
-		return -EINVAL;
-	}
-	nvme_ctrlr_opts_copy(&opts, user_opts);
-	rc = ctrlr_opts_check(&opts);
-	if (rc != 0) {
-		return rc;
-	}
-	t = *trid;
-	rc = trid_resolve_type(&t);
-	if (rc != 0) {
-		return rc;
-	}
-	return connect_transport(&t, &opts, ctrlr);
-}
-
-int
-nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr)
-{
-	int rc;
-
-	if (ctrlr == NULL) {
-		return -EINVAL;
-	}
-	nvme_ctrlr_free_io_qpairs(ctrlr);
-	nvme_ctrlr_lock(ctrlr);
-	rc = nvme_ctrlr_shutdown(ctrlr);
-	/* AERs and anything else still on the admin queue. */
-	nvme_qpair_abort_all(ctrlr->adminq, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, true);
-	nvme_ctrlr_unlock(ctrlr);
-	NVP_INFOLOG("%s: detached", ctrlr->name);
-	ctrlr->transport->ctrlr_destruct(ctrlr); /* and the device made for it, if any */
-	return rc == -ETIMEDOUT ? rc : 0;
-}
-
-/* ---------------------------------------------------------------------------------------
- * Probe
- * ------------------------------------------------------------------------------------- */
-
-/* Offer @trid to probe_cb, connect, report to attach_cb. \return 0, 1 (declined), -errno. */
-static int
-probe_one(const struct nvp_nvme_transport_id *trid, void *cb_ctx, nvp_nvme_probe_cb probe_cb,
-	  nvp_nvme_attach_cb attach_cb)
-{
-	struct nvp_nvme_ctrlr_opts opts;
-	struct nvp_nvme_ctrlr *ctrlr = NULL;
-	int rc;
-
-	nvp_nvme_ctrlr_opts_init(&opts, sizeof(opts));
-	if (probe_cb != NULL && !probe_cb(cb_ctx, trid, &opts)) {
-		return 1;
-	}
-	rc = nvp_nvme_connect(trid, &opts, &ctrlr);
-	if (rc == 0 && attach_cb != NULL) {
-		attach_cb(cb_ctx, trid, ctrlr, &ctrlr->opts);
-	}
-	return rc;
-}
-
-struct probe_ctx {
-	void *cb_ctx;
-	nvp_nvme_probe_cb probe_cb;
-	nvp_nvme_attach_cb attach_cb;
-};
-
-static int
-probe_found(void *ctx, const struct nvp_nvme_transport_id *trid)
-{
-	struct probe_ctx *p = ctx;
-
-	return probe_one(trid, p->cb_ctx, p->probe_cb, p->attach_cb);
-}
-
-/* Every controller @transport finds by itself (its scan). */
-static int
-probe_all(const struct nvme_transport_ops *transport, void *cb_ctx, nvp_nvme_probe_cb probe_cb,
-	  nvp_nvme_attach_cb attach_cb)
-{
-	struct probe_ctx p = { cb_ctx, probe_cb, attach_cb };
-
-	if (transport == NULL || transport->scan == NULL) {
-		NVP_ERRLOG("probe: transport %s cannot list its controllers: give an address",
-			   transport != NULL ? transport->name : "(none)");
-		return -EINVAL;
-	}
-	return transport->scan(&p, probe_found);
-}
-
-int
-nvp_nvme_probe(const struct nvp_nvme_transport_id *trid, void *cb_ctx, nvp_nvme_probe_cb probe_cb,
-	       nvp_nvme_attach_cb attach_cb)
-{
-	struct nvp_nvme_transport_id t;
-	int rc;
-
-	if (!nvp_env_is_initialized()) {
-		NVP_ERRLOG("probe: the environment is not initialised: call nvp_env_init() first");
-		return -EINVAL;
-	}
-	if (trid == NULL) {
-		return probe_all(nvme_transport_get("PCIe"), cb_ctx, probe_cb, attach_cb);
-	}
-	t = *trid;
-	rc = trid_resolve_type(&t);
-	if (rc != 0) {
-		return rc;
-	}
-	if (t.trtype == NVP_NVME_TRANSPORT_PCIE && t.traddr[0] == '\0') {
-		return probe_all(transport_for(&t), cb_ctx, probe_cb, attach_cb);
-	}
-	rc = probe_one(&t, cb_ctx, probe_cb, attach_cb);
-	return rc > 0 ? 0 : rc;
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -146,25 +146,6 @@ nvme_ctrlr_set_cap_vs(struct nvp_nvme_ctrlr *ctrlr, union nvme_cap_register cap,
 	return 0;
 }
 
-void
-nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	pthread_mutex_lock(&ctrlr->adminq_lock);
-}
-
-/* For I/O threads: never wait for the admin queue. \return true if now held. */
-bool
-nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	return pthread_mutex_trylock(&ctrlr->adminq_lock) == 0;
-}
-
-void
-nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	pthread_mutex_unlock(&ctrlr->adminq_lock);
-}
-
 /* ---------------------------------------------------------------------------------------
  * Registers
  * ------------------------------------------------------------------------------------- */

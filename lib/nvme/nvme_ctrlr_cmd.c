@@ -2,8 +2,9 @@
 /*
  * Admin commands (NVMe 1.4 section 5): the raw interface, completion processing, the
  * synchronous helper, and the commands the driver itself needs: identify, features,
- * log pages, queue creation and deletion, format, firmware download and commit, abort,
- * asynchronous event requests.
+ * log pages, queue creation and deletion, firmware download and commit, abort. Format
+ * (which re-reads namespaces) is in nvme_ns.c, asynchronous events in nvme_aer.c: both
+ * use these commands, and this file uses neither.
  *
  * The admin queue is shared by every thread; each use holds ctrlr->adminq_lock, for the
  * time of one submission or one poll: a synchronous command waits without it. The lock
@@ -17,11 +18,29 @@
 
 #include "nvme_internal.h"
 
-static void aer_ns_changed(struct nvp_nvme_ctrlr *ctrlr);
-
 /* ---------------------------------------------------------------------------------------
  * Submission and completion
  * ------------------------------------------------------------------------------------- */
+
+/* The admin queue's lock (see the top of this file). */
+void
+nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	pthread_mutex_lock(&ctrlr->adminq_lock);
+}
+
+/* For I/O threads: never wait for the admin queue. \return true if now held. */
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	return pthread_mutex_trylock(&ctrlr->adminq_lock) == 0;
+}
+
+void
+nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	pthread_mutex_unlock(&ctrlr->adminq_lock);
+}
 
 /*
  * Queue an admin command; @buf (DMA memory or NULL) is the payload. With no payload the
@@ -92,42 +111,14 @@ nvp_nvme_ctrlr_cmd_admin_raw(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd
  * admin commands outstanding complete with ABORTED SQ DELETION; the I/O qpairs re-create
  * their queues at their next poll, as after any reset.
  */
-static void
-admin_cq_stuck_reset(struct nvp_nvme_ctrlr *ctrlr)
+void
+nvme_admin_cq_stuck_reset(struct nvp_nvme_ctrlr *ctrlr)
 {
 	if (nvp_likely(!ctrlr->adminq->cq_stuck)) {
 		return;
 	}
 	ctrlr->adminq->cq_stuck = false;
 	(void)nvp_nvme_ctrlr_reset(ctrlr);
-}
-
-int32_t
-nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr)
-{
-	int32_t n;
-
-	if (ctrlr == NULL) {
-		return -EINVAL;
-	}
-	nvme_ctrlr_lock(ctrlr);
-	if (nvp_unlikely(nvme_ctrlr_is_reconnecting(ctrlr))) {
-		nvme_ctrlr_reconnect_poll(ctrlr);
-		if (nvme_ctrlr_is_reconnecting(ctrlr)) {
-			nvme_ctrlr_unlock(ctrlr);
-			return 0;
-		}
-	}
-	n = nvme_qpair_process(ctrlr->adminq, 0);
-	admin_cq_stuck_reset(ctrlr);
-	if (ctrlr->ns_changed && n >= 0) {
-		/* Deferred from the AER callback: it may have run on an I/O thread that
-		 * must not wait for admin commands. */
-		ctrlr->ns_changed = false;
-		aer_ns_changed(ctrlr);
-	}
-	nvme_ctrlr_unlock(ctrlr);
-	return n;
 }
 
 /* From an I/O thread moving its Aborts along: never wait for the admin lock. */
@@ -190,7 +181,7 @@ sync_timeout(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, struct sy
 
 	NVP_ERRLOG("%s: admin command (opcode 0x%02x) did not complete within %u ms", ctrlr->name,
 		   cmd->opc, ctrlr->opts.admin_timeout_ms);
-	if (nvme_ctrlr_check_health(ctrlr, "admin command timeout")) {
+	if (ctrlr->recovery->check_health(ctrlr, "admin command timeout")) {
 		(void)nvme_qpair_process(ctrlr->adminq, 0); /* completes it with an error */
 		return -ENXIO;
 	}
@@ -209,7 +200,7 @@ sync_poll(struct nvp_nvme_ctrlr *ctrlr)
 
 	nvme_ctrlr_lock(ctrlr);
 	n = nvme_qpair_process(ctrlr->adminq, 0);
-	admin_cq_stuck_reset(ctrlr);
+	nvme_admin_cq_stuck_reset(ctrlr);
 	nvme_ctrlr_unlock(ctrlr);
 	return n;
 }
@@ -484,33 +475,8 @@ nvme_ctrlr_cmd_set_num_queues(struct nvp_nvme_ctrlr *ctrlr, uint32_t wanted, uin
 }
 
 /* ---------------------------------------------------------------------------------------
- * Format and firmware
+ * Firmware
  * ------------------------------------------------------------------------------------- */
-
-int
-nvp_nvme_ctrlr_format(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid, union nvme_format_cdw10 format,
-		      struct nvme_cpl *cpl)
-{
-	struct nvme_cmd cmd;
-	int rc;
-
-	if (ctrlr == NULL) {
-		return -EINVAL;
-	}
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opc = NVME_OPC_FORMAT_NVM;
-	cmd.nsid = nsid;
-	cmd.cdw10 = format.raw;
-	rc = nvp_nvme_ctrlr_cmd_admin_sync(ctrlr, &cmd, NULL, 0, cpl);
-	if (rc != 0) {
-		return rc;
-	}
-	/* The LBA format and size may have changed: re-read the namespace data. */
-	nvme_ctrlr_lock(ctrlr);
-	rc = nvme_ctrlr_identify_namespaces(ctrlr, nsid);
-	nvme_ctrlr_unlock(ctrlr);
-	return rc;
-}
 
 /* Chunk size for firmware download: the max transfer, in multiples of FWUG if given. */
 static uint32_t
@@ -699,122 +665,4 @@ nvme_ctrlr_cmd_abort(struct nvp_nvme_ctrlr *ctrlr, uint16_t sqid, uint16_t cid, 
 	rc = nvme_ctrlr_submit_admin(ctrlr, &cmd, NULL, 0, cb, cb_arg);
 	nvme_ctrlr_unlock(ctrlr);
 	return rc == -ENOMEM ? -EAGAIN : rc;
-}
-
-/* ---------------------------------------------------------------------------------------
- * Asynchronous events
- * ------------------------------------------------------------------------------------- */
-
-static int submit_aer(struct nvp_nvme_ctrlr *ctrlr);
-
-/* A namespace changed: read the changed list (clears the event) and re-identify. */
-static void
-aer_ns_changed(struct nvp_nvme_ctrlr *ctrlr)
-{
-	uint32_t *list = malloc(NVME_IDENTIFY_SIZE);
-
-	if (list != NULL) {
-		(void)nvp_nvme_ctrlr_get_log_page(ctrlr, NVME_LOG_CHANGED_NS_LIST, 0, list,
-						  NVME_IDENTIFY_SIZE, 0, NULL);
-		free(list);
-	}
-	if (nvme_ctrlr_identify_active_ns(ctrlr) == 0) {
-		(void)nvme_ctrlr_identify_namespaces(ctrlr, NVME_GLOBAL_NS_TAG);
-	}
-}
-
-static void
-aer_cb(void *cb_arg, const struct nvme_cpl *cpl)
-{
-	struct nvp_nvme_ctrlr *ctrlr = cb_arg;
-	union nvme_async_event_completion ev = { .raw = cpl->cdw0 };
-
-	if (cpl->status.sct == NVME_SCT_GENERIC && cpl->status.sc == NVME_SC_ABORTED_SQ_DELETION) {
-		return; /* reset, detach or failure: not an event */
-	}
-	if (nvme_cpl_is_error(cpl)) {
-		char buf[96];
-
-		NVP_WARNLOG("%s: asynchronous event request failed (%s); not re-armed", ctrlr->name,
-			    nvp_nvme_cpl_fmt(buf, sizeof(buf), cpl));
-		return;
-	}
-	NVP_NOTICELOG("%s: asynchronous event: type %u info 0x%02x log page 0x%02x", ctrlr->name,
-		      ev.bits.async_event_type, ev.bits.async_event_info,
-		      ev.bits.log_page_identifier);
-	if (ev.bits.async_event_type == NVME_ASYNC_EVENT_TYPE_NOTICE &&
-	    ev.bits.async_event_info == NVME_ASYNC_EVENT_NS_ATTR_CHANGED) {
-		ctrlr->ns_changed = true; /* handled by the next admin poll */
-	}
-	if (ctrlr->aer_cb != NULL) {
-		ctrlr->aer_cb(ctrlr->aer_cb_arg, cpl);
-	}
-	(void)submit_aer(ctrlr);
-}
-
-static int
-submit_aer(struct nvp_nvme_ctrlr *ctrlr)
-{
-	struct nvme_cmd cmd;
-
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opc = NVME_OPC_ASYNC_EVENT_REQUEST;
-	return nvme_ctrlr_submit_admin(ctrlr, &cmd, NULL, 0, aer_cb, ctrlr);
-}
-
-/*
- * Enable the events we understand, then keep min(AERL + 1, 4) requests armed, but never
- * more than half the admin queue's slots: commands need the rest.
- */
-int
-nvme_ctrlr_configure_aer(struct nvp_nvme_ctrlr *ctrlr)
-{
-	union nvme_feat_async_event_configuration cfg = { .raw = 0 };
-	uint32_t n = NVP_MIN(NVP_MIN(ctrlr->cdata.aerl + 1u, NVME_MAX_AERS),
-			     ctrlr->adminq->num_slots / 2);
-	uint32_t i;
-	int rc;
-
-	cfg.bits.crit_warn = 0xff;
-	cfg.bits.ns_attr_notice = (ctrlr->cdata.oaes >> 8) & 1u;
-	cfg.bits.fw_activation_notice = (ctrlr->cdata.oaes >> 9) & 1u;
-	rc = nvp_nvme_ctrlr_set_feature(ctrlr, NVME_FEAT_ASYNC_EVENT_CONFIGURATION, cfg.raw, 0, 0,
-					false, NULL, NULL, 0, NULL);
-	if (rc != 0 && (cfg.bits.ns_attr_notice || cfg.bits.fw_activation_notice)) {
-		/* Some controllers accept only the notices OAES lists (the Linux kernel's nvmet
-		 * refuses the SMART critical warning bits with Invalid Field): ask for those
-		 * alone, as the kernel's own host does. */
-		cfg.bits.crit_warn = 0;
-		rc = nvp_nvme_ctrlr_set_feature(ctrlr, NVME_FEAT_ASYNC_EVENT_CONFIGURATION, cfg.raw,
-						0, 0, false, NULL, NULL, 0, NULL);
-		if (rc == 0) {
-			NVP_INFOLOG("%s: the controller refused SMART critical warning events; "
-				    "only the notices it lists in OAES are enabled",
-				    ctrlr->name);
-		}
-	}
-	if (rc != 0) {
-		NVP_WARNLOG("%s: Set Features (Async Event Configuration) failed (%d); "
-			    "events may not be reported",
-			    ctrlr->name, rc);
-	}
-	for (i = 0; i < n; i++) {
-		rc = submit_aer(ctrlr);
-		if (rc != 0) {
-			NVP_WARNLOG("%s: cannot arm asynchronous event request %u (%d)",
-				    ctrlr->name, i, rc);
-			return rc;
-		}
-	}
-	ctrlr->num_aers = n;
-	return 0;
-}
-
-void
-nvp_nvme_ctrlr_register_aer_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_cmd_cb cb, void *cb_arg)
-{
-	nvme_ctrlr_lock(ctrlr);
-	ctrlr->aer_cb = cb;
-	ctrlr->aer_cb_arg = cb_arg;
-	nvme_ctrlr_unlock(ctrlr);
 }

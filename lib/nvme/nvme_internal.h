@@ -425,6 +425,9 @@ struct nvme_transport_ops {
 /* Register a transport by name (the built-in PCIe one is always there). */
 int nvme_transport_register(const struct nvme_transport_ops *ops);
 const struct nvme_transport_ops *nvme_transport_get(const char *name);
+/* The transport that drives @trid (its trtype resolved by nvme_trid_resolve_type()). */
+const struct nvme_transport_ops *nvme_transport_for(const struct nvp_nvme_transport_id *trid);
+int nvme_trid_resolve_type(struct nvp_nvme_transport_id *trid);
 
 /* ---------------------------------------------------------------------------------------
  * Controllers and namespaces
@@ -481,7 +484,9 @@ struct nvp_nvme_ns {
  * the admin queue's lock, an admin submission and poll (Aborts, the steps of re-creating
  * queues), the health check. Recovery sits below the controller and its admin commands
  * and reaches them only through this table, which nvme_ctrlr_construct() sets: the files'
- * dependencies run one way, controller -> qpair and recovery -> transport.
+ * dependencies run one way, controller -> qpair and recovery -> transport. The admin
+ * commands' synchronous helper, below the controller too, asks its health check through
+ * this table when a command times out.
  */
 struct nvme_ctrlr_recovery_ops {
 	bool (*admin_trylock)(struct nvp_nvme_ctrlr *ctrlr); /* never waits: true if now held */
@@ -645,6 +650,7 @@ void nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr);
 
 /* nvme.c */
 void nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src);
+int nvme_ctrlr_opts_check(const struct nvp_nvme_ctrlr_opts *opts);
 
 /* nvme_ctrlr.c */
 int nvme_ctrlr_construct(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_transport_id *trid,
@@ -743,6 +749,9 @@ int nvme_ctrlr_cmd_delete_io_queue(struct nvp_nvme_ctrlr *ctrlr, uint8_t opc, ui
 int nvme_ctrlr_cmd_abort(struct nvp_nvme_ctrlr *ctrlr, uint16_t sqid, uint16_t cid,
 			 nvp_nvme_cmd_cb cb, void *cb_arg, bool trylock);
 int32_t nvme_ctrlr_process_admin_trylock(struct nvp_nvme_ctrlr *ctrlr);
+/* A poll found the admin CQ stuck (stale phase tags): reset, which rebuilds the admin queue.
+ * Admin lock held, outside any poll of the admin queue. */
+void nvme_admin_cq_stuck_reset(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_cpl_log(const char *what, const struct nvme_cpl *cpl);
 
 /* nvme_ns.c */

@@ -4,7 +4,8 @@
  * that every id 1..NN is tried), and one object per namespace built from Identify
  * Namespace: sector size from FLBAS and the LBA format table, metadata (size, extended
  * or separate, protection information type from DPS), size, max transfer, optimal I/O
- * boundary (NOIOB).
+ * boundary (NOIOB). Format NVM, whose completion changes a namespace's format and size,
+ * is here too: the namespace is re-read after it.
  *
  * Namespace objects are never freed before detach: a caller's pointer stays valid across
  * format, reset and namespace changes (an inactive namespace just reports inactive).
@@ -439,4 +440,30 @@ uint32_t
 nvp_nvme_ns_get_optimal_io_boundary(const struct nvp_nvme_ns *ns)
 {
 	return ns->noiob;
+}
+
+/* The LBA format and size may change: the namespace is re-read after the format. */
+int
+nvp_nvme_ctrlr_format(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid, union nvme_format_cdw10 format,
+		      struct nvme_cpl *cpl)
+{
+	struct nvme_cmd cmd;
+	int rc;
+
+	if (ctrlr == NULL) {
+		return -EINVAL;
+	}
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opc = NVME_OPC_FORMAT_NVM;
+	cmd.nsid = nsid;
+	cmd.cdw10 = format.raw;
+	rc = nvp_nvme_ctrlr_cmd_admin_sync(ctrlr, &cmd, NULL, 0, cpl);
+	if (rc != 0) {
+		return rc;
+	}
+	/* The LBA format and size may have changed: re-read the namespace data. */
+	nvme_ctrlr_lock(ctrlr);
+	rc = nvme_ctrlr_identify_namespaces(ctrlr, nsid);
+	nvme_ctrlr_unlock(ctrlr);
+	return rc;
 }

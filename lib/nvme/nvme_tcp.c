@@ -1071,33 +1071,36 @@ nvme_tcp_ctrlr_destruct(struct nvp_nvme_ctrlr *ctrlr)
 	free(nvme_tcp_ctrlr(ctrlr));
 }
 
-/* "key=value" from the trid's extra pairs. \return true if present. */
-static bool
-trid_arg(const struct nvp_nvme_transport_id *trid, const char *key, char *out, size_t len)
-{
-	size_t klen = strlen(key);
-	const char *p = trid->args;
-
-	while (*p != '\0') {
-		size_t n = strcspn(p, " ");
-
-		if (n > klen && strncasecmp(p, key, klen) == 0 && p[klen] == '=') {
-			size_t vlen = NVP_MIN(n - klen - 1, len - 1);
-
-			memcpy(out, p + klen + 1, vlen);
-			out[vlen] = '\0';
-			return true;
-		}
-		p += n;
-		p += strspn(p, " ");
-	}
-	return false;
-}
-
 static bool
 flag_on(const char *v)
 {
 	return strcmp(v, "1") == 0 || strcasecmp(v, "on") == 0 || strcasecmp(v, "true") == 0;
+}
+
+/*
+ * "key=value" from the trid's extra pairs, through the driver's one lookup of them.
+ * \return 1 if present, 0 if not, or -EINVAL (said why: given twice, empty, too long).
+ */
+static int
+trid_arg(const struct nvp_nvme_transport_id *trid, const char *key, char *out, size_t len)
+{
+	int rc = nvp_nvme_transport_id_get_arg(trid, key, out, len);
+
+	if (rc == -ENOENT) {
+		return 0;
+	}
+	return rc == 0 ? 1 : -EINVAL;
+}
+
+/* A digest flag: on for "1", "on" or "true". \return 0 or -EINVAL. */
+static int
+trid_flag(const struct nvp_nvme_transport_id *trid, const char *key, bool *on)
+{
+	char v[8];
+	int rc = trid_arg(trid, key, v, sizeof(v));
+
+	*on = rc > 0 && flag_on(v);
+	return rc < 0 ? rc : 0;
 }
 
 /* Host ID: random per controller; host NQN derived from it unless given. */
@@ -1106,12 +1109,17 @@ parse_host(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid)
 {
 	const uint8_t *h;
 	char v[NVME_NQN_FIELD_SIZE];
+	int rc;
 
 	if (getrandom(tc->hostid, sizeof(tc->hostid), 0) != sizeof(tc->hostid)) {
 		return -EIO;
 	}
 	h = tc->hostid;
-	if (trid_arg(trid, "hostnqn", v, sizeof(v))) {
+	rc = trid_arg(trid, "hostnqn", v, sizeof(v));
+	if (rc < 0) {
+		return rc;
+	}
+	if (rc > 0) {
 		nvp_strlcpy(tc->hostnqn, v, sizeof(tc->hostnqn));
 	} else {
 		snprintf(tc->hostnqn, sizeof(tc->hostnqn),
@@ -1129,17 +1137,26 @@ nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_i
 {
 	char v[64];
 	uint64_t n;
+	int rc;
 
 	if (trid->traddr[0] == '\0') {
 		NVP_ERRLOG("connect: a TCP transport ID needs traddr:<IP address> (and subnqn:)");
 		return -EINVAL;
 	}
 	nvp_strlcpy(tc->traddr, trid->traddr, sizeof(tc->traddr));
-	if (!trid_arg(trid, "trsvcid", tc->trsvcid, sizeof(tc->trsvcid))) {
+	rc = trid_arg(trid, "trsvcid", tc->trsvcid, sizeof(tc->trsvcid));
+	if (rc < 0) {
+		return rc;
+	}
+	if (rc == 0) {
 		snprintf(tc->trsvcid, sizeof(tc->trsvcid), "%u", NVME_TCP_DEFAULT_PORT);
 	}
 	tc->family = AF_INET;
-	if (trid_arg(trid, "adrfam", v, sizeof(v))) {
+	rc = trid_arg(trid, "adrfam", v, sizeof(v));
+	if (rc < 0) {
+		return rc;
+	}
+	if (rc > 0) {
 		if (strcasecmp(v, "IPv6") == 0) {
 			tc->family = AF_INET6;
 		} else if (strcasecmp(v, "IPv4") != 0) {
@@ -1147,10 +1164,16 @@ nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_i
 			return -EINVAL;
 		}
 	}
-	tc->want_hdgst = trid_arg(trid, "hdgst", v, sizeof(v)) && flag_on(v);
-	tc->want_ddgst = trid_arg(trid, "ddgst", v, sizeof(v)) && flag_on(v);
+	if (trid_flag(trid, "hdgst", &tc->want_hdgst) != 0 ||
+	    trid_flag(trid, "ddgst", &tc->want_ddgst) != 0) {
+		return -EINVAL;
+	}
 	tc->kato_ms = NVME_TCP_DEFAULT_KATO_MS;
-	if (trid_arg(trid, "kato", v, sizeof(v))) {
+	rc = trid_arg(trid, "kato", v, sizeof(v));
+	if (rc < 0) {
+		return rc;
+	}
+	if (rc > 0) {
 		if (nvp_strtou64(v, 0, 3600000, &n) != 0) {
 			NVP_ERRLOG("connect: kato '%s' is not 0..3600000 ms", v);
 			return -EINVAL;

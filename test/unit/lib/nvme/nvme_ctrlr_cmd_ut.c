@@ -3,12 +3,14 @@
  * Unit tests of admin commands (nvme_ctrlr_cmd.c) over a fake admin queue: the
  * synchronous helper (bounce buffer both ways, error status, timeout -> orphan + Abort,
  * failed controller), the encoding of identify, features, log pages, queue creation,
- * format, firmware download in chunks (FWUG, max transfer) and commit, Abort's
- * non-blocking path, and asynchronous events (arm, callback, re-arm, stop).
+ * firmware download in chunks (FWUG, max transfer) and commit, Abort's non-blocking
+ * path; and, over the same queue, asynchronous events (nvme_aer.c: arm, callback,
+ * re-arm, stop).
  */
 /* The driver runs on this test's clock (see nvme_ticks()). */
 #define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_ctrlr_cmd.c"
+#include "nvme/nvme_aer.c"
 
 #include "ut_nvme.h"
 
@@ -154,18 +156,6 @@ static bool g_health_failed;
 static uint32_t g_reidentify_calls, g_active_ns_calls;
 static uint32_t g_reidentify_nsid;
 
-void
-nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	pthread_mutex_lock(&ctrlr->adminq_lock);
-}
-
-void
-nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	pthread_mutex_unlock(&ctrlr->adminq_lock);
-}
-
 /* A reset ends every admin command the device had with ABORTED SQ DELETION. */
 int
 nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
@@ -181,8 +171,9 @@ nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
 	return 0;
 }
 
-bool
-nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
+/* The controller's health check, as its recovery table offers it. */
+static bool
+fake_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 {
 	(void)context;
 	if (g_health_failed) {
@@ -190,6 +181,10 @@ nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 	}
 	return g_health_failed;
 }
+
+static const struct nvme_ctrlr_recovery_ops g_fake_recovery = {
+	.check_health = fake_check_health,
+};
 
 int
 nvme_ctrlr_identify_namespaces(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
@@ -242,6 +237,7 @@ setup(void)
 	pthread_mutex_init(&g_ctrlr.adminq_lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	nvp_strlcpy(g_ctrlr.name, "fake0", sizeof(g_ctrlr.name));
+	g_ctrlr.recovery = &g_fake_recovery;
 	g_ctrlr.ticks_hz = 1000000;
 	g_ctrlr.page_size = 4096;
 	g_ctrlr.max_xfer_size = 8192;
@@ -528,26 +524,6 @@ test_num_queues(void)
 }
 
 static void
-test_format(void)
-{
-	union nvme_format_cdw10 f = { .raw = 0 };
-
-	setup();
-	f.bits.lbaf = 1;
-	f.bits.ses = 1;
-	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(&g_ctrlr, 2, f, NULL), 0);
-	CU_ASSERT_EQUAL(last_cmd()->opc, NVME_OPC_FORMAT_NVM);
-	CU_ASSERT_EQUAL(last_cmd()->nsid, 2);
-	CU_ASSERT_EQUAL(last_cmd()->cdw10, f.raw);
-	CU_ASSERT_EQUAL(g_reidentify_calls, 1);
-	CU_ASSERT_EQUAL(g_reidentify_nsid, 2);
-	g_status_sc = NVME_SC_INVALID_FORMAT;
-	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(&g_ctrlr, 2, f, NULL), -EIO);
-	CU_ASSERT_EQUAL(g_reidentify_calls, 1);
-	teardown();
-}
-
-static void
 test_fw_download(void)
 {
 	static uint8_t image[20480];
@@ -796,7 +772,6 @@ main(void)
 	CU_ADD_TEST(s, test_log_page);
 	CU_ADD_TEST(s, test_queue_commands);
 	CU_ADD_TEST(s, test_num_queues);
-	CU_ADD_TEST(s, test_format);
 	CU_ADD_TEST(s, test_aer_config_fallback);
 	CU_ADD_TEST(s, test_fw_download);
 	CU_ADD_TEST(s, test_fw_commit);

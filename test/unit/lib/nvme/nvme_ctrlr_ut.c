@@ -188,6 +188,25 @@ static bool g_admin_abort_dnr;
 static uint8_t g_mdts;
 static int g_identify_rc;
 
+/* The admin lock, as nvme_ctrlr_cmd.c has it. */
+void
+nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	pthread_mutex_lock(&ctrlr->adminq_lock);
+}
+
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	return pthread_mutex_trylock(&ctrlr->adminq_lock) == 0;
+}
+
+void
+nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	pthread_mutex_unlock(&ctrlr->adminq_lock);
+}
+
 void
 nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src)
 {

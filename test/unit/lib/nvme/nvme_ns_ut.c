@@ -3,7 +3,7 @@
  * Unit tests of namespaces (nvme_ns.c) with Identify answered by a fake: the active
  * namespace list across pages, the pre-1.1 fallback, sector size from FLBAS and the LBA
  * format table, metadata-extended formats, max transfer, inactive namespaces, stable
- * objects across re-identify.
+ * objects across re-identify, Format NVM (the command, then the namespace re-read).
  */
 #include "nvme/nvme_ns.c"
 
@@ -50,6 +50,40 @@ nvp_nvme_ctrlr_identify(struct nvp_nvme_ctrlr *ctrlr, uint8_t cns, uint32_t nsid
 	CU_ASSERT_EQUAL(cns, NVME_IDENTIFY_NS);
 	memcpy(buf, &g_nsdata[nsid <= MAX_NSID ? nsid : 0], sizeof(struct nvme_ns_data));
 	return 0;
+}
+
+/* ---- the admin commands format uses ---- */
+
+static struct nvme_cmd g_admin_cmd;
+static uint32_t g_admin_cmds;
+static uint8_t g_admin_sc;
+
+void
+nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	pthread_mutex_lock(&ctrlr->adminq_lock);
+}
+
+void
+nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	pthread_mutex_unlock(&ctrlr->adminq_lock);
+}
+
+int
+nvp_nvme_ctrlr_cmd_admin_sync(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,
+			      uint32_t len, struct nvme_cpl *cpl)
+{
+	(void)ctrlr;
+	(void)buf;
+	(void)len;
+	g_admin_cmd = *cmd;
+	g_admin_cmds++;
+	if (cpl != NULL) {
+		memset(cpl, 0, sizeof(*cpl));
+		cpl->status.sc = g_admin_sc;
+	}
+	return g_admin_sc != 0 ? -EIO : 0;
 }
 
 /* Namespace @nsid: @blocks of 2^@lbads bytes (format index 1 of two). */
@@ -352,6 +386,45 @@ test_ns_lookup_many(void)
 	nvme_ctrlr_free_namespaces(&g_ctrlr);
 }
 
+/* Format NVM: the command as asked, then that namespace re-read (not after a failure). */
+static void
+test_format(void)
+{
+	union nvme_format_cdw10 f = { .raw = 0 };
+	struct nvp_nvme_ns *ns;
+	uint32_t calls;
+
+	setup(NVME_VERSION(1, 4, 0));
+	g_ids[0] = 2;
+	g_num_ids = 1;
+	make_ns(2, 131072, 9);
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_active_ns(&g_ctrlr), 0);
+	CU_ASSERT_EQUAL(nvme_ctrlr_identify_namespaces(&g_ctrlr, NVME_GLOBAL_NS_TAG), 0);
+	ns = nvp_nvme_ctrlr_get_ns(&g_ctrlr, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_sector_size(ns), 512);
+	g_admin_cmds = 0;
+	g_admin_sc = 0;
+	f.bits.lbaf = 1;
+	f.bits.ses = 1;
+	make_ns(2, 16384, 12); /* what the device reports after the format */
+	calls = g_identify_calls;
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(&g_ctrlr, 2, f, NULL), 0);
+	CU_ASSERT_EQUAL(g_admin_cmds, 1);
+	CU_ASSERT_EQUAL(g_admin_cmd.opc, NVME_OPC_FORMAT_NVM);
+	CU_ASSERT_EQUAL(g_admin_cmd.nsid, 2);
+	CU_ASSERT_EQUAL(g_admin_cmd.cdw10, f.raw);
+	CU_ASSERT_EQUAL(g_identify_calls, calls + 1);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_get_sector_size(ns), 4096);
+	/* Refused: an error, and nothing re-read. */
+	g_admin_sc = NVME_SC_INVALID_FORMAT;
+	calls = g_identify_calls;
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(&g_ctrlr, 2, f, NULL), -EIO);
+	CU_ASSERT_EQUAL(g_identify_calls, calls);
+	g_admin_sc = 0;
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_format(NULL, 2, f, NULL), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -369,5 +442,6 @@ main(void)
 	CU_ADD_TEST(s, test_ns_identify_errors);
 	CU_ADD_TEST(s, test_ns_bad_identify_data);
 	CU_ADD_TEST(s, test_ns_lookup_many);
+	CU_ADD_TEST(s, test_format);
 	return ut_run();
 }

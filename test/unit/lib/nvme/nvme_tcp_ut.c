@@ -7,6 +7,7 @@
  * closes: the qpair fails, its requests complete with a host path error, and on the
  * admin queue the controller is marked failed.
  */
+#include "nvme/nvme.c"
 #include "nvme/nvme_tcp.c"
 #include "nvme/nvme_tcp_pdu.c"
 
@@ -132,30 +133,6 @@ nvme_ctrlr_set_cap_vs(struct nvp_nvme_ctrlr *ctrlr, union nvme_cap_register cap,
 	return 0;
 }
 
-int
-nvme_transport_register(const struct nvme_transport_ops *ops)
-{
-	(void)ops;
-	return 0;
-}
-
-const char *
-nvp_nvme_status_string(uint8_t sct, uint8_t sc)
-{
-	(void)sct;
-	(void)sc;
-	return "stub";
-}
-
-const char *
-nvp_nvme_fabrics_status_string(uint8_t fctype, uint8_t sct, uint8_t sc)
-{
-	(void)fctype;
-	(void)sct;
-	(void)sc;
-	return "stub";
-}
-
 /* ---- tests ---- */
 
 /* A trid as nvp_nvme_transport_id_parse() leaves it: extra pairs in args as k=v. */
@@ -205,6 +182,20 @@ test_trid_options(void)
 	CU_ASSERT(ut_log_has("kato 'abc'"));
 	CU_ASSERT_EQUAL(parse("", "", &tc), -EINVAL);
 	CU_ASSERT(ut_log_has("needs traddr"));
+	/* The pairs through the driver's one lookup: each key once, with a value that fits. */
+	ut_log_clear();
+	CU_ASSERT_EQUAL(parse("1.2.3.4", "kato=1 trsvcid=4421 KATO=2", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("'kato' is given twice"));
+	CU_ASSERT_EQUAL(parse("1.2.3.4", "hdgst=1 hdgst=0", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("'hdgst' is given twice"));
+	CU_ASSERT_EQUAL(parse("1.2.3.4", "trsvcid=", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("'trsvcid' has an empty value"));
+	CU_ASSERT_EQUAL(parse("1.2.3.4", "trsvcid=442044204420442044204420442044204420", &tc),
+			-EINVAL);
+	CU_ASSERT(ut_log_has("value of 'trsvcid' is longer than"));
+	/* A key it does not know is not its business (a provider's or a tool's). */
+	CU_ASSERT_EQUAL(parse("1.2.3.4", "trsvcid=4421 other=x", &tc), 0);
+	CU_ASSERT_STRING_EQUAL(tc.trsvcid, "4421");
 }
 
 static void

@@ -7,6 +7,7 @@
  * scans) with the real nvme_pcie_probe.c.
  */
 #include "nvme/nvme.c"
+#include "nvme/nvme_connect.c"
 #include "nvme/nvme_pcie_probe.c"
 
 #include "ut_nvme.h"
@@ -326,6 +327,74 @@ test_trid_parse_bad(void)
 	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, NULL), -EINVAL);
 }
 
+/* The lookup of one of a transport ID's other pairs, as the TCP transport and tools use. */
+static void
+test_trid_get_arg(void)
+{
+	struct nvp_nvme_transport_id trid;
+	char v[8];
+
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_parse(&trid, "trtype:TCP traddr:10.0.0.1 "
+							   "trsvcid:4421 hdgst=1 KATO=500"),
+			0);
+	CU_ASSERT_STRING_EQUAL(trid.args, "trsvcid=4421 hdgst=1 KATO=500");
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "trsvcid", v, sizeof(v)), 0);
+	CU_ASSERT_STRING_EQUAL(v, "4421");
+	/* Keys without regard to case, as the parse's own. */
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "kato", v, sizeof(v)), 0);
+	CU_ASSERT_STRING_EQUAL(v, "500");
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "HDGST", v, sizeof(v)), 0);
+	CU_ASSERT_STRING_EQUAL(v, "1");
+	/* Absent, or only a key that starts the same or a value that holds the key. */
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "ddgst", v, sizeof(v)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(v, "");
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "trsvc", v, sizeof(v)), -ENOENT);
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "4421", v, sizeof(v)), -ENOENT);
+	/* A key given twice is refused, whichever value is asked for first. */
+	ut_log_clear();
+	nvp_strlcpy(trid.args, "kato=1 hdgst=1 Kato=2", sizeof(trid.args));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "kato", v, sizeof(v)), -EINVAL);
+	CU_ASSERT_TRUE(ut_log_has("'kato' is given twice"));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "hdgst", v, sizeof(v)), 0);
+	/* An empty value (filled in by hand: the parse refuses it first). */
+	ut_log_clear();
+	nvp_strlcpy(trid.args, "hostnqn= kato=5", sizeof(trid.args));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "hostnqn", v, sizeof(v)), -EINVAL);
+	CU_ASSERT_TRUE(ut_log_has("'hostnqn' has an empty value"));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "kato", v, sizeof(v)), 0);
+	CU_ASSERT_STRING_EQUAL(v, "5");
+	/* Too long for the caller: said, not cut short; a second one is still a duplicate. */
+	ut_log_clear();
+	nvp_strlcpy(trid.args, "trsvcid=123456789", sizeof(trid.args));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "trsvcid", v, sizeof(v)), -ENOSPC);
+	CU_ASSERT_STRING_EQUAL(v, "");
+	CU_ASSERT_TRUE(ut_log_has("value of 'trsvcid' is longer than 7 characters"));
+	nvp_strlcpy(trid.args, "trsvcid=123456789 trsvcid=1", sizeof(trid.args));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "trsvcid", v, sizeof(v)), -EINVAL);
+	/* No quoting: a quote is part of the value, and a blank ends it. */
+	nvp_strlcpy(trid.args, "hostnqn=\"a b\"", sizeof(trid.args));
+	ut_log_clear();
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "hostnqn", v, sizeof(v)), -EINVAL);
+	CU_ASSERT_TRUE(ut_log_has("malformed pair 'b\"'"));
+	nvp_strlcpy(trid.args, "hostnqn=\"a\"", sizeof(trid.args));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "hostnqn", v, sizeof(v)), 0);
+	CU_ASSERT_STRING_EQUAL(v, "\"a\"");
+	/* A value may hold '=' (only the first one splits); pairs may be apart by blanks. */
+	nvp_strlcpy(trid.args, "  a=b=c  ", sizeof(trid.args));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "a", v, sizeof(v)), 0);
+	CU_ASSERT_STRING_EQUAL(v, "b=c");
+	/* Nothing there, or bad arguments. */
+	trid.args[0] = '\0';
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "a", v, sizeof(v)), -ENOENT);
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(NULL, "a", v, sizeof(v)), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, NULL, v, sizeof(v)), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "", v, sizeof(v)), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "a", NULL, sizeof(v)), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "a", v, 0), -EINVAL);
+	memset(trid.args, 'x', sizeof(trid.args));
+	CU_ASSERT_EQUAL(nvp_nvme_transport_id_get_arg(&trid, "a", v, sizeof(v)), -EINVAL);
+}
+
 static void
 test_trid_fmt(void)
 {
@@ -377,13 +446,13 @@ test_opts(void)
 	nvme_ctrlr_opts_copy(&copy, NULL);
 	CU_ASSERT_EQUAL(copy.num_io_queues, 64);
 	copy.admin_queue_size = 1;
-	CU_ASSERT_EQUAL(ctrlr_opts_check(&copy), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_ctrlr_opts_check(&copy), -EINVAL);
 	copy.admin_queue_size = 4097;
-	CU_ASSERT_EQUAL(ctrlr_opts_check(&copy), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_ctrlr_opts_check(&copy), -EINVAL);
 	copy.admin_queue_size = 4096;
-	CU_ASSERT_EQUAL(ctrlr_opts_check(&copy), 0);
+	CU_ASSERT_EQUAL(nvme_ctrlr_opts_check(&copy), 0);
 	copy.io_queue_size = 1;
-	CU_ASSERT_EQUAL(ctrlr_opts_check(&copy), -EINVAL);
+	CU_ASSERT_EQUAL(nvme_ctrlr_opts_check(&copy), -EINVAL);
 }
 
 /* ---- status strings ---- */
@@ -681,6 +750,7 @@ main(void)
 	s = CU_add_suite("nvme", suite_init, suite_fini);
 	CU_ADD_TEST(s, test_trid_parse_good);
 	CU_ADD_TEST(s, test_trid_parse_bad);
+	CU_ADD_TEST(s, test_trid_get_arg);
 	CU_ADD_TEST(s, test_trid_fmt);
 	CU_ADD_TEST(s, test_opts);
 	CU_ADD_TEST(s, test_status_strings);
