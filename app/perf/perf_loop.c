@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -283,9 +284,25 @@ io_loop(struct perf_loop *l, struct progress *p)
 	l->ops->start_all(l);
 	rc = l->ops->outstanding(l) > 0 ? 0 : -EIO;
 	now = nvp_env_get_ticks();
-	while (rc == 0 && now < end) {
+	/*
+	 * A thread kept off its core from before the window opened until after it was due to
+	 * close would measure nothing and report 0 IOPS: it measures -t seconds from when it
+	 * runs again instead (the window then also holds the time it was away, as a sample
+	 * and in elapsed_s, so that IOPS x elapsed is still the I/Os), and says so.
+	 */
+	while (rc == 0 && (now < end || !l->measuring)) {
 		if (!l->measuring && now >= run->start_ticks) {
 			start_measuring(l, p);
+			if (now - run->start_ticks > run->sample_ticks) {
+				fprintf(run->out,
+					"core %u: the I/O thread was not running for the first %.0f ms "
+					"of the window; it measures %u s from now\n",
+					l->thread->core,
+					(double)(now - run->start_ticks) * 1e3 /
+						(double)run->ticks_hz,
+					run->opts.time_s);
+				end = NVP_MAX(end, now + run->ticks_hz * run->opts.time_s);
+			}
 		}
 		rc = l->ops->poll(l);
 		now = nvp_env_get_ticks();
