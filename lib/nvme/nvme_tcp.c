@@ -12,7 +12,10 @@
  *              otherwise the controller asks for it with R2T and gets H2CData; the
  *              generic "doorbell" is one sendmsg() for the batch.
  *   complete:  recv() into a per-qpair buffer, then nvme_tcp_rx_parse() (nvme_tcp_pdu.c).
- *   keep-alive: a Keep Alive command from the admin poll every KATO/2.
+ *   keep-alive: a Keep Alive command every KATO/2 (NVMe 1.4 section 7.12), sent from
+ *              whichever thread polls one of the controller's queues first once it is
+ *              due: the admin poll, or an I/O poll that takes the admin lock without
+ *              waiting (doc/nvme_tcp.md says which thread runs the admin callbacks then).
  *
  * Connect, Property Get/Set use a command identifier of their own (num_trackers, past
  * every tracker) so they can run while requests are outstanding. A socket error or a
@@ -554,6 +557,18 @@ prop_set(struct nvme_tcp_qpair *tq, uint32_t ofst, uint32_t value)
 	return nvme_tcp_fabric_sync(tq, (const struct nvme_cmd *)&c, NULL, 0, false, &cpl);
 }
 
+/* The next Keep Alive KATO/2 after @now (none with KATO 0). Under the admin lock. */
+static void
+ka_arm(struct nvme_tcp_ctrlr *tc, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (tc->kato_ms != 0) {
+		next = now + nvme_ms_to_ticks(&tc->ctrlr, tc->kato_ms / 2);
+	}
+	atomic_store_explicit(&tc->ka_next, next, memory_order_relaxed);
+}
+
 /* The admin connection: socket, ICReq, Connect (a new controller with the dynamic
  * model), keep-alive armed. */
 int
@@ -572,9 +587,8 @@ nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc)
 		return rc;
 	}
 	tq->qpair.failed = false;
-	tq->next_keep_alive = tc->kato_ms ? nvme_ticks(&tc->ctrlr) +
-						    nvme_ms_to_ticks(&tc->ctrlr, tc->kato_ms / 2) :
-					    0;
+	ka_arm(tc, nvme_ticks(&tc->ctrlr));
+	tq->ka_due = atomic_load_explicit(&tc->ka_next, memory_order_relaxed);
 	tc->admin_fresh = true;
 	return 0;
 }
@@ -654,6 +668,7 @@ nvme_tcp_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 		return -ENOMEM;
 	}
 	tq->fd = -1;
+	tq->ka_due = UINT64_MAX;
 	STAILQ_INIT(&tq->send_q);
 	rc = nvme_qpair_init(&tq->qpair, ctrlr, qid, entries, NVP_MAX(requests, entries), qid != 0);
 	if (rc == 0) {
@@ -712,6 +727,8 @@ tcp_qpair_connect(struct nvp_nvme_qpair *qpair)
 		return rc == -ETIMEDOUT ? rc : -EIO;
 	}
 	qpair->failed = false;
+	/* Its polls keep the controller alive too (keep_alive_due()). */
+	tq->ka_due = atomic_load_explicit(&nvme_tcp_ctrlr(ctrlr)->ka_next, memory_order_relaxed);
 	return 0;
 }
 
@@ -800,25 +817,54 @@ tcp_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 	(void)tcp_flush(nvme_tcp_qpair(qpair));
 }
 
-/* Keep Alive every KATO/2 from the admin poll (NVMe 1.4 section 5.16). */
+/* A Keep Alive on the admin queue, if it can carry one; the next one armed either way, so
+ * that a controller being reset is not asked again on every poll. Admin lock held. */
 static void
-keep_alive(struct nvme_tcp_qpair *tq)
+keep_alive_send(struct nvme_tcp_ctrlr *tc, uint64_t now)
 {
-	struct nvp_nvme_qpair *qpair = &tq->qpair;
-	struct nvme_tcp_ctrlr *tc = nvme_tcp_ctrlr(qpair->ctrlr);
+	struct nvp_nvme_qpair *adminq = tc->ctrlr.adminq;
 	struct nvme_request *req;
 
-	if (qpair->poll_ticks < tq->next_keep_alive) {
-		return;
+	if (now < atomic_load_explicit(&tc->ka_next, memory_order_relaxed)) {
+		return; /* another thread sent it while this one waited for the lock */
 	}
-	tq->next_keep_alive = qpair->poll_ticks + nvme_ms_to_ticks(qpair->ctrlr, tc->kato_ms / 2);
-	req = nvme_qpair_alloc_request(qpair);
+	ka_arm(tc, now);
+	if (nvme_tcp_qpair(adminq)->conn != NVME_TCP_CONN_READY || adminq->failed ||
+	    atomic_load(&tc->ctrlr.resetting) || nvme_ctrlr_is_failed(&tc->ctrlr)) {
+		return; /* the reset makes a new association and arms it again */
+	}
+	req = nvme_qpair_alloc_request(adminq);
 	if (req == NULL) {
-		return;
+		return; /* every admin request is out: the controller hears from us anyway */
 	}
 	nvme_request_init(req, NULL, NULL);
 	req->cmd.opc = NVME_OPC_KEEP_ALIVE;
-	(void)nvme_qpair_submit_request(qpair, req);
+	(void)nvme_qpair_submit_request(adminq, req);
+}
+
+/*
+ * A poll of @tq found its ka_due passed: send the controller's Keep Alive (NVMe 1.4
+ * section 7.12) unless another thread did. The admin poll holds the admin lock already;
+ * an I/O poll only tries it, never waiting (a thread holding it is using the admin queue
+ * and gets here itself), and when it has it also processes the admin queue's completions:
+ * the previous Keep Alive's, and any AER's, whose callback then runs on this thread.
+ */
+static void
+keep_alive_due(struct nvme_tcp_qpair *tq)
+{
+	struct nvp_nvme_ctrlr *ctrlr = tq->qpair.ctrlr;
+	struct nvme_tcp_ctrlr *tc = nvme_tcp_ctrlr(ctrlr);
+	uint64_t now = tq->qpair.poll_ticks;
+
+	if (tq->qpair.is_admin) {
+		keep_alive_send(tc, now);
+	} else if (now >= atomic_load_explicit(&tc->ka_next, memory_order_relaxed) &&
+		   nvme_ctrlr_trylock(ctrlr)) {
+		keep_alive_send(tc, now);
+		(void)nvme_qpair_process(ctrlr->adminq, 0);
+		nvme_ctrlr_unlock(ctrlr);
+	}
+	tq->ka_due = atomic_load_explicit(&tc->ka_next, memory_order_relaxed);
 }
 
 static int32_t
@@ -833,8 +879,9 @@ tcp_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 		qpair->failed = true;
 		return rc;
 	}
-	if (nvp_unlikely(tq->next_keep_alive != 0) && qpair->is_admin) {
-		keep_alive(tq);
+	/* One compare per poll: poll_ticks was just read, ka_due is this qpair's own. */
+	if (nvp_unlikely(qpair->poll_ticks >= tq->ka_due)) {
+		keep_alive_due(tq);
 	}
 	return (int32_t)tq->rx_cpls;
 }

@@ -93,6 +93,9 @@ struct nvme_tcp_qpair {
 	uint32_t incapsule_max; /* in-capsule data bytes a write may carry */
 	uint32_t maxh2cdata;
 	uint8_t cpda;
+	/* Ticks: from this poll on, look at the controller's keep-alive (tc->ka_next); a
+	 * copy in the qpair's own line, so the poll pays one compare. UINT64_MAX = off. */
+	uint64_t ka_due;
 	struct nvme_tcp_req *treqs; /* indexed by CID; [num_trackers] = fabrics command */
 	STAILQ_HEAD(, nvme_tcp_req) send_q;
 
@@ -117,7 +120,6 @@ struct nvme_tcp_qpair {
 	struct nvme_request fabric_req; /* Connect, Property Get/Set: CID num_trackers */
 	bool fabric_done;
 	struct nvme_cpl fabric_cpl;
-	uint64_t next_keep_alive; /* ticks, admin qpair only, 0 = off */
 	const char *fail_reason;
 };
 
@@ -132,6 +134,9 @@ struct nvme_tcp_ctrlr {
 	bool want_hdgst, want_ddgst;
 	bool admin_fresh; /* the admin connection was just made: SET_ADMIN_QUEUE keeps it */
 	uint32_t kato_ms;
+	/* Ticks: the next Keep Alive is due (UINT64_MAX = none: KATO 0, or not connected).
+	 * Written under the admin lock, read by every qpair's poll when its ka_due passes. */
+	_Atomic uint64_t ka_next;
 	uint32_t ioccsz_bytes; /* from Identify (fabrics part); 0 until known */
 };
 

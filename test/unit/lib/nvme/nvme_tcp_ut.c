@@ -5,7 +5,8 @@
  * from IOCCSZ, a capsule sent through a socket that takes a few bytes at a time (partial
  * writes resume where they stopped, the bytes on the wire are the PDU), and a peer that
  * closes: the qpair fails, its requests complete with a host path error, and on the
- * admin queue the controller is marked failed.
+ * admin queue the controller is marked failed. Keep Alive: sent from an I/O poll once
+ * due (the admin lock tried, never waited for), once per KATO/2 whichever thread polls.
  */
 #include "nvme/nvme_tcp.c"
 #include "nvme/nvme_tcp_pdu.c"
@@ -15,6 +16,8 @@
 #include "ut_nvme.h"
 
 static unsigned int g_aborts, g_ctrlr_fails;
+static unsigned int g_keep_alives, g_admin_polls, g_trylocks;
+static bool g_trylock_ok = true;
 static uint8_t g_abort_sct, g_abort_sc;
 static bool g_abort_dnr;
 
@@ -69,9 +72,29 @@ nvme_qpair_fini(struct nvp_nvme_qpair *qpair)
 int
 nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	(void)qpair;
-	(void)req;
+	if (req->cmd.opc == NVME_OPC_KEEP_ALIVE) {
+		CU_ASSERT_TRUE(qpair->is_admin);
+		g_keep_alives++;
+		SLIST_INSERT_HEAD(&qpair->free_req, req, free_link); /* completed at once */
+	}
 	return 0;
+}
+
+int32_t
+nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+{
+	(void)max_completions;
+	CU_ASSERT_TRUE(qpair->is_admin);
+	g_admin_polls++;
+	return 0;
+}
+
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	g_trylocks++;
+	return g_trylock_ok;
 }
 
 void
@@ -314,6 +337,76 @@ test_peer_closes(void)
 	tcp_qpair_destroy(&tq->qpair);
 }
 
+/* An application that polls only an I/O queue keeps the controller alive. */
+static void
+test_keep_alive_from_io_poll(void)
+{
+	static struct nvme_tcp_ctrlr tc;
+	static struct nvme_request ka_req;
+	struct nvme_tcp_qpair *admin, *io;
+	uint64_t half;
+	int apeer, ipeer;
+
+	tc.ctrlr.opts.admin_queue_size = 8;
+	tc.ctrlr.ticks_hz = 1000000;
+	tc.kato_ms = 1000;
+	half = nvme_ms_to_ticks(&tc.ctrlr, 500);
+	admin = make_qpair(&tc.ctrlr, 0, &apeer);
+	tc.ctrlr.adminq = &admin->qpair;
+	SLIST_INSERT_HEAD(&admin->qpair.free_req, &ka_req, free_link);
+	ka_arm(&tc, 1000);
+	io = make_qpair(&tc.ctrlr, 1, &ipeer);
+	io->ka_due = atomic_load(&tc.ka_next);
+	CU_ASSERT_EQUAL(io->ka_due, 1000 + half);
+	g_keep_alives = g_admin_polls = g_trylocks = 0;
+	g_trylock_ok = true;
+
+	/* Before it is due: nothing, not even the lock tried. */
+	io->qpair.poll_ticks = 1000 + half - 1;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_trylocks, 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 0);
+
+	/* Due, the admin queue busy on another thread: no waiting, tried again next poll. */
+	g_trylock_ok = false;
+	io->qpair.poll_ticks = 1000 + half;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 0);
+	CU_ASSERT_EQUAL(g_trylocks, 1);
+	CU_ASSERT_EQUAL(io->ka_due, 1000 + half);
+
+	/* Then sent from this I/O poll, the admin queue's completions processed with it. */
+	g_trylock_ok = true;
+	io->qpair.poll_ticks = 1000 + half + 7;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 1);
+	CU_ASSERT_EQUAL(g_admin_polls, 1);
+	CU_ASSERT_EQUAL(atomic_load(&tc.ka_next), 1000 + 2 * half + 7);
+	CU_ASSERT_EQUAL(io->ka_due, 1000 + 2 * half + 7);
+
+	/* The admin poll, when due, sends the next one; the I/O poll then only catches up. */
+	admin->ka_due = 0;
+	admin->qpair.poll_ticks = 1000 + 2 * half + 7;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&admin->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 2);
+	io->qpair.poll_ticks = 1000 + 2 * half + 8;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 2);
+	CU_ASSERT_EQUAL(io->ka_due, 1000 + 3 * half + 7);
+
+	/* KATO 0: never. */
+	tc.kato_ms = 0;
+	ka_arm(&tc, 5);
+	io->ka_due = atomic_load(&tc.ka_next);
+	io->qpair.poll_ticks = UINT64_MAX - 1;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 2);
+	close(apeer);
+	close(ipeer);
+	tcp_qpair_destroy(&io->qpair);
+	tcp_qpair_destroy(&admin->qpair);
+}
+
 int
 main(void)
 {
@@ -330,5 +423,6 @@ main(void)
 	CU_ADD_TEST(s, test_incapsule_max);
 	CU_ADD_TEST(s, test_partial_send);
 	CU_ADD_TEST(s, test_peer_closes);
+	CU_ADD_TEST(s, test_keep_alive_from_io_poll);
 	return ut_run();
 }
