@@ -5,7 +5,10 @@
  * checks what the host sends (header and data digests, PDU lengths, the H2CData answering
  * each R2T) and counts anything wrong in bad_host_pdus. The acceptor reaps connections
  * that ended, so a target serving one host after another (nvp serve) holds at most
- * TGT_MAX_CONNS connections at a time, not in all.
+ * TGT_MAX_CONNS connections at a time, not in all. The acceptor also keeps each
+ * controller's Keep Alive Timer (NVMe 1.4 section 7.12; TBKAS is not offered, so only a
+ * Keep Alive command restarts it): when KATO passes without one, the association ends,
+ * its admin and I/O connections closed, as the kernel's nvmet does.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4 */
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvpoll/env.h"
@@ -60,6 +64,8 @@ struct tgt_conn {
 	bool hdgst, ddgst;
 	uint16_t qid;
 	uint16_t cntlid;
+	uint32_t kato_ms;          /* admin connection: Connect's KATO, 0 = no timer */
+	_Atomic uint64_t ka_end;   /* admin connection: when KATO runs out (ms, monotonic) */
 	bool discovery;            /* connected to the discovery NQN */
 	struct nvp_nvme_qpair *bq; /* the backend qpair of an I/O connection */
 	uint8_t *buf;              /* DMA memory: a command's data */
@@ -82,6 +88,15 @@ struct pending {
 		(t)->stats.f++;                   \
 		pthread_mutex_unlock(&(t)->lock); \
 	} while (0)
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 static uint32_t
 digest(const void *p, size_t n)
@@ -511,6 +526,8 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 		}
 		c->cc = 0;
 		c->csts = 0;
+		c->kato_ms = fc->kato;
+		atomic_store(&c->ka_end, fc->kato ? now_ms() + fc->kato : 0);
 	} else {
 		c->cntlid = d->cntlid;
 	}
@@ -620,6 +637,9 @@ admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct n
 		return 1;
 	}
 	if (cmd->opc == NVME_OPC_KEEP_ALIVE) {
+		if (c->kato_ms != 0) {
+			atomic_store(&c->ka_end, now_ms() + c->kato_ms); /* the timer restarts */
+		}
 		return 0;
 	}
 	if (c->discovery) {
@@ -896,6 +916,44 @@ conn_start(struct tcp_tgt *t, int fd)
 	return 0;
 }
 
+/* The association of admin connection @a: it and its controller's I/O connections closed
+ * (their threads see the end of the stream and are reaped). Under t->lock. */
+static void
+kato_expired(struct tcp_tgt *t, struct tgt_conn *a)
+{
+	fprintf(stderr,
+		"tcp_tgt: controller %u: no Keep Alive within KATO (%u ms): association "
+		"closed\n",
+		a->cntlid, a->kato_ms);
+	t->stats.kato_expired++;
+	atomic_store(&a->ka_end, 0);
+	for (uint32_t i = 0; i < t->num_conns; i++) {
+		struct tgt_conn *c = t->conns[i];
+
+		if (c == a || (c->qid != 0 && c->cntlid == a->cntlid)) {
+			shutdown(c->fd, SHUT_RDWR);
+		}
+	}
+}
+
+/* Every controller's Keep Alive Timer, from the acceptor's loop (a millisecond or so). */
+static void
+check_kato(struct tcp_tgt *t)
+{
+	uint64_t now = now_ms();
+
+	pthread_mutex_lock(&t->lock);
+	for (uint32_t i = 0; i < t->num_conns; i++) {
+		struct tgt_conn *a = t->conns[i];
+		uint64_t end = atomic_load(&a->ka_end);
+
+		if (a->qid == 0 && end != 0 && now >= end && !atomic_load(&a->done)) {
+			kato_expired(t, a);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
 static void *
 accept_thread(void *arg)
 {
@@ -905,6 +963,7 @@ accept_thread(void *arg)
 		int fd = accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC);
 
 		reap_conns(t);
+		check_kato(t);
 		if (fd < 0) {
 			usleep(1000);
 			continue;

@@ -7,7 +7,8 @@
  * block device. Registers are properties it keeps per admin connection. A thread per
  * connection, one command at a time on each: a target to test and show the host side
  * with, not to measure. It can misbehave on request, once, on the next I/O command: the
- * faults a host must survive. The judge of the transport is the kernel's target in the
+ * faults a host must survive. It keeps each controller's Keep Alive Timer: no Keep Alive
+ * command within the KATO the host's Connect asked for ends the association. The judge of the transport is the kernel's target in the
  * QEMU guest; this one lets `make test` cover it without a VM. Public API only.
  */
 #ifndef NVP_APP_TCP_TGT_H
@@ -55,6 +56,7 @@ struct tcp_tgt_stats {
 	uint64_t ddgsts_checked;
 	uint64_t bad_host_pdus; /* anything wrong the host sent (a test expects 0) */
 	uint64_t refused;       /* connections refused: a required digest not asked for */
+	uint64_t kato_expired;  /* associations ended: no Keep Alive within the host's KATO */
 };
 
 struct tcp_tgt;
