@@ -334,10 +334,11 @@ sock_open(struct nvme_tcp_ctrlr *tc, uint64_t deadline, int *out)
 	}
 	if (rc != 0) {
 		rc = -errno;
-		NVP_ERRLOG("%s: cannot connect to %s port %s: %s (is a target listening there?)",
-			   tc->ctrlr.name, tc->traddr, tc->trsvcid, strerror(-rc));
+		NVP_ERRLOG("%s: cannot connect to %s port %s: %s%s", tc->ctrlr.name, tc->traddr,
+			   tc->trsvcid, strerror(-rc),
+			   rc == -ECONNREFUSED ? " (is a target listening there?)" : "");
 		close(fd);
-		return rc == -ETIMEDOUT ? rc : -ENODEV;
+		return rc;
 	}
 	*out = fd;
 	return 0;
@@ -981,29 +982,89 @@ parse_host(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid)
 	return 0;
 }
 
-/* trsvcid, adrfam, hostnqn, hdgst, ddgst, kato from the trid. */
+/*
+ * The address family: adrfam (IPv4 or IPv6; without it, the one traddr is written in),
+ * and traddr a numeric address of that family, trsvcid (if given) a port. Checked when a
+ * transport ID is parsed, so that a tool can call a mistake a usage error, and again at
+ * connect. \return AF_INET, AF_INET6, or -EINVAL (the log says what is wrong).
+ */
+static int
+trid_family(const struct nvp_nvme_transport_id *trid)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST };
+	struct addrinfo *ai = NULL;
+	bool colon = strchr(trid->traddr, ':') != NULL;
+	char v[64];
+	uint64_t n;
+
+	hints.ai_family = colon ? AF_INET6 : AF_INET;
+	if (trid_arg(trid, "adrfam", v, sizeof(v))) {
+		if (strcasecmp(v, "IPv6") == 0) {
+			hints.ai_family = AF_INET6;
+		} else if (strcasecmp(v, "IPv4") == 0) {
+			hints.ai_family = AF_INET;
+		} else {
+			NVP_ERRLOG("transport ID: adrfam '%s' is not IPv4 or IPv6", v);
+			return -EINVAL;
+		}
+	}
+	if (getaddrinfo(trid->traddr, NULL, &hints, &ai) != 0) {
+		bool v6 = hints.ai_family == AF_INET6;
+
+		NVP_ERRLOG("transport ID: traddr '%s' is not an %s address (%s)", trid->traddr,
+			   v6 ? "IPv6" : "IPv4",
+			   colon == v6 ? "a numeric address: host names are not looked up" :
+			   colon       ? "an IPv6 address takes adrfam:IPv6" :
+					 "an IPv4 address takes adrfam:IPv4");
+		return -EINVAL;
+	}
+	freeaddrinfo(ai);
+	if (trid_arg(trid, "trsvcid", v, sizeof(v)) && nvp_strtou64(v, 1, 65535, &n) != 0) {
+		NVP_ERRLOG("transport ID: trsvcid '%s' is not a TCP port (1..65535)", v);
+		return -EINVAL;
+	}
+	return hints.ai_family;
+}
+
+/* At parse time: a TCP transport ID with an address says it in its family. */
+static int
+tcp_trid_check(const struct nvp_nvme_transport_id *trid)
+{
+	int family = trid->traddr[0] != '\0' ? trid_family(trid) : 0;
+
+	return family < 0 ? family : 0;
+}
+
+/* "tcp 127.0.0.1:4420", "tcp [::1]:4420": a controller's name in messages. */
+void
+nvme_tcp_set_name(struct nvme_tcp_ctrlr *tc, const char *what)
+{
+	bool v6 = tc->family == AF_INET6;
+
+	snprintf(tc->ctrlr.name, sizeof(tc->ctrlr.name), "%s %s%.46s%s:%.8s", what, v6 ? "[" : "",
+		 tc->traddr, v6 ? "]" : "", tc->trsvcid);
+}
+
+/* traddr, trsvcid, adrfam, hostnqn, hdgst, ddgst, kato from the trid. */
 int
 nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid)
 {
 	char v[64];
 	uint64_t n;
+	int family;
 
 	if (trid->traddr[0] == '\0') {
 		NVP_ERRLOG("connect: a TCP transport ID needs traddr:<IP address> (and subnqn:)");
 		return -EINVAL;
 	}
+	family = trid_family(trid);
+	if (family < 0) {
+		return family;
+	}
+	tc->family = family;
 	nvp_strlcpy(tc->traddr, trid->traddr, sizeof(tc->traddr));
 	if (!trid_arg(trid, "trsvcid", tc->trsvcid, sizeof(tc->trsvcid))) {
 		snprintf(tc->trsvcid, sizeof(tc->trsvcid), "%u", NVME_TCP_DEFAULT_PORT);
-	}
-	tc->family = AF_INET;
-	if (trid_arg(trid, "adrfam", v, sizeof(v))) {
-		if (strcasecmp(v, "IPv6") == 0) {
-			tc->family = AF_INET6;
-		} else if (strcasecmp(v, "IPv4") != 0) {
-			NVP_ERRLOG("connect: adrfam '%s' is not IPv4 or IPv6", v);
-			return -EINVAL;
-		}
 	}
 	tc->want_hdgst = trid_arg(trid, "hdgst", v, sizeof(v)) && flag_on(v);
 	tc->want_ddgst = trid_arg(trid, "ddgst", v, sizeof(v)) && flag_on(v);
@@ -1064,8 +1125,7 @@ tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 	}
 	rc = nvme_tcp_parse_trid(tc, trid);
 	if (rc == 0) {
-		snprintf(tc->ctrlr.name, sizeof(tc->ctrlr.name), "tcp %.48s:%.8s", tc->traddr,
-			 tc->trsvcid);
+		nvme_tcp_set_name(tc, "tcp");
 		rc = nvme_tcp_qpair_create(&tc->ctrlr, 0, NULL, &tc->ctrlr.adminq);
 	}
 	if (rc == 0) {
@@ -1085,6 +1145,7 @@ tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 const struct nvme_transport_ops g_nvme_tcp_transport = {
 	.name = "TCP",
 	.type = NVP_NVME_TRANSPORT_TCP,
+	.trid_check = tcp_trid_check,
 	.ctrlr_construct = tcp_ctrlr_construct,
 	.ctrlr_destruct = nvme_tcp_ctrlr_destruct,
 	.ctrlr_get_reg_4 = tcp_get_reg_4,

@@ -173,6 +173,7 @@ void nvme_tcp_treq_done(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq,
 
 /* nvme_tcp.c */
 int nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid);
+void nvme_tcp_set_name(struct nvme_tcp_ctrlr *tc, const char *what);
 int nvme_tcp_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 			  const struct nvp_nvme_io_qpair_opts *opts, struct nvp_nvme_qpair **out);
 int nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the NVMe/TCP transport's socket side (nvme_tcp.c): transport ID options
- * (trsvcid, adrfam, digests, kato, hostnqn) and their errors, the in-capsule limit taken
+ * (trsvcid, adrfam and the address's family, digests, kato, hostnqn) and their errors, the in-capsule limit taken
  * from IOCCSZ, a capsule sent through a socket that takes a few bytes at a time (partial
  * writes resume where they stopped, the bytes on the wire are the PDU), and a peer that
  * closes: the qpair fails, its requests complete with a host path error, and on the
@@ -211,10 +211,48 @@ test_trid_options(void)
 	ut_log_clear();
 	CU_ASSERT_EQUAL(parse("1.2.3.4", "adrfam=IPX", &tc), -EINVAL);
 	CU_ASSERT(ut_log_has("adrfam 'IPX'"));
+	CU_ASSERT_EQUAL(parse("::1", "adrfam=IPv5", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("adrfam 'IPv5' is not IPv4 or IPv6"));
+	/* The family from the address when adrfam is left out; a mismatch is refused. */
+	CU_ASSERT_EQUAL(parse("fe80::1", "", &tc), 0);
+	CU_ASSERT_EQUAL(tc.family, AF_INET6);
+	CU_ASSERT_EQUAL(parse("::1", "adrfam=IPv4", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has(
+		"traddr '::1' is not an IPv4 address (an IPv6 address takes adrfam:IPv6)"));
+	CU_ASSERT_EQUAL(parse("127.0.0.1", "adrfam=IPv6", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has(
+		"'127.0.0.1' is not an IPv6 address (an IPv4 address takes adrfam:IPv4)"));
+	CU_ASSERT_EQUAL(parse("localhost", "", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("host names are not looked up"));
+	CU_ASSERT_EQUAL(parse("::1", "trsvcid=65536", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("trsvcid '65536' is not a TCP port"));
 	CU_ASSERT_EQUAL(parse("1.2.3.4", "kato=abc", &tc), -EINVAL);
 	CU_ASSERT(ut_log_has("kato 'abc'"));
 	CU_ASSERT_EQUAL(parse("", "", &tc), -EINVAL);
 	CU_ASSERT(ut_log_has("needs traddr"));
+}
+
+/* The same checks when a transport ID is parsed; the controller's name brackets IPv6. */
+static void
+test_trid_check_and_name(void)
+{
+	struct nvp_nvme_transport_id trid;
+	struct nvme_tcp_ctrlr tc;
+
+	memset(&trid, 0, sizeof(trid));
+	CU_ASSERT_EQUAL(tcp_trid_check(&trid), 0); /* no address yet: connect says so */
+	nvp_strlcpy(trid.traddr, "::1", sizeof(trid.traddr));
+	nvp_strlcpy(trid.args, "adrfam=IPv6 trsvcid=4420", sizeof(trid.args));
+	CU_ASSERT_EQUAL(tcp_trid_check(&trid), 0);
+	nvp_strlcpy(trid.args, "adrfam=IPv4", sizeof(trid.args));
+	CU_ASSERT_EQUAL(tcp_trid_check(&trid), -EINVAL);
+
+	CU_ASSERT_EQUAL(parse("::1", "trsvcid=4420", &tc), 0);
+	nvme_tcp_set_name(&tc, "tcp");
+	CU_ASSERT_STRING_EQUAL(tc.ctrlr.name, "tcp [::1]:4420");
+	CU_ASSERT_EQUAL(parse("127.0.0.1", "", &tc), 0);
+	nvme_tcp_set_name(&tc, "discovery");
+	CU_ASSERT_STRING_EQUAL(tc.ctrlr.name, "discovery 127.0.0.1:4420");
 }
 
 static void
@@ -420,6 +458,7 @@ main(void)
 	}
 	s = CU_add_suite("nvme_tcp", NULL, NULL);
 	CU_ADD_TEST(s, test_trid_options);
+	CU_ADD_TEST(s, test_trid_check_and_name);
 	CU_ADD_TEST(s, test_incapsule_max);
 	CU_ADD_TEST(s, test_partial_send);
 	CU_ADD_TEST(s, test_peer_closes);
