@@ -40,7 +40,8 @@
 struct tcp_tgt {
 	int lfd;
 	uint16_t port;
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
+	int family; /* AF_INET or AF_INET6 */
 	pthread_t acceptor;
 	atomic_bool stop;
 	struct nvp_nvme_ctrlr *backend;
@@ -610,7 +611,7 @@ discovery_log(struct tgt_conn *c, uint32_t len, struct nvme_cpl *cpl)
 	h->genctr = 1;
 	h->numrec = 1;
 	e->trtype = NVME_TRTYPE_TCP;
-	e->adrfam = NVME_ADRFAM_IPV4;
+	e->adrfam = c->t->family == AF_INET6 ? NVME_ADRFAM_IPV6 : NVME_ADRFAM_IPV4;
 	e->subtype = NVME_SUBTYPE_NVME;
 	e->portid = 1;
 	e->cntlid = 0xffff;
@@ -988,37 +989,65 @@ tcp_tgt_opts_init(struct tcp_tgt_opts *opts)
 	opts->r2t_chunk = 65536;
 }
 
-/* The listening socket on @a, its port in *@port. \return the fd or -errno. */
+/* The listening socket on @a (@alen bytes), its port in *@port. \return the fd or -errno. */
 static int
-listen_on(struct sockaddr_in *a, uint16_t *port)
+listen_on(struct sockaddr_storage *a, socklen_t alen, uint16_t *port)
 {
-	socklen_t alen = sizeof(*a);
 	int one = 1, rc = 0;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd < 0) {
 		return -errno;
 	}
+	if (a->ss_family == AF_INET6) {
+		/* ::1 is IPv6 only; :: too, as the kernel's target listens per family */
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	}
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(fd, (struct sockaddr *)a, sizeof(*a)) != 0 || listen(fd, 64) != 0 ||
+	    bind(fd, (struct sockaddr *)a, alen) != 0 || listen(fd, 64) != 0 ||
 	    getsockname(fd, (struct sockaddr *)a, &alen) != 0) {
 		rc = -errno;
 		close(fd);
 		return rc;
 	}
-	*port = ntohs(a->sin_port);
+	*port = ntohs(a->ss_family == AF_INET6 ? ((struct sockaddr_in6 *)a)->sin6_port :
+						 ((struct sockaddr_in *)a)->sin_port);
 	return fd;
+}
+
+/* @addr, numeric IPv4 or IPv6, with @port into @a. \return its length, 0 if no address. */
+static socklen_t
+parse_addr(const char *addr, uint16_t port, struct sockaddr_storage *a)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
+
+	memset(a, 0, sizeof(*a));
+	if (addr == NULL) {
+		return 0;
+	}
+	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(port);
+		return sizeof(*a4);
+	}
+	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		return sizeof(*a6);
+	}
+	return 0;
 }
 
 int
 tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts, struct tcp_tgt **out)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(opts->port) };
+	struct sockaddr_storage a;
+	socklen_t alen = parse_addr(opts->addr, opts->port, &a);
 	struct tcp_tgt *t;
 	int rc;
 
-	if (opts->addr == NULL || inet_pton(AF_INET, opts->addr, &a.sin_addr) != 1 ||
-	    opts->subnqn == NULL || opts->subnqn[0] == '\0' ||
+	if (alen == 0 || opts->subnqn == NULL || opts->subnqn[0] == '\0' ||
 	    strlen(opts->subnqn) >= NVME_NQN_FIELD_SIZE) {
 		return -EINVAL;
 	}
@@ -1028,10 +1057,14 @@ tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts, s
 	}
 	t->backend = backend;
 	t->opts = *opts;
+	t->family = a.ss_family;
 	nvp_strlcpy(t->subnqn, opts->subnqn, sizeof(t->subnqn));
-	inet_ntop(AF_INET, &a.sin_addr, t->addr, sizeof(t->addr));
+	inet_ntop(a.ss_family,
+		  a.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&a)->sin6_addr :
+					    (void *)&((struct sockaddr_in *)&a)->sin_addr,
+		  t->addr, sizeof(t->addr));
 	pthread_mutex_init(&t->lock, NULL);
-	t->lfd = listen_on(&a, &t->port);
+	t->lfd = listen_on(&a, alen, &t->port);
 	rc = t->lfd < 0 ? t->lfd : -pthread_create(&t->acceptor, NULL, accept_thread, t);
 	if (rc != 0) {
 		if (t->lfd >= 0) {
@@ -1054,8 +1087,9 @@ tcp_tgt_port(const struct tcp_tgt *t)
 void
 tcp_tgt_trid(const struct tcp_tgt *t, const char *extra, char *buf, size_t len)
 {
-	snprintf(buf, len, "trtype:TCP adrfam:IPv4 traddr:%s trsvcid:%u subnqn:%s%s%s", t->addr,
-		 t->port, t->subnqn, extra != NULL ? " " : "", extra != NULL ? extra : "");
+	snprintf(buf, len, "trtype:TCP adrfam:%s traddr:%s trsvcid:%u subnqn:%s%s%s",
+		 t->family == AF_INET6 ? "IPv6" : "IPv4", t->addr, t->port, t->subnqn,
+		 extra != NULL ? " " : "", extra != NULL ? extra : "");
 }
 
 void
