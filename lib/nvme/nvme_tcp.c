@@ -859,8 +859,13 @@ keep_alive_due(struct nvme_tcp_qpair *tq)
 
 	if (tq->qpair.is_admin) {
 		keep_alive_send(tc, now);
-	} else if (now >= atomic_load_explicit(&tc->ka_next, memory_order_relaxed) &&
-		   nvme_ctrlr_trylock(ctrlr)) {
+	} else if (now >= atomic_load_explicit(&tc->ka_next, memory_order_relaxed)) {
+		if (!nvme_ctrlr_trylock(ctrlr)) {
+			/* Held (a reset may hold it for a connect): ask again in 1 ms, not on
+			 * every poll. */
+			tq->ka_due = now + nvme_ms_to_ticks(ctrlr, 1);
+			return;
+		}
 		keep_alive_send(tc, now);
 		(void)nvme_qpair_process(ctrlr->adminq, 0);
 		nvme_ctrlr_unlock(ctrlr);

@@ -405,32 +405,37 @@ test_keep_alive_from_io_poll(void)
 	CU_ASSERT_EQUAL(g_trylocks, 0);
 	CU_ASSERT_EQUAL(g_keep_alives, 0);
 
-	/* Due, the admin queue busy on another thread: no waiting, tried again next poll. */
+	/* Due, the admin queue busy on another thread: no waiting, asked again in 1 ms (not
+	 * on every poll). */
 	g_trylock_ok = false;
 	io->qpair.poll_ticks = 1000 + half;
 	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
 	CU_ASSERT_EQUAL(g_keep_alives, 0);
 	CU_ASSERT_EQUAL(g_trylocks, 1);
-	CU_ASSERT_EQUAL(io->ka_due, 1000 + half);
+	CU_ASSERT_EQUAL(io->ka_due, 1000 + half + 1000);
+	io->qpair.poll_ticks = 1000 + half + 999;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_trylocks, 1);
 
 	/* Then sent from this I/O poll, the admin queue's completions processed with it. */
 	g_trylock_ok = true;
-	io->qpair.poll_ticks = 1000 + half + 7;
+	io->qpair.poll_ticks = 1000 + half + 1000;
 	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
 	CU_ASSERT_EQUAL(g_keep_alives, 1);
 	CU_ASSERT_EQUAL(g_admin_polls, 1);
-	CU_ASSERT_EQUAL(atomic_load(&tc.ka_next), 1000 + 2 * half + 7);
-	CU_ASSERT_EQUAL(io->ka_due, 1000 + 2 * half + 7);
+	CU_ASSERT_EQUAL(atomic_load(&tc.ka_next), 2000 + 2 * half);
+	CU_ASSERT_EQUAL(io->ka_due, 2000 + 2 * half);
 
 	/* The admin poll, when due, sends the next one; the I/O poll then only catches up. */
 	admin->ka_due = 0;
-	admin->qpair.poll_ticks = 1000 + 2 * half + 7;
+	admin->qpair.poll_ticks = 2000 + 2 * half;
 	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&admin->qpair, 0), 0);
 	CU_ASSERT_EQUAL(g_keep_alives, 2);
-	io->qpair.poll_ticks = 1000 + 2 * half + 8;
+	io->qpair.poll_ticks = 2000 + 2 * half + 1;
 	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
 	CU_ASSERT_EQUAL(g_keep_alives, 2);
-	CU_ASSERT_EQUAL(io->ka_due, 1000 + 3 * half + 7);
+	CU_ASSERT_EQUAL(g_trylocks, 2);
+	CU_ASSERT_EQUAL(io->ka_due, 2000 + 3 * half);
 
 	/* KATO 0: never. */
 	tc.kato_ms = 0;
