@@ -57,7 +57,7 @@ serve_usage(FILE *f)
 		"per connection, one command at a time on each), not one to measure with.\n"
 		"  -r, --trid DEVICE   the controller: a PCI address, a transport ID or emu:OPTS\n"
 		"                      (default \"" SERVE_DEFAULT_DEV "\", a software controller)\n"
-		"      --addr ADDR     IPv4 address to listen on (default 127.0.0.1)\n"
+		"      --addr ADDR     IPv4 or IPv6 address to listen on (default 127.0.0.1)\n"
 		"  -p, --port PORT     TCP port, 0..65535; 0: any free one (default 4420)\n"
 		"      --nqn NQN       subsystem NQN hosts connect to\n"
 		"                      (default " SERVE_DEFAULT_NQN ")\n"
@@ -103,11 +103,12 @@ static int
 serve_check(const struct serve_args *a)
 {
 	struct nvp_nvme_transport_id trid;
-	struct in_addr in;
+	struct in6_addr in;
 	char err[512];
 
-	if (inet_pton(AF_INET, a->addr, &in) != 1) {
-		return serve_usage_error("--addr '%s': expected an IPv4 address such as 127.0.0.1",
+	if (inet_pton(AF_INET, a->addr, &in) != 1 && inet_pton(AF_INET6, a->addr, &in) != 1) {
+		return serve_usage_error("--addr '%s': expected an IPv4 or IPv6 address such as "
+					 "127.0.0.1 or ::1",
 					 a->addr);
 	}
 	if (a->nqn[0] == '\0' || strlen(a->nqn) > SERVE_NQN_MAX || strpbrk(a->nqn, " \t") != NULL ||

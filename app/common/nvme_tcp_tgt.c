@@ -5,7 +5,10 @@
  * checks what the host sends (header and data digests, PDU lengths, the H2CData answering
  * each R2T) and counts anything wrong in bad_host_pdus. The acceptor reaps connections
  * that ended, so a target serving one host after another (nvp serve) holds at most
- * TGT_MAX_CONNS connections at a time, not in all.
+ * TGT_MAX_CONNS connections at a time, not in all. The acceptor also keeps each
+ * controller's Keep Alive Timer (NVMe 1.4 section 7.12; TBKAS is not offered, so only a
+ * Keep Alive command restarts it): when KATO passes without one, the association ends,
+ * its admin and I/O connections closed, as the kernel's nvmet does.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4 */
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nvpoll/env.h"
@@ -34,12 +38,14 @@
 #define TGT_MQES 1023u
 
 struct tcp_tgt {
-	int lfd;                 /* -1 while not listening (acceptor thread only, after start) */
-	atomic_bool want_listen; /* tcp_tgt_set_listening(); the acceptor follows */
-	atomic_bool listening;   /* what the acceptor did about it */
-	struct sockaddr_in sa;   /* the address and port listened on */
+	int lfd;                    /* -1 while not listening (acceptor thread only, after start) */
+	atomic_bool want_listen;    /* tcp_tgt_set_listening(); the acceptor follows */
+	atomic_bool listening;      /* what the acceptor did about it */
+	struct sockaddr_storage sa; /* the address and port listened on */
+	socklen_t salen;
 	uint16_t port;
-	char addr[INET_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN];
+	int family; /* AF_INET or AF_INET6 */
 	pthread_t acceptor;
 	atomic_bool stop;
 	struct nvp_nvme_ctrlr *backend;
@@ -63,6 +69,8 @@ struct tgt_conn {
 	bool hdgst, ddgst;
 	uint16_t qid;
 	uint16_t cntlid;
+	uint32_t kato_ms;          /* admin connection: Connect's KATO, 0 = no timer */
+	_Atomic uint64_t ka_end;   /* admin connection: when KATO runs out (ms, monotonic) */
 	bool discovery;            /* connected to the discovery NQN */
 	struct nvp_nvme_qpair *bq; /* the backend qpair of an I/O connection */
 	uint8_t *buf;              /* DMA memory: a command's data */
@@ -85,6 +93,15 @@ struct pending {
 		(t)->stats.f++;                   \
 		pthread_mutex_unlock(&(t)->lock); \
 	} while (0)
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 static uint32_t
 digest(const void *p, size_t n)
@@ -514,6 +531,8 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 		}
 		c->cc = 0;
 		c->csts = 0;
+		c->kato_ms = fc->kato;
+		atomic_store(&c->ka_end, fc->kato ? now_ms() + fc->kato : 0);
 	} else {
 		c->cntlid = d->cntlid;
 	}
@@ -596,7 +615,7 @@ discovery_log(struct tgt_conn *c, uint32_t len, struct nvme_cpl *cpl)
 	h->genctr = 1;
 	h->numrec = 1;
 	e->trtype = NVME_TRTYPE_TCP;
-	e->adrfam = NVME_ADRFAM_IPV4;
+	e->adrfam = c->t->family == AF_INET6 ? NVME_ADRFAM_IPV6 : NVME_ADRFAM_IPV4;
 	e->subtype = NVME_SUBTYPE_NVME;
 	e->portid = 1;
 	e->cntlid = 0xffff;
@@ -623,6 +642,9 @@ admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct n
 		return 1;
 	}
 	if (cmd->opc == NVME_OPC_KEEP_ALIVE) {
+		if (c->kato_ms != 0) {
+			atomic_store(&c->ka_end, now_ms() + c->kato_ms); /* the timer restarts */
+		}
 		return 0;
 	}
 	if (c->discovery) {
@@ -899,7 +921,7 @@ conn_start(struct tcp_tgt *t, int fd)
 	return 0;
 }
 
-static int listen_on(struct sockaddr_in *a, uint16_t *port);
+static int listen_on(struct sockaddr_storage *a, socklen_t alen, uint16_t *port);
 
 /* Close or re-open the listening socket as tcp_tgt_set_listening() asked. */
 static void
@@ -911,16 +933,54 @@ follow_listening(struct tcp_tgt *t)
 		close(t->lfd);
 		t->lfd = -1;
 	} else if (want && t->lfd < 0) {
-		struct sockaddr_in a = t->sa;
+		struct sockaddr_storage a = t->sa;
 		uint16_t port;
 
-		t->lfd = listen_on(&a, &port);
+		t->lfd = listen_on(&a, t->salen, &port);
 		if (t->lfd < 0) {
 			t->lfd = -1; /* the port is still held: try again next round */
 			return;
 		}
 	}
 	atomic_store(&t->listening, t->lfd >= 0);
+}
+
+/* The association of admin connection @a: it and its controller's I/O connections closed
+ * (their threads see the end of the stream and are reaped). Under t->lock. */
+static void
+kato_expired(struct tcp_tgt *t, struct tgt_conn *a)
+{
+	fprintf(stderr,
+		"tcp_tgt: controller %u: no Keep Alive within KATO (%u ms): association "
+		"closed\n",
+		a->cntlid, a->kato_ms);
+	t->stats.kato_expired++;
+	atomic_store(&a->ka_end, 0);
+	for (uint32_t i = 0; i < t->num_conns; i++) {
+		struct tgt_conn *c = t->conns[i];
+
+		if (c == a || (c->qid != 0 && c->cntlid == a->cntlid)) {
+			shutdown(c->fd, SHUT_RDWR);
+		}
+	}
+}
+
+/* Every controller's Keep Alive Timer, from the acceptor's loop (a millisecond or so). */
+static void
+check_kato(struct tcp_tgt *t)
+{
+	uint64_t now = now_ms();
+
+	pthread_mutex_lock(&t->lock);
+	for (uint32_t i = 0; i < t->num_conns; i++) {
+		struct tgt_conn *a = t->conns[i];
+		uint64_t end = atomic_load(&a->ka_end);
+
+		if (a->qid == 0 && end != 0 && now >= end && !atomic_load(&a->done)) {
+			kato_expired(t, a);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
 }
 
 static void *
@@ -934,6 +994,7 @@ accept_thread(void *arg)
 		follow_listening(t);
 		fd = t->lfd >= 0 ? accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
 		reap_conns(t);
+		check_kato(t);
 		if (fd < 0) {
 			usleep(1000);
 			continue;
@@ -958,37 +1019,65 @@ tcp_tgt_opts_init(struct tcp_tgt_opts *opts)
 	opts->r2t_chunk = 65536;
 }
 
-/* The listening socket on @a, its port in *@port. \return the fd or -errno. */
+/* The listening socket on @a (@alen bytes), its port in *@port. \return the fd or -errno. */
 static int
-listen_on(struct sockaddr_in *a, uint16_t *port)
+listen_on(struct sockaddr_storage *a, socklen_t alen, uint16_t *port)
 {
-	socklen_t alen = sizeof(*a);
 	int one = 1, rc = 0;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd < 0) {
 		return -errno;
 	}
+	if (a->ss_family == AF_INET6) {
+		/* ::1 is IPv6 only; :: too, as the kernel's target listens per family */
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	}
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(fd, (struct sockaddr *)a, sizeof(*a)) != 0 || listen(fd, 64) != 0 ||
+	    bind(fd, (struct sockaddr *)a, alen) != 0 || listen(fd, 64) != 0 ||
 	    getsockname(fd, (struct sockaddr *)a, &alen) != 0) {
 		rc = -errno;
 		close(fd);
 		return rc;
 	}
-	*port = ntohs(a->sin_port);
+	*port = ntohs(a->ss_family == AF_INET6 ? ((struct sockaddr_in6 *)a)->sin6_port :
+						 ((struct sockaddr_in *)a)->sin_port);
 	return fd;
+}
+
+/* @addr, numeric IPv4 or IPv6, with @port into @a. \return its length, 0 if no address. */
+static socklen_t
+parse_addr(const char *addr, uint16_t port, struct sockaddr_storage *a)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
+
+	memset(a, 0, sizeof(*a));
+	if (addr == NULL) {
+		return 0;
+	}
+	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(port);
+		return sizeof(*a4);
+	}
+	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		return sizeof(*a6);
+	}
+	return 0;
 }
 
 int
 tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts, struct tcp_tgt **out)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(opts->port) };
+	struct sockaddr_storage a;
+	socklen_t alen = parse_addr(opts->addr, opts->port, &a);
 	struct tcp_tgt *t;
 	int rc;
 
-	if (opts->addr == NULL || inet_pton(AF_INET, opts->addr, &a.sin_addr) != 1 ||
-	    opts->subnqn == NULL || opts->subnqn[0] == '\0' ||
+	if (alen == 0 || opts->subnqn == NULL || opts->subnqn[0] == '\0' ||
 	    strlen(opts->subnqn) >= NVME_NQN_FIELD_SIZE) {
 		return -EINVAL;
 	}
@@ -998,11 +1087,16 @@ tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts, s
 	}
 	t->backend = backend;
 	t->opts = *opts;
+	t->family = a.ss_family;
 	nvp_strlcpy(t->subnqn, opts->subnqn, sizeof(t->subnqn));
-	inet_ntop(AF_INET, &a.sin_addr, t->addr, sizeof(t->addr));
+	inet_ntop(a.ss_family,
+		  a.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&a)->sin6_addr :
+					    (void *)&((struct sockaddr_in *)&a)->sin_addr,
+		  t->addr, sizeof(t->addr));
 	pthread_mutex_init(&t->lock, NULL);
-	t->lfd = listen_on(&a, &t->port);
-	t->sa = a;
+	t->lfd = listen_on(&a, alen, &t->port);
+	t->sa = a; /* with the port listen_on() found, for listening again on it */
+	t->salen = alen;
 	atomic_init(&t->want_listen, true);
 	atomic_init(&t->listening, t->lfd >= 0);
 	rc = t->lfd < 0 ? t->lfd : -pthread_create(&t->acceptor, NULL, accept_thread, t);
@@ -1027,8 +1121,9 @@ tcp_tgt_port(const struct tcp_tgt *t)
 void
 tcp_tgt_trid(const struct tcp_tgt *t, const char *extra, char *buf, size_t len)
 {
-	snprintf(buf, len, "trtype:TCP adrfam:IPv4 traddr:%s trsvcid:%u subnqn:%s%s%s", t->addr,
-		 t->port, t->subnqn, extra != NULL ? " " : "", extra != NULL ? extra : "");
+	snprintf(buf, len, "trtype:TCP adrfam:%s traddr:%s trsvcid:%u subnqn:%s%s%s",
+		 t->family == AF_INET6 ? "IPv6" : "IPv4", t->addr, t->port, t->subnqn,
+		 extra != NULL ? " " : "", extra != NULL ? extra : "");
 }
 
 void

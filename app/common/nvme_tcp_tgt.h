@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A small NVMe/TCP target, for the functional tests and `nvp serve`: it listens on an
- * IPv4 address (127.0.0.1 by default), speaks the NVMe/TCP PDUs (ICReq/ICResp, capsules,
- * R2T/H2CData, C2HData, digests) and passes the commands to a controller attached with
- * the driver (the software controller, usually), as the kernel's nvmet passes them to a
- * block device. Registers are properties it keeps per admin connection. A thread per
- * connection, one command at a time on each: a target to test and show the host side
- * with, not to measure. It can misbehave on request, once, on the next I/O command: the
- * faults a host must survive. The judge of the transport is the kernel's target in the
- * QEMU guest; this one lets `make test` cover it without a VM. Public API only.
+ * IPv4 or IPv6 address (127.0.0.1 by default), speaks the NVMe/TCP PDUs (ICReq/ICResp,
+ * capsules, R2T/H2CData, C2HData, digests) and passes the commands to a controller
+ * attached with the driver (the software controller, usually), as the kernel's nvmet
+ * passes them to a block device. Registers are properties it keeps per admin connection.
+ * A thread per connection, one command at a time on each: a target to test and show the
+ * host side with, not to measure. It keeps each controller's Keep Alive Timer: no Keep
+ * Alive command within the KATO the host's Connect asked for ends the association. It can
+ * misbehave on request, once, on the next I/O command: the faults a host must survive.
+ * The judge of the transport is the kernel's target in the QEMU guest; this one lets
+ * `make test` cover it without a VM. Public API only.
  */
 #ifndef NVP_APP_TCP_TGT_H
 #define NVP_APP_TCP_TGT_H
@@ -31,7 +33,7 @@ enum tcp_tgt_fault {
 };
 
 struct tcp_tgt_opts {
-	const char *addr;    /* IPv4 address to listen on; "127.0.0.1" */
+	const char *addr;    /* IPv4 or IPv6 address to listen on; "127.0.0.1" */
 	uint16_t port;       /* TCP port; 0 = a free one (tcp_tgt_port() says which) */
 	bool hdgst_required; /* refuse a connection that does not ask for header digests
 			      * (they are used whenever the host asks, required or not) */
@@ -56,6 +58,7 @@ struct tcp_tgt_stats {
 	uint64_t bad_host_pdus; /* anything wrong the host sent (a test expects 0) */
 	uint64_t refused;       /* connections refused: a required digest not asked for */
 	uint64_t drops;         /* tcp_tgt_drop_conns() calls */
+	uint64_t kato_expired;  /* associations ended: no Keep Alive within the host's KATO */
 };
 
 struct tcp_tgt;
@@ -64,14 +67,14 @@ void tcp_tgt_opts_init(struct tcp_tgt_opts *opts);
 
 /*
  * Listen on opts->addr:opts->port serving @backend, until tcp_tgt_stop(). \return 0;
- * -EINVAL an address that is not IPv4 dotted-quad, an empty or too long subnqn;
+ * -EINVAL an address that is neither IPv4 nor IPv6, an empty or too long subnqn;
  * -EADDRINUSE the port is taken; another -errno from socket(), bind(), listen() or
  * pthread_create().
  */
 int tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts,
 		  struct tcp_tgt **out);
 uint16_t tcp_tgt_port(const struct tcp_tgt *t);
-/* "trtype:TCP adrfam:IPv4 traddr:<addr> trsvcid:<port> subnqn:<nqn>" + " " @extra. */
+/* "trtype:TCP adrfam:IPv4|IPv6 traddr:<addr> trsvcid:<port> subnqn:<nqn>" + " " @extra. */
 void tcp_tgt_trid(const struct tcp_tgt *t, const char *extra, char *buf, size_t len);
 void tcp_tgt_set_fault(struct tcp_tgt *t, enum tcp_tgt_fault fault);
 void tcp_tgt_get_stats(struct tcp_tgt *t, struct tcp_tgt_stats *stats);

@@ -128,7 +128,11 @@ enum nvp_nvme_transport_type {
  * Which controller to attach, in SPDK's form: "trtype:PCIe traddr:0000:01:00.0",
  * "trtype:emu name:emu0 nn:2 lba:512/4096". Keys and values are separated by ':' or '='
  * and pairs by spaces or tabs. Known keys: trtype, traddr, name, ns (a namespace id,
- * kept for tools), subnqn. Other pairs are kept in @args for a virtual device provider.
+ * kept for tools), subnqn. Other pairs are kept in @args for a virtual device provider
+ * or the transport. NVMe/TCP: "trtype:TCP adrfam:IPv6 traddr:::1 trsvcid:4420
+ * subnqn:..." (a value is split from its key at the first ':', so an IPv6 traddr needs
+ * no quoting); adrfam IPv4 or IPv6, by default the family traddr is written in;
+ * kato:<ms> the keep-alive timeout (doc/nvme_tcp.md).
  */
 struct nvp_nvme_transport_id {
 	enum nvp_nvme_transport_type trtype;
@@ -143,7 +147,9 @@ struct nvp_nvme_transport_id {
 /**
  * Parse a transport ID string.
  * \return 0; -EINVAL for a malformed pair, a missing or unknown trtype, a PCIe traddr
- * that is not a PCI address, or a string that does not fit (message logged).
+ * that is not a PCI address, a TCP traddr that is not a numeric address of its adrfam
+ * (or an adrfam other than IPv4 and IPv6, a trsvcid that is not a port), or a string
+ * that does not fit (message logged).
  */
 int nvp_nvme_transport_id_parse(struct nvp_nvme_transport_id *trid, const char *str);
 
@@ -263,7 +269,9 @@ int nvp_nvme_probe(const struct nvp_nvme_transport_id *trid, void *cb_ctx,
  * Attach to one controller synchronously.
  * \return 0 and *@ctrlr; -EINVAL bad trid or options; -ENODEV no such function;
  * -EBUSY already attached; -ETIMEDOUT or -EIO if initialisation failed (the log names
- * the init state, CAP/VS/CC/CSTS and the likely cause); -ENOMEM.
+ * the init state, CAP/VS/CC/CSTS and the likely cause); -ENOMEM. NVMe/TCP: what the
+ * socket's connect() said, e.g. -ECONNREFUSED (nothing listens at traddr:trsvcid),
+ * -ENETUNREACH, -EHOSTUNREACH, or -ETIMEDOUT (the log names address and port).
  */
 int nvp_nvme_connect(const struct nvp_nvme_transport_id *trid,
 		     const struct nvp_nvme_ctrlr_opts *opts, struct nvp_nvme_ctrlr **ctrlr);
@@ -374,6 +382,9 @@ int nvp_nvme_ctrlr_cmd_admin_raw(struct nvp_nvme_ctrlr *ctrlr, const struct nvme
  * the reconnect of a controller that lost its connection (an attempt is a reset: it runs
  * on the calling thread, bounded by admin_timeout_ms). \return completions processed
  * (0 while reconnecting) or -ENXIO (failed controller).
+ * NVMe/TCP: an application need not call it to keep the controller alive; the polls of
+ * its I/O queues send the Keep Alive when the admin queue is free, and then run the
+ * admin callbacks (AERs) that came on the polling thread (doc/nvme_tcp.md).
  */
 int32_t nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr);
 

@@ -12,7 +12,10 @@
  *              otherwise the controller asks for it with R2T and gets H2CData; the
  *              generic "doorbell" is one sendmsg() for the batch.
  *   complete:  recv() into a per-qpair buffer, then nvme_tcp_rx_parse() (nvme_tcp_pdu.c).
- *   keep-alive: a Keep Alive command from the admin poll every KATO/2.
+ *   keep-alive: a Keep Alive command every KATO/2 (NVMe 1.4 section 7.12), sent from
+ *              whichever thread polls one of the controller's queues first once it is
+ *              due: the admin poll, or an I/O poll that takes the admin lock without
+ *              waiting (doc/nvme_tcp.md says which thread runs the admin callbacks then).
  *
  * Connect, Property Get/Set use a command identifier of their own (num_trackers, past
  * every tracker) so they can run while requests are outstanding. A socket error or a
@@ -342,10 +345,11 @@ sock_open(struct nvme_tcp_ctrlr *tc, uint64_t deadline, int *out)
 	}
 	if (rc != 0) {
 		rc = -errno;
-		NVP_ERRLOG("%s: cannot connect to %s port %s: %s (is a target listening there?)",
-			   tc->ctrlr.name, tc->traddr, tc->trsvcid, strerror(-rc));
+		NVP_ERRLOG("%s: cannot connect to %s port %s: %s%s", tc->ctrlr.name, tc->traddr,
+			   tc->trsvcid, strerror(-rc),
+			   rc == -ECONNREFUSED ? " (is a target listening there?)" : "");
 		close(fd);
-		return rc == -ETIMEDOUT ? rc : -ENODEV;
+		return rc;
 	}
 	*out = fd;
 	return 0;
@@ -602,6 +606,18 @@ prop_set(struct nvme_tcp_qpair *tq, uint32_t ofst, uint32_t value)
 	return nvme_tcp_fabric_sync(tq, (const struct nvme_cmd *)&c, NULL, 0, false, &cpl);
 }
 
+/* The next Keep Alive KATO/2 after @now (none with KATO 0). Under the admin lock. */
+static void
+ka_arm(struct nvme_tcp_ctrlr *tc, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (tc->kato_ms != 0) {
+		next = now + nvme_ms_to_ticks(&tc->ctrlr, tc->kato_ms / 2);
+	}
+	atomic_store_explicit(&tc->ka_next, next, memory_order_relaxed);
+}
+
 /* The admin connection: socket, ICReq, Connect (a new controller with the dynamic
  * model), keep-alive armed. */
 int
@@ -620,9 +636,8 @@ nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc)
 		return rc;
 	}
 	tq->qpair.failed = false;
-	tq->next_keep_alive = tc->kato_ms ? nvme_ticks(&tc->ctrlr) +
-						    nvme_ms_to_ticks(&tc->ctrlr, tc->kato_ms / 2) :
-					    0;
+	ka_arm(tc, nvme_ticks(&tc->ctrlr));
+	tq->ka_due = atomic_load_explicit(&tc->ka_next, memory_order_relaxed);
 	tc->admin_fresh = true;
 	return 0;
 }
@@ -703,6 +718,7 @@ nvme_tcp_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 		return -ENOMEM;
 	}
 	tq->fd = -1;
+	tq->ka_due = UINT64_MAX;
 	STAILQ_INIT(&tq->send_q);
 	rc = nvme_qpair_init(&tq->qpair, ctrlr, qid, entries, NVP_MAX(requests, entries), qid != 0);
 	if (rc == 0) {
@@ -764,6 +780,8 @@ tcp_qpair_connect(struct nvp_nvme_qpair *qpair)
 		return rc == -ETIMEDOUT ? rc : -EIO;
 	}
 	qpair->failed = false;
+	/* Its polls keep the controller alive too (keep_alive_due()). */
+	tq->ka_due = atomic_load_explicit(&nvme_tcp_ctrlr(ctrlr)->ka_next, memory_order_relaxed);
 	return 0;
 }
 
@@ -987,25 +1005,59 @@ tcp_qpair_ring_doorbell(struct nvp_nvme_qpair *qpair)
 	(void)tcp_flush(nvme_tcp_qpair(qpair));
 }
 
-/* Keep Alive every KATO/2 from the admin poll (NVMe 1.4 section 5.16). */
+/* A Keep Alive on the admin queue, if it can carry one; the next one armed either way, so
+ * that a controller being reset is not asked again on every poll. Admin lock held. */
 static void
-keep_alive(struct nvme_tcp_qpair *tq)
+keep_alive_send(struct nvme_tcp_ctrlr *tc, uint64_t now)
 {
-	struct nvp_nvme_qpair *qpair = &tq->qpair;
-	struct nvme_tcp_ctrlr *tc = nvme_tcp_ctrlr(qpair->ctrlr);
+	struct nvp_nvme_qpair *adminq = tc->ctrlr.adminq;
 	struct nvme_request *req;
 
-	if (qpair->poll_ticks < tq->next_keep_alive) {
-		return;
+	if (now < atomic_load_explicit(&tc->ka_next, memory_order_relaxed)) {
+		return; /* another thread sent it while this one waited for the lock */
 	}
-	tq->next_keep_alive = qpair->poll_ticks + nvme_ms_to_ticks(qpair->ctrlr, tc->kato_ms / 2);
-	req = nvme_qpair_alloc_request(qpair);
+	ka_arm(tc, now);
+	if (nvme_tcp_qpair(adminq)->conn != NVME_TCP_CONN_READY || adminq->failed ||
+	    atomic_load(&tc->ctrlr.resetting) || nvme_ctrlr_is_failed(&tc->ctrlr)) {
+		return; /* the reset makes a new association and arms it again */
+	}
+	req = nvme_qpair_alloc_request(adminq);
 	if (req == NULL) {
-		return;
+		return; /* every admin request is out: the controller hears from us anyway */
 	}
 	nvme_request_init(req, NULL, NULL);
 	req->cmd.opc = NVME_OPC_KEEP_ALIVE;
-	(void)nvme_qpair_submit_request(qpair, req);
+	(void)nvme_qpair_submit_request(adminq, req);
+}
+
+/*
+ * A poll of @tq found its ka_due passed: send the controller's Keep Alive (NVMe 1.4
+ * section 7.12) unless another thread did. The admin poll holds the admin lock already;
+ * an I/O poll only tries it, never waiting (a thread holding it is using the admin queue
+ * and gets here itself), and when it has it also processes the admin queue's completions:
+ * the previous Keep Alive's, and any AER's, whose callback then runs on this thread.
+ */
+static void
+keep_alive_due(struct nvme_tcp_qpair *tq)
+{
+	struct nvp_nvme_ctrlr *ctrlr = tq->qpair.ctrlr;
+	struct nvme_tcp_ctrlr *tc = nvme_tcp_ctrlr(ctrlr);
+	uint64_t now = tq->qpair.poll_ticks;
+
+	if (tq->qpair.is_admin) {
+		keep_alive_send(tc, now);
+	} else if (now >= atomic_load_explicit(&tc->ka_next, memory_order_relaxed)) {
+		if (!nvme_ctrlr_trylock(ctrlr)) {
+			/* Held (a reset may hold it for a connect): ask again in 1 ms, not on
+			 * every poll. */
+			tq->ka_due = now + nvme_ms_to_ticks(ctrlr, 1);
+			return;
+		}
+		keep_alive_send(tc, now);
+		(void)nvme_qpair_process(ctrlr->adminq, 0);
+		nvme_ctrlr_unlock(ctrlr);
+	}
+	tq->ka_due = atomic_load_explicit(&tc->ka_next, memory_order_relaxed);
 }
 
 static int32_t
@@ -1022,8 +1074,9 @@ tcp_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 		}
 		return qpair->failed ? rc : (int32_t)tq->rx_cpls;
 	}
-	if (nvp_unlikely(tq->next_keep_alive != 0) && qpair->is_admin) {
-		keep_alive(tq);
+	/* One compare per poll: poll_ticks was just read, ka_due is this qpair's own. */
+	if (nvp_unlikely(qpair->poll_ticks >= tq->ka_due)) {
+		keep_alive_due(tq);
 	}
 	return (int32_t)tq->rx_cpls;
 }
@@ -1131,18 +1184,95 @@ parse_host(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid)
 	return 0;
 }
 
-/* trsvcid, adrfam, hostnqn, hdgst, ddgst, kato from the trid. */
+/*
+ * The address family: adrfam (IPv4 or IPv6; without it, the one traddr is written in),
+ * and traddr a numeric address of that family, trsvcid (if given) a port. Checked when a
+ * transport ID is parsed, so that a tool can call a mistake a usage error, and again at
+ * connect. \return AF_INET, AF_INET6, or -EINVAL (the log says what is wrong).
+ */
+static int
+trid_family(const struct nvp_nvme_transport_id *trid)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST };
+	struct addrinfo *ai = NULL;
+	bool colon = strchr(trid->traddr, ':') != NULL;
+	char v[64];
+	uint64_t n;
+	int rc;
+
+	hints.ai_family = colon ? AF_INET6 : AF_INET;
+	rc = trid_arg(trid, "adrfam", v, sizeof(v));
+	if (rc < 0) {
+		return rc;
+	}
+	if (rc > 0) {
+		if (strcasecmp(v, "IPv6") == 0) {
+			hints.ai_family = AF_INET6;
+		} else if (strcasecmp(v, "IPv4") == 0) {
+			hints.ai_family = AF_INET;
+		} else {
+			NVP_ERRLOG("transport ID: adrfam '%s' is not IPv4 or IPv6", v);
+			return -EINVAL;
+		}
+	}
+	if (getaddrinfo(trid->traddr, NULL, &hints, &ai) != 0) {
+		bool v6 = hints.ai_family == AF_INET6;
+
+		NVP_ERRLOG("transport ID: traddr '%s' is not an %s address (%s)", trid->traddr,
+			   v6 ? "IPv6" : "IPv4",
+			   colon == v6 ? "a numeric address: host names are not looked up" :
+			   colon       ? "an IPv6 address takes adrfam:IPv6" :
+					 "an IPv4 address takes adrfam:IPv4");
+		return -EINVAL;
+	}
+	freeaddrinfo(ai);
+	rc = trid_arg(trid, "trsvcid", v, sizeof(v));
+	if (rc < 0) {
+		return rc;
+	}
+	if (rc > 0 && nvp_strtou64(v, 1, 65535, &n) != 0) {
+		NVP_ERRLOG("transport ID: trsvcid '%s' is not a TCP port (1..65535)", v);
+		return -EINVAL;
+	}
+	return hints.ai_family;
+}
+
+/* At parse time: a TCP transport ID with an address says it in its family. */
+static int
+tcp_trid_check(const struct nvp_nvme_transport_id *trid)
+{
+	int family = trid->traddr[0] != '\0' ? trid_family(trid) : 0;
+
+	return family < 0 ? family : 0;
+}
+
+/* "tcp 127.0.0.1:4420", "tcp [::1]:4420": a controller's name in messages. */
+void
+nvme_tcp_set_name(struct nvme_tcp_ctrlr *tc, const char *what)
+{
+	bool v6 = tc->family == AF_INET6;
+
+	snprintf(tc->ctrlr.name, sizeof(tc->ctrlr.name), "%s %s%.46s%s:%.8s", what, v6 ? "[" : "",
+		 tc->traddr, v6 ? "]" : "", tc->trsvcid);
+}
+
+/* traddr, trsvcid, adrfam, hostnqn, hdgst, ddgst, kato from the trid. */
 int
 nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid)
 {
 	char v[64];
 	uint64_t n;
-	int rc;
+	int family, rc;
 
 	if (trid->traddr[0] == '\0') {
 		NVP_ERRLOG("connect: a TCP transport ID needs traddr:<IP address> (and subnqn:)");
 		return -EINVAL;
 	}
+	family = trid_family(trid);
+	if (family < 0) {
+		return family;
+	}
+	tc->family = family;
 	nvp_strlcpy(tc->traddr, trid->traddr, sizeof(tc->traddr));
 	rc = trid_arg(trid, "trsvcid", tc->trsvcid, sizeof(tc->trsvcid));
 	if (rc < 0) {
@@ -1150,19 +1280,6 @@ nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_i
 	}
 	if (rc == 0) {
 		snprintf(tc->trsvcid, sizeof(tc->trsvcid), "%u", NVME_TCP_DEFAULT_PORT);
-	}
-	tc->family = AF_INET;
-	rc = trid_arg(trid, "adrfam", v, sizeof(v));
-	if (rc < 0) {
-		return rc;
-	}
-	if (rc > 0) {
-		if (strcasecmp(v, "IPv6") == 0) {
-			tc->family = AF_INET6;
-		} else if (strcasecmp(v, "IPv4") != 0) {
-			NVP_ERRLOG("connect: adrfam '%s' is not IPv4 or IPv6", v);
-			return -EINVAL;
-		}
 	}
 	if (trid_flag(trid, "hdgst", &tc->want_hdgst) != 0 ||
 	    trid_flag(trid, "ddgst", &tc->want_ddgst) != 0) {
@@ -1229,8 +1346,7 @@ tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 	}
 	rc = nvme_tcp_parse_trid(tc, trid);
 	if (rc == 0) {
-		snprintf(tc->ctrlr.name, sizeof(tc->ctrlr.name), "tcp %.48s:%.8s", tc->traddr,
-			 tc->trsvcid);
+		nvme_tcp_set_name(tc, "tcp");
 		rc = nvme_tcp_qpair_create(&tc->ctrlr, 0, NULL, &tc->ctrlr.adminq);
 	}
 	if (rc == 0) {
@@ -1250,6 +1366,7 @@ tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 const struct nvme_transport_ops g_nvme_tcp_transport = {
 	.name = "TCP",
 	.type = NVP_NVME_TRANSPORT_TCP,
+	.trid_check = tcp_trid_check,
 	.ctrlr_construct = tcp_ctrlr_construct,
 	.ctrlr_destruct = nvme_tcp_ctrlr_destruct,
 	.ctrlr_get_reg_4 = tcp_get_reg_4,

@@ -173,8 +173,7 @@ nvp_nvme_discover(const struct nvp_nvme_transport_id *trid, nvp_nvme_discover_cb
 	}
 	rc = nvme_tcp_parse_trid(tc, &t);
 	tc->kato_ms = 0; /* a short session: no keep-alive */
-	snprintf(tc->ctrlr.name, sizeof(tc->ctrlr.name), "discovery %.48s:%.8s", tc->traddr,
-		 tc->trsvcid);
+	nvme_tcp_set_name(tc, "discovery");
 	if (rc == 0) {
 		rc = nvme_tcp_qpair_create(&tc->ctrlr, 0, NULL, &tc->ctrlr.adminq);
 	}

@@ -101,6 +101,9 @@ struct nvme_tcp_qpair {
 	uint32_t incapsule_max; /* in-capsule data bytes a write may carry */
 	uint32_t maxh2cdata;
 	uint8_t cpda;
+	/* Ticks: from this poll on, look at the controller's keep-alive (tc->ka_next); a
+	 * copy in the qpair's own line, so the poll pays one compare. UINT64_MAX = off. */
+	uint64_t ka_due;
 	struct nvme_tcp_req *treqs; /* indexed by CID; [num_trackers] = fabrics command */
 	STAILQ_HEAD(, nvme_tcp_req) send_q;
 
@@ -125,7 +128,6 @@ struct nvme_tcp_qpair {
 	struct nvme_request fabric_req; /* Connect, Property Get/Set: CID num_trackers */
 	bool fabric_done;
 	struct nvme_cpl fabric_cpl;
-	uint64_t next_keep_alive; /* ticks, admin qpair only, 0 = off */
 	const char *fail_reason;
 	/* The owner's non-blocking reconnect (tcp_qpair_connect_poll()). */
 	uint8_t async_step;                         /* enum nvme_tcp_async_step */
@@ -144,6 +146,9 @@ struct nvme_tcp_ctrlr {
 	bool want_hdgst, want_ddgst;
 	bool admin_fresh; /* the admin connection was just made: SET_ADMIN_QUEUE keeps it */
 	uint32_t kato_ms;
+	/* Ticks: the next Keep Alive is due (UINT64_MAX = none: KATO 0, or not connected).
+	 * Written under the admin lock, read by every qpair's poll when its ka_due passes. */
+	_Atomic uint64_t ka_next;
 	uint32_t ioccsz_bytes; /* from Identify (fabrics part); 0 until known */
 };
 
@@ -180,6 +185,7 @@ void nvme_tcp_treq_done(struct nvme_tcp_qpair *tq, struct nvme_tcp_req *treq,
 
 /* nvme_tcp.c */
 int nvme_tcp_parse_trid(struct nvme_tcp_ctrlr *tc, const struct nvp_nvme_transport_id *trid);
+void nvme_tcp_set_name(struct nvme_tcp_ctrlr *tc, const char *what);
 int nvme_tcp_qpair_create(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
 			  const struct nvp_nvme_io_qpair_opts *opts, struct nvp_nvme_qpair **out);
 int nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc);

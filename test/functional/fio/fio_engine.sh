@@ -9,7 +9,8 @@
 # grepped) must show no error and I/O done. Then the failures people meet must be messages:
 # thread=0, an engine built against another fio ABI, options of the bdev mode without
 # bdev_config=; and verify of a fresh device must fail (the check is not vacuous). Skips (77) without fio or the
-# engine, unless NVP_TEST_FIO_REQUIRED=1 (CI), where that is a failure.
+# engine, unless NVP_TEST_FIO_REQUIRED=1 (CI), where that is a failure. Last, NVMe/TCP: over
+# 127.0.0.1 with digests, and over IPv6 against nvp serve on ::1.
 
 set -u
 
@@ -17,7 +18,8 @@ rootdir=$(cd "$(dirname "$0")/../../.." && pwd)
 engine=$rootdir/build/fio/nvpoll_fio.so
 skew=$rootdir/build/fio/nvpoll_fio_skew.so
 work=$(mktemp -d "${TMPDIR:-/tmp}/nvp-fio-test.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+serve_pid=
+trap '[ -z "$serve_pid" ] || kill -KILL "$serve_pid" 2>/dev/null; rm -rf "$work"' EXIT
 
 skip() {
 	if [ "${NVP_TEST_FIO_REQUIRED:-0}" = 1 ]; then
@@ -425,5 +427,40 @@ grep -Eq "^served .* [1-9][0-9]* header and [1-9][0-9]* data digests checked" <<
 	echo "$tgt_log"
 	fail "tcp: the target's checks failed (exit $tgt_rc)"
 }
+
+# 11. NVMe/TCP over IPv6: nvp serve on ::1, the engine attaching with adrfam=IPv6 and
+# traddr=\:\:1 (every colon of the address escaped), write and verify. Skipped, said so,
+# only without an IPv6 loopback.
+if ! python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	echo "SKIP tcp6: no IPv6 loopback (::1) on this machine"
+else
+	"$rootdir/build/bin/nvp" serve --addr ::1 -p 0 -t 120 >"$work/serve6.out" 2>&1 &
+	serve_pid=$!
+	tcp6_trid=
+	for _ in $(seq 300); do
+		tcp6_trid=$(sed -n 's/^transport ID: //p' "$work/serve6.out")
+		[ -n "$tcp6_trid" ] && break
+		kill -0 "$serve_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -n "$tcp6_trid" ] || fail "tcp6: nvp serve --addr ::1 printed no transport ID"
+	tcp6_file=$(sed -E 's/(^| )([a-z]+):/\1\2=/g; s/:/\\:/g' <<<"$tcp6_trid")
+	echo "tcp6: $tcp6_trid -> filename=$tcp6_file"
+	cat >"$work/tcp6.fio" <<EOF
+[global]
+$common
+filename=$tcp6_file ns=1
+[tcp6]
+rw=randwrite
+size=16M
+verify=crc32c
+do_verify=1
+EOF
+	run_fio tcp6 "$work/tcp6.fio"
+	check_json tcp6 tcp6=write,read
+	kill -INT "$serve_pid"
+	wait "$serve_pid" || fail "tcp6: nvp serve exited $? after SIGINT: $(cat "$work/serve6.out")"
+	serve_pid=
+fi
 
 echo "PASS"

@@ -6,7 +6,9 @@
 # on 127.0.0.1 (a free port, -p 0, so that runs side by side do not collide); nvp_perf and
 # nvp id-ctrl as its hosts, with and without digests; stopped by SIGINT and SIGTERM, each
 # time with exit status 0 and no sanitizer report (under --enable-asan a leak is a
-# non-zero exit). Then: digests required, a time limit, a port in use, usage errors.
+# non-zero exit). Then: digests required, a time limit, a port in use, usage errors,
+# IPv6 (served on ::1: discover, id-ctrl, nvp_perf; transport IDs of the wrong family;
+# a refused connection named as such, with address and port).
 # Every wait has a deadline. Exit 0 pass, 1 fail, 77 skip (the tools are not built).
 
 set -u
@@ -170,12 +172,57 @@ for args in "help serve" "serve --help" "serve -h"; do
 done
 
 # 6. Usage errors exit 2 before anything starts.
-for args in "--port 65536" "extra" "--addr ::1" "--addr localhost" "-t 0" "--nqn" \
+for args in "--port 65536" "extra" "--addr ::1::2" "--addr localhost" "-t 0" "--nqn" \
 	"--bogus" "-r emu:nn=99" "--nqn nqn.2014-08.org.nvmexpress.discovery"; do
 	# shellcheck disable=SC2086 # (word splitting wanted)
 	timeout 30 "$nvp" serve $args >"$work/usage.out" 2>&1
 	rc=$?
 	[ "$rc" -eq 2 ] || fail "usage: 'nvp serve $args' exited $rc, not 2"
+done
+
+# 7. IPv6 on ::1 (skipped, said so, only where the machine has no IPv6 loopback).
+if ! python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	echo "SKIP ipv6: no IPv6 loopback (::1) on this machine"
+elif start_serve v6 --addr ::1 -t 600; then
+	echo "v6: $trid"
+	grep -q "adrfam:IPv6 traddr:::1 " <<<"$trid" || fail "v6: not an IPv6 transport ID: $trid"
+	port=$(sed -n 's/.*trsvcid:\([0-9]*\).*/\1/p' <<<"$trid")
+	timeout 60 "$nvp" discover "trtype:TCP adrfam:IPv6 traddr:::1 trsvcid:$port" \
+		>"$work/disc6.out" 2>&1 || fail "v6: nvp discover failed: $(cat "$work/disc6.out")"
+	grep -q "^adrfam:  ipv6" "$work/disc6.out" || fail "v6: the record's adrfam is not ipv6"
+	grep -q "^traddr:  ::1" "$work/disc6.out" || fail "v6: the record's traddr is not ::1"
+	rec=$(sed -n 's/^nvpoll:  //p' "$work/disc6.out")
+	timeout 60 "$nvp" id-ctrl "$rec" -o json >"$work/id6.json" 2>"$work/id6.err" ||
+		fail "v6: nvp id-ctrl of the discovered record failed: $(cat "$work/id6.err")"
+	[ "$(json_get "$work/id6.json" 'd["subnqn"]')" = nqn.2026-01.io.nvpoll:serve ] ||
+		fail "v6: id-ctrl's subnqn is not the served NQN"
+	timeout 120 "$perf" -r "$trid" -t 1 -q 8 -w randrw -o 4k --json "$work/perf6.json" \
+		>"$work/perf6.out" 2>&1 || fail "v6: nvp_perf failed: $(tail -3 "$work/perf6.out")"
+	[ "$(json_get "$work/perf6.json" 'd["status"]')" = ok ] ||
+		fail "v6: nvp_perf's JSON status is not ok"
+	stop_serve v6 INT
+	# Nothing listens there now: refused, with address and port, exit 1.
+	timeout 60 "$nvp" id-ctrl "$trid" >"$work/refused.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "refused: nvp id-ctrl exited $rc, not 1"
+	grep -q "cannot connect to ::1 port $port: Connection refused" "$work/refused.out" ||
+		fail "refused: the message does not say so: $(cat "$work/refused.out")"
+	grep -q "No such device" "$work/refused.out" && fail "refused: reads 'No such device'"
+fi
+# Transport IDs of the wrong family, or none: usage errors, exit 2, before connecting.
+for t in "adrfam:IPv5 traddr:::1" "adrfam:IPv4 traddr:::1" "adrfam:IPv6 traddr:127.0.0.1" \
+	"traddr:::1 trsvcid:70000"; do
+	timeout 30 "$nvp" id-ctrl "trtype:TCP $t subnqn:nqn.x" >"$work/fam.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "family: nvp id-ctrl '$t' exited $rc, not 2"
+	grep -qE "adrfam 'IPv5' is not IPv4 or IPv6|takes adrfam:IPv[46]|not a TCP port" \
+		"$work/fam.out" || fail "family: '$t': no clear message: $(cat "$work/fam.out")"
+	timeout 30 "$nvp" discover "trtype:TCP $t" >"$work/fam.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "family: nvp discover '$t' exited $rc, not 2"
+	timeout 30 "$perf" -r "trtype:TCP $t subnqn:nqn.x" -t 1 >"$work/fam.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "family: nvp_perf -r '$t' exited $rc, not 2"
 done
 
 if [ "$fails" -ne 0 ]; then

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the NVMe/TCP transport's socket side (nvme_tcp.c): transport ID options
- * (trsvcid, adrfam, digests, kato, hostnqn) and their errors, the in-capsule limit taken
+ * (trsvcid, adrfam and the address's family, digests, kato, hostnqn) and their errors, the in-capsule limit taken
  * from IOCCSZ, a capsule sent through a socket that takes a few bytes at a time (partial
  * writes resume where they stopped, the bytes on the wire are the PDU), and a peer that
  * closes: the qpair fails, its requests complete with a host path error, and on the
- * admin queue the controller is marked failed.
+ * admin queue the controller is marked failed. Keep Alive: sent from an I/O poll once
+ * due (the admin lock tried, never waited for), once per KATO/2 whichever thread polls.
  */
 #include "nvme/nvme.c"
 #include "nvme/nvme_tcp.c"
@@ -16,6 +17,8 @@
 #include "ut_nvme.h"
 
 static unsigned int g_aborts, g_ctrlr_fails;
+static unsigned int g_keep_alives, g_admin_polls, g_trylocks;
+static bool g_trylock_ok = true;
 static uint8_t g_abort_sct, g_abort_sc;
 static bool g_abort_dnr;
 
@@ -83,9 +86,29 @@ nvme_qpair_fini(struct nvp_nvme_qpair *qpair)
 int
 nvme_qpair_submit_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 {
-	(void)qpair;
-	(void)req;
+	if (req->cmd.opc == NVME_OPC_KEEP_ALIVE) {
+		CU_ASSERT_TRUE(qpair->is_admin);
+		g_keep_alives++;
+		SLIST_INSERT_HEAD(&qpair->free_req, req, free_link); /* completed at once */
+	}
 	return 0;
+}
+
+int32_t
+nvme_qpair_process(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+{
+	(void)max_completions;
+	CU_ASSERT_TRUE(qpair->is_admin);
+	g_admin_polls++;
+	return 0;
+}
+
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	g_trylocks++;
+	return g_trylock_ok;
 }
 
 void
@@ -178,6 +201,21 @@ test_trid_options(void)
 	ut_log_clear();
 	CU_ASSERT_EQUAL(parse("1.2.3.4", "adrfam=IPX", &tc), -EINVAL);
 	CU_ASSERT(ut_log_has("adrfam 'IPX'"));
+	CU_ASSERT_EQUAL(parse("::1", "adrfam=IPv5", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("adrfam 'IPv5' is not IPv4 or IPv6"));
+	/* The family from the address when adrfam is left out; a mismatch is refused. */
+	CU_ASSERT_EQUAL(parse("fe80::1", "", &tc), 0);
+	CU_ASSERT_EQUAL(tc.family, AF_INET6);
+	CU_ASSERT_EQUAL(parse("::1", "adrfam=IPv4", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has(
+		"traddr '::1' is not an IPv4 address (an IPv6 address takes adrfam:IPv6)"));
+	CU_ASSERT_EQUAL(parse("127.0.0.1", "adrfam=IPv6", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has(
+		"'127.0.0.1' is not an IPv6 address (an IPv4 address takes adrfam:IPv4)"));
+	CU_ASSERT_EQUAL(parse("localhost", "", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("host names are not looked up"));
+	CU_ASSERT_EQUAL(parse("::1", "trsvcid=65536", &tc), -EINVAL);
+	CU_ASSERT(ut_log_has("trsvcid '65536' is not a TCP port"));
 	CU_ASSERT_EQUAL(parse("1.2.3.4", "kato=abc", &tc), -EINVAL);
 	CU_ASSERT(ut_log_has("kato 'abc'"));
 	CU_ASSERT_EQUAL(parse("", "", &tc), -EINVAL);
@@ -196,6 +234,29 @@ test_trid_options(void)
 	/* A key it does not know is not its business (a provider's or a tool's). */
 	CU_ASSERT_EQUAL(parse("1.2.3.4", "trsvcid=4421 other=x", &tc), 0);
 	CU_ASSERT_STRING_EQUAL(tc.trsvcid, "4421");
+}
+
+/* The same checks when a transport ID is parsed; the controller's name brackets IPv6. */
+static void
+test_trid_check_and_name(void)
+{
+	struct nvp_nvme_transport_id trid;
+	struct nvme_tcp_ctrlr tc;
+
+	memset(&trid, 0, sizeof(trid));
+	CU_ASSERT_EQUAL(tcp_trid_check(&trid), 0); /* no address yet: connect says so */
+	nvp_strlcpy(trid.traddr, "::1", sizeof(trid.traddr));
+	nvp_strlcpy(trid.args, "adrfam=IPv6 trsvcid=4420", sizeof(trid.args));
+	CU_ASSERT_EQUAL(tcp_trid_check(&trid), 0);
+	nvp_strlcpy(trid.args, "adrfam=IPv4", sizeof(trid.args));
+	CU_ASSERT_EQUAL(tcp_trid_check(&trid), -EINVAL);
+
+	CU_ASSERT_EQUAL(parse("::1", "trsvcid=4420", &tc), 0);
+	nvme_tcp_set_name(&tc, "tcp");
+	CU_ASSERT_STRING_EQUAL(tc.ctrlr.name, "tcp [::1]:4420");
+	CU_ASSERT_EQUAL(parse("127.0.0.1", "", &tc), 0);
+	nvme_tcp_set_name(&tc, "discovery");
+	CU_ASSERT_STRING_EQUAL(tc.ctrlr.name, "discovery 127.0.0.1:4420");
 }
 
 static void
@@ -318,6 +379,81 @@ test_peer_closes(void)
 	tcp_qpair_destroy(&tq->qpair);
 }
 
+/* An application that polls only an I/O queue keeps the controller alive. */
+static void
+test_keep_alive_from_io_poll(void)
+{
+	static struct nvme_tcp_ctrlr tc;
+	static struct nvme_request ka_req;
+	struct nvme_tcp_qpair *admin, *io;
+	uint64_t half;
+	int apeer, ipeer;
+
+	tc.ctrlr.opts.admin_queue_size = 8;
+	tc.ctrlr.ticks_hz = 1000000;
+	tc.kato_ms = 1000;
+	half = nvme_ms_to_ticks(&tc.ctrlr, 500);
+	admin = make_qpair(&tc.ctrlr, 0, &apeer);
+	tc.ctrlr.adminq = &admin->qpair;
+	SLIST_INSERT_HEAD(&admin->qpair.free_req, &ka_req, free_link);
+	ka_arm(&tc, 1000);
+	io = make_qpair(&tc.ctrlr, 1, &ipeer);
+	io->ka_due = atomic_load(&tc.ka_next);
+	CU_ASSERT_EQUAL(io->ka_due, 1000 + half);
+	g_keep_alives = g_admin_polls = g_trylocks = 0;
+	g_trylock_ok = true;
+
+	/* Before it is due: nothing, not even the lock tried. */
+	io->qpair.poll_ticks = 1000 + half - 1;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_trylocks, 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 0);
+
+	/* Due, the admin queue busy on another thread: no waiting, asked again in 1 ms (not
+	 * on every poll). */
+	g_trylock_ok = false;
+	io->qpair.poll_ticks = 1000 + half;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 0);
+	CU_ASSERT_EQUAL(g_trylocks, 1);
+	CU_ASSERT_EQUAL(io->ka_due, 1000 + half + 1000);
+	io->qpair.poll_ticks = 1000 + half + 999;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_trylocks, 1);
+
+	/* Then sent from this I/O poll, the admin queue's completions processed with it. */
+	g_trylock_ok = true;
+	io->qpair.poll_ticks = 1000 + half + 1000;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 1);
+	CU_ASSERT_EQUAL(g_admin_polls, 1);
+	CU_ASSERT_EQUAL(atomic_load(&tc.ka_next), 2000 + 2 * half);
+	CU_ASSERT_EQUAL(io->ka_due, 2000 + 2 * half);
+
+	/* The admin poll, when due, sends the next one; the I/O poll then only catches up. */
+	admin->ka_due = 0;
+	admin->qpair.poll_ticks = 2000 + 2 * half;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&admin->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 2);
+	io->qpair.poll_ticks = 2000 + 2 * half + 1;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 2);
+	CU_ASSERT_EQUAL(g_trylocks, 2);
+	CU_ASSERT_EQUAL(io->ka_due, 2000 + 3 * half);
+
+	/* KATO 0: never. */
+	tc.kato_ms = 0;
+	ka_arm(&tc, 5);
+	io->ka_due = atomic_load(&tc.ka_next);
+	io->qpair.poll_ticks = UINT64_MAX - 1;
+	CU_ASSERT_EQUAL(tcp_qpair_process_completions(&io->qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_keep_alives, 2);
+	close(apeer);
+	close(ipeer);
+	tcp_qpair_destroy(&io->qpair);
+	tcp_qpair_destroy(&admin->qpair);
+}
+
 int
 main(void)
 {
@@ -331,8 +467,10 @@ main(void)
 	}
 	s = CU_add_suite("nvme_tcp", NULL, NULL);
 	CU_ADD_TEST(s, test_trid_options);
+	CU_ADD_TEST(s, test_trid_check_and_name);
 	CU_ADD_TEST(s, test_incapsule_max);
 	CU_ADD_TEST(s, test_partial_send);
 	CU_ADD_TEST(s, test_peer_closes);
+	CU_ADD_TEST(s, test_keep_alive_from_io_poll);
 	return ut_run();
 }
