@@ -1226,7 +1226,8 @@ trid_family(const struct nvp_nvme_transport_id *trid)
 		return -EINVAL;
 	}
 	freeaddrinfo(ai);
-	rc = trid_arg(trid, "trsvcid", v, sizeof(v));
+	/* read as the controller keeps it, so that a value too long for it says so */
+	rc = trid_arg(trid, "trsvcid", v, sizeof(((struct nvme_tcp_ctrlr *)0)->trsvcid));
 	if (rc < 0) {
 		return rc;
 	}
