@@ -206,6 +206,14 @@ init_error(struct nvp_nvme_ctrlr *ctrlr, int rc, const char *cause)
 }
 
 #define CAUSE_ALL_ONES "registers read all ones: device removed or BAR not mapped"
+#define CAUSE_NO_LINK "registers unreadable: no connection to the target"
+
+/* Why CSTS reads all ones: on a fabric, a property read over a connection that is down. */
+static const char *
+cause_all_ones(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return ctrlr->trid.trtype == NVP_NVME_TRANSPORT_TCP ? CAUSE_NO_LINK : CAUSE_ALL_ONES;
+}
 #define CAUSE_CFS "CSTS.CFS set: controller fatal error"
 
 /* DISABLE: clear CC.EN (a reset if it was set; section 7.3.2). */
@@ -216,7 +224,7 @@ init_disable(struct nvp_nvme_ctrlr *ctrlr)
 	union nvme_csts_register csts = { .raw = get_reg4(ctrlr, NVME_REG_CSTS) };
 
 	if (csts.raw == UINT32_MAX) {
-		return init_error(ctrlr, -EIO, CAUSE_ALL_ONES);
+		return init_error(ctrlr, -EIO, cause_all_ones(ctrlr));
 	}
 	if (cc.bits.en && !csts.bits.rdy && !csts.bits.cfs) {
 		/* Still enabling: changing EN before RDY follows it is undefined. Wait up
@@ -245,7 +253,7 @@ init_wait_ready(struct nvp_nvme_ctrlr *ctrlr, uint32_t want)
 	union nvme_csts_register csts = { .raw = get_reg4(ctrlr, NVME_REG_CSTS) };
 
 	if (csts.raw == UINT32_MAX) {
-		return init_error(ctrlr, -EIO, CAUSE_ALL_ONES);
+		return init_error(ctrlr, -EIO, cause_all_ones(ctrlr));
 	}
 	/* While disabling, CFS may be left over from before: the reset clears it. */
 	if (want == 1 && csts.bits.cfs) {
@@ -506,7 +514,7 @@ nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 	}
 	if (csts.raw == UINT32_MAX) {
 		NVP_ERRLOG("%s: %s (%s); requests complete with Host Pathing Error", ctrlr->name,
-			   CAUSE_ALL_ONES, context);
+			   cause_all_ones(ctrlr), context);
 		nvme_ctrlr_removed(ctrlr);
 		return true;
 	}

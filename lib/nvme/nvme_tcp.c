@@ -376,6 +376,19 @@ send_all(int fd, const void *buf, size_t len, struct nvp_nvme_ctrlr *ctrlr, uint
 	return 0;
 }
 
+/* A fresh connection's first step: the digests it asks for, and its ICReq. */
+static void
+ic_begin(struct nvme_tcp_qpair *tq, const struct nvme_tcp_ctrlr *tc, struct nvme_tcp_ic_req *ic)
+{
+	tq->hdgst = tc->want_hdgst;
+	tq->ddgst = tc->want_ddgst;
+	tq->cpda = 0;
+	tq->conn = NVME_TCP_CONN_IC;
+	tq->fabric_done = false;
+	tq->fail_reason = NULL;
+	nvme_tcp_build_ic_req(ic, tq->hdgst, tq->ddgst);
+}
+
 /* Socket and ICReq/ICResp: the connection is READY for capsules. */
 static int
 conn_open(struct nvme_tcp_qpair *tq, uint64_t deadline)
@@ -390,13 +403,7 @@ conn_open(struct nvme_tcp_qpair *tq, uint64_t deadline)
 		tq->conn = NVME_TCP_CONN_FAILED;
 		return rc;
 	}
-	tq->hdgst = tc->want_hdgst;
-	tq->ddgst = tc->want_ddgst;
-	tq->cpda = 0;
-	tq->conn = NVME_TCP_CONN_IC;
-	tq->fabric_done = false;
-	tq->fail_reason = NULL;
-	nvme_tcp_build_ic_req(&ic, tq->hdgst, tq->ddgst);
+	ic_begin(tq, tc, &ic);
 	rc = send_all(tq->fd, &ic, sizeof(ic), tq->qpair.ctrlr, deadline);
 	if (rc == 0) {
 		rc = tcp_wait(tq, NULL, deadline);
@@ -833,13 +840,7 @@ async_sock(struct nvme_tcp_qpair *tq)
 			   tq->qpair.id, tc->traddr, tc->trsvcid, strerror(err != 0 ? err : errno));
 		return -ENODEV;
 	}
-	tq->hdgst = tc->want_hdgst;
-	tq->ddgst = tc->want_ddgst;
-	tq->cpda = 0;
-	tq->conn = NVME_TCP_CONN_IC;
-	tq->fabric_done = false;
-	tq->fail_reason = NULL;
-	nvme_tcp_build_ic_req(&ic, tq->hdgst, tq->ddgst);
+	ic_begin(tq, tc, &ic);
 	if (send_all(tq->fd, &ic, sizeof(ic), tq->qpair.ctrlr, tq->async_deadline) != 0) {
 		return -EIO;
 	}
