@@ -493,7 +493,8 @@ def perf_figures(report):
     mean_us, p50_us, p90_us, p99_us, p999_us, cpu_s, cpu_us_per_io."""
     t = report["total"]
     lat = t["latency_us"]
-    return {"iops": t["iops"], "ios": t["ios"], "errors": t["errors"],
+    return {"iops": t["iops"], "ios": t["ios"],
+            "errors": t["errors"] + t.get("drain_errors", 0),
             "mean_us": lat["mean"], "p50_us": lat["p50"], "p90_us": lat["p90"],
             "p99_us": lat["p99"], "p999_us": lat["p99_9"], "cpu_s": t["cpu"]["total_s"],
             "cpu_us_per_io": t["cpu"]["per_io_us"]}

@@ -168,12 +168,16 @@ struct perf_ns_stats {
 	const struct perf_ns *ns;
 	_Atomic uint64_t live_ios; /* completions so far, for the IOPS samples per job */
 	uint64_t sample_ios;       /* thread 0: live_ios at the last sample */
-	uint64_t ios;              /* completed, including those drained after the window */
-	uint64_t window_ios;       /* completed inside the measured window: IOPS counts these */
+	/* Inside the measured window only: its IOPS, latencies and errors are over the same
+	 * I/Os (a completion drained after the window can carry a stall the window's IOPS
+	 * never saw). */
+	uint64_t ios;
 	uint64_t reads;
 	uint64_t writes;
 	uint64_t errors;        /* error completions and failed submissions */
 	uint64_t submit_errors; /* of which: submissions refused */
+	uint64_t drain_ios;     /* completed after the window, while draining */
+	uint64_t drain_errors;  /* of which errors: no result, but the run did not end well */
 	uint64_t sq_doorbells;  /* SQ tail doorbell MMIO writes of its qpairs */
 	uint64_t cq_doorbells;  /* CQ head doorbell MMIO writes of its qpairs */
 	uint64_t submitted;     /* commands its qpairs wrote into their SQs */

@@ -12,13 +12,13 @@
  *                          targets, (bdev mode:) tenant, weight, write_class, write_hint } ],
  *                (bdev mode:) bdevs: [..], json_config | bdev_config, sched, wbt_lat_us },
  *   "results": [ { job, device, target, nsid, core, ios, reads, writes, errors, elapsed_s,
- *                  iops, mib_s, latency_us: { mean, min, max, p50, p90, p99, p99_9,
+ *                  drained, drain_errors, iops, mib_s, latency_us: { mean, min, max, p50, p90, p99, p99_9,
  *                  p99_99 } } ],                                   (a job's target, a core)
  *   "jobs":    [ { name, ios, reads, writes, errors, iops, mib_s, latency_us: {..},
  *                  latency_samples, threads: [ { core, cpu_s, elapsed_s,
  *                  involuntary_ctx_switches, voluntary_ctx_switches, preempted,
  *                  jobs_on_thread } ] } ],               (each from its own I/Os only)
- *   "total":   { ios, errors, iops, mib_s, latency_us: {..}, cpu: { total_s,
+ *   "total":   { ios, errors, drained, drain_errors, iops, mib_s, latency_us: {..}, cpu: { total_s,
  *                per_io_us, threads: [ { core, cpu_s, elapsed_s, involuntary_ctx_switches,
  *                voluntary_ctx_switches, preempted, jobs: [..] } ] },
  *              (raw PCIe:) doorbells: { sq_writes, cq_writes, commands, mmio_per_io } },
@@ -173,6 +173,8 @@ row_obj(const struct perf_run *run, const struct perf_thread *th, const struct p
 	json_object_object_add(o, "writes", json_object_new_int64((int64_t)st->writes));
 	json_object_object_add(o, "errors", json_object_new_int64((int64_t)st->errors));
 	json_object_object_add(o, "elapsed_s", json_object_new_double(secs));
+	json_object_object_add(o, "drained", json_object_new_int64((int64_t)st->drain_ios));
+	json_object_object_add(o, "drain_errors", json_object_new_int64((int64_t)st->drain_errors));
 	json_object_object_add(o, "iops", json_object_new_double(iops));
 	json_object_object_add(o, "mib_s", json_object_new_double(perf_row_mibs(run, th, st)));
 	json_object_object_add(o, "latency_us", lat_obj(run, st->hist));
@@ -243,7 +245,7 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 {
 	json_object *rows = json_object_new_array();
 	double iops = 0, mibs = 0;
-	uint64_t ios = 0, errors = 0, dbs = 0, cqdbs = 0, subs = 0;
+	uint64_t ios = 0, errors = 0, drained = 0, drain_errors = 0, dbs = 0, cqdbs = 0, subs = 0;
 	bool doorbells = false;
 	uint32_t t, n;
 
@@ -258,6 +260,8 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 			mibs += perf_row_mibs(run, th, st);
 			ios += st->ios;
 			errors += st->errors;
+			drained += st->drain_ios;
+			drain_errors += st->drain_errors;
 			/* the measured window's MMIO doorbell writes (PCIe qpairs only) */
 			if (st->ns->doorbells) {
 				doorbells = true;
@@ -270,6 +274,9 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 	*total = json_object_new_object();
 	json_object_object_add(*total, "ios", json_object_new_int64((int64_t)ios));
 	json_object_object_add(*total, "errors", json_object_new_int64((int64_t)errors));
+	json_object_object_add(*total, "drained", json_object_new_int64((int64_t)drained));
+	json_object_object_add(*total, "drain_errors",
+			       json_object_new_int64((int64_t)drain_errors));
 	json_object_object_add(*total, "iops", json_object_new_double(iops));
 	json_object_object_add(*total, "mib_s", json_object_new_double(mibs));
 	json_object_object_add(*total, "latency_us", lat_obj(run, total_h));

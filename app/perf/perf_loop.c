@@ -48,7 +48,8 @@ void
 perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bool is_read,
 		 bool error)
 {
-	/* the warm-up's I/Os (and those a stop during it drains) are not results */
+	/* the warm-up's I/Os (and those a stop during it drains) are not results, nor are
+	 * those drained after the window, though their errors fail the run */
 	if (__builtin_expect(l->measuring, 1)) {
 		nvp_histogram_record(st->hist, lat);
 		st->ios++;
@@ -60,6 +61,9 @@ perf_loop_record(struct perf_loop *l, struct perf_ns_stats *st, uint64_t lat, bo
 		if (__builtin_expect(error, 0)) {
 			st->errors++;
 		}
+	} else if (l->thread->measured) {
+		st->drain_ios++;
+		st->drain_errors += error;
 	}
 	/* single writer: a relaxed load of its own counter is a plain read */
 	atomic_store_explicit(&st->live_ios,
@@ -370,7 +374,6 @@ static void
 end_window(struct perf_loop *l)
 {
 	uint64_t now = nvp_env_get_ticks();
-	uint32_t n;
 
 	if (!l->measuring) {
 		return; /* stopped during the warm-up: nothing was measured */
@@ -378,9 +381,7 @@ end_window(struct perf_loop *l)
 	if (l->ops->window != NULL) {
 		l->ops->window(l, false);
 	}
-	for (n = 0; n < l->thread->num_ns; n++) {
-		l->thread->ns_stats[n].window_ios = l->thread->ns_stats[n].ios;
-	}
+	l->measuring = false; /* what the drain completes is not a result */
 	l->thread->elapsed_ticks = now > l->run->start_ticks ? now - l->run->start_ticks : 0;
 	/* CPU over the same window as the I/Os and the time: not the warm-up, not the drain
 	 * (which after a failure can last the request timeout) */

@@ -56,7 +56,8 @@ perf_total_errors(const struct perf_run *run)
 
 	for (t = 0; t < run->num_threads; t++) {
 		for (n = 0; n < run->threads[t].num_ns; n++) {
-			errors += run->threads[t].ns_stats[n].errors;
+			errors += run->threads[t].ns_stats[n].errors +
+				  run->threads[t].ns_stats[n].drain_errors;
 		}
 	}
 	return errors;
@@ -128,7 +129,7 @@ perf_row_iops(const struct perf_run *run, const struct perf_thread *th,
 	double secs = (double)th->elapsed_ticks / (double)run->ticks_hz;
 
 	/* over the measured window only: not the warm-up, not the drain after it */
-	return secs > 0 ? (double)st->window_ios / secs : 0.0;
+	return secs > 0 ? (double)st->ios / secs : 0.0;
 }
 
 static void
@@ -381,6 +382,19 @@ perf_report_print(const struct perf_run *run, FILE *f)
 		perf_bdev_report(run, f);
 	}
 	if (errors != 0) {
-		fprintf(f, "I/O errors: %lu\n", (unsigned long)errors);
+		uint64_t drain_errors = 0;
+		uint32_t t, n;
+
+		for (t = 0; t < run->num_threads; t++) {
+			for (n = 0; n < run->threads[t].num_ns; n++) {
+				drain_errors += run->threads[t].ns_stats[n].drain_errors;
+			}
+		}
+		fprintf(f, "I/O errors: %lu", (unsigned long)errors);
+		if (drain_errors != 0) {
+			fprintf(f, " (%lu of them completed after the window, while draining)",
+				(unsigned long)drain_errors);
+		}
+		fprintf(f, "\n");
 	}
 }
