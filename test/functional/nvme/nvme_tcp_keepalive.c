@@ -7,9 +7,15 @@
  * I/O queue, never the admin queue: idle, then with I/O. The connection must live on:
  * no association ended, no new connection (no reset), I/O still verified on the same
  * queue. A host that does not poll at all shows the target does end the association.
+ *
+ * Against an outside target (NVP_TEST_TRID: the QEMU judge's nvmet-tcp) the same tests run
+ * with NVP_TEST_KATO_MS (nvmet keeps whole seconds) for NVP_TEST_SECONDS instead of three
+ * KATOs; without the target's counters, a lost association shows as a failed controller
+ * (no reconnect is configured) and failing I/O.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,12 +25,16 @@
 #define BS 512u
 #define KATO_MS 300u
 
+static uint32_t g_kato_ms = KATO_MS; /* NVP_TEST_KATO_MS against an outside target */
+static uint32_t g_poll_ms;           /* how long the polling-only tests run */
+
 struct ka_fx {
 	struct fx_ctrlr backend;
 	struct tcp_tgt *tgt;
 	struct nvp_nvme_ctrlr *ctrlr;
 	struct nvp_nvme_ns *ns;
 	struct nvp_nvme_qpair *qpair;
+	uint32_t bs; /* the namespace's block size */
 };
 
 static int
@@ -35,14 +45,18 @@ kfx_open(struct ka_fx *f)
 	int rc;
 
 	memset(f, 0, sizeof(*f));
-	rc = fx_open(&f->backend, "size=16M,lba=512");
-	if (rc != 0) {
-		return rc;
+	snprintf(extra, sizeof(extra), "kato:%u", g_kato_ms);
+	if (fx_real_trid() != NULL) {
+		snprintf(trid, sizeof(trid), "%s %s", fx_real_trid(), extra);
+	} else {
+		rc = fx_open(&f->backend, "size=16M,lba=512");
+		if (rc != 0) {
+			return rc;
+		}
+		tcp_tgt_opts_init(&o);
+		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(f->backend.ctrlr, &o, &f->tgt), 0);
+		tcp_tgt_trid(f->tgt, extra, trid, sizeof(trid));
 	}
-	tcp_tgt_opts_init(&o);
-	CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(f->backend.ctrlr, &o, &f->tgt), 0);
-	snprintf(extra, sizeof(extra), "kato:%u", KATO_MS);
-	tcp_tgt_trid(f->tgt, extra, trid, sizeof(trid));
 	rc = fx_connect_str(trid, NULL, &f->ctrlr);
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0) {
@@ -50,6 +64,8 @@ kfx_open(struct ka_fx *f)
 	}
 	f->ns = nvp_nvme_ctrlr_get_ns(f->ctrlr, 1);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->ns);
+	f->bs = nvp_nvme_ns_get_sector_size(f->ns);
+	CU_ASSERT_FATAL(f->bs == 512 || f->bs == 4096);
 	rc = fx_qpair_alloc(f->ctrlr, 32, 0, 0, false, &f->qpair);
 	CU_ASSERT_EQUAL(rc, 0);
 	return rc;
@@ -67,22 +83,27 @@ kfx_close(struct ka_fx *f)
 	if (f->tgt != NULL) {
 		tcp_tgt_stop(f->tgt);
 	}
-	fx_close(&f->backend);
+	if (fx_real_trid() == NULL) {
+		fx_close(&f->backend);
+	}
 }
 
+/* Write 4 KiB at @blk (in 4 KiB units), read it back, compare. */
 static int
-verify(struct ka_fx *f, uint64_t lba, uint32_t tag)
+verify(struct ka_fx *f, uint64_t blk, uint32_t tag)
 {
-	uint8_t *buf = fx_dma_alloc(8 * BS);
+	uint32_t n = 4096 / f->bs;
+	uint64_t lba = blk * n;
+	uint8_t *buf = fx_dma_alloc(4096);
 	int rc;
 
-	fx_pattern_fill(buf, lba, 8, BS, tag);
-	rc = fx_io(f->ns, f->qpair, FX_WRITE, buf, lba, 8, 0, NULL);
+	fx_pattern_fill(buf, lba, n, f->bs, tag);
+	rc = fx_io(f->ns, f->qpair, FX_WRITE, buf, lba, n, 0, NULL);
 	if (rc == 0) {
-		memset(buf, 0, 8 * BS);
-		rc = fx_io(f->ns, f->qpair, FX_READ, buf, lba, 8, 0, NULL);
+		memset(buf, 0, 4096);
+		rc = fx_io(f->ns, f->qpair, FX_READ, buf, lba, n, 0, NULL);
 	}
-	if (rc == 0 && fx_pattern_check(buf, lba, 8, BS, tag) != -1) {
+	if (rc == 0 && fx_pattern_check(buf, lba, n, f->bs, tag) != -1) {
 		rc = -EILSEQ;
 	}
 	nvp_env_dma_free(buf);
@@ -103,21 +124,28 @@ io_poll_only(bool with_io)
 		kfx_close(&f);
 		return;
 	}
-	tcp_tgt_get_stats(f.tgt, &before);
-	end = fx_now_us() + 3u * KATO_MS * 1000u;
+	if (f.tgt != NULL) {
+		tcp_tgt_get_stats(f.tgt, &before);
+	}
+	end = fx_now_us() + (uint64_t)g_poll_ms * 1000u;
 	while (fx_now_us() < end) {
 		if (with_io) {
-			CU_ASSERT_EQUAL_FATAL(verify(&f, (rounds % 64) * 8, rounds), 0);
+			CU_ASSERT_EQUAL_FATAL(verify(&f, rounds % 64, rounds), 0);
 		} else {
 			CU_ASSERT_FATAL(nvp_nvme_qpair_process_completions(f.qpair, 0) >= 0);
 		}
 		rounds++;
 	}
-	CU_ASSERT_EQUAL(verify(&f, 1000, 0x4b41), 0);
-	tcp_tgt_get_stats(f.tgt, &after);
-	CU_ASSERT_EQUAL(after.kato_expired, 0);
-	CU_ASSERT_EQUAL(after.connections, before.connections); /* no reconnect, no reset */
+	CU_ASSERT_EQUAL(verify(&f, 125, 0x4b41), 0);
+	if (f.tgt != NULL) {
+		tcp_tgt_get_stats(f.tgt, &after);
+		CU_ASSERT_EQUAL(after.kato_expired, 0);
+		CU_ASSERT_EQUAL(after.connections, before.connections); /* no reconnect, no reset */
+	}
 	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(f.ctrlr));
+	printf("  %u ms of polling only an I/O queue (KATO %u ms), %u rounds: the association "
+	       "lives\n",
+	       g_poll_ms, g_kato_ms, rounds);
 	kfx_close(&f);
 }
 
@@ -146,12 +174,17 @@ test_kato_enforced(void)
 		kfx_close(&f);
 		return;
 	}
-	deadline = fx_now_us() + 10u * 1000u * 1000u;
-	do {
-		usleep(10 * 1000);
-		tcp_tgt_get_stats(f.tgt, &st);
-	} while (st.kato_expired == 0 && fx_now_us() < deadline);
-	CU_ASSERT_EQUAL(st.kato_expired, 1);
+	if (f.tgt == NULL) {
+		/* an outside target: wait three KATOs (and a second nvmet may round up) */
+		usleep((3u * g_kato_ms + 1000u) * 1000u);
+	} else {
+		deadline = fx_now_us() + 10u * 1000u * 1000u;
+		do {
+			usleep(10 * 1000);
+			tcp_tgt_get_stats(f.tgt, &st);
+		} while (st.kato_expired == 0 && fx_now_us() < deadline);
+		CU_ASSERT_EQUAL(st.kato_expired, 1);
+	}
 	CU_ASSERT_NOT_EQUAL(verify(&f, 0, 1), 0);
 	kfx_close(&f);
 }
@@ -165,5 +198,14 @@ main(int argc, char **argv)
 		{ "kato_enforced", test_kato_enforced },
 	};
 
+	const char *kato = getenv("NVP_TEST_KATO_MS"), *secs = getenv("NVP_TEST_SECONDS");
+
+	if (fx_real_trid() != NULL && kato != NULL && atoi(kato) > 0) {
+		g_kato_ms = (uint32_t)atoi(kato);
+	}
+	g_poll_ms = 3u * g_kato_ms;
+	if (fx_real_trid() != NULL && secs != NULL && atoi(secs) > 0) {
+		g_poll_ms = (uint32_t)atoi(secs) * 1000u;
+	}
 	return fx_main(argc, argv, "nvme_tcp_keepalive", tests, NVP_COUNTOF(tests));
 }
