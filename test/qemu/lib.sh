@@ -406,6 +406,50 @@ nvp_tcp_cross_check() {
 	nvp_tcp_kernel_disconnect
 }
 
+# nvp_tcp_outage SECS: nvpoll's verify workload with reconnect options on (loss 60 s, delay
+# 1 s, fast_io_fail 30 s) while nvmet loses the port's subsystem link for SECS seconds:
+# nvmet drops the host's connections and, its port left with no subsystem, stops
+# listening; then the link comes back. The program starts the outage 1 s into its run
+# (NVP_TEST_OUTAGE_CMD) and counts errors, lost, twice and corrupted; it prints each
+# reconnect's time.
+nvp_tcp_outage() {
+	local link=/sys/kernel/config/nvmet/ports/1/subsystems/$NVP_TCP_NQN
+	local sub=/sys/kernel/config/nvmet/subsystems/$NVP_TCP_NQN rc
+	[ -L "$link" ] || { nvp_fail "nvmet port 1 has no link to $NVP_TCP_NQN"; return 1; }
+	NVP_TEST_TRID="$NVP_TCP_TRID" NVP_TEST_SECONDS=$(($1 + 8)) \
+		NVP_TEST_OUTAGE_CMD="rm '$link' && echo 'nvmet: link removed' && sleep $1 && ln -s '$sub' '$link' && echo 'nvmet: link restored'" \
+		nvme_tcp_reconnect outage_by_the_target
+	rc=$?
+	[ -L "$link" ] || ln -s "$sub" "$link" # whatever happened, the next tests have a target
+	return $rc
+}
+
+# nvp_tcp_ipv6: a second nvmet port on ::1 port 4421 for the same subsystem; nvpoll over
+# IPv6 writes and reads back (hello_world, verify I/O) and discovers it.
+nvp_tcp_ipv6() {
+	local cfg=/sys/kernel/config/nvmet port trid
+	port=$cfg/ports/2
+	trid="trtype:TCP adrfam:IPv6 traddr:::1 trsvcid:4421 subnqn:$NVP_TCP_NQN"
+	if [ ! -d "$port" ]; then
+		mkdir "$port" || return 1
+		echo tcp >"$port/addr_trtype"
+		echo ipv6 >"$port/addr_adrfam"
+		echo ::1 >"$port/addr_traddr"
+		echo 4421 >"$port/addr_trsvcid"
+		ln -s "$cfg/subsystems/$NVP_TCP_NQN" "$port/subsystems/$NVP_TCP_NQN" ||
+			{ nvp_fail "IPv6 port not linked (no ::1 on lo?)"; return 1; }
+	fi
+	hello_world -r "$trid" || { nvp_fail "hello_world over IPv6"; return 1; }
+	NVP_TEST_TRID="$trid" NVP_TEST_NSID=1 nvme_io_verify sizes_4k overwrite ||
+		{ nvp_fail "verify I/O over IPv6"; return 1; }
+	nvp discover "trtype:TCP adrfam:IPv6 traddr:::1 trsvcid:4421" | tee /tmp/disc6.txt ||
+		{ nvp_fail "nvp discover over IPv6"; return 1; }
+	grep -q "^adrfam:  ipv6" /tmp/disc6.txt && grep -q "^traddr:  ::1" /tmp/disc6.txt &&
+		grep -q "^subnqn:  $NVP_TCP_NQN" /tmp/disc6.txt &&
+		grep "^nvpoll:  " /tmp/disc6.txt | grep -q "adrfam[:=]IPv6" ||
+		{ nvp_fail "the discovery log over IPv6 does not hold the IPv6 port's record"; return 1; }
+}
+
 # CPU time of the whole guest (user+nice+system+irq+softirq, USER_HZ ticks): over TCP the
 # initiator's work is partly in kernel threads (and the target's always is), which a
 # process's rusage misses.

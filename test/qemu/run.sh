@@ -17,7 +17,7 @@
 #        test/qemu/run.sh --judge MACHINE LOG    (judge a saved console log only)
 #        test/qemu/run.sh --selftest             (the judge against made-up logs, no VM)
 #   -m  machines to boot (default "pc q35", or $NVP_QEMU_MACHINES)
-#   -t  time limit per boot in seconds (default 480, or $NVP_QEMU_TIMEOUT); qemu is killed
+#   -t  time limit per boot in seconds (default 720, or $NVP_QEMU_TIMEOUT); qemu is killed
 #   -k  keep going: boot every machine even after one failed
 #   -C  no canary boot (by default a third, short q35 boot checks that the judge catches a
 #       real vIOMMU DMA fault; $NVP_QEMU_CANARY=0 does the same)
@@ -40,7 +40,7 @@ rootdir=$(cd "$(dirname "$0")/../.." && pwd)
 qdir=$rootdir/test/qemu
 workdir=${NVP_QEMU_DIR:-$rootdir/build/qemu}
 machines=${NVP_QEMU_MACHINES:-"pc q35"}
-boot_timeout=${NVP_QEMU_TIMEOUT:-480}
+boot_timeout=${NVP_QEMU_TIMEOUT:-720}
 test_timeout=${NVP_QEMU_TEST_TIMEOUT:-240}
 filter=${NVP_QEMU_FILTER:-}
 keep_going=0
