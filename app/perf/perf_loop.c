@@ -356,7 +356,7 @@ drain(struct perf_loop *l)
 	uint64_t limit = t0 + nvp_ms_to_ticks(l->drain_limit_ms, hz);
 
 	l->draining = true;
-	while (l->ops->outstanding(l) > 0 && l->ops->poll(l) == 0) {
+	while (l->ops->outstanding(l) > 0 && l->ops->poll(l) == 0 && l->ops->outstanding(l) > 0) {
 		now = nvp_env_get_ticks();
 		if (now >= next_note) {
 			drain_note(l, t0, now, false);
@@ -392,6 +392,38 @@ end_window(struct perf_loop *l)
 	perf_poll_window_end(l->thread, l->waiter);
 }
 
+/*
+ * The window is over and not one I/O completed in it, though requests were out (a thread
+ * whose every submission failed has stopped already): the device made no progress while
+ * the thread ran (a software controller whose thread got no CPU, a hung device): the run
+ * fails and says why, instead of reporting 0 IOPS.
+ * A window cut short by a signal is not judged.
+ */
+static bool
+nothing_completed(struct perf_loop *l)
+{
+	struct perf_run *run = l->run;
+	uint64_t ios = 0;
+	uint32_t n;
+
+	if (!l->thread->measured || l->thread->num_ns == 0 ||
+	    atomic_load_explicit(&run->stop, memory_order_relaxed)) {
+		return false;
+	}
+	for (n = 0; n < l->thread->num_ns; n++) {
+		ios += l->thread->ns_stats[n].ios;
+	}
+	if (ios != 0) {
+		return false;
+	}
+	perf_fail("core %u: no I/O completed in the %.3f s window, with %u request%s out: the "
+		  "device made no progress (a software controller's thread that got no CPU, or a "
+		  "hung device)",
+		  l->thread->core, (double)l->thread->elapsed_ticks / (double)run->ticks_hz,
+		  l->ops->outstanding(l), l->ops->outstanding(l) == 1 ? "" : "s");
+	return true;
+}
+
 int
 perf_loop_run(struct perf_loop *l)
 {
@@ -410,6 +442,9 @@ perf_loop_run(struct perf_loop *l)
 	}
 	rc = io_loop(l, &p);
 	end_window(l);
+	if (rc == 0 && nothing_completed(l)) {
+		rc = -ETIMEDOUT; /* a window of no I/O measured nothing: not a 0-IOPS result */
+	}
 	if (drain(l) != 0 && rc == 0) {
 		rc = -ETIMEDOUT; /* I/O that never came back: the run did not end well */
 	}

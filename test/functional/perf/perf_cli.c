@@ -598,6 +598,21 @@ test_lost_completion(void)
 	unlink(json_path);
 }
 
+/*
+ * A device that makes no progress in the whole window (here every read takes 1.5 s, past
+ * the 1 s window): not a 0-IOPS result with exit 0, but a failed run that says why (on a
+ * starved machine the software controller's thread can do the same).
+ */
+static void
+test_no_progress(void)
+{
+	CU_ASSERT_EQUAL(
+		run("-q 2 -t 1 --io-timeout 5000 -r 'trtype:emu name:emu0 read_us=1500000'"), 1);
+	CU_ASSERT(strstr(g_out, "no I/O completed in the") != NULL);
+	CU_ASSERT(strstr(g_out, "with 2 requests out: the device made no progress") != NULL);
+	CU_ASSERT(strstr(g_out, "Connection timed out") == NULL);
+}
+
 /* -a: a warm-up before the measured window, announced, and not in the results. */
 static void
 test_warmup(void)
@@ -1239,6 +1254,7 @@ static const struct {
 	{ "SIGINT reports the time that ran", test_sigint },
 	{ "SIGINT during the warm-up", test_sigint_in_warmup },
 	{ "lost completion: not silent, bounded", test_lost_completion },
+	{ "no progress in the window: a failure, not 0 IOPS", test_no_progress },
 	{ "-a warm-up", test_warmup },
 	{ "--think-ns, raw and bdev mode", test_think },
 	{ "bdev mode: -a warm-up", test_bdev_warmup },
