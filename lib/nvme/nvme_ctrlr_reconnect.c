@@ -27,14 +27,34 @@
 #include "nvme_internal.h"
 
 /*
+ * Attached: READY, in a reset, or reconnecting; not the connect of an attach (then the
+ * attach reports the loss). Read without the admin lock (the caller may be any owner):
+ * a reset sets resetting before it leaves READY and clears it once READY again (or
+ * failed), and the state's store is a release, so a reset that began before a state
+ * load that saw it shows in the next resetting load, and one that ended there shows
+ * READY in the next state load; the second round covers a reset that began and ended
+ * inside the first.
+ */
+static bool
+ctrlr_attached(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	for (int round = 0; round < 2; round++) {
+		if (atomic_load(&ctrlr->resetting) || nvme_ctrlr_is_reconnecting(ctrlr) ||
+		    nvme_ctrlr_state_load(ctrlr) == NVME_CTRLR_STATE_READY) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Any thread: a connection of @ctrlr is gone. With reconnect on and the controller
- * attached (READY, or in a reset), it is reconnecting; otherwise it is failed, as before.
+ * attached, it is reconnecting; otherwise it is failed, as before.
  */
 void
 nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 {
-	bool attached = ctrlr->state == NVME_CTRLR_STATE_READY || atomic_load(&ctrlr->resetting) ||
-			nvme_ctrlr_is_reconnecting(ctrlr);
+	bool attached = ctrlr_attached(ctrlr);
 
 	if (!nvme_ctrlr_reconnect_enabled(ctrlr) || !attached) {
 		nvme_ctrlr_fail(ctrlr, why);

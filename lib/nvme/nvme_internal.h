@@ -523,6 +523,8 @@ struct nvp_nvme_ctrlr {
 	union nvme_cap_register cap;
 	union nvme_vs_register vs;
 	struct nvme_ctrlr_data cdata;
+	/* Written under the admin lock (__atomic stores); read there plainly, or without
+	 * it only through nvme_ctrlr_state_load() */
 	enum nvme_ctrlr_state state;
 	uint64_t state_deadline; /* ticks; 0 = no wait in progress */
 	atomic_bool resetting;   /* a reset is between disable and READY: qpairs wait */
@@ -701,6 +703,13 @@ nvme_reconnect_fast_fail_due(const struct nvp_nvme_ctrlr_opts *opts, uint64_t hz
 	uint64_t since = now > loss ? now - loss : 0;
 
 	return fast != 0 && since >= (uint64_t)fast * hz;
+}
+
+/* The init state, read without the admin lock (a transport's thread, a health check). */
+static inline enum nvme_ctrlr_state
+nvme_ctrlr_state_load(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return __atomic_load_n(&ctrlr->state, __ATOMIC_ACQUIRE);
 }
 
 static inline bool

@@ -529,7 +529,8 @@ connect_build(struct nvme_tcp_qpair *tq, uint32_t kato_ms, struct nvme_fabric_co
 	c.sqsize = (uint16_t)(tq->qpair.num_entries - 1);
 	c.kato = tq->qpair.id == 0 ? kato_ms : 0;
 	memcpy(data->hostid, tc->hostid, sizeof(data->hostid));
-	data->cntlid = tq->qpair.id == 0 ? NVME_FABRIC_CNTLID_DYNAMIC : tc->cntlid;
+	data->cntlid = tq->qpair.id == 0 ? NVME_FABRIC_CNTLID_DYNAMIC :
+					   atomic_load_explicit(&tc->cntlid, memory_order_relaxed);
 	nvp_strlcpy(data->subnqn, tc->ctrlr.trid.subnqn, sizeof(data->subnqn));
 	nvp_strlcpy(data->hostnqn, tc->hostnqn, sizeof(data->hostnqn));
 	*cmd = c;
@@ -556,7 +557,7 @@ connect_done(struct nvme_tcp_qpair *tq, int rc, const struct nvme_cpl *cpl0)
 			   tc->hostnqn);
 	}
 	if (rc == 0 && tq->qpair.id == 0) {
-		tc->cntlid = (uint16_t)cpl.cdw0;
+		atomic_store_explicit(&tc->cntlid, (uint16_t)cpl.cdw0, memory_order_relaxed);
 	}
 	return rc;
 }
