@@ -4,12 +4,14 @@
  * fast_io_fail_timeout_sec; SPDK's bdev_nvme names and meaning). A transport that loses a
  * connection calls nvme_ctrlr_conn_lost(): the controller is "reconnecting", not failed.
  *
- *   who:   the admin poll (nvp_nvme_ctrlr_process_admin_completions()) attempts a reset,
- *          the first at once, then every reconnect_delay_sec, until one succeeds or
- *          ctrlr_loss_timeout_sec has passed since the loss (then the controller is
- *          failed for good, as a removed device). An attempt is a reset on the admin
- *          thread, bounded by admin_timeout_ms; a failed one leaves the controller
- *          reconnecting, not failed.
+ *   who:   the admin poll (nvp_nvme_ctrlr_process_admin_completions()), or the poll of
+ *          any I/O qpair of the controller when an attempt is due and the admin lock is
+ *          free (nvme_ctrlr_reconnect_poll_io(): an application, such as the bdev module,
+ *          need not poll the admin queue), attempts a reset, the first at once, then
+ *          every reconnect_delay_sec, until one succeeds or ctrlr_loss_timeout_sec has
+ *          passed since the loss (then the controller is failed for good, as a removed
+ *          device). An attempt is a reset on the polling thread, bounded by
+ *          admin_timeout_ms; a failed one leaves the controller reconnecting, not failed.
  *   owners: an I/O qpair whose connection was lost is LOST: its owner takes back what the
  *          connection had (nvme_qpair_recovery.c, sent again after the reconnect) and
  *          waits, like every other qpair, until the controller is back (resetting and
@@ -72,18 +74,24 @@ nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 		    ctrlr->opts.ctrlr_loss_timeout_sec, ctrlr->opts.fast_io_fail_timeout_sec);
 }
 
+/* What a poll at @now should do (lock-free reads: a hint, checked again under the lock). */
+static enum nvme_reconnect_action
+reconnect_action(struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
+{
+	if (!nvme_ctrlr_is_reconnecting(ctrlr) || atomic_load(&ctrlr->resetting)) {
+		return NVME_RECONNECT_WAIT;
+	}
+	return nvme_reconnect_decide(&ctrlr->opts, ctrlr->ticks_hz, atomic_load(&ctrlr->loss_ticks),
+				     atomic_load(&ctrlr->next_reconnect), now);
+}
+
 /* The admin poll, admin lock held: attempt a reset when it is time, or give up. */
 void
 nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 {
 	uint64_t now = nvme_ticks(ctrlr), loss = atomic_load(&ctrlr->loss_ticks);
-	enum nvme_reconnect_action a;
+	enum nvme_reconnect_action a = reconnect_action(ctrlr, now);
 
-	if (!nvme_ctrlr_is_reconnecting(ctrlr) || atomic_load(&ctrlr->resetting)) {
-		return;
-	}
-	a = nvme_reconnect_decide(&ctrlr->opts, ctrlr->ticks_hz, loss,
-				  atomic_load(&ctrlr->next_reconnect), now);
 	if (a == NVME_RECONNECT_GIVE_UP) {
 		NVP_ERRLOG("%s: not reconnected within ctrlr_loss_timeout_sec (%d s, %u "
 			   "attempts); the controller is failed for good",
@@ -108,6 +116,23 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 		     now + (uint64_t)ctrlr->opts.reconnect_delay_sec * ctrlr->ticks_hz);
 	NVP_WARNLOG("%s: reconnect attempt %u failed; next in %u s", ctrlr->name,
 		    ctrlr->reconnect_attempts, ctrlr->opts.reconnect_delay_sec);
+}
+
+/*
+ * The poll of an I/O qpair that waits for the reconnect, on its owner's thread, at the
+ * poll's tick @now: the attempt (or the giving up) that is due, when the admin lock is
+ * free. It never waits for the lock: a thread holding it is polling the admin queue or
+ * resetting, and so drives the reconnect itself; the next poll asks again. Until an
+ * attempt is due this costs a few loads, no lock.
+ */
+void
+nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
+{
+	if (reconnect_action(ctrlr, now) == NVME_RECONNECT_WAIT || !nvme_ctrlr_trylock(ctrlr)) {
+		return;
+	}
+	nvme_ctrlr_reconnect_poll(ctrlr); /* decides again, under the lock */
+	nvme_ctrlr_unlock(ctrlr);
 }
 
 bool

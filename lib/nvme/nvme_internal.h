@@ -737,6 +737,7 @@ nvme_ctrlr_fast_io_fail(const struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
 
 void nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why);
 void nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr);
+void nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now);
 
 /* nvme_ctrlr_cmd.c */
 int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,
