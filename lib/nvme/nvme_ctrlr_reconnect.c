@@ -10,8 +10,11 @@
  *          need not poll the admin queue), attempts a reset, the first at once, then
  *          every reconnect_delay_sec, until one succeeds or ctrlr_loss_timeout_sec has
  *          passed since the loss (then the controller is failed for good, as a removed
- *          device). An attempt is a reset on the polling thread, bounded by
- *          admin_timeout_ms; a failed one leaves the controller reconnecting, not failed.
+ *          device). An attempt makes its new connection first, a step per poll where the
+ *          transport can (ctrlr_reconnect_poll: TCP's connect, ICReq/ICResp, Connect), so
+ *          a silent target holds no thread, then resets on the polling thread (the
+ *          remaining steps each bounded by admin_timeout_ms); a failed one leaves the
+ *          controller reconnecting, not failed.
  *   owners: an I/O qpair whose connection was lost is LOST: its owner takes back what the
  *          connection had (nvme_qpair_recovery.c, sent again after the reconnect) and
  *          waits, like every other qpair, until the controller is back (resetting and
@@ -25,6 +28,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "nvme_internal.h"
 
@@ -85,12 +89,37 @@ reconnect_action(struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
 				     atomic_load(&ctrlr->next_reconnect), now);
 }
 
-/* The admin poll, admin lock held: attempt a reset when it is time, or give up. */
+/*
+ * An attempt's new connection, where the transport makes it step by step without
+ * blocking (TCP: connect(), ICReq/ICResp, Connect). \return 1 made (or nothing to make
+ * first), 0 under way (the next poll goes on with it), -errno failed.
+ */
+static int
+connect_step(struct nvp_nvme_ctrlr *ctrlr)
+{
+	int rc;
+
+	if (ctrlr->transport->ctrlr_reconnect_poll == NULL) {
+		return 1;
+	}
+	rc = ctrlr->transport->ctrlr_reconnect_poll(ctrlr);
+	if (rc < 0) {
+		NVP_WARNLOG("%s: reconnect attempt %u: no connection (%s)", ctrlr->name,
+			    ctrlr->reconnect_attempts + 1, strerror(-rc));
+	}
+	return rc;
+}
+
+/*
+ * Admin lock held: a step of the attempt when it is time (its connection first, a step
+ * per poll, then the reset), or give up.
+ */
 void
 nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 {
 	uint64_t now = nvme_ticks(ctrlr), loss = atomic_load(&ctrlr->loss_ticks);
 	enum nvme_reconnect_action a = reconnect_action(ctrlr, now);
+	int rc;
 
 	if (a == NVME_RECONNECT_GIVE_UP) {
 		NVP_ERRLOG("%s: not reconnected within ctrlr_loss_timeout_sec (%d s, %u "
@@ -104,8 +133,12 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 	if (a == NVME_RECONNECT_WAIT) {
 		return;
 	}
+	rc = connect_step(ctrlr);
+	if (rc == 0) {
+		return;
+	}
 	ctrlr->reconnect_attempts++;
-	if (nvp_nvme_ctrlr_reset(ctrlr) == 0) {
+	if (rc > 0 && nvp_nvme_ctrlr_reset(ctrlr) == 0) {
 		NVP_NOTICELOG("%s: reconnected (attempt %u, %.1f s after the loss)", ctrlr->name,
 			      ctrlr->reconnect_attempts,
 			      (double)(nvme_ticks(ctrlr) - loss) / (double)ctrlr->ticks_hz);

@@ -341,6 +341,13 @@ struct nvme_transport_ops {
 	 */
 	void (*ctrlr_reset_done)(struct nvp_nvme_ctrlr *ctrlr);
 	/*
+	 * Optional: a reconnect attempt's new admin connection, one step per call without
+	 * blocking, admin lock held (TCP: connect(), ICReq/ICResp, the Fabrics Connect).
+	 * \return 0 under way (call again at a later poll), 1 connected (the reset that
+	 * follows keeps it), or -errno: the attempt failed, the connection is closed.
+	 */
+	int (*ctrlr_reconnect_poll)(struct nvp_nvme_ctrlr *ctrlr);
+	/*
 	 * Optional: true once whoever lent the device asks for it back (PCIe: the kernel
 	 * unbinding the function from vfio-pci). Any thread; called every
 	 * NVME_RELEASE_CHECK_MS by a qpair with requests outstanding.

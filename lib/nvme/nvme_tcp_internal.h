@@ -30,7 +30,8 @@ enum nvme_tcp_rx_state {
 	NVME_TCP_RX_DDGST,
 };
 
-/* Where a non-blocking connect of an I/O queue is (tcp_qpair_connect_poll()). */
+/* Where a non-blocking connect is (tcp_qpair_connect_poll()): an I/O queue's, or the
+ * admin queue's in a reconnect attempt (tcp_ctrlr_reconnect_poll()). */
 enum nvme_tcp_async_step {
 	NVME_TCP_ASYNC_NONE = 0, /* not started */
 	NVME_TCP_ASYNC_SOCK,     /* connect() in progress: waiting for POLLOUT */

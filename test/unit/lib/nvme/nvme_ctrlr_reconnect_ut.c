@@ -79,12 +79,30 @@ nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
 	g_locked--;
 }
 
+/* The transport's step-by-step connection of an attempt: what each step returns next
+ * (g_conn_rcs[g_conn_calls], 1 = connected past the end). */
+static int g_conn_rcs[8];
+static unsigned int g_conn_calls, g_conn_n;
+
+static int
+ut_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return g_conn_calls < g_conn_n ? g_conn_rcs[g_conn_calls++] : (g_conn_calls++, 1);
+}
+
+static const struct nvme_transport_ops g_ut_transport = {
+	.name = "ut",
+	.ctrlr_reconnect_poll = ut_reconnect_poll,
+};
+
 static void
 ctrlr_init(struct nvp_nvme_ctrlr *ctrlr, int32_t loss, uint32_t delay, uint32_t fast)
 {
 	memset(ctrlr, 0, sizeof(*ctrlr));
 	snprintf(ctrlr->name, sizeof(ctrlr->name), "ut");
 	ctrlr->ticks_hz = HZ;
+	ctrlr->transport = &g_ut_transport;
 	ctrlr->state = NVME_CTRLR_STATE_READY;
 	ctrlr->opts.ctrlr_loss_timeout_sec = loss;
 	ctrlr->opts.reconnect_delay_sec = delay;
@@ -93,6 +111,7 @@ ctrlr_init(struct nvp_nvme_ctrlr *ctrlr, int32_t loss, uint32_t delay, uint32_t 
 	g_reset_rc = 0;
 	g_lock_busy = false;
 	g_trylocks = g_locked = 0;
+	g_conn_calls = g_conn_n = 0;
 }
 
 /* ---- the decisions ---- */
@@ -288,6 +307,53 @@ test_poll_io(void)
 	CU_ASSERT_EQUAL(g_resets, 1);
 }
 
+/*
+ * An attempt's connection made a step per poll (a silent target holds no thread): no
+ * reset while it is under way, nor an attempt counted; the reset once it is made; a
+ * connection that fails is a failed attempt (no reset, the next after the delay).
+ */
+static void
+test_connect_steps(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	ctrlr_init(&c, -1, 2, 0);
+	g_now = 1000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_conn_rcs[0] = 0;
+	g_conn_rcs[1] = 0;
+	g_conn_rcs[2] = -ECONNREFUSED;
+	g_conn_rcs[3] = 0;
+	g_conn_n = 4;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* connect() under way */
+	g_now = 1001;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* ICReq sent, no answer yet */
+	CU_ASSERT_EQUAL(g_conn_calls, 2);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 0);
+	CU_ASSERT_EQUAL(g_locked, 0);
+	g_now = 1002;
+	nvme_ctrlr_reconnect_poll(&c); /* the admin poll goes on with it: it fails */
+	CU_ASSERT_EQUAL(g_conn_calls, 3);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 1);
+	CU_ASSERT_TRUE(nvme_ctrlr_is_reconnecting(&c));
+	for (g_now = 1002; g_now < 3002; g_now += 100) {
+		nvme_ctrlr_reconnect_poll_io(&c, g_now); /* the delay runs */
+	}
+	CU_ASSERT_EQUAL(g_conn_calls, 3);
+	nvme_ctrlr_reconnect_poll_io(&c, 3002); /* the next attempt: a step */
+	CU_ASSERT_EQUAL(g_conn_calls, 4);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	g_now = 3003;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* connected: the reset, which succeeds */
+	CU_ASSERT_EQUAL(g_conn_calls, 5);
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 2);
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+	CU_ASSERT_EQUAL(g_locked, 0);
+}
+
 int
 main(void)
 {
@@ -304,5 +370,6 @@ main(void)
 	CU_add_test(s, "poll_retries_then_succeeds", test_poll_retries_then_succeeds);
 	CU_add_test(s, "poll_gives_up", test_poll_gives_up);
 	CU_add_test(s, "poll_io", test_poll_io);
+	CU_add_test(s, "connect_steps", test_connect_steps);
 	return ut_run();
 }
