@@ -7,14 +7,20 @@
  * their own blocks through the bdev API, read it back and compare, again and again) runs
  * while the target drops every connection and stops listening for a while. Counted:
  * errors by status, completions of a slot with nothing in flight (twice), mismatching
- * data, requests that never came back, REMOVE events. Every wait has a deadline; no
- * assertion is about time.
+ * data, requests that never came back, REMOVE events. One outage has the target's port
+ * accept connections and never answer. Every wait has a deadline; no assertion is about
+ * time.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "bdev_fx.h"
 #include "nvme_tcp_tgt.h"
@@ -199,8 +205,9 @@ bdev_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
 }
 
 static int
-rfx_open(struct rfx *f, int32_t loss, uint32_t delay, uint32_t fast)
+rfx_open_admin(struct rfx *f, int32_t loss, uint32_t delay, uint32_t fast, uint32_t admin_ms)
 {
+	struct nvp_nvme_ctrlr_opts co;
 	struct nvp_bdev_nvme_opts o;
 	struct tcp_tgt_opts to;
 	char trid[512];
@@ -220,6 +227,11 @@ rfx_open(struct rfx *f, int32_t loss, uint32_t delay, uint32_t fast)
 	o.ctrlr_loss_timeout_sec = loss;
 	o.reconnect_delay_sec = delay;
 	o.fast_io_fail_timeout_sec = fast;
+	if (admin_ms != 0) {
+		nvp_nvme_ctrlr_opts_init(&co, sizeof(co));
+		co.admin_timeout_ms = admin_ms;
+		o.ctrlr_opts = &co;
+	}
 	rc = nvp_bdev_nvme_attach(trid, &o, NULL, 0, NULL);
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc != 0) {
@@ -238,6 +250,12 @@ rfx_open(struct rfx *f, int32_t loss, uint32_t delay, uint32_t fast)
 	}
 	f->submit_more = true;
 	return 0;
+}
+
+static int
+rfx_open(struct rfx *f, int32_t loss, uint32_t delay, uint32_t fast)
+{
+	return rfx_open_admin(f, loss, delay, fast, 0);
 }
 
 static void
@@ -398,6 +416,93 @@ test_ctrlr_loss_removes_bdev(void)
 	rfx_close(&f);
 }
 
+/* A listener on @port that never accepts: the kernel completes connections into its
+ * backlog, and nothing ever answers on them (a target gone silent). -1 if it cannot. */
+static int
+silent_listener(uint16_t port)
+{
+	struct sockaddr_in sa;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	if (fd < 0) {
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 16) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Connections that reached @fd (accepted now, without waiting, and closed). */
+static unsigned int
+silent_drain(int fd)
+{
+	unsigned int n = 0;
+	int c;
+
+	(void)fcntl(fd, F_SETFL, O_NONBLOCK);
+	while ((c = accept(fd, NULL, NULL)) >= 0) {
+		close(c);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * An outage in which the target's port accepts connections and then says nothing (not
+ * one ICResp): reconnect attempts run into it and time out after admin_timeout_ms, the
+ * channel's polls go on meanwhile, and once the real target listens again an attempt
+ * succeeds: no error (fast_io_fail_timeout_sec is longer), nothing lost, twice or
+ * corrupted. The longest single poll of the silent phase is printed, not asserted (a
+ * figure of this machine's load; an attempt's connection is made a step per poll).
+ */
+static void
+test_silent_target(void)
+{
+	uint64_t end, t0, t1, longest = 0, polls = 0;
+	unsigned int reached;
+	struct rfx f;
+	int fd;
+
+	if (rfx_open_admin(&f, -1, 1, 60, 1500) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	fd = silent_listener(tcp_tgt_port(f.tgt));
+	CU_ASSERT_FATAL(fd >= 0);
+	tcp_tgt_drop_conns(f.tgt);
+	end = fx_now_us() + 3500u * 1000u;
+	while ((t0 = fx_now_us()) < end) {
+		pump(&f);
+		t1 = fx_now_us();
+		longest = t1 - t0 > longest ? t1 - t0 : longest;
+		polls++;
+	}
+	reached = silent_drain(fd);
+	close(fd);
+	CU_ASSERT(reached >= 1); /* an attempt did meet the silent listener */
+	CU_ASSERT(nvp_nvme_ctrlr_is_reconnecting(rfx_ctrlr(&f)));
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	CU_ASSERT_EQUAL(pump_verified(&f, 64, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(f.errors, 0);
+	CU_ASSERT_EQUAL(f.twice, 0);
+	CU_ASSERT_EQUAL(f.corrupt, 0);
+	CU_ASSERT_EQUAL(f.removes, 0);
+	printf("  silent target for 3.5 s (admin_timeout_ms 1500): %u connection(s) met it, "
+	       "%" PRIu64 " polls, the longest %.1f ms; then %" PRIu64 " verified reads\n",
+	       reached, polls, (double)longest / 1000.0, f.verified);
+	rfx_close(&f);
+}
+
 /* fast_io_fail_timeout_sec at attach: SPDK's rules, each bad value refused and named. */
 static void
 test_bad_options(void)
@@ -433,6 +538,7 @@ main(int argc, char **argv)
 		{ "outages_shorter_than_fast_io_fail", test_outages_shorter_than_fast_io_fail },
 		{ "outage_longer_than_fast_io_fail", test_outage_longer_than_fast_io_fail },
 		{ "ctrlr_loss_removes_bdev", test_ctrlr_loss_removes_bdev },
+		{ "silent_target", test_silent_target },
 		{ "bad_options", test_bad_options },
 	};
 
