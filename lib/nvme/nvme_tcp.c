@@ -626,8 +626,6 @@ ka_arm(struct nvme_tcp_ctrlr *tc, uint64_t now)
 	atomic_store_explicit(&tc->ka_next, next, memory_order_relaxed);
 }
 
-/* The admin connection: socket, ICReq, Connect (a new controller with the dynamic
- * model), keep-alive armed. */
 static void tcp_qpair_reset(struct nvp_nvme_qpair *qpair);
 
 /* The admin queue is connected (Connect answered): keep-alive armed, and the reset that
@@ -643,6 +641,8 @@ admin_connected(struct nvme_tcp_ctrlr *tc)
 	tc->admin_fresh = true;
 }
 
+/* The admin connection: socket, ICReq, Connect (a new controller with the dynamic
+ * model), keep-alive armed. */
 int
 nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc)
 {
