@@ -545,10 +545,15 @@ struct nvp_bdev_nvme_opts {
 	 * to the controller's limit (CAP.MQES + 1), as SPDK does */
 	uint32_t io_queue_size;
 	/**
-	 * A failed controller that is still present is reset by the channel that finds it
-	 * (SPDK's names and meaning): 0 = one reset, then its bdevs are removed (default);
+	 * SPDK's names and meaning. A failed controller that is still present is reset by
+	 * the channel that finds it: 0 = one reset, then its bdevs are removed (default);
 	 * N > 0 = resets every reconnect_delay_sec until N seconds after the failure; -1 =
-	 * for ever. A removed device's bdevs go at once.
+	 * for ever. A removed device's bdevs go at once. NVMe/TCP: the three values also go
+	 * to the controller (its ctrlr_opts' own are replaced when this is not 0), so a lost
+	 * connection is the driver's reconnect: the bdevs stay, their I/O waits (up to
+	 * fast_io_fail_timeout_sec), every reconnect_delay_sec the channels' polls attempt a
+	 * reconnect (nobody need poll the admin queue), and once ctrlr_loss_timeout_sec has
+	 * passed since the loss the bdevs are removed (NVP_BDEV_EVENT_REMOVE, once).
 	 */
 	int32_t ctrlr_loss_timeout_sec;
 	uint32_t reconnect_delay_sec; /**< 1 .. ctrlr_loss_timeout_sec when that is not 0 */
@@ -561,6 +566,15 @@ struct nvp_bdev_nvme_opts {
 	uint64_t timeout_us;
 	/** What a request past timeout_us gets (SPDK's action_on_timeout); default none. */
 	enum nvp_bdev_nvme_timeout_action action_on_timeout;
+	/**
+	 * NVMe/TCP, while the controller reconnects (ctrlr_loss_timeout_sec): from this many
+	 * seconds after the loss, waiting and new I/O completes with PATH RELATED / HOST
+	 * PATHING ERROR (sct 3h, sc 70h, DNR clear: retry it) instead of waiting. 0 (default)
+	 * = wait until the controller is back or lost. 0, or reconnect_delay_sec ..
+	 * ctrlr_loss_timeout_sec (SPDK's rule). Other transports: checked, not used (their
+	 * failed I/O completes at once).
+	 */
+	uint32_t fast_io_fail_timeout_sec;
 };
 
 void nvp_bdev_nvme_opts_init(struct nvp_bdev_nvme_opts *opts, size_t opts_size);

@@ -222,15 +222,17 @@ struct nvp_nvme_ctrlr_opts {
 	/**
 	 * Reconnect without the application (SPDK's names and meaning; NVMe/TCP). When a
 	 * connection of the controller is lost, the controller is "reconnecting" instead of
-	 * failed: the admin poll (nvp_nvme_ctrlr_process_admin_completions()) tries a reset
-	 * every reconnect_delay_sec (the first at once) until one succeeds or
-	 * ctrlr_loss_timeout_sec has passed since the loss; then the controller is failed for
-	 * good (as removed: requests complete with HOST PATHING ERROR, DNR set; the remove
-	 * callback runs). Meanwhile each I/O qpair's owner takes back the requests its lost
-	 * connection had (sent again after the reconnect, every one completing exactly once),
-	 * new submissions wait on its queued list, and its polls re-create its connection
-	 * without blocking once the controller is back. -1 = try forever; 0 = no reconnect
-	 * (a lost connection fails the controller; the default).
+	 * failed: the admin poll (nvp_nvme_ctrlr_process_admin_completions()), or any I/O
+	 * qpair's poll when the admin lock is free (so an application need not poll the
+	 * admin queue), tries a reset every reconnect_delay_sec (the first at once) until
+	 * one succeeds or ctrlr_loss_timeout_sec has passed since the loss; then the
+	 * controller is failed for good (as removed: requests complete with HOST PATHING
+	 * ERROR, DNR set; the remove callback runs). Meanwhile each I/O qpair's owner takes
+	 * back the requests its lost connection had (sent again after the reconnect, every
+	 * one completing exactly once), new submissions wait on its queued list, and its
+	 * polls re-create its connection without blocking once the controller is back.
+	 * -1 = try forever; 0 = no reconnect (a lost connection fails the controller; the
+	 * default).
 	 */
 	int32_t ctrlr_loss_timeout_sec;
 	/** Seconds between reconnect attempts; 0 with ctrlr_loss_timeout_sec 0, else 1.. */
@@ -380,8 +382,10 @@ int nvp_nvme_ctrlr_cmd_admin_raw(struct nvp_nvme_ctrlr *ctrlr, const struct nvme
 /**
  * Process admin completions (and AERs); with opts.ctrlr_loss_timeout_sec set, also drive
  * the reconnect of a controller that lost its connection (an attempt is a reset: it runs
- * on the calling thread, bounded by admin_timeout_ms). \return completions processed
- * (0 while reconnecting) or -ENXIO (failed controller).
+ * on the calling thread, bounded by admin_timeout_ms). The polls of the controller's I/O
+ * qpairs drive it as well, taking the admin lock only when it is free, so an application
+ * that never calls this still reconnects. \return completions processed (0 while
+ * reconnecting) or -ENXIO (failed controller).
  * NVMe/TCP: an application need not call it to keep the controller alive; the polls of
  * its I/O queues send the Keep Alive when the admin queue is free, and then run the
  * admin callbacks (AERs) that came on the polling thread (doc/nvme_tcp.md).

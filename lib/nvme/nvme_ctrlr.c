@@ -190,7 +190,8 @@ ready_timeout_ms(const struct nvp_nvme_ctrlr *ctrlr)
 static void
 set_state(struct nvp_nvme_ctrlr *ctrlr, enum nvme_ctrlr_state state, uint64_t timeout_ms)
 {
-	ctrlr->state = state;
+	/* release: a thread that reads the new state without the lock sees what led to it */
+	__atomic_store_n(&ctrlr->state, state, __ATOMIC_RELEASE);
 	ctrlr->state_deadline = timeout_ms ?
 					nvme_ticks(ctrlr) + nvme_ms_to_ticks(ctrlr, timeout_ms) :
 					0;
@@ -201,7 +202,7 @@ static int
 init_error(struct nvp_nvme_ctrlr *ctrlr, int rc, const char *cause)
 {
 	log_regs(ctrlr, nvme_ctrlr_state_string(ctrlr->state), cause);
-	ctrlr->state = NVME_CTRLR_STATE_ERROR;
+	__atomic_store_n(&ctrlr->state, NVME_CTRLR_STATE_ERROR, __ATOMIC_RELEASE);
 	return rc;
 }
 
@@ -473,8 +474,8 @@ nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 static bool
 rdy_lost(struct nvp_nvme_ctrlr *ctrlr, uint32_t gen, const char *context)
 {
-	if (ctrlr->state != NVME_CTRLR_STATE_READY || atomic_load(&ctrlr->resetting) ||
-	    atomic_load(&ctrlr->reset_gen) != gen) {
+	if (nvme_ctrlr_state_load(ctrlr) != NVME_CTRLR_STATE_READY ||
+	    atomic_load(&ctrlr->resetting) || atomic_load(&ctrlr->reset_gen) != gen) {
 		return false;
 	}
 	if (ctrlr->transport->ctrlr_is_present != NULL &&

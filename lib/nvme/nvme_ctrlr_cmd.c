@@ -55,6 +55,12 @@ nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd
 	int rc;
 
 	nvme_ctrlr_lock(ctrlr);
+	if (nvp_unlikely(nvme_ctrlr_is_reconnecting(ctrlr) && !atomic_load(&ctrlr->resetting))) {
+		/* no admin connection until the reconnect's reset (a reconnect attempt's new
+		 * one is not the controller's before its Connect is answered) */
+		nvme_ctrlr_unlock(ctrlr);
+		return -ENXIO;
+	}
 	req = nvme_qpair_alloc_request(ctrlr->adminq);
 	if (req == NULL) {
 		nvme_ctrlr_unlock(ctrlr);

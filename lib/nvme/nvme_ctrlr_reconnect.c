@@ -4,12 +4,17 @@
  * fast_io_fail_timeout_sec; SPDK's bdev_nvme names and meaning). A transport that loses a
  * connection calls nvme_ctrlr_conn_lost(): the controller is "reconnecting", not failed.
  *
- *   who:   the admin poll (nvp_nvme_ctrlr_process_admin_completions()) attempts a reset,
- *          the first at once, then every reconnect_delay_sec, until one succeeds or
- *          ctrlr_loss_timeout_sec has passed since the loss (then the controller is
- *          failed for good, as a removed device). An attempt is a reset on the admin
- *          thread, bounded by admin_timeout_ms; a failed one leaves the controller
- *          reconnecting, not failed.
+ *   who:   the admin poll (nvp_nvme_ctrlr_process_admin_completions()), or the poll of
+ *          any I/O qpair of the controller when an attempt is due and the admin lock is
+ *          free (nvme_ctrlr_reconnect_poll_io(): an application, such as the bdev module,
+ *          need not poll the admin queue), attempts a reset, the first at once, then
+ *          every reconnect_delay_sec, until one succeeds or ctrlr_loss_timeout_sec has
+ *          passed since the loss (then the controller is failed for good, as a removed
+ *          device). An attempt makes its new connection first, a step per poll where the
+ *          transport can (ctrlr_reconnect_poll: TCP's connect, ICReq/ICResp, Connect), so
+ *          a silent target holds no thread, then resets on the polling thread (the
+ *          remaining steps each bounded by admin_timeout_ms); a failed one leaves the
+ *          controller reconnecting, not failed.
  *   owners: an I/O qpair whose connection was lost is LOST: its owner takes back what the
  *          connection had (nvme_qpair_recovery.c, sent again after the reconnect) and
  *          waits, like every other qpair, until the controller is back (resetting and
@@ -23,18 +28,39 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "nvme_internal.h"
 
 /*
+ * Attached: READY, in a reset, or reconnecting; not the connect of an attach (then the
+ * attach reports the loss). Read without the admin lock (the caller may be any owner):
+ * a reset sets resetting before it leaves READY and clears it once READY again (or
+ * failed), and the state's store is a release, so a reset that began before a state
+ * load that saw it shows in the next resetting load, and one that ended there shows
+ * READY in the next state load; the second round covers a reset that began and ended
+ * inside the first.
+ */
+static bool
+ctrlr_attached(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	for (int round = 0; round < 2; round++) {
+		if (atomic_load(&ctrlr->resetting) || nvme_ctrlr_is_reconnecting(ctrlr) ||
+		    nvme_ctrlr_state_load(ctrlr) == NVME_CTRLR_STATE_READY) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Any thread: a connection of @ctrlr is gone. With reconnect on and the controller
- * attached (READY, or in a reset), it is reconnecting; otherwise it is failed, as before.
+ * attached, it is reconnecting; otherwise it is failed, as before.
  */
 void
 nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 {
-	bool attached = ctrlr->state == NVME_CTRLR_STATE_READY || atomic_load(&ctrlr->resetting) ||
-			nvme_ctrlr_is_reconnecting(ctrlr);
+	bool attached = ctrlr_attached(ctrlr);
 
 	if (!nvme_ctrlr_reconnect_enabled(ctrlr) || !attached) {
 		nvme_ctrlr_fail(ctrlr, why);
@@ -52,18 +78,49 @@ nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 		    ctrlr->opts.ctrlr_loss_timeout_sec, ctrlr->opts.fast_io_fail_timeout_sec);
 }
 
-/* The admin poll, admin lock held: attempt a reset when it is time, or give up. */
+/* What a poll at @now should do (lock-free reads: a hint, checked again under the lock). */
+static enum nvme_reconnect_action
+reconnect_action(struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
+{
+	if (!nvme_ctrlr_is_reconnecting(ctrlr) || atomic_load(&ctrlr->resetting)) {
+		return NVME_RECONNECT_WAIT;
+	}
+	return nvme_reconnect_decide(&ctrlr->opts, ctrlr->ticks_hz, atomic_load(&ctrlr->loss_ticks),
+				     atomic_load(&ctrlr->next_reconnect), now);
+}
+
+/*
+ * An attempt's new connection, where the transport makes it step by step without
+ * blocking (TCP: connect(), ICReq/ICResp, Connect). \return 1 made (or nothing to make
+ * first), 0 under way (the next poll goes on with it), -errno failed.
+ */
+static int
+connect_step(struct nvp_nvme_ctrlr *ctrlr)
+{
+	int rc;
+
+	if (ctrlr->transport->ctrlr_reconnect_poll == NULL) {
+		return 1;
+	}
+	rc = ctrlr->transport->ctrlr_reconnect_poll(ctrlr);
+	if (rc < 0) {
+		NVP_WARNLOG("%s: reconnect attempt %u: no connection (%s)", ctrlr->name,
+			    ctrlr->reconnect_attempts + 1, strerror(-rc));
+	}
+	return rc;
+}
+
+/*
+ * Admin lock held: a step of the attempt when it is time (its connection first, a step
+ * per poll, then the reset), or give up.
+ */
 void
 nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 {
 	uint64_t now = nvme_ticks(ctrlr), loss = atomic_load(&ctrlr->loss_ticks);
-	enum nvme_reconnect_action a;
+	enum nvme_reconnect_action a = reconnect_action(ctrlr, now);
+	int rc;
 
-	if (!nvme_ctrlr_is_reconnecting(ctrlr) || atomic_load(&ctrlr->resetting)) {
-		return;
-	}
-	a = nvme_reconnect_decide(&ctrlr->opts, ctrlr->ticks_hz, loss,
-				  atomic_load(&ctrlr->next_reconnect), now);
 	if (a == NVME_RECONNECT_GIVE_UP) {
 		NVP_ERRLOG("%s: not reconnected within ctrlr_loss_timeout_sec (%d s, %u "
 			   "attempts); the controller is failed for good",
@@ -76,8 +133,12 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 	if (a == NVME_RECONNECT_WAIT) {
 		return;
 	}
+	rc = connect_step(ctrlr);
+	if (rc == 0) {
+		return;
+	}
 	ctrlr->reconnect_attempts++;
-	if (nvp_nvme_ctrlr_reset(ctrlr) == 0) {
+	if (rc > 0 && nvp_nvme_ctrlr_reset(ctrlr) == 0) {
 		NVP_NOTICELOG("%s: reconnected (attempt %u, %.1f s after the loss)", ctrlr->name,
 			      ctrlr->reconnect_attempts,
 			      (double)(nvme_ticks(ctrlr) - loss) / (double)ctrlr->ticks_hz);
@@ -88,6 +149,23 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 		     now + (uint64_t)ctrlr->opts.reconnect_delay_sec * ctrlr->ticks_hz);
 	NVP_WARNLOG("%s: reconnect attempt %u failed; next in %u s", ctrlr->name,
 		    ctrlr->reconnect_attempts, ctrlr->opts.reconnect_delay_sec);
+}
+
+/*
+ * The poll of an I/O qpair that waits for the reconnect, on its owner's thread, at the
+ * poll's tick @now: the attempt (or the giving up) that is due, when the admin lock is
+ * free. It never waits for the lock: a thread holding it is polling the admin queue or
+ * resetting, and so drives the reconnect itself; the next poll asks again. Until an
+ * attempt is due this costs a few loads, no lock.
+ */
+void
+nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
+{
+	if (reconnect_action(ctrlr, now) == NVME_RECONNECT_WAIT || !nvme_ctrlr_trylock(ctrlr)) {
+		return;
+	}
+	nvme_ctrlr_reconnect_poll(ctrlr); /* decides again, under the lock */
+	nvme_ctrlr_unlock(ctrlr);
 }
 
 bool

@@ -341,6 +341,13 @@ struct nvme_transport_ops {
 	 */
 	void (*ctrlr_reset_done)(struct nvp_nvme_ctrlr *ctrlr);
 	/*
+	 * Optional: a reconnect attempt's new admin connection, one step per call without
+	 * blocking, admin lock held (TCP: connect(), ICReq/ICResp, the Fabrics Connect).
+	 * \return 0 under way (call again at a later poll), 1 connected (the reset that
+	 * follows keeps it), or -errno: the attempt failed, the connection is closed.
+	 */
+	int (*ctrlr_reconnect_poll)(struct nvp_nvme_ctrlr *ctrlr);
+	/*
 	 * Optional: true once whoever lent the device asks for it back (PCIe: the kernel
 	 * unbinding the function from vfio-pci). Any thread; called every
 	 * NVME_RELEASE_CHECK_MS by a qpair with requests outstanding.
@@ -523,6 +530,8 @@ struct nvp_nvme_ctrlr {
 	union nvme_cap_register cap;
 	union nvme_vs_register vs;
 	struct nvme_ctrlr_data cdata;
+	/* Written under the admin lock (__atomic stores); read there plainly, or without
+	 * it only through nvme_ctrlr_state_load() */
 	enum nvme_ctrlr_state state;
 	uint64_t state_deadline; /* ticks; 0 = no wait in progress */
 	atomic_bool resetting;   /* a reset is between disable and READY: qpairs wait */
@@ -703,6 +712,13 @@ nvme_reconnect_fast_fail_due(const struct nvp_nvme_ctrlr_opts *opts, uint64_t hz
 	return fast != 0 && since >= (uint64_t)fast * hz;
 }
 
+/* The init state, read without the admin lock (a transport's thread, a health check). */
+static inline enum nvme_ctrlr_state
+nvme_ctrlr_state_load(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return __atomic_load_n(&ctrlr->state, __ATOMIC_ACQUIRE);
+}
+
 static inline bool
 nvme_ctrlr_is_reconnecting(const struct nvp_nvme_ctrlr *ctrlr)
 {
@@ -728,6 +744,7 @@ nvme_ctrlr_fast_io_fail(const struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
 
 void nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why);
 void nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr);
+void nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now);
 
 /* nvme_ctrlr_cmd.c */
 int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,

@@ -908,6 +908,8 @@ nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair)
 		    !TAILQ_EMPTY(&qpair->recovery)) {
 			(void)owner_lose(qpair);
 		}
+		/* nobody need poll the admin queue: an I/O poll steps the reconnect too */
+		nvme_ctrlr_reconnect_poll_io(ctrlr, qpair->poll_ticks);
 		return false;
 	}
 	if (qpair->reset_gen != gen) {

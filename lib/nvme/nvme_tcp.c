@@ -529,7 +529,8 @@ connect_build(struct nvme_tcp_qpair *tq, uint32_t kato_ms, struct nvme_fabric_co
 	c.sqsize = (uint16_t)(tq->qpair.num_entries - 1);
 	c.kato = tq->qpair.id == 0 ? kato_ms : 0;
 	memcpy(data->hostid, tc->hostid, sizeof(data->hostid));
-	data->cntlid = tq->qpair.id == 0 ? NVME_FABRIC_CNTLID_DYNAMIC : tc->cntlid;
+	data->cntlid = tq->qpair.id == 0 ? NVME_FABRIC_CNTLID_DYNAMIC :
+					   atomic_load_explicit(&tc->cntlid, memory_order_relaxed);
 	nvp_strlcpy(data->subnqn, tc->ctrlr.trid.subnqn, sizeof(data->subnqn));
 	nvp_strlcpy(data->hostnqn, tc->hostnqn, sizeof(data->hostnqn));
 	*cmd = c;
@@ -556,7 +557,7 @@ connect_done(struct nvme_tcp_qpair *tq, int rc, const struct nvme_cpl *cpl0)
 			   tc->hostnqn);
 	}
 	if (rc == 0 && tq->qpair.id == 0) {
-		tc->cntlid = (uint16_t)cpl.cdw0;
+		atomic_store_explicit(&tc->cntlid, (uint16_t)cpl.cdw0, memory_order_relaxed);
 	}
 	return rc;
 }
@@ -625,6 +626,21 @@ ka_arm(struct nvme_tcp_ctrlr *tc, uint64_t now)
 	atomic_store_explicit(&tc->ka_next, next, memory_order_relaxed);
 }
 
+static void tcp_qpair_reset(struct nvp_nvme_qpair *qpair);
+
+/* The admin queue is connected (Connect answered): keep-alive armed, and the reset that
+ * follows keeps this connection (SET_ADMIN_QUEUE). */
+static void
+admin_connected(struct nvme_tcp_ctrlr *tc)
+{
+	struct nvme_tcp_qpair *tq = nvme_tcp_qpair(tc->ctrlr.adminq);
+
+	tq->qpair.failed = false;
+	ka_arm(tc, nvme_ticks(&tc->ctrlr));
+	tq->ka_due = atomic_load_explicit(&tc->ka_next, memory_order_relaxed);
+	tc->admin_fresh = true;
+}
+
 /* The admin connection: socket, ICReq, Connect (a new controller with the dynamic
  * model), keep-alive armed. */
 int
@@ -634,6 +650,7 @@ nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc)
 	uint64_t deadline = deadline_ms(&tc->ctrlr, tc->ctrlr.opts.admin_timeout_ms);
 	int rc;
 
+	tcp_qpair_reset(&tq->qpair); /* a reconnect attempt's connection half made, if any */
 	tq->incapsule_max = NVME_TCP_ADMIN_INCAPSULE;
 	rc = conn_open(tq, deadline);
 	if (rc == 0) {
@@ -642,10 +659,7 @@ nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc)
 	if (rc != 0) {
 		return rc;
 	}
-	tq->qpair.failed = false;
-	ka_arm(tc, nvme_ticks(&tc->ctrlr));
-	tq->ka_due = atomic_load_explicit(&tc->ka_next, memory_order_relaxed);
-	tc->admin_fresh = true;
+	admin_connected(tc);
 	return 0;
 }
 
@@ -658,8 +672,9 @@ nvme_tcp_reg_access(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, bool eight, u
 	int rc = 0;
 
 	nvme_ctrlr_lock(ctrlr);
-	if (tq->conn != NVME_TCP_CONN_READY) {
-		/* A reset after the connection was lost starts with a new one. */
+	if (tq->conn != NVME_TCP_CONN_READY || tq->async_step != NVME_TCP_ASYNC_NONE) {
+		/* A reset after the connection was lost starts with a new one (also over a
+		 * reconnect attempt's connection not made yet: its Connect is in flight). */
 		rc = ctrlr->resetting ? nvme_tcp_admin_connect(nvme_tcp_ctrlr(ctrlr)) : -ENXIO;
 	}
 	if (rc == 0) {
@@ -804,6 +819,8 @@ tcp_qpair_disconnect(struct nvp_nvme_qpair *qpair)
  * The non-blocking connect of an I/O queue (after a reset or a lost connection), a step
  * per owner poll: the socket's connect(), ICReq/ICResp, then the Fabrics Connect. Each
  * step only looks at the socket (poll() with no wait, recv and send with MSG_DONTWAIT).
+ * A reconnect attempt makes the admin queue's connection the same way
+ * (tcp_ctrlr_reconnect_poll()).
  */
 static int
 async_start(struct nvme_tcp_qpair *tq)
@@ -812,7 +829,7 @@ async_start(struct nvme_tcp_qpair *tq)
 	int rc;
 
 	close_conn(tq);
-	tq->incapsule_max = io_incapsule_max(ctrlr);
+	tq->incapsule_max = tq->qpair.is_admin ? NVME_TCP_ADMIN_INCAPSULE : io_incapsule_max(ctrlr);
 	tq->async_deadline = deadline_ms(ctrlr, ctrlr->opts.admin_timeout_ms);
 	rc = sock_open(nvme_tcp_ctrlr(ctrlr), 0, &tq->fd);
 	if (rc < 0) {
@@ -865,7 +882,8 @@ async_ic(struct nvme_tcp_qpair *tq)
 	if (tq->conn_data == NULL) {
 		return -ENOMEM;
 	}
-	connect_build(tq, 0, &c, tq->conn_data);
+	connect_build(tq, tq->qpair.is_admin ? nvme_tcp_ctrlr(tq->qpair.ctrlr)->kato_ms : 0, &c,
+		      tq->conn_data);
 	rc = fabric_start(tq, (const struct nvme_cmd *)&c, tq->conn_data, sizeof(*tq->conn_data),
 			  true);
 	if (rc == 0) {
@@ -925,6 +943,23 @@ tcp_qpair_connect_poll(struct nvp_nvme_qpair *qpair)
 	} else if (rc < 0) {
 		tcp_qpair_reset(qpair);
 		tq->conn = NVME_TCP_CONN_FAILED;
+	}
+	return rc;
+}
+
+/*
+ * A reconnect attempt's admin connection, a step per poll (admin lock held), so that a
+ * target that accepts the connection and then says nothing holds no thread: it times
+ * out after admin_timeout_ms like an I/O queue's. Connected, the reset that follows keeps
+ * it; its remaining steps (properties, Identify, Set Features) wait for their answers.
+ */
+static int
+tcp_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
+{
+	int rc = tcp_qpair_connect_poll(ctrlr->adminq);
+
+	if (rc == 1) {
+		admin_connected(nvme_tcp_ctrlr(ctrlr));
 	}
 	return rc;
 }
@@ -1019,7 +1054,8 @@ keep_alive_send(struct nvme_tcp_ctrlr *tc, uint64_t now)
 	}
 	ka_arm(tc, now);
 	if (nvme_tcp_qpair(adminq)->conn != NVME_TCP_CONN_READY || adminq->failed ||
-	    atomic_load(&tc->ctrlr.resetting) || nvme_ctrlr_is_failed(&tc->ctrlr)) {
+	    atomic_load(&tc->ctrlr.resetting) || nvme_ctrlr_is_failed(&tc->ctrlr) ||
+	    nvme_ctrlr_is_reconnecting(&tc->ctrlr)) {
 		return; /* the reset makes a new association and arms it again */
 	}
 	req = nvme_qpair_alloc_request(adminq);
@@ -1374,6 +1410,7 @@ const struct nvme_transport_ops g_nvme_tcp_transport = {
 	.ctrlr_get_reg_4 = tcp_get_reg_4,
 	.ctrlr_set_reg_4 = tcp_set_reg_4,
 	.ctrlr_enable_admin_queue = tcp_ctrlr_enable_admin_queue,
+	.ctrlr_reconnect_poll = tcp_ctrlr_reconnect_poll,
 	.ctrlr_get_max_io_queues = tcp_get_max_io_queues,
 	.qpair_create = nvme_tcp_qpair_create,
 	.qpair_destroy = tcp_qpair_destroy,

@@ -30,7 +30,8 @@ enum nvme_tcp_rx_state {
 	NVME_TCP_RX_DDGST,
 };
 
-/* Where a non-blocking connect of an I/O queue is (tcp_qpair_connect_poll()). */
+/* Where a non-blocking connect is (tcp_qpair_connect_poll()): an I/O queue's, or the
+ * admin queue's in a reconnect attempt (tcp_ctrlr_reconnect_poll()). */
 enum nvme_tcp_async_step {
 	NVME_TCP_ASYNC_NONE = 0, /* not started */
 	NVME_TCP_ASYNC_SOCK,     /* connect() in progress: waiting for POLLOUT */
@@ -142,7 +143,11 @@ struct nvme_tcp_ctrlr {
 	int family; /* AF_INET or AF_INET6 */
 	char hostnqn[NVME_NQN_FIELD_SIZE];
 	uint8_t hostid[16];
-	uint16_t cntlid;
+	/* The admin Connect's CNTLID: stored under the admin lock by the thread making the
+	 * association, loaded by owners building their I/O Connect without it (a reset may
+	 * be making a new association meanwhile; the reset generation then sends the owner
+	 * round again, so either value will do, but the access must be atomic). */
+	_Atomic uint16_t cntlid;
 	bool want_hdgst, want_ddgst;
 	bool admin_fresh; /* the admin connection was just made: SET_ADMIN_QUEUE keeps it */
 	uint32_t kato_ms;

@@ -73,6 +73,14 @@ nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 	atomic_store(&ctrlr->is_failed, true);
 }
 
+/* Never reconnecting here: nothing to step. */
+void
+nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
+{
+	(void)ctrlr;
+	(void)now;
+}
+
 /* \return true if the controller failed (it is then marked failed). */
 bool
 nvme_ctrlr_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)

@@ -25,6 +25,15 @@
  * with no channel polling. The controller stays attached
  * (its resources are released) until nvp_bdev_nvme_detach() or nvp_bdev_fini().
  *
+ * NVMe/TCP reconnect: the loss timeout, reconnect delay and fast_io_fail_timeout_sec go
+ * to the controller (attach_ctrlr_opts()), so a lost connection is the driver's to mend:
+ * its qpairs keep their requests, the channels' polls return 0 and step the reconnect
+ * (the driver's I/O poll does; this module never polls the admin queue), waiting I/O
+ * completes with HOST PATHING ERROR past fast_io_fail_timeout_sec, and when the loss
+ * timeout runs out the driver's remove callback removes the bdevs. Meanwhile this
+ * module resets nothing itself (a reconnecting controller is not failed, and a timeout's
+ * reset waits for the reconnect), so every request completes once, from its qpair.
+ *
  * Request timeouts (timeout_us, action_on_timeout, as SPDK's): the channels' qpairs get
  * the deadline, so the driver's timer is the only one and an I/O pays nothing for it.
  * abort is the driver's own path; none and reset make the qpair timeout_no_abort, the
@@ -362,8 +371,9 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 					 __ATOMIC_ACQUIRE)) {
 		return true; /* another channel's thread is resetting it */
 	}
-	if (!nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
-		/* a poll that began before a reset ended: its qpair comes back at the next */
+	if (!nvp_nvme_ctrlr_is_failed(c->ctrlr) || nvp_nvme_ctrlr_is_reconnecting(c->ctrlr)) {
+		/* a poll that began before a reset ended: its qpair comes back at the next;
+		 * or the driver reconnects it: its attempts are the resets */
 		__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
 		return true;
 	}
@@ -415,7 +425,8 @@ nvme_ctrlr_timeout_reset(struct nvme_ctrlr_entry *c)
 					 __ATOMIC_ACQUIRE)) {
 		return;
 	}
-	if (!nvp_nvme_ctrlr_is_failed(c->ctrlr)) {
+	/* reconnecting: the driver's next attempt is the reset (not one on this thread) */
+	if (!nvp_nvme_ctrlr_is_failed(c->ctrlr) && !nvp_nvme_ctrlr_is_reconnecting(c->ctrlr)) {
 		NVP_WARNLOG("controller %s: a request passed timeout_us %" PRIu64
 			    " (action_on_timeout reset): resetting the controller",
 			    c->name, c->timeout_us);
@@ -973,6 +984,13 @@ attach_check(const char *trid, const struct nvp_bdev_nvme_opts *opts)
 		    opts->reconnect_delay_sec > (uint32_t)opts->ctrlr_loss_timeout_sec)) {
 		bad = "ctrlr_loss_timeout_sec / reconnect_delay_sec (-1 or more; with a loss "
 		      "timeout, a delay of 1 s up to the timeout)";
+	} else if (opts->fast_io_fail_timeout_sec != 0 &&
+		   (opts->ctrlr_loss_timeout_sec == 0 ||
+		    opts->fast_io_fail_timeout_sec < opts->reconnect_delay_sec ||
+		    (opts->ctrlr_loss_timeout_sec > 0 &&
+		     opts->fast_io_fail_timeout_sec > (uint32_t)opts->ctrlr_loss_timeout_sec))) {
+		bad = "fast_io_fail_timeout_sec (0, or with a loss timeout from "
+		      "reconnect_delay_sec up to ctrlr_loss_timeout_sec)";
 	} else if ((unsigned int)opts->action_on_timeout > NVP_BDEV_NVME_TIMEOUT_ABORT) {
 		bad = "action_on_timeout (none, reset or abort)";
 	}
@@ -1041,11 +1059,39 @@ attach_namespaces(struct nvme_ctrlr_entry *c, struct nvp_bdev **bdevs, uint32_t 
 	return 0;
 }
 
+/*
+ * The controller's options: the caller's ctrlr_opts, and for NVMe/TCP with a loss timeout
+ * the attach's three reconnect values in place of theirs (the driver reconnects; see the
+ * top of this file). \return what nvp_nvme_connect() gets: @co, or the caller's own (a
+ * bad opts_size of theirs is named by the connect).
+ */
+static const struct nvp_nvme_ctrlr_opts *
+attach_ctrlr_opts(const struct nvp_bdev_nvme_opts *o, const struct nvp_nvme_transport_id *trid,
+		  struct nvp_nvme_ctrlr_opts *co)
+{
+	const struct nvp_nvme_ctrlr_opts *user = o->ctrlr_opts;
+
+	if (trid->trtype != NVP_NVME_TRANSPORT_TCP || o->ctrlr_loss_timeout_sec == 0 ||
+	    (user != NULL && (user->opts_size == 0 || user->opts_size > sizeof(*co)))) {
+		return user;
+	}
+	nvp_nvme_ctrlr_opts_init(co, sizeof(*co));
+	if (user != NULL) {
+		memcpy(co, user, user->opts_size);
+		co->opts_size = sizeof(*co);
+	}
+	co->ctrlr_loss_timeout_sec = o->ctrlr_loss_timeout_sec;
+	co->reconnect_delay_sec = o->reconnect_delay_sec;
+	co->fast_io_fail_timeout_sec = o->fast_io_fail_timeout_sec;
+	return co;
+}
+
 int
 nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *user,
 		     struct nvp_bdev **bdevs, uint32_t max_bdevs, uint32_t *count)
 {
 	struct nvp_nvme_transport_id trid;
+	struct nvp_nvme_ctrlr_opts co;
 	struct nvp_bdev_nvme_opts o;
 	struct nvme_ctrlr_entry *c;
 	int rc;
@@ -1076,7 +1122,7 @@ nvp_bdev_nvme_attach(const char *trid_str, const struct nvp_bdev_nvme_opts *user
 		free(c);
 		return -EEXIST;
 	}
-	rc = nvp_nvme_connect(&trid, o.ctrlr_opts, &c->ctrlr);
+	rc = nvp_nvme_connect(&trid, attach_ctrlr_opts(&o, &trid, &co), &c->ctrlr);
 	if (rc == 0) {
 		attach_fit_queue_size(c);
 		TAILQ_INSERT_TAIL(&g_ctrlrs, c, link);

@@ -60,7 +60,8 @@ struct nvme_params {
 	uint32_t io_queue_size;
 	int32_t ctrlr_loss_timeout_sec;
 	uint32_t reconnect_delay_sec;
-	uint64_t timeout_us; /* bdev_nvme_set_options' unless given */
+	uint32_t fast_io_fail_timeout_sec; /* TCP: the driver's reconnect */
+	uint64_t timeout_us;               /* bdev_nvme_set_options' unless given */
 	enum nvp_bdev_nvme_timeout_action action_on_timeout;
 	bool hdgst; /* TCP: header and data digests (CRC32C) */
 	bool ddgst;
@@ -116,7 +117,8 @@ static const struct bdev_config_param g_nvme_params[] = {
 	{ "timeout_us", CFG_PT_U64, false, NVME_OPT(timeout_us), NULL, NULL },
 	{ "action_on_timeout", CFG_PT_FN, false, NVME_OPT(action_on_timeout),
 	  nvme_param_timeout_action, NVME_TIMEOUT_ACTION_WHAT },
-	{ "fast_io_fail_timeout_sec", CFG_PT_IGNORE, false, 0, NULL, NULL },
+	{ "fast_io_fail_timeout_sec", CFG_PT_U32, false, NVME_OPT(fast_io_fail_timeout_sec), NULL,
+	  NULL },
 	{ "multipath", CFG_PT_IGNORE, false, 0, NULL, NULL },
 	{ "num_io_queues", CFG_PT_IGNORE, false, 0, NULL, NULL },
 	{ NULL, CFG_PT_IGNORE, false, 0, NULL, NULL },
@@ -322,6 +324,7 @@ nvme_config_attach(struct bdev_config *cfg, struct json_object *params)
 		o.io_queue_size = np->io_queue_size;
 		o.ctrlr_loss_timeout_sec = np->ctrlr_loss_timeout_sec;
 		o.reconnect_delay_sec = np->reconnect_delay_sec;
+		o.fast_io_fail_timeout_sec = np->fast_io_fail_timeout_sec;
 		o.timeout_us = np->timeout_us;
 		o.action_on_timeout = np->action_on_timeout;
 		rc = nvp_bdev_nvme_attach(trid, &o, NULL, 0, &count);

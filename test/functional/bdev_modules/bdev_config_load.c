@@ -5,8 +5,8 @@
  * write and a read back; a file that fails at its last entry leaves no bdev and no
  * controller behind (the name can be attached again), and the one-line form does the
  * same as the file. An NVMe/TCP controller configured with SPDK's parameters (trtype
- * TCP, trsvcid, subnqn, hostnqn, hdgst, ddgst) takes I/O through the tests' TCP target,
- * which verifies the digests the parameters asked for.
+ * TCP, trsvcid, subnqn, hostnqn, hdgst, ddgst, the reconnect options) takes I/O through
+ * the tests' TCP target, which verifies the digests the parameters asked for.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -158,7 +158,7 @@ test_line(void)
 	"\"trsvcid\": \"%u\", \"subnqn\": \"%s\", "                                               \
 	"\"hostnqn\": \"nqn.2014-08.org.nvmexpress:uuid:6c6f6164-0000-4000-8000-636f6e666967\", " \
 	"\"hdgst\": true, \"ddgst\": true, \"ctrlr_loss_timeout_sec\": -1, "                      \
-	"\"reconnect_delay_sec\": 2}}\n"                                                          \
+	"\"reconnect_delay_sec\": 2, \"fast_io_fail_timeout_sec\": %u}}\n"                        \
 	"]}]}\n"
 
 static void
@@ -177,12 +177,18 @@ test_tcp(void)
 	snprintf(path, sizeof(path), "%s/tcp.json", g_dir);
 
 	/* digests and a host NQN are TCP's: refused for another transport */
-	snprintf(text, sizeof(text), TCP_JSON, "PCIe", tcp_tgt_port(tgt), o.subnqn);
+	snprintf(text, sizeof(text), TCP_JSON, "PCIe", tcp_tgt_port(tgt), o.subnqn, 4u);
 	write_file(path, text);
 	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(path), -EINVAL);
 	CU_ASSERT_PTR_NULL(nvp_bdev_first());
 
-	snprintf(text, sizeof(text), TCP_JSON, "TCP", tcp_tgt_port(tgt), o.subnqn);
+	/* fast_io_fail_timeout_sec is used, so it is checked: below the delay, refused */
+	snprintf(text, sizeof(text), TCP_JSON, "TCP", tcp_tgt_port(tgt), o.subnqn, 1u);
+	write_file(path, text);
+	CU_ASSERT_EQUAL(nvp_bdev_load_config_file(path), -EINVAL);
+	CU_ASSERT_PTR_NULL(nvp_bdev_first());
+
+	snprintf(text, sizeof(text), TCP_JSON, "TCP", tcp_tgt_port(tgt), o.subnqn, 4u);
 	write_file(path, text);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
 	CU_ASSERT_EQUAL(nvp_bdev_get_block_size(nvp_bdev_get_by_name("tcp0n1")), 512);

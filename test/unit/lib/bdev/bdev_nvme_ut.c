@@ -235,6 +235,67 @@ test_timeout_marks(void)
 	pthread_mutex_destroy(&nb.ch_mutex);
 }
 
+/*
+ * The reconnect options: refused at attach by SPDK's rules for fast_io_fail_timeout_sec;
+ * for NVMe/TCP with a loss timeout the three go to the controller over the caller's
+ * ctrlr_opts (whose other fields stay); other transports, no loss timeout, or a caller's
+ * struct of a bad size (the connect names it) get the caller's options untouched.
+ */
+static void
+test_reconnect_opts(void)
+{
+	struct nvp_nvme_transport_id tcp, emu; /* emu: any non-TCP transport */
+	struct nvp_nvme_ctrlr_opts user, co;
+	const struct nvp_nvme_ctrlr_opts *got;
+	struct nvp_bdev_nvme_opts o;
+
+	nvp_bdev_nvme_opts_init(&o, sizeof(o));
+	o.name = "c0";
+	o.ctrlr_loss_timeout_sec = 10;
+	o.reconnect_delay_sec = 2;
+	o.fast_io_fail_timeout_sec = 1; /* below the delay */
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
+	CU_ASSERT(strstr(g_ut_last_log, "fast_io_fail_timeout_sec") != NULL);
+	o.fast_io_fail_timeout_sec = 11; /* past the loss timeout */
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
+	o.ctrlr_loss_timeout_sec = 0; /* without reconnect */
+	o.reconnect_delay_sec = 0;
+	o.fast_io_fail_timeout_sec = 5;
+	CU_ASSERT_EQUAL(nvp_bdev_nvme_attach("trtype:emu name:x", &o, NULL, 0, NULL), -EINVAL);
+
+	memset(&tcp, 0, sizeof(tcp));
+	tcp.trtype = NVP_NVME_TRANSPORT_TCP;
+	memset(&emu, 0, sizeof(emu));
+	emu.trtype = NVP_NVME_TRANSPORT_PCIE;
+	nvp_nvme_ctrlr_opts_init(&user, sizeof(user));
+	user.admin_timeout_ms = 1234;
+	o.ctrlr_loss_timeout_sec = -1;
+	o.reconnect_delay_sec = 3;
+	o.fast_io_fail_timeout_sec = 7;
+	o.ctrlr_opts = &user;
+	got = attach_ctrlr_opts(&o, &tcp, &co);
+	CU_ASSERT_PTR_EQUAL(got, &co);
+	CU_ASSERT_EQUAL(co.ctrlr_loss_timeout_sec, -1);
+	CU_ASSERT_EQUAL(co.reconnect_delay_sec, 3);
+	CU_ASSERT_EQUAL(co.fast_io_fail_timeout_sec, 7);
+	CU_ASSERT_EQUAL(co.admin_timeout_ms, 1234);
+	CU_ASSERT_EQUAL(co.opts_size, sizeof(co));
+	CU_ASSERT_EQUAL(user.ctrlr_loss_timeout_sec, 0); /* the caller's own stay */
+	o.ctrlr_opts = NULL;                             /* the defaults, with the three */
+	got = attach_ctrlr_opts(&o, &tcp, &co);
+	CU_ASSERT_PTR_EQUAL(got, &co);
+	CU_ASSERT_EQUAL(co.reconnect_delay_sec, 3);
+	CU_ASSERT_NOT_EQUAL(co.admin_timeout_ms, 0);
+	CU_ASSERT_PTR_NULL(attach_ctrlr_opts(&o, &emu, &co));
+	o.ctrlr_opts = &user;
+	CU_ASSERT_PTR_EQUAL(attach_ctrlr_opts(&o, &emu, &co), &user);
+	o.ctrlr_loss_timeout_sec = 0;
+	CU_ASSERT_PTR_EQUAL(attach_ctrlr_opts(&o, &tcp, &co), &user);
+	o.ctrlr_loss_timeout_sec = -1;
+	user.opts_size = sizeof(user) + 8;
+	CU_ASSERT_PTR_EQUAL(attach_ctrlr_opts(&o, &tcp, &co), &user);
+}
+
 int
 main(void)
 {
@@ -242,6 +303,7 @@ main(void)
 		UT_TEST(test_sgl_cursor),         UT_TEST(test_bad_input),
 		UT_TEST(test_hint_mapping),       UT_TEST(test_hint_stats_bad_input),
 		UT_TEST(test_channel_queue_size), UT_TEST(test_timeout_marks),
+		UT_TEST(test_reconnect_opts),
 	};
 
 	return ut_run("bdev_nvme", tests, sizeof(tests) / sizeof(tests[0]));

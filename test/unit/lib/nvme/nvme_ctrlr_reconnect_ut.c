@@ -4,7 +4,8 @@
  * decisions in nvme_internal.h) on a fake clock: when an attempt is due, when the
  * controller is given up (ctrlr_loss_timeout_sec, -1 never), when waiting I/O starts to
  * fail (fast_io_fail_timeout_sec, 0 never), a loss stamped after the owner's poll
- * started, and the attempt loop with a reset that fails, then succeeds.
+ * started, and the attempt loop with a reset that fails, then succeeds, driven by the
+ * admin poll or by an I/O poll.
  */
 /* The driver runs on this test's clock (see nvme_ticks()). */
 #define NVME_UT_TICKS ut_ticks
@@ -54,18 +55,63 @@ nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
 	return g_reset_rc;
 }
 
+/* The admin lock, for the I/O poll's step: held elsewhere while g_lock_busy. */
+static bool g_lock_busy;
+static unsigned int g_trylocks, g_locked;
+
+bool
+nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	g_trylocks++;
+	if (g_lock_busy) {
+		return false;
+	}
+	g_locked++;
+	return true;
+}
+
+void
+nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	CU_ASSERT(g_locked > 0);
+	g_locked--;
+}
+
+/* The transport's step-by-step connection of an attempt: what each step returns next
+ * (g_conn_rcs[g_conn_calls], 1 = connected past the end). */
+static int g_conn_rcs[8];
+static unsigned int g_conn_calls, g_conn_n;
+
+static int
+ut_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return g_conn_calls < g_conn_n ? g_conn_rcs[g_conn_calls++] : (g_conn_calls++, 1);
+}
+
+static const struct nvme_transport_ops g_ut_transport = {
+	.name = "ut",
+	.ctrlr_reconnect_poll = ut_reconnect_poll,
+};
+
 static void
 ctrlr_init(struct nvp_nvme_ctrlr *ctrlr, int32_t loss, uint32_t delay, uint32_t fast)
 {
 	memset(ctrlr, 0, sizeof(*ctrlr));
 	snprintf(ctrlr->name, sizeof(ctrlr->name), "ut");
 	ctrlr->ticks_hz = HZ;
+	ctrlr->transport = &g_ut_transport;
 	ctrlr->state = NVME_CTRLR_STATE_READY;
 	ctrlr->opts.ctrlr_loss_timeout_sec = loss;
 	ctrlr->opts.reconnect_delay_sec = delay;
 	ctrlr->opts.fast_io_fail_timeout_sec = fast;
 	g_fails = g_removes = g_resets = 0;
 	g_reset_rc = 0;
+	g_lock_busy = false;
+	g_trylocks = g_locked = 0;
+	g_conn_calls = g_conn_n = 0;
 }
 
 /* ---- the decisions ---- */
@@ -205,6 +251,109 @@ test_poll_gives_up(void)
 	CU_ASSERT_EQUAL(g_removes, 1);
 }
 
+/*
+ * An I/O poll steps the reconnect (no admin poll at all): the attempt when one is due
+ * and the lock is free, never a trylock before that, the lock released; a busy lock
+ * leaves the attempt to the next poll; the giving up is the same as the admin poll's.
+ */
+static void
+test_poll_io(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	ctrlr_init(&c, 4, 2, 0);
+	g_now = 1000;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* not reconnecting: nothing, no lock */
+	CU_ASSERT_EQUAL(g_trylocks + g_resets, 0);
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_reset_rc = -EIO;
+	g_lock_busy = true; /* another thread polls the admin queue: not waited for */
+	nvme_ctrlr_reconnect_poll_io(&c, g_now);
+	CU_ASSERT_EQUAL(g_trylocks, 1);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	g_lock_busy = false;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* the first attempt, at once */
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT_EQUAL(g_locked, 0);
+	for (g_now = 1000; g_now < 3000; g_now += 50) {
+		nvme_ctrlr_reconnect_poll_io(&c, g_now); /* the delay runs: no lock taken */
+	}
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT_EQUAL(g_trylocks, 2);
+	/* another thread is resetting: not an attempt of ours */
+	atomic_store(&c.resetting, true);
+	nvme_ctrlr_reconnect_poll_io(&c, 3000);
+	CU_ASSERT_EQUAL(g_trylocks, 2);
+	atomic_store(&c.resetting, false);
+	nvme_ctrlr_reconnect_poll_io(&c, 3000);
+	CU_ASSERT_EQUAL(g_resets, 2);
+	/* the loss timeout passes: given up from the I/O poll, once */
+	g_now = 5000;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now);
+	CU_ASSERT_EQUAL(g_removes, 1);
+	CU_ASSERT_EQUAL(g_resets, 2);
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+	nvme_ctrlr_reconnect_poll_io(&c, 6000);
+	CU_ASSERT_EQUAL(g_removes, 1);
+	CU_ASSERT_EQUAL(g_locked, 0);
+	/* an attempt that succeeds ends it */
+	ctrlr_init(&c, -1, 1, 0);
+	g_now = 100;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	nvme_ctrlr_reconnect_poll_io(&c, g_now);
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+	nvme_ctrlr_reconnect_poll_io(&c, 100000);
+	CU_ASSERT_EQUAL(g_resets, 1);
+}
+
+/*
+ * An attempt's connection made a step per poll (a silent target holds no thread): no
+ * reset while it is under way, nor an attempt counted; the reset once it is made; a
+ * connection that fails is a failed attempt (no reset, the next after the delay).
+ */
+static void
+test_connect_steps(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	ctrlr_init(&c, -1, 2, 0);
+	g_now = 1000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_conn_rcs[0] = 0;
+	g_conn_rcs[1] = 0;
+	g_conn_rcs[2] = -ECONNREFUSED;
+	g_conn_rcs[3] = 0;
+	g_conn_n = 4;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* connect() under way */
+	g_now = 1001;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* ICReq sent, no answer yet */
+	CU_ASSERT_EQUAL(g_conn_calls, 2);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 0);
+	CU_ASSERT_EQUAL(g_locked, 0);
+	g_now = 1002;
+	nvme_ctrlr_reconnect_poll(&c); /* the admin poll goes on with it: it fails */
+	CU_ASSERT_EQUAL(g_conn_calls, 3);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 1);
+	CU_ASSERT_TRUE(nvme_ctrlr_is_reconnecting(&c));
+	for (g_now = 1002; g_now < 3002; g_now += 100) {
+		nvme_ctrlr_reconnect_poll_io(&c, g_now); /* the delay runs */
+	}
+	CU_ASSERT_EQUAL(g_conn_calls, 3);
+	nvme_ctrlr_reconnect_poll_io(&c, 3002); /* the next attempt: a step */
+	CU_ASSERT_EQUAL(g_conn_calls, 4);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	g_now = 3003;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* connected: the reset, which succeeds */
+	CU_ASSERT_EQUAL(g_conn_calls, 5);
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 2);
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+	CU_ASSERT_EQUAL(g_locked, 0);
+}
+
 int
 main(void)
 {
@@ -220,5 +369,7 @@ main(void)
 	CU_add_test(s, "conn_lost", test_conn_lost);
 	CU_add_test(s, "poll_retries_then_succeeds", test_poll_retries_then_succeeds);
 	CU_add_test(s, "poll_gives_up", test_poll_gives_up);
+	CU_add_test(s, "poll_io", test_poll_io);
+	CU_add_test(s, "connect_steps", test_connect_steps);
 	return ut_run();
 }

@@ -338,6 +338,18 @@ nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 	atomic_store(&ctrlr->is_failed, true);
 }
 
+/* The reconnect step an I/O poll takes while the controller reconnects: counted. */
+static uint32_t g_reconnect_steps;
+static uint64_t g_reconnect_step_ticks;
+
+void
+nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
+{
+	(void)ctrlr;
+	g_reconnect_steps++;
+	g_reconnect_step_ticks = now;
+}
+
 void
 nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
 {
@@ -428,6 +440,7 @@ setup(uint32_t entries, uint32_t requests, uint64_t timeout_ticks)
 	g_admin_polls = 0;
 	memset(&g_admin_cmds, 0, sizeof(g_admin_cmds));
 	g_trylock_busy = 0;
+	g_reconnect_steps = 0;
 	g_cq_stalled = false;
 	g_cq_stall_checks = 0;
 	g_health_failed = false;
@@ -1922,6 +1935,39 @@ test_deadline_counts_from_submit(void)
 }
 
 /*
+ * The controller reconnects and nobody polls the admin queue: each poll of a waiting I/O
+ * qpair steps the reconnect (at the poll's tick) and returns at once, its requests kept;
+ * a connected qpair's poll never does.
+ */
+static void
+test_reconnect_stepped_by_io_poll(void)
+{
+	struct ut_cpl c;
+
+	memset(&c, 0, sizeof(c));
+	setup(4, 16, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_reconnect_steps, 0);
+	CU_ASSERT_EQUAL(submit(&c, 3), 0);
+	g_ctrlr.opts.ctrlr_loss_timeout_sec = -1; /* reconnect on: the request waits */
+	g_ctrlr.opts.reconnect_delay_sec = 1;
+	atomic_store(&g_ctrlr.reconnecting, true);
+	g_qpair.conn_state = NVME_QP_LOST;
+	g_now = 777;
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_reconnect_steps, 1);
+	CU_ASSERT_EQUAL(g_reconnect_step_ticks, 777);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 0);
+	CU_ASSERT_EQUAL(g_reconnect_steps, 2);
+	CU_ASSERT_EQUAL(c.calls, 0); /* it waits for the reconnect */
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 1);
+	atomic_store(&g_ctrlr.reconnecting, false);
+	g_ctrlr.opts.ctrlr_loss_timeout_sec = 0;
+	g_ctrlr.opts.reconnect_delay_sec = 0;
+	teardown();
+}
+
+/*
  * After a reset the owner re-creates its queues without waiting: each step an admin
  * command under a trylock, its status read at later polls; the poll returns at once,
  * submissions wait on the queued list meanwhile.
@@ -2076,6 +2122,7 @@ main(void)
 	CU_ADD_TEST(s, test_queued_error_completions);
 	CU_ADD_TEST(s, test_deadline_counts_from_submit);
 	CU_ADD_TEST(s, test_reconnect_does_not_block);
+	CU_ADD_TEST(s, test_reconnect_stepped_by_io_poll);
 	CU_ADD_TEST(s, test_reclaim_does_not_block);
 	CU_ADD_TEST(s, test_cq_stall_remakes_queues);
 	CU_ADD_TEST(s, test_cq_stall_after_not_aborted);
