@@ -16,7 +16,7 @@
  * nvp_nvme_ctrlr_reset() brings every channel's qpair back at that channel's next poll,
  * and the bdevs stay. A qpair that failed by itself on a controller that did not (an
  * NVMe/TCP connection closed on a malformed PDU) is brought back the same way: its
- * channel resets the controller (nvme_qpair_failed_alone()). A failure, the resets after it and a failure after a successful
+ * channel resets the controller (nvme_enxio_again()). A failure, the resets after it and a failure after a successful
  * reset but before the controller completed any command again are one episode. With
  * SPDK's defaults (ctrlr_loss_timeout_sec 0) an episode gets one reset; with a loss
  * timeout the polling channels try again every reconnect_delay_sec until it runs out
@@ -566,20 +566,19 @@ nvme_deliver(struct nvme_channel *ch, uint64_t now)
 /*
  * -ENXIO from a channel's qpair while its controller is not failed: either a reset ended
  * between the poll and now (the qpair comes back at its next poll), or the qpair failed by
- * itself (its NVMe/TCP connection broke on a malformed PDU, its queues could not be made
+ * itself (its NVMe/TCP connection closed on a malformed PDU, its queues could not be made
  * again), which only a reset brings back (nvme.h). A second -ENXIO with no reset tried in
- * between tells the two apart. 
-eturn true for the second.
+ * between (@reset_gen, the controller's count of resets tried, unchanged) tells the two
+ * apart. \return true for the second.
  */
 static bool
-nvme_qpair_failed_alone(struct nvme_channel *ch)
+nvme_enxio_again(struct nvme_channel *ch, uint32_t reset_gen)
 {
-	uint32_t gen = __atomic_load_n(&ch->nb->c->reset_gen, __ATOMIC_ACQUIRE);
-	bool again = ch->enxio_seen && ch->enxio_gen == gen;
+	bool again = ch->enxio_seen && ch->enxio_gen == reset_gen;
 
 	ch->enxio_seen = true;
-	ch->enxio_gen = gen;
-	return again && !nvp_nvme_ctrlr_is_failed(ch->nb->c->ctrlr);
+	ch->enxio_gen = reset_gen;
+	return again;
 }
 
 /* The qpair reported the controller failed (@rc < 0): what completed first, then the
@@ -587,11 +586,18 @@ nvme_qpair_failed_alone(struct nvme_channel *ch)
 static __attribute__((noinline, cold)) void
 nvme_poll_failed(struct nvme_channel *ch, int32_t rc)
 {
+	struct nvme_ctrlr_entry *c = ch->nb->c;
+
 	ch->reset_wanted = false; /* the failure path resets, if anything does */
 	nvme_deliver(ch, 0);
-	if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
-	    !nvme_ctrlr_try_reset(ch->nb->c, nvme_qpair_failed_alone(ch))) {
-		nvme_ctrlr_failed(ch->nb->c);
+	if (rc == -ENXIO && !__atomic_load_n(&c->failed, __ATOMIC_ACQUIRE)) {
+		bool alone = nvme_enxio_again(ch,
+					      __atomic_load_n(&c->reset_gen, __ATOMIC_ACQUIRE)) &&
+			     !nvp_nvme_ctrlr_is_failed(c->ctrlr);
+
+		if (!nvme_ctrlr_try_reset(c, alone)) {
+			nvme_ctrlr_failed(c);
+		}
 	}
 	/* requests the reset or the removal failed */
 	nvme_deliver(ch, 0);
