@@ -52,6 +52,7 @@ struct tcp_tgt {
 	struct tcp_tgt_opts opts;
 	char subnqn[NVME_NQN_FIELD_SIZE];
 	_Atomic int fault;
+	_Atomic uint64_t stall_end; /* tcp_tgt_stall(): no reading or answering before (ms) */
 	pthread_mutex_t lock;
 	struct tgt_conn *conns[TGT_MAX_CONNS];
 	uint32_t num_conns;
@@ -101,6 +102,15 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* While a stall lasts, the connection neither reads nor answers (tcp_tgt_stall()). */
+static void
+stall_wait(struct tcp_tgt *t)
+{
+	while (now_ms() < atomic_load(&t->stall_end) && !atomic_load(&t->stop)) {
+		usleep(1000);
+	}
 }
 
 static uint32_t
@@ -718,11 +728,20 @@ serve_cmd(struct tgt_conn *c)
 	uint32_t len;
 	bool inc;
 
+	stall_wait(c->t);
 	if (read_capsule(c, &cmd, &len, &inc) != 0) {
 		return -1;
 	}
+	stall_wait(c->t); /* a stall that began while this connection waited for a capsule */
 	if (c->qid != 0 && c->bq != NULL) {
 		fault = (enum tcp_tgt_fault)atomic_exchange(&c->t->fault, TCP_TGT_FAULT_NONE);
+	}
+	if (fault == TCP_TGT_FAULT_BAD_DDGST && cmd.opc != NVME_OPC_READ) {
+		/* only a read's C2HData carries the data digest to corrupt: keep it for one */
+		int none = TCP_TGT_FAULT_NONE;
+
+		(void)atomic_compare_exchange_strong(&c->t->fault, &none, (int)fault);
+		fault = TCP_TGT_FAULT_NONE;
 	}
 	if (fault == TCP_TGT_FAULT_CLOSE) {
 		return -1;
@@ -1149,6 +1168,15 @@ tcp_tgt_drop_conns(struct tcp_tgt *t)
 	}
 	t->stats.drops++;
 	pthread_mutex_unlock(&t->lock);
+}
+
+void
+tcp_tgt_stall(struct tcp_tgt *t, uint32_t ms)
+{
+	atomic_store(&t->stall_end, ms != 0 ? now_ms() + ms : 0);
+	if (ms != 0) {
+		STAT_INC(t, stalls);
+	}
 }
 
 int

@@ -8,7 +8,8 @@
  * A thread per connection, one command at a time on each: a target to test and show the
  * host side with, not to measure. It keeps each controller's Keep Alive Timer: no Keep
  * Alive command within the KATO the host's Connect asked for ends the association. It can
- * misbehave on request, once, on the next I/O command: the faults a host must survive.
+ * misbehave on request, once, on the next I/O command, or stall (read and answer nothing
+ * for a while, its connections open): the faults a host must survive.
  * The judge of the transport is the kernel's target in the QEMU guest; this one lets
  * `make test` cover it without a VM. Public API only.
  */
@@ -26,7 +27,7 @@ enum tcp_tgt_fault {
 	TCP_TGT_FAULT_BAD_TYPE,   /* a PDU of a type the controller may not send */
 	TCP_TGT_FAULT_BAD_PLEN,   /* a CapsuleResp whose PLEN disagrees with its HLEN */
 	TCP_TGT_FAULT_BAD_HDGST,  /* a CapsuleResp with a wrong header digest */
-	TCP_TGT_FAULT_BAD_DDGST,  /* C2HData with a wrong data digest (a read) */
+	TCP_TGT_FAULT_BAD_DDGST,  /* C2HData with a wrong data digest (the next read) */
 	TCP_TGT_FAULT_R2T_BEYOND, /* an R2T for more data than the write has */
 	TCP_TGT_FAULT_C2H_BEYOND, /* C2HData past the end of the read's buffer */
 	TCP_TGT_FAULT_TERM_REQ,   /* a C2HTermReq */
@@ -59,6 +60,7 @@ struct tcp_tgt_stats {
 	uint64_t refused;       /* connections refused: a required digest not asked for */
 	uint64_t drops;         /* tcp_tgt_drop_conns() calls */
 	uint64_t kato_expired;  /* associations ended: no Keep Alive within the host's KATO */
+	uint64_t stalls;        /* tcp_tgt_stall() calls */
 };
 
 struct tcp_tgt;
@@ -86,6 +88,13 @@ void tcp_tgt_get_stats(struct tcp_tgt *t, struct tcp_tgt_stats *stats);
  */
 void tcp_tgt_drop_conns(struct tcp_tgt *t);
 int tcp_tgt_set_listening(struct tcp_tgt *t, bool on);
+/*
+ * A stalled target, for hang tests: for @ms milliseconds from now no connection reads a
+ * command or answers one (a command already read waits; its response goes out after);
+ * the connections stay open and the data the host sends waits in the sockets. 0 ends a
+ * stall now.
+ */
+void tcp_tgt_stall(struct tcp_tgt *t, uint32_t ms);
 /* Close every connection, join every thread, free everything. */
 void tcp_tgt_stop(struct tcp_tgt *t);
 

@@ -15,6 +15,13 @@
  * Transports: the software controller reached directly (emu), or served on loopback by
  * the tests' NVMe/TCP target and reached over NVMe/TCP (tcp): the fault is then the
  * target's device's, and recovering a failed device (a reset) is the target operator's.
+ * Over tcp the target itself may fail too: every connection dropped (conn_reset), no
+ * listener for a while (restart), nothing read or answered for a while, the connections
+ * open (stall), a PDU with a wrong header or data digest (bad_hdgst, bad_ddgst; the
+ * target's faults' cells ask for both digests). Raw tcp cells set the controller's
+ * reconnect options (ctrlr_loss_timeout_sec 30, reconnect_delay_sec 1,
+ * fast_io_fail_timeout_sec 5): the driver reconnects by itself while the main thread
+ * polls the admin queue; bdev tcp cells keep the bdev module's resets.
  *
  * The application side does what nvme.h asks of an application: every thread polls its
  * own qpair (or bdev channel); a controller that failed (CFS, a reset that never got
@@ -68,6 +75,15 @@ enum fm_recovery {
 	FM_REC_GONE
 };
 
+/* A fault of the NVMe/TCP target itself (the connection, not its device): tcp only. */
+enum fm_tcp_fault {
+	FM_TCP_NONE = 0,
+	FM_TCP_RESET,   /* every connection dropped (the host must reconnect) */
+	FM_TCP_RESTART, /* the same, and nobody listens for a while */
+	FM_TCP_STALL,   /* the target reads and answers nothing for a while */
+	FM_TCP_PDU      /* the target's next I/O answer is the PDU fault pdu */
+};
+
 struct fm_fault {
 	const char *name;
 	enum nvp_emu_fault_type type;
@@ -75,6 +91,14 @@ struct fm_fault {
 	uint32_t arg; /* for slow: multiples of the timeout, in percent */
 	enum fm_recovery rec;
 	const char *what;
+};
+
+/* What a fault of g_faults named here does to the target instead of its device. */
+struct fm_tcp_def {
+	const char *name;
+	enum fm_tcp_fault kind;
+	uint32_t ms;            /* restart, stall: how long */
+	enum tcp_tgt_fault pdu; /* FM_TCP_PDU */
 };
 
 static const struct fm_fault g_faults[] = {
@@ -95,13 +119,38 @@ static const struct fm_fault g_faults[] = {
 	{ "bad_phase", NVP_EMU_FAULT_BAD_PHASE, 1, 0, FM_REC_NONE, "entry with a stale phase" },
 	{ "bad_sqhd", NVP_EMU_FAULT_BAD_SQHD, 2, 0, FM_REC_NONE, "SQ head past the queue" },
 	{ "power_cut", NVP_EMU_FAULT_POWER_CUT, 1, 0, FM_REC_GONE, "power cut (file, vwc)" },
+	/* the target's own faults, tcp only (g_tcp_faults): the driver reconnects by itself
+	 * (raw: the controller's reconnect options; bdev: the module's resets) */
+	{ "conn_reset", NVP_EMU_FAULT_NONE, 0, 0, FM_REC_NONE, "tcp: every connection dropped" },
+	{ "restart", NVP_EMU_FAULT_NONE, 0, 0, FM_REC_NONE,
+	  "tcp: connections dropped, none accepted for 500 ms" },
+	{ "stall", NVP_EMU_FAULT_NONE, 0, 0, FM_REC_NONE,
+	  "tcp: the target reads and answers nothing for 1 s" },
+	{ "bad_hdgst", NVP_EMU_FAULT_NONE, 0, 0, FM_REC_NONE,
+	  "tcp: a CapsuleResp with a wrong header digest" },
+	{ "bad_ddgst", NVP_EMU_FAULT_NONE, 0, 0, FM_REC_NONE,
+	  "tcp: a read's C2HData with a wrong data digest" },
 	/* not in the matrix: a device whose Flush lies, which the read-back after a power
 	 * cut must find corrupted (the slice in `make test` checks it does) */
 	{ "power_cut_lie", NVP_EMU_FAULT_POWER_CUT, 1, 0, FM_REC_GONE,
 	  "power cut, Flush lies (must report corrupted blocks)" },
 };
 
+static const struct fm_tcp_def g_tcp_faults[] = {
+	{ "conn_reset", FM_TCP_RESET, 0, TCP_TGT_FAULT_NONE },
+	{ "restart", FM_TCP_RESTART, 500, TCP_TGT_FAULT_NONE },
+	{ "stall", FM_TCP_STALL, 1000, TCP_TGT_FAULT_NONE },
+	{ "bad_hdgst", FM_TCP_PDU, 0, TCP_TGT_FAULT_BAD_HDGST },
+	{ "bad_ddgst", FM_TCP_PDU, 0, TCP_TGT_FAULT_BAD_DDGST },
+};
+
 static const struct fm_fault *g_fault;
+static const struct fm_tcp_def *g_tcp; /* g_fault is the target's own, or NULL */
+
+/* The NVMe/TCP host's reconnect options in raw mode (the controller's; a bdev keeps the
+ * module's resets): outages shorter than the fast-fail time cost no error. */
+#define FM_TCP_LOSS_S 30
+#define FM_TCP_FAST_FAIL_S 5
 
 /* The soak's faults, by name in g_faults, and "reset": a reset the application asks for. */
 static const char *const g_soak_faults[] = { "drop_cpl", "err_generic", "err_media", "err_path",
@@ -210,6 +259,12 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 				fprintf(stderr, "nvp_fault_matrix: unknown fault '%s'\n", optarg);
 				return -EINVAL;
 			}
+			g_tcp = NULL;
+			for (size_t i = 0; i < NVP_COUNTOF(g_tcp_faults); i++) {
+				if (strcmp(g_tcp_faults[i].name, optarg) == 0) {
+					g_tcp = &g_tcp_faults[i];
+				}
+			}
 			break;
 		case 'w':
 			if (parse_workload(optarg, &c->workload) != 0) {
@@ -291,6 +346,13 @@ parse_args(struct fm_cell *c, int argc, char **argv)
 		c->mode = FM_MODE_STAGES;
 		c->bdev = true;
 		c->workload = FM_MIXED;
+	}
+	if (g_tcp != NULL && !c->tcp) {
+		fprintf(stderr,
+			"nvp_fault_matrix: --fault %s is the NVMe/TCP target's: it needs "
+			"--transport tcp\n",
+			g_fault->name);
+		return -EINVAL;
 	}
 	if (g_fault == NULL || c->threads < 1 || c->threads > FM_MAX_THREADS || c->seconds <= 0 ||
 	    c->seconds > 600 || c->timeout_ms < 10 || optind != argc) {
@@ -377,11 +439,18 @@ attach(struct fm_cell *c)
 		if (rc != 0) {
 			return rc;
 		}
-		tcp_tgt_trid(c->tgt, NULL, trid, sizeof(trid));
+		/* The target's own faults: with both digests (which bad_hdgst and bad_ddgst
+		 * need); the driver reconnects by itself within fast_io_fail_timeout_sec. */
+		tcp_tgt_trid(c->tgt, g_tcp != NULL ? "hdgst:1 ddgst:1" : NULL, trid, sizeof(trid));
 		/* The target serves one command at a time per connection: a host request
 		 * waits behind the others of its queue, and behind the target's own timeout. */
 		co.io_timeout_us *= 2 * FM_QD;
 		co.admin_timeout_ms *= 4;
+		if (!c->bdev) {
+			co.ctrlr_loss_timeout_sec = FM_TCP_LOSS_S;
+			co.reconnect_delay_sec = 1;
+			co.fast_io_fail_timeout_sec = FM_TCP_FAST_FAIL_S;
+		}
 	}
 	if (c->bdev) {
 		struct nvp_bdev_nvme_opts no;
@@ -562,6 +631,34 @@ reset_parked(struct fm_cell *c)
 	park_all(c, false);
 }
 
+static void supervise(struct fm_cell *c, uint64_t end);
+
+/* One of the target's own faults: the connection misbehaves, not the device behind it. */
+static void
+inject_tcp(struct fm_cell *c, const struct fm_tcp_def *f)
+{
+	switch (f->kind) {
+	case FM_TCP_RESET:
+		tcp_tgt_drop_conns(c->tgt);
+		break;
+	case FM_TCP_RESTART:
+		/* the supervisor goes on meanwhile: its admin poll drives the reconnect */
+		(void)tcp_tgt_set_listening(c->tgt, false);
+		tcp_tgt_drop_conns(c->tgt);
+		supervise(c, c->t_inject + nvp_env_get_ticks_hz() * f->ms / 1000);
+		(void)tcp_tgt_set_listening(c->tgt, true);
+		break;
+	case FM_TCP_STALL:
+		tcp_tgt_stall(c->tgt, f->ms);
+		break;
+	case FM_TCP_PDU:
+		tcp_tgt_set_fault(c->tgt, f->pdu);
+		break;
+	case FM_TCP_NONE:
+		break;
+	}
+}
+
 static void
 inject(struct fm_cell *c)
 {
@@ -569,6 +666,10 @@ inject(struct fm_cell *c)
 	uint32_t arg = f->arg;
 
 	c->t_inject = nvp_env_get_ticks();
+	if (g_tcp != NULL) {
+		inject_tcp(c, g_tcp);
+		return;
+	}
 	if (f->type == NVP_EMU_FAULT_NONE) {
 		return;
 	}
@@ -638,11 +739,16 @@ thread_run(void *arg)
 	}
 	if (rc == 0 && atomic_load(&c->go)) {
 		fm_thread_main(t);
-		/* The supervisor is resetting a failed controller: the read-back waits for it,
-		 * as an application would (bounded). */
+		/* The supervisor is resetting a failed controller, or (the target's own faults)
+		 * the driver or the bdev module brings it back from the polls: the read-back
+		 * waits for it, polling, as an application would (bounded). */
 		until = nvp_env_get_ticks() + nvp_env_get_ticks_hz() * 10;
-		while (c->recoverable && fm_failed(c) && nvp_env_get_ticks() < until) {
+		while ((c->recoverable || g_tcp != NULL) && fm_failed(c) &&
+		       nvp_env_get_ticks() < until) {
 			fm_park_point(t);
+			if (g_tcp != NULL) {
+				(void)fm_poll(t);
+			}
 			usleep(1000);
 		}
 		/* Read everything back on a working controller, once every request is back

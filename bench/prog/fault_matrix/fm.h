@@ -129,6 +129,7 @@ int fm_prefill(struct fm_thread *t);
 void fm_verify_all(struct fm_thread *t);
 uint32_t fm_thread_outstanding(const struct fm_thread *t);
 void fm_park_point(struct fm_thread *t);
+int fm_poll(struct fm_thread *t); /* one poll of the thread's qpair or channel */
 bool fm_failed(const struct fm_cell *c);
 int fm_flush_sync(struct fm_thread *t);
 void fm_verify_after_power_cut(struct fm_thread *t, struct nvp_nvme_ns *ns,

@@ -133,6 +133,15 @@ io_done(void *arg, const struct nvme_cpl *cpl)
 		return;
 	}
 	note_result(t, error);
+	if (error && t->err == 1) {
+		fprintf(stderr,
+			"fault_matrix: thread %u: first error: %s, sct 0x%x sc 0x%02x dnr %u\n",
+			t->idx,
+			s->flush    ? "flush" :
+			s->gen != 0 ? "write" :
+				      "read",
+			cpl->status.sct, cpl->status.sc, cpl->status.dnr);
+	}
 	if (s->flush) {
 		flush_done(t, error);
 		s->busy = false;
@@ -169,6 +178,12 @@ poll_once(struct fm_thread *t)
 	}
 	return t->cell->bdev ? nvp_bdev_channel_poll(t->ch) :
 			       nvp_nvme_qpair_process_completions(t->qpair, 0);
+}
+
+int
+fm_poll(struct fm_thread *t)
+{
+	return poll_once(t);
 }
 
 static int

@@ -14,7 +14,9 @@
  * controller that is still there (CFS, a controller that stopped answering) is reset by
  * the channel that found it, as SPDK's bdev_nvme and the kernel's PCIe driver do:
  * nvp_nvme_ctrlr_reset() brings every channel's qpair back at that channel's next poll,
- * and the bdevs stay. A failure, the resets after it and a failure after a successful
+ * and the bdevs stay. A qpair that failed by itself on a controller that did not (an
+ * NVMe/TCP connection closed on a malformed PDU) is brought back the same way: its
+ * channel resets the controller (nvme_enxio_again()). A failure, the resets after it and a failure after a successful
  * reset but before the controller completed any command again are one episode. With
  * SPDK's defaults (ctrlr_loss_timeout_sec 0) an episode gets one reset; with a loss
  * timeout the polling channels try again every reconnect_delay_sec until it runs out
@@ -87,8 +89,9 @@ struct nvme_ctrlr_entry {
 	uint64_t last_reset;    /* when the last reset ended */
 	uint32_t episode_resets;
 	bool last_reset_ok;
-	bool watching;   /* atomic: the last reset succeeded and nothing has completed since */
-	uint32_t resets; /* resets that brought the controller back */
+	bool watching;      /* atomic: the last reset succeeded and nothing has completed since */
+	uint32_t resets;    /* resets that brought the controller back */
+	uint32_t reset_gen; /* atomic: resets tried, whatever came of them */
 	/* request timeouts (nvme_timeout_cb()): the attach's options and the counters */
 	uint64_t timeout_us; /* 0: the controller's io_timeout_us, the driver's Abort */
 	enum nvp_bdev_nvme_timeout_action timeout_action;
@@ -114,6 +117,9 @@ struct nvme_channel {
 	TAILQ_ENTRY(nvme_channel) link;
 	/* Cold: the qpair's options, for a new one when destroy gives up its I/O */
 	struct nvp_nvme_io_qpair_opts qo;
+	/* the last -ENXIO its poll saw on a controller not failed: c->reset_gen then */
+	bool enxio_seen;
+	uint32_t enxio_gen;
 };
 
 struct nvme_ns_bdev {
@@ -352,13 +358,14 @@ ctrlr_back(struct nvme_ctrlr_entry *c)
 }
 
 /*
- * A channel found the controller failed: reset it if it is still there and its episode
- * allows. \return true when the bdevs stay (the reset brought it back, another thread's
- * reset is under way, a retry is due later, or the failure was seen late, after a
- * reset), false when they must go.
+ * A channel found the controller failed, or its own qpair failed alone (@qpair_alone):
+ * reset it if it is still there and its episode allows. \return true when the bdevs
+ * stay (the reset brought it back, another thread's reset is under way, the driver is
+ * reconnecting it, a retry is due later, or the failure was seen late, after a reset),
+ * false when they must go.
  */
 static bool
-nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
+nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c, bool qpair_alone)
 {
 	bool idle = false;
 	uint64_t now;
@@ -371,9 +378,10 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 					 __ATOMIC_ACQUIRE)) {
 		return true; /* another channel's thread is resetting it */
 	}
-	if (!nvp_nvme_ctrlr_is_failed(c->ctrlr) || nvp_nvme_ctrlr_is_reconnecting(c->ctrlr)) {
-		/* a poll that began before a reset ended: its qpair comes back at the next;
-		 * or the driver reconnects it: its attempts are the resets */
+	if (nvp_nvme_ctrlr_is_reconnecting(c->ctrlr) ||
+	    (!nvp_nvme_ctrlr_is_failed(c->ctrlr) && !qpair_alone)) {
+		/* the driver reconnects it: its attempts are the resets; or a poll that began
+		 * before a reset ended: its qpair comes back at the next */
 		__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
 		return true;
 	}
@@ -391,9 +399,12 @@ nvme_ctrlr_try_reset(struct nvme_ctrlr_entry *c)
 		__atomic_store_n(&c->resetting, false, __ATOMIC_RELEASE);
 		return rc == 0;
 	}
-	NVP_WARNLOG("controller %s failed: resetting it", c->name);
+	NVP_WARNLOG("controller %s %s: resetting it", c->name,
+		    nvp_nvme_ctrlr_is_failed(c->ctrlr) ? "failed" :
+							 "lost an I/O queue (its qpair failed)");
 	c->episode_resets++;
 	rc = nvp_nvme_ctrlr_reset(c->ctrlr);
+	__atomic_fetch_add(&c->reset_gen, 1, __ATOMIC_RELEASE);
 	c->last_reset = nvp_env_get_ticks();
 	c->last_reset_ok = rc == 0;
 	__atomic_store_n(&c->watching, rc == 0, __ATOMIC_RELEASE);
@@ -431,6 +442,7 @@ nvme_ctrlr_timeout_reset(struct nvme_ctrlr_entry *c)
 			    " (action_on_timeout reset): resetting the controller",
 			    c->name, c->timeout_us);
 		rc = nvp_nvme_ctrlr_reset(c->ctrlr);
+		__atomic_fetch_add(&c->reset_gen, 1, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&c->timeout_resets, 1, __ATOMIC_RELAXED);
 		if (rc == 0) {
 			ctrlr_back(c);
@@ -564,16 +576,41 @@ nvme_deliver(struct nvme_channel *ch, uint64_t now)
 	}
 }
 
+/*
+ * -ENXIO from a channel's qpair while its controller is not failed: either a reset ended
+ * between the poll and now (the qpair comes back at its next poll), or the qpair failed by
+ * itself (its NVMe/TCP connection closed on a malformed PDU, its queues could not be made
+ * again), which only a reset brings back (nvme.h). A second -ENXIO with no reset tried in
+ * between (@reset_gen, the controller's count of resets tried, unchanged) tells the two
+ * apart. \return true for the second.
+ */
+static bool
+nvme_enxio_again(struct nvme_channel *ch, uint32_t reset_gen)
+{
+	bool again = ch->enxio_seen && ch->enxio_gen == reset_gen;
+
+	ch->enxio_seen = true;
+	ch->enxio_gen = reset_gen;
+	return again;
+}
+
 /* The qpair reported the controller failed (@rc < 0): what completed first, then the
  * failure (events, resets). Out of line: the poll keeps a small frame. */
 static __attribute__((noinline, cold)) void
 nvme_poll_failed(struct nvme_channel *ch, int32_t rc)
 {
+	struct nvme_ctrlr_entry *c = ch->nb->c;
+
 	ch->reset_wanted = false; /* the failure path resets, if anything does */
 	nvme_deliver(ch, 0);
-	if (rc == -ENXIO && !__atomic_load_n(&ch->nb->c->failed, __ATOMIC_ACQUIRE) &&
-	    !nvme_ctrlr_try_reset(ch->nb->c)) {
-		nvme_ctrlr_failed(ch->nb->c);
+	if (rc == -ENXIO && !__atomic_load_n(&c->failed, __ATOMIC_ACQUIRE)) {
+		bool alone = nvme_enxio_again(ch,
+					      __atomic_load_n(&c->reset_gen, __ATOMIC_ACQUIRE)) &&
+			     !nvp_nvme_ctrlr_is_failed(c->ctrlr);
+
+		if (!nvme_ctrlr_try_reset(c, alone)) {
+			nvme_ctrlr_failed(c);
+		}
 	}
 	/* requests the reset or the removal failed */
 	nvme_deliver(ch, 0);

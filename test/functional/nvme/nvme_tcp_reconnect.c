@@ -4,7 +4,8 @@
  * fast_io_fail_timeout_sec) against the NVMe/TCP test target on loopback. A verify
  * workload (slots that each write a pattern to their own blocks, read it back and
  * compare, again and again) runs while the target drops every connection and stops
- * listening for a while; the test thread polls the admin queue (which drives the
+ * listening for a while (a restart), or stalls (reads and answers nothing for a while,
+ * its connections open); the test thread polls the admin queue (which drives the
  * reconnect) and the I/O qpair. What is counted: errors by status, completions of a
  * request that was not in flight (twice), mismatching data, requests that never came
  * back. Every wait has a deadline; none of the assertions is about time.
@@ -338,6 +339,43 @@ test_outages_shorter_than_fast_io_fail(void)
 }
 
 /*
+ * A stalled target (it reads and answers nothing for a while, the connections stay open),
+ * twice, with the I/O and admin polls going on: the requests wait and complete once it
+ * goes on; nothing fails, is lost, completes twice or reads back wrong, and the controller
+ * never counts as lost.
+ */
+static void
+test_stalled_target(void)
+{
+	struct tcp_tgt_stats st;
+	struct rfx f;
+
+	if (rfx_open(&f, -1, 1, 30) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 64, FX_WAIT_MS), 0);
+	for (uint32_t round = 0; round < 2; round++) {
+		tcp_tgt_stall(f.tgt, 400);
+		pump_for(&f, 200); /* inside the stall: the requests wait */
+		CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_failed(f.ctrlr));
+		CU_ASSERT_EQUAL(pump_verified(&f, 64, FX_WAIT_MS), 0);
+	}
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(f.errors, 0);
+	CU_ASSERT_EQUAL(f.twice, 0);
+	CU_ASSERT_EQUAL(f.corrupt, 0);
+	CU_ASSERT_EQUAL(f.submit_fails, 0);
+	CU_ASSERT_EQUAL(f.removes, 0);
+	CU_ASSERT_FALSE(nvp_nvme_ctrlr_is_reconnecting(f.ctrlr));
+	tcp_tgt_get_stats(f.tgt, &st);
+	CU_ASSERT_EQUAL(st.stalls, 2);
+	CU_ASSERT_EQUAL(st.drops, 0);
+	printf("  %" PRIu64 " verified reads across 2 stalls\n", f.verified);
+	rfx_close(&f);
+}
+
+/*
  * An outage longer than fast_io_fail_timeout_sec: the waiting I/O completes with HOST
  * PATHING ERROR, DNR clear (and nothing else); sent again, it succeeds after the
  * reconnect, and the data are right.
@@ -588,6 +626,7 @@ main(int argc, char **argv)
 {
 	static const struct fx_test tests[] = {
 		{ "outages_shorter_than_fast_io_fail", test_outages_shorter_than_fast_io_fail },
+		{ "stalled_target", test_stalled_target },
 		{ "outage_longer_than_fast_io_fail", test_outage_longer_than_fast_io_fail },
 		{ "ctrlr_loss_timeout", test_ctrlr_loss_timeout },
 		{ "bad_options", test_bad_options },

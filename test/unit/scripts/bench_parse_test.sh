@@ -193,12 +193,14 @@ for b in "$rootdir"/bench/*; do
 		rc=1
 	fi
 done
-# The RESULT keys issue 28 asks for: each in its bench's documented RESULT line and in the
+# The RESULT keys issues 28 and 30 ask for: each in its bench's documented RESULT line and in the
 # code that prints it (two mentions at least).
 for pair in driver_cost:instr_per_io driver_cost:mmio_per_io_qd1 driver_cost:mmio_per_io_qd32 \
 	driver_cost:fence_cycles_asym driver_cost:fence_cycles_locked \
 	bdev_overhead:instr_added_qd1 bdev_overhead:instr_added_qd32 \
-	bdev_overhead:accounting_instr_pct bdev_overhead:cpu_ratio_qd32; do
+	bdev_overhead:accounting_instr_pct bdev_overhead:cpu_ratio_qd32 \
+	tcp_failover:lost tcp_failover:corrupted tcp_failover:reconnect_ms_p50 \
+	tcp_failover:reconnect_ms_max tcp_failover:failover_ms_p50; do
 	b=${pair%%:*}
 	key=${pair#*:}
 	if [ "$(grep -cE "$key(=|\")" "$rootdir/bench/$b")" -lt 2 ]; then

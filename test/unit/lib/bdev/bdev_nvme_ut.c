@@ -3,7 +3,8 @@
  * Unit tests for lib/bdev/nvme/bdev_nvme.c without a controller: the scatter-list
  * cursor the driver walks for readv/writev, parameter checks naming the parameter,
  * detach of an unknown controller, the controller of a non-nvme bdev, a channel's
- * queue size against its hint, and the timeout callback's marks (action_on_timeout).
+ * queue size against its hint, the timeout callback's marks (action_on_timeout), and
+ * how a channel tells a qpair that failed alone from a poll that raced with a reset.
  */
 #include "ut_bdev.h"
 
@@ -296,6 +297,26 @@ test_reconnect_opts(void)
 	CU_ASSERT_PTR_EQUAL(attach_ctrlr_opts(&o, &tcp, &co), &user);
 }
 
+/*
+ * A qpair that failed alone (its controller did not): the first -ENXIO may be a poll that
+ * raced with a reset, the second with no reset tried in between is not, and the channel
+ * resets. A reset tried in between starts the count again.
+ */
+static void
+test_enxio_again(void)
+{
+	struct nvme_channel ch;
+
+	memset(&ch, 0, sizeof(ch));
+	CU_ASSERT_FALSE(nvme_enxio_again(&ch, 0));
+	CU_ASSERT_TRUE(nvme_enxio_again(&ch, 0));
+	CU_ASSERT_TRUE(nvme_enxio_again(&ch, 0));  /* until a reset is tried */
+	CU_ASSERT_FALSE(nvme_enxio_again(&ch, 1)); /* one was */
+	CU_ASSERT_TRUE(nvme_enxio_again(&ch, 1));
+	CU_ASSERT_FALSE(nvme_enxio_again(&ch, 3));
+	CU_ASSERT_FALSE(nvme_enxio_again(&ch, 4));
+}
+
 int
 main(void)
 {
@@ -304,6 +325,7 @@ main(void)
 		UT_TEST(test_hint_mapping),       UT_TEST(test_hint_stats_bad_input),
 		UT_TEST(test_channel_queue_size), UT_TEST(test_timeout_marks),
 		UT_TEST(test_reconnect_opts),
+		UT_TEST(test_enxio_again),
 	};
 
 	return ut_run("bdev_nvme", tests, sizeof(tests) / sizeof(tests[0]));
