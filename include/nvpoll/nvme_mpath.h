@@ -90,6 +90,17 @@ int nvp_nvme_mpath_connect(const struct nvp_nvme_transport_id *trids, uint32_t n
 			   const struct nvp_nvme_ctrlr_opts *ctrlr_opts,
 			   const struct nvp_nvme_mpath_opts *opts, struct nvp_nvme_mpath **mpath);
 
+/**
+ * Add a path to a multipath controller (SPDK's bdev_nvme_attach_controller with the
+ * same name and multipath set): connected, checked against path 0 as
+ * nvp_nvme_mpath_connect() does, its ANA log read, then published; I/O handles make its
+ * qpair at their next poll. Any thread; waits for the admin poll to finish.
+ * \return 0; -EINVAL; -ENOSPC already NVP_NVME_MPATH_MAX_PATHS paths; the errors of
+ * nvp_nvme_mpath_connect() for the path (it is then detached, nothing else changes).
+ */
+int nvp_nvme_mpath_add_path(struct nvp_nvme_mpath *mpath, const struct nvp_nvme_transport_id *trid,
+			    const struct nvp_nvme_ctrlr_opts *ctrlr_opts);
+
 /** Detach every path. \return 0; -EINVAL NULL; -EBUSY I/O handles still allocated. */
 int nvp_nvme_mpath_detach(struct nvp_nvme_mpath *mpath);
 
@@ -147,6 +158,15 @@ int nvp_nvme_mpath_cmd_read(struct nvp_nvme_mpath_io *io, void *buf, uint64_t lb
 int nvp_nvme_mpath_cmd_write(struct nvp_nvme_mpath_io *io, void *buf, uint64_t lba,
 			     uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
 			     uint32_t io_flags);
+/** Vectored, as nvp_nvme_ns_cmd_readv(): the SGL callbacks get @cb_arg. */
+int nvp_nvme_mpath_cmd_readv(struct nvp_nvme_mpath_io *io, uint64_t lba, uint32_t lba_count,
+			     nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+			     nvp_nvme_req_reset_sgl_cb reset_sgl,
+			     nvp_nvme_req_next_sge_cb next_sge);
+int nvp_nvme_mpath_cmd_writev(struct nvp_nvme_mpath_io *io, uint64_t lba, uint32_t lba_count,
+			      nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+			      nvp_nvme_req_reset_sgl_cb reset_sgl,
+			      nvp_nvme_req_next_sge_cb next_sge);
 int nvp_nvme_mpath_cmd_flush(struct nvp_nvme_mpath_io *io, nvp_nvme_cmd_cb cb, void *cb_arg);
 
 /**

@@ -54,7 +54,7 @@ struct mpath_path {
 
 struct nvp_nvme_mpath {
 	enum nvp_nvme_mpath_policy policy;
-	uint32_t num_paths;
+	_Atomic uint32_t num_paths; /* grows (nvp_nvme_mpath_add_path()), paths[] filled first */
 	uint32_t nsid;
 	struct mpath_path paths[NVP_NVME_MPATH_MAX_PATHS];
 	/* cold */
@@ -83,6 +83,8 @@ struct mpath_req {
 	uint64_t wait_end; /* ticks: no usable path until then completes it; 0 = not waiting */
 	nvp_nvme_cmd_cb cb;
 	void *cb_arg;
+	nvp_nvme_req_reset_sgl_cb reset_sgl; /* vectored: the caller's SGL callbacks */
+	nvp_nvme_req_next_sge_cb next_sge;
 	struct nvme_cpl last; /* the last path error, for a request that finds no path */
 };
 
@@ -103,6 +105,13 @@ struct nvp_nvme_mpath_io {
 	struct nvp_nvme_io_qpair_opts qopts;
 	bool have_qopts;
 };
+
+/* The paths published so far (acquire: their fields were written before). */
+static inline uint32_t
+npaths(const struct nvp_nvme_mpath *mp)
+{
+	return atomic_load_explicit(&mp->num_paths, memory_order_acquire);
+}
 
 /* ---------------------------------------------------------------------------------------
  * Names and options
@@ -334,6 +343,21 @@ path_connect(struct nvp_nvme_mpath *mp, uint32_t i, const struct nvp_nvme_transp
 	return i == 0 ? 0 : same_namespace(mp, i);
 }
 
+/* A path controller's options: the caller's, with the driver's reconnect off (this layer
+ * reconnects, so that a lost connection's requests come back now and go elsewhere). */
+static void
+path_ctrlr_opts(const struct nvp_nvme_ctrlr_opts *user, struct nvp_nvme_ctrlr_opts *copts)
+{
+	nvp_nvme_ctrlr_opts_init(copts, sizeof(*copts));
+	if (user != NULL) {
+		memcpy(copts, user, NVP_MIN(user->opts_size, sizeof(*copts)));
+	}
+	copts->opts_size = sizeof(*copts);
+	copts->ctrlr_loss_timeout_sec = 0;
+	copts->reconnect_delay_sec = 0;
+	copts->fast_io_fail_timeout_sec = 0;
+}
+
 static void
 paths_detach(struct nvp_nvme_mpath *mp)
 {
@@ -373,14 +397,7 @@ nvp_nvme_mpath_connect(const struct nvp_nvme_transport_id *trids, uint32_t num_t
 		NVP_ERRLOG("multipath: policy %d unknown; failover or multipath", (int)o.policy);
 		return -EINVAL;
 	}
-	nvp_nvme_ctrlr_opts_init(&copts, sizeof(copts));
-	if (ctrlr_opts != NULL) {
-		memcpy(&copts, ctrlr_opts, NVP_MIN(ctrlr_opts->opts_size, sizeof(copts)));
-	}
-	copts.opts_size = sizeof(copts);
-	copts.ctrlr_loss_timeout_sec = 0; /* this layer reconnects, so lost I/O comes back now */
-	copts.reconnect_delay_sec = 0;
-	copts.fast_io_fail_timeout_sec = 0;
+	path_ctrlr_opts(ctrlr_opts, &copts);
 	mp = calloc(1, sizeof(*mp));
 	if (mp == NULL) {
 		return -ENOMEM;
@@ -390,10 +407,11 @@ nvp_nvme_mpath_connect(const struct nvp_nvme_transport_id *trids, uint32_t num_t
 	mp->no_path_ticks = (uint64_t)o.no_path_timeout_ms * hz / 1000u;
 	mp->reconnect_ticks = (uint64_t)o.reconnect_delay_ms * hz / 1000u;
 	atomic_init(&mp->num_ios, 0);
+	atomic_init(&mp->num_paths, 0);
 	pthread_mutex_init(&mp->admin_lock, NULL);
 	for (uint32_t i = 0; i < num_trids && rc == 0; i++) {
 		rc = path_connect(mp, i, &trids[i], &copts);
-		mp->num_paths = i + 1;
+		atomic_store(&mp->num_paths, i + 1);
 	}
 	for (uint32_t i = 0; i < num_trids && rc == 0; i++) {
 		rc = ana_read(&mp->paths[i]);
@@ -406,6 +424,41 @@ nvp_nvme_mpath_connect(const struct nvp_nvme_transport_id *trids, uint32_t num_t
 	}
 	*mpath = mp;
 	return 0;
+}
+
+int
+nvp_nvme_mpath_add_path(struct nvp_nvme_mpath *mp, const struct nvp_nvme_transport_id *trid,
+			const struct nvp_nvme_ctrlr_opts *ctrlr_opts)
+{
+	struct nvp_nvme_ctrlr_opts copts;
+	uint32_t i;
+	int rc;
+
+	if (mp == NULL || trid == NULL) {
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&mp->admin_lock);
+	i = npaths(mp);
+	if (i == NVP_NVME_MPATH_MAX_PATHS) {
+		pthread_mutex_unlock(&mp->admin_lock);
+		NVP_ERRLOG("multipath: already %u paths, the most there may be", i);
+		return -ENOSPC;
+	}
+	path_ctrlr_opts(ctrlr_opts, &copts);
+	rc = path_connect(mp, i, trid, &copts);
+	if (rc == 0) {
+		rc = ana_read(&mp->paths[i]);
+	}
+	if (rc != 0) {
+		if (mp->paths[i].ctrlr != NULL) {
+			(void)nvp_nvme_detach(mp->paths[i].ctrlr);
+		}
+		memset(&mp->paths[i], 0, sizeof(mp->paths[i]));
+	} else {
+		atomic_store_explicit(&mp->num_paths, i + 1, memory_order_release);
+	}
+	pthread_mutex_unlock(&mp->admin_lock);
+	return rc;
 }
 
 int
@@ -466,7 +519,7 @@ nvp_nvme_mpath_process_admin_completions(struct nvp_nvme_mpath *mp)
 	if (pthread_mutex_trylock(&mp->admin_lock) != 0) {
 		return -EBUSY;
 	}
-	for (uint32_t i = 0; i < mp->num_paths; i++) {
+	for (uint32_t i = 0; i < npaths(mp); i++) {
 		struct mpath_path *p = &mp->paths[i];
 		int32_t n;
 
@@ -487,7 +540,7 @@ nvp_nvme_mpath_process_admin_completions(struct nvp_nvme_mpath *mp)
 uint32_t
 nvp_nvme_mpath_get_num_paths(const struct nvp_nvme_mpath *mp)
 {
-	return mp != NULL ? mp->num_paths : 0;
+	return mp != NULL ? npaths(mp) : 0;
 }
 
 enum nvp_nvme_mpath_policy
@@ -505,7 +558,7 @@ nvp_nvme_mpath_get_nsid(const struct nvp_nvme_mpath *mp)
 struct nvp_nvme_ns *
 nvp_nvme_mpath_get_ns(const struct nvp_nvme_mpath *mp, uint32_t idx)
 {
-	return mp != NULL && idx < mp->num_paths ? mp->paths[idx].ns : NULL;
+	return mp != NULL && idx < npaths(mp) ? mp->paths[idx].ns : NULL;
 }
 
 int
@@ -514,7 +567,7 @@ nvp_nvme_mpath_get_path_info(const struct nvp_nvme_mpath *mp, uint32_t idx,
 {
 	const struct mpath_path *p;
 
-	if (mp == NULL || info == NULL || idx >= mp->num_paths || info->info_size < sizeof(*info)) {
+	if (mp == NULL || info == NULL || idx >= npaths(mp) || info->info_size < sizeof(*info)) {
 		return -EINVAL;
 	}
 	p = &mp->paths[idx];
@@ -562,14 +615,14 @@ nvp_nvme_mpath_io_alloc(struct nvp_nvme_mpath *mp, const struct nvp_nvme_io_qpai
 		io->reqs[i].io = io;
 		STAILQ_INSERT_TAIL(&io->free_reqs, &io->reqs[i], link);
 	}
-	for (uint32_t i = 0; io->reqs != NULL && i < mp->num_paths && rc == 0; i++) {
+	for (uint32_t i = 0; io->reqs != NULL && i < npaths(mp) && rc == 0; i++) {
 		if (!path_connected(&mp->paths[i])) {
 			continue; /* its qpair is made when it is back */
 		}
 		rc = nvp_nvme_ctrlr_alloc_io_qpair(mp->paths[i].ctrlr, qopts, &io->qpairs[i]);
 	}
 	if (io->reqs == NULL || rc != 0) {
-		for (uint32_t i = 0; i < mp->num_paths; i++) {
+		for (uint32_t i = 0; i < npaths(mp); i++) {
 			if (io->qpairs[i] != NULL) {
 				(void)nvp_nvme_ctrlr_free_io_qpair(io->qpairs[i]);
 			}
@@ -593,7 +646,7 @@ nvp_nvme_mpath_io_free(struct nvp_nvme_mpath_io *io)
 	if (io->outstanding != 0) {
 		return -EBUSY;
 	}
-	for (uint32_t i = 0; i < io->mp->num_paths; i++) {
+	for (uint32_t i = 0; i < npaths(io->mp); i++) {
 		if (io->qpairs[i] != NULL) {
 			(void)nvp_nvme_ctrlr_free_io_qpair(io->qpairs[i]);
 		}
@@ -659,6 +712,23 @@ req_cpl(void *arg, const struct nvme_cpl *cpl)
 	STAILQ_INSERT_TAIL(&io->retry, r, link); /* sent again after this poll */
 }
 
+/* The driver's SGL callbacks get the request; the caller's get its own argument. */
+static void
+req_reset_sgl(void *arg, uint32_t offset)
+{
+	struct mpath_req *r = arg;
+
+	r->reset_sgl(r->cb_arg, offset);
+}
+
+static int
+req_next_sge(void *arg, void **address, uint32_t *length)
+{
+	struct mpath_req *r = arg;
+
+	return r->next_sge(r->cb_arg, address, length);
+}
+
 static int
 submit_on(struct nvp_nvme_mpath_io *io, uint32_t i, struct mpath_req *r)
 {
@@ -667,11 +737,17 @@ submit_on(struct nvp_nvme_mpath_io *io, uint32_t i, struct mpath_req *r)
 
 	switch (r->op) {
 	case MPATH_READ:
-		return nvp_nvme_ns_cmd_read(ns, qp, r->buf, r->lba, r->lba_count, req_cpl, r,
-					    r->io_flags);
+		return r->buf != NULL ?
+			       nvp_nvme_ns_cmd_read(ns, qp, r->buf, r->lba, r->lba_count, req_cpl,
+						    r, r->io_flags) :
+			       nvp_nvme_ns_cmd_readv(ns, qp, r->lba, r->lba_count, req_cpl, r,
+						     r->io_flags, req_reset_sgl, req_next_sge);
 	case MPATH_WRITE:
-		return nvp_nvme_ns_cmd_write(ns, qp, r->buf, r->lba, r->lba_count, req_cpl, r,
-					     r->io_flags);
+		return r->buf != NULL ?
+			       nvp_nvme_ns_cmd_write(ns, qp, r->buf, r->lba, r->lba_count, req_cpl,
+						     r, r->io_flags) :
+			       nvp_nvme_ns_cmd_writev(ns, qp, r->lba, r->lba_count, req_cpl, r,
+						      r->io_flags, req_reset_sgl, req_next_sge);
 	default:
 		return nvp_nvme_ns_cmd_flush(ns, qp, req_cpl, r);
 	}
@@ -680,7 +756,7 @@ submit_on(struct nvp_nvme_mpath_io *io, uint32_t i, struct mpath_req *r)
 static void
 views(const struct nvp_nvme_mpath_io *io, struct nvme_mpath_view *v)
 {
-	for (uint32_t i = 0; i < io->mp->num_paths; i++) {
+	for (uint32_t i = 0; i < npaths(io->mp); i++) {
 		const struct mpath_path *p = &io->mp->paths[i];
 
 		v[i].ana_state = atomic_load_explicit(&p->ana_state, memory_order_relaxed);
@@ -696,7 +772,7 @@ static int
 req_send(struct nvp_nvme_mpath_io *io, struct mpath_req *r)
 {
 	struct nvme_mpath_view v[NVP_NVME_MPATH_MAX_PATHS];
-	uint32_t n = io->mp->num_paths;
+	uint32_t n = npaths(io->mp);
 	int rc, i;
 
 	views(io, v);
@@ -724,29 +800,36 @@ req_send(struct nvp_nvme_mpath_io *io, struct mpath_req *r)
 	return -EAGAIN;
 }
 
-static int
-req_start(struct nvp_nvme_mpath_io *io, enum mpath_op op, void *buf, uint64_t lba,
-	  uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
+/* A request from the pool, or NULL (*@rc: -EINVAL bad arguments, -ENOMEM pool empty). */
+static struct mpath_req *
+req_get(struct nvp_nvme_mpath_io *io, enum mpath_op op, uint32_t lba_count, nvp_nvme_cmd_cb cb,
+	void *cb_arg, int *rc)
 {
 	struct mpath_req *r;
-	int rc;
 
-	if (io == NULL || cb == NULL || (op != MPATH_FLUSH && (buf == NULL || lba_count == 0))) {
-		return -EINVAL;
+	*rc = -EINVAL;
+	if (io == NULL || cb == NULL || (op != MPATH_FLUSH && lba_count == 0)) {
+		return NULL;
 	}
+	*rc = -ENOMEM;
 	r = STAILQ_FIRST(&io->free_reqs);
 	if (r == NULL) {
-		return -ENOMEM;
+		return NULL;
 	}
 	STAILQ_REMOVE_HEAD(&io->free_reqs, link);
-	*r = (struct mpath_req){ .io = io,
-				 .buf = buf,
-				 .lba = lba,
-				 .lba_count = lba_count,
-				 .io_flags = io_flags,
-				 .op = op,
-				 .cb = cb,
-				 .cb_arg = cb_arg };
+	*r = (struct mpath_req){
+		.io = io, .op = op, .lba_count = lba_count, .cb = cb, .cb_arg = cb_arg
+	};
+	*rc = 0;
+	return r;
+}
+
+/* Send @r (filled), or park it until a path is usable. \return 0 or the refusal's -errno. */
+static int
+req_start(struct nvp_nvme_mpath_io *io, struct mpath_req *r)
+{
+	int rc;
+
 	r->last.status.sct = NVME_SCT_PATH;
 	r->last.status.sc = NVME_SC_HOST_PATH_ERROR;
 	rc = req_send(io, r);
@@ -764,24 +847,82 @@ req_start(struct nvp_nvme_mpath_io *io, enum mpath_op op, void *buf, uint64_t lb
 	return 0;
 }
 
+static int
+rw(struct nvp_nvme_mpath_io *io, enum mpath_op op, void *buf, uint64_t lba, uint32_t lba_count,
+   nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
+{
+	struct mpath_req *r;
+	int rc;
+
+	if (buf == NULL && op != MPATH_FLUSH) {
+		return -EINVAL;
+	}
+	r = req_get(io, op, lba_count, cb, cb_arg, &rc);
+	if (r == NULL) {
+		return rc;
+	}
+	r->buf = buf;
+	r->lba = lba;
+	r->io_flags = io_flags;
+	return req_start(io, r);
+}
+
+static int
+rwv(struct nvp_nvme_mpath_io *io, enum mpath_op op, uint64_t lba, uint32_t lba_count,
+    nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags, nvp_nvme_req_reset_sgl_cb reset_sgl,
+    nvp_nvme_req_next_sge_cb next_sge)
+{
+	struct mpath_req *r;
+	int rc;
+
+	if (reset_sgl == NULL || next_sge == NULL) {
+		return -EINVAL;
+	}
+	r = req_get(io, op, lba_count, cb, cb_arg, &rc);
+	if (r == NULL) {
+		return rc;
+	}
+	r->lba = lba;
+	r->io_flags = io_flags;
+	r->reset_sgl = reset_sgl;
+	r->next_sge = next_sge;
+	return req_start(io, r);
+}
+
 int
 nvp_nvme_mpath_cmd_read(struct nvp_nvme_mpath_io *io, void *buf, uint64_t lba, uint32_t lba_count,
 			nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
 {
-	return req_start(io, MPATH_READ, buf, lba, lba_count, cb, cb_arg, io_flags);
+	return rw(io, MPATH_READ, buf, lba, lba_count, cb, cb_arg, io_flags);
 }
 
 int
 nvp_nvme_mpath_cmd_write(struct nvp_nvme_mpath_io *io, void *buf, uint64_t lba, uint32_t lba_count,
 			 nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
 {
-	return req_start(io, MPATH_WRITE, buf, lba, lba_count, cb, cb_arg, io_flags);
+	return rw(io, MPATH_WRITE, buf, lba, lba_count, cb, cb_arg, io_flags);
+}
+
+int
+nvp_nvme_mpath_cmd_readv(struct nvp_nvme_mpath_io *io, uint64_t lba, uint32_t lba_count,
+			 nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+			 nvp_nvme_req_reset_sgl_cb reset_sgl, nvp_nvme_req_next_sge_cb next_sge)
+{
+	return rwv(io, MPATH_READ, lba, lba_count, cb, cb_arg, io_flags, reset_sgl, next_sge);
+}
+
+int
+nvp_nvme_mpath_cmd_writev(struct nvp_nvme_mpath_io *io, uint64_t lba, uint32_t lba_count,
+			  nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+			  nvp_nvme_req_reset_sgl_cb reset_sgl, nvp_nvme_req_next_sge_cb next_sge)
+{
+	return rwv(io, MPATH_WRITE, lba, lba_count, cb, cb_arg, io_flags, reset_sgl, next_sge);
 }
 
 int
 nvp_nvme_mpath_cmd_flush(struct nvp_nvme_mpath_io *io, nvp_nvme_cmd_cb cb, void *cb_arg)
 {
-	return req_start(io, MPATH_FLUSH, NULL, 0, 0, cb, cb_arg, 0);
+	return rw(io, MPATH_FLUSH, NULL, 0, 0, cb, cb_arg, 0);
 }
 
 /* What came back with a path error and what waits for a path: another try each. */
@@ -821,7 +962,7 @@ resend_waiting(struct nvp_nvme_mpath_io *io)
 static void
 make_missing_qpairs(struct nvp_nvme_mpath_io *io)
 {
-	for (uint32_t i = 0; i < io->mp->num_paths; i++) {
+	for (uint32_t i = 0; i < npaths(io->mp); i++) {
 		if (io->qpairs[i] == NULL && path_connected(&io->mp->paths[i])) {
 			(void)nvp_nvme_ctrlr_alloc_io_qpair(io->mp->paths[i].ctrlr,
 							    io->have_qopts ? &io->qopts : NULL,
@@ -839,7 +980,7 @@ nvp_nvme_mpath_io_process_completions(struct nvp_nvme_mpath_io *io)
 		return -EINVAL;
 	}
 	io->completed = 0;
-	for (uint32_t i = 0; i < io->mp->num_paths; i++) {
+	for (uint32_t i = 0; i < npaths(io->mp); i++) {
 		if (io->qpairs[i] != NULL) {
 			(void)nvp_nvme_qpair_process_completions(io->qpairs[i], 0);
 		} else {
