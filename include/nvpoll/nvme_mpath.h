@@ -77,6 +77,15 @@ const char *nvp_nvme_mpath_policy_name(enum nvp_nvme_mpath_policy policy);
 const char *nvp_nvme_ana_state_name(uint8_t state);
 
 /**
+ * The ANA state (enum nvme_ana_state) of namespace @nsid through @ctrlr, from a fresh
+ * read of its ANA log page (which also clears a pending ANA change notice). Any
+ * controller, multipath or not. \return 0; -EINVAL not an active namespace or @state
+ * NULL; -ENOTSUP the controller does not report ANA (CMIC bit 3); -ENOENT the log does
+ * not list the namespace or its group; the errors of nvp_nvme_ctrlr_get_log_page().
+ */
+int nvp_nvme_ctrlr_get_ana_state(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid, uint8_t *state);
+
+/**
  * Connect one controller per transport ID (@ctrlr_opts for each, NULL = defaults; its
  * ctrlr_loss_timeout_sec is taken as 0, see above), check that they are one subsystem
  * (Identify Controller SUBNQN) and one namespace (NGUID and EUI64 when reported, size and
@@ -128,6 +137,8 @@ struct nvp_nvme_mpath_path_info {
 	uint32_t anagrpid;   /**< the namespace's ANA group; 0 without ANA reporting */
 	bool connected;      /**< not failed, not being reconnected */
 	uint32_t reconnects; /**< successful resets of this path after a failure */
+	uint64_t ios;        /**< commands sent down it by the I/O handles freed so far (a live
+			      * handle's own: nvp_nvme_mpath_io_get_stats()) */
 };
 
 /** \return 0; -EINVAL NULL, @idx out of range or @info->info_size too small. */

@@ -42,6 +42,7 @@ struct mpath_path {
 	_Atomic uint8_t ana_state;
 	atomic_bool ana_stale; /* read the ANA log at the next admin poll */
 	atomic_bool resetting; /* the admin poll is reconnecting it */
+	_Atomic uint64_t ios;  /* commands sent down it by the I/O handles freed so far */
 	/* cold: the admin poll's */
 	struct nvp_nvme_mpath *mp;
 	bool ana_reporting;
@@ -208,12 +209,38 @@ ana_log_find(const uint8_t *log, size_t len, uint32_t nsid, uint32_t grpid)
 	return 0;
 }
 
+int
+nvp_nvme_ctrlr_get_ana_state(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid, uint8_t *state)
+{
+	struct nvp_nvme_ns *ns = nvp_nvme_ctrlr_get_ns(ctrlr, nsid);
+	uint8_t *log;
+	int rc;
+
+	if (ns == NULL || state == NULL) {
+		return -EINVAL;
+	}
+	if ((nvp_nvme_ctrlr_get_data(ctrlr)->cmic & NVME_CTRLR_CMIC_ANA_REPORTING) == 0) {
+		return -ENOTSUP;
+	}
+	log = calloc(1, ANA_LOG_SIZE);
+	if (log == NULL) {
+		return -ENOMEM;
+	}
+	rc = nvp_nvme_ctrlr_get_log_page(ctrlr, NVME_LOG_ASYMMETRIC_NAMESPACE_ACCESS, 0, log,
+					 ANA_LOG_SIZE, 0, NULL);
+	if (rc == 0) {
+		*state = ana_log_find(log, ANA_LOG_SIZE, nsid, nvp_nvme_ns_get_data(ns)->anagrpid);
+		rc = *state != 0 ? 0 : -ENOENT;
+	}
+	free(log);
+	return rc;
+}
+
 /* Read @p's ANA log (which also clears a pending ANA change notice). \return 0 or -errno. */
 static int
 ana_read(struct mpath_path *p)
 {
-	uint8_t *log;
-	uint8_t st;
+	uint8_t st = 0;
 	int rc;
 
 	if (!p->ana_reporting) {
@@ -221,25 +248,16 @@ ana_read(struct mpath_path *p)
 		atomic_store(&p->ana_stale, false);
 		return 0;
 	}
-	log = calloc(1, ANA_LOG_SIZE);
-	if (log == NULL) {
-		return -ENOMEM;
-	}
 	atomic_store(&p->ana_stale, false); /* a notice after this read asks again */
-	rc = nvp_nvme_ctrlr_get_log_page(p->ctrlr, NVME_LOG_ASYMMETRIC_NAMESPACE_ACCESS, 0, log,
-					 ANA_LOG_SIZE, 0, NULL);
-	if (rc != 0) {
-		atomic_store(&p->ana_stale, true);
-		free(log);
-		return rc;
-	}
-	st = ana_log_find(log, ANA_LOG_SIZE, p->mp->nsid, p->anagrpid);
-	free(log);
-	if (st == 0) {
+	rc = nvp_nvme_ctrlr_get_ana_state(p->ctrlr, p->mp->nsid, &st);
+	if (rc == -ENOENT) {
 		NVP_WARNLOG("multipath: %s: namespace %u (ANA group %u) is not in the ANA log; "
 			    "the path is taken as inaccessible",
 			    p->desc, p->mp->nsid, p->anagrpid);
 		st = NVME_ANA_INACCESSIBLE;
+	} else if (rc != 0) {
+		atomic_store(&p->ana_stale, true);
+		return rc;
 	}
 	if (atomic_exchange(&p->ana_state, st) != st) {
 		NVP_NOTICELOG("multipath: path %u: ANA state %s", (unsigned)(p - p->mp->paths),
@@ -339,6 +357,7 @@ path_connect(struct nvp_nvme_mpath *mp, uint32_t i, const struct nvp_nvme_transp
 	atomic_init(&p->ana_state, NVME_ANA_OPTIMIZED);
 	atomic_init(&p->ana_stale, false);
 	atomic_init(&p->resetting, false);
+	atomic_init(&p->ios, 0);
 	nvp_nvme_ctrlr_register_aer_callback(p->ctrlr, path_aer_cb, p);
 	return i == 0 ? 0 : same_namespace(mp, i);
 }
@@ -578,6 +597,7 @@ nvp_nvme_mpath_get_path_info(const struct nvp_nvme_mpath *mp, uint32_t idx,
 	info->anagrpid = p->anagrpid;
 	info->connected = path_connected(p);
 	info->reconnects = p->reconnects;
+	info->ios = atomic_load(&p->ios);
 	return 0;
 }
 
@@ -650,6 +670,7 @@ nvp_nvme_mpath_io_free(struct nvp_nvme_mpath_io *io)
 		if (io->qpairs[i] != NULL) {
 			(void)nvp_nvme_ctrlr_free_io_qpair(io->qpairs[i]);
 		}
+		atomic_fetch_add(&io->mp->paths[i].ios, io->stats.path_ios[i]);
 	}
 	atomic_fetch_sub(&io->mp->num_ios, 1);
 	free(io->reqs);
