@@ -18,10 +18,12 @@
  * Path errors: an I/O completing with a path-related status (SCT 3h, DNR clear: ANA
  * Persistent Loss / Inaccessible / Transition, Host Pathing Error, Aborted by Host), or
  * ABORTED SQ DELETION (DNR clear) from a controller that lost its connection, is sent
- * again on another usable path, from the next nvp_nvme_mpath_process_completions(); the
- * caller sees one completion per request, never two. An ANA status also marks the path
- * with that state at once and has its log re-read. While no path is usable a request
- * waits (opts.no_path_timeout_ms, then it completes with the last error it got).
+ * again on another usable path at the end of the nvp_nvme_mpath_io_process_completions()
+ * that found it; the caller sees one completion per request, never two. An ANA status
+ * also marks the path with that state at once and has its log re-read. While no path is
+ * usable a request waits (opts.no_path_timeout_ms, then it completes with the last error
+ * it got); one that meets path errors twice as often as there are paths (on paths that
+ * stay usable) completes with its last one.
  *
  * Reconnect: the path controllers run with the driver's own reconnect off
  * (ctrlr_loss_timeout_sec 0) so that the requests of a lost connection come back at once

@@ -35,6 +35,10 @@
 #include "nvme_mpath_internal.h"
 
 #define ANA_LOG_SIZE 4096u
+/* A request is sent again after a path error up to this many times the number of paths
+ * (an ANA status or a lost connection takes the path out of use, so these are errors of
+ * paths that look fine: Host or Controller Pathing Error, Aborted by Host) */
+#define MAX_PATH_ERRORS_PER_PATH 2u
 
 struct mpath_path {
 	struct nvp_nvme_ctrlr *ctrlr;
@@ -81,6 +85,7 @@ struct mpath_req {
 	enum mpath_op op;
 	uint32_t path;     /* where it went last */
 	uint32_t tried;    /* paths it failed on (bit per path) */
+	uint32_t errors;   /* path errors it met */
 	uint64_t wait_end; /* ticks: no usable path until then completes it; 0 = not waiting */
 	nvp_nvme_cmd_cb cb;
 	void *cb_arg;
@@ -728,6 +733,11 @@ req_cpl(void *arg, const struct nvme_cpl *cpl)
 	}
 	io->stats.path_errors++;
 	note_ana_status(&io->mp->paths[r->path], cpl);
+	if (++r->errors > MAX_PATH_ERRORS_PER_PATH * npaths(io->mp)) {
+		/* paths that stay usable yet keep failing it (not an ANA state): give up */
+		req_complete(r, cpl);
+		return;
+	}
 	r->last = *cpl;
 	r->tried |= 1u << r->path;
 	STAILQ_INSERT_TAIL(&io->retry, r, link); /* sent again after this poll */
