@@ -149,10 +149,10 @@ int nvp_nvme_mpath_get_path_info(const struct nvp_nvme_mpath *mpath, uint32_t id
 
 /**
  * An I/O handle for the calling thread: an I/O qpair on every path (@qpair_opts, NULL =
- * each controller's defaults) and @opts->io_queue_requests-sized request pool (the
- * smallest qpair's requests). \return 0; -EINVAL; -ENOMEM; an error of
- * nvp_nvme_ctrlr_alloc_io_qpair() (a path that is down at the time gets its qpair later:
- * not an error).
+ * each controller's defaults) and a request pool of @qpair_opts->io_queue_requests (or
+ * path 0's default). A path that is down, or whose qpair cannot be made now, gets it at a
+ * later poll of the handle (tried again every reconnect_delay_ms). \return 0; -EINVAL;
+ * -ENOMEM; the first error of nvp_nvme_ctrlr_alloc_io_qpair() when no path got a qpair.
  */
 int nvp_nvme_mpath_io_alloc(struct nvp_nvme_mpath *mpath,
 			    const struct nvp_nvme_io_qpair_opts *qpair_opts,

@@ -110,6 +110,7 @@ struct nvp_nvme_mpath_io {
 	uint32_t num_reqs;
 	struct nvp_nvme_io_qpair_opts qopts;
 	bool have_qopts;
+	uint64_t qpair_retry_at[NVP_NVME_MPATH_MAX_PATHS]; /* ticks: a failed qpair alloc */
 };
 
 /* The paths published so far (acquire: their fields were written before). */
@@ -610,6 +611,36 @@ nvp_nvme_mpath_get_path_info(const struct nvp_nvme_mpath *mp, uint32_t idx,
  * I/O handles (owner thread)
  * ------------------------------------------------------------------------------------- */
 
+/*
+ * A qpair on every path that is up. A path that is down, or whose qpair cannot be made now
+ * (a connection that went away unnoticed), gets it later (make_missing_qpairs()).
+ * \return 0, or the first error when no path got one (and any path was tried).
+ */
+static int
+alloc_qpairs(struct nvp_nvme_mpath_io *io)
+{
+	uint64_t retry_at = nvp_env_get_ticks() + io->mp->reconnect_ticks;
+	uint32_t made = 0;
+	int first = 0;
+
+	for (uint32_t i = 0; i < npaths(io->mp); i++) {
+		int rc;
+
+		if (!path_connected(&io->mp->paths[i])) {
+			continue;
+		}
+		rc = nvp_nvme_ctrlr_alloc_io_qpair(
+			io->mp->paths[i].ctrlr, io->have_qopts ? &io->qopts : NULL, &io->qpairs[i]);
+		if (rc != 0) {
+			io->qpairs[i] = NULL;
+			io->qpair_retry_at[i] = retry_at;
+			first = first != 0 ? first : rc;
+		}
+		made += rc == 0 ? 1u : 0u;
+	}
+	return made != 0 ? 0 : first;
+}
+
 int
 nvp_nvme_mpath_io_alloc(struct nvp_nvme_mpath *mp, const struct nvp_nvme_io_qpair_opts *qopts,
 			struct nvp_nvme_mpath_io **out)
@@ -640,13 +671,8 @@ nvp_nvme_mpath_io_alloc(struct nvp_nvme_mpath *mp, const struct nvp_nvme_io_qpai
 		io->reqs[i].io = io;
 		STAILQ_INSERT_TAIL(&io->free_reqs, &io->reqs[i], link);
 	}
-	for (uint32_t i = 0; io->reqs != NULL && i < npaths(mp) && rc == 0; i++) {
-		if (!path_connected(&mp->paths[i])) {
-			continue; /* its qpair is made when it is back */
-		}
-		rc = nvp_nvme_ctrlr_alloc_io_qpair(mp->paths[i].ctrlr, qopts, &io->qpairs[i]);
-	}
-	if (io->reqs == NULL || rc != 0) {
+	rc = io->reqs != NULL ? alloc_qpairs(io) : -ENOMEM;
+	if (rc != 0) {
 		for (uint32_t i = 0; i < npaths(mp); i++) {
 			if (io->qpairs[i] != NULL) {
 				(void)nvp_nvme_ctrlr_free_io_qpair(io->qpairs[i]);
@@ -654,7 +680,7 @@ nvp_nvme_mpath_io_alloc(struct nvp_nvme_mpath *mp, const struct nvp_nvme_io_qpai
 		}
 		free(io->reqs);
 		free(io);
-		return rc != 0 ? rc : -ENOMEM;
+		return rc;
 	}
 	atomic_fetch_add(&mp->num_ios, 1);
 	io->stats.info_size = sizeof(io->stats);
@@ -993,11 +1019,18 @@ resend_waiting(struct nvp_nvme_mpath_io *io)
 static void
 make_missing_qpairs(struct nvp_nvme_mpath_io *io)
 {
+	uint64_t now = nvp_env_get_ticks();
+
 	for (uint32_t i = 0; i < npaths(io->mp); i++) {
-		if (io->qpairs[i] == NULL && path_connected(&io->mp->paths[i])) {
-			(void)nvp_nvme_ctrlr_alloc_io_qpair(io->mp->paths[i].ctrlr,
-							    io->have_qopts ? &io->qopts : NULL,
-							    &io->qpairs[i]);
+		if (io->qpairs[i] != NULL || !path_connected(&io->mp->paths[i]) ||
+		    now < io->qpair_retry_at[i]) {
+			continue;
+		}
+		if (nvp_nvme_ctrlr_alloc_io_qpair(io->mp->paths[i].ctrlr,
+						  io->have_qopts ? &io->qopts : NULL,
+						  &io->qpairs[i]) != 0) {
+			io->qpairs[i] = NULL; /* not again before the reconnect delay */
+			io->qpair_retry_at[i] = now + io->mp->reconnect_ticks;
 		}
 	}
 }

@@ -47,6 +47,7 @@ struct nvp_nvme_qpair {
 };
 
 static struct nvp_nvme_ctrlr g_ctrlrs[3];
+static uint32_t g_alloc_fail; /* bit i: path i's qpair cannot be made */
 static struct nvp_nvme_qpair g_qpairs[3];
 static uint32_t g_next_ctrlr;
 
@@ -196,6 +197,9 @@ nvp_nvme_ctrlr_alloc_io_qpair(struct nvp_nvme_ctrlr *ctrlr,
 	struct nvp_nvme_qpair *q = &g_qpairs[ctrlr - g_ctrlrs];
 
 	(void)opts;
+	if (g_alloc_fail & (1u << (ctrlr - g_ctrlrs))) {
+		return -ENXIO;
+	}
 	memset(q, 0, sizeof(*q));
 	q->c = ctrlr;
 	*qpair = q;
@@ -572,6 +576,31 @@ test_ana_change_notice(void)
 	ut_close(mp, io);
 }
 
+/* A path whose qpair cannot be made: the handle is made on the others, the path's qpair
+ * comes later; none at all: the error. */
+static void
+test_qpair_alloc_fails(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_FAILOVER, NULL, 30000);
+	struct nvp_nvme_mpath_io *io = NULL;
+	struct ut_io u = { 0 };
+	char buf[512];
+
+	g_alloc_fail = 3;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), -ENXIO);
+	g_alloc_fail = 1;
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, 0, 1, ut_done, &u, 0), 0);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 1);
+	g_alloc_fail = 0;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 1); /* and path 0's qpair */
+	CU_ASSERT_EQUAL(u.calls, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, 0, 1, ut_done, &u, 0), 0);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 1); /* failover stays on path 1 */
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 1);
+	ut_close(mp, io);
+}
+
 /* One subsystem, one namespace: another SUBNQN or NGUID is refused; a path added later. */
 static void
 test_paths_checked(void)
@@ -613,6 +642,7 @@ main(void)
 	CU_add_test(s, "no_path_waits", test_no_path_waits);
 	CU_add_test(s, "path_errors_bounded", test_path_errors_bounded);
 	CU_add_test(s, "ana_change_notice", test_ana_change_notice);
+	CU_add_test(s, "qpair_alloc_fails", test_qpair_alloc_fails);
 	CU_add_test(s, "paths_checked", test_paths_checked);
 	return ut_run();
 }
