@@ -18,6 +18,7 @@
 
 #include "nvpoll/bdev.h"
 #include "nvpoll/env.h"
+#include "nvpoll/nvme_mpath.h"
 
 #include "nvp_cli.h"
 
@@ -78,9 +79,40 @@ print_table(FILE *f)
 	}
 }
 
+/* An nvme_mpath bdev's policy and paths, their ANA states as last read. */
+static void
+mpath_json(struct json_object *o, struct nvp_nvme_mpath *mp)
+{
+	struct json_object *paths = json_object_new_array();
+	char trid[NVP_NVME_TRARGS_MAX];
+
+	json_object_object_add(
+		o, "multipath",
+		json_object_new_string(nvp_nvme_mpath_policy_name(nvp_nvme_mpath_get_policy(mp))));
+	for (uint32_t i = 0; i < nvp_nvme_mpath_get_num_paths(mp); i++) {
+		struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+		struct json_object *p;
+
+		if (nvp_nvme_mpath_get_path_info(mp, i, &info) != 0 ||
+		    nvp_nvme_transport_id_fmt(trid, sizeof(trid), info.trid) != 0) {
+			continue;
+		}
+		p = json_object_new_object();
+		json_object_object_add(p, "trid", json_object_new_string(trid));
+		json_object_object_add(
+			p, "ana_state",
+			json_object_new_string(nvp_nvme_ana_state_name(info.ana_state)));
+		json_object_object_add(p, "anagrpid", json_object_new_int64(info.anagrpid));
+		json_object_object_add(p, "connected", json_object_new_boolean(info.connected));
+		json_object_array_add(paths, p);
+	}
+	json_object_object_add(o, "paths", paths);
+}
+
 static struct json_object *
 bdev_json(const struct nvp_bdev *b)
 {
+	struct nvp_nvme_mpath *mp = nvp_bdev_nvme_get_mpath((struct nvp_bdev *)b);
 	struct json_object *o = json_object_new_object(), *ops = json_object_new_array();
 	int t;
 
@@ -110,6 +142,9 @@ bdev_json(const struct nvp_bdev *b)
 				       json_object_new_boolean(nvp_bdev_uring_is_iopoll(b)));
 		json_object_object_add(o, "o_direct",
 				       json_object_new_boolean(nvp_bdev_uring_is_direct(b)));
+	}
+	if (mp != NULL) {
+		mpath_json(o, mp);
 	}
 	return o;
 }

@@ -573,6 +573,9 @@ json_list_entry(const struct cli_list_entry *e)
 	add_u64(o, "MaximumLBA", nd->nsze);
 	add_u64(o, "PhysicalSize", nd->nsze * sector);
 	add_u64(o, "SectorSize", sector);
+	if (e->ana_state != NULL) { /* nvpoll's: multipath (ANA) namespaces only */
+		add_str(o, "ANAState", e->ana_state);
+	}
 	return o;
 }
 
@@ -592,7 +595,28 @@ json_detail_ns(const struct cli_list_entry *e)
 	return o;
 }
 
-/* One controller of list -v: identity, transport, its namespaces, no multipath paths. */
+/* A controller's multipath paths, as nvme-cli 2.3's "Paths": one per namespace it reports
+ * an ANA state for ("<address>/ns<nsid>" standing for nvme-cli's "nvme0c0n1"). */
+static struct json_object *
+json_detail_paths(const struct cli_list_entry *entries, uint32_t count, uint32_t first)
+{
+	struct json_object *paths = json_object_new_array();
+
+	for (uint32_t i = first; i < count && entries[i].cdata == entries[first].cdata; i++) {
+		struct json_object *p;
+
+		if (entries[i].ana_state == NULL) {
+			continue;
+		}
+		p = json_object_new_object();
+		add_str(p, "Path", entries[i].device_path);
+		add_str(p, "ANAState", entries[i].ana_state);
+		json_object_array_add(paths, p);
+	}
+	return paths;
+}
+
+/* One controller of list -v: identity, transport, its namespaces, its ANA paths. */
 static struct json_object *
 json_detail_ctrl(const struct cli_list_entry *entries, uint32_t count, uint32_t first)
 {
@@ -613,7 +637,7 @@ json_detail_ctrl(const struct cli_list_entry *entries, uint32_t count, uint32_t 
 		}
 	}
 	json_object_object_add(c, "Namespaces", nss);
-	json_object_object_add(c, "Paths", json_object_new_array());
+	json_object_object_add(c, "Paths", json_detail_paths(entries, count, first));
 	return c;
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "nvpoll/env.h"
+#include "nvpoll/nvme_mpath.h"
 #include "nvpoll/util.h"
 
 #include "nvp_cli.h"
@@ -85,6 +86,7 @@ add_rows(struct list_rows *r, struct nvp_nvme_ctrlr *ctrlr)
 	     nsid != 0 && r->count < MAX_ROWS;
 	     nsid = nvp_nvme_ctrlr_get_next_active_ns(ctrlr, nsid)) {
 		struct cli_list_entry *e = &r->rows[r->count];
+		uint8_t ana;
 
 		/* Fresh data, as id-ns: the cached copy may predate a format. */
 		if (nvp_nvme_ctrlr_identify(ctrlr, NVME_IDENTIFY_NS, nsid, &r->nsdata[r->count],
@@ -96,9 +98,14 @@ add_rows(struct list_rows *r, struct nvp_nvme_ctrlr *ctrlr)
 		e->device_path = r->paths[r->count];
 		e->ctrl_name = name;
 		e->address = base;
-		e->transport = trid->trtype == NVP_NVME_TRANSPORT_VDEV ? "emu" : "pcie";
+		e->transport = trid->trtype == NVP_NVME_TRANSPORT_VDEV ? "emu" :
+			       trid->trtype == NVP_NVME_TRANSPORT_TCP  ? "tcp" :
+									 "pcie";
 		e->cdata = nvp_nvme_ctrlr_get_data(ctrlr);
 		e->nsdata = &r->nsdata[r->count];
+		e->ana_state = nvp_nvme_ctrlr_get_ana_state(ctrlr, nsid, &ana) == 0 ?
+				       nvp_nvme_ana_state_name(ana) :
+				       NULL;
 		r->count++;
 	}
 }

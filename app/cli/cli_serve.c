@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "nvpoll/env.h"
+#include "nvpoll/nvme_mpath.h"
 #include "nvpoll/nvme_tcp_spec.h"
 #include "nvpoll/util.h"
 
@@ -36,6 +37,7 @@
 #define SERVE_DEFAULT_PORT 4420u
 #define SERVE_MAX_SECONDS 31536000u /* a year */
 #define SERVE_NQN_MAX 223u          /* NVMe 1.4 section 7.9: NQNs are at most 223 bytes */
+#define SERVE_MAX_PORTS 8u          /* listeners of --ana */
 
 struct serve_args {
 	const char *dev;
@@ -45,6 +47,8 @@ struct serve_args {
 	uint32_t seconds; /* 0 = until a signal */
 	bool hdgst;
 	bool ddgst;
+	uint32_t num_ports;           /* listeners: 1, or one per --ana state */
+	uint8_t ana[SERVE_MAX_PORTS]; /* --ana: each listener's ANA state; 0 = no ANA */
 };
 
 static void
@@ -52,7 +56,7 @@ serve_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: nvp serve [-r DEVICE] [--addr ADDR] [-p PORT] [--nqn NQN] [--hdgst]\n"
-		"                 [--ddgst] [-t SECONDS]\n"
+		"                 [--ddgst] [-t SECONDS] [--ana STATE[,STATE...]]\n"
 		"Serve one controller over NVMe/TCP until Ctrl-C: a test and demo target (a thread\n"
 		"per connection, one command at a time on each), not one to measure with.\n"
 		"  -r, --trid DEVICE   the controller: a PCI address, a transport ID or emu:OPTS\n"
@@ -65,12 +69,16 @@ serve_usage(FILE *f)
 		"      --ddgst         require data digests (default: used when a host asks)\n"
 		"  -t, --time SECONDS  stop after this long, 1..%u (default: at Ctrl-C or\n"
 		"                      SIGTERM)\n"
+		"      --ana STATES    multipath: one listener per state (PORT, PORT+1, ...; each a\n"
+		"                      free one with -p 0), the namespaces in ANA group 1 whose\n"
+		"                      state through that listener is optimized, non-optimized,\n"
+		"                      inaccessible, persistent-loss or change (up to %u)\n"
 		"  -h, --help          this help\n"
 		"It prints the transport ID to connect to, e.g. for nvp_perf -r 'trtype:TCP\n"
 		"adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:" SERVE_DEFAULT_NQN "'.\n"
 		"Exit status: 0 stopped by a signal or the time limit, 1 the controller or the\n"
 		"port could not be had, 2 usage error.\n",
-		SERVE_MAX_SECONDS);
+		SERVE_MAX_SECONDS, SERVE_MAX_PORTS);
 }
 
 static int
@@ -95,6 +103,43 @@ parse_u32_arg(const char *name, const char *val, uint64_t min, uint64_t max, uin
 		return CLI_EXIT_USAGE;
 	}
 	*out = (uint32_t)v;
+	return 0;
+}
+
+/* --ana's comma-separated states into @a. \return 0 or CLI_EXIT_USAGE. */
+static int
+parse_ana(const char *val, struct serve_args *a)
+{
+	static const uint8_t states[] = { NVME_ANA_OPTIMIZED, NVME_ANA_NON_OPTIMIZED,
+					  NVME_ANA_INACCESSIBLE, NVME_ANA_PERSISTENT_LOSS,
+					  NVME_ANA_CHANGE };
+	const char *p = val;
+
+	a->num_ports = 0;
+	while (*p != '\0') {
+		size_t len = strcspn(p, ",");
+		uint8_t st = 0;
+
+		for (size_t i = 0; i < sizeof(states); i++) {
+			const char *name = nvp_nvme_ana_state_name(states[i]);
+
+			if (strlen(name) == len && strncmp(p, name, len) == 0) {
+				st = states[i];
+			}
+		}
+		if (st == 0 || a->num_ports == SERVE_MAX_PORTS) {
+			return serve_usage_error(
+				"--ana '%s': expected up to 8 of optimized, "
+				"non-optimized, inaccessible, persistent-loss, change "
+				"separated by commas",
+				val);
+		}
+		a->ana[a->num_ports++] = st;
+		p += len + (p[len] == ',' ? 1 : 0);
+	}
+	if (a->num_ports == 0) {
+		return serve_usage_error("--ana '%s': expected at least one ANA state", val);
+	}
 	return 0;
 }
 
@@ -129,15 +174,11 @@ static int
 serve_args_parse(int argc, char **argv, struct serve_args *a, bool *done)
 {
 	static const struct option longopts[] = {
-		{ "trid", required_argument, NULL, 'r' },
-		{ "addr", required_argument, NULL, 'A' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "nqn", required_argument, NULL, 'N' },
-		{ "hdgst", no_argument, NULL, 'H' },
-		{ "ddgst", no_argument, NULL, 'D' },
-		{ "time", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "trid", required_argument, NULL, 'r' }, { "addr", required_argument, NULL, 'A' },
+		{ "port", required_argument, NULL, 'p' }, { "nqn", required_argument, NULL, 'N' },
+		{ "hdgst", no_argument, NULL, 'H' },      { "ddgst", no_argument, NULL, 'D' },
+		{ "time", required_argument, NULL, 't' }, { "ana", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
 	};
 	int c, rc = 0;
 
@@ -156,6 +197,8 @@ serve_args_parse(int argc, char **argv, struct serve_args *a, bool *done)
 			*(c == 'H' ? &a->hdgst : &a->ddgst) = true;
 		} else if (c == 't') {
 			rc = parse_u32_arg("--time", optarg, 1, SERVE_MAX_SECONDS, &a->seconds);
+		} else if (c == 'a') {
+			rc = parse_ana(optarg, a);
 		} else if (c == 'h') {
 			serve_usage(stdout);
 			*done = true;
@@ -165,6 +208,11 @@ serve_args_parse(int argc, char **argv, struct serve_args *a, bool *done)
 							    "unknown option '%s'",
 						 argv[optind - 1]);
 		}
+	}
+	if (rc == 0 && a->port != 0 && a->port + a->num_ports - 1 > 65535) {
+		return serve_usage_error("--ana: %s", "one listener per state needs ports PORT .. "
+						      "PORT+N-1 below 65536; choose a lower -p "
+						      "or -p 0");
 	}
 	if (rc == 0 && optind < argc) {
 		return serve_usage_error("unexpected argument '%s' (the controller is -r DEVICE)",
@@ -192,7 +240,8 @@ serve_wait(const sigset_t *set, uint32_t seconds)
 }
 
 static void
-print_banner(const struct serve_args *a, struct nvp_nvme_ctrlr *ctrlr, const struct tcp_tgt *t)
+print_banner(const struct serve_args *a, struct nvp_nvme_ctrlr *ctrlr, struct tcp_tgt *const *t,
+	     uint32_t n_tgt)
 {
 	char trid[NVP_NVME_TRARGS_MAX];
 	uint32_t n = 0;
@@ -201,51 +250,91 @@ print_banner(const struct serve_args *a, struct nvp_nvme_ctrlr *ctrlr, const str
 	     ns = nvp_nvme_ctrlr_get_next_active_ns(ctrlr, ns)) {
 		n++;
 	}
-	tcp_tgt_trid(t, NULL, trid, sizeof(trid));
-	printf("nvp serve: %s (%" PRIu32 " namespace%s) over NVMe/TCP on %s:%u, digests %s; a "
-	       "test and demo target\n",
-	       a->dev, n, n == 1 ? "" : "s", a->addr, tcp_tgt_port(t),
-	       a->hdgst && a->ddgst ? "required" :
-	       a->hdgst             ? "header required, data when asked" :
-	       a->ddgst             ? "data required, header when asked" :
-				      "when a host asks");
-	printf("transport ID: %s\n", trid);
+	for (uint32_t i = 0; i < n_tgt; i++) {
+		tcp_tgt_trid(t[i], NULL, trid, sizeof(trid));
+		printf("nvp serve: %s (%" PRIu32 " namespace%s) over NVMe/TCP on %s:%u, digests "
+		       "%s; a test and demo target\n",
+		       a->dev, n, n == 1 ? "" : "s", a->addr, tcp_tgt_port(t[i]),
+		       a->hdgst && a->ddgst ? "required" :
+		       a->hdgst             ? "header required, data when asked" :
+		       a->ddgst             ? "data required, header when asked" :
+					      "when a host asks");
+		if (a->num_ports != 0) {
+			printf("ANA group 1: %s through port %u\n",
+			       nvp_nvme_ana_state_name(a->ana[i]), tcp_tgt_port(t[i]));
+		}
+		printf("transport ID: %s\n", trid);
+	}
 	printf("Ctrl-C or SIGTERM stops it%s.\n", a->seconds != 0 ? ", or the time limit" : "");
 	fflush(stdout);
 }
 
+/* Listener @i of @a. \return 0 or CLI_EXIT_FAIL (said why). */
 static int
-serve_run(const struct serve_args *a, struct nvp_nvme_ctrlr *ctrlr, const sigset_t *set)
+serve_listen(const struct serve_args *a, struct nvp_nvme_ctrlr *ctrlr, uint32_t i,
+	     struct tcp_tgt **t)
 {
 	struct tcp_tgt_opts o;
-	struct tcp_tgt_stats st;
-	struct tcp_tgt *t;
+	uint32_t port = a->port != 0 ? a->port + i : 0;
 	int rc;
 
 	tcp_tgt_opts_init(&o);
 	o.addr = a->addr;
-	o.port = (uint16_t)a->port;
+	o.port = (uint16_t)port;
 	o.subnqn = a->nqn;
 	o.hdgst_required = a->hdgst;
 	o.ddgst_required = a->ddgst;
-	rc = tcp_tgt_start(ctrlr, &o, &t);
+	if (a->num_ports != 0) {
+		o.ana_grpid = 1;
+		o.ana_state = a->ana[i];
+	}
+	rc = tcp_tgt_start(ctrlr, &o, t);
 	if (rc != 0) {
-		fprintf(stderr, "nvp serve: cannot listen on %s:%" PRIu32 ": %s%s\n", a->addr,
-			a->port, strerror(-rc),
+		fprintf(stderr, "nvp serve: cannot listen on %s:%" PRIu32 ": %s%s\n", a->addr, port,
+			strerror(-rc),
 			rc == -EADDRINUSE    ? " (another target there? choose a port with -p)" :
 			rc == -EADDRNOTAVAIL ? " (not an address of this machine)" :
 					       "");
 		return CLI_EXIT_FAIL;
 	}
-	print_banner(a, ctrlr, t);
+	return 0;
+}
+
+static int
+serve_run(const struct serve_args *a, struct nvp_nvme_ctrlr *ctrlr, const sigset_t *set)
+{
+	struct tcp_tgt *t[SERVE_MAX_PORTS];
+	uint32_t n = a->num_ports != 0 ? a->num_ports : 1, i;
+	struct tcp_tgt_stats st, sum;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		rc = serve_listen(a, ctrlr, i, &t[i]);
+	}
+	if (rc != 0) {
+		for (uint32_t k = 0; k + 1 < i; k++) {
+			tcp_tgt_stop(t[k]);
+		}
+		return rc;
+	}
+	print_banner(a, ctrlr, t, n);
 	serve_wait(set, a->seconds);
-	tcp_tgt_get_stats(t, &st);
-	tcp_tgt_stop(t);
+	memset(&sum, 0, sizeof(sum));
+	for (i = 0; i < n; i++) {
+		tcp_tgt_get_stats(t[i], &st);
+		tcp_tgt_stop(t[i]);
+		sum.connections += st.connections;
+		sum.refused += st.refused;
+		sum.capsules += st.capsules;
+		sum.hdgsts_checked += st.hdgsts_checked;
+		sum.ddgsts_checked += st.ddgsts_checked;
+		sum.bad_host_pdus += st.bad_host_pdus;
+	}
 	printf("nvp serve: %" PRIu64 " connections (%" PRIu64 " refused), %" PRIu64
 	       " commands, %" PRIu64 " header and %" PRIu64 " data digests checked, %" PRIu64
 	       " bad PDUs from hosts\n",
-	       st.connections, st.refused, st.capsules, st.hdgsts_checked, st.ddgsts_checked,
-	       st.bad_host_pdus);
+	       sum.connections, sum.refused, sum.capsules, sum.hdgsts_checked, sum.ddgsts_checked,
+	       sum.bad_host_pdus);
 	return CLI_EXIT_OK;
 }
 

@@ -247,9 +247,11 @@ struct cli_list_entry {
 	const char *device_path; /**< "<address>/ns<nsid>" */
 	const char *ctrl_name;   /**< "nvp<N>", N counting controllers in list order */
 	const char *address;     /**< PCI address or transport ID */
-	const char *transport;   /**< "pcie" or "emu" */
+	const char *transport;   /**< "pcie", "emu" or "tcp" */
 	const struct nvme_ctrlr_data *cdata;
 	const struct nvme_ns_data *nsdata;
+	const char *ana_state; /**< the namespace's ANA state through this controller, or NULL
+				* (no ANA reporting) */
 };
 
 struct json_object *cli_json_id_ctrl(const struct nvme_ctrlr_data *cd);

@@ -58,6 +58,8 @@ struct tcp_tgt {
 	uint32_t num_conns;
 	uint16_t next_cntlid;
 	struct tcp_tgt_stats stats;
+	_Atomic uint8_t ana_state;   /* opts.ana_grpid's state through this listener */
+	_Atomic uint64_t ana_chgcnt; /* ANA log change count */
 };
 
 struct tgt_conn {
@@ -77,6 +79,9 @@ struct tgt_conn {
 	uint8_t *buf;              /* DMA memory: a command's data */
 	struct pending *backlog;   /* capsules that came while waiting for H2CData */
 	struct pending **backlog_tail;
+	pthread_mutex_t send_lock; /* an ANA notice is sent from another thread */
+	uint16_t aer_cids[8];      /* admin connection: AERs held (under t->lock) */
+	uint32_t num_aers;
 };
 
 /* A capsule read ahead of its turn, with its in-capsule data. */
@@ -196,7 +201,10 @@ send_pdu(struct tgt_conn *c, void *hdr, uint32_t hlen, const void *data, uint32_
 			iov[n++] = (struct iovec){ &ddg, 4 };
 		}
 	}
-	return wr_iov(c->fd, iov, n);
+	pthread_mutex_lock(&c->send_lock);
+	n = wr_iov(c->fd, iov, n);
+	pthread_mutex_unlock(&c->send_lock);
+	return n;
 }
 
 static int
@@ -599,8 +607,22 @@ patch_identify(struct tgt_conn *c, const struct nvme_cmd *cmd)
 	struct nvme_ctrlr_data *cd = (void *)c->buf;
 	struct nvme_fabric_ctrlr_data *f = (void *)cd->nvmf_specific;
 
+	if ((cmd->cdw10 & 0xff) == 0 && c->t->opts.ana_grpid != 0) {
+		struct nvme_ns_data *nd = (void *)c->buf;
+
+		nd->nmic |= 1u; /* shared: reachable through every listener */
+		nd->anagrpid = c->t->opts.ana_grpid;
+	}
 	if ((cmd->cdw10 & 0xff) != 1) {
 		return;
+	}
+	if (c->t->opts.ana_grpid != 0) {
+		cd->cmic |= NVME_CTRLR_CMIC_MULTI_CTRLR | NVME_CTRLR_CMIC_ANA_REPORTING;
+		cd->anacap = 0x1f | 0x40; /* every state reported; ANAGRPID fixed while attached */
+		cd->anatt = 10;
+		cd->anagrpmax = c->t->opts.ana_grpid;
+		cd->nanagrpid = c->t->opts.ana_grpid;
+		cd->oaes |= NVME_CTRLR_OAES_ANA_CHANGE;
 	}
 	cd->cntlid = c->cntlid;
 	cd->sgls = 0x100005; /* SGLs, keyed data block, offsets (in-capsule data) */
@@ -642,6 +664,37 @@ discovery_log(struct tgt_conn *c, uint32_t len, struct nvme_cpl *cpl)
 	memcpy(c->buf, page, len);
 }
 
+/* The ANA log page: one group (opts.ana_grpid), every active namespace of the backend in
+ * it, unless LSP bit 0 (Return Groups Only). */
+static void
+ana_log(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
+{
+	uint8_t page[4096];
+	struct nvme_ana_page *h = (void *)page;
+	struct nvme_ana_group_desc *g = (void *)(page + sizeof(*h));
+	struct nvp_nvme_ctrlr *b = c->t->backend;
+	uint32_t n = 0, max = (sizeof(page) - sizeof(*h) - sizeof(*g)) / 4;
+
+	memset(page, 0, sizeof(page));
+	h->change_count = atomic_load(&c->t->ana_chgcnt);
+	h->num_ana_group_desc = 1;
+	g->ana_group_id = c->t->opts.ana_grpid;
+	g->change_count = h->change_count;
+	g->ana_state = atomic_load(&c->t->ana_state);
+	if (((cmd->cdw10 >> 8) & 1u) == 0) {
+		for (uint32_t nsid = nvp_nvme_ctrlr_get_first_active_ns(b); nsid != 0 && n < max;
+		     nsid = nvp_nvme_ctrlr_get_next_active_ns(b, nsid)) {
+			g->nsid[n++] = nsid;
+		}
+	}
+	g->num_of_nsid = n;
+	if (len > sizeof(page) || cmd->cdw12 != 0 || cmd->cdw13 != 0) {
+		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+		return;
+	}
+	memcpy(c->buf, page, len);
+}
+
 /* \return 0, or 1 when the command gets no response (AER held). */
 static int
 admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
@@ -649,7 +702,18 @@ admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct n
 	struct nvme_cmd fwd = *cmd;
 
 	if (cmd->opc == NVME_OPC_ASYNC_EVENT_REQUEST) {
+		pthread_mutex_lock(&c->t->lock);
+		if (c->num_aers < sizeof(c->aer_cids) / sizeof(c->aer_cids[0])) {
+			c->aer_cids[c->num_aers++] = cmd->cid;
+		}
+		pthread_mutex_unlock(&c->t->lock);
 		return 1;
+	}
+	if (cmd->opc == NVME_OPC_GET_LOG_PAGE &&
+	    (cmd->cdw10 & 0xff) == NVME_LOG_ASYMMETRIC_NAMESPACE_ACCESS &&
+	    c->t->opts.ana_grpid != 0) {
+		ana_log(c, cmd, len, cpl);
+		return 0;
 	}
 	if (cmd->opc == NVME_OPC_KEEP_ALIVE) {
 		if (c->kato_ms != 0) {
@@ -701,6 +765,19 @@ io_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme
 	struct io_wait w = { .done = false };
 	int rc;
 
+	if (c->t->opts.ana_grpid != 0) {
+		uint8_t st = atomic_load(&c->t->ana_state);
+
+		if (st != NVME_ANA_OPTIMIZED && st != NVME_ANA_NON_OPTIMIZED) {
+			set_status(cpl, NVME_SCT_PATH,
+				   st == NVME_ANA_INACCESSIBLE    ? NVME_SC_ANA_INACCESSIBLE :
+				   st == NVME_ANA_PERSISTENT_LOSS ? NVME_SC_ANA_PERSISTENT_LOSS :
+								    NVME_SC_ANA_TRANSITION);
+			cpl->status.dnr = 0; /* another path may take it (NVMe 1.4 8.20.3) */
+			STAT_INC(c->t, ana_refused);
+			return;
+		}
+	}
 	fwd.psdt = 0;
 	memset(&fwd.dptr, 0, sizeof(fwd.dptr));
 	rc = nvp_nvme_ctrlr_cmd_io_raw(c->t->backend, c->bq, &fwd, len ? c->buf : NULL, len,
@@ -879,6 +956,7 @@ conn_free(struct tgt_conn *c)
 	}
 	close(c->fd);
 	nvp_env_dma_free(c->buf);
+	pthread_mutex_destroy(&c->send_lock);
 	free(c);
 }
 
@@ -917,6 +995,7 @@ conn_start(struct tcp_tgt *t, int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (c != NULL) {
 		c->buf = nvp_env_dma_zmalloc(TGT_MAX_DATA, 4096, NULL);
+		pthread_mutex_init(&c->send_lock, NULL);
 	}
 	pthread_mutex_lock(&t->lock);
 	if (c == NULL || c->buf == NULL || t->num_conns == TGT_MAX_CONNS) {
@@ -924,6 +1003,7 @@ conn_start(struct tcp_tgt *t, int fd)
 		close(fd);
 		if (c != NULL) {
 			nvp_env_dma_free(c->buf);
+			pthread_mutex_destroy(&c->send_lock);
 		}
 		free(c);
 		return -1;
@@ -1036,6 +1116,7 @@ tcp_tgt_opts_init(struct tcp_tgt_opts *opts)
 	opts->maxh2cdata = 32768;
 	opts->c2h_chunk = 32768;
 	opts->r2t_chunk = 65536;
+	opts->ana_state = NVME_ANA_OPTIMIZED;
 }
 
 /* The listening socket on @a (@alen bytes), its port in *@port. \return the fd or -errno. */
@@ -1112,6 +1193,8 @@ tcp_tgt_start(struct nvp_nvme_ctrlr *backend, const struct tcp_tgt_opts *opts, s
 		  a.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&a)->sin6_addr :
 					    (void *)&((struct sockaddr_in *)&a)->sin_addr,
 		  t->addr, sizeof(t->addr));
+	atomic_init(&t->ana_state, opts->ana_state);
+	atomic_init(&t->ana_chgcnt, 1);
 	pthread_mutex_init(&t->lock, NULL);
 	t->lfd = listen_on(&a, alen, &t->port);
 	t->sa = a; /* with the port listen_on() found, for listening again on it */
@@ -1177,6 +1260,40 @@ tcp_tgt_stall(struct tcp_tgt *t, uint32_t ms)
 	if (ms != 0) {
 		STAT_INC(t, stalls);
 	}
+}
+
+uint32_t
+tcp_tgt_set_ana_state(struct tcp_tgt *t, uint8_t state, bool aen)
+{
+	union nvme_async_event_completion ev = { .raw = 0 };
+	struct nvme_cpl cpl;
+	uint32_t sent = 0;
+
+	atomic_store(&t->ana_state, state);
+	atomic_fetch_add(&t->ana_chgcnt, 1);
+	if (!aen) {
+		return 0;
+	}
+	ev.bits.async_event_type = NVME_ASYNC_EVENT_TYPE_NOTICE;
+	ev.bits.async_event_info = NVME_ASYNC_EVENT_ANA_CHANGE;
+	ev.bits.log_page_identifier = NVME_LOG_ASYMMETRIC_NAMESPACE_ACCESS;
+	pthread_mutex_lock(&t->lock);
+	for (uint32_t i = 0; i < t->num_conns; i++) {
+		struct tgt_conn *c = t->conns[i];
+
+		if (c->qid != 0 || c->discovery || c->num_aers == 0 || atomic_load(&c->done)) {
+			continue;
+		}
+		memset(&cpl, 0, sizeof(cpl));
+		cpl.cdw0 = ev.raw;
+		cpl.cid = c->aer_cids[--c->num_aers];
+		if (send_resp(c, &cpl, TCP_TGT_FAULT_NONE) == 0) {
+			sent++;
+			t->stats.ana_aens++;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return sent;
 }
 
 int

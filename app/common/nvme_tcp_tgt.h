@@ -45,6 +45,9 @@ struct tcp_tgt_opts {
 	uint32_t c2h_chunk;  /* bytes per C2HData PDU */
 	uint32_t r2t_chunk;  /* bytes per R2T */
 	bool c2h_success;    /* reads end with C2HData SUCCESS instead of a CapsuleResp */
+	uint32_t ana_grpid;  /* 0: no ANA reporting; else every namespace is in this ANA group,
+			      * whose state through this listener tcp_tgt_set_ana_state() sets */
+	uint8_t ana_state;   /* its first state; NVME_ANA_OPTIMIZED */
 };
 
 struct tcp_tgt_stats {
@@ -61,6 +64,8 @@ struct tcp_tgt_stats {
 	uint64_t drops;         /* tcp_tgt_drop_conns() calls */
 	uint64_t kato_expired;  /* associations ended: no Keep Alive within the host's KATO */
 	uint64_t stalls;        /* tcp_tgt_stall() calls */
+	uint64_t ana_aens;      /* ANA change notices sent (held AERs completed) */
+	uint64_t ana_refused;   /* I/O commands answered with an ANA status (SCT 3h) */
 };
 
 struct tcp_tgt;
@@ -95,6 +100,14 @@ int tcp_tgt_set_listening(struct tcp_tgt *t, bool on);
  * stall now.
  */
 void tcp_tgt_stall(struct tcp_tgt *t, uint32_t ms);
+/*
+ * Asymmetric Namespace Access through this listener (opts.ana_grpid not 0): set the group's
+ * state (enum nvme_ana_state); the ANA log page says it from now on, and I/O commands get
+ * ANA Inaccessible / Persistent Loss / Transition (SCT 3h) while it is one of those. With
+ * @aen, every admin connection holding an Asynchronous Event Request gets an ANA change
+ * notice. \return the number of notices sent.
+ */
+uint32_t tcp_tgt_set_ana_state(struct tcp_tgt *t, uint8_t state, bool aen);
 /* Close every connection, join every thread, free everything. */
 void tcp_tgt_stop(struct tcp_tgt *t);
 

@@ -26,6 +26,7 @@
 
 #include "nvpoll/bdev.h"
 #include "nvpoll/env.h"
+#include "nvpoll/nvme_mpath.h"
 #include "nvpoll/poll.h"
 #include "nvpoll/sched.h"
 #include "nvpoll/util.h"
@@ -330,6 +331,35 @@ report_sched(const struct nvp_sched_info *si, FILE *f)
 	}
 }
 
+/* A multipath bdev's paths: where each goes, its ANA state, the I/O it carried. */
+static void
+report_mpath(struct nvp_bdev *b, FILE *f)
+{
+	struct nvp_nvme_mpath *mp = nvp_bdev_nvme_get_mpath(b);
+	uint32_t n;
+
+	if (mp == NULL) {
+		return;
+	}
+	n = nvp_nvme_mpath_get_num_paths(mp);
+	fprintf(f, "  multipath %s, %" PRIu32 " path%s:\n",
+		nvp_nvme_mpath_policy_name(nvp_nvme_mpath_get_policy(mp)), n, n == 1 ? "" : "s");
+	for (uint32_t i = 0; i < n; i++) {
+		struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+		char trid[NVP_NVME_TRARGS_MAX];
+
+		if (nvp_nvme_mpath_get_path_info(mp, i, &info) != 0 ||
+		    nvp_nvme_transport_id_fmt(trid, sizeof(trid), info.trid) != 0) {
+			continue;
+		}
+		fprintf(f,
+			"    path %" PRIu32 ": %s: ANA %s%s, %" PRIu64 " I/Os, %" PRIu32
+			" reconnects\n",
+			i, trid, nvp_nvme_ana_state_name(info.ana_state),
+			info.connected ? "" : " (down)", info.ios, info.reconnects);
+	}
+}
+
 void
 perf_bdev_report(const struct perf_run *run, FILE *f)
 {
@@ -352,6 +382,7 @@ perf_bdev_report(const struct perf_run *run, FILE *f)
 		    nvp_bdev_sched_get_info(b, &si) == 0) {
 			report_sched(&si, f);
 		}
+		report_mpath(b, f);
 	}
 }
 
@@ -412,6 +443,38 @@ sched_json(const struct nvp_sched_info *si)
 	return o;
 }
 
+static json_object *
+mpath_json(struct nvp_nvme_mpath *mp)
+{
+	json_object *o = json_object_new_object(), *paths = json_object_new_array();
+	char trid[NVP_NVME_TRARGS_MAX];
+
+	json_object_object_add(
+		o, "policy",
+		json_object_new_string(nvp_nvme_mpath_policy_name(nvp_nvme_mpath_get_policy(mp))));
+	for (uint32_t i = 0; i < nvp_nvme_mpath_get_num_paths(mp); i++) {
+		struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+		json_object *p;
+
+		if (nvp_nvme_mpath_get_path_info(mp, i, &info) != 0 ||
+		    nvp_nvme_transport_id_fmt(trid, sizeof(trid), info.trid) != 0) {
+			continue;
+		}
+		p = json_object_new_object();
+		json_object_object_add(p, "trid", json_object_new_string(trid));
+		json_object_object_add(
+			p, "ana_state",
+			json_object_new_string(nvp_nvme_ana_state_name(info.ana_state)));
+		JU64(p, "anagrpid", info.anagrpid);
+		json_object_object_add(p, "connected", json_object_new_boolean(info.connected));
+		JU64(p, "ios", info.ios);
+		JU64(p, "reconnects", info.reconnects);
+		json_object_array_add(paths, p);
+	}
+	json_object_object_add(o, "paths", paths);
+	return o;
+}
+
 json_object *
 perf_bdev_json(const struct perf_run *run)
 {
@@ -436,6 +499,10 @@ perf_bdev_json(const struct perf_run *run)
 		}
 		if (nvp_bdev_sched_get_info(b, &si) == 0) {
 			json_object_object_add(o, "scheduler", sched_json(&si));
+		}
+		if (nvp_bdev_nvme_get_mpath(b) != NULL) {
+			json_object_object_add(o, "multipath",
+					       mpath_json(nvp_bdev_nvme_get_mpath(b)));
 		}
 		json_object_array_add(arr, o);
 	}

@@ -599,6 +599,27 @@ int nvp_bdev_nvme_detach(const char *name);
 /** The controller behind an nvme bdev, or NULL for other bdevs (admin commands, tools). */
 struct nvp_nvme_ctrlr *nvp_bdev_nvme_get_ctrlr(struct nvp_bdev *bdev);
 
+/**
+ * nvme multipath (SPDK's bdev_nvme_attach_controller with "multipath": "failover" or
+ * "multipath"; include/nvpoll/nvme_mpath.h): the first call for @name connects @trid and
+ * registers its namespace (the transport ID's ns:, else the first active one) as the bdev
+ * "<name>n<nsid>", module "nvme_mpath"; each later call for @name adds @trid as another
+ * path of the same subsystem and namespace. @policy: "failover" or "multipath" (the same
+ * in every call for a name). @bdev (may be NULL) gets the bdev, @num_paths (may be NULL)
+ * the paths it now has. \return 0; -EINVAL bad argument or policy, a path of another
+ * subsystem or namespace (named in the log); -EEXIST the bdev name is taken; -ENOSPC too
+ * many paths; the errors of nvp_nvme_mpath_connect() / nvp_nvme_mpath_add_path().
+ */
+int nvp_bdev_nvme_mpath_attach(const char *name, const char *trid, const char *policy,
+			       const struct nvp_nvme_ctrlr_opts *ctrlr_opts, struct nvp_bdev **bdev,
+			       uint32_t *num_paths);
+/** Unregister the bdev and detach every path. \return 0; -ENODEV; -EBUSY it is open. */
+int nvp_bdev_nvme_mpath_detach(const char *name);
+struct nvp_nvme_mpath;
+/** The multipath controller behind an nvme_mpath bdev (its paths, their ANA states), or
+ * NULL for other bdevs. */
+struct nvp_nvme_mpath *nvp_bdev_nvme_get_mpath(struct nvp_bdev *bdev);
+
 /*
  * Write lifetime hints on nvme bdevs: at attach the module asks each namespace for
  * streams (nvp_nvme_ns_hints_setup(ns, 0)); a write's hint (flags bits 4-6, or its

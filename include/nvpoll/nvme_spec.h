@@ -354,6 +354,9 @@ enum nvme_media_error_status_code {
 
 enum nvme_path_status_code {
 	NVME_SC_INTERNAL_PATH_ERROR = 0x00,
+	NVME_SC_ANA_PERSISTENT_LOSS = 0x01, /**< the namespace is in ANA Persistent Loss here */
+	NVME_SC_ANA_INACCESSIBLE = 0x02,    /**< ... in ANA Inaccessible through this controller */
+	NVME_SC_ANA_TRANSITION = 0x03,      /**< ... in ANA Change: try again after ANATT */
 	NVME_SC_CONTROLLER_PATH_ERROR = 0x60,
 	NVME_SC_HOST_PATH_ERROR = 0x70,
 	NVME_SC_ABORTED_BY_HOST = 0x71,
@@ -857,6 +860,7 @@ union nvme_async_event_completion {
 /* Notice event info values */
 #define NVME_ASYNC_EVENT_NS_ATTR_CHANGED 0x00
 #define NVME_ASYNC_EVENT_FW_ACTIVATION_START 0x01
+#define NVME_ASYNC_EVENT_ANA_CHANGE 0x03 /**< read the ANA log page (0Ch) */
 /* SMART event info values */
 #define NVME_ASYNC_EVENT_SUBSYSTEM_RELIABILITY 0x00
 #define NVME_ASYNC_EVENT_TEMPERATURE_THRESHOLD 0x01
@@ -875,6 +879,43 @@ enum nvme_log_page {
 	NVME_LOG_DEVICE_SELF_TEST = 0x06,
 	NVME_LOG_TELEMETRY_HOST_INITIATED = 0x07,
 	NVME_LOG_TELEMETRY_CTRLR_INITIATED = 0x08,
+	NVME_LOG_ASYMMETRIC_NAMESPACE_ACCESS = 0x0c,
+};
+
+/*
+ * Asymmetric Namespace Access (NVMe 1.4 section 8.20): a namespace's ANA group has a state
+ * per controller (path). Identify Controller: CMIC bit 3 = ANA reporting, OAES bit 11 =
+ * ANA change notices (Asynchronous Event Configuration bit 11 enables them), ANACAP says
+ * which states are reported, ANAGRPMAX/NANAGRPID bound the group ids; Identify Namespace
+ * ANAGRPID names the namespace's group.
+ */
+#define NVME_CTRLR_CMIC_MULTI_CTRLR (1u << 1)
+#define NVME_CTRLR_CMIC_ANA_REPORTING (1u << 3)
+#define NVME_CTRLR_OAES_ANA_CHANGE (1u << 11)
+
+enum nvme_ana_state {
+	NVME_ANA_OPTIMIZED = 0x1,
+	NVME_ANA_NON_OPTIMIZED = 0x2,
+	NVME_ANA_INACCESSIBLE = 0x3,
+	NVME_ANA_PERSISTENT_LOSS = 0x4,
+	NVME_ANA_CHANGE = 0xf,
+};
+
+/** ANA log page (5.14.1.12) header; group descriptors follow. LSP bit 0: groups only. */
+struct nvme_ana_page {
+	uint64_t change_count;
+	uint16_t num_ana_group_desc;
+	uint8_t rsvd10[6];
+};
+
+/** ANA group descriptor; num_of_nsid NSIDs follow (none with LSP RGO set). */
+struct nvme_ana_group_desc {
+	uint32_t ana_group_id;
+	uint32_t num_of_nsid;
+	uint64_t change_count;
+	uint8_t ana_state; /**< bits 3:0, enum nvme_ana_state */
+	uint8_t rsvd17[15];
+	uint32_t nsid[];
 };
 
 /** Get Log Page CDW10: LID 7:0, LSP 11:8, RAE 15, NUMDL 31:16; CDW11: NUMDU 15:0. */
@@ -1280,6 +1321,8 @@ NVME_CHECK_OFFSET(struct nvme_fdp_event, rgid, 32);
 NVME_CHECK_OFFSET(struct nvme_fdp_event, vs, 40);
 NVME_CHECK_SIZE(struct nvme_fdp_ruh_status, 16);
 NVME_CHECK_SIZE(struct nvme_fdp_ruh_status_desc, 32);
+NVME_CHECK_SIZE(struct nvme_ana_page, 16);
+NVME_CHECK_SIZE(struct nvme_ana_group_desc, 32);
 NVME_CHECK_OFFSET(struct nvme_fdp_ruh_status_desc, ruamw, 8);
 
 #ifdef __cplusplus

@@ -521,6 +521,9 @@ static const struct status_name g_media_error_status[] = {
 static const struct status_name g_path_status[] = {
 	{ NVME_SC_INTERNAL_PATH_ERROR, "Internal Path Error" },
 	{ NVME_SC_CONTROLLER_PATH_ERROR, "Controller Pathing Error" },
+	{ NVME_SC_ANA_PERSISTENT_LOSS, "Asymmetric Access Persistent Loss" },
+	{ NVME_SC_ANA_INACCESSIBLE, "Asymmetric Access Inaccessible" },
+	{ NVME_SC_ANA_TRANSITION, "Asymmetric Access Transition" },
 	{ NVME_SC_HOST_PATH_ERROR, "Host Pathing Error" },
 	{ NVME_SC_ABORTED_BY_HOST, "Command Aborted By Host" },
 };

@@ -89,9 +89,12 @@ nvme_ctrlr_configure_aer(struct nvp_nvme_ctrlr *ctrlr)
 	cfg.bits.crit_warn = 0xff;
 	cfg.bits.ns_attr_notice = (ctrlr->cdata.oaes >> 8) & 1u;
 	cfg.bits.fw_activation_notice = (ctrlr->cdata.oaes >> 9) & 1u;
+	cfg.bits.ana_change_notice = (ctrlr->cdata.oaes >> 11) &
+				     1u; /* nvme_mpath.c reads the log */
 	rc = nvp_nvme_ctrlr_set_feature(ctrlr, NVME_FEAT_ASYNC_EVENT_CONFIGURATION, cfg.raw, 0, 0,
 					false, NULL, NULL, 0, NULL);
-	if (rc != 0 && (cfg.bits.ns_attr_notice || cfg.bits.fw_activation_notice)) {
+	if (rc != 0 && (cfg.bits.ns_attr_notice || cfg.bits.fw_activation_notice ||
+			cfg.bits.ana_change_notice)) {
 		/* Some controllers accept only the notices OAES lists (the Linux kernel's nvmet
 		 * refuses the SMART critical warning bits with Invalid Field): ask for those
 		 * alone, as the kernel's own host does. */

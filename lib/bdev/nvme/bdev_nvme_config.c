@@ -32,6 +32,7 @@
 
 static int nvme_config_attach(struct bdev_config *cfg, struct json_object *params);
 static int nvme_config_set_options(struct bdev_config *cfg, struct json_object *params);
+static int nvme_config_detach(const char *name);
 
 /* bdev_nvme_set_options' timeout parameters: the defaults of later attaches */
 struct nvme_module_params {
@@ -41,8 +42,7 @@ struct nvme_module_params {
 static struct nvme_module_params g_module_params;
 
 static struct bdev_config_method g_nvme_methods[] = {
-	{ "bdev_nvme_attach_controller", "nvme", 10, nvme_config_attach, nvp_bdev_nvme_detach,
-	  NULL },
+	{ "bdev_nvme_attach_controller", "nvme", 10, nvme_config_attach, nvme_config_detach, NULL },
 	/* SPDK's module options: the timeouts (the rest accepted and ignored) */
 	{ "bdev_nvme_set_options", NULL, 11, nvme_config_set_options, NULL, NULL },
 	{ "bdev_nvme_set_hotplug", NULL, 12, NULL, NULL, NULL },
@@ -56,7 +56,9 @@ struct nvme_params {
 	const char *adrfam;
 	const char *trsvcid;
 	const char *subnqn;
-	const char *hostnqn; /* TCP: the host NQN the Connect commands carry */
+	const char *hostnqn;   /* TCP: the host NQN the Connect commands carry */
+	const char *multipath; /* SPDK's: "failover" or "multipath" make or extend a
+				* multipath controller of that name; "disable" (or none) not */
 	uint32_t io_queue_size;
 	int32_t ctrlr_loss_timeout_sec;
 	uint32_t reconnect_delay_sec;
@@ -119,7 +121,7 @@ static const struct bdev_config_param g_nvme_params[] = {
 	  nvme_param_timeout_action, NVME_TIMEOUT_ACTION_WHAT },
 	{ "fast_io_fail_timeout_sec", CFG_PT_U32, false, NVME_OPT(fast_io_fail_timeout_sec), NULL,
 	  NULL },
-	{ "multipath", CFG_PT_IGNORE, false, 0, NULL, NULL },
+	{ "multipath", CFG_PT_STR, false, NVME_OPT(multipath), NULL, NULL },
 	{ "num_io_queues", CFG_PT_IGNORE, false, 0, NULL, NULL },
 	{ NULL, CFG_PT_IGNORE, false, 0, NULL, NULL },
 };
@@ -297,6 +299,34 @@ nvme_trid(struct nvme_params *np, char *trid, size_t len)
 	return 0;
 }
 
+/* "multipath": "failover" | "multipath": the first attach of a name makes the multipath
+ * controller (undone if the load fails later), the others add a path to it. */
+static int
+nvme_config_attach_mpath(struct nvme_params *np, const char *trid)
+{
+	uint32_t paths = 0;
+	int rc;
+
+	rc = nvp_bdev_nvme_mpath_attach(np->name, trid, np->multipath, NULL, NULL, &paths);
+	if (rc != 0) {
+		NVP_ERRLOG("%s: controller %s (multipath %s): path %s not attached (%d)",
+			   bdev_config_where(np->cfg), np->name, np->multipath, trid, rc);
+		return rc;
+	}
+	NVP_INFOLOG("%s: controller %s: %" PRIu32 " path(s), multipath %s",
+		    bdev_config_where(np->cfg), np->name, paths, np->multipath);
+	return paths == 1 ? bdev_config_made(np->cfg, &g_nvme_methods[0], np->name) : 0;
+}
+
+/* Undo an attach: a multipath controller's name, else a controller's. */
+static int
+nvme_config_detach(const char *name)
+{
+	int rc = nvp_bdev_nvme_mpath_detach(name);
+
+	return rc != -ENODEV ? rc : nvp_bdev_nvme_detach(name);
+}
+
 static int
 nvme_config_attach(struct bdev_config *cfg, struct json_object *params)
 {
@@ -317,6 +347,11 @@ nvme_config_attach(struct bdev_config *cfg, struct json_object *params)
 	rc = bdev_config_params_parse(cfg, params, g_nvme_params, np, nvme_extra, np);
 	if (rc == 0) {
 		rc = nvme_trid(np, trid, CFG_TRID_MAX);
+	}
+	if (rc == 0 && np->multipath != NULL && strcmp(np->multipath, "disable") != 0) {
+		rc = nvme_config_attach_mpath(np, trid);
+		free(np);
+		return rc;
 	}
 	if (rc == 0) {
 		nvp_bdev_nvme_opts_init(&o, sizeof(o));

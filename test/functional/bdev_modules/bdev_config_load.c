@@ -16,6 +16,7 @@
 
 #include "fixture.h"
 #include "nvpoll/bdev.h"
+#include "nvpoll/nvme_mpath.h"
 #include "nvme_tcp_tgt.h"
 
 static char g_dir[64];
@@ -205,6 +206,157 @@ test_tcp(void)
 	unlink(path);
 }
 
+#define MP_ATTACH(port, nqn, policy)                                                          \
+	"  {\"method\": \"bdev_nvme_attach_controller\", \"params\": {\"name\": \"mp0\", "    \
+	"\"trtype\": \"TCP\", \"adrfam\": \"IPv4\", \"traddr\": \"127.0.0.1\", \"trsvcid\": " \
+	"\"" port "\", \"subnqn\": \"" nqn "\", \"multipath\": \"" policy "\"}}"
+
+/*
+ * SPDK's multipath parameter: two attaches of one name over two listeners of one
+ * subsystem are one bdev with two paths (round-robin: the write and its read-back go down
+ * different paths). A path whose ANA group turns inaccessible without notice is found out
+ * by the ANA status of the I/O sent to it, which goes down the other path instead.
+ */
+static void
+test_tcp_multipath(void)
+{
+	struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+	struct tcp_tgt_stats st;
+	struct tcp_tgt_opts o;
+	struct fx_ctrlr backend;
+	struct tcp_tgt *tgt[2];
+	struct nvp_nvme_mpath *mp;
+	char path[128], text[2048], port[2][8];
+
+	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
+	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_opts_init(&o);
+		o.ana_grpid = 1;
+		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt[i]), 0);
+		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
+	}
+	snprintf(path, sizeof(path), "%s/mp.json", g_dir);
+	snprintf(text, sizeof(text),
+		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
+			 "%s", "%s", "multipath") ",\n" MP_ATTACH("%s", "%s",
+								  "multipath") "\n]}]}\n",
+		 port[0], o.subnqn, port[1], o.subnqn);
+	write_file(path, text);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	mp = nvp_bdev_nvme_get_mpath(nvp_bdev_get_by_name("mp0n1"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mp);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_num_paths(mp), 2);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_policy(mp), NVP_NVME_MPATH_MULTIPATH);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_path_info(mp, 1, &info), 0);
+	CU_ASSERT(info.ana_reporting);
+	CU_ASSERT_EQUAL(info.ana_state, NVME_ANA_OPTIMIZED);
+	check_bdev("mp0n1");
+	CU_ASSERT_EQUAL(tcp_tgt_set_ana_state(tgt[1], NVME_ANA_INACCESSIBLE, false), 0);
+	check_bdev("mp0n1");
+	tcp_tgt_get_stats(tgt[1], &st);
+	CU_ASSERT(st.ana_refused >= 1);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_path_info(mp, 1, &info), 0);
+	CU_ASSERT_EQUAL(info.ana_state, NVME_ANA_INACCESSIBLE);
+	CU_ASSERT_PTR_NULL(nvp_bdev_nvme_get_ctrlr(nvp_bdev_get_by_name("mp0n1")));
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_get_stats(tgt[i], &st);
+		CU_ASSERT_EQUAL(st.bad_host_pdus, 0);
+		tcp_tgt_stop(tgt[i]);
+	}
+	fx_close(&backend);
+	unlink(path);
+}
+
+/*
+ * Failover through the bdev layer: verified writes and reads on a multipath bdev
+ * ("failover") while the active path's connections are dropped: no error, no wrong data;
+ * the dropped path is reconnected by the channel's polls and failover stays where it went.
+ */
+static void
+test_tcp_failover(void)
+{
+	struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+	struct nvp_bdev_desc *desc = NULL;
+	struct nvp_bdev_channel *ch = NULL;
+	struct tcp_tgt_stats st[2];
+	struct tcp_tgt_opts o;
+	struct fx_ctrlr backend;
+	struct tcp_tgt *tgt[2];
+	struct nvp_nvme_mpath *mp;
+	char path[128], text[2048], port[2][8];
+	uint32_t errors = 0, corrupt = 0;
+	uint64_t deadline, caps_before = 0;
+	uint8_t *buf;
+
+	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
+	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_opts_init(&o);
+		o.ana_grpid = 1;
+		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt[i]), 0);
+		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
+	}
+	snprintf(path, sizeof(path), "%s/fo.json", g_dir);
+	snprintf(text, sizeof(text),
+		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
+			 "%s", "%s", "failover") ",\n" MP_ATTACH("%s", "%s", "failover") "\n]}]}\n",
+		 port[0], o.subnqn, port[1], o.subnqn);
+	write_file(path, text);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	mp = nvp_bdev_nvme_get_mpath(nvp_bdev_get_by_name("mp0n1"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mp);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("mp0n1", true, event_cb, NULL, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	buf = fx_dma_alloc(16 * 512);
+	for (uint32_t i = 0; i < 120; i++) {
+		uint64_t lba = (i % 32) * 8;
+		struct fx_cpl done;
+
+		if (i == 40) {
+			tcp_tgt_get_stats(tgt[1], &st[1]);
+			caps_before = st[1].capsules;
+			tcp_tgt_drop_conns(tgt[0]);
+		}
+		fx_pattern_fill(buf, lba, 8, 512, i);
+		memset(&done, 0, sizeof(done));
+		CU_ASSERT_EQUAL(nvp_bdev_write_blocks(desc, ch, buf, lba, 8, 0, fx_cpl_cb, &done),
+				0);
+		errors += wait_one(ch, &done) != 0 ? 1u : 0u;
+		memset(&done, 0, sizeof(done));
+		memset(buf + 8 * 512, 0, 8 * 512);
+		CU_ASSERT_EQUAL(
+			nvp_bdev_read_blocks(desc, ch, buf + 8 * 512, lba, 8, fx_cpl_cb, &done), 0);
+		errors += wait_one(ch, &done) != 0 ? 1u : 0u;
+		corrupt += fx_pattern_check(buf + 8 * 512, lba, 8, 512, i) < 0 ? 0u : 1u;
+	}
+	CU_ASSERT_EQUAL(errors, 0);
+	CU_ASSERT_EQUAL(corrupt, 0);
+	deadline = fx_now_us() + FX_WAIT_MS * 1000ull;
+	do {
+		nvp_bdev_channel_poll(ch);
+		CU_ASSERT_EQUAL(nvp_nvme_mpath_get_path_info(mp, 0, &info), 0);
+	} while ((!info.connected || info.reconnects == 0) && fx_now_us() < deadline);
+	CU_ASSERT(info.connected);
+	CU_ASSERT_EQUAL(info.reconnects, 1);
+	tcp_tgt_get_stats(tgt[0], &st[0]);
+	tcp_tgt_get_stats(tgt[1], &st[1]);
+	CU_ASSERT_EQUAL(st[0].drops, 1);
+	CU_ASSERT(st[1].capsules - caps_before >= 2 * 80); /* all after the drop: path 1 */
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_get_stats(tgt[i], &st[i]);
+		CU_ASSERT_EQUAL(st[i].bad_host_pdus, 0);
+		tcp_tgt_stop(tgt[i]);
+	}
+	fx_close(&backend);
+	unlink(path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -213,6 +365,8 @@ main(int argc, char **argv)
 		{ "bad_file_leaves_nothing", test_bad_file_leaves_nothing },
 		{ "line", test_line },
 		{ "tcp", test_tcp },
+		{ "tcp_multipath", test_tcp_multipath },
+		{ "tcp_failover", test_tcp_failover },
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc;

@@ -8,7 +8,7 @@
 # time with exit status 0 and no sanitizer report (under --enable-asan a leak is a
 # non-zero exit). Then: digests required, a time limit, a port in use, usage errors,
 # IPv6 (served on ::1: discover, id-ctrl, nvp_perf; transport IDs of the wrong family;
-# a refused connection named as such, with address and port).
+# a refused connection named as such, with address and port), multipath (--ana).
 # Every wait has a deadline. Exit 0 pass, 1 fail, 77 skip (the tools are not built).
 
 set -u
@@ -173,7 +173,8 @@ done
 
 # 6. Usage errors exit 2 before anything starts.
 for args in "--port 65536" "extra" "--addr ::1::2" "--addr localhost" "-t 0" "--nqn" \
-	"--bogus" "-r emu:nn=99" "--nqn nqn.2014-08.org.nvmexpress.discovery"; do
+	"--bogus" "-r emu:nn=99" "--nqn nqn.2014-08.org.nvmexpress.discovery" "--ana fast" \
+	"--ana optimized,,inaccessible" "--ana" "-p 65535 --ana optimized,optimized"; do
 	# shellcheck disable=SC2086 # (word splitting wanted)
 	timeout 30 "$nvp" serve $args >"$work/usage.out" 2>&1
 	rc=$?
@@ -224,6 +225,44 @@ for t in "adrfam:IPv5 traddr:::1" "adrfam:IPv4 traddr:::1" "adrfam:IPv6 traddr:1
 	rc=$?
 	[ "$rc" -eq 2 ] || fail "family: nvp_perf -r '$t' exited $rc, not 2"
 done
+
+# 8. Multipath: two listeners of one subsystem (--ana), nvp list showing a path's ANA
+# state, and one bdev over both (SPDK's multipath parameter): bdev-list shows its paths,
+# nvp_perf's report the I/O each carried (round-robin: both), with no error.
+if start_serve mpath -t 600 --ana optimized,optimized; then
+	mapfile -t ports < <(grep -o 'trsvcid:[0-9]*' <<<"$trid" | cut -d: -f2)
+	[ "${#ports[@]}" -eq 2 ] || fail "mpath: not two transport IDs: $trid"
+	t2=$(sed -n 2p <<<"$trid")
+	timeout 60 "$nvp" list -v -o json "$t2" >"$work/list.json" 2>&1 ||
+		fail "mpath: nvp list exited $?"
+	[ "$(json_get "$work/list.json" \
+		'd["Devices"][0]["Subsystems"][0]["Controllers"][0]["Paths"][0]["ANAState"]')" = \
+		optimized ] || fail "mpath: nvp list shows no ANA state: $(cat "$work/list.json")"
+	attach() {
+		printf '{"method": "bdev_nvme_attach_controller", "params": {"name": "Nvme0", '
+		printf '"trtype": "TCP", "adrfam": "IPv4", "traddr": "127.0.0.1", "trsvcid": "%s", ' "$1"
+		printf '"subnqn": "nqn.2026-01.io.nvpoll:serve", "multipath": "multipath"}}'
+	}
+	printf '{"subsystems": [{"subsystem": "bdev", "config": [%s, %s]}]}\n' \
+		"$(attach "${ports[0]}")" "$(attach "${ports[1]:-0}")" >"$work/mp.json"
+	timeout 60 "$nvp" bdev-list --json-config "$work/mp.json" -o json >"$work/bl.json" 2>&1 ||
+		fail "mpath: nvp bdev-list exited $?: $(cat "$work/bl.json")"
+	[ "$(json_get "$work/bl.json" 'len(d["bdevs"][0]["paths"])')" = 2 ] ||
+		fail "mpath: bdev-list shows not two paths: $(cat "$work/bl.json")"
+	timeout 120 "$perf" --json-config "$work/mp.json" -t 2 -q 8 -w randrw -o 4k \
+		--json "$work/mperf.json" >"$work/mperf.out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "mpath: nvp_perf exited $rc: $(tail -5 "$work/mperf.out")"
+	for i in 0 1; do
+		ios=$(json_get "$work/mperf.json" "d['bdevs'][0]['multipath']['paths'][$i]['ios']")
+		[ "${ios:-0}" -gt 0 ] 2>/dev/null || fail "mpath: path $i carried no I/O (${ios:-none})"
+	done
+	grep -q "path 1: .*: ANA optimized, [1-9][0-9]* I/Os" "$work/mperf.out" ||
+		fail "mpath: the report shows no I/O on path 1: $(tail -4 "$work/mperf.out")"
+	errs=$(json_get "$work/mperf.json" 'd["total"]["errors"]')
+	[ "${errs:-1}" = 0 ] || fail "mpath: nvp_perf counted ${errs:-no} errors"
+	stop_serve mpath INT
+fi
 
 if [ "$fails" -ne 0 ]; then
 	echo "$fails check(s) failed"

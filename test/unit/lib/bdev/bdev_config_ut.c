@@ -95,6 +95,52 @@ nvp_bdev_nvme_detach(const char *name)
 	return nvp_bdev_null_delete(bname);
 }
 
+/* multipath: one controller name at a time, its paths counted */
+static char g_mp_name[64], g_mp_policy[16];
+static uint32_t g_mp_paths;
+
+int
+nvp_bdev_nvme_mpath_attach(const char *name, const char *trid, const char *policy,
+			   const struct nvp_nvme_ctrlr_opts *ctrlr_opts, struct nvp_bdev **bdev,
+			   uint32_t *num_paths)
+{
+	struct nvp_bdev_null_opts no;
+	char bname[NVP_BDEV_NAME_MAX];
+	int rc = 0;
+
+	(void)ctrlr_opts;
+	(void)bdev;
+	nvp_strlcpy(g_trid, trid, sizeof(g_trid));
+	if (g_mp_paths == 0) {
+		snprintf(bname, sizeof(bname), "%sn1", name);
+		nvp_bdev_null_opts_init(&no, sizeof(no));
+		no.name = bname;
+		no.num_blocks = 100;
+		rc = nvp_bdev_null_create(&no, NULL);
+		nvp_strlcpy(g_mp_name, name, sizeof(g_mp_name));
+		nvp_strlcpy(g_mp_policy, policy, sizeof(g_mp_policy));
+	} else if (strcmp(g_mp_name, name) != 0 || strcmp(g_mp_policy, policy) != 0) {
+		return -EINVAL;
+	}
+	if (rc == 0) {
+		*num_paths = ++g_mp_paths;
+	}
+	return rc;
+}
+
+int
+nvp_bdev_nvme_mpath_detach(const char *name)
+{
+	char bname[NVP_BDEV_NAME_MAX];
+
+	if (g_mp_paths == 0 || strcmp(name, g_mp_name) != 0) {
+		return -ENODEV;
+	}
+	g_mp_paths = 0;
+	snprintf(bname, sizeof(bname), "%sn1", name);
+	return nvp_bdev_null_delete(bname);
+}
+
 void
 nvp_bdev_nvme_opts_init(struct nvp_bdev_nvme_opts *opts, size_t opts_size)
 {
@@ -682,6 +728,44 @@ test_bad_method_param_undone(void)
 	CU_ASSERT_EQUAL(count_bdevs(), 0);
 }
 
+/* SPDK's multipath parameter: attaches of one name with "failover" or "multipath" are one
+ * controller with a path each; "disable" is an ordinary attach; undone as one. */
+#define MP_ATTACH(port, mp)                                                                      \
+	ATTACH("\"name\":\"mp0\",\"trtype\":\"TCP\",\"traddr\":\"10.0.0.1\",\"trsvcid\":\"" port \
+	       "\",\"subnqn\":\"nqn.2026-01.x:y\",\"multipath\":\"" mp "\"")
+
+static void
+test_multipath(void)
+{
+	CU_ASSERT_EQUAL(
+		load(WRAP(MP_ATTACH("4420", "multipath") "," MP_ATTACH("4421", "multipath"))), 0);
+	CU_ASSERT_EQUAL(g_mp_paths, 2);
+	CU_ASSERT_EQUAL(g_attached, 0);
+	CU_ASSERT_STRING_EQUAL(g_mp_policy, "multipath");
+	CU_ASSERT(strstr(g_trid, "trsvcid:4421") != NULL);
+	CU_ASSERT_PTR_NOT_NULL(nvp_bdev_get_by_name("mp0n1"));
+	cleanup();
+	g_mp_paths = 0;
+	/* a later entry fails: the multipath controller goes, all its paths with it */
+	CU_ASSERT_EQUAL(load(WRAP(MP_ATTACH("4420", "failover") "," MP_ATTACH(
+				"4421", "failover") ",{\"method\":\"bdev_foo_create\"}")),
+			-EINVAL);
+	CU_ASSERT_EQUAL(g_mp_paths, 0);
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+	/* disable: the ordinary module */
+	CU_ASSERT_EQUAL(load(WRAP(MP_ATTACH("4420", "disable"))), 0);
+	CU_ASSERT_EQUAL(g_attached, 1);
+	CU_ASSERT_EQUAL(g_mp_paths, 0);
+	cleanup();
+	/* a path that asks for another policy than its controller's is refused, all undone */
+	CU_ASSERT_EQUAL(
+		load(WRAP(MP_ATTACH("4420", "failover") "," MP_ATTACH("4421", "multipath"))),
+		-EINVAL);
+	CU_ASSERT(logged("controller mp0 (multipath multipath): path"));
+	CU_ASSERT_EQUAL(g_mp_paths, 0);
+	CU_ASSERT_EQUAL(count_bdevs(), 0);
+}
+
 static void
 test_bad_create_undone(void)
 {
@@ -1092,6 +1176,7 @@ main(void)
 		UT_TEST(test_bad_duplicate_key),
 		UT_TEST(test_bad_method_param_undone),
 		UT_TEST(test_bad_create_undone),
+		UT_TEST(test_multipath),
 		UT_TEST(test_bad_trid_injection),
 		UT_TEST(test_bad_load_restores_settings),
 		UT_TEST(test_good_trtype_case),

@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Unit tests of the multipath layer (nvme_mpath.c) over fake controllers and qpairs: a
+ * lost connection's requests go to the other path and each completes once; an ANA status
+ * marks the path and has its log read; DNR is the caller's; a request with no usable
+ * path waits, then completes with its last error; paths that stay usable yet keep failing
+ * a request give up after twice the paths; the ANA change notice and a failed path's
+ * reset are the admin poll's; paths of two subsystems are refused.
+ */
+#include "nvme/nvme_mpath.c"
+#include "nvme/nvme_mpath_select.c"
+
+#include "ut_nvme.h"
+
+/* ---- fake driver: what nvme_mpath.c calls, nothing more ---- */
+
+#define UT_MAX_SUBS 64u
+
+struct nvp_nvme_ns {
+	struct nvme_ns_data nd;
+	struct nvp_nvme_ctrlr *c;
+};
+
+struct nvp_nvme_ctrlr {
+	struct nvme_ctrlr_data cd;
+	struct nvp_nvme_ns ns;
+	struct nvp_nvme_transport_id trid;
+	bool failed;
+	uint8_t ana; /* the state its ANA log says */
+	int reset_rc;
+	uint32_t resets, log_reads;
+	nvp_nvme_cmd_cb aer_cb;
+	void *aer_arg;
+};
+
+struct ut_sub {
+	nvp_nvme_cmd_cb cb;
+	void *arg;
+	uint64_t lba;
+};
+
+struct nvp_nvme_qpair {
+	struct nvp_nvme_ctrlr *c;
+	struct ut_sub subs[UT_MAX_SUBS];
+	uint32_t head, tail;
+	struct nvme_status status; /* what the next completions carry */
+};
+
+static struct nvp_nvme_ctrlr g_ctrlrs[3];
+static uint32_t g_alloc_fail; /* bit i: path i's qpair cannot be made */
+static struct nvp_nvme_qpair g_qpairs[3];
+static uint32_t g_next_ctrlr;
+
+void
+nvp_nvme_ctrlr_opts_init(struct nvp_nvme_ctrlr_opts *opts, size_t opts_size)
+{
+	memset(opts, 0, opts_size);
+	opts->opts_size = opts_size;
+}
+
+int
+nvp_nvme_connect(const struct nvp_nvme_transport_id *trid, const struct nvp_nvme_ctrlr_opts *opts,
+		 struct nvp_nvme_ctrlr **ctrlr)
+{
+	CU_ASSERT_EQUAL(opts->ctrlr_loss_timeout_sec, 0); /* this layer reconnects */
+	*ctrlr = &g_ctrlrs[g_next_ctrlr++];
+	(*ctrlr)->trid = *trid;
+	return 0;
+}
+
+int
+nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return 0;
+}
+
+int
+nvp_nvme_transport_id_fmt(char *buf, size_t len, const struct nvp_nvme_transport_id *trid)
+{
+	snprintf(buf, len, "ut %s", trid->traddr);
+	return 0;
+}
+
+const struct nvme_ctrlr_data *
+nvp_nvme_ctrlr_get_data(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return &ctrlr->cd;
+}
+
+uint32_t
+nvp_nvme_ctrlr_get_first_active_ns(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return 1;
+}
+
+struct nvp_nvme_ns *
+nvp_nvme_ctrlr_get_ns(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
+{
+	return nsid == 1 ? &ctrlr->ns : NULL;
+}
+
+const struct nvme_ns_data *
+nvp_nvme_ns_get_data(const struct nvp_nvme_ns *ns)
+{
+	return &ns->nd;
+}
+
+uint64_t
+nvp_nvme_ns_get_num_sectors(const struct nvp_nvme_ns *ns)
+{
+	return ns->nd.nsze;
+}
+
+uint32_t
+nvp_nvme_ns_get_sector_size(const struct nvp_nvme_ns *ns)
+{
+	(void)ns;
+	return 512;
+}
+
+void
+nvp_nvme_ctrlr_register_aer_callback(struct nvp_nvme_ctrlr *ctrlr, nvp_nvme_cmd_cb cb, void *arg)
+{
+	ctrlr->aer_cb = cb;
+	ctrlr->aer_arg = arg;
+}
+
+bool
+nvp_nvme_ctrlr_is_failed(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	return ctrlr->failed;
+}
+
+bool
+nvp_nvme_ctrlr_is_reconnecting(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return false;
+}
+
+int
+nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
+{
+	ctrlr->resets++;
+	if (ctrlr->reset_rc == 0) {
+		ctrlr->failed = false;
+	}
+	return ctrlr->reset_rc;
+}
+
+int32_t
+nvp_nvme_ctrlr_process_admin_completions(struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return 0;
+}
+
+/* One group (1) holding namespace 1, in the state the fake controller says. */
+int
+nvp_nvme_ctrlr_get_log_page(struct nvp_nvme_ctrlr *ctrlr, uint8_t lid, uint32_t nsid, void *buf,
+			    uint32_t len, uint64_t offset, struct nvme_cpl *cpl)
+{
+	struct nvme_ana_page *h = buf;
+	struct nvme_ana_group_desc *g = (void *)(h + 1);
+
+	(void)nsid;
+	(void)offset;
+	(void)cpl;
+	CU_ASSERT_EQUAL(lid, NVME_LOG_ASYMMETRIC_NAMESPACE_ACCESS);
+	CU_ASSERT(len >= sizeof(*h) + sizeof(*g) + 4);
+	memset(buf, 0, len);
+	ctrlr->log_reads++;
+	h->num_ana_group_desc = 1;
+	g->ana_group_id = 1;
+	g->num_of_nsid = 1;
+	g->ana_state = ctrlr->ana;
+	g->nsid[0] = 1;
+	return 0;
+}
+
+void
+nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr,
+					 struct nvp_nvme_io_qpair_opts *opts, size_t opts_size)
+{
+	(void)ctrlr;
+	memset(opts, 0, opts_size);
+	opts->io_queue_requests = 32;
+}
+
+int
+nvp_nvme_ctrlr_alloc_io_qpair(struct nvp_nvme_ctrlr *ctrlr,
+			      const struct nvp_nvme_io_qpair_opts *opts,
+			      struct nvp_nvme_qpair **qpair)
+{
+	struct nvp_nvme_qpair *q = &g_qpairs[ctrlr - g_ctrlrs];
+
+	(void)opts;
+	if (g_alloc_fail & (1u << (ctrlr - g_ctrlrs))) {
+		return -ENXIO;
+	}
+	memset(q, 0, sizeof(*q));
+	q->c = ctrlr;
+	*qpair = q;
+	return 0;
+}
+
+int
+nvp_nvme_ctrlr_free_io_qpair(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	return 0;
+}
+
+static int
+ut_submit(struct nvp_nvme_qpair *q, uint64_t lba, nvp_nvme_cmd_cb cb, void *arg)
+{
+	if (q->c->failed) {
+		return -ENXIO;
+	}
+	CU_ASSERT_FATAL(q->tail < UT_MAX_SUBS);
+	q->subs[q->tail++] = (struct ut_sub){ .cb = cb, .arg = arg, .lba = lba };
+	return 0;
+}
+
+int
+nvp_nvme_ns_cmd_read(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf, uint64_t lba,
+		     uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
+{
+	(void)ns;
+	(void)buf;
+	(void)lba_count;
+	(void)io_flags;
+	return ut_submit(qpair, lba, cb, cb_arg);
+}
+
+int
+nvp_nvme_ns_cmd_write(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf, uint64_t lba,
+		      uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
+{
+	return nvp_nvme_ns_cmd_read(ns, qpair, buf, lba, lba_count, cb, cb_arg, io_flags);
+}
+
+int
+nvp_nvme_ns_cmd_readv(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
+		      uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+		      nvp_nvme_req_reset_sgl_cb reset_sgl_fn, nvp_nvme_req_next_sge_cb next_sge_fn)
+{
+	void *addr;
+	uint32_t len;
+
+	(void)ns;
+	(void)lba_count;
+	(void)io_flags;
+	reset_sgl_fn(cb_arg, 0); /* the caller's callbacks, through the trampolines */
+	CU_ASSERT_EQUAL(next_sge_fn(cb_arg, &addr, &len), 0);
+	return ut_submit(qpair, lba, cb, cb_arg);
+}
+
+int
+nvp_nvme_ns_cmd_writev(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
+		       uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags,
+		       nvp_nvme_req_reset_sgl_cb reset_sgl_fn, nvp_nvme_req_next_sge_cb next_sge_fn)
+{
+	return nvp_nvme_ns_cmd_readv(ns, qpair, lba, lba_count, cb, cb_arg, io_flags, reset_sgl_fn,
+				     next_sge_fn);
+}
+
+int
+nvp_nvme_ns_cmd_flush(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb,
+		      void *cb_arg)
+{
+	(void)ns;
+	return ut_submit(qpair, 0, cb, cb_arg);
+}
+
+/* Complete everything submitted: with ABORTED SQ DELETION on a failed controller (as the
+ * driver does), else with the qpair's status. */
+int32_t
+nvp_nvme_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max_completions)
+{
+	int32_t n = 0;
+
+	(void)max_completions;
+	while (qpair->head < qpair->tail) {
+		struct ut_sub *s = &qpair->subs[qpair->head++];
+		struct nvme_cpl cpl;
+
+		memset(&cpl, 0, sizeof(cpl));
+		cpl.status = qpair->status;
+		if (qpair->c->failed) {
+			cpl.status.sct = NVME_SCT_GENERIC;
+			cpl.status.sc = NVME_SC_ABORTED_SQ_DELETION;
+			cpl.status.dnr = 0;
+		}
+		s->cb(s->arg, &cpl);
+		n++;
+	}
+	if (qpair->head == qpair->tail) {
+		qpair->head = qpair->tail = 0;
+	}
+	return qpair->c->failed ? -ENXIO : n;
+}
+
+/* ---- the caller ---- */
+
+struct ut_io {
+	uint32_t calls;
+	struct nvme_cpl cpl;
+};
+
+static void
+ut_done(void *arg, const struct nvme_cpl *cpl)
+{
+	struct ut_io *u = arg;
+
+	u->calls++;
+	u->cpl = *cpl;
+}
+
+static void
+ut_reset_sgl(void *arg, uint32_t offset)
+{
+	(void)arg;
+	CU_ASSERT_EQUAL(offset, 0);
+}
+
+static int
+ut_next_sge(void *arg, void **address, uint32_t *length)
+{
+	static char sgl_buf[512];
+
+	CU_ASSERT_PTR_NOT_NULL(arg); /* the caller's argument, not the layer's request */
+	*address = sgl_buf;
+	*length = sizeof(sgl_buf);
+	return 0;
+}
+
+/* @n paths of one subsystem and namespace, ANA optimized each unless @ana says. */
+static struct nvp_nvme_mpath *
+ut_open(uint32_t n, enum nvp_nvme_mpath_policy policy, const uint8_t *ana,
+	uint32_t no_path_timeout_ms)
+{
+	struct nvp_nvme_transport_id trids[3];
+	struct nvp_nvme_mpath_opts o;
+	struct nvp_nvme_mpath *mp = NULL;
+
+	memset(g_ctrlrs, 0, sizeof(g_ctrlrs));
+	memset(trids, 0, sizeof(trids));
+	g_next_ctrlr = 0;
+	for (uint32_t i = 0; i < 3; i++) {
+		struct nvp_nvme_ctrlr *c = &g_ctrlrs[i];
+
+		snprintf(c->cd.subnqn, sizeof(c->cd.subnqn), "nqn.ut:one");
+		c->cd.cmic = NVME_CTRLR_CMIC_ANA_REPORTING;
+		c->ns.c = c;
+		c->ns.nd.nsze = 1000;
+		c->ns.nd.anagrpid = 1;
+		c->ns.nd.nguid[0] = 0x42;
+		c->ana = ana != NULL ? ana[i] : NVME_ANA_OPTIMIZED;
+		snprintf(trids[i].traddr, sizeof(trids[i].traddr), "path%u", i);
+	}
+	nvp_nvme_mpath_opts_init(&o, sizeof(o));
+	o.policy = policy;
+	o.no_path_timeout_ms = no_path_timeout_ms;
+	o.reconnect_delay_ms = 0;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_connect(trids, n, NULL, &o, &mp), 0);
+	return mp;
+}
+
+static void
+ut_close(struct nvp_nvme_mpath *mp, struct nvp_nvme_mpath_io *io)
+{
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_free(io), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_detach(mp), 0);
+}
+
+static struct nvp_nvme_mpath_io_stats
+ut_stats(struct nvp_nvme_mpath_io *io)
+{
+	struct nvp_nvme_mpath_io_stats st = { .info_size = sizeof(st) };
+
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_get_stats(io, &st), 0);
+	return st;
+}
+
+static uint8_t
+ut_ana(struct nvp_nvme_mpath *mp, uint32_t i)
+{
+	struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_path_info(mp, i, &info), 0);
+	return info.ana_state;
+}
+
+/* A lost connection: what path 0 had goes to path 1 in the same poll; one completion each. */
+static void
+test_failover_on_loss(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_FAILOVER, NULL, 30000);
+	struct nvp_nvme_mpath_io *io;
+	struct ut_io u[4];
+	char buf[512];
+
+	memset(u, 0, sizeof(u));
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, i, 1, ut_done, &u[i], 0), 0);
+	}
+	CU_ASSERT_EQUAL(g_qpairs[0].tail, 4); /* one active path */
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 0);
+	g_ctrlrs[0].failed = true;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 4); /* sent again at the end of that poll */
+	CU_ASSERT_EQUAL(u[0].calls + u[1].calls + u[2].calls + u[3].calls, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(u[i].calls, 1);
+		CU_ASSERT_FALSE(nvme_cpl_is_error(&u[i].cpl));
+	}
+	CU_ASSERT_EQUAL(ut_stats(io).path_errors, 4);
+	CU_ASSERT_EQUAL(ut_stats(io).retries, 4);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_get_num_outstanding(io), 0);
+	/* the admin poll resets the failed path; failover stays where it is */
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+	CU_ASSERT_EQUAL(g_ctrlrs[0].resets, 1);
+	CU_ASSERT_FALSE(g_ctrlrs[0].failed);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, 9, 1, ut_done, &u[0], 0), 0);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 1);
+	ut_close(mp, io);
+}
+
+/* ANA Inaccessible on path 0: marked at once, log re-read, the request goes to path 1. */
+static void
+test_ana_status(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_FAILOVER, NULL, 30000);
+	struct nvp_nvme_mpath_io *io;
+	struct ut_io u = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	g_qpairs[0].status.sct = NVME_SCT_PATH;
+	g_qpairs[0].status.sc = NVME_SC_ANA_INACCESSIBLE;
+	CU_ASSERT_EQUAL(
+		nvp_nvme_mpath_cmd_writev(io, 3, 1, ut_done, &u, 0, ut_reset_sgl, ut_next_sge), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0);
+	CU_ASSERT_EQUAL(ut_ana(mp, 0), NVME_ANA_INACCESSIBLE);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 1);
+	CU_ASSERT_EQUAL(u.calls, 1);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&u.cpl));
+	/* the log (still optimized in the fake) is read at the next admin poll */
+	g_ctrlrs[0].log_reads = 0;
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+	CU_ASSERT_EQUAL(g_ctrlrs[0].log_reads, 1);
+	CU_ASSERT_EQUAL(ut_ana(mp, 0), NVME_ANA_OPTIMIZED);
+	ut_close(mp, io);
+}
+
+/* DNR set: the caller's, at once, even with a path status. */
+static void
+test_dnr_not_retried(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_MULTIPATH, NULL, 30000);
+	struct nvp_nvme_mpath_io *io;
+	struct ut_io u = { 0 };
+	char buf[512];
+
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		g_qpairs[i].status.sct = NVME_SCT_PATH;
+		g_qpairs[i].status.sc = NVME_SC_ANA_INACCESSIBLE;
+		g_qpairs[i].status.dnr = 1;
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, 0, 1, ut_done, &u, 0), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 1);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0);
+	CU_ASSERT_EQUAL(u.calls, 1);
+	CU_ASSERT_EQUAL(u.cpl.status.dnr, 1);
+	CU_ASSERT_EQUAL(ut_stats(io).path_errors, 0);
+	ut_close(mp, io);
+}
+
+/* No usable path: the request waits (no completion, no_path_waits), then, its time out,
+ * completes with Host Pathing Error; a path back in time takes it. */
+static void
+test_no_path_waits(void)
+{
+	static const uint8_t ana[3] = { NVME_ANA_INACCESSIBLE, NVME_ANA_PERSISTENT_LOSS, 0 };
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_FAILOVER, ana, 0);
+	struct nvp_nvme_mpath_io *io;
+	struct ut_io u = { 0 };
+	char buf[512];
+
+	CU_ASSERT_EQUAL(ut_ana(mp, 0), NVME_ANA_INACCESSIBLE); /* read at connect */
+	CU_ASSERT_EQUAL(ut_ana(mp, 1), NVME_ANA_PERSISTENT_LOSS);
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, 0, 1, ut_done, &u, 0), 0);
+	CU_ASSERT_EQUAL(g_qpairs[0].tail + g_qpairs[1].tail, 0);
+	CU_ASSERT_EQUAL(ut_stats(io).no_path_waits, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_get_num_outstanding(io), 1);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 1); /* no_path_timeout 0 */
+	CU_ASSERT_EQUAL(u.calls, 1);
+	CU_ASSERT_EQUAL(u.cpl.status.sct, NVME_SCT_PATH);
+	CU_ASSERT_EQUAL(u.cpl.status.sc, NVME_SC_HOST_PATH_ERROR);
+	ut_close(mp, io);
+}
+
+/* Paths that stay usable and keep failing it: twice the paths, then the last error. */
+static void
+test_path_errors_bounded(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_MULTIPATH, NULL, 30000);
+	struct nvp_nvme_mpath_io *io;
+	struct ut_io u = { 0 };
+	char buf[512];
+	uint32_t polls = 0;
+
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		g_qpairs[i].status.sct = NVME_SCT_PATH;
+		g_qpairs[i].status.sc = NVME_SC_HOST_PATH_ERROR;
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, 0, 1, ut_done, &u, 0), 0);
+	while (u.calls == 0 && polls < 100) {
+		(void)nvp_nvme_mpath_io_process_completions(io);
+		polls++;
+	}
+	CU_ASSERT_EQUAL(u.calls, 1);
+	CU_ASSERT_EQUAL(u.cpl.status.sc, NVME_SC_HOST_PATH_ERROR);
+	CU_ASSERT_EQUAL(ut_stats(io).path_errors, 2 * 2 + 1);
+	CU_ASSERT_EQUAL(ut_stats(io).path_ios[0], 2); /* round-robin: they took turns */
+	CU_ASSERT_EQUAL(ut_stats(io).path_ios[1], 3);
+	CU_ASSERT_EQUAL(polls, 5);
+	ut_close(mp, io);
+}
+
+/* The ANA change notice marks the log stale; the admin poll reads it; I/O follows. */
+static void
+test_ana_change_notice(void)
+{
+	static const uint8_t ana[3] = { NVME_ANA_OPTIMIZED, NVME_ANA_NON_OPTIMIZED, 0 };
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_MULTIPATH, ana, 30000);
+	union nvme_async_event_completion ev = { .raw = 0 };
+	struct nvp_nvme_mpath_io *io;
+	struct ut_io u = { 0 };
+	struct nvme_cpl cpl;
+	char buf[512];
+
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, i, 1, ut_done, &u, 0), 0);
+	}
+	CU_ASSERT_EQUAL(g_qpairs[0].tail, 4); /* the optimized one only */
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 4);
+	g_ctrlrs[0].ana = NVME_ANA_INACCESSIBLE;
+	g_ctrlrs[1].ana = NVME_ANA_OPTIMIZED;
+	ev.bits.async_event_type = NVME_ASYNC_EVENT_TYPE_NOTICE;
+	ev.bits.async_event_info = NVME_ASYNC_EVENT_ANA_CHANGE;
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.cdw0 = ev.raw;
+	for (uint32_t i = 0; i < 2; i++) {
+		g_ctrlrs[i].aer_cb(g_ctrlrs[i].aer_arg, &cpl);
+	}
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+	CU_ASSERT_EQUAL(ut_ana(mp, 0), NVME_ANA_INACCESSIBLE);
+	CU_ASSERT_EQUAL(ut_ana(mp, 1), NVME_ANA_OPTIMIZED);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, i, 1, ut_done, &u, 0), 0);
+	}
+	CU_ASSERT_EQUAL(g_qpairs[0].tail, 0);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 4);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 4);
+	ut_close(mp, io);
+}
+
+/* A path whose qpair cannot be made: the handle is made on the others, the path's qpair
+ * comes later; none at all: the error. */
+static void
+test_qpair_alloc_fails(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_FAILOVER, NULL, 30000);
+	struct nvp_nvme_mpath_io *io = NULL;
+	struct ut_io u = { 0 };
+	char buf[512];
+
+	g_alloc_fail = 3;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), -ENXIO);
+	g_alloc_fail = 1;
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, 0, 1, ut_done, &u, 0), 0);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 1);
+	g_alloc_fail = 0;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 1); /* and path 0's qpair */
+	CU_ASSERT_EQUAL(u.calls, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, 0, 1, ut_done, &u, 0), 0);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 1); /* failover stays on path 1 */
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 1);
+	ut_close(mp, io);
+}
+
+/* One subsystem, one namespace: another SUBNQN or NGUID is refused; a path added later. */
+static void
+test_paths_checked(void)
+{
+	struct nvp_nvme_transport_id trids[2];
+	struct nvp_nvme_mpath *mp = NULL;
+
+	memset(trids, 0, sizeof(trids));
+	mp = ut_open(1, NVP_NVME_MPATH_FAILOVER, NULL, 30000);
+	snprintf(g_ctrlrs[1].cd.subnqn, sizeof(g_ctrlrs[1].cd.subnqn), "nqn.ut:two");
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_add_path(mp, &trids[1], NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_num_paths(mp), 1);
+	snprintf(g_ctrlrs[2].cd.subnqn, sizeof(g_ctrlrs[2].cd.subnqn), "nqn.ut:one");
+	g_ctrlrs[2].ns.nd.nguid[0] = 0x43;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_add_path(mp, &trids[1], NULL), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_detach(mp), 0);
+
+	mp = NULL;
+	g_next_ctrlr = 0;
+	snprintf(g_ctrlrs[1].cd.subnqn, sizeof(g_ctrlrs[1].cd.subnqn), "nqn.ut:two");
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_connect(trids, 2, NULL, NULL, &mp), -EINVAL);
+	CU_ASSERT_PTR_NULL(mp);
+	CU_ASSERT(ut_log_has("is subsystem 'nqn.ut:two', path 0 is 'nqn.ut:one'"));
+}
+
+int
+main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		return 1;
+	}
+	nvp_log_set_callback(ut_log_cb);
+	s = CU_add_suite("nvme_mpath", NULL, NULL);
+	CU_add_test(s, "failover_on_loss", test_failover_on_loss);
+	CU_add_test(s, "ana_status", test_ana_status);
+	CU_add_test(s, "dnr_not_retried", test_dnr_not_retried);
+	CU_add_test(s, "no_path_waits", test_no_path_waits);
+	CU_add_test(s, "path_errors_bounded", test_path_errors_bounded);
+	CU_add_test(s, "ana_change_notice", test_ana_change_notice);
+	CU_add_test(s, "qpair_alloc_fails", test_qpair_alloc_fails);
+	CU_add_test(s, "paths_checked", test_paths_checked);
+	return ut_run();
+}
