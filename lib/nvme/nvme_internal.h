@@ -511,8 +511,9 @@ struct nvp_nvme_ctrlr {
 				     * re-create their queues at their owner's next poll */
 	uint32_t max_xfer_size;     /* MDTS, opts.max_io_size */
 	bool ticks_tsc;             /* nvp_env_get_ticks() is the TSC: read it inline */
-	bool db_fence_asym;         /* nvme_db_fence_asym(): the doorbell window's owner
-				     * side needs no fence instruction (nvme_qpair.c) */
+	bool db_fence_asym;         /* membarrier registered (nvme_qpair_recovery.c): the
+				     * doorbell window's owner side needs no fence
+				     * instruction (nvme_qpair.c) */
 	uint64_t ticks_hz;
 
 	/* Cold. */
