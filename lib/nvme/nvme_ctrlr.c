@@ -64,6 +64,8 @@ static const struct nvme_ctrlr_recovery_ops g_recovery_ops = {
 	.admin_poll = nvme_ctrlr_process_admin_trylock,
 	.check_health = nvme_ctrlr_check_health,
 	.removed = nvme_ctrlr_removed,
+	.fail = nvme_ctrlr_fail,
+	.reset = nvp_nvme_ctrlr_reset,
 };
 
 int

@@ -486,7 +486,8 @@ struct nvp_nvme_ns {
  * and reaches them only through this table, which nvme_ctrlr_construct() sets: the files'
  * dependencies run one way, controller -> qpair and recovery -> transport. The admin
  * commands' synchronous helper, below the controller too, asks its health check through
- * this table when a command times out.
+ * this table when a command times out, and a stuck admin CQ's reset; the reconnect poll
+ * (nvme_ctrlr_reconnect.c) fails, resets or gives up on the controller through it.
  */
 struct nvme_ctrlr_recovery_ops {
 	bool (*admin_trylock)(struct nvp_nvme_ctrlr *ctrlr); /* never waits: true if now held */
@@ -501,6 +502,9 @@ struct nvme_ctrlr_recovery_ops {
 	/* nvme_ctrlr_check_health() and nvme_ctrlr_removed(). */
 	bool (*check_health)(struct nvp_nvme_ctrlr *ctrlr, const char *context);
 	void (*removed)(struct nvp_nvme_ctrlr *ctrlr);
+	/* nvme_ctrlr_fail() and nvp_nvme_ctrlr_reset(). */
+	void (*fail)(struct nvp_nvme_ctrlr *ctrlr, const char *why);
+	int (*reset)(struct nvp_nvme_ctrlr *ctrlr);
 };
 
 struct nvp_nvme_ctrlr {

@@ -27,16 +27,16 @@ ut_ticks(void)
 static unsigned int g_fails, g_removes, g_resets;
 static int g_reset_rc; /* what the next reset returns */
 
-void
-nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
+static void
+fake_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 {
 	(void)why;
 	g_fails++;
 	atomic_store(&ctrlr->is_failed, true);
 }
 
-void
-nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
+static void
+fake_removed(struct nvp_nvme_ctrlr *ctrlr)
 {
 	g_removes++;
 	atomic_store(&ctrlr->removed, true);
@@ -44,8 +44,8 @@ nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
 }
 
 /* As the real one: success clears reconnecting; a failure leaves it set. */
-int
-nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
+static int
+fake_reset(struct nvp_nvme_ctrlr *ctrlr)
 {
 	g_resets++;
 	if (g_reset_rc == 0) {
@@ -54,12 +54,20 @@ nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
 	return g_reset_rc;
 }
 
+/* The controller's table, as nvme_ctrlr_construct() sets it. */
+static const struct nvme_ctrlr_recovery_ops g_fake_recovery = {
+	.removed = fake_removed,
+	.fail = fake_fail,
+	.reset = fake_reset,
+};
+
 static void
 ctrlr_init(struct nvp_nvme_ctrlr *ctrlr, int32_t loss, uint32_t delay, uint32_t fast)
 {
 	memset(ctrlr, 0, sizeof(*ctrlr));
 	snprintf(ctrlr->name, sizeof(ctrlr->name), "ut");
 	ctrlr->ticks_hz = HZ;
+	ctrlr->recovery = &g_fake_recovery;
 	ctrlr->state = NVME_CTRLR_STATE_READY;
 	ctrlr->opts.ctrlr_loss_timeout_sec = loss;
 	ctrlr->opts.reconnect_delay_sec = delay;
