@@ -652,6 +652,8 @@ nvme_qpair_reset_pending(const struct nvp_nvme_qpair *qpair)
 /* nvme_qpair_recovery.c: the reset handshake's fences */
 bool nvme_db_fence_asym(void);
 void nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr);
+/* nvme_qpair_recovery.c: what nvme_qpair_complete_cpl() (nvme_cpl.h) does not do inline */
+void nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
 
 /* nvme.c */
 void nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src);
@@ -867,30 +869,6 @@ nvme_complete_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req,
 	if (cb != NULL) {
 		cb(cb_arg, cpl);
 	}
-}
-
-void nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
-
-/* Called by the transport for each completion queue entry. */
-static inline void
-nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
-{
-	struct nvme_tracker *tr = &qpair->trackers[cpl->cid];
-	struct nvme_request *req;
-
-	/* ACTIVE implies a completion pending and a slot held (the other states clear or
-	 * keep them apart): one test for the common case. */
-	if (nvp_unlikely(cpl->cid >= qpair->num_trackers || tr->state != NVME_TR_ACTIVE)) {
-		nvme_qpair_complete_slow(qpair, cpl);
-		return;
-	}
-	tr->cpl_pending = false;
-	tr->holds_slot = false;
-	qpair->slots_used--;
-	req = tr->req;
-	TAILQ_REMOVE(&qpair->outstanding, tr, link);
-	tracker_put(qpair, tr);
-	nvme_complete_request(qpair, req, cpl);
 }
 
 /*

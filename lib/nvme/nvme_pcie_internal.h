@@ -9,7 +9,7 @@
 #ifndef NVP_NVME_PCIE_INTERNAL_H
 #define NVP_NVME_PCIE_INTERNAL_H
 
-#include "nvme_internal.h"
+#include "nvme_cpl.h"
 
 /* The PCIe transport's ops (nvme_pcie.c); nvme_transport.h tells its qpairs by it. */
 extern const struct nvme_transport_ops g_nvme_pcie_transport;
