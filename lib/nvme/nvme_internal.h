@@ -354,6 +354,12 @@ struct nvme_transport_ops {
 	bool (*ctrlr_is_present)(struct nvp_nvme_ctrlr *ctrlr);
 	/* I/O queues the transport can address (PCIe: doorbells inside BAR0). */
 	uint32_t (*ctrlr_get_max_io_queues)(struct nvp_nvme_ctrlr *ctrlr);
+	/*
+	 * Optional: why the registers read all ones, for the init and health check messages
+	 * (PCIe: the device is gone or BAR0 is not mapped; a fabric: the property reads
+	 * have no connection). Without it the message says only that they do.
+	 */
+	const char *(*ctrlr_all_ones_cause)(const struct nvp_nvme_ctrlr *ctrlr);
 
 	/* Allocate a qpair (rings, trackers, requests); nothing is sent to the device. */
 	int (*qpair_create)(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,

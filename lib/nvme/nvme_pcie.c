@@ -824,6 +824,13 @@ pcie_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 	return 0;
 }
 
+static const char *
+pcie_all_ones_cause(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return "registers read all ones: device removed or BAR not mapped";
+}
+
 const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.name = "PCIe",
 	.type = NVP_NVME_TRANSPORT_PCIE,
@@ -838,6 +845,7 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.ctrlr_release_requested = pcie_release_requested,
 	.ctrlr_is_present = pcie_is_present,
 	.ctrlr_get_max_io_queues = pcie_get_max_io_queues,
+	.ctrlr_all_ones_cause = pcie_all_ones_cause,
 	.qpair_create = pcie_qpair_create,
 	.qpair_destroy = pcie_qpair_destroy,
 	.qpair_connect = pcie_qpair_connect,
