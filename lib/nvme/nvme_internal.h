@@ -13,7 +13,7 @@
  *   nvme_qpair_recovery.c  timeouts, Abort, quarantine, the reset handshake, queue
  *                     re-creation
  *   nvme_transport.h  the one "PCIe inline, else the ops table" dispatch of the I/O path
- *   nvme_pcie.c       the PCIe transport: BAR0, doorbells, SQ/CQ rings
+ *   nvme_pcie_ctrlr.c the PCIe transport: BAR0, registers, queue set-up, the ops table
  *   nvme_pcie_prp.c   PRP lists
  *   nvme_pcie_probe.c the PCI function a transport ID names; the PCIe scan
  *
