@@ -14,6 +14,7 @@
  *                     re-creation
  *   nvme_transport.h  the one "PCIe inline, else the ops table" dispatch of the I/O path
  *   nvme_pcie_ctrlr.c the PCIe transport: BAR0, registers, queue set-up, the ops table
+ *   nvme_pcie.c       its I/O path where not inline (nvme_pcie_internal.h): checks, PRP lists
  *   nvme_pcie_prp.c   PRP lists
  *   nvme_pcie_probe.c the PCI function a transport ID names; the PCIe scan
  *

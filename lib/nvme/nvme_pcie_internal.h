@@ -2,7 +2,7 @@
 /*
  * The PCIe transport's own state, kept out of the generic structs: BAR0 and doorbells,
  * the SQ/CQ rings, PRP list pages per tracker and the pool of chained list pages. Shared
- * by nvme_pcie_ctrlr.c, nvme_pcie_prp.c and the dispatch header nvme_transport.h, which calls
+ * by nvme_pcie_ctrlr.c, nvme_pcie.c, nvme_pcie_prp.c and the dispatch header nvme_transport.h, which calls
  * the PCIe hot path (submit, doorbell, completions) directly instead of through the ops
  * table: no indirect call per I/O, and the compiler can inline the submission.
  */
@@ -123,7 +123,7 @@ uint32_t nvme_pcie_prp_extra_pages(uint32_t page_size, uint32_t payload_size);
 int nvme_pcie_prp_reserve(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr, uint32_t n);
 void nvme_pcie_prp_release(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker *ptr);
 
-/* nvme_pcie_ctrlr.c: the parts of the I/O path that are not inline (PRP lists, checks) */
+/* nvme_pcie.c: the parts of the I/O path that are not inline (PRP lists, checks) */
 int nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
 			       struct nvme_request *req);
 int nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
@@ -265,7 +265,7 @@ nvme_pcie_qpair_ring_shadow(struct nvp_nvme_qpair *qpair)
 /*
  * Consume completions whose phase tag matches the current pass, inline in the generic
  * poll (nvme_transport.h) as the submission is: what PCIe does for a read or write of up
- * to two pages is all in this header; nvme_pcie_ctrlr.c holds set-up and the slow paths. The
+ * to two pages is all in this header; nvme_pcie.c holds the slow paths and nvme_pcie_ctrlr.c set-up. The
  * ring state lives in @pq and is updated before each callback, so a callback that processes completions of
  * the same queue again (an admin callback issuing an admin command) stays consistent.
  */

@@ -14,6 +14,7 @@
 #include "nvme/nvme_qpair.c"
 #include "nvme/nvme_qpair_recovery.c"
 #include "nvme/nvme_pcie_ctrlr.c"
+#include "nvme/nvme_pcie.c"
 #include "nvme/nvme_pcie_probe.c"
 
 #include "fuzz.h"

@@ -7,6 +7,7 @@
  * a CQ stuck behind an entry with a stale phase tag.
  */
 #include "nvme/nvme_pcie_ctrlr.c"
+#include "nvme/nvme_pcie.c"
 #include "nvme/nvme_pcie_probe.c"
 
 #include "ut_nvme.h"

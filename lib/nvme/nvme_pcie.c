@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PCIe transport's I/O path where it is not inline (nvme_pcie_internal.h has the rest):
+ * the check of a request that waits for a slot, and PRP lists past the two entries of the
+ * command (NVMe 1.4 section 4.3), built in the tracker's page with chained pages from the
+ * qpair's pool. The generic qpair reaches both through nvme_transport.h without an
+ * indirect call; nothing here calls the controller or the qpair code above it (set-up and
+ * the ops table are nvme_pcie_ctrlr.c's).
+ */
+#include "nvme_pcie_internal.h"
+
+/*
+ * A request that must wait for a slot is checked now, so the caller hears of a bad
+ * buffer. A payload of the common kind gets its PRPs here and keeps them (dptr_built):
+ * its submission from the queued list does not walk it again.
+ */
+int
+nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	uint32_t extra;
+	int rc = nvme_pcie_prp_fast(pq, req);
+
+	if (rc <= 0) {
+		req->dptr_built = rc == 0;
+		return rc;
+	}
+	extra = nvme_pcie_prp_extra_pages(qpair->ctrlr->page_size, req->payload.size);
+	if (req->payload.type != NVME_PAYLOAD_NONE && extra > pq->prp_pool_total) {
+		NVP_ERRLOG("qpair %u: a %u-byte payload needs %u chained PRP list pages, the "
+			   "qpair has %u",
+			   qpair->id, req->payload.size, extra, pq->prp_pool_total);
+		return -EINVAL;
+	}
+	return nvme_pcie_prp_check(pq, req);
+}
+
+/*
+ * PRPs of any payload the fast path does not take: a list in the tracker's page, with
+ * chained pages from the pool for long ones (the tracker then holds transport
+ * resources, given back by pcie_qpair_release_tracker()). \return 0, -EAGAIN (pool
+ * short), or -errno for a bad payload.
+ */
+int
+nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
+			   struct nvme_request *req)
+{
+	struct nvme_pcie_tracker *ptr = &pq->ptrackers[tr->cid];
+	int rc;
+
+	if (req->payload.size > pq->max_unchained && req->payload.type != NVME_PAYLOAD_NONE) {
+		uint32_t extra = nvme_pcie_prp_extra_pages(pq->page_size, req->payload.size);
+
+		if (extra > pq->prp_pool_total) {
+			return -EINVAL;
+		}
+		rc = nvme_pcie_prp_reserve(pq, ptr, extra);
+		if (rc != 0) {
+			return rc;
+		}
+		tr->xport_res = ptr->extra != NULL;
+	}
+	rc = nvme_pcie_prp_build(pq, ptr, req);
+	if (nvp_unlikely(rc != 0)) {
+		nvme_pcie_prp_release(pq, ptr);
+		tr->xport_res = false;
+	}
+	return rc;
+}
