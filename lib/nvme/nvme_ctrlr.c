@@ -64,6 +64,8 @@ static const struct nvme_ctrlr_recovery_ops g_recovery_ops = {
 	.admin_poll = nvme_ctrlr_process_admin_trylock,
 	.check_health = nvme_ctrlr_check_health,
 	.removed = nvme_ctrlr_removed,
+	.fail = nvme_ctrlr_fail,
+	.reset = nvp_nvme_ctrlr_reset,
 };
 
 int
@@ -206,14 +208,14 @@ init_error(struct nvp_nvme_ctrlr *ctrlr, int rc, const char *cause)
 	return rc;
 }
 
-#define CAUSE_ALL_ONES "registers read all ones: device removed or BAR not mapped"
-#define CAUSE_NO_LINK "registers unreadable: no connection to the target"
-
-/* Why CSTS reads all ones: on a fabric, a property read over a connection that is down. */
+/* Why CSTS reads all ones: the transport knows (a removed function, a lost connection). */
 static const char *
 cause_all_ones(const struct nvp_nvme_ctrlr *ctrlr)
 {
-	return ctrlr->trid.trtype == NVP_NVME_TRANSPORT_TCP ? CAUSE_NO_LINK : CAUSE_ALL_ONES;
+	if (ctrlr->transport->ctrlr_all_ones_cause == NULL) {
+		return "registers read all ones";
+	}
+	return ctrlr->transport->ctrlr_all_ones_cause(ctrlr);
 }
 #define CAUSE_CFS "CSTS.CFS set: controller fatal error"
 

@@ -124,7 +124,7 @@ nvme_admin_cq_stuck_reset(struct nvp_nvme_ctrlr *ctrlr)
 		return;
 	}
 	ctrlr->adminq->cq_stuck = false;
-	(void)nvp_nvme_ctrlr_reset(ctrlr);
+	(void)ctrlr->recovery->reset(ctrlr);
 }
 
 /* From an I/O thread moving its Aborts along: never wait for the admin lock. */

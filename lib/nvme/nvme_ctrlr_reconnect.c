@@ -22,6 +22,10 @@
  *   fast_io_fail: once that long has passed since the loss, waiting and new requests
  *          complete with HOST PATHING ERROR, DNR clear, at the owner's next poll.
  *
+ * It sits below the controller's code: failing, resetting or giving up on the controller
+ * goes through the table nvme_ctrlr_construct() sets (struct nvme_ctrlr_recovery_ops), so
+ * the qpairs' recovery and the transports can call in here.
+ *
  * The timing decisions are pure functions of the options, the tick rate and three tick
  * values (nvme_internal.h), so a unit test can walk them on a fake clock; the options'
  * rules are checked with the others in nvme.c.
@@ -63,7 +67,7 @@ nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 	bool attached = ctrlr_attached(ctrlr);
 
 	if (!nvme_ctrlr_reconnect_enabled(ctrlr) || !attached) {
-		nvme_ctrlr_fail(ctrlr, why);
+		ctrlr->recovery->fail(ctrlr, why);
 		return;
 	}
 	if (atomic_exchange(&ctrlr->reconnecting, true)) {
@@ -126,7 +130,7 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 			   "attempts); the controller is failed for good",
 			   ctrlr->name, ctrlr->opts.ctrlr_loss_timeout_sec,
 			   ctrlr->reconnect_attempts);
-		nvme_ctrlr_removed(ctrlr);
+		ctrlr->recovery->removed(ctrlr);
 		atomic_store(&ctrlr->reconnecting, false);
 		return;
 	}
@@ -138,7 +142,7 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 		return;
 	}
 	ctrlr->reconnect_attempts++;
-	if (rc > 0 && nvp_nvme_ctrlr_reset(ctrlr) == 0) {
+	if (rc > 0 && ctrlr->recovery->reset(ctrlr) == 0) {
 		NVP_NOTICELOG("%s: reconnected (attempt %u, %.1f s after the loss)", ctrlr->name,
 			      ctrlr->reconnect_attempts,
 			      (double)(nvme_ticks(ctrlr) - loss) / (double)ctrlr->ticks_hz);

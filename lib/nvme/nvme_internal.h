@@ -13,7 +13,8 @@
  *   nvme_qpair_recovery.c  timeouts, Abort, quarantine, the reset handshake, queue
  *                     re-creation
  *   nvme_transport.h  the one "PCIe inline, else the ops table" dispatch of the I/O path
- *   nvme_pcie.c       the PCIe transport: BAR0, doorbells, SQ/CQ rings
+ *   nvme_pcie_ctrlr.c the PCIe transport: BAR0, registers, queue set-up, the ops table
+ *   nvme_pcie.c       its I/O path where not inline (nvme_pcie_internal.h): checks, PRP lists
  *   nvme_pcie_prp.c   PRP lists
  *   nvme_pcie_probe.c the PCI function a transport ID names; the PCIe scan
  *
@@ -361,6 +362,12 @@ struct nvme_transport_ops {
 	bool (*ctrlr_is_present)(struct nvp_nvme_ctrlr *ctrlr);
 	/* I/O queues the transport can address (PCIe: doorbells inside BAR0). */
 	uint32_t (*ctrlr_get_max_io_queues)(struct nvp_nvme_ctrlr *ctrlr);
+	/*
+	 * Optional: why the registers read all ones, for the init and health check messages
+	 * (PCIe: the device is gone or BAR0 is not mapped; a fabric: the property reads
+	 * have no connection). Without it the message says only that they do.
+	 */
+	const char *(*ctrlr_all_ones_cause)(const struct nvp_nvme_ctrlr *ctrlr);
 
 	/* Allocate a qpair (rings, trackers, requests); nothing is sent to the device. */
 	int (*qpair_create)(struct nvp_nvme_ctrlr *ctrlr, uint16_t qid,
@@ -493,7 +500,8 @@ struct nvp_nvme_ns {
  * and reaches them only through this table, which nvme_ctrlr_construct() sets: the files'
  * dependencies run one way, controller -> qpair and recovery -> transport. The admin
  * commands' synchronous helper, below the controller too, asks its health check through
- * this table when a command times out.
+ * this table when a command times out, and a stuck admin CQ's reset; the reconnect poll
+ * (nvme_ctrlr_reconnect.c) fails, resets or gives up on the controller through it.
  */
 struct nvme_ctrlr_recovery_ops {
 	bool (*admin_trylock)(struct nvp_nvme_ctrlr *ctrlr); /* never waits: true if now held */
@@ -508,6 +516,9 @@ struct nvme_ctrlr_recovery_ops {
 	/* nvme_ctrlr_check_health() and nvme_ctrlr_removed(). */
 	bool (*check_health)(struct nvp_nvme_ctrlr *ctrlr, const char *context);
 	void (*removed)(struct nvp_nvme_ctrlr *ctrlr);
+	/* nvme_ctrlr_fail() and nvp_nvme_ctrlr_reset(). */
+	void (*fail)(struct nvp_nvme_ctrlr *ctrlr, const char *why);
+	int (*reset)(struct nvp_nvme_ctrlr *ctrlr);
 };
 
 struct nvp_nvme_ctrlr {
@@ -518,8 +529,9 @@ struct nvp_nvme_ctrlr {
 				     * re-create their queues at their owner's next poll */
 	uint32_t max_xfer_size;     /* MDTS, opts.max_io_size */
 	bool ticks_tsc;             /* nvp_env_get_ticks() is the TSC: read it inline */
-	bool db_fence_asym;         /* nvme_db_fence_asym(): the doorbell window's owner
-				     * side needs no fence instruction (nvme_qpair.c) */
+	bool db_fence_asym;         /* membarrier registered (nvme_qpair_recovery.c): the
+				     * doorbell window's owner side needs no fence
+				     * instruction (nvme_qpair.c) */
 	uint64_t ticks_hz;
 
 	/* Cold. */
@@ -656,6 +668,8 @@ nvme_qpair_reset_pending(const struct nvp_nvme_qpair *qpair)
 /* nvme_qpair_recovery.c: the reset handshake's fences */
 bool nvme_db_fence_asym(void);
 void nvme_db_fence_remote(const struct nvp_nvme_ctrlr *ctrlr);
+/* nvme_qpair_recovery.c: what nvme_qpair_complete_cpl() (nvme_cpl.h) does not do inline */
+void nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
 
 /* nvme.c */
 void nvme_ctrlr_opts_copy(struct nvp_nvme_ctrlr_opts *dst, const struct nvp_nvme_ctrlr_opts *src);
@@ -879,30 +893,6 @@ nvme_complete_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req,
 	if (cb != NULL) {
 		cb(cb_arg, cpl);
 	}
-}
-
-void nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl);
-
-/* Called by the transport for each completion queue entry. */
-static inline void
-nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
-{
-	struct nvme_tracker *tr = &qpair->trackers[cpl->cid];
-	struct nvme_request *req;
-
-	/* ACTIVE implies a completion pending and a slot held (the other states clear or
-	 * keep them apart): one test for the common case. */
-	if (nvp_unlikely(cpl->cid >= qpair->num_trackers || tr->state != NVME_TR_ACTIVE)) {
-		nvme_qpair_complete_slow(qpair, cpl);
-		return;
-	}
-	tr->cpl_pending = false;
-	tr->holds_slot = false;
-	qpair->slots_used--;
-	req = tr->req;
-	TAILQ_REMOVE(&qpair->outstanding, tr, link);
-	tracker_put(qpair, tr);
-	nvme_complete_request(qpair, req, cpl);
 }
 
 /*

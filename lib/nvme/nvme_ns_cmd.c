@@ -22,7 +22,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "nvme_transport.h"
+#include "nvme_qpair_internal.h"
 
 /* The qpair's owner, an I/O qpair of the namespace's controller, an active namespace. */
 static inline int

@@ -2,16 +2,16 @@
 /*
  * The PCIe transport's own state, kept out of the generic structs: BAR0 and doorbells,
  * the SQ/CQ rings, PRP list pages per tracker and the pool of chained list pages. Shared
- * by nvme_pcie.c, nvme_pcie_prp.c and the dispatch header nvme_transport.h, which calls
+ * by nvme_pcie_ctrlr.c, nvme_pcie.c, nvme_pcie_prp.c and the dispatch header nvme_transport.h, which calls
  * the PCIe hot path (submit, doorbell, completions) directly instead of through the ops
  * table: no indirect call per I/O, and the compiler can inline the submission.
  */
 #ifndef NVP_NVME_PCIE_INTERNAL_H
 #define NVP_NVME_PCIE_INTERNAL_H
 
-#include "nvme_internal.h"
+#include "nvme_cpl.h"
 
-/* The PCIe transport's ops (nvme_pcie.c); nvme_transport.h tells its qpairs by it. */
+/* The PCIe transport's ops (nvme_pcie_ctrlr.c); nvme_transport.h tells its qpairs by it. */
 extern const struct nvme_transport_ops g_nvme_pcie_transport;
 
 /* A virtual device made for a controller's trid (nvme_pcie_probe.c), destroyed with it. */
@@ -265,7 +265,7 @@ nvme_pcie_qpair_ring_shadow(struct nvp_nvme_qpair *qpair)
 /*
  * Consume completions whose phase tag matches the current pass, inline in the generic
  * poll (nvme_transport.h) as the submission is: what PCIe does for a read or write of up
- * to two pages is all in this header; nvme_pcie.c holds set-up and the slow paths. The
+ * to two pages is all in this header; nvme_pcie.c holds the slow paths and nvme_pcie_ctrlr.c set-up. The
  * ring state lives in @pq and is updated before each callback, so a callback that processes completions of
  * the same queue again (an admin callback issuing an admin command) stays consistent.
  */

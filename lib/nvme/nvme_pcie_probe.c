@@ -2,7 +2,7 @@
 /*
  * The PCI functions behind the PCIe transport: which function a transport ID names, the
  * unclaimed NVMe functions a probe offers (the transport's scan), and why env left one
- * out. Only env is called from here; nvme_pcie.c builds the controller on the function.
+ * out. Only env is called from here; nvme_pcie_ctrlr.c builds the controller on the function.
  *
  * A transport ID names either a PCI function ("trtype:PCIe traddr:0000:01:00.0"), or a
  * virtual device to be made on demand by an env provider registered under the trtype

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nvme_transport.h"
+#include "nvme_qpair_internal.h"
 
 /* ---------------------------------------------------------------------------------------
  * Set-up
@@ -242,7 +242,7 @@ submit_slow(struct nvp_nvme_qpair *qpair, struct nvme_request *req)
 }
 
 /*
- * Where nvme_qpair_submit_in() (nvme_transport.h) leaves @req when it cannot go into the SQ
+ * Where nvme_qpair_submit_in() (nvme_qpair_internal.h) leaves @req when it cannot go into the SQ
  * at once: a qpair not ready, a failed controller, a reset pending, no free slot or
  * requests queued ahead of it. \return 0, -ENXIO, or the payload's -errno.
  */

@@ -88,7 +88,7 @@ nvme_cpl_set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc, bool dnr)
  * 4.14, seccomp) or with NVP_NVME_MEMBARRIER=0 in the environment, the owner uses a
  * seq_cst read-modify-write (x86 lock xadd, arm64 ldaddal) as before.
  */
-static bool db_fence_asym;
+static bool g_db_fence_asym;
 
 static void
 db_fence_register(void)
@@ -98,8 +98,8 @@ db_fence_register(void)
 	if (env != NULL && strcmp(env, "0") == 0) {
 		return;
 	}
-	db_fence_asym = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) ==
-			0;
+	g_db_fence_asym = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
+				  0) == 0;
 }
 
 bool
@@ -108,7 +108,7 @@ nvme_db_fence_asym(void)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 	pthread_once(&once, db_fence_register);
-	return db_fence_asym;
+	return g_db_fence_asym;
 }
 
 void
@@ -865,7 +865,7 @@ conn_run(struct nvp_nvme_qpair *qpair)
 
 /* One move of the machine. \return true once the queues are usable. */
 static bool
-conn_step(struct nvp_nvme_qpair *qpair)
+conn_move(struct nvp_nvme_qpair *qpair)
 {
 	int rc = conn_run(qpair);
 
@@ -873,7 +873,7 @@ conn_step(struct nvp_nvme_qpair *qpair)
 		return false;
 	}
 	if (rc == 1 && qpair->conn_state == NVME_QP_DELETING) {
-		return reclaim_done(qpair) && conn_step(qpair);
+		return reclaim_done(qpair) && conn_move(qpair);
 	}
 	if (rc == 1) {
 		qpair->conn_state = NVME_QP_CONNECTED;
@@ -927,7 +927,7 @@ nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair)
 		conn_fail(qpair, -ENXIO);
 		return false;
 	}
-	return conn_step(qpair);
+	return conn_move(qpair);
 }
 
 /*

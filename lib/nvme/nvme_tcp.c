@@ -1401,6 +1401,14 @@ tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 	return 0;
 }
 
+/* A property read over a connection that is down answers all ones (see tcp_get_reg_4). */
+static const char *
+tcp_all_ones_cause(const struct nvp_nvme_ctrlr *ctrlr)
+{
+	(void)ctrlr;
+	return "registers unreadable: no connection to the target";
+}
+
 const struct nvme_transport_ops g_nvme_tcp_transport = {
 	.name = "TCP",
 	.type = NVP_NVME_TRANSPORT_TCP,
@@ -1412,6 +1420,7 @@ const struct nvme_transport_ops g_nvme_tcp_transport = {
 	.ctrlr_enable_admin_queue = tcp_ctrlr_enable_admin_queue,
 	.ctrlr_reconnect_poll = tcp_ctrlr_reconnect_poll,
 	.ctrlr_get_max_io_queues = tcp_get_max_io_queues,
+	.ctrlr_all_ones_cause = tcp_all_ones_cause,
 	.qpair_create = nvme_tcp_qpair_create,
 	.qpair_destroy = tcp_qpair_destroy,
 	.qpair_connect = tcp_qpair_connect,

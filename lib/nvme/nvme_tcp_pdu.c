@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "nvme_cpl.h"
 #include "nvme_tcp_internal.h"
 
 static const uint8_t g_zero_pad[128];

@@ -13,6 +13,7 @@
 #define NVME_UT_TICKS fz_ticks
 #include "nvme/nvme_qpair.c"
 #include "nvme/nvme_qpair_recovery.c"
+#include "nvme/nvme_pcie_ctrlr.c"
 #include "nvme/nvme_pcie.c"
 #include "nvme/nvme_pcie_probe.c"
 

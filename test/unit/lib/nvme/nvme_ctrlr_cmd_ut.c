@@ -157,8 +157,8 @@ static uint32_t g_reidentify_calls, g_active_ns_calls;
 static uint32_t g_reidentify_nsid;
 
 /* A reset ends every admin command the device had with ABORTED SQ DELETION. */
-int
-nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
+static int
+fake_reset(struct nvp_nvme_ctrlr *ctrlr)
 {
 	struct nvme_cpl cpl;
 
@@ -184,6 +184,7 @@ fake_check_health(struct nvp_nvme_ctrlr *ctrlr, const char *context)
 
 static const struct nvme_ctrlr_recovery_ops g_fake_recovery = {
 	.check_health = fake_check_health,
+	.reset = fake_reset,
 };
 
 int

@@ -28,16 +28,16 @@ ut_ticks(void)
 static unsigned int g_fails, g_removes, g_resets;
 static int g_reset_rc; /* what the next reset returns */
 
-void
-nvme_ctrlr_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
+static void
+fake_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 {
 	(void)why;
 	g_fails++;
 	atomic_store(&ctrlr->is_failed, true);
 }
 
-void
-nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
+static void
+fake_removed(struct nvp_nvme_ctrlr *ctrlr)
 {
 	g_removes++;
 	atomic_store(&ctrlr->removed, true);
@@ -45,8 +45,8 @@ nvme_ctrlr_removed(struct nvp_nvme_ctrlr *ctrlr)
 }
 
 /* As the real one: success clears reconnecting; a failure leaves it set. */
-int
-nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
+static int
+fake_reset(struct nvp_nvme_ctrlr *ctrlr)
 {
 	g_resets++;
 	if (g_reset_rc == 0) {
@@ -96,6 +96,13 @@ static const struct nvme_transport_ops g_ut_transport = {
 	.ctrlr_reconnect_poll = ut_reconnect_poll,
 };
 
+/* The controller's table, as nvme_ctrlr_construct() sets it. */
+static const struct nvme_ctrlr_recovery_ops g_fake_recovery = {
+	.removed = fake_removed,
+	.fail = fake_fail,
+	.reset = fake_reset,
+};
+
 static void
 ctrlr_init(struct nvp_nvme_ctrlr *ctrlr, int32_t loss, uint32_t delay, uint32_t fast)
 {
@@ -103,6 +110,7 @@ ctrlr_init(struct nvp_nvme_ctrlr *ctrlr, int32_t loss, uint32_t delay, uint32_t 
 	snprintf(ctrlr->name, sizeof(ctrlr->name), "ut");
 	ctrlr->ticks_hz = HZ;
 	ctrlr->transport = &g_ut_transport;
+	ctrlr->recovery = &g_fake_recovery;
 	ctrlr->state = NVME_CTRLR_STATE_READY;
 	ctrlr->opts.ctrlr_loss_timeout_sec = loss;
 	ctrlr->opts.reconnect_delay_sec = delay;

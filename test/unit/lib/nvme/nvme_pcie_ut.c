@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Unit tests of the PCIe transport (nvme_pcie.c) against a fake PCI function whose BAR0
+ * Unit tests of the PCIe transport (nvme_pcie_ctrlr.c) against a fake PCI function whose BAR0
  * is plain memory: attach checks (BAR size, all-ones registers, bus mastering),
  * doorbell offsets with CAP.DSTRD, admin queue registers, SQ tail arithmetic and
  * wrap, CQ phase tags and their flip at the wrap, the CQ head doorbell once per batch,
  * a CQ stuck behind an entry with a stale phase tag.
  */
+#include "nvme/nvme_pcie_ctrlr.c"
 #include "nvme/nvme_pcie.c"
 #include "nvme/nvme_pcie_probe.c"
 

@@ -16,6 +16,7 @@
 #define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_qpair.c"
 #include "nvme/nvme_qpair_recovery.c"
+#include "nvme/nvme_cpl.h"
 
 #include "ut_nvme.h"
 
