@@ -6,10 +6,9 @@
  * (which re-reads namespaces) is in nvme_ns.c, asynchronous events in nvme_aer.c: both
  * use these commands, and this file uses neither.
  *
- * The admin queue is shared by every thread; each use holds ctrlr->adminq_lock, for the
- * time of one submission or one poll: a synchronous command waits without it. The lock
- * is recursive so that a callback run while completions are processed (an AER handler)
- * may itself issue admin commands.
+ * The admin queue is shared by every thread; each use holds ctrlr->adminq_lock
+ * (nvme_ctrlr_lock.c), for the time of one submission or one poll: a synchronous command
+ * waits without it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,26 +20,6 @@
 /* ---------------------------------------------------------------------------------------
  * Submission and completion
  * ------------------------------------------------------------------------------------- */
-
-/* The admin queue's lock (see the top of this file). */
-void
-nvme_ctrlr_lock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	pthread_mutex_lock(&ctrlr->adminq_lock);
-}
-
-/* For I/O threads: never wait for the admin queue. \return true if now held. */
-bool
-nvme_ctrlr_trylock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	return pthread_mutex_trylock(&ctrlr->adminq_lock) == 0;
-}
-
-void
-nvme_ctrlr_unlock(struct nvp_nvme_ctrlr *ctrlr)
-{
-	pthread_mutex_unlock(&ctrlr->adminq_lock);
-}
 
 /*
  * Queue an admin command; @buf (DMA memory or NULL) is the payload. With no payload the

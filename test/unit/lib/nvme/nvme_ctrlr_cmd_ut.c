@@ -10,6 +10,7 @@
 /* The driver runs on this test's clock (see nvme_ticks()). */
 #define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_ctrlr_cmd.c"
+#include "nvme/nvme_ctrlr_lock.c"
 #include "nvme/nvme_aer.c"
 
 #include "ut_nvme.h"
