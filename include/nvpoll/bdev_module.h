@@ -58,7 +58,9 @@ struct nvp_bdev_io {
 	/* ---- hot: set by the core, read-only for stages and modules ---- */
 	uint8_t type;   /**< enum nvp_bdev_io_type */
 	uint8_t tenant; /**< the descriptor's tenant (nvp_bdev_desc_set_tenant()), for
-			 * schedulers that share the device between tenants */
+			 * schedulers that share the device between tenants: set when
+			 * the I/O goes down the stages (admission, scheduler) or past a
+			 * poll hook, undefined for a module on a channel without them */
 	uint8_t rsvd1[2];
 	uint32_t flags; /**< write flags (NVP_BDEV_WRITE_*), 0 for other types */
 	uint64_t offset_blocks;

@@ -204,11 +204,15 @@ struct nvme_tracker {
 	TAILQ_ENTRY(nvme_tracker) link;      /* outstanding, recovery or reset lists */
 	SLIST_ENTRY(nvme_tracker) free_link; /* the free stack */
 	uint16_t cid;
+	bool xport_res; /* the transport gave this submission resources of its own
+			 * (PCIe: chained PRP list pages): release_tracker on free */
+	uint8_t rsvd1;
+	/* The next four bytes are written together at submission: one store, not three
+	 * (2 instructions fewer per I/O, bench/driver_cost). */
 	uint8_t state;    /* enum nvme_tracker_state */
 	bool cpl_pending; /* the device owes a completion for this CID */
 	bool holds_slot;  /* counted in qpair->slots_used */
-	bool xport_res;   /* the transport gave this submission resources of its own
-			     * (PCIe: chained PRP list pages): release_tracker on free */
+	uint8_t rsvd2;
 
 	/* Cold: timeout recovery. */
 	_Atomic int abort_result; /* enum nvme_abort_result */
@@ -248,10 +252,17 @@ struct nvp_nvme_qpair {
 	uint32_t num_trackers; /* num_slots + spare CIDs for quarantine */
 	uint16_t id;
 	bool is_admin;
-	bool delay_doorbell;
 	bool sq_dirty; /* entries written since the last SQ doorbell */
-	bool in_batch; /* inside a poll (callbacks) or submitting the queued list: the
-			* doorbell is rung once at the end */
+	union {
+		struct {
+			bool delay_doorbell;
+			bool in_batch; /* inside a poll (callbacks) or submitting the queued
+					* list: the doorbell is rung once at the end */
+		};
+		/* either: a submission leaves the doorbell to later (one load, one test:
+		 * 2 instructions fewer per I/O, bench/driver_cost) */
+		uint16_t ring_later;
+	};
 	union {
 		struct {
 			bool failed;        /* everything completed, nothing accepted */
@@ -479,7 +490,7 @@ struct nvp_nvme_ns {
 	uint32_t plain_max_sectors; /* the most LBAs a read or write may carry on the
 				     * fast path: max_io_sectors, or 0 when every request
 				     * needs the general one (NOIOB, protection information,
-				     * separate metadata) */
+				     * separate metadata, an inactive namespace) */
 
 	/* Cold. */
 	uint32_t max_xfer_size;

@@ -178,6 +178,15 @@ ns_get_or_create(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 	return ns;
 }
 
+/* Inactive: plain_max_sectors 0 too, so that the fast read and write path (nvme_ns_cmd.c)
+ * sends every request to the general one, which checks active (no test of its own). */
+static void
+ns_set_inactive(struct nvp_nvme_ns *ns)
+{
+	ns->active = false;
+	ns->plain_max_sectors = 0;
+}
+
 /* Derive sector size, size and max transfer from the identify data. */
 static void
 ns_update(struct nvp_nvme_ns *ns)
@@ -187,7 +196,7 @@ ns_update(struct nvp_nvme_ns *ns)
 	const struct nvme_lbaf *lbaf = &d->lbaf[fmt];
 	uint32_t sector;
 
-	ns->active = false;
+	ns_set_inactive(ns);
 	if (d->nsze == 0) {
 		return; /* identify of an inactive id returns zeroes */
 	}
@@ -284,7 +293,7 @@ nvme_ctrlr_identify_namespaces(struct nvp_nvme_ctrlr *ctrlr, uint32_t nsid)
 		return rc;
 	}
 	for (i = 0; i < ctrlr->num_ns_objs; i++) {
-		ctrlr->ns[i]->active = false;
+		ns_set_inactive(ctrlr->ns[i]);
 	}
 	for (i = 0; i < ctrlr->num_active_ns; i++) {
 		rc = ns_identify(ctrlr, ctrlr->active_ns[i]);

@@ -15,7 +15,7 @@
  * pieces (nvme_ns_split.c).
  *
  * A contiguous read, write or compare within the transfer limit, with no protection
- * information flags, on a namespace without NOIOB, protection information or separate
+ * information flags, on an active namespace without NOIOB, protection information or separate
  * metadata takes the fast path (ns_rw, inline): one compare of the count against
  * ns->plain_max_sectors sends everything else to the general path (ns_rw_any).
  */
@@ -207,9 +207,13 @@ ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *b
 
 		return buf == NULL ? -EINVAL : ns_rw_any(ns, qpair, &a, lba, lba_count, cb, cb_arg);
 	}
-	rc = check_target(ns, qpair);
+	/* check_target() but for active: an inactive namespace's plain_max_sectors is 0 */
+	rc = nvme_qpair_check_owner(qpair);
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
+	}
+	if (nvp_unlikely(ns->ctrlr != qpair->ctrlr || qpair->is_admin)) {
+		return -EINVAL;
 	}
 	if (nvp_unlikely(lba >= ns->num_sectors || lba_count > ns->num_sectors - lba)) {
 		return -ERANGE;
@@ -225,7 +229,12 @@ ns_rw(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint8_t opc, void *b
 	nvme_request_init(req, cb, cb_arg);
 	set_lba_cmd(req, ns, opc, lba, lba_count, io_flags);
 	req->cmd.cdw13 = cdw13;
-	nvme_request_set_contig(req, buf, lba_count * ns->sector_size);
+	/* nvme_request_set_contig() knowing the payload is not empty (buf checked, the size
+	 * at most the max transfer): the transport's test of its type folds away (5
+	 * instructions fewer per I/O, bench/driver_cost) */
+	req->payload.buf = buf;
+	req->payload.size = lba_count * ns->sector_size;
+	req->payload.type = NVME_PAYLOAD_CONTIG;
 	return nvme_qpair_submit_in(qpair, tr, req);
 }
 

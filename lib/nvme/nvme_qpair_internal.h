@@ -37,10 +37,11 @@ nvme_qpair_submit_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 	}
 	SLIST_REMOVE_HEAD(&qpair->free_tr, free_link); /* @tr is its first */
 	qpair->slots_used++;
-	tr->holds_slot = true;
 	tr->req = req;
-	tr->cpl_pending = true;
 	tr->state = NVME_TR_ACTIVE;
+	tr->cpl_pending = true;
+	tr->holds_slot = true;
+	tr->rsvd2 = 0; /* with the three above: one store (see struct nvme_tracker) */
 	if (qpair->timeout_ticks != 0) {
 		/* Inside a poll (callbacks) the poll's own timestamp is fresh enough. */
 		if (nvp_likely(accepted == 0)) {
@@ -99,7 +100,7 @@ nvme_qpair_submit_in(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr,
 		return nvme_qpair_submit_refused(qpair, req, rc);
 	}
 	qpair->num_outstanding++;
-	if (!qpair->delay_doorbell && !qpair->in_batch) {
+	if (qpair->ring_later == 0) {
 		nvme_qpair_ring_sq_guarded(qpair);
 	}
 	return 0;

@@ -203,6 +203,45 @@ test_busy_joins_accounting(void)
 	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
 }
 
+/*
+ * A timed read, then one sent while accounting was off, completed together (one list in
+ * the list suite) with accounting on: the second is counted, not timed (its submit tick
+ * is 0, which the list accounting tests only where a tick differs from the run's).
+ */
+static void
+test_untimed_after_timed(void)
+{
+	struct nvp_bdev_channel *ch;
+	struct nvp_bdev_desc *desc;
+	struct ut_events ev = { 0 };
+	struct ut_done done = { 0 };
+	struct nvp_bdev *bdev;
+	static char buf[512];
+
+	bdev = ut_stub_register("ut", 64, 0, 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("ut", false, ut_event_cb, &ev, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	g_stub.auto_complete = false;
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 0, 1, ut_done_cb, &done), 0);
+	nvp_bdev_set_accounting(bdev, false);
+	nvp_bdev_channel_poll(ch); /* a switch takes effect in the channel's next poll */
+	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(desc, ch, buf, 1, 1, ut_done_cb, &done), 0);
+	nvp_bdev_set_accounting(bdev, true);
+	nvp_bdev_channel_poll(ch);
+	CU_ASSERT_EQUAL(done.calls, 0);
+	g_stub.auto_complete = true;
+	nvp_bdev_channel_poll(ch); /* both: the timed one first */
+	CU_ASSERT_EQUAL(done.calls, 2);
+	CU_ASSERT_EQUAL(nvp_bdev_get_stats(bdev, &g_stats), 0);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].ios, 2);
+	CU_ASSERT_EQUAL(g_stats.op[NVP_BDEV_IO_READ].inflight, 0);
+	CU_ASSERT_EQUAL(nvp_histogram_count(&g_stats.op[NVP_BDEV_IO_READ].device), 1);
+	CU_ASSERT(nvp_histogram_max(&g_stats.op[NVP_BDEV_IO_READ].device) < g_stats.ticks_hz);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_unregister(bdev), 0);
+}
+
 /* A callback that destroys the channel it completes on, and polls it first (nested). */
 struct destroy_in_cb {
 	struct nvp_bdev_channel *ch;
@@ -803,8 +842,8 @@ main(void)
 		UT_TEST(test_stats_clock_sources), UT_TEST(test_stats_concurrent_reader),
 		UT_TEST(test_poll_group_and_hook), UT_TEST(test_foreign_thread),
 		UT_TEST(test_completion_batch),    UT_TEST(test_busy_joins_accounting),
-		UT_TEST(test_destroy_inside_poll), UT_TEST(test_completion_at),
-		UT_TEST(test_completion_at_runs),
+		UT_TEST(test_untimed_after_timed), UT_TEST(test_destroy_inside_poll),
+		UT_TEST(test_completion_at),       UT_TEST(test_completion_at_runs),
 	};
 
 	return ut_run("bdev_channel", tests, sizeof(tests) / sizeof(tests[0]));

@@ -673,12 +673,14 @@ t_admit_complete(void *ch_ctx, struct nvp_bdev_io *io, uint64_t latency, uint64_
 
 static struct nvp_bdev_io *g_sq[8];
 static int g_sq_n;
+static int g_sub_tenant = -1; /* io->tenant as the scheduler saw it */
 
 static void
 t_submit(void *ch_ctx, struct nvp_bdev_io *io, uint64_t now)
 {
 	(void)ch_ctx;
 	(void)now;
+	g_sub_tenant = io->tenant;
 	g_sq[g_sq_n++] = io;
 	strcat(g_trace, "S");
 }
@@ -746,8 +748,11 @@ test_pipeline_order(void)
 	memset(g_trace, 0, sizeof(g_trace));
 	g_stub.trace = g_trace;
 	done.trace = g_trace;
+	/* the stages see the descriptor's tenant (set for them, not by every I/O call) */
+	CU_ASSERT_EQUAL(nvp_bdev_desc_set_tenant(f.desc, 3), 0);
 
 	CU_ASSERT_EQUAL(nvp_bdev_read_blocks(f.desc, f.ch, buf, 0, 1, ut_done_cb, &done), 0);
+	CU_ASSERT_EQUAL(g_sub_tenant, 3);
 	nvp_bdev_channel_poll(f.ch);
 	/* down: admit, sched submit, dispatch, module; up: module, sched, admission, user */
 	CU_ASSERT_STRING_EQUAL(g_trace, "ASDMmsaU");

@@ -357,6 +357,7 @@ test_ns_lookup_many(void)
 		CU_ASSERT_TRUE(g_ctrlr.ns[i - 1]->id < g_ctrlr.ns[i]->id);
 	}
 	CU_ASSERT_PTR_EQUAL(nvp_nvme_ctrlr_get_ns(&g_ctrlr, 701), ns700);
+	CU_ASSERT_NOT_EQUAL(ns700->plain_max_sectors, 0);
 	n = 0;
 	for (nsid = nvp_nvme_ctrlr_get_first_active_ns(&g_ctrlr); nsid != 0;
 	     nsid = nvp_nvme_ctrlr_get_next_active_ns(&g_ctrlr, nsid)) {
@@ -380,6 +381,8 @@ test_ns_lookup_many(void)
 	CU_ASSERT_EQUAL(nvme_ctrlr_identify_namespaces(&g_ctrlr, NVME_GLOBAL_NS_TAG), 0);
 	CU_ASSERT_EQUAL(g_ctrlr.num_ns_objs, 1500);
 	CU_ASSERT_FALSE(ns700->active);
+	/* the fast read and write path knows an inactive namespace by this alone */
+	CU_ASSERT_EQUAL(ns700->plain_max_sectors, 0);
 	CU_ASSERT_PTR_NULL(nvp_nvme_ctrlr_get_ns(&g_ctrlr, 701));
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_next_active_ns(&g_ctrlr, 700), 702);
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_get_next_active_ns(&g_ctrlr, 1500), 0);
