@@ -450,6 +450,38 @@ nvp_tcp_ipv6() {
 		{ nvp_fail "the discovery log over IPv6 does not hold the IPv6 port's record"; return 1; }
 }
 
+# nvp_tcp_ana: multipath over two nvmet ports of the same subsystem, 127.0.0.1:4420 (path 0,
+# its ANA group optimized) and :4422 (path 1, non-optimized). nvme_mpath's
+# ana_inaccessible_moves_io turns port 1's group inaccessible under verify I/O, then
+# optimized again; nvmet sends the ANA change notices. I/O must move to path 1 and back
+# with 0 errors, 0 lost, 0 completed twice, 0 corrupted.
+nvp_tcp_ana() {
+	local cfg=/sys/kernel/config/nvmet p1 p3 rc
+	p1=$cfg/ports/1
+	p3=$cfg/ports/3
+	if [ ! -d "$p3" ]; then
+		mkdir "$p3" || return 1
+		echo tcp >"$p3/addr_trtype"
+		echo ipv4 >"$p3/addr_adrfam"
+		echo 127.0.0.1 >"$p3/addr_traddr"
+		echo 4422 >"$p3/addr_trsvcid"
+		ln -s "$cfg/subsystems/$NVP_TCP_NQN" "$p3/subsystems/$NVP_TCP_NQN" ||
+			{ nvp_fail "nvmet port 3 not linked"; return 1; }
+	fi
+	echo optimized >"$p1/ana_groups/1/ana_state" &&
+		echo non-optimized >"$p3/ana_groups/1/ana_state" ||
+		{ nvp_fail "cannot set the ports' ANA states"; return 1; }
+	NVP_TEST_TRID="$NVP_TCP_TRID" \
+		NVP_TEST_TRID2="trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4422 subnqn:$NVP_TCP_NQN" \
+		NVP_TEST_ANA_INACCESSIBLE_CMD="echo inaccessible >$p1/ana_groups/1/ana_state" \
+		NVP_TEST_ANA_OPTIMIZED_CMD="echo optimized >$p1/ana_groups/1/ana_state" \
+		nvme_mpath ana_inaccessible_moves_io
+	rc=$?
+	echo optimized >"$p1/ana_groups/1/ana_state"
+	echo optimized >"$p3/ana_groups/1/ana_state"
+	return $rc
+}
+
 # CPU time of the whole guest (user+nice+system+irq+softirq, USER_HZ ticks): over TCP the
 # initiator's work is partly in kernel threads (and the target's always is), which a
 # process's rusage misses.
