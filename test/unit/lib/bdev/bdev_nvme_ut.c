@@ -324,8 +324,7 @@ main(void)
 		UT_TEST(test_sgl_cursor),         UT_TEST(test_bad_input),
 		UT_TEST(test_hint_mapping),       UT_TEST(test_hint_stats_bad_input),
 		UT_TEST(test_channel_queue_size), UT_TEST(test_timeout_marks),
-		UT_TEST(test_reconnect_opts),
-		UT_TEST(test_enxio_again),
+		UT_TEST(test_reconnect_opts),     UT_TEST(test_enxio_again),
 	};
 
 	return ut_run("bdev_nvme", tests, sizeof(tests) / sizeof(tests[0]));
