@@ -48,19 +48,27 @@ perf_total_histogram(const struct perf_run *run, struct nvp_histogram *total)
 	}
 }
 
-uint64_t
-perf_total_errors(const struct perf_run *run)
+/* Every row's errors, with (@with_window) or without those of the window: the drain's. */
+static uint64_t
+sum_errors(const struct perf_run *run, bool with_window)
 {
 	uint64_t errors = 0;
 	uint32_t t, n;
 
 	for (t = 0; t < run->num_threads; t++) {
 		for (n = 0; n < run->threads[t].num_ns; n++) {
-			errors += run->threads[t].ns_stats[n].errors +
-				  run->threads[t].ns_stats[n].drain_errors;
+			const struct perf_ns_stats *st = &run->threads[t].ns_stats[n];
+
+			errors += st->drain_errors + (with_window ? st->errors : 0);
 		}
 	}
 	return errors;
+}
+
+uint64_t
+perf_total_errors(const struct perf_run *run)
+{
+	return sum_errors(run, true);
 }
 
 static void
@@ -382,14 +390,8 @@ perf_report_print(const struct perf_run *run, FILE *f)
 		perf_bdev_report(run, f);
 	}
 	if (errors != 0) {
-		uint64_t drain_errors = 0;
-		uint32_t t, n;
+		uint64_t drain_errors = sum_errors(run, false);
 
-		for (t = 0; t < run->num_threads; t++) {
-			for (n = 0; n < run->threads[t].num_ns; n++) {
-				drain_errors += run->threads[t].ns_stats[n].drain_errors;
-			}
-		}
 		fprintf(f, "I/O errors: %lu", (unsigned long)errors);
 		if (drain_errors != 0) {
 			fprintf(f, " (%lu of them completed after the window, while draining)",
