@@ -16,12 +16,13 @@
 static inline void
 nvme_qpair_complete_cpl(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cpl)
 {
-	struct nvme_tracker *tr = &qpair->trackers[cpl->cid];
+	struct nvme_tracker *tr = &qpair->trackers[cpl->cid & qpair->cid_idx_mask];
 	struct nvme_request *req;
 
 	/* ACTIVE implies a completion pending and a slot held (the other states clear or
-	 * keep them apart): one test for the common case. */
-	if (nvp_unlikely(cpl->cid >= qpair->num_trackers || tr->state != NVME_TR_ACTIVE)) {
+	 * keep them apart): one test for the common case. An unused index is FREE; a CID of
+	 * another generation is a duplicated or stale completion. */
+	if (nvp_unlikely(tr->state != NVME_TR_ACTIVE || tr->cid != cpl->cid)) {
 		nvme_qpair_complete_slow(qpair, cpl);
 		return;
 	}

@@ -195,15 +195,18 @@ enum nvme_abort_result {
 };
 
 /*
- * A tracker: a command identifier (CID = index) and, while the command may still sit in
- * the SQ, one of its slots. Preallocated per qpair, one cache line each.
+ * A tracker: a command identifier and, while the command may still sit in the SQ, one of
+ * its slots. Preallocated per qpair, one cache line each. The CID is the tracker's index
+ * in its low bits and a generation above them (qpair->cid_idx_mask), advanced each time
+ * the tracker is freed: a completion posted twice, or late for a command since ended,
+ * names an earlier generation and matches no live command (as Linux's genctr does).
  */
 struct nvme_tracker {
 	struct nvme_request *req;            /* NULL once the request has been completed */
 	uint64_t deadline;                   /* ticks; 0 = none */
 	TAILQ_ENTRY(nvme_tracker) link;      /* outstanding, recovery or reset lists */
 	SLIST_ENTRY(nvme_tracker) free_link; /* the free stack */
-	uint16_t cid;
+	uint16_t cid;   /* of its current (or next) command: index | generation */
 	bool xport_res; /* the transport gave this submission resources of its own
 			 * (PCIe: chained PRP list pages): release_tracker on free */
 	uint8_t rsvd1;
@@ -237,7 +240,7 @@ struct nvp_nvme_qpair {
 	/* Hot: every submission and completion. */
 	const struct nvme_transport_ops *transport;
 	struct nvp_nvme_ctrlr *ctrlr;
-	struct nvme_tracker *trackers;        /* indexed by CID */
+	struct nvme_tracker *trackers;        /* indexed by CID & cid_idx_mask */
 	SLIST_HEAD(, nvme_tracker) free_tr;   /* a stack: the last freed is warm in cache */
 	struct nvme_tracker_list outstanding; /* submission order: the head expires first */
 	STAILQ_HEAD(, nvme_request) queued;   /* waiting for a slot (or PRP list pages) */
@@ -250,6 +253,10 @@ struct nvp_nvme_qpair {
 	uint32_t num_slots;    /* num_entries - 1: a full SQ holds one entry less */
 	uint32_t slots_used;   /* trackers holding a slot: never above num_slots */
 	uint32_t num_trackers; /* num_slots + spare CIDs for quarantine */
+	/* A CID's index bits; trackers has cid_idx_mask + 1 entries (those past num_trackers
+	 * are never used), so a CID from the device indexes it without a bound test. */
+	uint16_t cid_idx_mask;
+	uint16_t cid_gen_step; /* cid_idx_mask + 1; 0 when the index takes all 16 bits */
 	uint16_t id;
 	bool is_admin;
 	bool sq_dirty; /* entries written since the last SQ doorbell */
@@ -872,6 +879,27 @@ nvme_tracker_release_slot(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 	}
 }
 
+/* Set a qpair's CID split for @num_trackers: the index bits are the smallest power of two
+ * past every index (all 16 bits, and no generation, for the largest queues). */
+static inline void
+nvme_qpair_set_cid_bits(struct nvp_nvme_qpair *qpair, uint32_t num_trackers)
+{
+	uint32_t n = 1;
+
+	while (n <= num_trackers && n < 0x10000u) {
+		n <<= 1;
+	}
+	qpair->cid_idx_mask = (uint16_t)(n - 1);
+	qpair->cid_gen_step = (uint16_t)(n & 0xffffu); /* 0 when n = 65536 */
+}
+
+/* The tracker's index (its CID without the generation). */
+static inline uint16_t
+nvme_tracker_idx(const struct nvp_nvme_qpair *qpair, const struct nvme_tracker *tr)
+{
+	return (uint16_t)(tr->cid & qpair->cid_idx_mask);
+}
+
 static inline __attribute__((always_inline)) void
 tracker_put(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 {
@@ -881,6 +909,7 @@ tracker_put(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr)
 	}
 	tr->req = NULL;
 	tr->state = NVME_TR_FREE;
+	tr->cid = (uint16_t)(tr->cid + qpair->cid_gen_step); /* the next command's */
 	SLIST_INSERT_HEAD(&qpair->free_tr, tr, free_link);
 }
 

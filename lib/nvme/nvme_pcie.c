@@ -45,7 +45,7 @@ int
 nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
 			   struct nvme_request *req)
 {
-	struct nvme_pcie_tracker *ptr = &pq->ptrackers[tr->cid];
+	struct nvme_pcie_tracker *ptr = &pq->ptrackers[nvme_tracker_idx(&pq->qpair, tr)];
 	int rc;
 
 	if (req->payload.size > pq->max_unchained && req->payload.type != NVME_PAYLOAD_NONE) {

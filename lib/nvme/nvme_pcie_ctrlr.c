@@ -523,7 +523,7 @@ pcie_qpair_release_tracker(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr
 {
 	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
 
-	nvme_pcie_prp_release(pq, &pq->ptrackers[tr->cid]);
+	nvme_pcie_prp_release(pq, &pq->ptrackers[nvme_tracker_idx(qpair, tr)]);
 }
 
 /* ---------------------------------------------------------------------------------------

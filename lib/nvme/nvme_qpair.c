@@ -112,7 +112,8 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	if (num_entries < NVME_MIN_QUEUE_ENTRIES || num_requests == 0) {
 		return -EINVAL;
 	}
-	qpair->trackers = aligned_calloc(qpair->num_trackers, sizeof(*qpair->trackers));
+	nvme_qpair_set_cid_bits(qpair, qpair->num_trackers);
+	qpair->trackers = aligned_calloc((size_t)qpair->cid_idx_mask + 1, sizeof(*qpair->trackers));
 	if (qpair->trackers == NULL) {
 		return -ENOMEM;
 	}

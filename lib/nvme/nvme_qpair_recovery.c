@@ -173,13 +173,18 @@ nvme_qpair_complete_slow(struct nvp_nvme_qpair *qpair, const struct nvme_cpl *cp
 {
 	struct nvme_tracker *tr;
 
-	if (cpl->cid >= qpair->num_trackers || !qpair->trackers[cpl->cid].cpl_pending) {
-		NVP_ERRLOG("qpair %u: completion for CID %u, which is not outstanding (sqhd %u, "
+	tr = &qpair->trackers[cpl->cid & qpair->cid_idx_mask];
+	if (!tr->cpl_pending || tr->cid != cpl->cid) {
+		NVP_ERRLOG("qpair %u: completion for CID %u, which is not outstanding%s (sqhd %u, "
 			   "status 0x%04x); ignored",
-			   qpair->id, cpl->cid, cpl->sqhd, cpl->status_raw);
+			   qpair->id, cpl->cid,
+			   tr->cpl_pending ||
+					   (uint16_t)(tr->cid - qpair->cid_gen_step) == cpl->cid ?
+				   ": a duplicate, or late for a command since ended" :
+				   "",
+			   cpl->sqhd, cpl->status_raw);
 		return;
 	}
-	tr = &qpair->trackers[cpl->cid];
 	tr->cpl_pending = false;
 	complete_recovering(qpair, tr, cpl);
 }

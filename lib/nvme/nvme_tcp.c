@@ -1004,7 +1004,7 @@ static int
 tcp_qpair_submit(struct nvp_nvme_qpair *qpair, struct nvme_tracker *tr, struct nvme_request *req)
 {
 	struct nvme_tcp_qpair *tq = nvme_tcp_qpair(qpair);
-	struct nvme_tcp_req *treq = &tq->treqs[tr->cid];
+	struct nvme_tcp_req *treq = &tq->treqs[nvme_tracker_idx(qpair, tr)];
 	uint32_t len = req->payload.type == NVME_PAYLOAD_NONE ? 0 : req->payload.size;
 	int rc;
 

@@ -403,13 +403,15 @@ rx_error(struct nvme_tcp_qpair *tq, const char *why, uint16_t fes, uint32_t fei)
 static struct nvme_tcp_req *
 rx_lookup(struct nvme_tcp_qpair *tq, uint16_t cid)
 {
+	uint16_t idx = cid & tq->qpair.cid_idx_mask;
 	struct nvme_tcp_req *treq;
 
-	if (cid > tq->qpair.num_trackers) {
+	if (idx > tq->qpair.num_trackers) {
 		return NULL;
 	}
-	treq = &tq->treqs[cid];
-	return treq->req != NULL ? treq : NULL;
+	treq = &tq->treqs[idx];
+	/* The CID's generation too: a PDU for a command since ended is not for this one. */
+	return treq->req != NULL && treq->req->cmd.cid == cid ? treq : NULL;
 }
 
 /* The generic layer still waits for it (not timed out and given up). */

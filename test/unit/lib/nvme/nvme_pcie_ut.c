@@ -138,12 +138,14 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	qpair->is_admin = id == 0;
 	qpair->num_entries = num_entries;
 	qpair->num_trackers = num_entries - 1;
-	/* Trackers are cache-line aligned objects, as nvme_qpair_init() allocates them. */
+	nvme_qpair_set_cid_bits(qpair, qpair->num_trackers);
+	/* Trackers are cache-line aligned objects, as nvme_qpair_init() allocates them, one
+	 * per CID index. */
 	if (posix_memalign((void **)&qpair->trackers, 64,
-			   qpair->num_trackers * sizeof(*qpair->trackers)) != 0) {
+			   ((size_t)qpair->cid_idx_mask + 1) * sizeof(*qpair->trackers)) != 0) {
 		return -ENOMEM;
 	}
-	memset(qpair->trackers, 0, qpair->num_trackers * sizeof(*qpair->trackers));
+	memset(qpair->trackers, 0, ((size_t)qpair->cid_idx_mask + 1) * sizeof(*qpair->trackers));
 	for (i = 0; i < qpair->num_trackers; i++) {
 		qpair->trackers[i].cid = (uint16_t)i;
 	}

@@ -948,6 +948,39 @@ test_resubmit_from_callback(void)
 	teardown();
 }
 
+/*
+ * A completion posted twice, the second after the callback of the first has sent a new
+ * command on the same tracker (the free list is a stack: the CID's index is reused at
+ * once). The duplicate must not complete the new command: that would end a read before
+ * its data came, or acknowledge a write the device has not done.
+ */
+static void
+test_duplicate_completion_after_reuse(void)
+{
+	struct nvme_request *req;
+
+	setup(2, 2, 0); /* one slot: the new command takes the same tracker */
+	memset(&g_chain_cpl, 0, sizeof(g_chain_cpl));
+	g_chain_left = 1;
+	req = nvme_qpair_alloc_request(&g_qpair);
+	nvme_request_init(req, chain_cb, &g_chain_cpl);
+	CU_ASSERT_EQUAL(nvme_qpair_submit_request(&g_qpair, req), 0);
+	device_complete(g_fake.sq[0].cid, 0, 0);
+	device_complete(g_fake.sq[0].cid, 0, 0); /* the duplicate */
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 2);
+	CU_ASSERT_EQUAL(g_fake.num_submitted, 2);
+	CU_ASSERT_EQUAL(g_fake.sq[0].cid & g_qpair.cid_idx_mask,
+			g_fake.sq[1].cid & g_qpair.cid_idx_mask); /* one tracker */
+	CU_ASSERT_NOT_EQUAL(g_fake.sq[0].cid, g_fake.sq[1].cid);  /* two generations */
+	CU_ASSERT_EQUAL(g_chain_cpl.calls, 1);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 1);
+	device_complete(g_fake.sq[1].cid, 0, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_process_completions(&g_qpair, 0), 1);
+	CU_ASSERT_EQUAL(g_chain_cpl.calls, 2);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(&g_qpair), 0);
+	teardown();
+}
+
 /* Expire the request in slot 0 and return its CID; the Abort has been sent. */
 static uint16_t
 expire_one(struct ut_cpl *c)
@@ -2113,6 +2146,7 @@ main(void)
 	CU_ADD_TEST(s, test_batch_end);
 	CU_ADD_TEST(s, test_submit_errors);
 	CU_ADD_TEST(s, test_resubmit_from_callback);
+	CU_ADD_TEST(s, test_duplicate_completion_after_reuse);
 	CU_ADD_TEST(s, test_timeout_not_aborted);
 	CU_ADD_TEST(s, test_timeout_no_abort);
 	CU_ADD_TEST(s, test_lost_completion_single_slot);

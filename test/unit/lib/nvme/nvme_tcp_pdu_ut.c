@@ -14,7 +14,8 @@
 
 static struct nvp_nvme_ctrlr g_ctrlr;
 static struct nvme_tcp_qpair g_tq;
-static struct nvme_tracker g_tr[NTR];
+#define NTR_CIDS 8u /* CID index bits: the power of two past NTR, as nvme_qpair_init() */
+static struct nvme_tracker g_tr[NTR_CIDS];
 static struct nvme_tcp_req g_treqs[NTR + 1];
 static struct nvme_request g_req[NTR];
 static uint8_t g_rx[NVME_TCP_RX_BUF_SIZE];
@@ -71,6 +72,8 @@ reset_qpair(bool hdgst, bool ddgst)
 	g_tq.qpair.id = 1;
 	g_tq.qpair.trackers = g_tr;
 	g_tq.qpair.num_trackers = NTR;
+	g_tq.qpair.cid_idx_mask = NTR_CIDS - 1;
+	g_tq.qpair.cid_gen_step = NTR_CIDS;
 	g_tq.qpair.num_slots = NTR;
 	SLIST_INIT(&g_tq.qpair.free_tr);
 	TAILQ_INIT(&g_tq.qpair.outstanding);

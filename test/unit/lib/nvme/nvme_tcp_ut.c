@@ -74,6 +74,7 @@ nvme_qpair_init(struct nvp_nvme_qpair *qpair, struct nvp_nvme_ctrlr *ctrlr, uint
 	qpair->is_admin = id == 0;
 	qpair->num_entries = num_entries;
 	qpair->num_trackers = num_entries;
+	nvme_qpair_set_cid_bits(qpair, num_entries);
 	return 0;
 }
 
