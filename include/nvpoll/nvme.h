@@ -635,6 +635,10 @@ struct nvp_nvme_qpair_stats {
 	uint64_t cq_shadow_updates;  /**< the same for the CQ head doorbell */
 	uint64_t cq_stalls;          /**< times the CQ was found stuck behind an entry the
 				     * host cannot see, and the queues were re-made */
+	uint64_t doorbell_rekicks;   /**< with shadow doorbells: times both MMIO doorbells were
+				     * written again after 65536 polls found no completion
+				     * with commands in the device (a controller that missed a
+				     * shadow doorbell update would otherwise wait for ever) */
 };
 
 /**

@@ -5,8 +5,11 @@
  * command (NVMe 1.4 section 4.3), built in the tracker's page with chained pages from the
  * qpair's pool. The generic qpair reaches both through nvme_transport.h without an
  * indirect call; nothing here calls the controller or the qpair code above it (set-up and
- * the ops table are nvme_pcie_ctrlr.c's).
+ * the ops table are nvme_pcie_ctrlr.c's). Also the look for a controller that missed a
+ * shadow doorbell update.
  */
+#include <inttypes.h>
+
 #include "nvme_pcie_internal.h"
 
 /*
@@ -66,4 +69,46 @@ nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
 		tr->xport_res = false;
 	}
 	return rc;
+}
+
+/*
+ * Every NVME_PCIE_IDLE_LOOK_POLLS polls that found no completion on a qpair with shadow
+ * doorbells. A controller that misses a shadow doorbell update (it reads the shadow tail
+ * before the host's write is visible and sets EventIdx after, with no full barrier
+ * between) stops fetching, while the host, told by EventIdx that an MMIO write is not
+ * needed, writes none: both wait for ever. nvp_perf -b at QD32 on QEMU 7.2's controller
+ * stopped so, now and then, with shadow doorbells only. If commands are in the device
+ * and nothing was submitted or completed for NVME_PCIE_IDLE_REKICK_MS, write both MMIO
+ * doorbells again with their current values (once per such period): a controller that
+ * was only slow sees the same tail and head.
+ */
+void
+nvme_pcie_qpair_idle_look(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	uint64_t seen = pq->cq_head | (uint64_t)pq->phase << 16 | (uint64_t)pq->sq_tail << 32;
+	uint64_t n, now = nvme_ticks(qpair->ctrlr);
+
+	if (qpair->slots_used == 0 || seen != pq->idle_seen) {
+		pq->idle_seen = seen;
+		pq->idle_since = now;
+		return;
+	}
+	if (now - pq->idle_since < nvme_ms_to_ticks(qpair->ctrlr, NVME_PCIE_IDLE_REKICK_MS) ||
+	    nvme_qpair_reset_pending(qpair)) {
+		return;
+	}
+	pq->idle_since = now;
+	if (!qpair->sq_dirty) { /* else the poll's own ring writes it */
+		pq->sq_mmio_owed = true;
+		qpair->sq_dirty = true;
+	}
+	nvp_mmio_write4(pq->cq_hdbl, pq->cq_head);
+	n = ++qpair->stats.doorbell_rekicks;
+	if ((n & (n - 1)) == 0) { /* the 1st, 2nd, 4th, 8th... */
+		NVP_NOTICELOG("qpair %u: no completion for %u ms with %u commands in the device: "
+			      "MMIO doorbells written again, in case the controller missed a "
+			      "shadow doorbell update (%" PRIu64 " times so far)",
+			      qpair->id, NVME_PCIE_IDLE_REKICK_MS, qpair->slots_used, n);
+	}
 }

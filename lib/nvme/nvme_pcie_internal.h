@@ -69,6 +69,7 @@ struct nvme_pcie_qpair {
 	uint32_t max_unchained; /* payloads up to this size never need chained list pages */
 	uint8_t phase;          /* the phase tag a new completion carries */
 	bool sq_mmio_owed;      /* a shadow-only ring found the controller idle: MMIO next ring */
+	uint16_t idle_polls;    /* polls that found nothing, modulo 65536 (shadow doorbells) */
 	uint64_t *const *iova_map;    /* env's IOVA map: translations inline */
 	volatile uint32_t *sq_shadow; /* shadow doorbells, NULL = MMIO only */
 	volatile uint32_t *sq_ei;
@@ -79,6 +80,8 @@ struct nvme_pcie_qpair {
 	uint32_t prp_pool_free;
 
 	/* Cold. */
+	uint64_t idle_seen;  /* sq_tail, cq_head and phase at the last idle look */
+	uint64_t idle_since; /* ticks: when idle_seen last changed (or the last rekick) */
 	uint32_t prp_pool_total;
 	uint64_t sq_iova;
 	uint64_t cq_iova;
@@ -127,6 +130,12 @@ void nvme_pcie_prp_release(struct nvme_pcie_qpair *pq, struct nvme_pcie_tracker 
 int nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
 			       struct nvme_request *req);
 int nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request *req);
+void nvme_pcie_qpair_idle_look(struct nvp_nvme_qpair *qpair);
+/* Empty polls between two looks for a missed shadow doorbell update (a power of two),
+ * and how long a qpair with commands in the device may see nothing before its MMIO
+ * doorbells are written again (nvme_pcie.c). */
+#define NVME_PCIE_IDLE_LOOK_POLLS 4096u
+#define NVME_PCIE_IDLE_REKICK_MS 1u
 
 /*
  * The common payload: one contiguous buffer within two pages. PRP1 is its address, PRP2
@@ -300,10 +309,18 @@ nvme_pcie_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max)
 		n++;
 		nvme_qpair_complete_cpl(qpair, &cpl);
 	}
+	if (n == 0) {
+		/* Only with shadow doorbells: a look every NVME_PCIE_IDLE_LOOK_POLLS empty polls. */
+		if (pq->cq_shadow != NULL &&
+		    nvp_unlikely((++pq->idle_polls & (NVME_PCIE_IDLE_LOOK_POLLS - 1)) == 0)) {
+			nvme_pcie_qpair_idle_look(qpair);
+		}
+		return 0;
+	}
 	/* One head doorbell for the batch. It gives the slots back to the device, so every
 	 * read of the entries must be done first (x86: a compiler barrier, stores are not
 	 * reordered with older loads; arm64: dmb osh). */
-	if (n > 0 && nvp_likely(!nvme_qpair_reset_pending(qpair))) {
+	if (nvp_likely(!nvme_qpair_reset_pending(qpair))) {
 		nvp_dma_rwmb();
 		if (pq->cq_shadow == NULL ||
 		    nvme_pcie_dbbuf_update(pq->cq_shadow, pq->cq_ei, pq->cq_head)) {

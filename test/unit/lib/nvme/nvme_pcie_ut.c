@@ -6,6 +6,15 @@
  * wrap, CQ phase tags and their flip at the wrap, the CQ head doorbell once per batch,
  * a CQ stuck behind an entry with a stale phase tag.
  */
+#include <stdint.h>
+
+static uint64_t g_now; /* the fake clock: 1 tick = 1 us (ticks_hz set by attach) */
+static uint64_t
+ut_ticks(void)
+{
+	return g_now;
+}
+#define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_pcie_ctrlr.c"
 #include "nvme/nvme_pcie.c"
 #include "nvme/nvme_pcie_probe.c"
@@ -924,6 +933,90 @@ test_shadow_doorbells(void)
 	detach();
 }
 
+/* Poll @n times; \return the completions found. */
+static uint32_t
+poll_n(struct nvp_nvme_qpair *q, uint32_t n)
+{
+	uint32_t found = 0;
+
+	while (n-- > 0) {
+		found += (uint32_t)nvme_pcie_qpair_process_completions(q, 0);
+	}
+	return found;
+}
+
+/*
+ * A controller that missed a shadow doorbell update: EventIdx told the host no MMIO was
+ * needed, and no completion ever comes. Once a command has been in the device for
+ * NVME_PCIE_IDLE_REKICK_MS with nothing submitted or completed (seen at the looks every
+ * NVME_PCIE_IDLE_LOOK_POLLS empty polls), both MMIO doorbells are written again (the SQ
+ * tail by the poll's own ring), once per such period; not before that time, not with
+ * nothing in the device, not when a completion came in between.
+ */
+static void
+test_shadow_doorbell_missed(void)
+{
+	struct nvme_request req;
+	struct nvme_pcie_qpair *pq;
+	struct nvp_nvme_qpair *q;
+	uint64_t ms;
+
+	bar_reset(0x2000, 0);
+	CU_ASSERT_EQUAL_FATAL(attach(), 0);
+	g_ctrlr->cdata.oacs |= NVME_OACS_DOORBELL_BUFFER_CONFIG;
+	g_ctrlr->ticks_hz = 1000000;
+	ms = nvme_ms_to_ticks(g_ctrlr, NVME_PCIE_IDLE_REKICK_MS);
+	q = io_qpair(2, 16);
+	pq = to_pcie_qpair(q);
+	CU_ASSERT_EQUAL_FATAL(pcie_qpair_connect(q), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pq->cq_shadow);
+	/* Idle, nothing in the device: no doorbell, however long. */
+	g_now = 1000;
+	CU_ASSERT_EQUAL(poll_n(q, NVME_PCIE_IDLE_LOOK_POLLS), 0);
+	g_now += 10 * ms;
+	CU_ASSERT_EQUAL(poll_n(q, 2 * NVME_PCIE_IDLE_LOOK_POLLS), 0);
+	CU_ASSERT_EQUAL(q->stats.doorbell_rekicks, 0);
+	/* One command, announced in the shadow doorbell only (EventIdx far ahead). */
+	*pq->sq_ei = 100;
+	CU_ASSERT_EQUAL(submit_one(q, &req, 0), 0);
+	q->slots_used = 1;
+	nvme_pcie_qpair_ring_doorbell(q);
+	CU_ASSERT_EQUAL(*pq->sq_shadow, 1);
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 0);
+	*pq->cq_hdbl = 0xdead;
+	/* Many looks, but less than the period since the submission: nothing. */
+	CU_ASSERT_EQUAL(poll_n(q, NVME_PCIE_IDLE_LOOK_POLLS), 0);
+	g_now += ms - 1;
+	CU_ASSERT_EQUAL(poll_n(q, 4 * NVME_PCIE_IDLE_LOOK_POLLS), 0);
+	CU_ASSERT_EQUAL(q->stats.doorbell_rekicks, 0);
+	CU_ASSERT_EQUAL(*pq->cq_hdbl, 0xdead);
+	/* The period is over: both doorbells, once. */
+	g_now += 1;
+	CU_ASSERT_EQUAL(poll_n(q, 4 * NVME_PCIE_IDLE_LOOK_POLLS), 0);
+	CU_ASSERT_EQUAL(q->stats.doorbell_rekicks, 1);
+	CU_ASSERT_EQUAL(*pq->cq_hdbl, 0);
+	CU_ASSERT_TRUE(q->sq_dirty);
+	nvme_pcie_qpair_ring_doorbell(q); /* what the generic poll does next */
+	q->sq_dirty = false;
+	CU_ASSERT_EQUAL(*pq->sq_tdbl, 1);
+	/* Still nothing after another period: again. */
+	g_now += ms;
+	CU_ASSERT_EQUAL(poll_n(q, NVME_PCIE_IDLE_LOOK_POLLS), 0);
+	CU_ASSERT_EQUAL(q->stats.doorbell_rekicks, 2);
+	nvme_pcie_qpair_ring_doorbell(q);
+	q->sq_dirty = false;
+	/* A completion: the device works; a period later with no more progress than that
+	 * completion, the look starts counting from it. */
+	post_cpl(pq, 0, 0, 1);
+	CU_ASSERT_EQUAL(poll_n(q, NVME_PCIE_IDLE_LOOK_POLLS), 1);
+	g_now += ms - 1;
+	CU_ASSERT_EQUAL(poll_n(q, 2 * NVME_PCIE_IDLE_LOOK_POLLS), 0);
+	CU_ASSERT_EQUAL(q->stats.doorbell_rekicks, 2);
+	q->slots_used = 0;
+	pcie_qpair_destroy(q);
+	detach();
+}
+
 /* The non-blocking re-creation's steps: the same commands, in the same order. */
 static void
 test_conn_cmd_steps(void)
@@ -977,6 +1070,7 @@ main(void)
 	CU_ADD_TEST(s, test_connect_disconnect);
 	CU_ADD_TEST(s, test_dbbuf_need_event);
 	CU_ADD_TEST(s, test_shadow_doorbells);
+	CU_ADD_TEST(s, test_shadow_doorbell_missed);
 	CU_ADD_TEST(s, test_conn_cmd_steps);
 	return ut_run();
 }

@@ -121,6 +121,13 @@ nvme_pcie_qpair_check_request(struct nvp_nvme_qpair *qpair, struct nvme_request 
 	return -ENOSYS;
 }
 
+void
+nvme_pcie_qpair_idle_look(struct nvp_nvme_qpair *qpair)
+{
+	(void)qpair;
+	CU_FAIL("PCIe transport called");
+}
+
 static void
 fake_reset(struct nvp_nvme_qpair *qpair)
 {
