@@ -176,7 +176,7 @@ enum nvp_emu_fault_type {
 				  * seeds the loss (0 = from the seed option) */
 	/* Completions posted wrongly: what a broken or hostile device does. */
 	NVP_EMU_FAULT_BAD_CID,         /**< the completion carries command id 0xffff instead */
-	NVP_EMU_FAULT_DUP_CPL,         /**< the completion is posted twice */
+	NVP_EMU_FAULT_DUP_CPL,         /**< the completion is posted again after the next one */
 	NVP_EMU_FAULT_WRONG_CQ,        /**< the completion goes to the admin queue (I/O) or the
 				  * first I/O queue (admin) instead */
 	NVP_EMU_FAULT_BAD_PHASE,       /**< the entry is written with the old phase tag: the host

@@ -498,6 +498,7 @@ admin_create_cq(struct emu_ctrlr *c, const struct nvme_cmd *cmd)
 	cq->head = cq->tail = cq->db_last = 0;
 	cq->phase = 1;
 	cq->nsq = 0;
+	cq->dup_pending = false;
 	cq->ien = (cmd->cdw11 & NVME_CREATE_IO_CQ_IEN) != 0;
 	cq->iv = (uint16_t)(cmd->cdw11 >> 16);
 	*cq->db = 0;

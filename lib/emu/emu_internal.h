@@ -241,6 +241,11 @@ struct emu_cq {
 	bool ien; /* interrupts enabled: post signals vector iv */
 	uint16_t iv;
 	uint64_t iova;
+	/* dup_cpl: the copy of a completion, posted again after the next one (by then the
+	 * host may have sent a new command with the same CID) */
+	bool dup_pending;
+	uint16_t dup_sqid, dup_cid, dup_st, dup_sqhd;
+	uint32_t dup_cdw0;
 };
 
 enum emu_slot_kind {

@@ -307,13 +307,35 @@ cq_post_form(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, ui
 	return true;
 }
 
+/* The duplicate dup_cpl left on @cq, if there is room for it now. */
+static void
+post_late_dup(struct emu_ctrlr *c, uint16_t cqid)
+{
+	struct emu_cq *cq = &c->cqs[cqid];
+	struct cpl_form form = { .sqhd = cq->dup_sqhd, .phase_flip = 0 };
+
+	if (emu_cq_free_entries(cq) > 0) {
+		cq->dup_pending = false;
+		cq_post_form(c, cqid, cq->dup_sqid, cq->dup_cid, cq->dup_cdw0, cq->dup_st, &form);
+		NVP_NOTICELOG("emu %s: completion of cid %u (sq %u) posted a second time on "
+			      "purpose, after a later one",
+			      c->opts.name, cq->dup_cid, cq->dup_sqid);
+	}
+}
+
 bool
 emu_cq_post(struct emu_ctrlr *c, uint16_t cqid, uint16_t sqid, uint16_t cid, uint32_t cdw0,
 	    uint16_t st)
 {
 	struct cpl_form form = { .sqhd = (uint16_t)c->sqs[sqid].head, .phase_flip = 0 };
 
-	return cq_post_form(c, cqid, sqid, cid, cdw0, st, &form);
+	if (!cq_post_form(c, cqid, sqid, cid, cdw0, st, &form)) {
+		return false;
+	}
+	if (nvp_unlikely(c->cqs[cqid].dup_pending)) {
+		post_late_dup(c, cqid);
+	}
+	return true;
 }
 
 /* Post a completion the way an injected completion fault says (EMU_SLOT_F_MANGLE). */
@@ -335,14 +357,24 @@ post_mangled(struct emu_ctrlr *c, struct emu_cmd *s, const struct emu_sq *sq)
 	if (s->flags & EMU_SLOT_F_WRONG_CQ) {
 		cqid = cqid != 0 ? 0 : (c->n_io_sqs > 0 ? c->io_sqs[0]->cqid : 0);
 	}
-	if ((s->flags & EMU_SLOT_F_DUP) && emu_cq_free_entries(&c->cqs[cqid]) < 2) {
-		return false;
-	}
 	if (!cq_post_form(c, cqid, s->sqid, cid, s->cdw0, s->st, &form)) {
 		return false;
 	}
-	if (s->flags & EMU_SLOT_F_DUP) {
-		cq_post_form(c, cqid, s->sqid, cid, s->cdw0, s->st, &form);
+	if (c->cqs[cqid].dup_pending) { /* an earlier copy still waiting: this is "next" */
+		post_late_dup(c, cqid);
+	}
+	if (s->flags & EMU_SLOT_F_DUP) { /* the copy after the next completion on this CQ */
+		struct emu_cq *cq = &c->cqs[cqid];
+
+		if (cq->dup_pending) {
+			return true; /* no room for the earlier copy yet: this one is not kept */
+		}
+		cq->dup_pending = true;
+		cq->dup_sqid = s->sqid;
+		cq->dup_cid = cid;
+		cq->dup_st = s->st;
+		cq->dup_sqhd = form.sqhd;
+		cq->dup_cdw0 = s->cdw0;
 	}
 	NVP_NOTICELOG("emu %s: completion of cid %u (sq %u) posted wrongly on purpose (flags "
 		      "0x%x)",

@@ -180,6 +180,7 @@ setup_admin_queue(struct emu_ctrlr *c, uint16_t entries, uint64_t base, int is_c
 		cq->head = cq->tail = cq->db_last = 0;
 		cq->phase = 1;
 		cq->nsq = 1;
+		cq->dup_pending = false;
 		cq->valid = true;
 	} else {
 		struct emu_sq *sq = &c->sqs[0];

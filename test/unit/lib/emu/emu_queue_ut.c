@@ -221,14 +221,16 @@ test_completion_faults(void)
 			CU_ASSERT(reap_all(&h, 1, cpls, 2));
 			CU_ASSERT_EQUAL(cpls[0].cid, 0xffff);
 			CU_ASSERT_EQUAL(cpls[1].cid, b);
-		} else if (f == 1) { /* dup_cpl: a, a, b */
+		} else if (f == 1) { /* dup_cpl: a, b, then a again (the host may reuse a's CID
+				      * before the copy comes) */
 			struct nvme_cpl third;
 
 			CU_ASSERT(reap_all(&h, 1, cpls, 2));
 			CU_ASSERT_EQUAL(cpls[0].cid, a);
-			CU_ASSERT_EQUAL(cpls[1].cid, a);
+			CU_ASSERT_EQUAL(cpls[1].cid, b);
 			CU_ASSERT(reap_all(&h, 1, &third, 1));
-			CU_ASSERT_EQUAL(third.cid, b);
+			CU_ASSERT_EQUAL(third.cid, a);
+			CU_ASSERT_EQUAL(third.sqhd, cpls[0].sqhd);
 		} else if (f == 2) { /* bad_sqhd: past the 16-entry queue */
 			CU_ASSERT(reap_all(&h, 1, cpls, 2));
 			CU_ASSERT_EQUAL(cpls[0].cid, a);
