@@ -174,13 +174,15 @@ struct perf_ns_stats {
 	uint64_t ios;
 	uint64_t reads;
 	uint64_t writes;
-	uint64_t errors;        /* error completions and failed submissions */
-	uint64_t submit_errors; /* of which: submissions refused */
-	uint64_t drain_ios;     /* completed after the window, while draining */
-	uint64_t drain_errors;  /* of which errors: no result, but the run did not end well */
-	uint64_t sq_doorbells;  /* SQ tail doorbell MMIO writes of its qpairs */
-	uint64_t cq_doorbells;  /* CQ head doorbell MMIO writes of its qpairs */
-	uint64_t submitted;     /* commands its qpairs wrote into their SQs */
+	uint64_t errors;           /* error completions and failed submissions */
+	uint64_t submit_errors;    /* of which: submissions refused */
+	uint64_t drain_ios;        /* completed after the window, while draining */
+	uint64_t drain_errors;     /* of which errors: no result, but the run did not end well */
+	uint64_t sq_doorbells;     /* SQ tail doorbell MMIO writes of its qpairs */
+	uint64_t cq_doorbells;     /* CQ head doorbell MMIO writes of its qpairs */
+	uint64_t doorbell_rekicks; /* both written again after 1 ms with no progress
+				    * (shadow doorbells: nvp_nvme_qpair_stats) */
+	uint64_t submitted;        /* commands its qpairs wrote into their SQs */
 	struct nvp_histogram *hist;
 };
 

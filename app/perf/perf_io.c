@@ -32,6 +32,14 @@ struct task {
 };
 
 /* This thread's view of one namespace. */
+/* A namespace worker's qpair counters (nvp_nvme_qpair_stats), summed over its qpairs. */
+struct qp_counters {
+	uint64_t sq_doorbells;
+	uint64_t cq_doorbells;
+	uint64_t rekicks;
+	uint64_t submitted;
+};
+
 struct ns_worker {
 	struct perf_ns_stats *stats;
 	struct perf_thread *thread;
@@ -39,9 +47,7 @@ struct ns_worker {
 	struct task *tasks;
 	uint64_t seq_next; /* sequential workloads: next I/O slot */
 	uint32_t outstanding;
-	uint64_t doorbells_base; /* its qpairs' counters as the measured window opened */
-	uint64_t cq_doorbells_base;
-	uint64_t submitted_base;
+	struct qp_counters base; /* its qpairs' counters as the measured window opened */
 };
 
 /* Per-thread state the completion path needs; the shared loop's state first. */
@@ -202,20 +208,20 @@ setup_ns_worker(struct io_ctx *ctx, struct ns_worker *nw, struct perf_ns_stats *
 	return 0;
 }
 
-/* The SQ and CQ doorbell writes and commands of @nw's qpairs so far. */
+/* The SQ and CQ doorbell writes, rekicks and commands of @nw's qpairs so far. */
 static void
-qpair_counters(const struct ns_worker *nw, uint32_t nqp, uint64_t *doorbells,
-	       uint64_t *cq_doorbells, uint64_t *submitted)
+qpair_counters(const struct ns_worker *nw, uint32_t nqp, struct qp_counters *c)
 {
 	struct nvp_nvme_qpair_stats qs = { .info_size = sizeof(qs) };
 	uint32_t i;
 
-	*doorbells = *cq_doorbells = *submitted = 0;
+	memset(c, 0, sizeof(*c));
 	for (i = 0; i < nqp; i++) {
 		if (nvp_nvme_qpair_get_stats(nw->qpairs[i], &qs) == 0) {
-			*doorbells += qs.sq_doorbell_writes;
-			*cq_doorbells += qs.cq_doorbell_writes;
-			*submitted += qs.submitted;
+			c->sq_doorbells += qs.sq_doorbell_writes;
+			c->cq_doorbells += qs.cq_doorbell_writes;
+			c->rekicks += qs.doorbell_rekicks;
+			c->submitted += qs.submitted;
 		}
 	}
 }
@@ -227,20 +233,19 @@ window(struct perf_loop *l, bool open)
 {
 	struct io_ctx *ctx = (struct io_ctx *)l;
 	uint32_t n, nqp = l->run->opts.qpairs_per_ns;
-	uint64_t doorbells, cq_doorbells, submitted;
+	struct qp_counters now;
 
 	for (n = 0; n < l->thread->num_ns; n++) {
 		struct ns_worker *nw = &ctx->nws[n];
 
-		qpair_counters(nw, nqp, &doorbells, &cq_doorbells, &submitted);
+		qpair_counters(nw, nqp, &now);
 		if (open) {
-			nw->doorbells_base = doorbells;
-			nw->cq_doorbells_base = cq_doorbells;
-			nw->submitted_base = submitted;
+			nw->base = now;
 		} else {
-			nw->stats->sq_doorbells = doorbells - nw->doorbells_base;
-			nw->stats->cq_doorbells = cq_doorbells - nw->cq_doorbells_base;
-			nw->stats->submitted = submitted - nw->submitted_base;
+			nw->stats->sq_doorbells = now.sq_doorbells - nw->base.sq_doorbells;
+			nw->stats->cq_doorbells = now.cq_doorbells - nw->base.cq_doorbells;
+			nw->stats->doorbell_rekicks = now.rekicks - nw->base.rekicks;
+			nw->stats->submitted = now.submitted - nw->base.submitted;
 		}
 	}
 }

@@ -21,7 +21,7 @@
  *   "total":   { ios, errors, drained, drain_errors, iops, mib_s, latency_us: {..}, cpu: { total_s,
  *                per_io_us, threads: [ { core, cpu_s, elapsed_s, involuntary_ctx_switches,
  *                voluntary_ctx_switches, preempted, jobs: [..] } ] },
- *              (raw PCIe:) doorbells: { sq_writes, cq_writes, commands, mmio_per_io } },
+ *              (raw PCIe:) doorbells: { sq_writes, cq_writes, commands, rekicks, mmio_per_io } },
  *   "histogram": [ { low_us, high_us, count, cumulative_pct } ],   (all rows merged)
  *   "samples":   [ { t_s, iops, mib_s, mean_us, job_iops: [..] } ] (every 100 ms)
  * }
@@ -246,6 +246,7 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 	json_object *rows = json_object_new_array();
 	double iops = 0, mibs = 0;
 	uint64_t ios = 0, errors = 0, drained = 0, drain_errors = 0, dbs = 0, cqdbs = 0, subs = 0;
+	uint64_t rekicks = 0;
 	bool doorbells = false;
 	uint32_t t, n;
 
@@ -267,6 +268,7 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 				doorbells = true;
 				dbs += st->sq_doorbells;
 				cqdbs += st->cq_doorbells;
+				rekicks += st->doorbell_rekicks;
 				subs += st->submitted;
 			}
 		}
@@ -287,6 +289,7 @@ results_and_total(const struct perf_run *run, const struct nvp_histogram *total_
 		JADD(d, "sq_writes", JINT(dbs));
 		JADD(d, "cq_writes", JINT(cqdbs));
 		JADD(d, "commands", JINT(subs));
+		JADD(d, "rekicks", JINT(rekicks));
 		JADD(d, "mmio_per_io",
 		     json_object_new_double(subs ? (double)(dbs + cqdbs) / (double)subs : 0.0));
 		json_object_object_add(*total, "doorbells", d);

@@ -278,7 +278,7 @@ nvp_bench_perf() {
 		-t "$NVP_BENCH_SECS" --json "$out" || { nvp_fail "nvp_perf exit $?"; return 1; }
 	echo "NVPBENCH ${2:-nvpoll} $1 $(jq -c '.total | {iops: .iops, ios: .ios, mean_us: .latency_us.mean,
 		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors,
-		mmio_per_io: .doorbells.mmio_per_io}' "$out")"
+		mmio_per_io: .doorbells.mmio_per_io, rekicks: .doorbells.rekicks}' "$out")"
 }
 
 # nvp_bench_bdev QD [LABEL [PROGRAM]]: nvp_perf -b over the nvme bdev module (its own
