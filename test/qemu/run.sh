@@ -542,7 +542,8 @@ build_initramfs() {
 	cp "$qdir/nvme_cli_compare.sh" "$qdir/nvme_cli_io.sh" "$root/nvp/qemu/"
 	# Debian's nvme-cli and jq, when the host has them (scripts/pkgdep.sh installs both):
 	# the nvme_cli_json test compares nvp's output with nvme-cli's on the same controller.
-	for a in nvme jq; do
+	# mke2fs and e2fsck: the nvp_tgt test puts a file system on what nvp_tgt serves.
+	for a in nvme jq mke2fs e2fsck; do
 		if command -v "$a" >/dev/null 2>&1; then copy_with_libs "$root" bin "$(command -v "$a")"; fi
 	done
 	expand_tests "$test_list" "$root/nvp/qemu/tests.run"
