@@ -161,6 +161,12 @@ int tgt_conn_create(struct tgt_thread *th, int fd, uint32_t lidx);
  * \return > 0 work done, 0 nothing to do, < 0 the connection is closed and freed.
  */
 int tgt_conn_poll(struct tgt_conn *c);
+/*
+ * The target stops: commands not begun are answered Aborted SQ Deletion, held AERs too;
+ * those begun (data awaited, at the bdev) finish and are answered; then the connection
+ * closes (or after 5 s).
+ */
+void tgt_conn_drain(struct tgt_conn *c);
 /* Stop reading commands: the connection closes once its I/O is done and sent. */
 void tgt_conn_close(struct tgt_conn *c, const char *why);
 int tgt_conn_fd(const struct tgt_conn *c);

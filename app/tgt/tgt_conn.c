@@ -29,6 +29,7 @@
 #include "tgt_conn.h"
 
 #define TX_IOVS 64
+#define DRAIN_QUIET_MS 50u /* a stopping target waits this long for the host to fall quiet */
 
 static uint32_t
 digest(const void *p, size_t n)
@@ -153,6 +154,7 @@ static void
 req_free(struct tgt_conn *c, struct tgt_req *r)
 {
 	r->state = REQ_FREE;
+	c->busy--;
 	r->next = c->free;
 	c->free = r;
 }
@@ -318,7 +320,8 @@ rx_icreq(struct tgt_conn *c, const uint8_t *p)
 	return 0;
 }
 
-/* The requests of a queue, made at Connect time for its SQSIZE (the admin queue: before). */
+/* The requests of a queue, made with its first capsule (the Connect): as many as any
+ * SQSIZE this target grants (CAP.MQES + 1); their data buffers come at first use. */
 static int
 reqs_alloc(struct tgt_conn *c, uint32_t n)
 {
@@ -331,6 +334,7 @@ reqs_alloc(struct tgt_conn *c, uint32_t n)
 	for (uint32_t i = n; i-- > 0;) {
 		c->reqs[i].c = c;
 		c->reqs[i].idx = (uint16_t)i;
+		c->busy++;
 		req_free(c, &c->reqs[i]);
 	}
 	return 0;
@@ -400,7 +404,7 @@ rx_capsule(struct tgt_conn *c, const uint8_t *p)
 					  2) :
 			       -1;
 	}
-	if (c->reqs == NULL && reqs_alloc(c, TGT_ADMIN_DEPTH) != 0) {
+	if (c->reqs == NULL && reqs_alloc(c, TGT_MQES + 1) != 0) {
 		tgt_conn_close(c, "no memory for its requests");
 		return -1;
 	}
@@ -410,6 +414,7 @@ rx_capsule(struct tgt_conn *c, const uint8_t *p)
 				  NVME_TCP_FES_PDU_SEQUENCE_ERROR, 0);
 	}
 	c->free = r->next;
+	c->busy++;
 	memcpy(&r->cmd, p + 8, sizeof(r->cmd));
 	memset(&r->cpl, 0, sizeof(r->cpl));
 	r->got = 0;
@@ -422,7 +427,12 @@ rx_capsule(struct tgt_conn *c, const uint8_t *p)
 		req_free(c, r);
 		return -1;
 	}
-	if (rc > 0) {
+	if (rc > 0 || c->draining) {
+		/* the target stops: a command that was not begun is not begun now */
+		if (c->draining) {
+			tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+			r->len = 0;
+		}
 		tgt_req_complete(r);
 		return 0;
 	}
@@ -562,6 +572,9 @@ rx_poll(struct tgt_conn *c)
 		return 0;
 	}
 	c->rx_end += (uint32_t)n;
+	if (c->draining) {
+		c->last_rx_ms = tgt_now_ms();
+	}
 	while (c->state != CONN_CLOSING && c->rx_end - c->rx_start >= 8) {
 		int64_t used = rx_pdu(c, c->rx + c->rx_start, c->rx_end - c->rx_start);
 
@@ -689,6 +702,25 @@ close_poll(struct tgt_conn *c)
 	return -1;
 }
 
+void
+tgt_conn_drain(struct tgt_conn *c)
+{
+	if (c->draining || c->state == CONN_CLOSING) {
+		return;
+	}
+	c->draining = true;
+	c->last_rx_ms = tgt_now_ms();
+	c->close_deadline_ms = tgt_now_ms() + 5000u;
+	for (uint32_t i = 0; i < c->num_reqs; i++) {
+		struct tgt_req *r = &c->reqs[i];
+
+		if (r->state == REQ_HELD) { /* an AER: answered, as a device deleting its queue */
+			tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION);
+			tgt_req_complete(r);
+		}
+	}
+}
+
 int
 tgt_conn_poll(struct tgt_conn *c)
 {
@@ -710,6 +742,13 @@ tgt_conn_poll(struct tgt_conn *c)
 	}
 	sent = tx_flush(c);
 	if (sent < 0) {
+		tgt_conn_close(c, NULL);
+		return close_poll(c);
+	}
+	if (c->draining && ((c->busy == 0 && c->tx_head == NULL &&
+			     tgt_now_ms() > c->last_rx_ms + DRAIN_QUIET_MS) ||
+			    tgt_now_ms() > c->close_deadline_ms)) {
+		/* all it had begun is answered, and the host has stopped sending */
 		tgt_conn_close(c, NULL);
 		return close_poll(c);
 	}

@@ -68,6 +68,8 @@ struct tgt_conn {
 	struct tgt_subsys *ss;
 	struct tgt_ns_ch ns[TGT_MAX_NS]; /* I/O queues: a channel per namespace */
 	uint32_t outstanding;            /* requests at the bdev */
+	uint32_t busy;                   /* requests not free */
+	bool draining;                   /* the target stops: new commands are aborted */
 	uint8_t *rx;
 	uint32_t rx_start, rx_end;
 	struct tgt_req *tx_head, **tx_tail;
@@ -82,6 +84,7 @@ struct tgt_conn {
 	struct tgt_req ctl; /* ICResp and C2HTermReq go out through this one */
 	uint8_t term[NVME_TCP_TERM_HLEN];
 	uint64_t close_deadline_ms;
+	uint64_t last_rx_ms; /* draining: when the host last sent something */
 	char peer[INET6_ADDRSTRLEN + 8];
 };
 

@@ -173,7 +173,7 @@ io_submit(struct tgt_conn *c, struct tgt_req *r)
 	if ((opc == NVME_OPC_READ || opc == NVME_OPC_WRITE || opc == NVME_OPC_COMPARE ||
 	     opc == NVME_OPC_WRITE_ZEROES) &&
 	    (slba >= n->num_blocks || nlb > n->num_blocks - slba)) {
-		tgt_req_status(r, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_LBA_OUT_OF_RANGE);
+		tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_LBA_OUT_OF_RANGE);
 		tgt_req_complete(r);
 		return 0;
 	}

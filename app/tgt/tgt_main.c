@@ -252,7 +252,7 @@ drain(struct tgt_thread *th)
 
 	take_inbox(th);
 	for (struct tgt_conn *c = th->conns; c != NULL; c = tgt_conn_next(c)) {
-		tgt_conn_close(c, NULL);
+		tgt_conn_drain(c);
 	}
 	while (th->conns != NULL && tgt_now_ms() < end) {
 		(void)poll_conns(th);
