@@ -14,6 +14,7 @@
  * thread hold a reference and look at `dead`, set when the admin connection closes or its
  * Keep Alive Timer expires (section 7.12: only Keep Alive restarts it, TBKAS not offered).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -442,6 +443,29 @@ identify(struct tgt_conn *c, struct tgt_req *r)
 
 /* ---- Get Log Page ---- */
 
+/* A listener's address for a discovery record: a wildcard one (0.0.0.0, ::) is no address
+ * a host can connect to, so the address this connection reached is given instead. */
+static const char *
+record_addr(struct tgt_conn *c, uint32_t l)
+{
+	static _Thread_local char buf[INET6_ADDRSTRLEN];
+	const struct tgt_listener *li = &c->th->t->listeners[l];
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+
+	if (strcmp(li->traddr, "0.0.0.0") != 0 && strcmp(li->traddr, "::") != 0) {
+		return li->traddr;
+	}
+	if (getsockname(c->fd, (struct sockaddr *)&sa, &len) != 0 || sa.ss_family != li->family ||
+	    inet_ntop(sa.ss_family,
+		      sa.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&sa)->sin6_addr :
+						 (void *)&((struct sockaddr_in *)&sa)->sin_addr,
+		      buf, sizeof(buf)) == NULL) {
+		return li->traddr;
+	}
+	return buf;
+}
+
 static uint32_t
 discovery_log(struct tgt_conn *c, uint8_t *page, uint32_t size)
 {
@@ -475,7 +499,7 @@ discovery_log(struct tgt_conn *c, uint8_t *page, uint32_t size)
 			e->cntlid = NVME_FABRIC_CNTLID_DYNAMIC;
 			e->asqsz = TGT_ADMIN_DEPTH;
 			pad_copy(e->trsvcid, sizeof(e->trsvcid), t->listeners[l].trsvcid);
-			pad_copy(e->traddr, sizeof(e->traddr), t->listeners[l].traddr);
+			pad_copy(e->traddr, sizeof(e->traddr), record_addr(c, l));
 			nvp_strlcpy(e->subnqn, ss->nqn, sizeof(e->subnqn));
 			n++;
 		}

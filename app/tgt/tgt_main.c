@@ -439,8 +439,11 @@ main(int argc, char **argv)
 		rc = tgt_config_load(&t, a.config);
 		rc = rc == -EINVAL ? 2 : rc != 0 ? 1 : 0;
 	} else {
-		fprintf(stderr, "nvp_tgt: %s: the bdevs could not be made: %s\n", a.config,
-			strerror(-rc));
+		fprintf(stderr, "nvp_tgt: %s: the bdevs could not be made: %s%s\n", a.config,
+			strerror(-rc),
+			rc == -ENOMEM ? " (malloc bdevs and request buffers are DMA memory: "
+					"give more with --mem-size MB, or reserve hugepages)" :
+					"");
 		rc = nvp_bdev_config_error_is_usage(rc) ? 2 : 1;
 	}
 	if (rc == 0) {
