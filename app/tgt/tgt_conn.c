@@ -465,7 +465,8 @@ rx_h2c(struct tgt_conn *c, const uint8_t *p)
 		return -1;
 	}
 	r = h->ttag < c->num_reqs ? &c->reqs[h->ttag] : NULL;
-	if (r == NULL || r->state != REQ_WAIT_H2C || r->cmd.cid != h->cccid) {
+	if (r == NULL || r->state != REQ_WAIT_H2C || r->cmd.cid != h->cccid || r->tx_r2t) {
+		/* (tx_r2t: its R2T is not sent yet, so this cannot answer it) */
 		return host_error(c, "H2CData for no R2T of this queue",
 				  NVME_TCP_FES_INVALID_HEADER_FIELD,
 				  offsetof(struct nvme_tcp_data_hdr, ttag));
@@ -485,7 +486,6 @@ rx_h2c(struct tgt_conn *c, const uint8_t *p)
 		return host_error(c, "H2CData LAST_PDU flag", NVME_TCP_FES_INVALID_HEADER_FIELD, 1);
 	}
 	if (r->got == r->len) {
-		/* the R2T left the send queue before the host could answer it */
 		r->state = REQ_EXEC;
 		tgt_cmd_exec(c, r);
 	}
