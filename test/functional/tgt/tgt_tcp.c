@@ -9,6 +9,8 @@
  *                 the null bdev completing;
  *   discovery     the discovery log lists what the host may reach, and nothing else;
  *   refused_host  a host not listed is refused (the target says so), a listed one is not;
+ *   keepalive     a host that polls keeps its association past KATO; one that stops
+ *                 polling loses it (the target says so) and its I/O fails;
  *   bad_pdu       a connection sending a PDU of a type a host may not send gets a
  *                 C2HTermReq and is closed, while another host's I/O goes on;
  *   weighted      two hosts weighted 1:4 keep one slow namespace saturated: the bytes they
@@ -440,6 +442,46 @@ test_bad_pdu(void)
 	CU_ASSERT_EQUAL(nvp_nvme_detach(ctrlr), 0);
 }
 
+/* ---- keep-alive ---- */
+
+/* Polling (the host sends Keep Alive) keeps the association for 3 x KATO; then a host
+ * that polls nothing loses it after KATO: its connections are closed, its I/O fails. */
+static void
+test_keepalive(void)
+{
+	struct nvp_nvme_ctrlr *ctrlr = NULL;
+	struct nvp_nvme_qpair *qp = NULL;
+	char trid[512], out[256], line[160];
+	uint8_t *buf = fx_dma_alloc(4096);
+	uint64_t end;
+	uint16_t cntlid;
+
+	out_path(out, sizeof(out), "tgt.out");
+	trid_str(trid, sizeof(trid), NQN_ANY, "kato:500");
+	CU_ASSERT_EQUAL_FATAL(fx_connect_str(trid, NULL, &ctrlr), 0);
+	cntlid = nvp_nvme_ctrlr_get_data(ctrlr)->cntlid;
+	snprintf(line, sizeof(line), "controller %u (", cntlid);
+	CU_ASSERT_EQUAL_FATAL(fx_qpair_alloc(ctrlr, 32, 0, 0, false, &qp), 0);
+	end = fx_now_us() + 1500u * 1000u;
+	while (fx_now_us() < end) {
+		CU_ASSERT_FATAL(nvp_nvme_qpair_process_completions(qp, 0) >= 0);
+		usleep(1000);
+	}
+	CU_ASSERT_EQUAL(fx_io(nvp_nvme_ctrlr_get_ns(ctrlr, 1), qp, FX_READ, buf, 0, 1, 0, NULL), 0);
+	CU_ASSERT_FALSE(file_has(out, line));
+	/* now silence */
+	end = fx_now_us() + 20u * 1000u * 1000u;
+	while (!file_has(out, line) && fx_now_us() < end) {
+		usleep(50 * 1000);
+	}
+	CU_ASSERT(file_has(out, line));
+	CU_ASSERT_NOT_EQUAL(fx_io(nvp_nvme_ctrlr_get_ns(ctrlr, 1), qp, FX_READ, buf, 0, 1, 0, NULL),
+			    0);
+	nvp_env_dma_free(buf);
+	(void)nvp_nvme_ctrlr_free_io_qpair(qp);
+	(void)nvp_nvme_detach(ctrlr);
+}
+
 /* ---- two hosts, one namespace ---- */
 
 #define W_QD 16u
@@ -675,13 +717,10 @@ int
 main(int argc, char **argv)
 {
 	static const struct fx_test tests[] = {
-		{ "identify_io", test_identify_io },
-		{ "discovery", test_discovery },
-		{ "refused_host", test_refused_host },
-		{ "bad_pdu", test_bad_pdu },
-		{ "weighted", test_weighted },
-		{ "bad_config", test_bad_config },
-		{ "sigint", test_sigint },
+		{ "identify_io", test_identify_io },   { "discovery", test_discovery },
+		{ "refused_host", test_refused_host }, { "bad_pdu", test_bad_pdu },
+		{ "weighted", test_weighted },         { "keepalive", test_keepalive },
+		{ "bad_config", test_bad_config },     { "sigint", test_sigint },
 	};
 	char cfg[256], out[256];
 	int rc;
