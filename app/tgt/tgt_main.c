@@ -34,7 +34,11 @@
 #include "nvpoll/util.h"
 #include "tgt.h"
 
-#define IDLE_SPINS 2048u /* passes with nothing to do before waiting in poll(2) */
+#define IDLE_US \
+	200u            /* nothing to do this long: wait in poll(2) (a host at QD1 sends its
+			* next command within tens of us; a thread that spins on past that only
+			* takes the CPU from the threads it waits for, when it shares one) */
+#define YIELD_SPINS 64u /* passes waiting for a device between two sched_yield() */
 #define POLL_FDS 256u
 #define TICK_MS 10u
 #define DRAIN_MS 15000u
@@ -271,7 +275,8 @@ poll_thread(void *arg)
 {
 	struct tgt_thread *th = arg;
 	struct tgt *t = th->t;
-	uint32_t idle = 0;
+	uint64_t idle_ticks = nvp_env_get_ticks_hz() * IDLE_US / 1000000u, idle_since = 0;
+	uint32_t spins = 0;
 
 	if (th->core >= 0) {
 		cpu_set_t set;
@@ -296,9 +301,18 @@ poll_thread(void *arg)
 		work |= nvp_bdev_poll_group_poll(th->group) > 0;
 		tick(th);
 		if (work || nvp_bdev_poll_group_get_outstanding(th->group) != 0) {
-			idle = 0;
-		} else if (++idle >= IDLE_SPINS) {
+			idle_since = 0;
+			/* waiting for a device: on a CPU shared with its thread (a software
+			 * controller, another program), let it run now and then; alone on its
+			 * core the call returns at once */
+			if (!work && ++spins % YIELD_SPINS == 0) {
+				sched_yield();
+			}
+		} else if (idle_since == 0) {
+			idle_since = nvp_env_get_ticks();
+		} else if (nvp_env_get_ticks() - idle_since > idle_ticks) {
 			idle_wait(th);
+			idle_since = 0;
 		}
 	}
 	drain(th);

@@ -80,6 +80,14 @@ write_file(const char *path, const char *text)
 	return fclose(f) == 0 ? 0 : -EIO;
 }
 
+/*
+ * The shared namespace: a software controller slow enough (1 ms reads, 4 channels) that
+ * the fair scheduler, not the network, decides who goes next; depth 4 and a small lag so
+ * that shares show within a few thousand I/Os. stale_us: a tenant whose poll thread has
+ * not polled for that long no longer holds the other back; this test's poll threads
+ * share two CPUs with other programs and are descheduled for milliseconds, which the
+ * default (1 ms) would read as a tenant gone.
+ */
 static int
 write_config(const char *path, uint16_t port)
 {
@@ -99,7 +107,7 @@ write_config(const char *path, uint16_t port)
 		"\"trtype\": \"emu\", \"size\": \"16M\", \"lba\": 4096, \"read_us\": 1000, "
 		"\"channels\": 4}},\n"
 		"  {\"method\": \"bdev_set_scheduler\", \"params\": {\"name\": \"slown1\", "
-		"\"scheduler\": \"fair\", \"params\": \"depth=4 lag_kib=16\"}}]},\n"
+		"\"scheduler\": \"fair\", \"params\": \"depth=4 lag_kib=16 stale_us=50000\"}}]},\n"
 		" {\"subsystem\": \"nvmf\", \"config\": [\n"
 		"  {\"method\": \"nvmf_create_transport\", \"params\": {\"trtype\": \"TCP\"}},\n"
 		"  {\"method\": \"nvmf_create_subsystem\", \"params\": {\"nqn\": \"" NQN_ANY "\", "
