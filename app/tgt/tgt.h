@@ -102,6 +102,8 @@ struct tgt_stats {
 	atomic_uint_fast64_t commands;
 	atomic_uint_fast64_t read_bytes;
 	atomic_uint_fast64_t write_bytes;
+	atomic_uint_fast64_t read_cmds; /* (the SMART log's host read / write commands) */
+	atomic_uint_fast64_t write_cmds;
 };
 
 struct tgt_thread {

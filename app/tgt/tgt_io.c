@@ -90,10 +90,14 @@ io_done(void *arg, const struct nvme_cpl *cpl)
 	}
 	r->pending = 0;
 	if (!nvme_cpl_is_error(&r->cpl)) {
+		struct tgt_stats *st = &c->th->t->stats;
+
 		if (r->cmd.opc == NVME_OPC_READ) {
-			atomic_fetch_add(&c->th->t->stats.read_bytes, r->len);
+			atomic_fetch_add_explicit(&st->read_bytes, r->len, memory_order_relaxed);
+			atomic_fetch_add_explicit(&st->read_cmds, 1, memory_order_relaxed);
 		} else if (r->cmd.opc == NVME_OPC_WRITE) {
-			atomic_fetch_add(&c->th->t->stats.write_bytes, r->len);
+			atomic_fetch_add_explicit(&st->write_bytes, r->len, memory_order_relaxed);
+			atomic_fetch_add_explicit(&st->write_cmds, 1, memory_order_relaxed);
 		}
 	}
 	tgt_req_complete(r);
