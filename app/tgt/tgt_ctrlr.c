@@ -437,6 +437,7 @@ identify(struct tgt_conn *c, struct tgt_req *r)
 					  NVME_SC_INVALID_FIELD);
 		return;
 	}
+	memset(r->buf, 0, r->len); /* (a transfer past the 4 KiB structure reads zeroes) */
 	memcpy(r->buf, page, NVP_MIN(r->len, sizeof(page)));
 	r->send_data = true;
 }
