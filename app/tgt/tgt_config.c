@@ -14,8 +14,8 @@
  * Tenants: every host NQN named anywhere gets a tenant id (1, 2, ... in order of first
  * appearance; 0 is any other host). When a host has a weight or a latency target, each
  * namespace of its subsystem is scheduled by "fair" with the weights of the tenants (1 for
- * those without one) and lat_us.N for the targets, unless the bdev config chose "fair"
- * itself, whose weights are then set per tenant.
+ * those without one) and lat_us.N for the targets; if the bdev config chose "fair"
+ * itself, its other parameters (depth, lag_kib, ...) are kept.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -516,6 +516,35 @@ add_host(struct cfg_ctx *x, json_object *p)
 	return 0;
 }
 
+/*
+ * The "fair" parameters of @b: those the bdev config gave it, if it chose "fair" (depth,
+ * lag_kib, ...), without their weights and latency targets, then the hosts' (@ours).
+ */
+static void
+merge_params(struct nvp_bdev *b, const char *ours, char *out, size_t len)
+{
+	const char *given = strcmp(nvp_bdev_get_scheduler(b), "fair") == 0 ?
+				    nvp_bdev_get_scheduler_params(b) :
+				    NULL;
+	size_t off = 0;
+
+	out[0] = '\0';
+	while (given != NULL && *given != '\0') {
+		size_t n = strcspn(given, " ,\t");
+
+		if (n != 0 && strncmp(given, "weights=", 8) != 0 &&
+		    strncmp(given, "lat_us.", 7) != 0 && off + n + 1 < len) {
+			memcpy(out + off, given, n);
+			off += n;
+			out[off++] = ' ';
+			out[off] = '\0';
+		}
+		given += n;
+		given += strspn(given, " ,\t");
+	}
+	nvp_strlcpy(out + off, ours, len - off);
+}
+
 /* The namespaces of subsystems with weighted hosts: "fair" with the hosts' weights. */
 static int
 apply_tenants(struct cfg_ctx *x)
@@ -557,22 +586,18 @@ apply_tenants(struct cfg_ctx *x)
 		}
 		for (uint32_t i = 0; i < ss->num_ns; i++) {
 			struct nvp_bdev *b = ss->ns[i].bdev;
+			char merged[2048];
 			int rc;
 
-			if (strcmp(nvp_bdev_get_scheduler(b), "fair") == 0) {
-				for (uint32_t k = 0; k <= max; k++) {
-					(void)nvp_bdev_sched_fair_set_weight(b, k, w[k]);
-				}
-				continue;
-			}
-			rc = nvp_bdev_set_scheduler(b, "fair", params);
+			merge_params(b, params, merged, sizeof(merged));
+			rc = nvp_bdev_set_scheduler(b, "fair", merged);
 			if (rc != 0) {
 				fprintf(stderr, "nvp_tgt: bdev %s: scheduler fair \"%s\": %s\n",
-					nvp_bdev_get_name(b), params, strerror(-rc));
+					nvp_bdev_get_name(b), merged, strerror(-rc));
 				return rc;
 			}
 			printf("nvp_tgt: namespace %u of %s (bdev %s): scheduler fair %s\n",
-			       ss->ns[i].nsid, ss->nqn, nvp_bdev_get_name(b), params);
+			       ss->ns[i].nsid, ss->nqn, nvp_bdev_get_name(b), merged);
 		}
 	}
 	return 0;

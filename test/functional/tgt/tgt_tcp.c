@@ -139,7 +139,8 @@ write_config(const char *path, uint16_t port)
 		"  {\"method\": \"nvmf_subsystem_add_host\", \"params\": {\"nqn\": \"" NQN_SHARED
 		"\", \"host\": \"" HOST_LIGHT "\", \"weight\": 1}},\n"
 		"  {\"method\": \"nvmf_subsystem_add_host\", \"params\": {\"nqn\": \"" NQN_SHARED
-		"\", \"host\": \"" HOST_HEAVY "\", \"weight\": 4}}]}]}\n",
+		"\", \"host\": \"" HOST_HEAVY
+		"\", \"weight\": 4, \"latency_target_us\": 900000}}]}]}\n",
 		port, port, port);
 	return write_file(path, cfg);
 }
@@ -557,6 +558,13 @@ test_weighted(void)
 	uint64_t deadline;
 	double share;
 
+	char out[256];
+
+	/* the hosts' weights and latency target reach the namespace's scheduler, the bdev
+	 * config's own fair parameters kept */
+	out_path(out, sizeof(out), "tgt.out");
+	CU_ASSERT(file_has(out, "(bdev slown1): scheduler fair depth=4 lag_kib=16 stale_us=50000 "
+				"weights=1/1/1/4 lat_us.3=900000"));
 	w_host(&light, HOST_LIGHT);
 	w_host(&heavy, HOST_HEAVY);
 	g_w_total = 0;
