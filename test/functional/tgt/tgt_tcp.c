@@ -17,7 +17,8 @@
  *                 get are about 20 % / 80 % (counted, not timed; generous bounds);
  *   sigint        SIGINT with I/O in flight: every request completes (none lost), the
  *                 target exits 0 with its summary;
- *   bad_config    bad configurations and flags: exit 2 with a message naming the fault.
+ *   bad_config    bad configurations and flags: exit 2 with a message naming the fault;
+ *   example_config  README's RAM disk config serves as written (on a free port).
  * Every wait has a deadline. Exit 77 (skip) when nvp_tgt is not built.
  */
 #include <arpa/inet.h>
@@ -721,6 +722,38 @@ test_bad_config(void)
 	bad_config("inuse.json", text, 1, "another program has it");
 }
 
+/* README's RAM disk config (examples/nvp_tgt/ram.json) loads and serves as written, on a
+ * free port instead of 4420, for two seconds with README's memory flags. */
+static void
+test_example_config(void)
+{
+	char *text = NULL, *json = NULL, path[256], args[512], out[8192], port[16], *at;
+	FILE *f = fopen("examples/nvp_tgt/ram.json", "r");
+	size_t n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	text = calloc(1, 65536);
+	json = calloc(1, 65536);
+	CU_ASSERT_FATAL(text != NULL && json != NULL);
+	n = fread(text, 1, 65535, f);
+	fclose(f);
+	text[n] = '\0';
+	at = strstr(text, "\"trsvcid\": \"4420\"");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	*at = '\0';
+	snprintf(port, sizeof(port), "%u", free_port());
+	snprintf(json, 65536, "%s\"trsvcid\": \"%s\"%s", text, port,
+		 at + strlen("\"trsvcid\": \"4420\""));
+	out_path(path, sizeof(path), "ram.json");
+	CU_ASSERT_EQUAL(write_file(path, json), 0);
+	free(text);
+	free(json);
+	snprintf(args, sizeof(args), "--no-huge --mem-size 1024 -t 2 -c %s", path);
+	CU_ASSERT_EQUAL(fx_run_capture(g_tgt, args, out, sizeof(out)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "subsystem nqn.2026-01.io.nvpoll:ram: 1 namespace"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "nvp_tgt: ready"));
+}
+
 static void
 atexit_kill(void)
 {
@@ -733,10 +766,15 @@ int
 main(int argc, char **argv)
 {
 	static const struct fx_test tests[] = {
-		{ "identify_io", test_identify_io },   { "discovery", test_discovery },
-		{ "refused_host", test_refused_host }, { "bad_pdu", test_bad_pdu },
-		{ "weighted", test_weighted },         { "keepalive", test_keepalive },
-		{ "bad_config", test_bad_config },     { "sigint", test_sigint },
+		{ "identify_io", test_identify_io },
+		{ "discovery", test_discovery },
+		{ "refused_host", test_refused_host },
+		{ "bad_pdu", test_bad_pdu },
+		{ "weighted", test_weighted },
+		{ "keepalive", test_keepalive },
+		{ "bad_config", test_bad_config },
+		{ "example_config", test_example_config },
+		{ "sigint", test_sigint },
 	};
 	char cfg[256], out[256];
 	int rc;
