@@ -60,10 +60,12 @@ ctrlr_put(struct tgt_ctrlr *ct)
 	struct tgt *t = ct->t;
 	struct tgt_ctrlr **pp;
 
+	/* under the lock: ctrlr_find() must never take a reference on one going away */
+	pthread_mutex_lock(&t->ctrlr_lock);
 	if (atomic_fetch_sub(&ct->refs, 1) != 1) {
+		pthread_mutex_unlock(&t->ctrlr_lock);
 		return;
 	}
-	pthread_mutex_lock(&t->ctrlr_lock);
 	for (pp = &t->ctrlrs; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == ct) {
 			*pp = ct->next;
