@@ -106,6 +106,18 @@ struct tgt_stats {
 	atomic_uint_fast64_t write_cmds;
 };
 
+/* A thread's channel on one bdev for one tenant, shared by its connections' namespaces:
+ * one device queue per thread and host, not per host queue (an nvme bdev's qpairs are
+ * the device's, and a host opens one queue per CPU). */
+struct tgt_chan {
+	struct tgt_chan *next;
+	struct nvp_bdev *bdev;
+	uint32_t tenant;
+	uint32_t refs;
+	struct nvp_bdev_desc *desc;
+	struct nvp_bdev_channel *ch;
+};
+
 struct tgt_thread {
 	struct tgt *t;
 	uint32_t idx;
@@ -113,6 +125,7 @@ struct tgt_thread {
 	pthread_t tid;
 	struct nvp_bdev_poll_group *group;
 	struct tgt_conn *conns; /* this thread's connections */
+	struct tgt_chan *chans; /* their channels */
 	uint32_t num_conns;
 	pthread_mutex_t inbox_lock; /* accepted sockets given to this thread */
 	int inbox[64];

@@ -44,6 +44,7 @@ struct tgt_req {
 };
 
 struct tgt_ns_ch {
+	struct tgt_chan *shared; /* (desc and ch are its, copied for the I/O path) */
 	struct nvp_bdev_desc *desc;
 	struct nvp_bdev_channel *ch;
 	uint32_t block_size;

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nvp_tgt's I/O commands (NVMe 1.4 section 6) onto bdev calls, through the channels an
- * I/O queue opens on its thread at Connect (one per namespace, in the thread's poll group,
- * its descriptor tagged with the host's tenant): Read, Write, Compare, Write Zeroes and
+ * I/O queue takes on its thread at Connect (one per namespace and host, shared by the
+ * host's queues on that thread, in the thread's poll group, its descriptor tagged with
+ * the host's tenant): Read, Write, Compare, Write Zeroes and
  * Flush one call each, Dataset Management's deallocate ranges an unmap each. A bdev whose
  * pool is empty (-ENOMEM) gets the command again from the connection's retry list on the
  * next pass; other refusals become the status the spec names for them.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nvpoll/util.h"
@@ -22,38 +24,92 @@ ignore_event(enum nvp_bdev_event_type type, struct nvp_bdev *bdev, void *ctx)
 	(void)ctx;
 }
 
+/* The thread's channel on @ns's bdev for @tenant, made if it has none. \return NULL and
+ * *@rc on failure. */
+static struct tgt_chan *
+chan_get(struct tgt_thread *th, const struct tgt_ns *ns, uint32_t tenant, int *rc)
+{
+	struct nvp_bdev_channel_opts o;
+	struct tgt_chan *s;
+
+	for (s = th->chans; s != NULL; s = s->next) {
+		if (s->bdev == ns->bdev && s->tenant == tenant) {
+			s->refs++;
+			return s;
+		}
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	nvp_bdev_channel_opts_init(&o, sizeof(o));
+	o.group = th->group;
+	o.io_pool_size = 4u * (TGT_MQES + 1u); /* (more than that waits on the retry list) */
+	*rc = nvp_bdev_open(ns->bdev_name, true, ignore_event, NULL, &s->desc);
+	if (*rc == 0) {
+		*rc = nvp_bdev_desc_set_tenant(s->desc, tenant);
+	}
+	if (*rc == 0) {
+		*rc = nvp_bdev_channel_create(s->desc, &o, &s->ch);
+	}
+	if (*rc != 0) {
+		if (s->desc != NULL) {
+			(void)nvp_bdev_close(s->desc);
+		}
+		free(s);
+		return NULL;
+	}
+	s->bdev = ns->bdev;
+	s->tenant = tenant;
+	s->refs = 1;
+	s->next = th->chans;
+	th->chans = s;
+	return s;
+}
+
+/* Its last user gone (no I/O of theirs outstanding), the channel is destroyed. */
+static void
+chan_put(struct tgt_thread *th, struct tgt_chan *s)
+{
+	struct tgt_chan **pp;
+
+	if (--s->refs != 0) {
+		return;
+	}
+	for (pp = &th->chans; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	(void)nvp_bdev_channel_destroy(s->ch);
+	(void)nvp_bdev_close(s->desc);
+	free(s);
+}
+
 int
 tgt_io_open(struct tgt_conn *c, uint32_t tenant)
 {
-	struct nvp_bdev_channel_opts o;
 	int rc = 0;
 
-	nvp_bdev_channel_opts_init(&o, sizeof(o));
-	o.group = c->th->group;
-	o.io_pool_size = 2u * (TGT_MQES + 1u);
-	for (uint32_t i = 0; i < c->ss->num_ns && rc == 0; i++) {
+	for (uint32_t i = 0; i < c->ss->num_ns; i++) {
 		struct tgt_ns_ch *n = &c->ns[i];
 		const struct tgt_ns *ns = &c->ss->ns[i];
 
-		rc = nvp_bdev_open(ns->bdev_name, true, ignore_event, NULL, &n->desc);
-		if (rc == 0) {
-			rc = nvp_bdev_desc_set_tenant(n->desc, tenant);
-		}
-		if (rc == 0) {
-			rc = nvp_bdev_channel_create(n->desc, &o, &n->ch);
-		}
-		if (rc != 0) {
+		n->shared = chan_get(c->th, ns, tenant, &rc);
+		if (n->shared == NULL) {
 			fprintf(stderr, "nvp_tgt: namespace %u (bdev %s): no channel: %s\n",
 				ns->nsid, ns->bdev_name, strerror(-rc));
-			break;
+			tgt_io_close(c);
+			return rc;
 		}
+		n->desc = n->shared->desc;
+		n->ch = n->shared->ch;
 		n->block_size = nvp_bdev_get_block_size(ns->bdev);
 		n->num_blocks = nvp_bdev_get_num_blocks(ns->bdev);
 	}
-	if (rc != 0) {
-		tgt_io_close(c);
-	}
-	return rc;
+	return 0;
 }
 
 void
@@ -62,14 +118,10 @@ tgt_io_close(struct tgt_conn *c)
 	for (uint32_t i = 0; i < TGT_MAX_NS; i++) {
 		struct tgt_ns_ch *n = &c->ns[i];
 
-		if (n->ch != NULL) {
-			(void)nvp_bdev_channel_destroy(n->ch);
-			n->ch = NULL;
+		if (n->shared != NULL) {
+			chan_put(c->th, n->shared);
 		}
-		if (n->desc != NULL) {
-			(void)nvp_bdev_close(n->desc);
-			n->desc = NULL;
-		}
+		memset(n, 0, sizeof(*n));
 	}
 }
 

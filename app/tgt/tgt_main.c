@@ -352,6 +352,10 @@ thread_main(void *arg)
 		return NULL;
 	}
 	(void)poll_thread(th);
+	if (th->chans != NULL) {
+		fprintf(stderr, "nvp_tgt: thread %u: a bdev channel outlived its connections\n",
+			th->idx);
+	}
 	(void)nvp_bdev_poll_group_destroy(th->group);
 	return NULL;
 }
