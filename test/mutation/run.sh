@@ -67,10 +67,16 @@ while read -r src progs; do
 	covers[${src%:}]=$progs
 done <"$mutdir/map"
 
-# The program's source directory (test/unit/lib/<subsys>) and its binary.
-prog_dir() { echo "$scratch/test/unit/lib/${1%/*}"; }
+# The program's source directory (test/unit/lib/<subsys>, or test/fuzz for "fuzz/<name>": a
+# harness that replays its corpus is a unit test of the file it #includes) and its binary.
+prog_dir() { case $1 in fuzz/*) echo "$scratch/test/fuzz" ;; *) echo "$scratch/test/unit/lib/${1%/*}" ;; esac; }
 prog_bin() { echo "$scratch/build/test/unit/$1"; }
-prog_obj() { echo "$scratch/build/obj/test/unit/lib/${1%/*}/${1#*/}.o"; }
+prog_obj() {
+	case $1 in
+	fuzz/*) echo "$scratch/build/obj/test/fuzz/${1#*/}.o" ;;
+	*) echo "$scratch/build/obj/test/unit/lib/${1%/*}/${1#*/}.o" ;;
+	esac
+}
 
 # Rebuild @progs in the scratch tree from their sources (objects removed first: the
 # scratch tree's dependency files are not trusted to see a patched file).

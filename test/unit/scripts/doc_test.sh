@@ -85,6 +85,7 @@ declare -A page_of=(
 	[nvp]=nvp.1.md
 	[nvp_perf]=nvp_perf.1.md
 	[nvp_doctor]=nvp_doctor.1.md
+	[nvp_tgt]=nvp_tgt.8.md
 	[setup.sh]=nvp-setup.8.md
 )
 for f in "$doc"/man/*.md; do
@@ -174,17 +175,18 @@ check_page() {
 }
 
 need=0
-for p in nvp nvp_perf nvp_doctor; do
+for p in nvp nvp_perf nvp_doctor nvp_tgt; do
 	[ -x "$bin/$p" ] || need=1
 done
 if [ "$need" -ne 0 ]; then
-	echo "SKIP (in part): build/bin/{nvp,nvp_perf,nvp_doctor} are not all built"
+	echo "SKIP (in part): build/bin/{nvp,nvp_perf,nvp_doctor,nvp_tgt} are not all built"
 	[ "$fails" -eq 0 ] && exit 77
 	exit 1
 fi
 
 check_page nvp_perf nvp_perf.1.md "$("$bin/nvp_perf" --help 2>&1)"
 check_page nvp_doctor nvp_doctor.1.md "$("$bin/nvp_doctor" --help 2>&1)"
+check_page nvp_tgt nvp_tgt.8.md "$("$bin/nvp_tgt" --help 2>&1)"
 check_page setup.sh nvp-setup.8.md "$(bash "$rootdir/scripts/setup.sh" help 2>&1)"
 
 # nvp: the command list in the page, then each command's options where it is documented.
