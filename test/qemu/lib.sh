@@ -669,6 +669,7 @@ nvp_tgt_start() {
   {"method": "nvmf_subsystem_add_listener", "params": {"nqn": "$NVP_TGT_NQN",
    "listen_address": {"trtype": "TCP", "adrfam": "IPv4", "traddr": "127.0.0.1", "trsvcid": "$NVP_TGT_PORT"}}}]}]}
 EOF
+	modprobe nvme-tcp || return 1 # nvme discover goes through /dev/nvme-fabrics
 	nvp_tgt --no-huge --mem-size 256 -c /tmp/nvp_tgt.json >>/tmp/nvp_tgt.log 2>&1 &
 	NVP_TGT_PID=$!
 	for _ in $(seq 1 30); do
@@ -722,7 +723,6 @@ nvp_tgt_kernel() {
 	grep -q "$NVP_TGT_NQN" /tmp/nvp_tgt_disc.txt ||
 		{ cat /tmp/nvp_tgt_disc.txt; nvp_fail "nvme discover does not list $NVP_TGT_NQN"; nvp_tgt_stop; return 1; }
 	echo "nvme discover lists $NVP_TGT_NQN"
-	modprobe nvme-tcp
 	(
 		set -e
 		before=$(ls /sys/block)
@@ -754,15 +754,19 @@ nvp_tgt_kernel() {
 				{ echo "read back at $off MiB differs from what was written"; exit 1; }
 		done
 		echo "verify: 2 x 8 MiB written and read back through the kernel, checksums equal"
-		# a file system
+		# a file system (e2fsprogs' tools, run.sh puts them in /nvp/e2fs)
+		[ -x /nvp/e2fs/mke2fs ] && [ -x /nvp/e2fs/e2fsck ] ||
+			{ echo "no e2fsprogs in the guest (mke2fs, e2fsck: run.sh copies the host's)"; exit 1; }
+		# ext4 asks the crypto API for crc32c, and the kernel cannot load it by itself here
+		modprobe crc32c_generic 2>/dev/null || true
 		modprobe ext4 2>/dev/null || true
-		mke2fs -q -F -t ext4 "/dev/$blk"
+		/nvp/e2fs/mke2fs -q -F -t ext4 "/dev/$blk"
 		mkdir -p /mnt/tgt
 		mount -t ext4 "/dev/$blk" /mnt/tgt
 		for i in 1 2 3; do dd if=/dev/urandom of=/mnt/tgt/f$i bs=1M count=4 2>/dev/null; done
 		(cd /mnt/tgt && sha256sum f1 f2 f3) >/tmp/fsums
 		umount /mnt/tgt
-		e2fsck -fn "/dev/$blk" >/tmp/fsck.txt 2>&1 || { cat /tmp/fsck.txt; echo "e2fsck found errors"; exit 1; }
+		/nvp/e2fs/e2fsck -fn "/dev/$blk" >/tmp/fsck.txt 2>&1 || { cat /tmp/fsck.txt; echo "e2fsck found errors"; exit 1; }
 		mount -t ext4 "/dev/$blk" /mnt/tgt
 		(cd /mnt/tgt && sha256sum -c /tmp/fsums) >/dev/null || { echo "files differ after remount"; exit 1; }
 		umount /mnt/tgt

@@ -58,8 +58,9 @@ test_list=$qdir/tests.list
 # guest kernel itself broke.
 FAULT_RE='DMAR: \[DMA (Read|Write)|DMAR: DRHD: handling fault|DMAR:.*[Ff]ault reason|IO_PAGE_FAULT|AMD-Vi: Event logged|Kernel panic|BUG: |Oops: |general protection fault'
 
-# Modules the guest needs; their dependencies are added from modules.dep.
-MODULES="uio uio_pci_generic vfio vfio_iommu_type1 vfio-pci nvme nvme-core nvmet nvmet-tcp nvme-tcp nvme-fabrics crc32c_generic"
+# Modules the guest needs; their dependencies are added from modules.dep. ext4: the
+# nvp_tgt test mounts a file system on what nvp_tgt serves.
+MODULES="uio uio_pci_generic vfio vfio_iommu_type1 vfio-pci nvme nvme-core nvmet nvmet-tcp nvme-tcp nvme-fabrics crc32c_generic ext4"
 
 die() {
 	echo "test/qemu/run.sh: $*" >&2
@@ -542,10 +543,15 @@ build_initramfs() {
 	cp "$qdir/nvme_cli_compare.sh" "$qdir/nvme_cli_io.sh" "$root/nvp/qemu/"
 	# Debian's nvme-cli and jq, when the host has them (scripts/pkgdep.sh installs both):
 	# the nvme_cli_json test compares nvp's output with nvme-cli's on the same controller.
-	# mke2fs and e2fsck: the nvp_tgt test puts a file system on what nvp_tgt serves.
-	for a in nvme jq mke2fs e2fsck; do
+	for a in nvme jq; do
 		if command -v "$a" >/dev/null 2>&1; then copy_with_libs "$root" bin "$(command -v "$a")"; fi
 	done
+	# e2fsprogs' mke2fs and e2fsck (busybox's mke2fs makes ext2 only) in a directory of
+	# their own: the nvp_tgt test puts an ext4 file system on what nvp_tgt serves.
+	for a in mke2fs e2fsck; do
+		if command -v "$a" >/dev/null 2>&1; then copy_with_libs "$root" nvp/e2fs "$(command -v "$a")"; fi
+	done
+	[ -f /etc/mke2fs.conf ] && mkdir -p "$root/etc" && cp /etc/mke2fs.conf "$root/etc/"
 	expand_tests "$test_list" "$root/nvp/qemu/tests.run"
 	detect_features "$root"
 	echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
