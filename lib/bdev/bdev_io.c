@@ -532,7 +532,6 @@ io_accept(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint8_t type, uin
 	struct ch_op_stats *op = &ch->op[type];
 
 	io->submit_tick = now;
-	ch->accepted++;
 	if (op->inflight == 0) {
 		op->busy_start = now;
 	}
