@@ -167,6 +167,9 @@ bdev_channel_update_mode(struct nvp_bdev_channel *ch)
 	if (ch->bdev->optimal_io_boundary != 0) {
 		mode |= CH_MODE_SPLIT;
 	}
+	if (!ch->bdev->fn->submit_never_completes) {
+		mode |= CH_MODE_MARK;
+	}
 	ch->mode = (uint8_t)mode;
 	/* the fast path's one compare: 3 (QD32) to 4 (QD1) instructions fewer per I/O */
 	ch->max_fast_blocks = (mode & ~CH_MODE_ACCT) != 0    ? 0 :

@@ -95,6 +95,9 @@ struct nvp_bdev_desc {
 /* CH_MODE_SPLIT: the bdev has an optimal boundary, so every I/O is checked for a split
  * (a max transfer alone is one compare on the fast path: max_fast_blocks) */
 #define CH_MODE_SPLIT 0x8u
+/* CH_MODE_MARK: the module may complete inside its submit, so every call into it is
+ * marked (module_submit()): it takes io_submit_slow() */
+#define CH_MODE_MARK 0x10u
 #define CH_MODE_SLOW (CH_MODE_STAGES | CH_MODE_HOOK)
 
 /*
