@@ -1160,8 +1160,9 @@ list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, 
 	}
 }
 
-/* A successful list of more than one I/O, or of one not on the fast path, finished at
- * @at (0: read the clock): account all, then the callbacks in order. */
+/* A list of more than one I/O, or of one not on the fast path, finished at @at (0: read
+ * the clock): account all, then the callbacks in order; with an error status, one by one
+ * (each error counted). */
 static __attribute__((noinline)) void
 list_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct nvme_cpl *cpl,
 	      uint64_t at)
@@ -1171,6 +1172,10 @@ list_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct 
 	void *cb_arg;
 	uint64_t now;
 
+	if (nvp_unlikely(nvme_cpl_is_error(cpl))) {
+		list_complete_each(ch, io, io, cpl, at);
+		return;
+	}
 	if ((ch->mode & CH_MODE_ACCT) != 0) {
 		now = at != 0 ? at : ch_now_read(ch, CH_TICK_NONE);
 		ch->tick = now;
@@ -1208,8 +1213,11 @@ list_complete(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct 
 
 /*
  * A list of one straight I/O (depth 1) finishes here as nvp_bdev_io_complete()'s fast
- * path does, with the module's time (@at) or the TSC read inline. Longer lists, an
- * error status, io_wait entries or a clock behind a call go to the functions above.
+ * path does, with the module's time (@at) or the TSC read inline. Longer lists (an error
+ * status among them: list_complete() tests it once per list), an error status, io_wait
+ * entries or a clock behind a call go to the functions above. The status is tested
+ * apart, after the list's length: a branch, not a bit or-ed into the first test (2
+ * instructions fewer per I/O at QD1, bench/bdev_overhead).
  */
 static inline __attribute__((always_inline)) void
 complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_t at)
@@ -1224,15 +1232,18 @@ complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_
 		return;
 	}
 	ch = io->ch;
-	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
-			  nvme_cpl_is_error(cpl)) != 0)) {
-		/* from inside module submit (each goes to the done list), io_wait entries to
-		 * run as each I/O is freed, or errors to count */
+	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head) != 0)) {
+		/* from inside module submit (each goes to the done list), or io_wait entries
+		 * to run as each I/O is freed */
 		list_complete_each(ch, io, io, cpl, at);
 		return;
 	}
 	if (nvp_unlikely(((uintptr_t)io->internal.next | io->internal.state) != 0)) {
 		list_complete(ch, io, cpl, at);
+		return;
+	}
+	if (nvp_unlikely(nvme_cpl_is_error(cpl))) {
+		list_complete_each(ch, io, io, cpl, at); /* an error to count */
 		return;
 	}
 	if ((ch->mode & CH_MODE_ACCT) != 0) {
