@@ -137,6 +137,9 @@ _Static_assert(sizeof(struct ch_op_stats) == 64, "ch_op_stats: one cache line");
 #define IO_STATE_STAGED 0x1u /* went down the pipeline: its completion goes back up it */
 #define IO_STATE_CHILD 0x2u  /* a split child: internal.parent is valid */
 #define IO_STATE_SPLIT 0x4u  /* a split parent: its children go down, not itself */
+/* sent untimed (accounting off), in flight when accounting came on (untimed_mark()): its
+ * completion takes the slow path, which counts it without a time */
+#define IO_STATE_UNTIMED 0x8u
 
 /* A singly linked FIFO of bdev_ios through internal.next. */
 struct io_list {

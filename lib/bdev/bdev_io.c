@@ -996,8 +996,9 @@ nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 		return;
 	}
 	/* The fast path: it went straight to the module, so its device time starts at its
-	 * submission; the TSC is read inline, another clock through complete_slow(). */
-	if (io->submit_tick != 0 && (ch->mode & CH_MODE_ACCT) != 0) {
+	 * submission (timed: one sent untimed is IO_STATE_UNTIMED); the TSC is read inline,
+	 * another clock through complete_slow(). */
+	if ((ch->mode & CH_MODE_ACCT) != 0) {
 		now = ch->tick;
 		if (nvp_unlikely(now <= CH_TICK_LAZY)) {
 			if (nvp_unlikely(!ch->ticks_tsc)) {
@@ -1257,7 +1258,7 @@ complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_
 		}
 		ch->tick = now;
 	}
-	io_finish(ch, io, cpl, false, io->submit_tick, io->submit_tick != 0 ? now : 0, false);
+	io_finish(ch, io, cpl, false, io->submit_tick, now, false); /* timed: see UNTIMED */
 }
 
 void
