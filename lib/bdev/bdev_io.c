@@ -1088,8 +1088,8 @@ list_hist_run(uint64_t *buckets, uint64_t v, uint64_t k, uint64_t *sum, uint64_t
 
 /*
  * Account the successful I/Os from @io on, up to the first not on the fast path (staged,
- * split: its completion goes back up the pipeline) or, @timed, not timed (submitted while
- * accounting was off); \return that one, or NULL. All before any callback runs, so the
+ * split: its completion goes back up the pipeline; sent untimed: IO_STATE_UNTIMED, so
+ * that with @timed every I/O here has a submit tick); \return that one, or NULL. All before any callback runs, so the
  * stats are what completing them one by one would leave (the callbacks' submissions are
  * stamped with the same @now). Same-type runs are added at once: counts and the device
  * time's sum, min and max kept in registers, and the histogram's bucket counted once per
@@ -1117,19 +1117,11 @@ list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, 
 		n = blocks = sum = max = run_from = 0;
 		min = UINT64_MAX;
 		tick = io->submit_tick; /* the current run's */
-		if (timed && nvp_unlikely(tick == 0)) {
-			return io; /* untimed: submitted while accounting was off */
-		}
 		for (; io != NULL; io = io->internal.next) {
 			if (nvp_unlikely(io->internal.state != 0 || io->type != type)) {
 				break;
 			}
 			if (timed && io->submit_tick != tick) {
-				/* untimed (0) is tested only here: a run's tick is never 0 (2
-				 * instructions fewer per I/O at QD32, bench/bdev_overhead) */
-				if (nvp_unlikely(io->submit_tick == 0)) {
-					break;
-				}
 				list_hist_run(h->buckets, now - tick, n - run_from, &sum, &min,
 					      &max);
 				tick = io->submit_tick;
