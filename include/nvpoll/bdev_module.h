@@ -264,6 +264,12 @@ struct nvp_bdev_fn_table {
 	 * refuses while I/O is in flight.
 	 */
 	void (*channel_abort)(void *ch_ctx);
+	/**
+	 * true: submit() never completes an I/O from inside the call (its completions come
+	 * from poll() or channel_abort() only), so the core need not mark the channel around
+	 * it to defer such completions. false (the zeroed default): it may.
+	 */
+	bool submit_never_completes;
 };
 
 /** A bdev to register. Zero it, then fill it. */

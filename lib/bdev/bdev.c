@@ -547,10 +547,7 @@ nvp_bdev_close(struct nvp_bdev_desc *desc)
 	if (desc->num_channels != 0) {
 		TAILQ_FOREACH (ch, &bdev->channels, bdev_link) {
 			if (ch->desc == desc) {
-				inflight += (uint32_t)(__atomic_load_n(&ch->accepted,
-								       __ATOMIC_RELAXED) -
-						       __atomic_load_n(&ch->completed,
-								       __ATOMIC_RELAXED));
+				inflight += ch_outstanding(ch);
 			}
 		}
 		NVP_ERRLOG("close '%s': %u channel(s) of this descriptor still exist, %" PRIu64

@@ -218,6 +218,7 @@ static const struct nvp_bdev_fn_table g_malloc_fn = {
 	.submit = malloc_submit, /* never fails, completes from the poll */
 	.poll = malloc_poll,
 	.get_irq_fd = malloc_get_irq_fd,
+	.submit_never_completes = true, /* done list, completed by the poll */
 };
 
 void

@@ -140,6 +140,7 @@ static const struct nvp_bdev_fn_table g_null_fn = {
 	.submit = null_submit,
 	.poll = null_poll,
 	.get_irq_fd = null_get_irq_fd,
+	.submit_never_completes = true, /* queued, completed by the poll */
 };
 
 void

@@ -890,6 +890,7 @@ static const struct nvp_bdev_fn_table g_nvme_fn = {
 	.get_irq_fd = nvme_get_irq_fd,
 	.irq_unmask = nvme_irq_unmask,
 	.channel_abort = nvme_channel_abort,
+	.submit_never_completes = true, /* nvme_io_done() only queues */
 };
 
 /* ---- attach and detach ---- */

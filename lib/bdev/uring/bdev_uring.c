@@ -295,6 +295,7 @@ static const struct nvp_bdev_fn_table g_uring_fn = {
 	.channel_destroy = uring_channel_destroy,
 	.submit = uring_submit,
 	.poll = uring_poll,
+	.submit_never_completes = true, /* done list or the ring, completed by the poll */
 };
 
 void
