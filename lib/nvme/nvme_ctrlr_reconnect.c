@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "nvme_internal.h"
@@ -76,6 +77,8 @@ nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why)
 	atomic_store(&ctrlr->next_reconnect, 0);
 	atomic_store(&ctrlr->loss_ticks, nvme_ticks(ctrlr));
 	ctrlr->reconnect_attempts = 0;
+	ctrlr->reconnect_logged = 0;
+	ctrlr->reconnect_unlogged = 0;
 	NVP_WARNLOG("%s: %s; reconnecting every %u s (ctrlr_loss_timeout_sec %d, "
 		    "fast_io_fail_timeout_sec %u); requests wait",
 		    ctrlr->name, why, ctrlr->opts.reconnect_delay_sec,
@@ -101,17 +104,45 @@ reconnect_action(struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
 static int
 connect_step(struct nvp_nvme_ctrlr *ctrlr)
 {
-	int rc;
-
 	if (ctrlr->transport->ctrlr_reconnect_poll == NULL) {
 		return 1;
 	}
-	rc = ctrlr->transport->ctrlr_reconnect_poll(ctrlr);
-	if (rc < 0) {
-		NVP_WARNLOG("%s: reconnect attempt %u: no connection (%s)", ctrlr->name,
-			    ctrlr->reconnect_attempts + 1, strerror(-rc));
+	return ctrlr->transport->ctrlr_reconnect_poll(ctrlr);
+}
+
+/*
+ * A failed attempt's one line (@why: the connection's errno, or the reset's), with the
+ * attempt's number, when the next is due and how long until the controller is given up;
+ * shown for the first attempts of a loss, then once a minute (nvme_reconnect_log_due()).
+ */
+static void
+attempt_failed_log(struct nvp_nvme_ctrlr *ctrlr, int why, bool connected, uint64_t now)
+{
+	int32_t limit = ctrlr->opts.ctrlr_loss_timeout_sec;
+	uint64_t since = now - NVP_MIN(now, atomic_load(&ctrlr->loss_ticks));
+	char left[48], hidden[64] = "";
+
+	if (!nvme_reconnect_log_due(ctrlr->reconnect_attempts, ctrlr->ticks_hz,
+				    ctrlr->reconnect_logged, now)) {
+		ctrlr->reconnect_unlogged++;
+		return;
 	}
-	return rc;
+	if (limit < 0) {
+		snprintf(left, sizeof(left), "no limit (ctrlr_loss_timeout_sec -1)");
+	} else {
+		double s = (double)limit - (double)since / (double)ctrlr->ticks_hz;
+
+		snprintf(left, sizeof(left), "gives up in %.0f s", s > 0 ? s : 0.0);
+	}
+	if (ctrlr->reconnect_unlogged != 0) {
+		snprintf(hidden, sizeof(hidden), "; %u failed attempts before it not shown",
+			 ctrlr->reconnect_unlogged);
+	}
+	NVP_WARNLOG("%s: reconnect attempt %u failed: %s%s; next in %u s, %s%s", ctrlr->name,
+		    ctrlr->reconnect_attempts, connected ? "reset: " : "",
+		    strerror(why < 0 ? -why : EIO), ctrlr->opts.reconnect_delay_sec, left, hidden);
+	ctrlr->reconnect_logged = now;
+	ctrlr->reconnect_unlogged = 0;
 }
 
 /*
@@ -123,6 +154,7 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 {
 	uint64_t now = nvme_ticks(ctrlr), loss = atomic_load(&ctrlr->loss_ticks);
 	enum nvme_reconnect_action a = reconnect_action(ctrlr, now);
+	bool connected = false;
 	int rc;
 
 	if (a == NVME_RECONNECT_GIVE_UP) {
@@ -142,17 +174,20 @@ nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr)
 		return;
 	}
 	ctrlr->reconnect_attempts++;
-	if (rc > 0 && ctrlr->recovery->reset(ctrlr) == 0) {
-		NVP_NOTICELOG("%s: reconnected (attempt %u, %.1f s after the loss)", ctrlr->name,
-			      ctrlr->reconnect_attempts,
-			      (double)(nvme_ticks(ctrlr) - loss) / (double)ctrlr->ticks_hz);
-		return;
+	if (rc > 0) {
+		rc = ctrlr->recovery->reset(ctrlr);
+		if (rc == 0) {
+			NVP_NOTICELOG("%s: reconnected (attempt %u, %.1f s after the loss)",
+				      ctrlr->name, ctrlr->reconnect_attempts,
+				      (double)(nvme_ticks(ctrlr) - loss) / (double)ctrlr->ticks_hz);
+			return;
+		}
+		connected = true;
 	}
 	now = nvme_ticks(ctrlr);
 	atomic_store(&ctrlr->next_reconnect,
 		     now + (uint64_t)ctrlr->opts.reconnect_delay_sec * ctrlr->ticks_hz);
-	NVP_WARNLOG("%s: reconnect attempt %u failed; next in %u s", ctrlr->name,
-		    ctrlr->reconnect_attempts, ctrlr->opts.reconnect_delay_sec);
+	attempt_failed_log(ctrlr, rc, connected, now);
 }
 
 /*

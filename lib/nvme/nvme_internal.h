@@ -592,6 +592,8 @@ struct nvp_nvme_ctrlr {
 	_Atomic uint64_t loss_ticks;     /* when it was lost (fast_io_fail, ctrlr_loss) */
 	_Atomic uint64_t next_reconnect; /* ticks of the next attempt; 0 = at once */
 	uint32_t reconnect_attempts;     /* of this loss, for messages */
+	uint64_t reconnect_logged;       /* ticks of the last attempt's line; 0 = none yet */
+	uint32_t reconnect_unlogged;     /* failed attempts since that line, not shown */
 };
 
 /*
@@ -724,6 +726,18 @@ nvme_reconnect_decide(const struct nvp_nvme_ctrlr_opts *opts, uint64_t hz, uint6
 		return NVME_RECONNECT_GIVE_UP;
 	}
 	return now >= next ? NVME_RECONNECT_TRY : NVME_RECONNECT_WAIT;
+}
+
+/* A failed attempt's line is shown for the first NVME_RECONNECT_LOG_FIRST attempts of a
+ * loss, then at most once per NVME_RECONNECT_LOG_EVERY_S (a controller that retries every
+ * second for ever would fill a log). */
+#define NVME_RECONNECT_LOG_FIRST 5u
+#define NVME_RECONNECT_LOG_EVERY_S 60u
+static inline bool
+nvme_reconnect_log_due(uint32_t attempt, uint64_t hz, uint64_t last_logged, uint64_t now)
+{
+	return attempt <= NVME_RECONNECT_LOG_FIRST || last_logged == 0 ||
+	       now - last_logged >= (uint64_t)NVME_RECONNECT_LOG_EVERY_S * hz;
 }
 
 /* fast_io_fail_timeout_sec (0 = never) has passed since the loss. */

@@ -24,6 +24,7 @@ extern char **environ;
 
 #include "fixture.h"
 #include "nvme_tcp_tgt.h"
+#include "nvpoll/log.h"
 
 #define NSLOTS 16u
 #define IO_BYTES 4096u            /* one I/O */
@@ -463,6 +464,126 @@ test_ctrlr_loss_timeout(void)
 	rfx_close(&f);
 }
 
+/* What the driver logs about reconnect attempts (the lines still go to stderr). */
+static struct {
+	unsigned int attempt_lines; /* "reconnect attempt N failed" */
+	unsigned int out_of_order;  /* such a line whose N is not the last one's + 1 */
+	unsigned int last_attempt;
+	unsigned int connect_lines; /* "cannot connect", "no connection (" */
+	unsigned int refused_lines; /* "(Connection refused)": a reset's reason */
+	unsigned int lines;
+} g_log;
+
+static void
+count_log(enum nvp_log_level level, const char *component, const char *msg)
+{
+	const char *a = strstr(msg, "reconnect attempt ");
+	unsigned int n;
+
+	if (a != NULL && strstr(a, " failed") != NULL &&
+	    sscanf(a, "reconnect attempt %u", &n) == 1) {
+		g_log.attempt_lines++;
+		g_log.out_of_order += n != g_log.last_attempt + 1 ? 1u : 0u;
+		g_log.last_attempt = n;
+	}
+	if (strstr(msg, "cannot connect") != NULL || strstr(msg, "no connection (") != NULL) {
+		g_log.connect_lines++;
+	}
+	g_log.refused_lines += strstr(msg, "(Connection refused)") != NULL ? 1u : 0u;
+	g_log.lines++;
+	fprintf(stderr, "nvpoll %s: %s: %s\n", component,
+		level <= NVP_LOG_ERROR ? "error" :
+		level <= NVP_LOG_WARN  ? "warning" :
+					 "notice",
+		msg);
+}
+
+/*
+ * A target that refuses the reconnect attempts until the loss timeout: one line per
+ * attempt (its number in order, why, the next delay), nothing else about the connection
+ * (the transport's "cannot connect" lines were five per attempt once).
+ */
+static void
+test_one_line_per_attempt(void)
+{
+	uint64_t end;
+	struct rfx f;
+
+	if (fx_skip_real("the outages are made by this program's target")) {
+		return;
+	}
+	if (rfx_open(&f, 3, 1, 0) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(count_log);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	tcp_tgt_drop_conns(f.tgt);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!nvp_nvme_ctrlr_is_failed(f.ctrlr) && fx_now_us() < end) {
+		pump(&f);
+	}
+	nvp_log_set_callback(NULL);
+	CU_ASSERT(nvp_nvme_ctrlr_is_removed(f.ctrlr));
+	CU_ASSERT(g_log.attempt_lines >= 2); /* at the loss, 1 s, 2 s: 3 unless starved */
+	CU_ASSERT_EQUAL(g_log.out_of_order, 0);
+	CU_ASSERT_EQUAL(g_log.connect_lines, 0);
+	printf("  %u refused attempts, one line each\n", g_log.attempt_lines);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	rfx_close(&f);
+}
+
+/*
+ * The application's reset of a controller whose target refuses connections (no reconnect
+ * option): it fails, saying why in one line; the reset does not try to connect again for
+ * each register it reads (it did, five times, each with its line).
+ */
+static void
+test_reset_refused_one_line(void)
+{
+	uint64_t end;
+	struct rfx f;
+
+	if (fx_skip_real("the outages are made by this program's target")) {
+		return;
+	}
+	if (rfx_open(&f, 0, 0, 0) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 16, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	tcp_tgt_drop_conns(f.tgt);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!nvp_nvme_ctrlr_is_failed(f.ctrlr) && fx_now_us() < end) {
+		pump(&f);
+	}
+	CU_ASSERT_FATAL(nvp_nvme_ctrlr_is_failed(f.ctrlr));
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(count_log);
+	CU_ASSERT(nvp_nvme_ctrlr_reset(f.ctrlr) < 0);
+	nvp_log_set_callback(NULL);
+	CU_ASSERT_EQUAL(g_log.connect_lines, 0);
+	CU_ASSERT_EQUAL(g_log.refused_lines, 1);
+	CU_ASSERT(g_log.lines <= 2); /* "resetting", and that one */
+	/* the next reset tries again (and says so again) */
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(count_log);
+	CU_ASSERT(nvp_nvme_ctrlr_reset(f.ctrlr) < 0);
+	nvp_log_set_callback(NULL);
+	CU_ASSERT_EQUAL(g_log.refused_lines, 1);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_reset(f.ctrlr), 0);
+	f.submit_more = true;
+	CU_ASSERT_EQUAL(pump_verified(&f, 16, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	rfx_close(&f);
+}
+
 /* Seconds from the environment (@name), else @dflt. */
 static uint32_t
 env_secs(const char *name, uint32_t dflt)
@@ -629,6 +750,8 @@ main(int argc, char **argv)
 		{ "stalled_target", test_stalled_target },
 		{ "outage_longer_than_fast_io_fail", test_outage_longer_than_fast_io_fail },
 		{ "ctrlr_loss_timeout", test_ctrlr_loss_timeout },
+		{ "one_line_per_attempt", test_one_line_per_attempt },
+		{ "reset_refused_one_line", test_reset_refused_one_line },
 		{ "bad_options", test_bad_options },
 		{ "outage_by_the_target", test_outage_by_the_target },
 	};

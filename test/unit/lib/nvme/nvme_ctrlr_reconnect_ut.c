@@ -362,6 +362,74 @@ test_connect_steps(void)
 	CU_ASSERT_EQUAL(g_locked, 0);
 }
 
+/* Lines of the log since ut_log_clear() that contain @s. */
+static unsigned int
+log_count(const char *s)
+{
+	unsigned int n = 0;
+
+	for (const char *p = strstr(g_ut_log, s); p != NULL; p = strstr(p + 1, s)) {
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A target that refuses every connection, for ever (ctrlr_loss_timeout_sec -1): each
+ * failed attempt of the first five says so in one line (its number, why, the next
+ * attempt's delay, no limit), and nothing else is logged per attempt; after those, one
+ * line a minute, counting the attempts it did not show; a new loss starts again.
+ */
+static void
+test_attempt_lines(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	ctrlr_init(&c, -1, 1, 0);
+	g_now = 1000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_conn_rcs[0] = -ECONNREFUSED;
+	g_conn_n = 1;
+	ut_log_clear();
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 1);
+	CU_ASSERT(ut_log_has("ut: reconnect attempt 1 failed: Connection refused; next in 1 s, "
+			     "no limit"));
+	CU_ASSERT_EQUAL(log_count("\n"), 1);
+	for (unsigned int i = 1; i < 30; i++) { /* attempts 2..30, refused, a second apart */
+		g_now = 1000 + i * HZ;
+		g_conn_calls = 0;
+		nvme_ctrlr_reconnect_poll(&c);
+	}
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 30);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	CU_ASSERT_EQUAL(log_count("reconnect attempt"), NVME_RECONNECT_LOG_FIRST);
+	CU_ASSERT_EQUAL(log_count("\n"), NVME_RECONNECT_LOG_FIRST);
+	CU_ASSERT(ut_log_has("reconnect attempt 5 failed"));
+	CU_ASSERT_FALSE(ut_log_has("reconnect attempt 6 failed"));
+	/* a minute after the fifth line: the next attempt's line, with the count */
+	for (unsigned int i = 30; i <= 65; i++) {
+		g_now = 1000 + i * HZ;
+		g_conn_calls = 0;
+		nvme_ctrlr_reconnect_poll(&c);
+	}
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 66);
+	CU_ASSERT_EQUAL(log_count("reconnect attempt"), NVME_RECONNECT_LOG_FIRST + 1);
+	CU_ASSERT(ut_log_has("reconnect attempt 65 failed: Connection refused; next in 1 s, no "
+			     "limit (ctrlr_loss_timeout_sec -1); 59 failed attempts before it not "
+			     "shown"));
+	/* connected, and the reset fails: said as the reset's */
+	g_now += HZ;
+	g_conn_calls = g_conn_n = 0;
+	g_reset_rc = -EIO;
+	atomic_store(&c.reconnecting, false);
+	nvme_ctrlr_conn_lost(&c, "ut"); /* a new loss: its first lines are shown again */
+	ut_log_clear();
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT(ut_log_has("reconnect attempt 1 failed: reset: Input/output error; next in 1 s"));
+}
+
 int
 main(void)
 {
@@ -379,5 +447,6 @@ main(void)
 	CU_add_test(s, "poll_gives_up", test_poll_gives_up);
 	CU_add_test(s, "poll_io", test_poll_io);
 	CU_add_test(s, "connect_steps", test_connect_steps);
+	CU_add_test(s, "attempt_lines", test_attempt_lines);
 	return ut_run();
 }
