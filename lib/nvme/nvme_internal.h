@@ -594,6 +594,10 @@ struct nvp_nvme_ctrlr {
 	uint32_t reconnect_attempts;     /* of this loss, for messages */
 	uint64_t reconnect_logged;       /* ticks of the last attempt's line; 0 = none yet */
 	uint32_t reconnect_unlogged;     /* failed attempts since that line, not shown */
+	/* An attempt's reset under way, a step per poll of the thread that began it (it holds
+	 * the admin lock from its first step to its last); NULL: none. */
+	struct nvme_fiber *_Atomic reset_fiber;
+	int reset_fiber_rc; /* the reset's result, once the fiber is done */
 };
 
 /*
@@ -782,8 +786,19 @@ nvme_ctrlr_fast_io_fail(const struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
 }
 
 void nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why);
+void nvme_ctrlr_reconnect_finish(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now);
+
+/* nvme_fiber.c: a function run a piece per poll on a stack of its own (see the file) */
+struct nvme_fiber;
+int nvme_fiber_create(void (*fn)(void *arg), void *arg, size_t stack_size, struct nvme_fiber **out);
+/* Run @f until it yields or ends (its owner thread only). \return true once it ended. */
+bool nvme_fiber_resume(struct nvme_fiber *f);
+/* In a fiber: back to the poll that resumed it (true). Outside one: false, nothing done. */
+bool nvme_fiber_yield(void);
+bool nvme_fiber_is_owner(const struct nvme_fiber *f);
+void nvme_fiber_destroy(struct nvme_fiber *f);
 
 /* nvme_ctrlr_cmd.c */
 int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,

@@ -297,7 +297,8 @@ tcp_wait(struct nvme_tcp_qpair *tq, const bool *done, uint64_t deadline)
 		if (nvme_ticks(ctrlr) >= deadline) {
 			return -ETIMEDOUT;
 		}
-		if (STAILQ_EMPTY(&tq->send_q)) {
+		/* in a reconnect's reset: the next poll of its thread looks again */
+		if (STAILQ_EMPTY(&tq->send_q) && !nvme_fiber_yield()) {
 			(void)poll(&pfd, 1, 1);
 		}
 	}

@@ -472,6 +472,9 @@ static struct {
 	unsigned int connect_lines; /* "cannot connect", "no connection (" */
 	unsigned int refused_lines; /* "(Connection refused)": a reset's reason */
 	unsigned int lines;
+	uint64_t polls; /* the test's I/O polls so far (test_reset_a_step_per_poll) */
+	uint64_t polls_at_reset, polls_at_back; /* at "resetting", at "reconnected" */
+	bool reset_seen, back_seen;
 } g_log;
 
 static void
@@ -491,6 +494,14 @@ count_log(enum nvp_log_level level, const char *component, const char *msg)
 	}
 	g_log.refused_lines += strstr(msg, "(Connection refused)") != NULL ? 1u : 0u;
 	g_log.lines++;
+	if (!g_log.reset_seen && strstr(msg, ": resetting") != NULL) {
+		g_log.reset_seen = true;
+		g_log.polls_at_reset = g_log.polls;
+	}
+	if (!g_log.back_seen && strstr(msg, ": reconnected (attempt") != NULL) {
+		g_log.back_seen = true;
+		g_log.polls_at_back = g_log.polls;
+	}
 	fprintf(stderr, "nvpoll %s: %s: %s\n", component,
 		level <= NVP_LOG_ERROR ? "error" :
 		level <= NVP_LOG_WARN  ? "warning" :
@@ -581,6 +592,51 @@ test_reset_refused_one_line(void)
 	f.submit_more = true;
 	CU_ASSERT_EQUAL(pump_verified(&f, 16, FX_WAIT_MS), 0);
 	CU_ASSERT_EQUAL(drain(&f), 0);
+	rfx_close(&f);
+}
+
+/*
+ * A reconnect driven by I/O polls only (the admin queue never polled): the reset after
+ * the attempt's Connect goes a step per poll, so the polling thread sees many of its I/O
+ * polls return between the reset's first line and its last (with the whole reset in one
+ * poll there were none), the longest of them is printed, and the I/O goes on verified.
+ */
+static void
+test_reset_a_step_per_poll(void)
+{
+	uint64_t end, t, longest = 0;
+	struct rfx f;
+
+	if (fx_skip_real("the outage is made by this program's target")) {
+		return;
+	}
+	if (rfx_open(&f, -1, 1, 0) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(count_log);
+	tcp_tgt_drop_conns(f.tgt); /* still listening: the first attempt connects */
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!g_log.back_seen && fx_now_us() < end) {
+		t = fx_now_us();
+		(void)nvp_nvme_qpair_process_completions(f.qpair, 0);
+		t = fx_now_us() - t;
+		longest = g_log.reset_seen && t > longest ? t : longest;
+		g_log.polls++;
+	}
+	nvp_log_set_callback(NULL);
+	CU_ASSERT(g_log.reset_seen && g_log.back_seen);
+	/* the init state machine's ten states run twice, a state per poll at least */
+	CU_ASSERT(g_log.polls_at_back - g_log.polls_at_reset >= 10);
+	printf("  reset over %" PRIu64 " I/O polls, the longest %" PRIu64 " us\n",
+	       g_log.polls_at_back - g_log.polls_at_reset, longest);
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(f.errors, 0);
+	CU_ASSERT_EQUAL(f.corrupt, 0);
+	CU_ASSERT_EQUAL(f.twice, 0);
 	rfx_close(&f);
 }
 
@@ -752,6 +808,7 @@ main(int argc, char **argv)
 		{ "ctrlr_loss_timeout", test_ctrlr_loss_timeout },
 		{ "one_line_per_attempt", test_one_line_per_attempt },
 		{ "reset_refused_one_line", test_reset_refused_one_line },
+		{ "reset_a_step_per_poll", test_reset_a_step_per_poll },
 		{ "bad_options", test_bad_options },
 		{ "outage_by_the_target", test_outage_by_the_target },
 	};
