@@ -1117,7 +1117,10 @@ keep_alive_due(struct nvme_tcp_qpair *tq)
 	if (tq->qpair.is_admin) {
 		keep_alive_send(tc, now);
 	} else if (now >= atomic_load_explicit(&tc->ka_next, memory_order_relaxed)) {
-		if (!nvme_ctrlr_trylock(ctrlr)) {
+		/* A reconnect's reset under way holds the lock for this very thread, maybe
+		 * (recursive): no Keep Alive in the middle of it. */
+		if (atomic_load_explicit(&ctrlr->reset_fiber, memory_order_relaxed) != NULL ||
+		    !nvme_ctrlr_trylock(ctrlr)) {
 			/* Held (a reset may hold it for a connect): ask again in 1 ms, not on
 			 * every poll. */
 			tq->ka_due = now + nvme_ms_to_ticks(ctrlr, 1);
