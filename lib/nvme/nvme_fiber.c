@@ -54,12 +54,11 @@ struct nvme_fiber {
 static __thread struct nvme_fiber *t_fiber;
 
 static void
-asan_start(struct nvme_fiber *f, void **fake, const void *bottom, size_t size)
+asan_start(void **fake, const void *bottom, size_t size)
 {
 #ifdef FIBER_ASAN
 	__sanitizer_start_switch_fiber(fake, bottom, size);
 #else
-	(void)f;
 	(void)fake;
 	(void)bottom;
 	(void)size;
@@ -88,7 +87,7 @@ fiber_entry(void)
 	f->fn(f->arg);
 	f->done = true;
 	/* leaving for good: uc_link goes back to the last resume */
-	asan_start(f, NULL, f->caller_bottom, f->caller_size);
+	asan_start(NULL, f->caller_bottom, f->caller_size);
 }
 
 int
@@ -127,7 +126,7 @@ nvme_fiber_resume(struct nvme_fiber *f)
 		return f->done;
 	}
 	t_fiber = f;
-	asan_start(f, &fake, f->stack, f->stack_size);
+	asan_start(&fake, f->stack, f->stack_size);
 	(void)swapcontext(&f->caller, &f->self);
 	asan_finish(fake, NULL, NULL);
 	t_fiber = outer;
@@ -142,7 +141,7 @@ nvme_fiber_yield(void)
 	if (f == NULL) {
 		return false;
 	}
-	asan_start(f, &f->fake_stack, f->caller_bottom, f->caller_size);
+	asan_start(&f->fake_stack, f->caller_bottom, f->caller_size);
 	(void)swapcontext(&f->self, &f->caller);
 	asan_finish(f->fake_stack, &f->caller_bottom, &f->caller_size);
 	return true;
