@@ -474,6 +474,7 @@ static struct {
 	unsigned int lines;
 	uint64_t polls; /* the test's I/O polls so far (test_reset_a_step_per_poll) */
 	uint64_t polls_at_reset, polls_at_back; /* at "resetting", at "reconnected" */
+	uint64_t us_at_reset, us_at_back;
 	bool reset_seen, back_seen;
 } g_log;
 
@@ -497,10 +498,12 @@ count_log(enum nvp_log_level level, const char *component, const char *msg)
 	if (!g_log.reset_seen && strstr(msg, ": resetting") != NULL) {
 		g_log.reset_seen = true;
 		g_log.polls_at_reset = g_log.polls;
+		g_log.us_at_reset = fx_now_us();
 	}
 	if (!g_log.back_seen && strstr(msg, ": reconnected (attempt") != NULL) {
 		g_log.back_seen = true;
 		g_log.polls_at_back = g_log.polls;
+		g_log.us_at_back = fx_now_us();
 	}
 	fprintf(stderr, "nvpoll %s: %s: %s\n", component,
 		level <= NVP_LOG_ERROR ? "error" :
@@ -596,10 +599,12 @@ test_reset_refused_one_line(void)
 }
 
 /*
- * A reconnect driven by I/O polls only (the admin queue never polled): the reset after
- * the attempt's Connect goes a step per poll, so the polling thread sees many of its I/O
- * polls return between the reset's first line and its last (with the whole reset in one
- * poll there were none), the longest of them is printed, and the I/O goes on verified.
+ * A reconnect driven by I/O polls only (the admin queue never polled), against a target
+ * that answers each admin command 20 ms late: the reset after the attempt's Connect goes
+ * a step per poll, so the polling thread sees many of its I/O polls return between the
+ * reset's first line and its last (with the whole reset in one poll there were none, and
+ * that poll waited for every late answer); the longest of them is printed, and the I/O
+ * goes on verified.
  */
 static void
 test_reset_a_step_per_poll(void)
@@ -617,6 +622,7 @@ test_reset_a_step_per_poll(void)
 	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
 	memset(&g_log, 0, sizeof(g_log));
 	nvp_log_set_callback(count_log);
+	tcp_tgt_set_admin_delay(f.tgt, 20);
 	tcp_tgt_drop_conns(f.tgt); /* still listening: the first attempt connects */
 	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
 	while (!g_log.back_seen && fx_now_us() < end) {
@@ -627,11 +633,13 @@ test_reset_a_step_per_poll(void)
 		g_log.polls++;
 	}
 	nvp_log_set_callback(NULL);
+	tcp_tgt_set_admin_delay(f.tgt, 0);
 	CU_ASSERT(g_log.reset_seen && g_log.back_seen);
 	/* the init state machine's ten states run twice, a state per poll at least */
 	CU_ASSERT(g_log.polls_at_back - g_log.polls_at_reset >= 10);
-	printf("  reset over %" PRIu64 " I/O polls, the longest %" PRIu64 " us\n",
-	       g_log.polls_at_back - g_log.polls_at_reset, longest);
+	printf("  reset of %.1f ms over %" PRIu64 " I/O polls, the longest poll %.1f ms\n",
+	       (double)(g_log.us_at_back - g_log.us_at_reset) / 1e3,
+	       g_log.polls_at_back - g_log.polls_at_reset, (double)longest / 1e3);
 	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
 	CU_ASSERT_EQUAL(drain(&f), 0);
 	CU_ASSERT_EQUAL(f.errors, 0);
