@@ -52,7 +52,8 @@ struct tcp_tgt {
 	struct tcp_tgt_opts opts;
 	char subnqn[NVME_NQN_FIELD_SIZE];
 	_Atomic int fault;
-	_Atomic uint64_t stall_end; /* tcp_tgt_stall(): no reading or answering before (ms) */
+	_Atomic uint64_t stall_end;      /* tcp_tgt_stall(): no reading or answering before (ms) */
+	_Atomic uint32_t admin_delay_ms; /* tcp_tgt_set_admin_delay() */
 	pthread_mutex_t lock;
 	struct tgt_conn *conns[TGT_MAX_CONNS];
 	uint32_t num_conns;
@@ -810,6 +811,9 @@ serve_cmd(struct tgt_conn *c)
 		return -1;
 	}
 	stall_wait(c->t); /* a stall that began while this connection waited for a capsule */
+	if (c->qid == 0 && atomic_load(&c->t->admin_delay_ms) != 0) {
+		usleep(atomic_load(&c->t->admin_delay_ms) * 1000u); /* a slow controller */
+	}
 	if (c->qid != 0 && c->bq != NULL) {
 		fault = (enum tcp_tgt_fault)atomic_exchange(&c->t->fault, TCP_TGT_FAULT_NONE);
 	}
@@ -1260,6 +1264,12 @@ tcp_tgt_stall(struct tcp_tgt *t, uint32_t ms)
 	if (ms != 0) {
 		STAT_INC(t, stalls);
 	}
+}
+
+void
+tcp_tgt_set_admin_delay(struct tcp_tgt *t, uint32_t ms)
+{
+	atomic_store(&t->admin_delay_ms, ms);
 }
 
 uint32_t

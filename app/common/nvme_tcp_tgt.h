@@ -101,6 +101,12 @@ int tcp_tgt_set_listening(struct tcp_tgt *t, bool on);
  */
 void tcp_tgt_stall(struct tcp_tgt *t, uint32_t ms);
 /*
+ * A slow controller, for reconnect tests: from now on every command of an admin
+ * connection (Connect, properties, Identify, Set Features, Keep Alive) is answered @ms
+ * milliseconds after it is read (0: at once again). I/O queues are not slowed.
+ */
+void tcp_tgt_set_admin_delay(struct tcp_tgt *t, uint32_t ms);
+/*
  * Asymmetric Namespace Access through this listener (opts.ana_grpid not 0): set the group's
  * state (enum nvme_ana_state); the ANA log page says it from now on, and I/O commands get
  * ANA Inaccessible / Persistent Loss / Transition (SCT 3h) while it is one of those. With

@@ -181,6 +181,23 @@ int nvp_nvme_mpath_cmd_writev(struct nvp_nvme_mpath_io *io, uint64_t lba, uint32
 			      nvp_nvme_req_reset_sgl_cb reset_sgl,
 			      nvp_nvme_req_next_sge_cb next_sge);
 int nvp_nvme_mpath_cmd_flush(struct nvp_nvme_mpath_io *io, nvp_nvme_cmd_cb cb, void *cb_arg);
+/** As nvp_nvme_ns_cmd_write_zeroes() (@io_flags may add NVME_IO_FLAGS_DEALLOCATE). */
+int nvp_nvme_mpath_cmd_write_zeroes(struct nvp_nvme_mpath_io *io, uint64_t lba, uint32_t lba_count,
+				    nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags);
+/** As nvp_nvme_ns_cmd_compare(): @buf holds the data to compare with. */
+int nvp_nvme_mpath_cmd_compare(struct nvp_nvme_mpath_io *io, void *buf, uint64_t lba,
+			       uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+			       uint32_t io_flags);
+/**
+ * Dataset management (unmap: NVME_DSM_ATTR_DEALLOCATE) over 1..256 @ranges, as
+ * nvp_nvme_ns_cmd_dataset_management(). Unlike there, @ranges must stay valid until the
+ * completion: a request that meets a path error is sent again on another path from them.
+ * \return 0; -EINVAL no or more than 256 ranges; -ENOMEM no free request, or 32 DSM
+ * commands in flight on the path's qpair.
+ */
+int nvp_nvme_mpath_cmd_dataset_management(struct nvp_nvme_mpath_io *io, uint32_t attributes,
+					  const struct nvme_dsm_range *ranges, uint16_t num_ranges,
+					  nvp_nvme_cmd_cb cb, void *cb_arg);
 
 /**
  * Poll every path's qpair, then send again what came back with a path error and what

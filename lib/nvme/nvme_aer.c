@@ -43,6 +43,10 @@ aer_cb(void *cb_arg, const struct nvme_cpl *cpl)
 	if (cpl->status.sct == NVME_SCT_GENERIC && cpl->status.sc == NVME_SC_ABORTED_SQ_DELETION) {
 		return; /* reset, detach or failure: not an event */
 	}
+	if (cpl->status.sct == NVME_SCT_PATH && cpl->status.sc == NVME_SC_HOST_PATH_ERROR) {
+		return; /* the host's, for a lost connection (said once by the transport): a
+			 * reset, the reconnect's or the application's, arms them again */
+	}
 	if (nvme_cpl_is_error(cpl)) {
 		char buf[96];
 

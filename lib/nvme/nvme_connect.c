@@ -83,6 +83,7 @@ nvp_nvme_detach(struct nvp_nvme_ctrlr *ctrlr)
 	if (ctrlr == NULL) {
 		return -EINVAL;
 	}
+	nvme_ctrlr_reconnect_finish(ctrlr); /* a reset this thread steps */
 	nvme_ctrlr_free_io_qpairs(ctrlr);
 	nvme_ctrlr_lock(ctrlr);
 	rc = nvme_ctrlr_shutdown(ctrlr);

@@ -436,6 +436,9 @@ run_init(struct nvp_nvme_ctrlr *ctrlr, enum nvme_ctrlr_state until)
 		if (rc != 0) {
 			return rc;
 		}
+		if (nvme_fiber_yield()) {
+			continue; /* a reconnect's reset: a state per poll of its thread */
+		}
 		if (ctrlr->state == prev) {
 			nvp_env_delay_us(100); /* waiting on CSTS */
 		}
@@ -657,7 +660,9 @@ wait_doorbell_windows(struct nvp_nvme_ctrlr *ctrlr)
 					    ctrlr->name, qpair->id, ctrlr->opts.admin_timeout_ms);
 				break;
 			}
-			nvp_pause();
+			if (!nvme_fiber_yield()) {
+				nvp_pause();
+			}
 		}
 	}
 }
@@ -924,6 +929,7 @@ nvp_nvme_ctrlr_free_io_qpair(struct nvp_nvme_qpair *qpair)
 	if (rc != 0) {
 		return rc;
 	}
+	nvme_ctrlr_reconnect_finish(qpair->ctrlr); /* a reset this thread steps */
 	return qpair_free(qpair);
 }
 

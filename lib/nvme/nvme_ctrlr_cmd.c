@@ -228,6 +228,8 @@ sync_run(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void **bounce
 			break;
 		} else if (nvme_ticks(ctrlr) >= deadline) {
 			rc = sync_expire(ctrlr, cmd, bounce, w);
+		} else if (nvme_fiber_yield()) {
+			/* a reconnect's reset: the next poll of its thread looks again */
 		} else if (++idle > 1000) {
 			nvp_env_delay_us(50); /* a slow command (format): stop spinning hard */
 		} else {

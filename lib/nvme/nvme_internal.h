@@ -599,6 +599,12 @@ struct nvp_nvme_ctrlr {
 	_Atomic uint64_t loss_ticks;     /* when it was lost (fast_io_fail, ctrlr_loss) */
 	_Atomic uint64_t next_reconnect; /* ticks of the next attempt; 0 = at once */
 	uint32_t reconnect_attempts;     /* of this loss, for messages */
+	uint64_t reconnect_logged;       /* ticks of the last attempt's line; 0 = none yet */
+	uint32_t reconnect_unlogged;     /* failed attempts since that line, not shown */
+	/* An attempt's reset under way, a step per poll of the thread that began it (it holds
+	 * the admin lock from its first step to its last); NULL: none. */
+	struct nvme_fiber *_Atomic reset_fiber;
+	int reset_fiber_rc; /* the reset's result, once the fiber is done */
 };
 
 /*
@@ -733,6 +739,18 @@ nvme_reconnect_decide(const struct nvp_nvme_ctrlr_opts *opts, uint64_t hz, uint6
 	return now >= next ? NVME_RECONNECT_TRY : NVME_RECONNECT_WAIT;
 }
 
+/* A failed attempt's line is shown for the first NVME_RECONNECT_LOG_FIRST attempts of a
+ * loss, then at most once per NVME_RECONNECT_LOG_EVERY_S (a controller that retries every
+ * second for ever would fill a log). */
+#define NVME_RECONNECT_LOG_FIRST 5u
+#define NVME_RECONNECT_LOG_EVERY_S 60u
+static inline bool
+nvme_reconnect_log_due(uint32_t attempt, uint64_t hz, uint64_t last_logged, uint64_t now)
+{
+	return attempt <= NVME_RECONNECT_LOG_FIRST || last_logged == 0 ||
+	       now - last_logged >= (uint64_t)NVME_RECONNECT_LOG_EVERY_S * hz;
+}
+
 /* fast_io_fail_timeout_sec (0 = never) has passed since the loss. */
 static inline bool
 nvme_reconnect_fast_fail_due(const struct nvp_nvme_ctrlr_opts *opts, uint64_t hz, uint64_t loss,
@@ -775,8 +793,19 @@ nvme_ctrlr_fast_io_fail(const struct nvp_nvme_ctrlr *ctrlr, uint64_t now)
 }
 
 void nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why);
+void nvme_ctrlr_reconnect_finish(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now);
+
+/* nvme_fiber.c: a function run a piece per poll on a stack of its own (see the file) */
+struct nvme_fiber;
+int nvme_fiber_create(void (*fn)(void *arg), void *arg, size_t stack_size, struct nvme_fiber **out);
+/* Run @f until it yields or ends (its owner thread only). \return true once it ended. */
+bool nvme_fiber_resume(struct nvme_fiber *f);
+/* In a fiber: back to the poll that resumed it (true). Outside one: false, nothing done. */
+bool nvme_fiber_yield(void);
+bool nvme_fiber_is_owner(const struct nvme_fiber *f);
+void nvme_fiber_destroy(struct nvme_fiber *f);
 
 /* nvme_ctrlr_cmd.c */
 int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,

@@ -72,7 +72,10 @@ struct nvp_nvme_mpath {
 enum mpath_op {
 	MPATH_READ,
 	MPATH_WRITE,
-	MPATH_FLUSH
+	MPATH_FLUSH,
+	MPATH_WRITE_ZEROES,
+	MPATH_COMPARE,
+	MPATH_DSM, /* buf: the caller's ranges, lba_count: how many, io_flags: attributes */
 };
 
 struct mpath_req {
@@ -805,6 +808,15 @@ submit_on(struct nvp_nvme_mpath_io *io, uint32_t i, struct mpath_req *r)
 						     r, r->io_flags) :
 			       nvp_nvme_ns_cmd_writev(ns, qp, r->lba, r->lba_count, req_cpl, r,
 						      r->io_flags, req_reset_sgl, req_next_sge);
+	case MPATH_WRITE_ZEROES:
+		return nvp_nvme_ns_cmd_write_zeroes(ns, qp, r->lba, r->lba_count, req_cpl, r,
+						    r->io_flags);
+	case MPATH_COMPARE:
+		return nvp_nvme_ns_cmd_compare(ns, qp, r->buf, r->lba, r->lba_count, req_cpl, r,
+					       r->io_flags);
+	case MPATH_DSM:
+		return nvp_nvme_ns_cmd_dataset_management(ns, qp, r->io_flags, r->buf,
+							  (uint16_t)r->lba_count, req_cpl, r);
 	default:
 		return nvp_nvme_ns_cmd_flush(ns, qp, req_cpl, r);
 	}
@@ -911,7 +923,7 @@ rw(struct nvp_nvme_mpath_io *io, enum mpath_op op, void *buf, uint64_t lba, uint
 	struct mpath_req *r;
 	int rc;
 
-	if (buf == NULL && op != MPATH_FLUSH) {
+	if (buf == NULL && op != MPATH_FLUSH && op != MPATH_WRITE_ZEROES) {
 		return -EINVAL;
 	}
 	r = req_get(io, op, lba_count, cb, cb_arg, &rc);
@@ -980,6 +992,32 @@ int
 nvp_nvme_mpath_cmd_flush(struct nvp_nvme_mpath_io *io, nvp_nvme_cmd_cb cb, void *cb_arg)
 {
 	return rw(io, MPATH_FLUSH, NULL, 0, 0, cb, cb_arg, 0);
+}
+
+int
+nvp_nvme_mpath_cmd_write_zeroes(struct nvp_nvme_mpath_io *io, uint64_t lba, uint32_t lba_count,
+				nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
+{
+	return rw(io, MPATH_WRITE_ZEROES, NULL, lba, lba_count, cb, cb_arg, io_flags);
+}
+
+int
+nvp_nvme_mpath_cmd_compare(struct nvp_nvme_mpath_io *io, void *buf, uint64_t lba,
+			   uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg, uint32_t io_flags)
+{
+	return rw(io, MPATH_COMPARE, buf, lba, lba_count, cb, cb_arg, io_flags);
+}
+
+int
+nvp_nvme_mpath_cmd_dataset_management(struct nvp_nvme_mpath_io *io, uint32_t attributes,
+				      const struct nvme_dsm_range *ranges, uint16_t num_ranges,
+				      nvp_nvme_cmd_cb cb, void *cb_arg)
+{
+	if (num_ranges > NVME_DSM_MAX_RANGES) {
+		return -EINVAL;
+	}
+	/* the ranges are read again at each path's submission (they are copied there) */
+	return rw(io, MPATH_DSM, (void *)(uintptr_t)ranges, 0, num_ranges, cb, cb_arg, attributes);
 }
 
 /* What came back with a path error and what waits for a path: another try each. */

@@ -24,7 +24,12 @@
 
 #include "nvme_qpair_internal.h"
 
-/* The qpair's owner, an I/O qpair of the namespace's controller, an active namespace. */
+/*
+ * The qpair's owner, an I/O qpair of the namespace's controller, an active namespace. A
+ * reset identifies the namespaces again, each inactive until its answer is in; a
+ * reconnect's reset takes several polls of its thread (nvme_fiber.c), between which the
+ * application may submit: the request then waits with the others for the reset's end.
+ */
 static inline int
 check_target(const struct nvp_nvme_ns *ns, const struct nvp_nvme_qpair *qpair)
 {
@@ -33,7 +38,11 @@ check_target(const struct nvp_nvme_ns *ns, const struct nvp_nvme_qpair *qpair)
 	if (nvp_unlikely(rc != 0)) {
 		return rc;
 	}
-	if (nvp_unlikely(ns->ctrlr != qpair->ctrlr || qpair->is_admin || !ns->active)) {
+	if (nvp_unlikely(ns->ctrlr != qpair->ctrlr || qpair->is_admin)) {
+		return -EINVAL;
+	}
+	if (nvp_unlikely(!ns->active) &&
+	    !atomic_load_explicit(&ns->ctrlr->resetting, memory_order_relaxed)) {
 		return -EINVAL;
 	}
 	return 0;

@@ -297,7 +297,8 @@ tcp_wait(struct nvme_tcp_qpair *tq, const bool *done, uint64_t deadline)
 		if (nvme_ticks(ctrlr) >= deadline) {
 			return -ETIMEDOUT;
 		}
-		if (STAILQ_EMPTY(&tq->send_q)) {
+		/* in a reconnect's reset: the next poll of its thread looks again */
+		if (STAILQ_EMPTY(&tq->send_q) && !nvme_fiber_yield()) {
 			(void)poll(&pfd, 1, 1);
 		}
 	}
@@ -345,9 +346,13 @@ sock_open(struct nvme_tcp_ctrlr *tc, uint64_t deadline, int *out)
 	}
 	if (rc != 0) {
 		rc = -errno;
-		NVP_ERRLOG("%s: cannot connect to %s port %s: %s%s", tc->ctrlr.name, tc->traddr,
-			   tc->trsvcid, strerror(-rc),
-			   rc == -ECONNREFUSED ? " (is a target listening there?)" : "");
+		/* An attach says it here; an attached controller's reset says it once, in its
+		 * own error line (conn_fail_why), a reconnect attempt in its one line. */
+		if (!atomic_load(&tc->ctrlr.resetting) && !nvme_ctrlr_is_reconnecting(&tc->ctrlr)) {
+			NVP_ERRLOG("%s: cannot connect to %s port %s: %s%s", tc->ctrlr.name,
+				   tc->traddr, tc->trsvcid, strerror(-rc),
+				   rc == -ECONNREFUSED ? " (is a target listening there?)" : "");
+		}
 		close(fd);
 		return rc;
 	}
@@ -663,6 +668,30 @@ nvme_tcp_admin_connect(struct nvme_tcp_ctrlr *tc)
 	return 0;
 }
 
+/*
+ * A reset's admin connection, once per reset: a reset whose connection failed fails its
+ * other property accesses at once (the init state machine reads several registers before
+ * it gives up, and its error line reads three more), and says why in that error line.
+ */
+static int
+reset_connect(struct nvme_tcp_ctrlr *tc)
+{
+	uint32_t gen = atomic_load(&tc->ctrlr.reset_gen);
+	int rc;
+
+	if (tc->conn_fail_gen == gen && tc->conn_fail_rc != 0) {
+		return tc->conn_fail_rc;
+	}
+	rc = nvme_tcp_admin_connect(tc);
+	tc->conn_fail_gen = gen;
+	tc->conn_fail_rc = rc;
+	if (rc != 0) {
+		snprintf(tc->conn_fail_why, sizeof(tc->conn_fail_why),
+			 "registers unreadable: no connection to the target (%s)", strerror(-rc));
+	}
+	return rc;
+}
+
 /* Property Get/Set on the admin connection (reconnected first during a reset). */
 int
 nvme_tcp_reg_access(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, bool eight, uint64_t *value,
@@ -675,7 +704,7 @@ nvme_tcp_reg_access(struct nvp_nvme_ctrlr *ctrlr, uint32_t offset, bool eight, u
 	if (tq->conn != NVME_TCP_CONN_READY || tq->async_step != NVME_TCP_ASYNC_NONE) {
 		/* A reset after the connection was lost starts with a new one (also over a
 		 * reconnect attempt's connection not made yet: its Connect is in flight). */
-		rc = ctrlr->resetting ? nvme_tcp_admin_connect(nvme_tcp_ctrlr(ctrlr)) : -ENXIO;
+		rc = ctrlr->resetting ? reset_connect(nvme_tcp_ctrlr(ctrlr)) : -ENXIO;
 	}
 	if (rc == 0) {
 		rc = set ? prop_set(tq, offset, (uint32_t)*value) :
@@ -853,9 +882,13 @@ async_sock(struct nvme_tcp_qpair *tq)
 		return 0;
 	}
 	if (getsockopt(tq->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
-		NVP_ERRLOG("%s: qpair %u: cannot connect to %s port %s: %s", tc->ctrlr.name,
-			   tq->qpair.id, tc->traddr, tc->trsvcid, strerror(err != 0 ? err : errno));
-		return -ENODEV;
+		err = err != 0 ? err : errno;
+		/* the admin queue's: a reconnect attempt, whose one line says why */
+		if (!tq->qpair.is_admin) {
+			NVP_ERRLOG("%s: qpair %u: cannot connect to %s port %s: %s", tc->ctrlr.name,
+				   tq->qpair.id, tc->traddr, tc->trsvcid, strerror(err));
+		}
+		return -err;
 	}
 	ic_begin(tq, tc, &ic);
 	if (send_all(tq->fd, &ic, sizeof(ic), tq->qpair.ctrlr, tq->async_deadline) != 0) {
@@ -1084,7 +1117,10 @@ keep_alive_due(struct nvme_tcp_qpair *tq)
 	if (tq->qpair.is_admin) {
 		keep_alive_send(tc, now);
 	} else if (now >= atomic_load_explicit(&tc->ka_next, memory_order_relaxed)) {
-		if (!nvme_ctrlr_trylock(ctrlr)) {
+		/* A reconnect's reset under way holds the lock for this very thread, maybe
+		 * (recursive): no Keep Alive in the middle of it. */
+		if (atomic_load_explicit(&ctrlr->reset_fiber, memory_order_relaxed) != NULL ||
+		    !nvme_ctrlr_trylock(ctrlr)) {
 			/* Held (a reset may hold it for a connect): ask again in 1 ms, not on
 			 * every poll. */
 			tq->ka_due = now + nvme_ms_to_ticks(ctrlr, 1);
@@ -1405,7 +1441,11 @@ tcp_ctrlr_construct(const struct nvp_nvme_transport_id *trid,
 static const char *
 tcp_all_ones_cause(const struct nvp_nvme_ctrlr *ctrlr)
 {
-	(void)ctrlr;
+	const struct nvme_tcp_ctrlr *tc = (const struct nvme_tcp_ctrlr *)ctrlr;
+
+	if (tc->conn_fail_rc != 0 && tc->conn_fail_gen == atomic_load(&ctrlr->reset_gen)) {
+		return tc->conn_fail_why; /* this reset's: "cannot connect to PORT: why" */
+	}
 	return "registers unreadable: no connection to the target";
 }
 

@@ -155,6 +155,12 @@ struct nvme_tcp_ctrlr {
 	 * Written under the admin lock, read by every qpair's poll when its ka_due passes. */
 	_Atomic uint64_t ka_next;
 	uint32_t ioccsz_bytes; /* from Identify (fabrics part); 0 until known */
+	/* The admin connection a reset (reset generation conn_fail_gen) could not make, and
+	 * why: its other property accesses fail at once instead of trying again, and the
+	 * reset's one error line says why (tcp_all_ones_cause()). Under the admin lock. */
+	uint32_t conn_fail_gen;
+	int conn_fail_rc;
+	char conn_fail_why[96];
 };
 
 static inline struct nvme_tcp_qpair *

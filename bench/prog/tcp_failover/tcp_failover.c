@@ -8,7 +8,7 @@
  *
  *   nvp_tcp_failover [--kills N] [--seed S] [--qd N] [--blocks N] [--gap-ms MIN,MAX]
  *                    [--down-ms MAX] [--loss-s S] [--delay-s S] [--fast-fail-s S]
- *                    [--nvp PATH] [--ram]
+ *                    [--nvp PATH] [--ram] [--flips N]
  *
  * One thread does everything, as an application that owns one qpair: it polls the admin
  * queue (which drives the reconnect) and its qpair, and keeps --qd requests of 1 to 4
@@ -33,6 +33,22 @@
  *   corrupted=N verified=N unwritten_verified=N readback=N starts=N failed=0|1
  * --ram serves a RAM-backed controller instead, whose data die with the process: the
  * control, which must report lost blocks (or the judging proves nothing).
+ *
+ * --flips N runs the path flips instead of the kills (tf_paths.c): the target is this
+ * process's, two loopback listeners of one subsystem (two paths, both ANA optimized) in
+ * front of a RAM-backed software controller, and the same verified I/O goes through a
+ * multipath controller (failover policy: one path at a time). N times, at a random point,
+ * the path the I/O uses is flipped: alternately made ANA inaccessible (with the change
+ * notice) or killed (connects refused, its connections reset); once the I/O has moved, the
+ * path is put back and awaited. Per flip it prints
+ *   flip i=N kind=ana|kill from=P at_s=T failover_ms=F moved=0|1 restore_ms=R inflight=Q
+ *        errors=E
+ * failover_ms: from the flip to the first good completion of a request sent after it (one
+ * the flipped path cannot have served: it answers those with an ANA status or is gone),
+ * -1 never; moved: the other path got commands after the flip; restore_ms: to the host
+ * seeing the flipped path usable again. Then the result line, and
+ *   multipath path0_ios=N path1_ios=N path_errors=N retries=N no_path_waits=N
+ * (the path errors the layer met and sent again: the caller sees none of them).
  * Exit 0 when it ran (whatever it found), 1 set-up failure, 2 usage.
  */
 #ifndef _GNU_SOURCE
@@ -53,6 +69,7 @@
 
 #include "nvpoll/env.h"
 #include "nvpoll/nvme.h"
+#include "nvpoll/nvme_mpath.h"
 #include "nvpoll/util.h"
 #include "tf.h"
 
@@ -61,6 +78,8 @@
 #define TF_MAX_BLKS 4u
 #define TF_MAYBE 4u
 #define TF_MAX_KILLS 1000u
+#define TF_MAX_FLIPS 1000u
+#define TF_RECONNECT_MS 200u /* --flips: a killed path is tried again this often */
 #define TF_K 0x9e3779b97f4a7c15ull
 #define TF_NQN "nqn.2026-01.io.nvpoll:serve"
 
@@ -78,6 +97,7 @@ struct tf_slot {
 	uint8_t *buf;
 	uint32_t lba, n, gen; /* gen 0: a read */
 	uint32_t calls;       /* completions seen: must end at exactly 1 */
+	uint64_t t_issue;     /* ticks */
 	bool busy;
 };
 
@@ -88,19 +108,31 @@ struct tf_kill {
 	uint64_t errors;
 };
 
+/* A path flip (--flips): path @from made inaccessible or killed under the I/O. */
+struct tf_flip {
+	uint64_t at, back, restored; /* ticks; 0: not yet */
+	uint32_t from, inflight;
+	bool kill;  /* the path killed; else its ANA state made inaccessible */
+	bool moved; /* the other path got commands after the flip */
+	uint64_t err_at, errors;
+};
+
 struct tf {
 	/* options */
 	uint32_t kills, qd, nblk, gap_min_ms, gap_max_ms, down_max_ms;
 	int32_t loss_s;
 	uint32_t delay_s, fast_s;
 	uint64_t seed;
-	bool ram; /* the control: a RAM-backed controller, whose data die with it */
+	bool ram;       /* the control: a RAM-backed controller, whose data die with it */
+	uint32_t flips; /* the path-flip run instead of the kills: this many flips */
 	char dir[64];
 	/* objects */
 	struct tf_target tgt;
 	struct nvp_nvme_ctrlr *ctrlr;
 	struct nvp_nvme_ns *ns;
 	struct nvp_nvme_qpair *qpair;
+	struct tf_paths paths;         /* --flips: the target's two paths, the host's mpath */
+	struct nvp_nvme_mpath_io *mio; /* --flips: the I/O goes through it, not qpair */
 	struct tf_blk *blk;
 	struct tf_slot slots[TF_MAX_QD];
 	/* state */
@@ -110,6 +142,9 @@ struct tf {
 	struct tf_kill kill[TF_MAX_KILLS];
 	uint32_t nkills;        /* kills done */
 	struct tf_kill *active; /* the kill whose reconnect is awaited, or NULL */
+	struct tf_flip flip[TF_MAX_FLIPS];
+	uint32_t nflips;
+	struct tf_flip *flipping; /* the flip whose failover is awaited, or NULL */
 	/* counters */
 	uint64_t issued, ok, err, path_err, dup, lost, corrupted, verified, unwritten, refused;
 	uint64_t readback;
@@ -232,6 +267,13 @@ io_done(void *arg, const struct nvme_cpl *cpl)
 		}
 	} else {
 		f->ok++;
+		/* A request sent after the flip cannot have been served by the flipped path (it
+		 * answers with an ANA status, or is gone): its good completion is the first I/O
+		 * done on the other path that the flip can be charged with. */
+		if (f->flipping != NULL && f->flipping->back == 0 &&
+		    s->t_issue >= f->flipping->at) {
+			f->flipping->back = nvp_env_get_ticks();
+		}
 		/* the first good completion once the host has seen the loss and reconnected */
 		if (f->active != NULL && f->active->loss != 0 && f->active->back == 0 &&
 		    !nvp_nvme_ctrlr_is_reconnecting(f->ctrlr)) {
@@ -286,15 +328,22 @@ issue(struct tf *f, struct tf_slot *s)
 
 	s->calls = 0;
 	s->busy = true;
+	s->t_issue = nvp_env_get_ticks();
 	for (uint32_t b = 0; b < s->n; b++) {
 		f->blk[s->lba + b].busy = true;
 	}
 	if (s->gen != 0) {
 		fill(s->buf, s->lba, s->n, s->gen);
-		rc = nvp_nvme_ns_cmd_write(f->ns, f->qpair, s->buf, s->lba, s->n, io_done, s, 0);
+		rc = f->mio != NULL ?
+			     nvp_nvme_mpath_cmd_write(f->mio, s->buf, s->lba, s->n, io_done, s, 0) :
+			     nvp_nvme_ns_cmd_write(f->ns, f->qpair, s->buf, s->lba, s->n, io_done,
+						   s, 0);
 	} else {
 		memset(s->buf, 0xa5, (size_t)s->n * TF_BS); /* a read that moves nothing fails */
-		rc = nvp_nvme_ns_cmd_read(f->ns, f->qpair, s->buf, s->lba, s->n, io_done, s, 0);
+		rc = f->mio != NULL ?
+			     nvp_nvme_mpath_cmd_read(f->mio, s->buf, s->lba, s->n, io_done, s, 0) :
+			     nvp_nvme_ns_cmd_read(f->ns, f->qpair, s->buf, s->lba, s->n, io_done, s,
+						  0);
 	}
 	if (rc != 0) {
 		s->busy = false;
@@ -344,6 +393,12 @@ outstanding(const struct tf *f)
 static bool
 pump(struct tf *f)
 {
+	if (f->mio != NULL) {
+		(void)nvp_nvme_mpath_process_admin_completions(f->paths.mp);
+		(void)nvp_nvme_mpath_io_process_completions(f->mio);
+		submit_free(f);
+		return true;
+	}
 	(void)nvp_nvme_ctrlr_process_admin_completions(f->ctrlr);
 	(void)nvp_nvme_qpair_process_completions(f->qpair, 0);
 	if (f->active != NULL && f->active->loss == 0 && nvp_nvme_ctrlr_is_reconnecting(f->ctrlr)) {
@@ -520,13 +575,123 @@ run(struct tf *f)
 	return rc;
 }
 
+/* Commands sent down each path so far. */
+static void
+path_ios(const struct tf *f, uint64_t *ios)
+{
+	struct nvp_nvme_mpath_io_stats st = { .info_size = sizeof(st) };
+
+	(void)nvp_nvme_mpath_io_get_stats(f->mio, &st);
+	for (uint32_t i = 0; i < TF_PATHS; i++) {
+		ios[i] = st.path_ios[i];
+	}
+}
+
+/* Path @i usable again as the host sees it: connected and optimized. */
+static bool
+path_back(const struct tf *f, uint32_t i)
+{
+	struct nvp_nvme_mpath_path_info pi = { .info_size = sizeof(pi) };
+
+	return nvp_nvme_mpath_get_path_info(f->paths.mp, i, &pi) == 0 && pi.connected &&
+	       pi.ana_state == NVME_ANA_OPTIMIZED;
+}
+
+/*
+ * One flip: the path the I/O goes down (failover policy: one) made inaccessible (with
+ * the ANA change notice) or killed, I/O until the first good completion of a request sent
+ * after the flip, then the path put back and awaited, so that the next flip starts with
+ * two usable paths (the I/O stays where it went: both are optimized).
+ */
+static int
+one_flip(struct tf *f, struct tf_flip *fl, uint32_t i)
+{
+	uint64_t before[TF_PATHS], after[TF_PATHS], end;
+	int rc = 0;
+
+	path_ios(f, before);
+	if (!pump_until(f, nvp_env_get_ticks() +
+				   ms_ticks(f, rnd_range(f, f->gap_min_ms, f->gap_max_ms)))) {
+		return -ENXIO;
+	}
+	path_ios(f, after);
+	fl->from = after[1] - before[1] > after[0] - before[0] ? 1u : 0u;
+	fl->kill = (i & 1u) != 0;
+	fl->inflight = outstanding(f);
+	fl->err_at = f->err;
+	f->flipping = fl;
+	if (fl->kill) {
+		rc = tf_paths_set_alive(&f->paths, fl->from, false, &fl->at);
+	} else {
+		fl->at = nvp_env_get_ticks();
+		tf_paths_set_ana(&f->paths, fl->from, NVME_ANA_INACCESSIBLE);
+	}
+	path_ios(f, before);
+	end = fl->at + f->hz * 30;
+	while (rc == 0 && fl->back == 0 && nvp_env_get_ticks() < end) {
+		(void)pump(f);
+	}
+	path_ios(f, after);
+	fl->moved = after[fl->from ^ 1u] > before[fl->from ^ 1u];
+	fl->errors = f->err - fl->err_at;
+	f->flipping = NULL;
+	if (fl->kill) {
+		rc = rc != 0 ? rc : tf_paths_set_alive(&f->paths, fl->from, true, NULL);
+	} else {
+		tf_paths_set_ana(&f->paths, fl->from, NVME_ANA_OPTIMIZED);
+	}
+	end = nvp_env_get_ticks() + f->hz * 30;
+	while (rc == 0 && !path_back(f, fl->from) && nvp_env_get_ticks() < end) {
+		(void)pump(f);
+	}
+	fl->restored = path_back(f, fl->from) ? nvp_env_get_ticks() : 0;
+	return rc;
+}
+
+static void
+print_flip(const struct tf *f, uint32_t i, const struct tf_flip *fl, uint64_t t0)
+{
+	printf("flip i=%u kind=%s from=%u at_s=%.2f failover_ms=%.3f moved=%d restore_ms=%.1f "
+	       "inflight=%u errors=%" PRIu64 "\n",
+	       i + 1, fl->kill ? "kill" : "ana", fl->from, ticks_ms(f, fl->at - t0) / 1e3,
+	       fl->back != 0 ? ticks_ms(f, fl->back - fl->at) : -1.0, fl->moved ? 1 : 0,
+	       fl->restored != 0 ? ticks_ms(f, fl->restored - fl->at) : -1.0, fl->inflight,
+	       fl->errors);
+	fflush(stdout);
+}
+
+/* The path-flip run: flips under the I/O, then the drain and the read-back. */
+static int
+run_flips(struct tf *f)
+{
+	uint64_t t0 = nvp_env_get_ticks(), end;
+	int rc = 0;
+
+	f->submitting = true;
+	for (uint32_t i = 0; i < f->flips && rc == 0; i++) {
+		rc = one_flip(f, &f->flip[i], i);
+		f->nflips++;
+		print_flip(f, i, &f->flip[i], t0);
+	}
+	f->submitting = false;
+	end = nvp_env_get_ticks() + f->hz * 60;
+	while (outstanding(f) != 0 && nvp_env_get_ticks() < end) {
+		(void)pump(f);
+	}
+	if (outstanding(f) == 0) {
+		read_back(f);
+	}
+	return rc;
+}
+
 static void
 usage(FILE *o)
 {
 	fprintf(o, "usage: nvp_tcp_failover [--kills N] [--seed S] [--qd N] [--blocks N] "
 		   "[--gap-ms MIN,MAX]\n"
 		   "                        [--down-ms MAX] [--loss-s S] [--delay-s S] "
-		   "[--fast-fail-s S] [--nvp PATH] [--ram]\n");
+		   "[--fast-fail-s S] [--nvp PATH] [--ram]\n"
+		   "                        [--flips N]  (the path-flip run instead)\n");
 }
 
 static int
@@ -559,6 +724,7 @@ parse_args(struct tf *f, int argc, char **argv)
 		{ "fast-fail-s", required_argument, NULL, 'f' },
 		{ "nvp", required_argument, NULL, 'n' },
 		{ "ram", no_argument, NULL, 'R' },
+		{ "flips", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -604,6 +770,9 @@ parse_args(struct tf *f, int argc, char **argv)
 		case 'R':
 			f->ram = true;
 			break;
+		case 'F':
+			rc = parse_u32(optarg, 1, TF_MAX_FLIPS, &f->flips);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -632,6 +801,21 @@ default_nvp(struct tf *f)
 	}
 	self[n] = '\0';
 	snprintf(f->tgt.nvp, sizeof(f->tgt.nvp), "%s/../bin/nvp", dirname(self));
+}
+
+/* The slots' buffers and the blocks' records. */
+static int
+host_mem(struct tf *f)
+{
+	for (uint32_t i = 0; i < f->qd; i++) {
+		f->slots[i].f = f;
+		f->slots[i].buf = nvp_env_dma_zmalloc(TF_MAX_BLKS * TF_BS, 4096, NULL);
+		if (f->slots[i].buf == NULL) {
+			return -ENOMEM;
+		}
+	}
+	f->blk = calloc(f->nblk, sizeof(*f->blk));
+	return f->blk == NULL ? -ENOMEM : 0;
 }
 
 /* The host side: env, the controller with the reconnect options, a qpair, the memory. */
@@ -667,13 +851,33 @@ host_setup(struct tf *f)
 	qo.io_queue_size = 2 * f->qd;
 	qo.io_queue_requests = 4 * f->qd;
 	rc = nvp_nvme_ctrlr_alloc_io_qpair(f->ctrlr, &qo, &f->qpair);
-	for (uint32_t i = 0; rc == 0 && i < f->qd; i++) {
-		f->slots[i].f = f;
-		f->slots[i].buf = nvp_env_dma_zmalloc(TF_MAX_BLKS * TF_BS, 4096, NULL);
-		rc = f->slots[i].buf == NULL ? -ENOMEM : 0;
+	return rc != 0 ? rc : host_mem(f);
+}
+
+/* --flips: the in-process target's two paths, the multipath controller and its handle. */
+static int
+flip_setup(struct tf *f)
+{
+	struct nvp_nvme_io_qpair_opts qo;
+	int rc;
+
+	rc = tf_paths_open(&f->paths, f->nblk, TF_RECONNECT_MS);
+	if (rc != 0) {
+		fprintf(stderr, "nvp_tcp_failover: the two-path target: %s\n", strerror(-rc));
+		return rc;
 	}
-	f->blk = rc == 0 ? calloc(f->nblk, sizeof(*f->blk)) : NULL;
-	return rc != 0 ? rc : f->blk == NULL ? -ENOMEM : 0;
+	f->ns = nvp_nvme_mpath_get_ns(f->paths.mp, 0);
+	if (f->ns == NULL || nvp_nvme_ns_get_sector_size(f->ns) != TF_BS ||
+	    nvp_nvme_ns_get_num_sectors(f->ns) < f->nblk) {
+		fprintf(stderr, "nvp_tcp_failover: the namespace is not %u blocks of 4 KiB\n",
+			f->nblk);
+		return -ENODEV;
+	}
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(nvp_nvme_ns_get_ctrlr(f->ns), &qo, sizeof(qo));
+	qo.io_queue_size = 2 * f->qd;
+	qo.io_queue_requests = 4 * f->qd;
+	rc = nvp_nvme_mpath_io_alloc(f->paths.mp, &qo, &f->mio);
+	return rc != 0 ? rc : host_mem(f);
 }
 
 static void
@@ -681,6 +885,9 @@ host_teardown(struct tf *f)
 {
 	if (f->qpair != NULL && outstanding(f) == 0) {
 		(void)nvp_nvme_ctrlr_free_io_qpair(f->qpair);
+	}
+	if (f->mio != NULL && outstanding(f) == 0 && nvp_nvme_mpath_io_free(f->mio) == 0) {
+		tf_paths_close(&f->paths);
 	}
 	if (f->ctrlr != NULL) {
 		(void)nvp_nvme_detach(f->ctrlr);
@@ -742,9 +949,17 @@ main(int argc, char **argv)
 		snprintf(f.tgt.dev, sizeof(f.tgt.dev), "emu:file=%s/tf,size=64M,lba=4096", f.dir);
 	}
 	snprintf(f.tgt.log, sizeof(f.tgt.log), "%s/serve.log", f.dir);
-	printf("tcp_failover seed=%" PRIu64 " kills=%u qd=%u blocks=%u loss_s=%d delay_s=%u "
-	       "fast_fail_s=%u target=\"%s serve -r %s\"\n",
-	       f.seed, f.kills, f.qd, f.nblk, f.loss_s, f.delay_s, f.fast_s, f.tgt.nvp, f.tgt.dev);
+	if (f.flips != 0) {
+		printf("tcp_failover seed=%" PRIu64 " flips=%u qd=%u blocks=%u policy=failover "
+		       "path_reconnect_ms=%u target=\"two loopback listeners in this process, a "
+		       "RAM-backed software controller\"\n",
+		       f.seed, f.flips, f.qd, f.nblk, TF_RECONNECT_MS);
+	} else {
+		printf("tcp_failover seed=%" PRIu64 " kills=%u qd=%u blocks=%u loss_s=%d "
+		       "delay_s=%u fast_fail_s=%u target=\"%s serve -r %s\"\n",
+		       f.seed, f.kills, f.qd, f.nblk, f.loss_s, f.delay_s, f.fast_s, f.tgt.nvp,
+		       f.tgt.dev);
+	}
 	fflush(stdout);
 	nvp_env_opts_init(&eo, sizeof(eo));
 	eo.name = "tcp_failover";
@@ -757,25 +972,34 @@ main(int argc, char **argv)
 		return 1;
 	}
 	f.hz = nvp_env_get_ticks_hz();
-	rc = tf_target_spawn(&f.tgt);
-	if (rc == 0) {
-		rc = target_wait(&f, false);
-	}
-	if (rc == 0) {
-		rc = host_setup(&f);
-	}
-	if (rc == 0) {
-		rc = run(&f);
+	if (f.flips != 0) {
+		rc = flip_setup(&f);
+		rc = rc != 0 ? rc : run_flips(&f);
+	} else {
+		rc = tf_target_spawn(&f.tgt);
+		rc = rc != 0 ? rc : target_wait(&f, false);
+		rc = rc != 0 ? rc : host_setup(&f);
+		rc = rc != 0 ? rc : run(&f);
 	}
 	failed = f.ctrlr != NULL && nvp_nvme_ctrlr_is_failed(f.ctrlr);
-	if (f.ctrlr != NULL) {
-		printf("result seed=%" PRIu64 " kills=%u issued=%" PRIu64 " ok=%" PRIu64
+	if (f.ctrlr != NULL || f.mio != NULL) {
+		printf("result seed=%" PRIu64 " flips=%u kills=%u issued=%" PRIu64 " ok=%" PRIu64
 		       " errors=%" PRIu64 " path_errors=%" PRIu64 " dup=%" PRIu64 " stuck=%u"
 		       " lost=%" PRIu64 " corrupted=%" PRIu64 " verified=%" PRIu64
 		       " unwritten_verified=%" PRIu64 " readback=%" PRIu64 " starts=%u failed=%d\n",
-		       f.seed, f.nkills, f.issued, f.ok, f.err, f.path_err, f.dup, outstanding(&f),
-		       f.lost, f.corrupted, f.verified, f.unwritten, f.readback, f.tgt.starts,
-		       failed ? 1 : 0);
+		       f.seed, f.nflips, f.nkills, f.issued, f.ok, f.err, f.path_err, f.dup,
+		       outstanding(&f), f.lost, f.corrupted, f.verified, f.unwritten, f.readback,
+		       f.tgt.starts, failed ? 1 : 0);
+		if (f.mio != NULL) {
+			struct nvp_nvme_mpath_io_stats st = { .info_size = sizeof(st) };
+
+			(void)nvp_nvme_mpath_io_get_stats(f.mio, &st);
+			printf("multipath path0_ios=%" PRIu64 " path1_ios=%" PRIu64
+			       " path_errors=%" PRIu64 " retries=%" PRIu64 " no_path_waits=%" PRIu64
+			       "\n",
+			       st.path_ios[0], st.path_ios[1], st.path_errors, st.retries,
+			       st.no_path_waits);
+		}
 		fflush(stdout);
 	}
 	if (rc != 0) {

@@ -7,6 +7,7 @@
 #ifndef NVP_BENCH_TF_H
 #define NVP_BENCH_TF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -28,5 +29,36 @@ int tf_target_spawn(struct tf_target *t);
 int tf_target_ready(struct tf_target *t);
 /* Send @sig and reap the process. */
 void tf_target_kill(struct tf_target *t, int sig);
+
+/*
+ * The path-flip target (tf_paths.c): one software controller (RAM-backed: this target
+ * never dies, only its paths do) served in this process by the project's NVMe/TCP target
+ * on two loopback listeners, one subsystem, each listener a path with its own ANA state
+ * for the namespace's group; the host reaches it as one multipath controller.
+ */
+#define TF_PATHS 2u
+
+struct tcp_tgt;
+struct nvp_emu_ctrlr;
+struct nvp_nvme_ctrlr;
+struct nvp_nvme_mpath;
+
+struct tf_paths {
+	struct nvp_emu_ctrlr *emu;
+	struct nvp_nvme_ctrlr *backend; /* the target's controller */
+	struct tcp_tgt *tgt[TF_PATHS];
+	struct nvp_nvme_mpath *mp; /* the host's multipath controller over both listeners */
+};
+
+/* Start the controller (@blocks of 4 KiB), both listeners (ANA optimized) and connect the
+ * host (failover policy, a path reconnected every @reconnect_ms). \return 0 or -errno. */
+int tf_paths_open(struct tf_paths *p, uint32_t blocks, uint32_t reconnect_ms);
+/* Path @i's ANA state through its listener, with an ANA change notice. */
+void tf_paths_set_ana(struct tf_paths *p, uint32_t i, uint8_t state);
+/* Path @i killed (its listener closed: connects refused; then its connections reset, at
+ * *@at in ticks) or listening again (@at unused). \return 0 or -errno. */
+int tf_paths_set_alive(struct tf_paths *p, uint32_t i, bool alive, uint64_t *at);
+/* Everything stopped and freed (the host's multipath controller first). */
+void tf_paths_close(struct tf_paths *p);
 
 #endif

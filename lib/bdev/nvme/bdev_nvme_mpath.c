@@ -7,7 +7,10 @@
  * handle (a qpair per path) made on its thread; its poll also runs the multipath admin
  * poll every ADMIN_POLL_MS (whichever channel gets there first: ANA change notices, the
  * ANA log re-reads, the resets of failed paths), so no thread of the application has to.
- * Hints, write zeroes, unmap and compare are not offered (read, write, flush only).
+ * Read, write, flush, and write zeroes, unmap and compare where the controller's ONCS has
+ * them (path 0's: the paths are one subsystem), as the single-path bdevs. Write lifetime
+ * hints are not: they map to streams, which a controller allocates for its own host
+ * (NVMe 1.4 section 9.3), so a stream opened through one path means nothing on another.
  *
  * Its bdevs are module "nvme_mpath" (the nvme module's calls on their bdevs say "not an
  * nvme bdev"); nvp_bdev_nvme_get_mpath() gives the multipath controller, whose paths and
@@ -49,10 +52,12 @@ struct mpath_channel {
 	struct nvp_nvme_mpath_io *io;
 };
 
-/* driver_ctx: where the SGL walk of a vectored request is */
+/* driver_ctx: where the SGL walk of a vectored request is; an unmap's range (it must
+ * outlive the request: a path error sends it again from there) */
 struct mpath_bio {
 	int iov_idx;
 	uint32_t iov_off;
+	struct nvme_dsm_range range;
 };
 
 static pthread_mutex_t g_mpath_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -121,6 +126,18 @@ mpath_submit_rw(struct mpath_channel *ch, struct nvp_bdev_io *io)
 }
 
 static int
+mpath_submit_unmap(struct mpath_channel *ch, struct nvp_bdev_io *io)
+{
+	struct mpath_bio *b = (struct mpath_bio *)io->driver_ctx;
+
+	memset(&b->range, 0, sizeof(b->range));
+	b->range.starting_lba = io->offset_blocks;
+	b->range.length = (uint32_t)io->num_blocks;
+	return nvp_nvme_mpath_cmd_dataset_management(ch->io, NVME_DSM_ATTR_DEALLOCATE, &b->range, 1,
+						     mpath_io_done, io);
+}
+
+static int
 mpath_submit(void *ch_ctx, struct nvp_bdev_io *io)
 {
 	struct mpath_channel *ch = ch_ctx;
@@ -133,6 +150,17 @@ mpath_submit(void *ch_ctx, struct nvp_bdev_io *io)
 		break;
 	case NVP_BDEV_IO_FLUSH:
 		rc = nvp_nvme_mpath_cmd_flush(ch->io, mpath_io_done, io);
+		break;
+	case NVP_BDEV_IO_WRITE_ZEROES:
+		rc = nvp_nvme_mpath_cmd_write_zeroes(
+			ch->io, io->offset_blocks, (uint32_t)io->num_blocks, mpath_io_done, io, 0);
+		break;
+	case NVP_BDEV_IO_UNMAP:
+		rc = mpath_submit_unmap(ch, io);
+		break;
+	case NVP_BDEV_IO_COMPARE:
+		rc = nvp_nvme_mpath_cmd_compare(ch->io, io->iovs[0].iov_base, io->offset_blocks,
+						(uint32_t)io->num_blocks, mpath_io_done, io, 0);
 		break;
 	default:
 		rc = -ENOTSUP;
@@ -203,8 +231,24 @@ mpath_channel_destroy(void *ctx, void *ch_ctx)
 static bool
 mpath_io_type_supported(void *ctx, enum nvp_bdev_io_type type)
 {
-	(void)ctx;
-	return type == NVP_BDEV_IO_READ || type == NVP_BDEV_IO_WRITE || type == NVP_BDEV_IO_FLUSH;
+	struct mpath_entry *e = ctx;
+	struct nvp_nvme_ns *ns = nvp_nvme_mpath_get_ns(e->mp, 0);
+	const struct nvme_ctrlr_data *cd = nvp_nvme_ctrlr_get_data(nvp_nvme_ns_get_ctrlr(ns));
+
+	switch (type) {
+	case NVP_BDEV_IO_READ:
+	case NVP_BDEV_IO_WRITE:
+	case NVP_BDEV_IO_FLUSH:
+		return true;
+	case NVP_BDEV_IO_WRITE_ZEROES:
+		return (cd->oncs & NVME_ONCS_WRITE_ZEROES) != 0;
+	case NVP_BDEV_IO_UNMAP:
+		return (cd->oncs & NVME_ONCS_DSM) != 0;
+	case NVP_BDEV_IO_COMPARE:
+		return (cd->oncs & NVME_ONCS_COMPARE) != 0;
+	default:
+		return false;
+	}
 }
 
 static void

@@ -269,6 +269,116 @@ test_tcp_multipath(void)
 	unlink(path);
 }
 
+/* Run one bdev call's I/O to its end. \return 0, or -EIO for an error completion. */
+#define RUN_IO(ch, done, call)                    \
+	({                                        \
+		memset(&(done), 0, sizeof(done)); \
+		CU_ASSERT_EQUAL(call, 0);         \
+		wait_one(ch, &(done));            \
+	})
+
+/*
+ * The commands beyond read and write on a multipath bdev, as the single-path bdev has
+ * them: write zeroes (the blocks read back as zeroes), unmap, compare (a match succeeds,
+ * a mismatch fails with Compare Failure), each through both paths (round-robin), and a
+ * write zeroes that meets an ANA Inaccessible path (no notice) is sent again down the
+ * other and succeeds.
+ */
+static void
+test_tcp_multipath_ops(void)
+{
+	struct nvp_bdev_desc *desc = NULL;
+	struct nvp_bdev_channel *ch = NULL;
+	struct tcp_tgt_stats st;
+	struct tcp_tgt_opts o;
+	struct fx_ctrlr backend;
+	struct tcp_tgt *tgt[2];
+	struct fx_cpl done;
+	struct nvp_bdev *bdev;
+	char path[128], text[2048], port[2][8];
+	uint8_t *buf;
+
+	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
+	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_opts_init(&o);
+		o.ana_grpid = 1;
+		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt[i]), 0);
+		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
+	}
+	snprintf(path, sizeof(path), "%s/ops.json", g_dir);
+	snprintf(text, sizeof(text),
+		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
+			 "%s", "%s", "multipath") ",\n" MP_ATTACH("%s", "%s",
+								  "multipath") "\n]}]}\n",
+		 port[0], o.subnqn, port[1], o.subnqn);
+	write_file(path, text);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	bdev = nvp_bdev_get_by_name("mp0n1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bdev);
+	CU_ASSERT(nvp_bdev_io_type_supported(bdev, NVP_BDEV_IO_WRITE_ZEROES));
+	CU_ASSERT(nvp_bdev_io_type_supported(bdev, NVP_BDEV_IO_UNMAP));
+	CU_ASSERT(nvp_bdev_io_type_supported(bdev, NVP_BDEV_IO_COMPARE));
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("mp0n1", true, event_cb, NULL, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	buf = fx_dma_alloc(16 * 512);
+	for (uint32_t round = 0; round < 2; round++) { /* round-robin: both paths */
+		uint64_t lba = 64 + round * 16;
+
+		fx_pattern_fill(buf, lba, 8, 512, 3 + round);
+		CU_ASSERT_EQUAL(
+			RUN_IO(ch, done,
+			       nvp_bdev_write_blocks(desc, ch, buf, lba, 8, 0, fx_cpl_cb, &done)),
+			0);
+		CU_ASSERT_EQUAL(
+			RUN_IO(ch, done,
+			       nvp_bdev_compare_blocks(desc, ch, buf, lba, 8, fx_cpl_cb, &done)),
+			0);
+		buf[100] ^= 0xff;
+		CU_ASSERT_EQUAL(
+			RUN_IO(ch, done,
+			       nvp_bdev_compare_blocks(desc, ch, buf, lba, 8, fx_cpl_cb, &done)),
+			-EIO);
+		CU_ASSERT_EQUAL(done.cpl.status.sct, NVME_SCT_MEDIA_ERROR);
+		CU_ASSERT_EQUAL(done.cpl.status.sc, NVME_SC_COMPARE_FAILURE);
+		CU_ASSERT_EQUAL(
+			RUN_IO(ch, done,
+			       nvp_bdev_write_zeroes_blocks(desc, ch, lba, 4, 0, fx_cpl_cb, &done)),
+			0);
+		memset(buf + 8 * 512, 0xa5, 8 * 512);
+		CU_ASSERT_EQUAL(RUN_IO(ch, done,
+				       nvp_bdev_read_blocks(desc, ch, buf + 8 * 512, lba, 8,
+							    fx_cpl_cb, &done)),
+				0);
+		CU_ASSERT(fx_is_zero(buf + 8 * 512, 4 * 512));
+		CU_ASSERT(fx_pattern_check(buf + 12 * 512, lba + 4, 4, 512, 3 + round) < 0);
+		CU_ASSERT_EQUAL(
+			RUN_IO(ch, done, nvp_bdev_unmap_blocks(desc, ch, lba, 8, fx_cpl_cb, &done)),
+			0);
+	}
+	/* path 1 inaccessible, no notice: what goes to it comes back and goes to path 0 */
+	CU_ASSERT_EQUAL(tcp_tgt_set_ana_state(tgt[1], NVME_ANA_INACCESSIBLE, false), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(RUN_IO(ch, done,
+				       nvp_bdev_write_zeroes_blocks(desc, ch, 200 + i, 1, 0,
+								    fx_cpl_cb, &done)),
+				0);
+	}
+	tcp_tgt_get_stats(tgt[1], &st);
+	CU_ASSERT(st.ana_refused >= 1);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_get_stats(tgt[i], &st);
+		CU_ASSERT_EQUAL(st.bad_host_pdus, 0);
+		tcp_tgt_stop(tgt[i]);
+	}
+	fx_close(&backend);
+	unlink(path);
+}
+
 /*
  * Failover through the bdev layer: verified writes and reads on a multipath bdev
  * ("failover") while the active path's connections are dropped: no error, no wrong data;
@@ -367,6 +477,7 @@ main(int argc, char **argv)
 		{ "tcp", test_tcp },
 		{ "tcp_multipath", test_tcp_multipath },
 		{ "tcp_failover", test_tcp_failover },
+		{ "tcp_multipath_ops", test_tcp_multipath_ops },
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc;

@@ -24,6 +24,7 @@ extern char **environ;
 
 #include "fixture.h"
 #include "nvme_tcp_tgt.h"
+#include "nvpoll/log.h"
 
 #define NSLOTS 16u
 #define IO_BYTES 4096u            /* one I/O */
@@ -463,6 +464,190 @@ test_ctrlr_loss_timeout(void)
 	rfx_close(&f);
 }
 
+/* What the driver logs about reconnect attempts (the lines still go to stderr). */
+static struct {
+	unsigned int attempt_lines; /* "reconnect attempt N failed" */
+	unsigned int out_of_order;  /* such a line whose N is not the last one's + 1 */
+	unsigned int last_attempt;
+	unsigned int connect_lines; /* "cannot connect", "no connection (" */
+	unsigned int refused_lines; /* "(Connection refused)": a reset's reason */
+	unsigned int lines;
+	uint64_t polls; /* the test's I/O polls so far (test_reset_a_step_per_poll) */
+	uint64_t polls_at_reset, polls_at_back; /* at "resetting", at "reconnected" */
+	uint64_t us_at_reset, us_at_back;
+	bool reset_seen, back_seen;
+} g_log;
+
+static void
+count_log(enum nvp_log_level level, const char *component, const char *msg)
+{
+	const char *a = strstr(msg, "reconnect attempt ");
+	unsigned int n;
+
+	if (a != NULL && strstr(a, " failed") != NULL &&
+	    sscanf(a, "reconnect attempt %u", &n) == 1) {
+		g_log.attempt_lines++;
+		g_log.out_of_order += n != g_log.last_attempt + 1 ? 1u : 0u;
+		g_log.last_attempt = n;
+	}
+	if (strstr(msg, "cannot connect") != NULL || strstr(msg, "no connection (") != NULL) {
+		g_log.connect_lines++;
+	}
+	g_log.refused_lines += strstr(msg, "(Connection refused)") != NULL ? 1u : 0u;
+	g_log.lines++;
+	if (!g_log.reset_seen && strstr(msg, ": resetting") != NULL) {
+		g_log.reset_seen = true;
+		g_log.polls_at_reset = g_log.polls;
+		g_log.us_at_reset = fx_now_us();
+	}
+	if (!g_log.back_seen && strstr(msg, ": reconnected (attempt") != NULL) {
+		g_log.back_seen = true;
+		g_log.polls_at_back = g_log.polls;
+		g_log.us_at_back = fx_now_us();
+	}
+	fprintf(stderr, "nvpoll %s: %s: %s\n", component,
+		level <= NVP_LOG_ERROR ? "error" :
+		level <= NVP_LOG_WARN  ? "warning" :
+					 "notice",
+		msg);
+}
+
+/*
+ * A target that refuses the reconnect attempts until the loss timeout: one line per
+ * attempt (its number in order, why, the next delay), nothing else about the connection
+ * (the transport's "cannot connect" lines were five per attempt once).
+ */
+static void
+test_one_line_per_attempt(void)
+{
+	uint64_t end;
+	struct rfx f;
+
+	if (fx_skip_real("the outages are made by this program's target")) {
+		return;
+	}
+	if (rfx_open(&f, 3, 1, 0) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(count_log);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	tcp_tgt_drop_conns(f.tgt);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!nvp_nvme_ctrlr_is_failed(f.ctrlr) && fx_now_us() < end) {
+		pump(&f);
+	}
+	nvp_log_set_callback(NULL);
+	CU_ASSERT(nvp_nvme_ctrlr_is_removed(f.ctrlr));
+	CU_ASSERT(g_log.attempt_lines >= 2); /* at the loss, 1 s, 2 s: 3 unless starved */
+	CU_ASSERT_EQUAL(g_log.out_of_order, 0);
+	CU_ASSERT_EQUAL(g_log.connect_lines, 0);
+	printf("  %u refused attempts, one line each\n", g_log.attempt_lines);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	rfx_close(&f);
+}
+
+/*
+ * The application's reset of a controller whose target refuses connections (no reconnect
+ * option): it fails, saying why in one line; the reset does not try to connect again for
+ * each register it reads (it did, five times, each with its line).
+ */
+static void
+test_reset_refused_one_line(void)
+{
+	uint64_t end;
+	struct rfx f;
+
+	if (fx_skip_real("the outages are made by this program's target")) {
+		return;
+	}
+	if (rfx_open(&f, 0, 0, 0) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 16, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	tcp_tgt_drop_conns(f.tgt);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!nvp_nvme_ctrlr_is_failed(f.ctrlr) && fx_now_us() < end) {
+		pump(&f);
+	}
+	CU_ASSERT_FATAL(nvp_nvme_ctrlr_is_failed(f.ctrlr));
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(count_log);
+	CU_ASSERT(nvp_nvme_ctrlr_reset(f.ctrlr) < 0);
+	nvp_log_set_callback(NULL);
+	CU_ASSERT_EQUAL(g_log.connect_lines, 0);
+	CU_ASSERT_EQUAL(g_log.refused_lines, 1);
+	CU_ASSERT(g_log.lines <= 2); /* "resetting", and that one */
+	/* the next reset tries again (and says so again) */
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(count_log);
+	CU_ASSERT(nvp_nvme_ctrlr_reset(f.ctrlr) < 0);
+	nvp_log_set_callback(NULL);
+	CU_ASSERT_EQUAL(g_log.refused_lines, 1);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_reset(f.ctrlr), 0);
+	f.submit_more = true;
+	CU_ASSERT_EQUAL(pump_verified(&f, 16, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	rfx_close(&f);
+}
+
+/*
+ * A reconnect driven by I/O polls only (the admin queue never polled), against a target
+ * that answers each admin command 20 ms late: the reset after the attempt's Connect goes
+ * a step per poll, so the polling thread sees many of its I/O polls return between the
+ * reset's first line and its last (with the whole reset in one poll there were none, and
+ * that poll waited for every late answer); the longest of them is printed, and the I/O
+ * goes on verified.
+ */
+static void
+test_reset_a_step_per_poll(void)
+{
+	uint64_t end, t, longest = 0;
+	struct rfx f;
+
+	if (fx_skip_real("the outage is made by this program's target")) {
+		return;
+	}
+	if (rfx_open(&f, -1, 1, 0) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(count_log);
+	tcp_tgt_set_admin_delay(f.tgt, 20);
+	tcp_tgt_drop_conns(f.tgt); /* still listening: the first attempt connects */
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!g_log.back_seen && fx_now_us() < end) {
+		t = fx_now_us();
+		(void)nvp_nvme_qpair_process_completions(f.qpair, 0);
+		t = fx_now_us() - t;
+		longest = g_log.reset_seen && t > longest ? t : longest;
+		g_log.polls++;
+	}
+	nvp_log_set_callback(NULL);
+	tcp_tgt_set_admin_delay(f.tgt, 0);
+	CU_ASSERT(g_log.reset_seen && g_log.back_seen);
+	/* the init state machine's ten states run twice, a state per poll at least */
+	CU_ASSERT(g_log.polls_at_back - g_log.polls_at_reset >= 10);
+	printf("  reset of %.1f ms over %" PRIu64 " I/O polls, the longest poll %.1f ms\n",
+	       (double)(g_log.us_at_back - g_log.us_at_reset) / 1e3,
+	       g_log.polls_at_back - g_log.polls_at_reset, (double)longest / 1e3);
+	CU_ASSERT_EQUAL(pump_verified(&f, 32, FX_WAIT_MS), 0);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(f.errors, 0);
+	CU_ASSERT_EQUAL(f.corrupt, 0);
+	CU_ASSERT_EQUAL(f.twice, 0);
+	rfx_close(&f);
+}
+
 /* Seconds from the environment (@name), else @dflt. */
 static uint32_t
 env_secs(const char *name, uint32_t dflt)
@@ -629,6 +814,9 @@ main(int argc, char **argv)
 		{ "stalled_target", test_stalled_target },
 		{ "outage_longer_than_fast_io_fail", test_outage_longer_than_fast_io_fail },
 		{ "ctrlr_loss_timeout", test_ctrlr_loss_timeout },
+		{ "one_line_per_attempt", test_one_line_per_attempt },
+		{ "reset_refused_one_line", test_reset_refused_one_line },
+		{ "reset_a_step_per_poll", test_reset_a_step_per_poll },
 		{ "bad_options", test_bad_options },
 		{ "outage_by_the_target", test_outage_by_the_target },
 	};

@@ -200,7 +200,7 @@ for pair in driver_cost:instr_per_io driver_cost:mmio_per_io_qd1 driver_cost:mmi
 	bdev_overhead:instr_added_qd1 bdev_overhead:instr_added_qd32 \
 	bdev_overhead:accounting_instr_pct bdev_overhead:cpu_ratio_qd32 \
 	tcp_failover:lost tcp_failover:corrupted tcp_failover:reconnect_ms_p50 \
-	tcp_failover:reconnect_ms_max tcp_failover:failover_ms_p50; do
+	tcp_failover:reconnect_ms_max tcp_failover:failover_ms_p50 tcp_failover:failover_ms_max; do
 	b=${pair%%:*}
 	key=${pair#*:}
 	if [ "$(grep -cE "$key(=|\")" "$rootdir/bench/$b")" -lt 2 ]; then

@@ -12,6 +12,7 @@
 #include "nvme/nvme_ctrlr_cmd.c"
 #include "nvme/nvme_ctrlr_lock.c"
 #include "nvme/nvme_aer.c"
+#include "nvme/nvme_fiber.c"
 
 #include "ut_nvme.h"
 

@@ -10,6 +10,7 @@
 /* The driver runs on this test's clock (see nvme_ticks()). */
 #define NVME_UT_TICKS ut_ticks
 #include "nvme/nvme_ctrlr_reconnect.c"
+#include "nvme/nvme_fiber.c"
 
 #include "ut_nvme.h"
 
@@ -26,7 +27,9 @@ ut_ticks(void)
 /* ---- neighbours ---- */
 
 static unsigned int g_fails, g_removes, g_resets;
-static int g_reset_rc; /* what the next reset returns */
+static int g_reset_rc;                /* what the next reset returns */
+static unsigned int g_reset_waits;    /* answers the next reset waits for (it yields) */
+static unsigned int g_reset_finished; /* resets that ran to their end */
 
 static void
 fake_fail(struct nvp_nvme_ctrlr *ctrlr, const char *why)
@@ -49,6 +52,12 @@ static int
 fake_reset(struct nvp_nvme_ctrlr *ctrlr)
 {
 	g_resets++;
+	atomic_store(&ctrlr->resetting, true); /* as the real one, for its length */
+	for (unsigned int i = 0; i < g_reset_waits; i++) {
+		(void)nvme_fiber_yield(); /* as the admin helper's wait does */
+	}
+	atomic_store(&ctrlr->resetting, false);
+	g_reset_finished++;
 	if (g_reset_rc == 0) {
 		atomic_store(&ctrlr->reconnecting, false);
 	}
@@ -117,6 +126,7 @@ ctrlr_init(struct nvp_nvme_ctrlr *ctrlr, int32_t loss, uint32_t delay, uint32_t 
 	ctrlr->opts.fast_io_fail_timeout_sec = fast;
 	g_fails = g_removes = g_resets = 0;
 	g_reset_rc = 0;
+	g_reset_waits = g_reset_finished = 0;
 	g_lock_busy = false;
 	g_trylocks = g_locked = 0;
 	g_conn_calls = g_conn_n = 0;
@@ -362,6 +372,133 @@ test_connect_steps(void)
 	CU_ASSERT_EQUAL(g_locked, 0);
 }
 
+/* Lines of the log since ut_log_clear() that contain @s. */
+static unsigned int
+log_count(const char *s)
+{
+	unsigned int n = 0;
+
+	for (const char *p = strstr(g_ut_log, s); p != NULL; p = strstr(p + 1, s)) {
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A target that refuses every connection, for ever (ctrlr_loss_timeout_sec -1): each
+ * failed attempt of the first five says so in one line (its number, why, the next
+ * attempt's delay, no limit), and nothing else is logged per attempt; after those, one
+ * line a minute, counting the attempts it did not show; a new loss starts again.
+ */
+static void
+test_attempt_lines(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	ctrlr_init(&c, -1, 1, 0);
+	g_now = 1000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_conn_rcs[0] = -ECONNREFUSED;
+	g_conn_n = 1;
+	ut_log_clear();
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 1);
+	CU_ASSERT(ut_log_has("ut: reconnect attempt 1 failed: Connection refused; next in 1 s, "
+			     "no limit"));
+	CU_ASSERT_EQUAL(log_count("\n"), 1);
+	for (unsigned int i = 1; i < 30; i++) { /* attempts 2..30, refused, a second apart */
+		g_now = 1000 + i * HZ;
+		g_conn_calls = 0;
+		nvme_ctrlr_reconnect_poll(&c);
+	}
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 30);
+	CU_ASSERT_EQUAL(g_resets, 0);
+	CU_ASSERT_EQUAL(log_count("reconnect attempt"), NVME_RECONNECT_LOG_FIRST);
+	CU_ASSERT_EQUAL(log_count("\n"), NVME_RECONNECT_LOG_FIRST);
+	CU_ASSERT(ut_log_has("reconnect attempt 5 failed"));
+	CU_ASSERT_FALSE(ut_log_has("reconnect attempt 6 failed"));
+	/* a minute after the fifth line: the next attempt's line, with the count */
+	for (unsigned int i = 30; i <= 65; i++) {
+		g_now = 1000 + i * HZ;
+		g_conn_calls = 0;
+		nvme_ctrlr_reconnect_poll(&c);
+	}
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 66);
+	CU_ASSERT_EQUAL(log_count("reconnect attempt"), NVME_RECONNECT_LOG_FIRST + 1);
+	CU_ASSERT(ut_log_has("reconnect attempt 65 failed: Connection refused; next in 1 s, no "
+			     "limit (ctrlr_loss_timeout_sec -1); 59 failed attempts before it not "
+			     "shown"));
+	/* connected, and the reset fails: said as the reset's */
+	g_now += HZ;
+	g_conn_calls = g_conn_n = 0;
+	g_reset_rc = -EIO;
+	atomic_store(&c.reconnecting, false);
+	nvme_ctrlr_conn_lost(&c, "ut"); /* a new loss: its first lines are shown again */
+	ut_log_clear();
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT(ut_log_has("reconnect attempt 1 failed: reset: Input/output error; next in 1 s"));
+}
+
+/*
+ * The attempt's reset goes a step per poll: a reset that waits for three answers takes
+ * four polls (I/O or admin), each returning between them with the controller still
+ * reconnecting; the attempt counts once; an I/O poll of another thread (the lock held
+ * by the reset's) does nothing; a reset that fails leaves the next attempt to the delay.
+ */
+static void
+test_reset_a_step_per_poll(void)
+{
+	struct nvp_nvme_ctrlr c;
+
+	ctrlr_init(&c, -1, 1, 0);
+	g_now = 1000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_reset_waits = 3;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* connected at once: the reset's first step */
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT_EQUAL(g_reset_finished, 0);
+	CU_ASSERT_PTR_NOT_NULL(atomic_load(&c.reset_fiber));
+	CU_ASSERT_TRUE(nvme_ctrlr_is_reconnecting(&c));
+	CU_ASSERT_EQUAL(g_locked, 0);
+	g_lock_busy = true; /* another thread's poll: the reset's lock is not its */
+	nvme_ctrlr_reconnect_poll_io(&c, g_now);
+	CU_ASSERT_EQUAL(g_reset_finished, 0);
+	g_lock_busy = false;
+	nvme_ctrlr_reconnect_poll_io(&c, g_now);
+	nvme_ctrlr_reconnect_poll(&c); /* the admin poll steps it too */
+	CU_ASSERT_EQUAL(g_reset_finished, 0);
+	CU_ASSERT_TRUE(nvme_ctrlr_is_reconnecting(&c));
+	nvme_ctrlr_reconnect_poll_io(&c, g_now); /* the last answer: done */
+	CU_ASSERT_EQUAL(g_reset_finished, 1);
+	CU_ASSERT_EQUAL(g_resets, 1);
+	CU_ASSERT_EQUAL(c.reconnect_attempts, 1);
+	CU_ASSERT_PTR_NULL(atomic_load(&c.reset_fiber));
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+	CU_ASSERT_EQUAL(g_locked, 0);
+	/* a reset that fails, a step per poll too: the next attempt after the delay */
+	g_now = 5000;
+	nvme_ctrlr_conn_lost(&c, "ut");
+	g_reset_rc = -EIO;
+	g_reset_waits = 1;
+	g_conn_calls = 0;
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 2);
+	CU_ASSERT_EQUAL(g_reset_finished, 1);
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_reset_finished, 2);
+	CU_ASSERT_TRUE(nvme_ctrlr_is_reconnecting(&c));
+	g_now = 5999;
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 2);
+	g_now = 6000;
+	g_reset_rc = 0;
+	g_reset_waits = 0;
+	nvme_ctrlr_reconnect_poll(&c);
+	CU_ASSERT_EQUAL(g_resets, 3);
+	CU_ASSERT_FALSE(nvme_ctrlr_is_reconnecting(&c));
+}
+
 int
 main(void)
 {
@@ -379,5 +516,7 @@ main(void)
 	CU_add_test(s, "poll_gives_up", test_poll_gives_up);
 	CU_add_test(s, "poll_io", test_poll_io);
 	CU_add_test(s, "connect_steps", test_connect_steps);
+	CU_add_test(s, "attempt_lines", test_attempt_lines);
+	CU_add_test(s, "reset_a_step_per_poll", test_reset_a_step_per_poll);
 	return ut_run();
 }

@@ -37,6 +37,10 @@ struct ut_sub {
 	nvp_nvme_cmd_cb cb;
 	void *arg;
 	uint64_t lba;
+	char op;        /* 'r' read or write, 'f' flush, 'z' write zeroes, 'c' compare, 'd' DSM */
+	uint32_t count; /* blocks, or a DSM's ranges */
+	uint32_t flags; /* io_flags, or a DSM's attributes */
+	uint64_t range_lba; /* a DSM's first range, read at submission */
 };
 
 struct nvp_nvme_qpair {
@@ -271,8 +275,61 @@ int
 nvp_nvme_ns_cmd_flush(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, nvp_nvme_cmd_cb cb,
 		      void *cb_arg)
 {
+	int rc;
+
 	(void)ns;
-	return ut_submit(qpair, 0, cb, cb_arg);
+	rc = ut_submit(qpair, 0, cb, cb_arg);
+	if (rc == 0) {
+		qpair->subs[qpair->tail - 1].op = 'f';
+	}
+	return rc;
+}
+
+/* The last submission of @qpair gets @op, @count, @flags. */
+static int
+ut_mark(struct nvp_nvme_qpair *qpair, int rc, char op, uint32_t count, uint32_t flags)
+{
+	if (rc == 0) {
+		qpair->subs[qpair->tail - 1].op = op;
+		qpair->subs[qpair->tail - 1].count = count;
+		qpair->subs[qpair->tail - 1].flags = flags;
+	}
+	return rc;
+}
+
+int
+nvp_nvme_ns_cmd_write_zeroes(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, uint64_t lba,
+			     uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+			     uint32_t io_flags)
+{
+	(void)ns;
+	return ut_mark(qpair, ut_submit(qpair, lba, cb, cb_arg), 'z', lba_count, io_flags);
+}
+
+int
+nvp_nvme_ns_cmd_compare(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair, void *buf,
+			uint64_t lba, uint32_t lba_count, nvp_nvme_cmd_cb cb, void *cb_arg,
+			uint32_t io_flags)
+{
+	(void)ns;
+	CU_ASSERT_PTR_NOT_NULL(buf);
+	return ut_mark(qpair, ut_submit(qpair, lba, cb, cb_arg), 'c', lba_count, io_flags);
+}
+
+int
+nvp_nvme_ns_cmd_dataset_management(struct nvp_nvme_ns *ns, struct nvp_nvme_qpair *qpair,
+				   uint32_t attributes, const struct nvme_dsm_range *ranges,
+				   uint16_t num_ranges, nvp_nvme_cmd_cb cb, void *cb_arg)
+{
+	int rc;
+
+	(void)ns;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ranges);
+	rc = ut_mark(qpair, ut_submit(qpair, 0, cb, cb_arg), 'd', num_ranges, attributes);
+	if (rc == 0) {
+		qpair->subs[qpair->tail - 1].range_lba = ranges[0].starting_lba;
+	}
+	return rc;
 }
 
 /* Complete everything submitted: with ABORTED SQ DELETION on a failed controller (as the
@@ -626,6 +683,76 @@ test_paths_checked(void)
 	CU_ASSERT(ut_log_has("is subsystem 'nqn.ut:two', path 0 is 'nqn.ut:one'"));
 }
 
+/*
+ * Write zeroes, compare and dataset management go down the path the policy picks with
+ * their own arguments, and after a lost connection down the other with the same ones (a
+ * DSM's ranges read again from the caller's memory); each completes once; bad arguments
+ * are refused before anything is sent.
+ */
+static void
+test_other_commands_fail_over(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_FAILOVER, NULL, 30000);
+	struct nvp_nvme_mpath_io *io;
+	struct nvme_dsm_range ranges[2];
+	struct ut_io u[3];
+	char buf[512];
+
+	memset(u, 0, sizeof(u));
+	memset(ranges, 0, sizeof(ranges));
+	ranges[0].starting_lba = 77;
+	ranges[0].length = 8;
+	ranges[1].starting_lba = 99;
+	ranges[1].length = 1;
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_write_zeroes(io, 5, 16, ut_done, &u[0],
+							NVME_IO_FLAGS_DEALLOCATE),
+			0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_compare(io, buf, 6, 1, ut_done, &u[1], 0), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_dataset_management(io, NVME_DSM_ATTR_DEALLOCATE, ranges,
+							      2, ut_done, &u[2]),
+			0);
+	CU_ASSERT_EQUAL_FATAL(g_qpairs[0].tail, 3);
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[0].op, 'z');
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[0].lba, 5);
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[0].count, 16);
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[0].flags, NVME_IO_FLAGS_DEALLOCATE);
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[1].op, 'c');
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[2].op, 'd');
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[2].count, 2);
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[2].flags, NVME_DSM_ATTR_DEALLOCATE);
+	CU_ASSERT_EQUAL(g_qpairs[0].subs[2].range_lba, 77);
+	g_ctrlrs[0].failed = true;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0);
+	CU_ASSERT_EQUAL_FATAL(g_qpairs[1].tail, 3); /* the same three, on path 1 */
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[0].op, 'z');
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[0].lba, 5);
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[0].count, 16);
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[0].flags, NVME_IO_FLAGS_DEALLOCATE);
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[1].op, 'c');
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[1].lba, 6);
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[2].op, 'd');
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[2].count, 2);
+	CU_ASSERT_EQUAL(g_qpairs[1].subs[2].range_lba, 77);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(u[i].calls, 1);
+		CU_ASSERT_FALSE(nvme_cpl_is_error(&u[i].cpl));
+	}
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_dataset_management(io, 0, ranges, 0, ut_done, &u[2]),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_dataset_management(io, 0, NULL, 1, ut_done, &u[2]),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_dataset_management(io, 0, ranges, 257, ut_done, &u[2]),
+			-EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_write_zeroes(io, 0, 0, ut_done, &u[0], 0), -EINVAL);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_compare(io, NULL, 0, 1, ut_done, &u[1], 0), -EINVAL);
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_get_num_outstanding(io), 0);
+	g_ctrlrs[0].failed = false;
+	ut_close(mp, io);
+}
+
 int
 main(void)
 {
@@ -644,5 +771,6 @@ main(void)
 	CU_add_test(s, "ana_change_notice", test_ana_change_notice);
 	CU_add_test(s, "qpair_alloc_fails", test_qpair_alloc_fails);
 	CU_add_test(s, "paths_checked", test_paths_checked);
+	CU_add_test(s, "other_commands_fail_over", test_other_commands_fail_over);
 	return ut_run();
 }

@@ -11,6 +11,7 @@
 #include "nvme/nvme.c"
 #include "nvme/nvme_tcp.c"
 #include "nvme/nvme_tcp_pdu.c"
+#include "nvme/nvme_fiber.c"
 
 #include <sys/socket.h>
 
