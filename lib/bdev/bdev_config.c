@@ -679,8 +679,9 @@ run_subsystem(struct bdev_config *cfg, struct json_object *sub, size_t index)
 		return -EINVAL;
 	}
 	if (strcmp(json_object_get_string(name), "bdev") != 0) {
-		NVP_NOTICELOG("%s: subsystem '%s' skipped (nvpoll configures bdevs only)", path,
-			      json_object_get_string(name));
+		/* e.g. nvp_tgt's "nvmf": the program that loaded the file reads it */
+		NVP_NOTICELOG("%s: subsystem '%s' is not the bdev layer's: left to the program",
+			      path, json_object_get_string(name));
 		return 0;
 	}
 	if (!json_object_object_get_ex(sub, "config", &config) || config == NULL) {
