@@ -376,10 +376,17 @@ nvp_tcp_target() {
 # nvp_tcp_kernel_connect: the kernel's initiator on the same target; prints its block
 # device (the one that appeared). nvp_tcp_kernel_disconnect undoes it.
 nvp_tcp_kernel_connect() {
-	local before after b
+	nvp_kernel_connect 4420 "$NVP_TCP_NQN"
+}
+
+# nvp_kernel_connect PORT NQN [OPTION...]: the kernel's initiator (nvme connect -t tcp,
+# OPTIONs added) to NQN on 127.0.0.1:PORT; prints the block device that appeared.
+nvp_kernel_connect() {
+	local port=$1 nqn=$2 before after b
+	shift 2
 	before=$(ls /sys/block)
 	modprobe nvme-tcp || return 1
-	nvme connect -t tcp -a 127.0.0.1 -s 4420 -n "$NVP_TCP_NQN" >/dev/null || return 1
+	nvme connect -t tcp -a 127.0.0.1 -s "$port" -n "$nqn" "$@" >/dev/null || return 1
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		after=$(ls /sys/block)
 		for b in $after; do
@@ -803,4 +810,87 @@ nvp_tgt_kernel() {
 	nvp_tgt_stop || rc=1
 	[ $rc -eq 0 ] || { tail -30 /tmp/nvp_tgt.log; nvp_fail "nvp_tgt judged by the kernel"; }
 	return $rc
+}
+
+# ---- nvp_tgt against nvmet-tcp, the kernel's initiator driving both (issue 31 item 5) ----
+# Two targets side by side on 127.0.0.1, the same kind of backend: nvp_tgt serving a null
+# bdev on port 4431, nvmet-tcp serving null_blk on port 4432; fio (io_uring, 4 KiB random
+# reads) through the guest kernel's nvme-tcp against each in turn. CPU: the whole guest's
+# (/proc/stat) over each run, and nvp_tgt's own (/proc/PID/stat). NVPBENCH tgt-nvp|tgt-nvmet.
+
+NVP_TGTB_NQN=nqn.2026-01.io.nvpoll:tgtbench
+NVP_TGTB_NVMET_NQN=nqn.2026-01.io.nvpoll:nvmetbench
+
+# nvp_bench_tgt_setup: both targets up (nvp_tgt's pid in /tmp/nvp_tgtb.pid).
+nvp_bench_tgt_setup() {
+	local cfg=/sys/kernel/config/nvmet sub port pid
+	ifconfig lo 127.0.0.1 up
+	modprobe nvme-tcp && modprobe nvmet && modprobe nvmet-tcp && modprobe crc32c_generic ||
+		{ nvp_fail "nvme-tcp/nvmet/nvmet-tcp do not load"; return 1; }
+	modprobe null_blk nr_devices=1 gb=1 bs=4096 || { nvp_fail "null_blk does not load"; return 1; }
+	[ -d "$cfg" ] || mount -t configfs none /sys/kernel/config || { nvp_fail "configfs not mounted"; return 1; }
+	sub=$cfg/subsystems/$NVP_TGTB_NVMET_NQN
+	mkdir "$sub" && echo 1 >"$sub/attr_allow_any_host" && mkdir "$sub/namespaces/1" &&
+		echo -n /dev/nullb0 >"$sub/namespaces/1/device_path" &&
+		echo 1 >"$sub/namespaces/1/enable" || { nvp_fail "nvmet: null_blk namespace not set up"; return 1; }
+	port=$cfg/ports/5
+	mkdir "$port" && echo tcp >"$port/addr_trtype" && echo ipv4 >"$port/addr_adrfam" &&
+		echo 127.0.0.1 >"$port/addr_traddr" && echo 4432 >"$port/addr_trsvcid" &&
+		ln -s "$sub" "$port/subsystems/$NVP_TGTB_NVMET_NQN" || { nvp_fail "nvmet: port 4432 not set up"; return 1; }
+	cat >/tmp/nvp_tgtb.json <<EOF
+{"subsystems": [
+ {"subsystem": "bdev", "config": [
+  {"method": "bdev_null_create", "params": {"name": "null0", "num_blocks": 262144, "block_size": 4096}}]},
+ {"subsystem": "nvmf", "config": [
+  {"method": "nvmf_create_transport", "params": {"trtype": "TCP"}},
+  {"method": "nvmf_create_subsystem", "params": {"nqn": "$NVP_TGTB_NQN", "allow_any_host": true}},
+  {"method": "nvmf_subsystem_add_ns", "params": {"nqn": "$NVP_TGTB_NQN", "namespace": {"bdev_name": "null0", "nsid": 1}}},
+  {"method": "nvmf_subsystem_add_listener", "params": {"nqn": "$NVP_TGTB_NQN",
+   "listen_address": {"trtype": "TCP", "adrfam": "IPv4", "traddr": "127.0.0.1", "trsvcid": "4431"}}}]}]}
+EOF
+	nvp_tgt --no-huge --mem-size 256 -c /tmp/nvp_tgtb.json >/tmp/nvp_tgtb.log 2>&1 &
+	pid=$!
+	echo $pid >/tmp/nvp_tgtb.pid
+	for _ in $(seq 1 30); do
+		grep -q "ready" /tmp/nvp_tgtb.log && break
+		kill -0 $pid 2>/dev/null || { cat /tmp/nvp_tgtb.log; nvp_fail "nvp_tgt exited"; return 1; }
+		sleep 1
+	done
+	grep -q "ready" /tmp/nvp_tgtb.log || { cat /tmp/nvp_tgtb.log; nvp_fail "nvp_tgt not ready in 30 s"; return 1; }
+	echo "targets: nvp_tgt (null bdev) on 127.0.0.1:4431, nvmet-tcp (null_blk) on 127.0.0.1:4432"
+}
+
+# nvp_proc_ticks PID: the process's user+system CPU, USER_HZ ticks (all its threads).
+nvp_proc_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# nvp_bench_tgt QD nvp|nvmet: the kernel's initiator connected to one of the two targets,
+# fio io_uring 4 KiB random reads at QD for NVP_BENCH_SECS, then disconnected.
+nvp_bench_tgt() {
+	local qd=$1 which=$2 port nqn blk out=/tmp/fio-tgt-$2-qd$1.json t0 t1 p0=0 p1=0 pid
+	pid=$(cat /tmp/nvp_tgtb.pid)
+	case $which in
+	nvp) port=4431 nqn=$NVP_TGTB_NQN ;;
+	nvmet) port=4432 nqn=$NVP_TGTB_NVMET_NQN ;;
+	*) nvp_fail "nvp_bench_tgt: nvp or nvmet, not '$which'"; return 1 ;;
+	esac
+	blk=$(nvp_kernel_connect "$port" "$nqn") || { nvp_fail "nvme connect to port $port failed"; return 1; }
+	t0=$(nvp_cpu_ticks)
+	p0=$(nvp_proc_ticks "$pid")
+	fio --name=bench --ioengine=io_uring --direct=1 --rw=randread --bs=4k \
+		--iodepth="$qd" --runtime="$NVP_BENCH_SECS" --time_based --filename=/dev/"$blk" \
+		--lat_percentiles=1 --output-format=json --output="$out" ||
+		{ nvp_fail "fio exit $?"; nvme disconnect -n "$nqn" >/dev/null; return 1; }
+	t1=$(nvp_cpu_ticks)
+	p1=$(nvp_proc_ticks "$pid")
+	nvme disconnect -n "$nqn" >/dev/null
+	# nvp_tgt's own CPU counts only on its side; on nvmet's, it idles (sleeps after 200 us)
+	[ "$which" = nvp ] || p1=$p0
+	echo "NVPBENCH tgt-$which $qd $(jq -c --argjson ticks $((t1 - t0)) --argjson tticks $((p1 - p0)) \
+		'.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
+		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
+		fio_cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios),
+		guest_cpu_us_per_io: ($ticks * 10000 / .read.total_ios),
+		tgt_cpu_us_per_io: ($tticks * 10000 / .read.total_ios), errors: .error}' "$out")"
 }
