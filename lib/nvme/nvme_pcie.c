@@ -72,6 +72,22 @@ nvme_pcie_qpair_build_list(struct nvme_pcie_qpair *pq, struct nvme_tracker *tr,
 }
 
 /*
+ * Before doorbells are written again: CSTS, one MMIO read. A device being pulled out
+ * reads all ones (or fatal), and a doorbell write to it is at best lost: QEMU 7.2 even
+ * crashed on them while it removed the device (the pc guest's surprise removal). The
+ * qpair's own health checks report the removal; the look only stays out of the way.
+ */
+static bool
+nvme_pcie_qpair_device_there(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_ctrlr *pctrlr = to_pcie_ctrlr(qpair->ctrlr);
+	union nvme_csts_register csts;
+
+	csts.raw = nvp_mmio_read4((volatile uint32_t *)(pctrlr->bar + NVME_REG_CSTS));
+	return csts.raw != UINT32_MAX && !csts.bits.cfs && csts.bits.rdy;
+}
+
+/*
  * Every NVME_PCIE_IDLE_LOOK_POLLS polls that found no completion on a qpair with shadow
  * doorbells. A controller that misses a shadow doorbell update (it reads the shadow tail
  * before the host's write is visible and sets EventIdx after, with no full barrier
@@ -99,6 +115,9 @@ nvme_pcie_qpair_idle_look(struct nvp_nvme_qpair *qpair)
 		return;
 	}
 	pq->idle_since = now;
+	if (!nvme_pcie_qpair_device_there(qpair)) {
+		return;
+	}
 	if (!qpair->sq_dirty) { /* else the poll's own ring writes it */
 		pq->sq_mmio_owed = true;
 		qpair->sq_dirty = true;

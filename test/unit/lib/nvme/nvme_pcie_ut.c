@@ -970,6 +970,7 @@ test_shadow_doorbell_missed(void)
 	pq = to_pcie_qpair(q);
 	CU_ASSERT_EQUAL_FATAL(pcie_qpair_connect(q), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(pq->cq_shadow);
+	*(volatile uint32_t *)(g_bar + NVME_REG_CSTS) = 1; /* RDY: the controller is there */
 	/* Idle, nothing in the device: no doorbell, however long. */
 	g_now = 1000;
 	CU_ASSERT_EQUAL(poll_n(q, NVME_PCIE_IDLE_LOOK_POLLS), 0);
@@ -1005,6 +1006,16 @@ test_shadow_doorbell_missed(void)
 	CU_ASSERT_EQUAL(q->stats.doorbell_rekicks, 2);
 	nvme_pcie_qpair_ring_doorbell(q);
 	q->sq_dirty = false;
+	/* A device being pulled out (registers all ones) gets no doorbell: QEMU 7.2 crashed on
+	 * them while it removed the device. */
+	*(volatile uint32_t *)(g_bar + NVME_REG_CSTS) = UINT32_MAX;
+	*pq->cq_hdbl = 0xdead;
+	g_now += ms;
+	CU_ASSERT_EQUAL(poll_n(q, 2 * NVME_PCIE_IDLE_LOOK_POLLS), 0);
+	CU_ASSERT_EQUAL(q->stats.doorbell_rekicks, 2);
+	CU_ASSERT_EQUAL(*pq->cq_hdbl, 0xdead);
+	CU_ASSERT_FALSE(q->sq_dirty);
+	*(volatile uint32_t *)(g_bar + NVME_REG_CSTS) = 1;
 	/* A completion: the device works; a period later with no more progress than that
 	 * completion, the look starts counting from it. */
 	post_cpl(pq, 0, 0, 1);
