@@ -71,6 +71,8 @@
 #include "nvpoll/nvme.h"
 #include "nvpoll/util.h"
 
+#include "bdev_nvme_oncs.h"
+
 #define NVME_CTRLR_NAME_MAX 32
 #define NVME_MAX_LBA_COUNT 65536u
 
@@ -855,20 +857,7 @@ nvme_io_type_supported(void *ctx, enum nvp_bdev_io_type type)
 	struct nvme_ns_bdev *nb = ctx;
 	const struct nvme_ctrlr_data *cd = nvp_nvme_ctrlr_get_data(nb->c->ctrlr);
 
-	switch (type) {
-	case NVP_BDEV_IO_READ:
-	case NVP_BDEV_IO_WRITE:
-	case NVP_BDEV_IO_FLUSH:
-		return true;
-	case NVP_BDEV_IO_WRITE_ZEROES:
-		return (cd->oncs & NVME_ONCS_WRITE_ZEROES) != 0;
-	case NVP_BDEV_IO_UNMAP:
-		return (cd->oncs & NVME_ONCS_DSM) != 0;
-	case NVP_BDEV_IO_COMPARE:
-		return (cd->oncs & NVME_ONCS_COMPARE) != 0;
-	default:
-		return false;
-	}
+	return bdev_nvme_oncs_supports(cd, type);
 }
 
 static void

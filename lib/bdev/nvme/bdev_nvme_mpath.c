@@ -34,6 +34,8 @@
 #include "nvpoll/nvme_mpath.h"
 #include "nvpoll/util.h"
 
+#include "bdev_nvme_oncs.h"
+
 #define MPATH_MODULE "nvme_mpath"
 #define ADMIN_POLL_MS 10u
 #define NVME_MAX_LBA_COUNT 65536u /* NLB is 16 bits, 0's based */
@@ -235,20 +237,7 @@ mpath_io_type_supported(void *ctx, enum nvp_bdev_io_type type)
 	struct nvp_nvme_ns *ns = nvp_nvme_mpath_get_ns(e->mp, 0);
 	const struct nvme_ctrlr_data *cd = nvp_nvme_ctrlr_get_data(nvp_nvme_ns_get_ctrlr(ns));
 
-	switch (type) {
-	case NVP_BDEV_IO_READ:
-	case NVP_BDEV_IO_WRITE:
-	case NVP_BDEV_IO_FLUSH:
-		return true;
-	case NVP_BDEV_IO_WRITE_ZEROES:
-		return (cd->oncs & NVME_ONCS_WRITE_ZEROES) != 0;
-	case NVP_BDEV_IO_UNMAP:
-		return (cd->oncs & NVME_ONCS_DSM) != 0;
-	case NVP_BDEV_IO_COMPARE:
-		return (cd->oncs & NVME_ONCS_COMPARE) != 0;
-	default:
-		return false;
-	}
+	return bdev_nvme_oncs_supports(cd, type);
 }
 
 static void
