@@ -278,7 +278,9 @@ nvp_bench_perf() {
 		-t "$NVP_BENCH_SECS" --json "$out" || { nvp_fail "nvp_perf exit $?"; return 1; }
 	echo "NVPBENCH ${2:-nvpoll} $1 $(jq -c '.total | {iops: .iops, ios: .ios, mean_us: .latency_us.mean,
 		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors,
-		mmio_per_io: .doorbells.mmio_per_io, rekicks: .doorbells.rekicks}' "$out")"
+		mmio_per_io: .doorbells.mmio_per_io, rekicks: .doorbells.rekicks,
+		preempted: ([.cpu.threads[]?.preempted] | any),
+		nivcsw: ([.cpu.threads[]?.involuntary_ctx_switches] | add)}' "$out")"
 }
 
 # nvp_bench_bdev QD [LABEL [PROGRAM]]: nvp_perf -b over the nvme bdev module (its own
@@ -290,7 +292,25 @@ nvp_bench_bdev() {
 		-q "$1" -o 4096 -w randread -t "$NVP_BENCH_SECS" --json "$out" ||
 		{ nvp_fail "nvp_perf -b exit $?"; return 1; }
 	echo "NVPBENCH ${2:-nvpoll-bdev} $1 $(jq -c '.total | {iops: .iops, ios: .ios, mean_us: .latency_us.mean,
-		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors}' "$out")"
+		p99_us: .latency_us.p99, cpu_us_per_io: .cpu.per_io_us, errors: .errors,
+		preempted: ([.cpu.threads[]?.preempted] | any),
+		nivcsw: ([.cpu.threads[]?.involuntary_ctx_switches] | add)}' "$out")"
+}
+
+# nvp_bench_raw_bdev_reps QD [REPS]: REPS (default NVP_BDEV_BENCH_REPS, 2) more pairs of
+# nvp_bench_perf and nvp_bench_bdev at QD, back to back, the first side alternating, so
+# that test/qemu/pair_table.py can take the median of each pair's bdev/raw ratio: QD1
+# latency in this guest moves by 2x between runs with where the host puts QEMU's threads.
+nvp_bench_raw_bdev_reps() {
+	local qd=$1 reps=${2:-${NVP_BDEV_BENCH_REPS:-2}} i rc=0
+	for i in $(seq 1 "$reps"); do
+		if [ $((i % 2)) -eq 0 ]; then
+			nvp_bench_perf "$qd" && nvp_bench_bdev "$qd" || rc=1
+		else
+			nvp_bench_bdev "$qd" && nvp_bench_perf "$qd" || rc=1
+		fi
+	done
+	return $rc
 }
 
 # nvp_bench_perf_think QD: nvp_perf with fio's own work per I/O added to its completions:
@@ -865,10 +885,34 @@ nvp_proc_ticks() {
 	awk '{ print $14 + $15 }' "/proc/$1/stat"
 }
 
+# nvp_proc_nvcsw PID: the process's involuntary context switches, all its threads.
+nvp_proc_nvcsw() {
+	local n=0 t v
+	for t in /proc/"$1"/task/*/status; do
+		v=$(awk '/^nonvoluntary_ctxt_switches:/ { print $2 }' "$t" 2>/dev/null) && n=$((n + ${v:-0}))
+	done
+	echo "$n"
+}
+
+# nvp_bench_tgt_reps QD [REPS]: REPS (default NVP_TGT_BENCH_REPS, 3) repetitions of one
+# nvp_tgt run and one nvmet-tcp run at QD, back to back, the first side alternating so that
+# a drift in the host's load does not favour either; each run prints its NVPBENCH line.
+nvp_bench_tgt_reps() {
+	local qd=$1 reps=${2:-${NVP_TGT_BENCH_REPS:-3}} i rc=0
+	for i in $(seq 1 "$reps"); do
+		if [ $((i % 2)) -eq 1 ]; then
+			nvp_bench_tgt "$qd" nvp && nvp_bench_tgt "$qd" nvmet || rc=1
+		else
+			nvp_bench_tgt "$qd" nvmet && nvp_bench_tgt "$qd" nvp || rc=1
+		fi
+	done
+	return $rc
+}
+
 # nvp_bench_tgt QD nvp|nvmet: the kernel's initiator connected to one of the two targets,
 # fio io_uring 4 KiB random reads at QD for NVP_BENCH_SECS, then disconnected.
 nvp_bench_tgt() {
-	local qd=$1 which=$2 port nqn blk out=/tmp/fio-tgt-$2-qd$1.json t0 t1 p0=0 p1=0 pid
+	local qd=$1 which=$2 port nqn blk out=/tmp/fio-tgt-$2-qd$1.json t0 t1 p0=0 p1=0 c0=0 c1=0 pid
 	pid=$(cat /tmp/nvp_tgtb.pid)
 	case $which in
 	nvp) port=4431 nqn=$NVP_TGTB_NQN ;;
@@ -878,17 +922,20 @@ nvp_bench_tgt() {
 	blk=$(nvp_kernel_connect "$port" "$nqn") || { nvp_fail "nvme connect to port $port failed"; return 1; }
 	t0=$(nvp_cpu_ticks)
 	p0=$(nvp_proc_ticks "$pid")
+	c0=$(nvp_proc_nvcsw "$pid")
 	fio --name=bench --ioengine=io_uring --direct=1 --rw=randread --bs=4k \
 		--iodepth="$qd" --runtime="$NVP_BENCH_SECS" --time_based --filename=/dev/"$blk" \
 		--lat_percentiles=1 --output-format=json --output="$out" ||
 		{ nvp_fail "fio exit $?"; nvme disconnect -n "$nqn" >/dev/null; return 1; }
 	t1=$(nvp_cpu_ticks)
 	p1=$(nvp_proc_ticks "$pid")
+	c1=$(nvp_proc_nvcsw "$pid")
 	nvme disconnect -n "$nqn" >/dev/null
 	# nvp_tgt's own CPU counts only on its side; on nvmet's, it idles (sleeps after 200 us)
-	[ "$which" = nvp ] || p1=$p0
+	[ "$which" = nvp ] || { p1=$p0; c1=$c0; }
 	echo "NVPBENCH tgt-$which $qd $(jq -c --argjson ticks $((t1 - t0)) --argjson tticks $((p1 - p0)) \
-		'.jobs[0] | {iops: .read.iops, ios: .read.total_ios,
+		--argjson nvcsw $((c1 - c0)) \
+		'.jobs[0] | {iops: .read.iops, ios: .read.total_ios, tgt_nvcsw: $nvcsw,
 		mean_us: (.read.lat_ns.mean / 1000), p99_us: (.read.lat_ns.percentile["99.000000"] / 1000),
 		fio_cpu_us_per_io: ((.usr_cpu + .sys_cpu) / 100 * .job_runtime * 1000 / .read.total_ios),
 		guest_cpu_us_per_io: ($ticks * 10000 / .read.total_ios),

@@ -14,7 +14,8 @@
 #                                                 random reads at QD1 and QD32; not a test)
 #        test/qemu/run.sh --bench-table LOG      (the benchmark table of a saved log only)
 #        test/qemu/run.sh --tcp-bench-table LOG  (the NVMe/TCP table and RESULT line of one)
-#        test/qemu/run.sh --tgt-bench-table LOG  (nvp_tgt against nvmet-tcp, from one)
+#        test/qemu/run.sh --tgt-bench-table LOG... (nvp_tgt against nvmet-tcp, from one or more)
+#        test/qemu/run.sh --pair-table LOG...      (bdev against raw nvp_perf, pair by pair)
 #        test/qemu/run.sh --judge MACHINE LOG    (judge a saved console log only)
 #        test/qemu/run.sh --selftest             (the judge against made-up logs, no VM)
 #   -m  machines to boot (default "pc q35", or $NVP_QEMU_MACHINES)
@@ -31,7 +32,7 @@
 # guest test, default 240 s), NVP_QEMU_FILTER (an extended regex: run only the tests whose
 # name matches, e.g. 'bind|setup|pcie'), NVP_QEMU_TCG_THREAD (single or multi, QEMU's
 # -accel tcg,thread=, for every boot; by default q35 single, pc multi: see "One TCG thread
-# on q35" in test/qemu/README.md).
+# on q35" in test/qemu/README.md), NVP_QEMU_ARGS (more QEMU arguments, e.g. trace events).
 # Exit status: 0 all passed (skips allowed), 1 a test failed or the judge found a problem,
 # 2 the harness could not run (missing tools, no kernel package).
 
@@ -52,6 +53,9 @@ ioeventfd=${NVP_QEMU_IOEVENTFD:-0}
 # the functions under test (test/qemu/README.md). pc (uio_pci_generic resets nothing) keeps
 # a thread per vCPU: its functional suite runs two guest threads at once.
 tcg_thread=${NVP_QEMU_TCG_THREAD:-}
+# NVP_QEMU_ARGS: more arguments for every boot's QEMU, split at blanks (for looking into
+# the device model, e.g. "-trace events=FILE -D LOG"; nothing the tests need)
+read -r -a qemu_extra <<<"${NVP_QEMU_ARGS:-}"
 bench=0
 test_list=$qdir/tests.list
 
@@ -334,60 +338,29 @@ if [ "${1:-}" = --tcp-bench-table ]; then
 	tcp_bench_table "$2"
 	exit $?
 fi
-# tgt_bench_table LOG: nvp_tgt against nvmet-tcp (NVPBENCH tgt-nvp|tgt-nvmet QD {json}), the
-# guest kernel's initiator (fio io_uring) driving both, null backends. Target CPU per I/O:
-# nvp_tgt's own process time; nvmet-tcp works in kernel threads beside the initiator's, so
-# its share is the whole guest's CPU per I/O less what the initiator side (fio, nvme-tcp)
-# cost in the nvp_tgt run at the same depth (the whole guest's less nvp_tgt's own): an
-# estimate that assumes the initiator costs the same per I/O against either target.
-# Ends with RESULT tgt_iops_per_cpu_ratio=X (nvp_tgt's IOPS per target CPU-second over
-# nvmet-tcp's, QD32) guest_iops_per_cpu_ratio=Y (the same from the whole guest's CPU).
+# tgt_bench_table LOG...: nvp_tgt against nvmet-tcp (NVPBENCH tgt-nvp|tgt-nvmet QD {json}), the
+# guest kernel's initiator (fio io_uring) driving both, null backends: medians over the
+# repetitions of one or more boots, and RESULT tgt_iops_per_cpu_ratio (test/qemu/tgt_bench_table.py
+# says how each target's CPU is counted).
 tgt_bench_table() {
-	local logf=$1 lines
-	lines=$(tr -d '\r' <"$logf" | sed -n 's/^.*NVPBENCH \(tgt-nvp\|tgt-nvmet\) \([0-9]*\) \({.*}\)$/\1 \2 \3/p')
-	[ -n "$lines" ] || { echo "no NVPBENCH tgt lines in $logf"; return 1; }
-	echo
-	echo "NVMe/TCP targets: nvp_tgt (null bdev) against nvmet-tcp (null_blk), the guest kernel's initiator, 4 KiB random reads ($logf)"
-	echo "$lines" | while read -r who qd json; do
-		echo "$json" | jq -r --arg who "$who" --arg qd "$qd" \
-			'[$who, $qd, .iops, .mean_us, .p99_us, .guest_cpu_us_per_io, .tgt_cpu_us_per_io, .errors] | @tsv'
-	done | awk -F'\t' '
-		{ k = $1 " " $2; iops[k] = $3; mean[k] = $4; p99[k] = $5; guest[k] = $6; tgt[k] = $7; err[k] = $8; qds[$2] = 1 }
-		END {
-			printf "  %-22s %4s %10s %10s %10s %13s %13s %12s\n", "target", "QD", "IOPS", "mean us",
-				"p99 us", "guest CPU/IO", "target CPU/IO", "IOPS/tgt-CPU-s"
-			ratio = ""; gratio = ""
-			n = split("1 32", order, " ")
-			for (i = 1; i <= n; i++) {
-				q = order[i]
-				if (!(q in qds)) continue
-				kn = "tgt-nvp " q; kk = "tgt-nvmet " q
-				if (kn in iops && kk in iops) {
-					init = guest[kn] - tgt[kn]          # fio + nvme-tcp per I/O, from the nvp_tgt run
-					tk = guest[kk] - init               # nvmet-tcp per I/O, estimated
-					printf "  %-22s %4s %10.0f %10.1f %10.1f %13.1f %13.1f %12.0f\n", "nvp_tgt", q, iops[kn],
-						mean[kn], p99[kn], guest[kn], tgt[kn], (tgt[kn] > 0 ? 1e6 / tgt[kn] : 0)
-					printf "  %-22s %4s %10.0f %10.1f %10.1f %13.1f %13.1f %12.0f\n", "nvmet-tcp (estimated)", q,
-						iops[kk], mean[kk], p99[kk], guest[kk], tk, (tk > 0 ? 1e6 / tk : 0)
-					if (tgt[kn] > 0 && tk > 0)
-						printf "  %-22s %4s %9.2fx %9.2fx %9.2fx %12.2fx %12.2fx %11.2fx\n", "ratio nvp_tgt/nvmet", q,
-							iops[kn] / iops[kk], mean[kn] / mean[kk], p99[kn] / p99[kk],
-							guest[kn] / guest[kk], tgt[kn] / tk, tk / tgt[kn]
-					if (err[kn] != 0 || err[kk] != 0) printf "  (errors: nvp_tgt %s, nvmet %s)\n", err[kn], err[kk]
-					if (q == 32 && tgt[kn] > 0 && tk > 0) ratio = sprintf("%.2f", tk / tgt[kn])
-					if (q == 32 && guest[kn] > 0) gratio = sprintf("%.2f", guest[kk] / guest[kn])
-					if (q == 1) { m1n = sprintf("%.1f", mean[kn]); m1k = sprintf("%.1f", mean[kk]) }
-				} else
-					printf "  %-22s %4s %10s\n", "(a side is missing)", q, ""
-			}
-			if (ratio == "") { print "RESULT tgt_iops_per_cpu_ratio=missing"; exit 1 }
-			printf "RESULT tgt_iops_per_cpu_ratio=%s guest_iops_per_cpu_ratio=%s tgt_qd1_mean_us=%s nvmet_qd1_mean_us=%s\n",
-				ratio, gratio, m1n == "" ? "na" : m1n, m1k == "" ? "na" : m1k
-		}'
+	mkdir -p "$rootdir/bench/out"
+	python3 "$qdir/tgt_bench_table.py" --json "$rootdir/bench/out/qemu_tgt.json" "$@"
 }
+# pair_table LOG...: the bdev path against the raw path, pair by pair (test/qemu/pair_table.py)
+pair_table() {
+	mkdir -p "$rootdir/bench/out"
+	python3 "$qdir/pair_table.py" --json "$rootdir/bench/out/qemu_bdev_raw.json" "$@"
+}
+if [ "${1:-}" = --pair-table ]; then
+	[ $# -ge 2 ] || die "usage: $0 --pair-table LOG..."
+	shift
+	pair_table "$@"
+	exit $?
+fi
 if [ "${1:-}" = --tgt-bench-table ]; then
-	[ $# -eq 2 ] || die "usage: $0 --tgt-bench-table LOG"
-	tgt_bench_table "$2"
+	[ $# -ge 2 ] || die "usage: $0 --tgt-bench-table LOG..."
+	shift
+	tgt_bench_table "$@"
 	exit $?
 fi
 if [ "${1:-}" = --bench-table ]; then
@@ -715,7 +688,7 @@ boot() {
 		-nographic -no-reboot -nodefaults -serial stdio -net none "${mach_args[@]}" \
 		-monitor "unix:$mon,server=on,wait=off" \
 		-kernel "$kdir/vmlinux" -initrd "$workdir/initramfs.cpio" -append "$append" \
-		"${dev[@]}" </dev/null 2>&1 | tee "$logf" | tr -d '\r' |
+		"${dev[@]}" "${qemu_extra[@]}" </dev/null 2>&1 | tee "$logf" | tr -d '\r' |
 		grep --line-buffered -E '^(NVPBOOT|NVPTEST|NVPDONE|NVPDMESG)' | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
 	# host.py ends when QEMU closes the monitor; not later than a few seconds after
@@ -769,6 +742,8 @@ if [ $bench -eq 1 ]; then
 	# A table without its lines fails the run, unless NVP_QEMU_FILTER left them out.
 	bench_table "$workdir/$m-bench.log" ||
 		if [ -n "$filter" ]; then echo "  (NVP_QEMU_FILTER='$filter' left those runs out)"; else failed+=("$m-bench-table"); fi
+	pair_table "$workdir/$m-bench.log" ||
+		if [ -n "$filter" ]; then echo "  (NVP_QEMU_FILTER='$filter' left those runs out)"; else failed+=("$m-pair-table"); fi
 	tcp_bench_table "$workdir/$m-bench.log" ||
 		if [ -n "$filter" ]; then echo "  (NVP_QEMU_FILTER='$filter' left those runs out)"; else failed+=("$m-tcp-bench-table"); fi
 	tgt_bench_table "$workdir/$m-bench.log" ||
