@@ -360,6 +360,77 @@ report_mpath(struct nvp_bdev *b, FILE *f)
 	}
 }
 
+/*
+ * The bdev layer's own view of the run's reads and writes (nvp_bdev_get_stats(), the
+ * whole run, warm-up included): the time an I/O spent in the module and the device, to
+ * the poll that completed it, and in the layer's queues before that. Beside nvp_perf's
+ * latency (call to callback) it says where the time went: the rest is the layer's own
+ * submission and completion work and the application's. eturn 0, or -ENOMEM.
+ */
+struct bdev_times {
+	uint64_t ios[2];
+	double device_mean_us[2], device_p99_us[2], queued_mean_us[2];
+};
+
+static int
+bdev_times(struct nvp_bdev *b, struct bdev_times *t)
+{
+	struct nvp_bdev_stats *st = calloc(1, sizeof(*st));
+	int type;
+
+	memset(t, 0, sizeof(*t));
+	if (st == NULL) {
+		return -ENOMEM;
+	}
+	st->info_size = sizeof(*st);
+	if (nvp_bdev_get_stats(b, st) != 0 || st->ticks_hz == 0) {
+		free(st);
+		return -EINVAL;
+	}
+	for (type = NVP_BDEV_IO_READ; type <= NVP_BDEV_IO_WRITE; type++) {
+		const struct nvp_bdev_op_stats *op = &st->op[type];
+		double us = 1e6 / (double)st->ticks_hz;
+
+		t->ios[type] = op->ios;
+		if (nvp_histogram_count(&op->device) != 0) {
+			t->device_mean_us[type] = nvp_histogram_mean(&op->device) * us;
+			t->device_p99_us[type] = (double)nvp_histogram_value_at_percentile(
+							 &op->device, 99.0) *
+						 us;
+		}
+		/* I/Os no stage held are not in the queued histogram: they count as 0 */
+		if (op->ios != 0 && nvp_histogram_count(&op->queued) != 0) {
+			t->queued_mean_us[type] = nvp_histogram_mean(&op->queued) * us *
+						  (double)nvp_histogram_count(&op->queued) /
+						  (double)op->ios;
+		}
+	}
+	free(st);
+	return 0;
+}
+
+static const char *const time_type[2] = { "read", "write" };
+
+static void
+report_times(struct nvp_bdev *b, FILE *f)
+{
+	struct bdev_times t;
+
+	if (bdev_times(b, &t) != 0) {
+		return;
+	}
+	for (int type = 0; type < 2; type++) {
+		if (t.ios[type] != 0 && t.device_mean_us[type] > 0) {
+			fprintf(f,
+				"  %s (the bdev layer's view, warm-up included): %" PRIu64
+				" I/Os, in the module/device %.1f us mean (p99 %.1f), queued "
+				"%.1f us mean\n",
+				time_type[type], t.ios[type], t.device_mean_us[type],
+				t.device_p99_us[type], t.queued_mean_us[type]);
+		}
+	}
+}
+
 void
 perf_bdev_report(const struct perf_run *run, FILE *f)
 {
@@ -382,6 +453,7 @@ perf_bdev_report(const struct perf_run *run, FILE *f)
 		    nvp_bdev_sched_get_info(b, &si) == 0) {
 			report_sched(&si, f);
 		}
+		report_times(b, f);
 		report_mpath(b, f);
 	}
 }
@@ -475,6 +547,31 @@ mpath_json(struct nvp_nvme_mpath *mp)
 	return o;
 }
 
+/* {read: {ios, device_mean_us, device_p99_us, queued_mean_us}, write: {..}} */
+static json_object *
+times_json(struct nvp_bdev *b)
+{
+	json_object *o = json_object_new_object();
+	struct bdev_times t;
+
+	if (bdev_times(b, &t) != 0) {
+		return o;
+	}
+	for (int type = 0; type < 2; type++) {
+		json_object *x = json_object_new_object();
+
+		JU64(x, "ios", t.ios[type]);
+		json_object_object_add(x, "device_mean_us",
+				       json_object_new_double(t.device_mean_us[type]));
+		json_object_object_add(x, "device_p99_us",
+				       json_object_new_double(t.device_p99_us[type]));
+		json_object_object_add(x, "queued_mean_us",
+				       json_object_new_double(t.queued_mean_us[type]));
+		json_object_object_add(o, time_type[type], x);
+	}
+	return o;
+}
+
 json_object *
 perf_bdev_json(const struct perf_run *run)
 {
@@ -500,6 +597,7 @@ perf_bdev_json(const struct perf_run *run)
 		if (nvp_bdev_sched_get_info(b, &si) == 0) {
 			json_object_object_add(o, "scheduler", sched_json(&si));
 		}
+		json_object_object_add(o, "times", times_json(b));
 		if (nvp_bdev_nvme_get_mpath(b) != NULL) {
 			json_object_object_add(o, "multipath",
 					       mpath_json(nvp_bdev_nvme_get_mpath(b)));

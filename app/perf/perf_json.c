@@ -24,6 +24,9 @@
  *              (raw PCIe:) doorbells: { sq_writes, cq_writes, commands, rekicks, mmio_per_io } },
  *   "histogram": [ { low_us, high_us, count, cumulative_pct } ],   (all rows merged)
  *   "samples":   [ { t_s, iops, mib_s, mean_us, job_iops: [..] } ] (every 100 ms)
+ *   (bdev mode:) "bdevs": [ { name, admission, wbt, scheduler, multipath, times: { read,
+ *                write: { ios, device_mean_us, device_p99_us, queued_mean_us } } } ]
+ *                (times: the bdev layer's own statistics, the whole run with its warm-up)
  * }
  */
 #include <errno.h>

@@ -925,7 +925,7 @@ static void
 test_bdev_warmup(void)
 {
 	char args[PATH_MAX + 256], json_path[PATH_MAX];
-	json_object *root, *row;
+	json_object *root, *row, *times;
 
 	snprintf(json_path, sizeof(json_path), "%s/bwarm.json", g_dir);
 	snprintf(args, sizeof(args), "-q 4 -a 2 -t 1 " BDEV_MALLOC " --json '%s'", json_path);
@@ -943,6 +943,14 @@ test_bdev_warmup(void)
 	/* 100 ms samples of the window only */
 	check_samples(obj(root, "samples"), num(row, "elapsed_s"),
 		      num(row, "elapsed_s") - num(obj(obj(root, "total"), "cpu"), "total_s"));
+	/* the bdev layer's own view counts the warm-up's reads as well; no stage queues
+	 * them (no scheduler), and its device time cannot exceed the run's worst latency */
+	times = obj(obj(json_object_array_get_idx(obj(root, "bdevs"), 0), "times"), "read");
+	CU_ASSERT(num(times, "ios") > num(row, "ios"));
+	CU_ASSERT(num(times, "device_mean_us") > 0);
+	CU_ASSERT(num(times, "device_mean_us") <= num(obj(row, "latency_us"), "max"));
+	CU_ASSERT_EQUAL(num(times, "queued_mean_us"), 0);
+	CU_ASSERT(strstr(g_out, "read (the bdev layer's view, warm-up included)") != NULL);
 	json_object_put(root);
 	unlink(json_path);
 }
