@@ -33,11 +33,13 @@
 #include "nvpoll/env.h"
 #include "nvpoll/util.h"
 #include "tgt.h"
+#include "tgt_idle.h"
 
 #define IDLE_US \
 	200u            /* nothing to do this long: wait in poll(2) (a host at QD1 sends its
 			* next command within tens of us; a thread that spins on past that only
-			* takes the CPU from the threads it waits for, when it shares one) */
+			* takes the CPU from the threads it waits for, when it shares one). Or at
+			* once, where its hosts' commands come further apart (tgt_idle.h). */
 #define YIELD_SPINS 64u /* passes waiting for a device between two sched_yield() */
 #define POLL_FDS 256u
 #define TICK_MS 10u
@@ -275,8 +277,11 @@ poll_thread(void *arg)
 {
 	struct tgt_thread *th = arg;
 	struct tgt *t = th->t;
-	uint64_t idle_ticks = nvp_env_get_ticks_hz() * IDLE_US / 1000000u, idle_since = 0;
+	uint64_t idle_since = 0, budget = 0;
 	uint32_t spins = 0;
+	struct tgt_idle idle;
+
+	tgt_idle_init(&idle, nvp_env_get_ticks_hz() * IDLE_US / 1000000u);
 
 	if (th->core >= 0) {
 		cpu_set_t set;
@@ -301,7 +306,10 @@ poll_thread(void *arg)
 		work |= nvp_bdev_poll_group_poll(th->group) > 0;
 		tick(th);
 		if (work || nvp_bdev_poll_group_get_outstanding(th->group) != 0) {
-			idle_since = 0;
+			if (idle_since != 0) { /* the idle period's gap, spun or slept */
+				tgt_idle_end(&idle, nvp_env_get_ticks() - idle_since);
+				idle_since = 0;
+			}
 			/* waiting for a device: on a CPU shared with its thread (a software
 			 * controller, another program), let it run now and then; alone on its
 			 * core the call returns at once */
@@ -310,9 +318,13 @@ poll_thread(void *arg)
 			}
 		} else if (idle_since == 0) {
 			idle_since = nvp_env_get_ticks();
-		} else if (nvp_env_get_ticks() - idle_since > idle_ticks) {
+			budget = tgt_idle_budget(&idle);
+			if (budget == 0) {
+				idle_wait(th);
+			}
+		} else if (nvp_env_get_ticks() - idle_since > budget) {
+			/* still idle after a wait (its 1 ms ran out): wait again, no new spin */
 			idle_wait(th);
-			idle_since = 0;
 		}
 	}
 	drain(th);
