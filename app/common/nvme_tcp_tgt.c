@@ -9,6 +9,9 @@
  * controller's Keep Alive Timer (NVMe 1.4 section 7.12; TBKAS is not offered, so only a
  * Keep Alive command restarts it): when KATO passes without one, the association ends,
  * its admin and I/O connections closed, as the kernel's nvmet does.
+ * The PDUs themselves, built and checked, are nvp_tgt's codec (tgt_pdu.c): one for both
+ * targets. What is this file's own is the blocking shape, the passthrough to a driven
+ * controller, and the faults it injects on request (a corrupted digest, a wrong PDU).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4 */
@@ -32,6 +35,7 @@
 #include "nvpoll/nvme_tcp_spec.h"
 #include "nvpoll/util.h"
 #include "nvme_tcp_tgt.h"
+#include "tgt_pdu.h"
 
 #define TGT_MAX_CONNS 64
 #define TGT_MAX_DATA (1024u * 1024)
@@ -89,8 +93,7 @@ struct tgt_conn {
 struct pending {
 	struct pending *next;
 	struct nvme_cmd cmd;
-	uint32_t len;
-	bool inc;
+	struct tgt_pdu_capsule cap;
 	uint8_t data[];
 };
 
@@ -117,12 +120,6 @@ stall_wait(struct tcp_tgt *t)
 	while (now_ms() < atomic_load(&t->stall_end) && !atomic_load(&t->stop)) {
 		usleep(1000);
 	}
-}
-
-static uint32_t
-digest(const void *p, size_t n)
-{
-	return nvp_crc32c(~0u, p, n) ^ ~0u;
 }
 
 static int
@@ -172,36 +169,18 @@ wr_iov(int fd, struct iovec *iov, int cnt)
 	return 0;
 }
 
-/* A controller PDU: header (HLEN bytes at @hdr, plen/pdo/flags filled here), data. */
+/* A controller PDU: header (HLEN bytes at @hdr, its type set), data; framed by the codec
+ * nvp_tgt uses too, a digest corrupted on request. */
 static int
 send_pdu(struct tgt_conn *c, void *hdr, uint32_t hlen, const void *data, uint32_t dlen,
 	 bool corrupt_hdgst, bool corrupt_ddgst)
 {
-	struct nvme_tcp_common_hdr *ch = hdr;
-	bool hd = c->hdgst && ch->pdu_type != NVME_TCP_PDU_C2H_TERM_REQ;
-	uint32_t hdg, ddg;
-	struct iovec iov[4];
-	int n = 0;
+	struct iovec iov[TGT_PDU_IOVS];
+	uint32_t dg[2] = { 0, 0 };
+	int n = (int)tgt_pdu_frame(iov, hdr, hlen, data, dlen, c->hdgst, c->ddgst, dg);
 
-	ch->hlen = (uint8_t)hlen;
-	ch->flags |= hd ? NVME_TCP_FLAG_HDGSTF : 0;
-	ch->pdo = dlen ? (uint8_t)(hlen + (hd ? 4 : 0)) : 0;
-	if (dlen && c->ddgst) {
-		ch->flags |= NVME_TCP_FLAG_DDGSTF;
-	}
-	ch->plen = hlen + (hd ? 4 : 0) + dlen + (dlen && c->ddgst ? 4 : 0);
-	hdg = digest(hdr, hlen) ^ (corrupt_hdgst ? 1u : 0u);
-	ddg = (dlen && c->ddgst ? digest(data, dlen) : 0) ^ (corrupt_ddgst ? 1u : 0u);
-	iov[n++] = (struct iovec){ hdr, hlen };
-	if (hd) {
-		iov[n++] = (struct iovec){ &hdg, 4 };
-	}
-	if (dlen) {
-		iov[n++] = (struct iovec){ (void *)(uintptr_t)data, dlen };
-		if (c->ddgst) {
-			iov[n++] = (struct iovec){ &ddg, 4 };
-		}
-	}
+	dg[0] ^= corrupt_hdgst ? 1u : 0u; /* (sent only where the connection has digests) */
+	dg[1] ^= corrupt_ddgst ? 1u : 0u;
 	pthread_mutex_lock(&c->send_lock);
 	n = wr_iov(c->fd, iov, n);
 	pthread_mutex_unlock(&c->send_lock);
@@ -213,10 +192,7 @@ send_resp(struct tgt_conn *c, const struct nvme_cpl *cpl, enum tcp_tgt_fault fau
 {
 	struct nvme_tcp_rsp r;
 
-	memset(&r, 0, sizeof(r));
-	r.ch.pdu_type = NVME_TCP_PDU_CAPSULE_RESP;
-	r.rccqe = *cpl;
-	r.rccqe.sqid = c->qid;
+	tgt_pdu_rsp(&r, cpl, cpl->cid, c->qid);
 	if (fault == TCP_TGT_FAULT_BAD_PLEN) {
 		uint8_t raw[40];
 		struct iovec iov = { raw, sizeof(raw) };
@@ -241,25 +217,32 @@ host_error(struct tgt_conn *c, const char *what)
 	return -1;
 }
 
-/* Header rest and its digest after the common header @hdr[0..8). */
+/* A check of the shared codec failed. */
+static int
+pdu_error(struct tgt_conn *c, const struct tgt_pdu_err *e)
+{
+	return host_error(c, e->why);
+}
+
+/* Header rest and its digest after the common header @hdr[0..8); @hdr has room for
+ * @hlen + 4 bytes. */
 static int
 read_header(struct tgt_conn *c, uint8_t *hdr, uint32_t hlen)
 {
-	uint32_t d;
+	bool hdgstf = (hdr[1] & NVME_TCP_FLAG_HDGSTF) != 0;
+	struct tgt_pdu_err e;
 
 	if (rd(c->fd, hdr + 8, hlen - 8) != 0) {
 		return -1;
 	}
-	if (((hdr[1] & NVME_TCP_FLAG_HDGSTF) != 0) != c->hdgst) {
-		return host_error(c, "HDGSTF differs from what was negotiated");
+	/* a digest is read only where both sides say there is one: else the check fails */
+	if (hdgstf && c->hdgst && rd(c->fd, hdr + hlen, 4) != 0) {
+		return -1;
+	}
+	if (tgt_pdu_check_hdgst(hdr, hlen, c->hdgst, &e) != 0) {
+		return pdu_error(c, &e);
 	}
 	if (c->hdgst) {
-		if (rd(c->fd, &d, 4) != 0) {
-			return -1;
-		}
-		if (d != digest(hdr, hlen)) {
-			return host_error(c, "header digest");
-		}
 		STAT_INC(c->t, hdgsts_checked);
 	}
 	return 0;
@@ -269,22 +252,23 @@ read_header(struct tgt_conn *c, uint8_t *hdr, uint32_t hlen)
 static int
 read_data(struct tgt_conn *c, const struct nvme_tcp_common_hdr *ch, uint8_t *dst, uint32_t len)
 {
-	uint8_t pad[256];
-	uint32_t hend = ch->hlen + (c->hdgst ? 4u : 0u), d;
+	uint8_t pad[TGT_PDU_MAX_PDO];
+	struct tgt_pdu_err e;
+	int padlen = tgt_pdu_check_data(ch, len, c->hdgst, c->ddgst, &e);
+	uint32_t d;
 
-	if (ch->pdo < hend || ((ch->flags & NVME_TCP_FLAG_DDGSTF) != 0) != c->ddgst ||
-	    ch->plen != ch->pdo + len + (c->ddgst ? 4u : 0u)) {
-		return host_error(c, "PDO, PLEN or DDGSTF of a PDU with data");
+	if (padlen < 0) {
+		return pdu_error(c, &e);
 	}
-	if (rd(c->fd, pad, ch->pdo - hend) != 0 || rd(c->fd, dst, len) != 0) {
+	if (rd(c->fd, pad, (size_t)padlen) != 0 || rd(c->fd, dst, len) != 0) {
 		return -1;
 	}
 	if (c->ddgst) {
 		if (rd(c->fd, &d, 4) != 0) {
 			return -1;
 		}
-		if (d != digest(dst, len)) {
-			return host_error(c, "data digest");
+		if (tgt_pdu_check_ddgst(dst, len, d, &e) != 0) {
+			return pdu_error(c, &e);
 		}
 		STAT_INC(c->t, ddgsts_checked);
 	}
@@ -292,54 +276,49 @@ read_data(struct tgt_conn *c, const struct nvme_tcp_common_hdr *ch, uint8_t *dst
 }
 
 /*
- * The rest of a CapsuleCmd whose common header is in @hdr; in-capsule data into @data.
- * *@len = its data length, *@inc = the data came in the capsule.
+ * The rest of a CapsuleCmd whose common header is in @hdr (room for its HLEN + 4 bytes);
+ * in-capsule data into @data. *@cap: its data length, whether it came in the capsule, or
+ * the status that answers it.
  */
 static int
-read_capsule_rest(struct tgt_conn *c, uint8_t *hdr, struct nvme_cmd *cmd, uint32_t *len, bool *inc,
-		  uint8_t *data)
+read_capsule_rest(struct tgt_conn *c, uint8_t *hdr, struct nvme_cmd *cmd,
+		  struct tgt_pdu_capsule *cap, uint8_t *data)
 {
 	struct nvme_tcp_common_hdr *ch = (void *)hdr;
-	const struct nvme_sgl_descriptor *sgl;
 	uint32_t max = c->qid == 0 ? 8192u : c->t->opts.incapsule;
+	struct tgt_pdu_err e;
 
-	if (ch->hlen != NVME_TCP_CMD_HLEN || read_header(c, hdr, NVME_TCP_CMD_HLEN) != 0) {
-		return host_error(c, "CapsuleCmd header");
+	if (ch->hlen != NVME_TCP_CMD_HLEN) {
+		return host_error(c, "CapsuleCmd HLEN");
+	}
+	if (read_header(c, hdr, NVME_TCP_CMD_HLEN) != 0) {
+		return -1;
 	}
 	memcpy(cmd, hdr + 8, sizeof(*cmd));
-	sgl = &cmd->dptr.sgl1;
-	*len = sgl->length;
-	*inc = ch->pdo != 0;
 	STAT_INC(c->t, capsules);
-	if (*len > TGT_MAX_DATA || cmd->psdt != NVME_PSDT_SGL_MPTR_CONTIG) {
-		return host_error(c, "data too long or PSDT not SGL");
+	if (tgt_pdu_capsule(ch, cmd, c->hdgst, max, TGT_MAX_DATA, cap, &e) != 0) {
+		return pdu_error(c, &e);
 	}
-	if (*inc) {
-		if (sgl->type != 0 || sgl->subtype != 1 || *len == 0 || *len > max) {
-			return host_error(c, "in-capsule data: wrong SGL or too long");
-		}
-		if (c->qid != 0) {
-			STAT_INC(c->t, incapsule_writes);
-		}
-		return read_data(c, ch, data, *len);
+	if (!cap->inc) {
+		return 0;
 	}
-	if (ch->plen != NVME_TCP_CMD_HLEN + (c->hdgst ? 4u : 0u) ||
-	    (*len != 0 && (sgl->type != 5 || sgl->subtype != 0xa))) {
-		return host_error(c, "capsule without data: PLEN or SGL wrong");
+	if (c->qid != 0) {
+		STAT_INC(c->t, incapsule_writes);
 	}
-	return 0;
+	return read_data(c, ch, data, cap->len);
 }
 
 /* A capsule that arrived while H2CData was awaited: kept for its turn. */
 static int
 stash_capsule(struct tgt_conn *c, uint8_t *hdr)
 {
-	struct pending *p = calloc(1, sizeof(*p) + 8192u);
+	/* room for an admin capsule's 8 KiB or an I/O one's opts.incapsule */
+	struct pending *p = calloc(1, sizeof(*p) + NVP_MAX(8192u, c->t->opts.incapsule));
 
 	if (p == NULL) {
 		return -1;
 	}
-	if (read_capsule_rest(c, hdr, &p->cmd, &p->len, &p->inc, p->data) != 0) {
+	if (read_capsule_rest(c, hdr, &p->cmd, &p->cap, p->data) != 0) {
 		free(p);
 		return -1;
 	}
@@ -350,9 +329,9 @@ stash_capsule(struct tgt_conn *c, uint8_t *hdr)
 
 /* The next capsule: from the backlog, else from the socket. */
 static int
-read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, uint32_t *len, bool *inc)
+read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, struct tgt_pdu_capsule *cap)
 {
-	uint8_t hdr[NVME_TCP_CMD_HLEN];
+	uint8_t hdr[NVME_TCP_CMD_HLEN + 4];
 	struct nvme_tcp_common_hdr *ch = (void *)hdr;
 	struct pending *p = c->backlog;
 
@@ -362,10 +341,9 @@ read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, uint32_t *len, bool *inc)
 			c->backlog_tail = &c->backlog;
 		}
 		*cmd = p->cmd;
-		*len = p->len;
-		*inc = p->inc;
-		if (p->inc) {
-			memcpy(c->buf, p->data, p->len);
+		*cap = p->cap;
+		if (p->cap.inc) {
+			memcpy(c->buf, p->data, p->cap.len);
 		}
 		free(p);
 		return 0;
@@ -376,7 +354,7 @@ read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, uint32_t *len, bool *inc)
 	if (ch->pdu_type != NVME_TCP_PDU_CAPSULE_CMD) {
 		return host_error(c, "expected a CapsuleCmd");
 	}
-	return read_capsule_rest(c, hdr, cmd, len, inc, c->buf);
+	return read_capsule_rest(c, hdr, cmd, cap, c->buf);
 }
 
 static int
@@ -384,12 +362,7 @@ send_r2t(struct tgt_conn *c, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t
 {
 	struct nvme_tcp_r2t_hdr r;
 
-	memset(&r, 0, sizeof(r));
-	r.ch.pdu_type = NVME_TCP_PDU_R2T;
-	r.cccid = cid;
-	r.ttag = ttag;
-	r.r2to = off;
-	r.r2tl = len;
+	tgt_pdu_r2t(&r, cid, ttag, off, len);
 	STAT_INC(c->t, r2ts);
 	return send_pdu(c, &r, NVME_TCP_R2T_HLEN, NULL, 0, false, false);
 }
@@ -401,14 +374,15 @@ read_h2c(struct tgt_conn *c, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t
 	uint32_t at = off;
 
 	while (at < off + len) {
-		uint8_t hdr[NVME_TCP_DATA_HLEN];
+		uint8_t hdr[NVME_TCP_DATA_HLEN + 4];
 		struct nvme_tcp_data_hdr *h = (void *)hdr;
+		struct tgt_pdu_err e;
 
 		if (rd(c->fd, hdr, 8) != 0) {
 			return -1;
 		}
 		if (h->ch.pdu_type == NVME_TCP_PDU_CAPSULE_CMD) {
-			uint8_t chdr[NVME_TCP_CMD_HLEN];
+			uint8_t chdr[NVME_TCP_CMD_HLEN + 4];
 
 			memcpy(chdr, hdr, 8);
 			if (stash_capsule(c, chdr) != 0) {
@@ -416,21 +390,22 @@ read_h2c(struct tgt_conn *c, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t
 			}
 			continue;
 		}
-		if (h->ch.pdu_type != NVME_TCP_PDU_H2C_DATA || h->ch.hlen != NVME_TCP_DATA_HLEN ||
-		    read_header(c, hdr, NVME_TCP_DATA_HLEN) != 0) {
+		if (h->ch.pdu_type != NVME_TCP_PDU_H2C_DATA || h->ch.hlen != NVME_TCP_DATA_HLEN) {
 			return host_error(c, "expected H2CData");
 		}
-		if (h->cccid != cid || h->ttag != ttag || h->datao != at || h->datal == 0 ||
-		    h->datal > c->t->opts.maxh2cdata || h->datal > off + len - at) {
-			return host_error(c, "H2CData CID, tag, offset or length");
+		if (read_header(c, hdr, NVME_TCP_DATA_HLEN) != 0) {
+			return -1;
+		}
+		if (h->cccid != cid || h->ttag != ttag) {
+			return host_error(c, "H2CData for no R2T of this queue");
+		}
+		if (tgt_pdu_check_h2c(h, at, off + len, c->t->opts.maxh2cdata, &e) != 0) {
+			return pdu_error(c, &e);
 		}
 		if (read_data(c, &h->ch, c->buf + at, h->datal) != 0) {
 			return -1;
 		}
 		at += h->datal;
-		if (((h->ch.flags & NVME_TCP_FLAG_LAST_PDU) != 0) != (at == off + len)) {
-			return host_error(c, "H2CData LAST_PDU flag");
-		}
 		STAT_INC(c->t, h2c_pdus);
 	}
 	return 0;
@@ -467,16 +442,12 @@ put_read_data(struct tgt_conn *c, uint16_t cid, uint32_t len, bool success,
 	for (off = 0; off < len; off += chunk) {
 		struct nvme_tcp_data_hdr h;
 		uint32_t n = len - off < chunk ? len - off : chunk;
+		uint8_t flags = 0;
 
-		memset(&h, 0, sizeof(h));
-		h.ch.pdu_type = NVME_TCP_PDU_C2H_DATA;
-		h.cccid = cid;
-		h.datao = fault == TCP_TGT_FAULT_C2H_BEYOND ? len : off;
-		h.datal = n;
 		if (off + n == len) {
-			h.ch.flags = NVME_TCP_FLAG_LAST_PDU |
-				     (success ? NVME_TCP_FLAG_C2H_SUCCESS : 0);
+			flags = NVME_TCP_FLAG_LAST_PDU | (success ? NVME_TCP_FLAG_C2H_SUCCESS : 0);
 		}
+		tgt_pdu_c2h(&h, cid, fault == TCP_TGT_FAULT_C2H_BEYOND ? len : off, n, flags);
 		STAT_INC(c->t, c2h_pdus);
 		if (send_pdu(c, &h, NVME_TCP_DATA_HLEN, c->buf + off, n, false,
 			     fault == TCP_TGT_FAULT_BAD_DDGST) != 0) {
@@ -803,14 +774,23 @@ serve_cmd(struct tgt_conn *c)
 	struct nvme_cpl cpl;
 	enum nvme_data_transfer dir;
 	enum tcp_tgt_fault fault = TCP_TGT_FAULT_NONE;
+	struct tgt_pdu_capsule cap;
 	uint32_t len;
 	bool inc;
 
 	stall_wait(c->t);
-	if (read_capsule(c, &cmd, &len, &inc) != 0) {
+	if (read_capsule(c, &cmd, &cap) != 0) {
 		return -1;
 	}
 	stall_wait(c->t); /* a stall that began while this connection waited for a capsule */
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.cid = cmd.cid;
+	if (cap.sc != 0) { /* its SGL is wrong: the command's error, not the connection's */
+		set_status(&cpl, cap.sct, cap.sc);
+		return send_resp(c, &cpl, TCP_TGT_FAULT_NONE);
+	}
+	len = cap.len;
+	inc = cap.inc;
 	if (c->qid == 0 && atomic_load(&c->t->admin_delay_ms) != 0) {
 		usleep(atomic_load(&c->t->admin_delay_ms) * 1000u); /* a slow controller */
 	}
@@ -830,9 +810,10 @@ serve_cmd(struct tgt_conn *c)
 	if (fault == TCP_TGT_FAULT_BAD_TYPE || fault == TCP_TGT_FAULT_TERM_REQ) {
 		struct nvme_tcp_term_req_hdr h;
 
-		memset(&h, 0, sizeof(h));
-		h.ch.pdu_type = fault == TCP_TGT_FAULT_BAD_TYPE ? 0x0f : NVME_TCP_PDU_C2H_TERM_REQ;
-		h.fes = NVME_TCP_FES_INVALID_HEADER_FIELD;
+		tgt_pdu_term(&h, NVME_TCP_FES_INVALID_HEADER_FIELD, 0);
+		if (fault == TCP_TGT_FAULT_BAD_TYPE) {
+			h.ch.pdu_type = 0x0f; /* no type a controller may send */
+		}
 		(void)send_pdu(c, &h, NVME_TCP_TERM_HLEN, NULL, 0, false, false);
 		return -1;
 	}
@@ -842,8 +823,6 @@ serve_cmd(struct tgt_conn *c)
 	    get_write_data(c, cmd.cid, len, fault) != 0) {
 		return -1;
 	}
-	memset(&cpl, 0, sizeof(cpl));
-	cpl.cid = cmd.cid;
 	if (cmd.opc == NVME_OPC_FABRIC) {
 		const struct nvme_fabric_prop_cmd *p = (const void *)&cmd;
 
@@ -888,10 +867,8 @@ refuse_digests(struct tgt_conn *c)
 		"target requires (hdgst:1 ddgst:1 in its transport ID ask for them)\n",
 		h_missing ? "header" : "data");
 	STAT_INC(c->t, refused);
-	memset(&h, 0, sizeof(h));
-	h.ch.pdu_type = NVME_TCP_PDU_C2H_TERM_REQ;
-	h.fes = NVME_TCP_FES_UNSUPPORTED_PARAMETER;
-	h.fei = offsetof(struct nvme_tcp_ic_req, dgst);
+	tgt_pdu_term(&h, NVME_TCP_FES_UNSUPPORTED_PARAMETER,
+		     offsetof(struct nvme_tcp_ic_req, dgst));
 	c->hdgst = false;
 	c->ddgst = false;
 	(void)send_pdu(c, &h, NVME_TCP_TERM_HLEN, NULL, 0, false, false);
@@ -905,25 +882,17 @@ serve_ic(struct tgt_conn *c)
 	struct nvme_tcp_ic_req req;
 	struct nvme_tcp_ic_resp resp;
 	struct iovec iov = { &resp, sizeof(resp) };
+	struct tgt_pdu_err e;
 
 	if (rd(c->fd, &req, sizeof(req)) != 0) {
 		return -1;
 	}
-	if (req.ch.pdu_type != NVME_TCP_PDU_ICREQ || req.ch.hlen != NVME_TCP_IC_LEN ||
-	    req.ch.plen != NVME_TCP_IC_LEN || req.pfv != 0) {
-		return host_error(c, "ICReq");
+	if (tgt_pdu_icreq(&req, c->t->opts.maxh2cdata, &resp, &c->hdgst, &c->ddgst, &e) != 0) {
+		return pdu_error(c, &e);
 	}
-	c->hdgst = (req.dgst & NVME_TCP_DGST_HDGST) != 0;
-	c->ddgst = (req.dgst & NVME_TCP_DGST_DDGST) != 0;
 	if ((c->t->opts.hdgst_required && !c->hdgst) || (c->t->opts.ddgst_required && !c->ddgst)) {
 		return refuse_digests(c);
 	}
-	memset(&resp, 0, sizeof(resp));
-	resp.ch.pdu_type = NVME_TCP_PDU_ICRESP;
-	resp.ch.hlen = NVME_TCP_IC_LEN;
-	resp.ch.plen = NVME_TCP_IC_LEN;
-	resp.dgst = req.dgst & (NVME_TCP_DGST_HDGST | NVME_TCP_DGST_DDGST);
-	resp.maxh2cdata = c->t->opts.maxh2cdata;
 	return wr_iov(c->fd, &iov, 1);
 }
 
