@@ -35,6 +35,7 @@
 #include "nvpoll/nvme_tcp_spec.h"
 #include "nvpoll/util.h"
 #include "nvme_tcp_tgt.h"
+#include "tgt_fabric.h"
 #include "tgt_pdu.h"
 
 #define TGT_MAX_CONNS 64
@@ -71,9 +72,9 @@ struct tgt_conn {
 	struct tcp_tgt *t;
 	int fd;
 	pthread_t thread;
-	bool started;      /* thread is running (joined when reaped) */
-	atomic_bool done;  /* its thread has ended: the acceptor may reap it */
-	uint32_t cc, csts; /* the fabrics controller's registers (admin connection) */
+	bool started;                /* thread is running (joined when reaped) */
+	atomic_bool done;            /* its thread has ended: the acceptor may reap it */
+	struct tgt_fabric_regs regs; /* the fabrics controller's (admin connection) */
 	bool hdgst, ddgst;
 	uint16_t qid;
 	uint16_t cntlid;
@@ -462,14 +463,6 @@ put_read_data(struct tgt_conn *c, uint16_t cid, uint32_t len, bool success,
 
 /* ---- commands ---- */
 
-static void
-set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc)
-{
-	cpl->status.sct = sct;
-	cpl->status.sc = sc;
-	cpl->status.dnr = 1;
-}
-
 /* Is @cntlid the controller of an admin connection still open? (Hosts may come one after
  * another, or two at once, each with its own controller.) */
 static bool
@@ -492,23 +485,18 @@ static void
 fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
 {
 	const struct nvme_fabric_connect_cmd *fc = (const void *)cmd;
-	const struct nvme_fabric_connect_data *d = (const void *)c->buf;
+	struct nvme_fabric_connect_data *d = (void *)c->buf;
 	struct tcp_tgt *t = c->t;
 	struct nvp_nvme_io_qpair_opts o;
-	bool discovery = fc->qid == 0 &&
-			 strncmp(d->subnqn, NVME_DISCOVERY_NQN, sizeof(d->subnqn)) == 0;
+	bool discovery;
 
-	/* Connect Invalid Parameters names the parameter in dword 0: bits 31:16 set when it
-	 * is in the data, bits 15:0 its byte offset (in the data, or in the command) */
-	if (len != sizeof(*d) || fc->sqsize == 0 || fc->sqsize > TGT_MQES) {
-		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
-		cpl->cdw0 = len != sizeof(*d) ? 0 :
-						offsetof(struct nvme_fabric_connect_cmd, sqsize);
+	if (tgt_fabric_connect_check(fc, d, len, TGT_MQES, cpl) != 0) {
 		return;
 	}
-	if (!discovery && strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0) {
-		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
-		cpl->cdw0 = 1u << 16 | offsetof(struct nvme_fabric_connect_data, subnqn);
+	discovery = fc->qid == 0 && strcmp(d->subnqn, NVME_DISCOVERY_NQN) == 0;
+	if (!discovery && strcmp(d->subnqn, t->subnqn) != 0) {
+		tgt_fabric_connect_invalid(cpl, true,
+					   offsetof(struct nvme_fabric_connect_data, subnqn));
 		return;
 	}
 	pthread_mutex_lock(&t->lock); /* cntlid_live() reads these */
@@ -519,8 +507,8 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 		if (c->cntlid == 0 || c->cntlid >= 0xfff0) { /* 0xfff0.. are reserved */
 			c->cntlid = t->next_cntlid = 1;
 		}
-		c->cc = 0;
-		c->csts = 0;
+		c->regs.cc = 0;
+		c->regs.csts = 0;
 		c->kato_ms = fc->kato;
 		atomic_store(&c->ka_end, fc->kato ? now_ms() + fc->kato : 0);
 	} else {
@@ -531,45 +519,25 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 		nvp_nvme_ctrlr_get_default_io_qpair_opts(t->backend, &o, sizeof(o));
 		if (!cntlid_live(t, d->cntlid) ||
 		    nvp_nvme_ctrlr_alloc_io_qpair(t->backend, &o, &c->bq) != 0) {
-			set_status(cpl, NVME_SCT_COMMAND_SPECIFIC,
-				   NVME_SC_CONNECT_INVALID_PARAMETERS);
-			cpl->cdw0 = 1u << 16 | offsetof(struct nvme_fabric_connect_data, cntlid);
+			tgt_fabric_connect_invalid(
+				cpl, true, offsetof(struct nvme_fabric_connect_data, cntlid));
 			return;
 		}
 	}
 	cpl->cdw0 = c->cntlid;
 }
 
+/* The registers a connection's controller shows: the backend's CAP and VS, with the queue
+ * size this target grants. */
 static void
-fabric_property(struct tgt_conn *c, const struct nvme_cmd *cmd, struct nvme_cpl *cpl)
+regs_init(struct tgt_conn *c, struct nvp_nvme_ctrlr *backend)
 {
-	const struct nvme_fabric_prop_cmd *p = (const void *)cmd;
-	struct tcp_tgt *t = c->t;
-	union nvme_cap_register cap = nvp_nvme_ctrlr_get_regs_cap(t->backend);
-	uint64_t v = 0;
+	union nvme_cap_register cap = nvp_nvme_ctrlr_get_regs_cap(backend);
 
-	if (p->fctype == NVME_FCTYPE_PROPERTY_SET) {
-		if (p->ofst == NVME_REG_CC) {
-			union nvme_cc_register cc = { .raw = (uint32_t)p->value };
-			union nvme_csts_register csts = { .raw = c->csts };
-
-			csts.bits.rdy = cc.bits.en;
-			csts.bits.shst = cc.bits.shn != 0 ? NVME_SHST_COMPLETE : 0;
-			c->cc = cc.raw;
-			c->csts = csts.raw;
-		}
-	} else if (p->ofst == NVME_REG_CAP) {
-		cap.bits.mqes = TGT_MQES;
-		v = cap.raw;
-	} else if (p->ofst == NVME_REG_VS) {
-		v = nvp_nvme_ctrlr_get_regs_vs(t->backend).raw;
-	} else if (p->ofst == NVME_REG_CC) {
-		v = c->cc;
-	} else if (p->ofst == NVME_REG_CSTS) {
-		v = c->csts;
-	}
-	cpl->cdw0 = (uint32_t)v;
-	cpl->cdw1 = (uint32_t)(v >> 32);
+	cap.bits.mqes = TGT_MQES;
+	memset(&c->regs, 0, sizeof(c->regs));
+	c->regs.cap = cap.raw;
+	c->regs.vs = nvp_nvme_ctrlr_get_regs_vs(backend).raw;
 }
 
 /* Identify Controller as a fabrics controller: the subsystem, capsule sizes, SGLs. */
@@ -577,7 +545,6 @@ static void
 patch_identify(struct tgt_conn *c, const struct nvme_cmd *cmd)
 {
 	struct nvme_ctrlr_data *cd = (void *)c->buf;
-	struct nvme_fabric_ctrlr_data *f = (void *)cd->nvmf_specific;
 
 	if ((cmd->cdw10 & 0xff) == 0 && c->t->opts.ana_grpid != 0) {
 		struct nvme_ns_data *nd = (void *)c->buf;
@@ -596,14 +563,7 @@ patch_identify(struct tgt_conn *c, const struct nvme_cmd *cmd)
 		cd->nanagrpid = c->t->opts.ana_grpid;
 		cd->oaes |= NVME_CTRLR_OAES_ANA_CHANGE;
 	}
-	cd->cntlid = c->cntlid;
-	cd->sgls = 0x100005; /* SGLs, keyed data block, offsets (in-capsule data) */
-	memset(cd->subnqn, 0, sizeof(cd->subnqn));
-	nvp_strlcpy(cd->subnqn, c->t->subnqn, sizeof(cd->subnqn));
-	memset(f, 0, sizeof(*f));
-	f->ioccsz = (64 + c->t->opts.incapsule) / 16;
-	f->iorcsz = 1;
-	f->msdbd = 1;
+	tgt_fabric_identify(cd, c->cntlid, c->t->subnqn, c->t->opts.incapsule);
 }
 
 /* The discovery log page: one record, this target's subsystem. */
@@ -618,19 +578,11 @@ discovery_log(struct tgt_conn *c, uint32_t len, struct nvme_cpl *cpl)
 	memset(page, 0, sizeof(page));
 	h->genctr = 1;
 	h->numrec = 1;
-	e->trtype = NVME_TRTYPE_TCP;
-	e->adrfam = c->t->family == AF_INET6 ? NVME_ADRFAM_IPV6 : NVME_ADRFAM_IPV4;
-	e->subtype = NVME_SUBTYPE_NVME;
-	e->portid = 1;
-	e->cntlid = 0xffff;
-	memset(e->trsvcid, ' ', sizeof(e->trsvcid));
-	memset(e->traddr, ' ', sizeof(e->traddr));
 	snprintf(port, sizeof(port), "%u", c->t->port);
-	memcpy(e->trsvcid, port, strlen(port));
-	memcpy(e->traddr, c->t->addr, strlen(c->t->addr));
-	nvp_strlcpy(e->subnqn, c->t->subnqn, sizeof(e->subnqn));
+	tgt_fabric_disc_entry(e, c->t->family == AF_INET6, c->t->addr, port, c->t->subnqn, 1,
+			      TGT_MQES + 1);
 	if (len > sizeof(page)) {
-		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+		tgt_fabric_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
 		return;
 	}
 	memcpy(c->buf, page, len);
@@ -661,7 +613,7 @@ ana_log(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvm
 	}
 	g->num_of_nsid = n;
 	if (len > sizeof(page) || cmd->cdw12 != 0 || cmd->cdw13 != 0) {
-		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+		tgt_fabric_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
 		return;
 	}
 	memcpy(c->buf, page, len);
@@ -698,7 +650,7 @@ admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct n
 		    (cmd->cdw10 & 0xff) == NVME_LOG_DISCOVERY) {
 			discovery_log(c, len, cpl);
 		} else {
-			set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+			tgt_fabric_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
 		}
 		return 0;
 	}
@@ -741,10 +693,11 @@ io_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme
 		uint8_t st = atomic_load(&c->t->ana_state);
 
 		if (st != NVME_ANA_OPTIMIZED && st != NVME_ANA_NON_OPTIMIZED) {
-			set_status(cpl, NVME_SCT_PATH,
-				   st == NVME_ANA_INACCESSIBLE    ? NVME_SC_ANA_INACCESSIBLE :
-				   st == NVME_ANA_PERSISTENT_LOSS ? NVME_SC_ANA_PERSISTENT_LOSS :
-								    NVME_SC_ANA_TRANSITION);
+			tgt_fabric_status(
+				cpl, NVME_SCT_PATH,
+				st == NVME_ANA_INACCESSIBLE    ? NVME_SC_ANA_INACCESSIBLE :
+				st == NVME_ANA_PERSISTENT_LOSS ? NVME_SC_ANA_PERSISTENT_LOSS :
+								 NVME_SC_ANA_TRANSITION);
 			cpl->status.dnr = 0; /* another path may take it (NVMe 1.4 8.20.3) */
 			STAT_INC(c->t, ana_refused);
 			return;
@@ -762,7 +715,7 @@ io_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme
 	if (w.done) {
 		*cpl = w.cpl;
 	} else {
-		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INTERNAL_DEVICE_ERROR);
+		tgt_fabric_status(cpl, NVME_SCT_GENERIC, NVME_SC_INTERNAL_DEVICE_ERROR);
 	}
 }
 
@@ -786,7 +739,7 @@ serve_cmd(struct tgt_conn *c)
 	memset(&cpl, 0, sizeof(cpl));
 	cpl.cid = cmd.cid;
 	if (cap.sc != 0) { /* its SGL is wrong: the command's error, not the connection's */
-		set_status(&cpl, cap.sct, cap.sc);
+		tgt_fabric_status(&cpl, cap.sct, cap.sc);
 		return send_resp(c, &cpl, TCP_TGT_FAULT_NONE);
 	}
 	len = cap.len;
@@ -828,8 +781,11 @@ serve_cmd(struct tgt_conn *c)
 
 		if (p->fctype == NVME_FCTYPE_CONNECT) {
 			fabric_connect(c, &cmd, len, &cpl);
+		} else if (p->fctype == NVME_FCTYPE_PROPERTY_GET ||
+			   p->fctype == NVME_FCTYPE_PROPERTY_SET) {
+			tgt_fabric_property(p, &c->regs, &cpl);
 		} else {
-			fabric_property(c, &cmd, &cpl);
+			tgt_fabric_status(&cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
 		}
 	} else if (c->qid == 0) {
 		if (admin_cmd(c, &cmd, len, &cpl) != 0) {
@@ -838,7 +794,7 @@ serve_cmd(struct tgt_conn *c)
 	} else if (c->bq != NULL) {
 		io_cmd(c, &cmd, len, &cpl);
 	} else {
-		set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_COMMAND_SEQUENCE_ERROR);
+		tgt_fabric_status(&cpl, NVME_SCT_GENERIC, NVME_SC_COMMAND_SEQUENCE_ERROR);
 	}
 	cpl.cid = cmd.cid;
 	if ((dir & NVME_DATA_CONTROLLER_TO_HOST) && len != 0 && !nvme_cpl_is_error(&cpl)) {
@@ -969,6 +925,7 @@ conn_start(struct tcp_tgt *t, int fd)
 	if (c != NULL) {
 		c->buf = nvp_env_dma_zmalloc(TGT_MAX_DATA, 4096, NULL);
 		pthread_mutex_init(&c->send_lock, NULL);
+		regs_init(c, t->backend);
 	}
 	pthread_mutex_lock(&t->lock);
 	if (c == NULL || c->buf == NULL || t->num_conns == TGT_MAX_CONNS) {

@@ -27,6 +27,7 @@
 #include "nvpoll/env.h"
 #include "nvpoll/util.h"
 #include "tgt_conn.h"
+#include "tgt_fabric.h"
 #include "tgt_pdu.h"
 
 #define TX_IOVS 64
@@ -56,9 +57,7 @@ tgt_req_buf(struct tgt_req *r)
 void
 tgt_req_status(struct tgt_req *r, uint8_t sct, uint8_t sc)
 {
-	r->cpl.status.sct = sct & 7u;
-	r->cpl.status.sc = sc;
-	r->cpl.status.dnr = 1;
+	tgt_fabric_status(&r->cpl, sct, sc);
 }
 
 /* ---- send ---- */

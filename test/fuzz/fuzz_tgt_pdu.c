@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fuzz nvp_tgt's receive path (app/tgt/tgt_conn.c, the PDU codec it shares with the
- * tools' small target, app/common/tgt_pdu.c, and the command handlers behind it,
- * tgt_ctrlr.c, tgt_io.c): one connection of a target serving a subsystem with a RAM disk,
+ * Fuzz nvp_tgt's receive path (app/tgt/tgt_conn.c, the PDU codec and Fabrics answers it
+ * shares with the tools' small target, app/common/tgt_pdu.c and tgt_fabric.c, and the
+ * command handlers behind it, tgt_ctrlr.c, tgt_io.c): one connection of a target serving a subsystem with a RAM disk,
  * whose socket is one end of a socketpair. The input's first byte chooses a preamble
  * (nothing; a valid ICReq; ICReq + admin Connect; ICReq + I/O Connect after an admin
  * association on another connection; each with or without digests); the rest is written
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tgt_pdu.c"
+#include "tgt_fabric.c"
 #include "tgt_config.c"
 #include "tgt_conn.c"
 #include "tgt_ctrlr.c"
