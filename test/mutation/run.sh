@@ -67,13 +67,21 @@ while read -r src progs; do
 	covers[${src%:}]=$progs
 done <"$mutdir/map"
 
-# The program's source directory (test/unit/lib/<subsys>, or test/fuzz for "fuzz/<name>": a
-# harness that replays its corpus is a unit test of the file it #includes) and its binary.
-prog_dir() { case $1 in fuzz/*) echo "$scratch/test/fuzz" ;; *) echo "$scratch/test/unit/lib/${1%/*}" ;; esac; }
+# The program's source directory (test/unit/lib/<subsys>; test/unit/app/<tool> for
+# "app/<tool>/<name>"; test/fuzz for "fuzz/<name>": a harness that replays its corpus is a
+# unit test of the file it #includes) and its binary.
+prog_dir() {
+	case $1 in
+	fuzz/*) echo "$scratch/test/fuzz" ;;
+	app/*) echo "$scratch/test/unit/${1%/*}" ;;
+	*) echo "$scratch/test/unit/lib/${1%/*}" ;;
+	esac
+}
 prog_bin() { echo "$scratch/build/test/unit/$1"; }
 prog_obj() {
 	case $1 in
 	fuzz/*) echo "$scratch/build/obj/test/fuzz/${1#*/}.o" ;;
+	app/*) echo "$scratch/build/obj/test/unit/${1%/*}/${1##*/}.o" ;;
 	*) echo "$scratch/build/obj/test/unit/lib/${1%/*}/${1#*/}.o" ;;
 	esac
 }
