@@ -9,6 +9,9 @@
  * controller's Keep Alive Timer (NVMe 1.4 section 7.12; TBKAS is not offered, so only a
  * Keep Alive command restarts it): when KATO passes without one, the association ends,
  * its admin and I/O connections closed, as the kernel's nvmet does.
+ * The PDUs themselves, built and checked, are nvp_tgt's codec (tgt_pdu.c): one for both
+ * targets. What is this file's own is the blocking shape, the passthrough to a driven
+ * controller, and the faults it injects on request (a corrupted digest, a wrong PDU).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4 */
@@ -32,6 +35,8 @@
 #include "nvpoll/nvme_tcp_spec.h"
 #include "nvpoll/util.h"
 #include "nvme_tcp_tgt.h"
+#include "tgt_fabric.h"
+#include "tgt_pdu.h"
 
 #define TGT_MAX_CONNS 64
 #define TGT_MAX_DATA (1024u * 1024)
@@ -67,9 +72,9 @@ struct tgt_conn {
 	struct tcp_tgt *t;
 	int fd;
 	pthread_t thread;
-	bool started;      /* thread is running (joined when reaped) */
-	atomic_bool done;  /* its thread has ended: the acceptor may reap it */
-	uint32_t cc, csts; /* the fabrics controller's registers (admin connection) */
+	bool started;                /* thread is running (joined when reaped) */
+	atomic_bool done;            /* its thread has ended: the acceptor may reap it */
+	struct tgt_fabric_regs regs; /* the fabrics controller's (admin connection) */
 	bool hdgst, ddgst;
 	uint16_t qid;
 	uint16_t cntlid;
@@ -89,8 +94,7 @@ struct tgt_conn {
 struct pending {
 	struct pending *next;
 	struct nvme_cmd cmd;
-	uint32_t len;
-	bool inc;
+	struct tgt_pdu_capsule cap;
 	uint8_t data[];
 };
 
@@ -117,12 +121,6 @@ stall_wait(struct tcp_tgt *t)
 	while (now_ms() < atomic_load(&t->stall_end) && !atomic_load(&t->stop)) {
 		usleep(1000);
 	}
-}
-
-static uint32_t
-digest(const void *p, size_t n)
-{
-	return nvp_crc32c(~0u, p, n) ^ ~0u;
 }
 
 static int
@@ -172,36 +170,18 @@ wr_iov(int fd, struct iovec *iov, int cnt)
 	return 0;
 }
 
-/* A controller PDU: header (HLEN bytes at @hdr, plen/pdo/flags filled here), data. */
+/* A controller PDU: header (HLEN bytes at @hdr, its type set), data; framed by the codec
+ * nvp_tgt uses too, a digest corrupted on request. */
 static int
 send_pdu(struct tgt_conn *c, void *hdr, uint32_t hlen, const void *data, uint32_t dlen,
 	 bool corrupt_hdgst, bool corrupt_ddgst)
 {
-	struct nvme_tcp_common_hdr *ch = hdr;
-	bool hd = c->hdgst && ch->pdu_type != NVME_TCP_PDU_C2H_TERM_REQ;
-	uint32_t hdg, ddg;
-	struct iovec iov[4];
-	int n = 0;
+	struct iovec iov[TGT_PDU_IOVS];
+	uint32_t dg[2] = { 0, 0 };
+	int n = (int)tgt_pdu_frame(iov, hdr, hlen, data, dlen, c->hdgst, c->ddgst, dg);
 
-	ch->hlen = (uint8_t)hlen;
-	ch->flags |= hd ? NVME_TCP_FLAG_HDGSTF : 0;
-	ch->pdo = dlen ? (uint8_t)(hlen + (hd ? 4 : 0)) : 0;
-	if (dlen && c->ddgst) {
-		ch->flags |= NVME_TCP_FLAG_DDGSTF;
-	}
-	ch->plen = hlen + (hd ? 4 : 0) + dlen + (dlen && c->ddgst ? 4 : 0);
-	hdg = digest(hdr, hlen) ^ (corrupt_hdgst ? 1u : 0u);
-	ddg = (dlen && c->ddgst ? digest(data, dlen) : 0) ^ (corrupt_ddgst ? 1u : 0u);
-	iov[n++] = (struct iovec){ hdr, hlen };
-	if (hd) {
-		iov[n++] = (struct iovec){ &hdg, 4 };
-	}
-	if (dlen) {
-		iov[n++] = (struct iovec){ (void *)(uintptr_t)data, dlen };
-		if (c->ddgst) {
-			iov[n++] = (struct iovec){ &ddg, 4 };
-		}
-	}
+	dg[0] ^= corrupt_hdgst ? 1u : 0u; /* (sent only where the connection has digests) */
+	dg[1] ^= corrupt_ddgst ? 1u : 0u;
 	pthread_mutex_lock(&c->send_lock);
 	n = wr_iov(c->fd, iov, n);
 	pthread_mutex_unlock(&c->send_lock);
@@ -213,10 +193,7 @@ send_resp(struct tgt_conn *c, const struct nvme_cpl *cpl, enum tcp_tgt_fault fau
 {
 	struct nvme_tcp_rsp r;
 
-	memset(&r, 0, sizeof(r));
-	r.ch.pdu_type = NVME_TCP_PDU_CAPSULE_RESP;
-	r.rccqe = *cpl;
-	r.rccqe.sqid = c->qid;
+	tgt_pdu_rsp(&r, cpl, cpl->cid, c->qid);
 	if (fault == TCP_TGT_FAULT_BAD_PLEN) {
 		uint8_t raw[40];
 		struct iovec iov = { raw, sizeof(raw) };
@@ -241,25 +218,32 @@ host_error(struct tgt_conn *c, const char *what)
 	return -1;
 }
 
-/* Header rest and its digest after the common header @hdr[0..8). */
+/* A check of the shared codec failed. */
+static int
+pdu_error(struct tgt_conn *c, const struct tgt_pdu_err *e)
+{
+	return host_error(c, e->why);
+}
+
+/* Header rest and its digest after the common header @hdr[0..8); @hdr has room for
+ * @hlen + 4 bytes. */
 static int
 read_header(struct tgt_conn *c, uint8_t *hdr, uint32_t hlen)
 {
-	uint32_t d;
+	bool hdgstf = (hdr[1] & NVME_TCP_FLAG_HDGSTF) != 0;
+	struct tgt_pdu_err e;
 
 	if (rd(c->fd, hdr + 8, hlen - 8) != 0) {
 		return -1;
 	}
-	if (((hdr[1] & NVME_TCP_FLAG_HDGSTF) != 0) != c->hdgst) {
-		return host_error(c, "HDGSTF differs from what was negotiated");
+	/* a digest is read only where both sides say there is one: else the check fails */
+	if (hdgstf && c->hdgst && rd(c->fd, hdr + hlen, 4) != 0) {
+		return -1;
+	}
+	if (tgt_pdu_check_hdgst(hdr, hlen, c->hdgst, &e) != 0) {
+		return pdu_error(c, &e);
 	}
 	if (c->hdgst) {
-		if (rd(c->fd, &d, 4) != 0) {
-			return -1;
-		}
-		if (d != digest(hdr, hlen)) {
-			return host_error(c, "header digest");
-		}
 		STAT_INC(c->t, hdgsts_checked);
 	}
 	return 0;
@@ -269,22 +253,23 @@ read_header(struct tgt_conn *c, uint8_t *hdr, uint32_t hlen)
 static int
 read_data(struct tgt_conn *c, const struct nvme_tcp_common_hdr *ch, uint8_t *dst, uint32_t len)
 {
-	uint8_t pad[256];
-	uint32_t hend = ch->hlen + (c->hdgst ? 4u : 0u), d;
+	uint8_t pad[TGT_PDU_MAX_PDO];
+	struct tgt_pdu_err e;
+	int padlen = tgt_pdu_check_data(ch, len, c->hdgst, c->ddgst, &e);
+	uint32_t d;
 
-	if (ch->pdo < hend || ((ch->flags & NVME_TCP_FLAG_DDGSTF) != 0) != c->ddgst ||
-	    ch->plen != ch->pdo + len + (c->ddgst ? 4u : 0u)) {
-		return host_error(c, "PDO, PLEN or DDGSTF of a PDU with data");
+	if (padlen < 0) {
+		return pdu_error(c, &e);
 	}
-	if (rd(c->fd, pad, ch->pdo - hend) != 0 || rd(c->fd, dst, len) != 0) {
+	if (rd(c->fd, pad, (size_t)padlen) != 0 || rd(c->fd, dst, len) != 0) {
 		return -1;
 	}
 	if (c->ddgst) {
 		if (rd(c->fd, &d, 4) != 0) {
 			return -1;
 		}
-		if (d != digest(dst, len)) {
-			return host_error(c, "data digest");
+		if (tgt_pdu_check_ddgst(dst, len, d, &e) != 0) {
+			return pdu_error(c, &e);
 		}
 		STAT_INC(c->t, ddgsts_checked);
 	}
@@ -292,54 +277,49 @@ read_data(struct tgt_conn *c, const struct nvme_tcp_common_hdr *ch, uint8_t *dst
 }
 
 /*
- * The rest of a CapsuleCmd whose common header is in @hdr; in-capsule data into @data.
- * *@len = its data length, *@inc = the data came in the capsule.
+ * The rest of a CapsuleCmd whose common header is in @hdr (room for its HLEN + 4 bytes);
+ * in-capsule data into @data. *@cap: its data length, whether it came in the capsule, or
+ * the status that answers it.
  */
 static int
-read_capsule_rest(struct tgt_conn *c, uint8_t *hdr, struct nvme_cmd *cmd, uint32_t *len, bool *inc,
-		  uint8_t *data)
+read_capsule_rest(struct tgt_conn *c, uint8_t *hdr, struct nvme_cmd *cmd,
+		  struct tgt_pdu_capsule *cap, uint8_t *data)
 {
 	struct nvme_tcp_common_hdr *ch = (void *)hdr;
-	const struct nvme_sgl_descriptor *sgl;
 	uint32_t max = c->qid == 0 ? 8192u : c->t->opts.incapsule;
+	struct tgt_pdu_err e;
 
-	if (ch->hlen != NVME_TCP_CMD_HLEN || read_header(c, hdr, NVME_TCP_CMD_HLEN) != 0) {
-		return host_error(c, "CapsuleCmd header");
+	if (ch->hlen != NVME_TCP_CMD_HLEN) {
+		return host_error(c, "CapsuleCmd HLEN");
+	}
+	if (read_header(c, hdr, NVME_TCP_CMD_HLEN) != 0) {
+		return -1;
 	}
 	memcpy(cmd, hdr + 8, sizeof(*cmd));
-	sgl = &cmd->dptr.sgl1;
-	*len = sgl->length;
-	*inc = ch->pdo != 0;
 	STAT_INC(c->t, capsules);
-	if (*len > TGT_MAX_DATA || cmd->psdt != NVME_PSDT_SGL_MPTR_CONTIG) {
-		return host_error(c, "data too long or PSDT not SGL");
+	if (tgt_pdu_capsule(ch, cmd, c->hdgst, max, TGT_MAX_DATA, cap, &e) != 0) {
+		return pdu_error(c, &e);
 	}
-	if (*inc) {
-		if (sgl->type != 0 || sgl->subtype != 1 || *len == 0 || *len > max) {
-			return host_error(c, "in-capsule data: wrong SGL or too long");
-		}
-		if (c->qid != 0) {
-			STAT_INC(c->t, incapsule_writes);
-		}
-		return read_data(c, ch, data, *len);
+	if (!cap->inc) {
+		return 0;
 	}
-	if (ch->plen != NVME_TCP_CMD_HLEN + (c->hdgst ? 4u : 0u) ||
-	    (*len != 0 && (sgl->type != 5 || sgl->subtype != 0xa))) {
-		return host_error(c, "capsule without data: PLEN or SGL wrong");
+	if (c->qid != 0) {
+		STAT_INC(c->t, incapsule_writes);
 	}
-	return 0;
+	return read_data(c, ch, data, cap->len);
 }
 
 /* A capsule that arrived while H2CData was awaited: kept for its turn. */
 static int
 stash_capsule(struct tgt_conn *c, uint8_t *hdr)
 {
-	struct pending *p = calloc(1, sizeof(*p) + 8192u);
+	/* room for an admin capsule's 8 KiB or an I/O one's opts.incapsule */
+	struct pending *p = calloc(1, sizeof(*p) + NVP_MAX(8192u, c->t->opts.incapsule));
 
 	if (p == NULL) {
 		return -1;
 	}
-	if (read_capsule_rest(c, hdr, &p->cmd, &p->len, &p->inc, p->data) != 0) {
+	if (read_capsule_rest(c, hdr, &p->cmd, &p->cap, p->data) != 0) {
 		free(p);
 		return -1;
 	}
@@ -350,9 +330,9 @@ stash_capsule(struct tgt_conn *c, uint8_t *hdr)
 
 /* The next capsule: from the backlog, else from the socket. */
 static int
-read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, uint32_t *len, bool *inc)
+read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, struct tgt_pdu_capsule *cap)
 {
-	uint8_t hdr[NVME_TCP_CMD_HLEN];
+	uint8_t hdr[NVME_TCP_CMD_HLEN + 4];
 	struct nvme_tcp_common_hdr *ch = (void *)hdr;
 	struct pending *p = c->backlog;
 
@@ -362,10 +342,9 @@ read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, uint32_t *len, bool *inc)
 			c->backlog_tail = &c->backlog;
 		}
 		*cmd = p->cmd;
-		*len = p->len;
-		*inc = p->inc;
-		if (p->inc) {
-			memcpy(c->buf, p->data, p->len);
+		*cap = p->cap;
+		if (p->cap.inc) {
+			memcpy(c->buf, p->data, p->cap.len);
 		}
 		free(p);
 		return 0;
@@ -376,7 +355,7 @@ read_capsule(struct tgt_conn *c, struct nvme_cmd *cmd, uint32_t *len, bool *inc)
 	if (ch->pdu_type != NVME_TCP_PDU_CAPSULE_CMD) {
 		return host_error(c, "expected a CapsuleCmd");
 	}
-	return read_capsule_rest(c, hdr, cmd, len, inc, c->buf);
+	return read_capsule_rest(c, hdr, cmd, cap, c->buf);
 }
 
 static int
@@ -384,12 +363,7 @@ send_r2t(struct tgt_conn *c, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t
 {
 	struct nvme_tcp_r2t_hdr r;
 
-	memset(&r, 0, sizeof(r));
-	r.ch.pdu_type = NVME_TCP_PDU_R2T;
-	r.cccid = cid;
-	r.ttag = ttag;
-	r.r2to = off;
-	r.r2tl = len;
+	tgt_pdu_r2t(&r, cid, ttag, off, len);
 	STAT_INC(c->t, r2ts);
 	return send_pdu(c, &r, NVME_TCP_R2T_HLEN, NULL, 0, false, false);
 }
@@ -401,14 +375,15 @@ read_h2c(struct tgt_conn *c, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t
 	uint32_t at = off;
 
 	while (at < off + len) {
-		uint8_t hdr[NVME_TCP_DATA_HLEN];
+		uint8_t hdr[NVME_TCP_DATA_HLEN + 4];
 		struct nvme_tcp_data_hdr *h = (void *)hdr;
+		struct tgt_pdu_err e;
 
 		if (rd(c->fd, hdr, 8) != 0) {
 			return -1;
 		}
 		if (h->ch.pdu_type == NVME_TCP_PDU_CAPSULE_CMD) {
-			uint8_t chdr[NVME_TCP_CMD_HLEN];
+			uint8_t chdr[NVME_TCP_CMD_HLEN + 4];
 
 			memcpy(chdr, hdr, 8);
 			if (stash_capsule(c, chdr) != 0) {
@@ -416,21 +391,22 @@ read_h2c(struct tgt_conn *c, uint16_t cid, uint16_t ttag, uint32_t off, uint32_t
 			}
 			continue;
 		}
-		if (h->ch.pdu_type != NVME_TCP_PDU_H2C_DATA || h->ch.hlen != NVME_TCP_DATA_HLEN ||
-		    read_header(c, hdr, NVME_TCP_DATA_HLEN) != 0) {
+		if (h->ch.pdu_type != NVME_TCP_PDU_H2C_DATA || h->ch.hlen != NVME_TCP_DATA_HLEN) {
 			return host_error(c, "expected H2CData");
 		}
-		if (h->cccid != cid || h->ttag != ttag || h->datao != at || h->datal == 0 ||
-		    h->datal > c->t->opts.maxh2cdata || h->datal > off + len - at) {
-			return host_error(c, "H2CData CID, tag, offset or length");
+		if (read_header(c, hdr, NVME_TCP_DATA_HLEN) != 0) {
+			return -1;
+		}
+		if (h->cccid != cid || h->ttag != ttag) {
+			return host_error(c, "H2CData for no R2T of this queue");
+		}
+		if (tgt_pdu_check_h2c(h, at, off + len, c->t->opts.maxh2cdata, &e) != 0) {
+			return pdu_error(c, &e);
 		}
 		if (read_data(c, &h->ch, c->buf + at, h->datal) != 0) {
 			return -1;
 		}
 		at += h->datal;
-		if (((h->ch.flags & NVME_TCP_FLAG_LAST_PDU) != 0) != (at == off + len)) {
-			return host_error(c, "H2CData LAST_PDU flag");
-		}
 		STAT_INC(c->t, h2c_pdus);
 	}
 	return 0;
@@ -467,16 +443,12 @@ put_read_data(struct tgt_conn *c, uint16_t cid, uint32_t len, bool success,
 	for (off = 0; off < len; off += chunk) {
 		struct nvme_tcp_data_hdr h;
 		uint32_t n = len - off < chunk ? len - off : chunk;
+		uint8_t flags = 0;
 
-		memset(&h, 0, sizeof(h));
-		h.ch.pdu_type = NVME_TCP_PDU_C2H_DATA;
-		h.cccid = cid;
-		h.datao = fault == TCP_TGT_FAULT_C2H_BEYOND ? len : off;
-		h.datal = n;
 		if (off + n == len) {
-			h.ch.flags = NVME_TCP_FLAG_LAST_PDU |
-				     (success ? NVME_TCP_FLAG_C2H_SUCCESS : 0);
+			flags = NVME_TCP_FLAG_LAST_PDU | (success ? NVME_TCP_FLAG_C2H_SUCCESS : 0);
 		}
+		tgt_pdu_c2h(&h, cid, fault == TCP_TGT_FAULT_C2H_BEYOND ? len : off, n, flags);
 		STAT_INC(c->t, c2h_pdus);
 		if (send_pdu(c, &h, NVME_TCP_DATA_HLEN, c->buf + off, n, false,
 			     fault == TCP_TGT_FAULT_BAD_DDGST) != 0) {
@@ -490,14 +462,6 @@ put_read_data(struct tgt_conn *c, uint16_t cid, uint32_t len, bool success,
 }
 
 /* ---- commands ---- */
-
-static void
-set_status(struct nvme_cpl *cpl, uint8_t sct, uint8_t sc)
-{
-	cpl->status.sct = sct;
-	cpl->status.sc = sc;
-	cpl->status.dnr = 1;
-}
 
 /* Is @cntlid the controller of an admin connection still open? (Hosts may come one after
  * another, or two at once, each with its own controller.) */
@@ -521,23 +485,18 @@ static void
 fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme_cpl *cpl)
 {
 	const struct nvme_fabric_connect_cmd *fc = (const void *)cmd;
-	const struct nvme_fabric_connect_data *d = (const void *)c->buf;
+	struct nvme_fabric_connect_data *d = (void *)c->buf;
 	struct tcp_tgt *t = c->t;
 	struct nvp_nvme_io_qpair_opts o;
-	bool discovery = fc->qid == 0 &&
-			 strncmp(d->subnqn, NVME_DISCOVERY_NQN, sizeof(d->subnqn)) == 0;
+	bool discovery;
 
-	/* Connect Invalid Parameters names the parameter in dword 0: bits 31:16 set when it
-	 * is in the data, bits 15:0 its byte offset (in the data, or in the command) */
-	if (len != sizeof(*d) || fc->sqsize == 0 || fc->sqsize > TGT_MQES) {
-		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
-		cpl->cdw0 = len != sizeof(*d) ? 0 :
-						offsetof(struct nvme_fabric_connect_cmd, sqsize);
+	if (tgt_fabric_connect_check(fc, d, len, TGT_MQES, cpl) != 0) {
 		return;
 	}
-	if (!discovery && strncmp(d->subnqn, t->subnqn, sizeof(d->subnqn)) != 0) {
-		set_status(cpl, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
-		cpl->cdw0 = 1u << 16 | offsetof(struct nvme_fabric_connect_data, subnqn);
+	discovery = fc->qid == 0 && strcmp(d->subnqn, NVME_DISCOVERY_NQN) == 0;
+	if (!discovery && strcmp(d->subnqn, t->subnqn) != 0) {
+		tgt_fabric_connect_invalid(cpl, true,
+					   offsetof(struct nvme_fabric_connect_data, subnqn));
 		return;
 	}
 	pthread_mutex_lock(&t->lock); /* cntlid_live() reads these */
@@ -548,8 +507,8 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 		if (c->cntlid == 0 || c->cntlid >= 0xfff0) { /* 0xfff0.. are reserved */
 			c->cntlid = t->next_cntlid = 1;
 		}
-		c->cc = 0;
-		c->csts = 0;
+		c->regs.cc = 0;
+		c->regs.csts = 0;
 		c->kato_ms = fc->kato;
 		atomic_store(&c->ka_end, fc->kato ? now_ms() + fc->kato : 0);
 	} else {
@@ -560,45 +519,25 @@ fabric_connect(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, str
 		nvp_nvme_ctrlr_get_default_io_qpair_opts(t->backend, &o, sizeof(o));
 		if (!cntlid_live(t, d->cntlid) ||
 		    nvp_nvme_ctrlr_alloc_io_qpair(t->backend, &o, &c->bq) != 0) {
-			set_status(cpl, NVME_SCT_COMMAND_SPECIFIC,
-				   NVME_SC_CONNECT_INVALID_PARAMETERS);
-			cpl->cdw0 = 1u << 16 | offsetof(struct nvme_fabric_connect_data, cntlid);
+			tgt_fabric_connect_invalid(
+				cpl, true, offsetof(struct nvme_fabric_connect_data, cntlid));
 			return;
 		}
 	}
 	cpl->cdw0 = c->cntlid;
 }
 
+/* The registers a connection's controller shows: the backend's CAP and VS, with the queue
+ * size this target grants. */
 static void
-fabric_property(struct tgt_conn *c, const struct nvme_cmd *cmd, struct nvme_cpl *cpl)
+regs_init(struct tgt_conn *c, struct nvp_nvme_ctrlr *backend)
 {
-	const struct nvme_fabric_prop_cmd *p = (const void *)cmd;
-	struct tcp_tgt *t = c->t;
-	union nvme_cap_register cap = nvp_nvme_ctrlr_get_regs_cap(t->backend);
-	uint64_t v = 0;
+	union nvme_cap_register cap = nvp_nvme_ctrlr_get_regs_cap(backend);
 
-	if (p->fctype == NVME_FCTYPE_PROPERTY_SET) {
-		if (p->ofst == NVME_REG_CC) {
-			union nvme_cc_register cc = { .raw = (uint32_t)p->value };
-			union nvme_csts_register csts = { .raw = c->csts };
-
-			csts.bits.rdy = cc.bits.en;
-			csts.bits.shst = cc.bits.shn != 0 ? NVME_SHST_COMPLETE : 0;
-			c->cc = cc.raw;
-			c->csts = csts.raw;
-		}
-	} else if (p->ofst == NVME_REG_CAP) {
-		cap.bits.mqes = TGT_MQES;
-		v = cap.raw;
-	} else if (p->ofst == NVME_REG_VS) {
-		v = nvp_nvme_ctrlr_get_regs_vs(t->backend).raw;
-	} else if (p->ofst == NVME_REG_CC) {
-		v = c->cc;
-	} else if (p->ofst == NVME_REG_CSTS) {
-		v = c->csts;
-	}
-	cpl->cdw0 = (uint32_t)v;
-	cpl->cdw1 = (uint32_t)(v >> 32);
+	cap.bits.mqes = TGT_MQES;
+	memset(&c->regs, 0, sizeof(c->regs));
+	c->regs.cap = cap.raw;
+	c->regs.vs = nvp_nvme_ctrlr_get_regs_vs(backend).raw;
 }
 
 /* Identify Controller as a fabrics controller: the subsystem, capsule sizes, SGLs. */
@@ -606,7 +545,6 @@ static void
 patch_identify(struct tgt_conn *c, const struct nvme_cmd *cmd)
 {
 	struct nvme_ctrlr_data *cd = (void *)c->buf;
-	struct nvme_fabric_ctrlr_data *f = (void *)cd->nvmf_specific;
 
 	if ((cmd->cdw10 & 0xff) == 0 && c->t->opts.ana_grpid != 0) {
 		struct nvme_ns_data *nd = (void *)c->buf;
@@ -625,14 +563,7 @@ patch_identify(struct tgt_conn *c, const struct nvme_cmd *cmd)
 		cd->nanagrpid = c->t->opts.ana_grpid;
 		cd->oaes |= NVME_CTRLR_OAES_ANA_CHANGE;
 	}
-	cd->cntlid = c->cntlid;
-	cd->sgls = 0x100005; /* SGLs, keyed data block, offsets (in-capsule data) */
-	memset(cd->subnqn, 0, sizeof(cd->subnqn));
-	nvp_strlcpy(cd->subnqn, c->t->subnqn, sizeof(cd->subnqn));
-	memset(f, 0, sizeof(*f));
-	f->ioccsz = (64 + c->t->opts.incapsule) / 16;
-	f->iorcsz = 1;
-	f->msdbd = 1;
+	tgt_fabric_identify(cd, c->cntlid, c->t->subnqn, c->t->opts.incapsule);
 }
 
 /* The discovery log page: one record, this target's subsystem. */
@@ -647,19 +578,11 @@ discovery_log(struct tgt_conn *c, uint32_t len, struct nvme_cpl *cpl)
 	memset(page, 0, sizeof(page));
 	h->genctr = 1;
 	h->numrec = 1;
-	e->trtype = NVME_TRTYPE_TCP;
-	e->adrfam = c->t->family == AF_INET6 ? NVME_ADRFAM_IPV6 : NVME_ADRFAM_IPV4;
-	e->subtype = NVME_SUBTYPE_NVME;
-	e->portid = 1;
-	e->cntlid = 0xffff;
-	memset(e->trsvcid, ' ', sizeof(e->trsvcid));
-	memset(e->traddr, ' ', sizeof(e->traddr));
 	snprintf(port, sizeof(port), "%u", c->t->port);
-	memcpy(e->trsvcid, port, strlen(port));
-	memcpy(e->traddr, c->t->addr, strlen(c->t->addr));
-	nvp_strlcpy(e->subnqn, c->t->subnqn, sizeof(e->subnqn));
+	tgt_fabric_disc_entry(e, c->t->family == AF_INET6, c->t->addr, port, c->t->subnqn, 1,
+			      TGT_MQES + 1);
 	if (len > sizeof(page)) {
-		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+		tgt_fabric_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
 		return;
 	}
 	memcpy(c->buf, page, len);
@@ -690,7 +613,7 @@ ana_log(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvm
 	}
 	g->num_of_nsid = n;
 	if (len > sizeof(page) || cmd->cdw12 != 0 || cmd->cdw13 != 0) {
-		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
+		tgt_fabric_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
 		return;
 	}
 	memcpy(c->buf, page, len);
@@ -727,7 +650,7 @@ admin_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct n
 		    (cmd->cdw10 & 0xff) == NVME_LOG_DISCOVERY) {
 			discovery_log(c, len, cpl);
 		} else {
-			set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
+			tgt_fabric_status(cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
 		}
 		return 0;
 	}
@@ -770,10 +693,11 @@ io_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme
 		uint8_t st = atomic_load(&c->t->ana_state);
 
 		if (st != NVME_ANA_OPTIMIZED && st != NVME_ANA_NON_OPTIMIZED) {
-			set_status(cpl, NVME_SCT_PATH,
-				   st == NVME_ANA_INACCESSIBLE    ? NVME_SC_ANA_INACCESSIBLE :
-				   st == NVME_ANA_PERSISTENT_LOSS ? NVME_SC_ANA_PERSISTENT_LOSS :
-								    NVME_SC_ANA_TRANSITION);
+			tgt_fabric_status(
+				cpl, NVME_SCT_PATH,
+				st == NVME_ANA_INACCESSIBLE    ? NVME_SC_ANA_INACCESSIBLE :
+				st == NVME_ANA_PERSISTENT_LOSS ? NVME_SC_ANA_PERSISTENT_LOSS :
+								 NVME_SC_ANA_TRANSITION);
 			cpl->status.dnr = 0; /* another path may take it (NVMe 1.4 8.20.3) */
 			STAT_INC(c->t, ana_refused);
 			return;
@@ -791,7 +715,7 @@ io_cmd(struct tgt_conn *c, const struct nvme_cmd *cmd, uint32_t len, struct nvme
 	if (w.done) {
 		*cpl = w.cpl;
 	} else {
-		set_status(cpl, NVME_SCT_GENERIC, NVME_SC_INTERNAL_DEVICE_ERROR);
+		tgt_fabric_status(cpl, NVME_SCT_GENERIC, NVME_SC_INTERNAL_DEVICE_ERROR);
 	}
 }
 
@@ -803,14 +727,23 @@ serve_cmd(struct tgt_conn *c)
 	struct nvme_cpl cpl;
 	enum nvme_data_transfer dir;
 	enum tcp_tgt_fault fault = TCP_TGT_FAULT_NONE;
+	struct tgt_pdu_capsule cap;
 	uint32_t len;
 	bool inc;
 
 	stall_wait(c->t);
-	if (read_capsule(c, &cmd, &len, &inc) != 0) {
+	if (read_capsule(c, &cmd, &cap) != 0) {
 		return -1;
 	}
 	stall_wait(c->t); /* a stall that began while this connection waited for a capsule */
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.cid = cmd.cid;
+	if (cap.sc != 0) { /* its SGL is wrong: the command's error, not the connection's */
+		tgt_fabric_status(&cpl, cap.sct, cap.sc);
+		return send_resp(c, &cpl, TCP_TGT_FAULT_NONE);
+	}
+	len = cap.len;
+	inc = cap.inc;
 	if (c->qid == 0 && atomic_load(&c->t->admin_delay_ms) != 0) {
 		usleep(atomic_load(&c->t->admin_delay_ms) * 1000u); /* a slow controller */
 	}
@@ -830,9 +763,10 @@ serve_cmd(struct tgt_conn *c)
 	if (fault == TCP_TGT_FAULT_BAD_TYPE || fault == TCP_TGT_FAULT_TERM_REQ) {
 		struct nvme_tcp_term_req_hdr h;
 
-		memset(&h, 0, sizeof(h));
-		h.ch.pdu_type = fault == TCP_TGT_FAULT_BAD_TYPE ? 0x0f : NVME_TCP_PDU_C2H_TERM_REQ;
-		h.fes = NVME_TCP_FES_INVALID_HEADER_FIELD;
+		tgt_pdu_term(&h, NVME_TCP_FES_INVALID_HEADER_FIELD, 0);
+		if (fault == TCP_TGT_FAULT_BAD_TYPE) {
+			h.ch.pdu_type = 0x0f; /* no type a controller may send */
+		}
 		(void)send_pdu(c, &h, NVME_TCP_TERM_HLEN, NULL, 0, false, false);
 		return -1;
 	}
@@ -842,15 +776,16 @@ serve_cmd(struct tgt_conn *c)
 	    get_write_data(c, cmd.cid, len, fault) != 0) {
 		return -1;
 	}
-	memset(&cpl, 0, sizeof(cpl));
-	cpl.cid = cmd.cid;
 	if (cmd.opc == NVME_OPC_FABRIC) {
 		const struct nvme_fabric_prop_cmd *p = (const void *)&cmd;
 
 		if (p->fctype == NVME_FCTYPE_CONNECT) {
 			fabric_connect(c, &cmd, len, &cpl);
+		} else if (p->fctype == NVME_FCTYPE_PROPERTY_GET ||
+			   p->fctype == NVME_FCTYPE_PROPERTY_SET) {
+			tgt_fabric_property(p, &c->regs, &cpl);
 		} else {
-			fabric_property(c, &cmd, &cpl);
+			tgt_fabric_status(&cpl, NVME_SCT_GENERIC, NVME_SC_INVALID_OPCODE);
 		}
 	} else if (c->qid == 0) {
 		if (admin_cmd(c, &cmd, len, &cpl) != 0) {
@@ -859,7 +794,7 @@ serve_cmd(struct tgt_conn *c)
 	} else if (c->bq != NULL) {
 		io_cmd(c, &cmd, len, &cpl);
 	} else {
-		set_status(&cpl, NVME_SCT_GENERIC, NVME_SC_COMMAND_SEQUENCE_ERROR);
+		tgt_fabric_status(&cpl, NVME_SCT_GENERIC, NVME_SC_COMMAND_SEQUENCE_ERROR);
 	}
 	cpl.cid = cmd.cid;
 	if ((dir & NVME_DATA_CONTROLLER_TO_HOST) && len != 0 && !nvme_cpl_is_error(&cpl)) {
@@ -888,10 +823,8 @@ refuse_digests(struct tgt_conn *c)
 		"target requires (hdgst:1 ddgst:1 in its transport ID ask for them)\n",
 		h_missing ? "header" : "data");
 	STAT_INC(c->t, refused);
-	memset(&h, 0, sizeof(h));
-	h.ch.pdu_type = NVME_TCP_PDU_C2H_TERM_REQ;
-	h.fes = NVME_TCP_FES_UNSUPPORTED_PARAMETER;
-	h.fei = offsetof(struct nvme_tcp_ic_req, dgst);
+	tgt_pdu_term(&h, NVME_TCP_FES_UNSUPPORTED_PARAMETER,
+		     offsetof(struct nvme_tcp_ic_req, dgst));
 	c->hdgst = false;
 	c->ddgst = false;
 	(void)send_pdu(c, &h, NVME_TCP_TERM_HLEN, NULL, 0, false, false);
@@ -905,25 +838,17 @@ serve_ic(struct tgt_conn *c)
 	struct nvme_tcp_ic_req req;
 	struct nvme_tcp_ic_resp resp;
 	struct iovec iov = { &resp, sizeof(resp) };
+	struct tgt_pdu_err e;
 
 	if (rd(c->fd, &req, sizeof(req)) != 0) {
 		return -1;
 	}
-	if (req.ch.pdu_type != NVME_TCP_PDU_ICREQ || req.ch.hlen != NVME_TCP_IC_LEN ||
-	    req.ch.plen != NVME_TCP_IC_LEN || req.pfv != 0) {
-		return host_error(c, "ICReq");
+	if (tgt_pdu_icreq(&req, c->t->opts.maxh2cdata, &resp, &c->hdgst, &c->ddgst, &e) != 0) {
+		return pdu_error(c, &e);
 	}
-	c->hdgst = (req.dgst & NVME_TCP_DGST_HDGST) != 0;
-	c->ddgst = (req.dgst & NVME_TCP_DGST_DDGST) != 0;
 	if ((c->t->opts.hdgst_required && !c->hdgst) || (c->t->opts.ddgst_required && !c->ddgst)) {
 		return refuse_digests(c);
 	}
-	memset(&resp, 0, sizeof(resp));
-	resp.ch.pdu_type = NVME_TCP_PDU_ICRESP;
-	resp.ch.hlen = NVME_TCP_IC_LEN;
-	resp.ch.plen = NVME_TCP_IC_LEN;
-	resp.dgst = req.dgst & (NVME_TCP_DGST_HDGST | NVME_TCP_DGST_DDGST);
-	resp.maxh2cdata = c->t->opts.maxh2cdata;
 	return wr_iov(c->fd, &iov, 1);
 }
 
@@ -1000,6 +925,7 @@ conn_start(struct tcp_tgt *t, int fd)
 	if (c != NULL) {
 		c->buf = nvp_env_dma_zmalloc(TGT_MAX_DATA, 4096, NULL);
 		pthread_mutex_init(&c->send_lock, NULL);
+		regs_init(c, t->backend);
 	}
 	pthread_mutex_lock(&t->lock);
 	if (c == NULL || c->buf == NULL || t->num_conns == TGT_MAX_CONNS) {

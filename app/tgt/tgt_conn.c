@@ -27,15 +27,11 @@
 #include "nvpoll/env.h"
 #include "nvpoll/util.h"
 #include "tgt_conn.h"
+#include "tgt_fabric.h"
+#include "tgt_pdu.h"
 
 #define TX_IOVS 64
 #define DRAIN_QUIET_MS 50u /* a stopping target waits this long for the host to fall quiet */
-
-static uint32_t
-digest(const void *p, size_t n)
-{
-	return nvp_crc32c(~0u, p, n) ^ ~0u;
-}
 
 int
 tgt_conn_fd(const struct tgt_conn *c)
@@ -61,9 +57,7 @@ tgt_req_buf(struct tgt_req *r)
 void
 tgt_req_status(struct tgt_req *r, uint8_t sct, uint8_t sc)
 {
-	r->cpl.status.sct = sct & 7u;
-	r->cpl.status.sc = sc;
-	r->cpl.status.dnr = 1;
+	tgt_fabric_status(&r->cpl, sct, sc);
 }
 
 /* ---- send ---- */
@@ -77,27 +71,13 @@ tx_queue(struct tgt_conn *c, struct tgt_req *r)
 	c->tx_tail = &r->next;
 }
 
-/* Header @hdr (HLEN @hlen) and its digest, framed as this connection negotiated. */
-static uint32_t
-frame(struct tgt_conn *c, struct tgt_req *r, void *hdr, uint32_t hlen, uint32_t *hdg, uint32_t dlen)
+/* A PDU of @r (header @hdr, HLEN @hlen, @dlen bytes of data at @data) framed as this
+ * connection negotiated, after the iovecs @r already has. */
+static void
+frame(struct tgt_conn *c, struct tgt_req *r, void *hdr, uint32_t hlen, const void *data,
+      uint32_t dlen, uint32_t dg[2])
 {
-	struct nvme_tcp_common_hdr *ch = hdr;
-	bool hd = c->hdgst && ch->pdu_type != NVME_TCP_PDU_C2H_TERM_REQ;
-	uint32_t n = r->niov;
-
-	ch->hlen = (uint8_t)hlen;
-	ch->flags |= hd ? NVME_TCP_FLAG_HDGSTF : 0;
-	ch->pdo = dlen ? (uint8_t)(hlen + (hd ? 4 : 0)) : 0;
-	if (dlen != 0 && c->ddgst) {
-		ch->flags |= NVME_TCP_FLAG_DDGSTF;
-	}
-	ch->plen = hlen + (hd ? 4 : 0) + dlen + (dlen != 0 && c->ddgst ? 4 : 0);
-	r->iov[n++] = (struct iovec){ hdr, hlen };
-	if (hd) {
-		*hdg = digest(hdr, hlen);
-		r->iov[n++] = (struct iovec){ hdg, 4 };
-	}
-	return n;
+	r->niov += tgt_pdu_frame(&r->iov[r->niov], hdr, hlen, data, dlen, c->hdgst, c->ddgst, dg);
 }
 
 void
@@ -111,24 +91,11 @@ tgt_req_complete(struct tgt_req *r)
 	if (r->send_data && r->len != 0 && !nvme_cpl_is_error(&r->cpl)) {
 		struct nvme_tcp_data_hdr *h = (void *)r->hdr_data;
 
-		memset(h, 0, sizeof(*h));
-		h->ch.pdu_type = NVME_TCP_PDU_C2H_DATA;
-		h->ch.flags = NVME_TCP_FLAG_LAST_PDU;
-		h->cccid = r->cmd.cid;
-		h->datal = r->len;
-		r->niov = frame(c, r, h, NVME_TCP_DATA_HLEN, &r->dg_data_h, r->len);
-		r->iov[r->niov++] = (struct iovec){ r->buf, r->len };
-		if (c->ddgst) {
-			r->dg_data = digest(r->buf, r->len);
-			r->iov[r->niov++] = (struct iovec){ &r->dg_data, 4 };
-		}
+		tgt_pdu_c2h(h, r->cmd.cid, 0, r->len, NVME_TCP_FLAG_LAST_PDU);
+		frame(c, r, h, NVME_TCP_DATA_HLEN, r->buf, r->len, r->dg_data);
 	}
-	memset(rsp, 0, sizeof(*rsp));
-	rsp->ch.pdu_type = NVME_TCP_PDU_CAPSULE_RESP;
-	rsp->rccqe = r->cpl;
-	rsp->rccqe.cid = r->cmd.cid;
-	rsp->rccqe.sqid = c->qid;
-	r->niov = frame(c, r, rsp, NVME_TCP_RSP_HLEN, &r->dg_rsp_h, 0);
+	tgt_pdu_rsp(rsp, &r->cpl, r->cmd.cid, c->qid);
+	frame(c, r, rsp, NVME_TCP_RSP_HLEN, NULL, 0, r->dg_rsp);
 	r->state = REQ_TX;
 	tx_queue(c, r);
 }
@@ -138,14 +105,9 @@ send_r2t(struct tgt_conn *c, struct tgt_req *r)
 {
 	struct nvme_tcp_r2t_hdr *h = (void *)r->hdr_data;
 
-	memset(h, 0, sizeof(*h));
-	h->ch.pdu_type = NVME_TCP_PDU_R2T;
-	h->cccid = r->cmd.cid;
-	h->ttag = r->idx;
-	h->r2to = 0;
-	h->r2tl = r->len;
+	tgt_pdu_r2t(h, r->cmd.cid, r->idx, 0, r->len);
 	r->niov = 0;
-	r->niov = frame(c, r, h, NVME_TCP_R2T_HLEN, &r->dg_data_h, 0);
+	frame(c, r, h, NVME_TCP_R2T_HLEN, NULL, 0, r->dg_data);
 	r->tx_r2t = true;
 	tx_queue(c, r);
 }
@@ -233,12 +195,7 @@ host_error(struct tgt_conn *c, const char *what, uint16_t fes, uint32_t fei)
 	fprintf(stderr, "nvp_tgt: %s qid %u: bad PDU from the host: %s; connection closed\n",
 		c->peer, c->qid, what);
 	atomic_fetch_add(&c->th->t->stats.bad_pdus, 1);
-	memset(h, 0, sizeof(*h));
-	h->ch.pdu_type = NVME_TCP_PDU_C2H_TERM_REQ;
-	h->ch.hlen = NVME_TCP_TERM_HLEN;
-	h->ch.plen = NVME_TCP_TERM_HLEN;
-	h->fes = fes;
-	h->fei = fei;
+	tgt_pdu_term(h, fes, fei);
 	if (c->ctl.niov == 0 || c->ctl.iov_at == c->ctl.niov) {
 		c->ctl.niov = 1;
 		c->ctl.iov[0] = (struct iovec){ c->term, NVME_TCP_TERM_HLEN };
@@ -248,26 +205,22 @@ host_error(struct tgt_conn *c, const char *what, uint16_t fes, uint32_t fei)
 	return -1;
 }
 
+/* A check of the shared codec failed. */
+static int
+pdu_error(struct tgt_conn *c, const struct tgt_pdu_err *e)
+{
+	return host_error(c, e->why, e->fes, e->fei);
+}
+
 /* ---- receive ---- */
 
 /* Header digest of a PDU starting at @p: present and right when negotiated. */
 static int
 check_hdgst(struct tgt_conn *c, const uint8_t *p, uint32_t hlen)
 {
-	const struct nvme_tcp_common_hdr *ch = (const void *)p;
-	uint32_t d;
+	struct tgt_pdu_err e;
 
-	if (((ch->flags & NVME_TCP_FLAG_HDGSTF) != 0) != c->hdgst) {
-		return host_error(c, "HDGSTF is not what was negotiated",
-				  NVME_TCP_FES_INVALID_HEADER_FIELD, 1);
-	}
-	if (c->hdgst) {
-		memcpy(&d, p + hlen, 4);
-		if (d != digest(p, hlen)) {
-			return host_error(c, "header digest", NVME_TCP_FES_HDGST_ERROR, 0);
-		}
-	}
-	return 0;
+	return tgt_pdu_check_hdgst(p, hlen, c->hdgst, &e) == 0 ? 0 : pdu_error(c, &e);
 }
 
 /* Data of a PDU (PDO, PLEN, DDGSTF checked; digest verified). \return its bytes or NULL. */
@@ -275,19 +228,17 @@ static const uint8_t *
 pdu_data(struct tgt_conn *c, const uint8_t *p, uint32_t len)
 {
 	const struct nvme_tcp_common_hdr *ch = (const void *)p;
-	uint32_t hend = ch->hlen + (c->hdgst ? 4u : 0u), d;
+	struct tgt_pdu_err e;
+	uint32_t d;
 
-	if (ch->pdo < hend || ((ch->flags & NVME_TCP_FLAG_DDGSTF) != 0) != c->ddgst ||
-	    ch->plen != ch->pdo + len + (c->ddgst ? 4u : 0u)) {
-		(void)host_error(c, "PDO, PLEN or DDGSTF of a PDU with data",
-				 NVME_TCP_FES_INVALID_HEADER_FIELD, 3);
+	if (tgt_pdu_check_data(ch, len, c->hdgst, c->ddgst, &e) < 0) {
+		(void)pdu_error(c, &e);
 		return NULL;
 	}
 	if (c->ddgst) {
 		memcpy(&d, p + ch->pdo + len, 4);
-		if (d != digest(p + ch->pdo, len)) {
-			/* section 3.6.2.10: a data digest error is fatal for the connection */
-			(void)host_error(c, "data digest", NVME_TCP_FES_DATA_OUT_OF_RANGE, 0);
+		if (tgt_pdu_check_ddgst(p + ch->pdo, len, d, &e) != 0) {
+			(void)pdu_error(c, &e);
 			return NULL;
 		}
 	}
@@ -297,22 +248,12 @@ pdu_data(struct tgt_conn *c, const uint8_t *p, uint32_t len)
 static int
 rx_icreq(struct tgt_conn *c, const uint8_t *p)
 {
-	const struct nvme_tcp_ic_req *req = (const void *)p;
-	struct nvme_tcp_ic_resp *resp = (void *)c->ic_resp;
+	struct tgt_pdu_err e;
 
-	if (req->ch.pdu_type != NVME_TCP_PDU_ICREQ || req->ch.hlen != NVME_TCP_IC_LEN ||
-	    req->pfv != NVME_TCP_PFV_1_0) {
-		return host_error(c, "ICReq", NVME_TCP_FES_INVALID_HEADER_FIELD, 0);
+	if (tgt_pdu_icreq((const void *)p, c->th->t->opts.maxh2cdata, (void *)c->ic_resp, &c->hdgst,
+			  &c->ddgst, &e) != 0) {
+		return pdu_error(c, &e);
 	}
-	c->hdgst = (req->dgst & NVME_TCP_DGST_HDGST) != 0;
-	c->ddgst = (req->dgst & NVME_TCP_DGST_DDGST) != 0;
-	memset(resp, 0, sizeof(*resp));
-	resp->ch.pdu_type = NVME_TCP_PDU_ICRESP;
-	resp->ch.hlen = NVME_TCP_IC_LEN;
-	resp->ch.plen = NVME_TCP_IC_LEN;
-	resp->pfv = NVME_TCP_PFV_1_0;
-	resp->dgst = req->dgst & (NVME_TCP_DGST_HDGST | NVME_TCP_DGST_DDGST);
-	resp->maxh2cdata = c->th->t->opts.maxh2cdata;
 	c->ctl.niov = 1;
 	c->ctl.iov[0] = (struct iovec){ c->ic_resp, NVME_TCP_IC_LEN };
 	tx_queue(c, &c->ctl);
@@ -345,36 +286,26 @@ static int
 rx_capsule_data(struct tgt_conn *c, const uint8_t *p, struct tgt_req *r)
 {
 	const struct nvme_tcp_common_hdr *ch = (const void *)p;
-	const struct nvme_sgl_descriptor *sgl = &r->cmd.dptr.sgl1;
 	uint32_t max_inc = c->qid == 0 ? 8192u : c->th->t->opts.in_capsule;
+	struct tgt_pdu_capsule cap;
+	struct tgt_pdu_err e;
 	const uint8_t *d;
 
-	r->len = r->cmd.psdt == NVME_PSDT_SGL_MPTR_CONTIG ? sgl->length : 0;
-	if (ch->pdo != 0) { /* in-capsule data: an offset data block descriptor */
-		if (sgl->type != 0 || sgl->subtype != 1 || r->len == 0 || r->len > max_inc) {
-			return host_error(c, "in-capsule data: SGL or length",
-					  NVME_TCP_FES_DATA_LIMIT_EXCEEDED, 0);
-		}
+	if (tgt_pdu_capsule(ch, &r->cmd, c->hdgst, max_inc, TGT_MAX_IO, &cap, &e) != 0) {
+		return pdu_error(c, &e);
+	}
+	r->len = cap.len;
+	if (cap.sc != 0) {
+		tgt_req_status(r, cap.sct, cap.sc);
+		return 1;
+	}
+	if (cap.inc) {
 		d = pdu_data(c, p, r->len);
 		if (d == NULL || tgt_req_buf(r) == NULL) {
 			return -1;
 		}
 		memcpy(r->buf, d, r->len);
 		r->got = r->len;
-		return 0;
-	}
-	if (ch->plen != NVME_TCP_CMD_HLEN + (c->hdgst ? 4u : 0u)) {
-		return host_error(c, "CapsuleCmd PLEN", NVME_TCP_FES_INVALID_HEADER_FIELD, 4);
-	}
-	if (r->len != 0 && (sgl->type != 5 || sgl->subtype != 0xa)) {
-		tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_SGL_DESCRIPTOR_TYPE_INVALID);
-		r->len = 0;
-		return 1;
-	}
-	if (r->len > TGT_MAX_IO) {
-		tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_DATA_SGL_LENGTH_INVALID);
-		r->len = 0;
-		return 1;
 	}
 	return 0;
 }
@@ -455,6 +386,7 @@ static int
 rx_h2c(struct tgt_conn *c, const uint8_t *p)
 {
 	const struct nvme_tcp_data_hdr *h = (const void *)p;
+	struct tgt_pdu_err e;
 	struct tgt_req *r;
 	const uint8_t *d;
 
@@ -471,10 +403,8 @@ rx_h2c(struct tgt_conn *c, const uint8_t *p)
 				  NVME_TCP_FES_INVALID_HEADER_FIELD,
 				  offsetof(struct nvme_tcp_data_hdr, ttag));
 	}
-	if (h->datao != r->got || h->datal == 0 || h->datal > r->len - r->got ||
-	    h->datal > c->th->t->opts.maxh2cdata) {
-		return host_error(c, "H2CData offset or length", NVME_TCP_FES_DATA_OUT_OF_RANGE,
-				  offsetof(struct nvme_tcp_data_hdr, datao));
+	if (tgt_pdu_check_h2c(h, r->got, r->len, c->th->t->opts.maxh2cdata, &e) != 0) {
+		return pdu_error(c, &e);
 	}
 	d = pdu_data(c, p, h->datal);
 	if (d == NULL) {
@@ -482,9 +412,6 @@ rx_h2c(struct tgt_conn *c, const uint8_t *p)
 	}
 	memcpy(r->buf + r->got, d, h->datal);
 	r->got += h->datal;
-	if (((h->ch.flags & NVME_TCP_FLAG_LAST_PDU) != 0) != (r->got == r->len)) {
-		return host_error(c, "H2CData LAST_PDU flag", NVME_TCP_FES_INVALID_HEADER_FIELD, 1);
-	}
 	if (r->got == r->len) {
 		r->state = REQ_EXEC;
 		tgt_cmd_exec(c, r);
@@ -496,19 +423,9 @@ rx_h2c(struct tgt_conn *c, const uint8_t *p)
 static uint32_t
 max_plen(const struct tgt_conn *c, uint8_t type)
 {
-	uint32_t dg = (c->hdgst ? 4u : 0u) + (c->ddgst ? 4u : 0u);
-
-	switch (type) {
-	case NVME_TCP_PDU_CAPSULE_CMD:
-		return NVME_TCP_CMD_HLEN + 255u + dg +
-		       (c->qid == 0 ? 8192u : c->th->t->opts.in_capsule);
-	case NVME_TCP_PDU_H2C_DATA:
-		return NVME_TCP_DATA_HLEN + 255u + dg + c->th->t->opts.maxh2cdata;
-	case NVME_TCP_PDU_H2C_TERM_REQ:
-		return NVME_TCP_TERM_HLEN + NVME_TCP_TERM_REQ_MAX_DATA;
-	default:
-		return 0;
-	}
+	return tgt_pdu_max_plen(type, c->hdgst, c->ddgst,
+				c->qid == 0 ? 8192u : c->th->t->opts.in_capsule,
+				c->th->t->opts.maxh2cdata);
 }
 
 /* One PDU whose first bytes are at @p with @avail bytes there. \return its length when
@@ -522,9 +439,6 @@ rx_pdu(struct tgt_conn *c, const uint8_t *p, uint32_t avail)
 	if (c->state == CONN_IC) {
 		if (avail < NVME_TCP_IC_LEN) {
 			return 0;
-		}
-		if (ch->plen != NVME_TCP_IC_LEN) {
-			return host_error(c, "ICReq PLEN", NVME_TCP_FES_INVALID_HEADER_FIELD, 4);
 		}
 		return rx_icreq(c, p) == 0 ? (int64_t)NVME_TCP_IC_LEN : -1;
 	}

@@ -40,7 +40,7 @@ struct tgt_req {
 	uint32_t iov_at; /* first iovec not sent entirely */
 	uint8_t hdr_data[NVME_TCP_DATA_HLEN];
 	uint8_t hdr_rsp[NVME_TCP_RSP_HLEN];
-	uint32_t dg_data_h, dg_data, dg_rsp_h;
+	uint32_t dg_data[2], dg_rsp[2]; /* digests of the data PDU (or R2T), of the response */
 };
 
 struct tgt_ns_ch {

@@ -13,6 +13,8 @@
  * connection's thread owns its registers, features and held AERs; I/O connections on any
  * thread hold a reference and look at `dead`, set when the admin connection closes or its
  * Keep Alive Timer expires (section 7.12: only Keep Alive restarts it, TBKAS not offered).
+ * Connect's parameter checks, the registers as properties, Identify's fabrics fields and
+ * a discovery record are app/common/tgt_fabric.c's, shared with the tools' small target.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +26,7 @@
 
 #include "nvpoll/util.h"
 #include "tgt_conn.h"
+#include "tgt_fabric.h"
 
 struct tgt_ctrlr {
 	struct tgt_ctrlr *next; /* t->ctrlrs, under t->ctrlr_lock */
@@ -38,7 +41,7 @@ struct tgt_ctrlr {
 	/* the admin connection's thread only */
 	struct tgt_conn *admin;
 	uint32_t kato_ms;
-	uint32_t cc, csts;
+	struct tgt_fabric_regs regs;
 	uint32_t num_ioq; /* I/O queues granted by Set Features Number of Queues */
 	uint32_t aec;     /* Asynchronous Event Configuration */
 	struct tgt_req *aers[TGT_MAX_AERS];
@@ -130,13 +133,25 @@ kato_restart(struct tgt_ctrlr *ct)
 
 /* ---- Fabrics ---- */
 
-/* Connect Invalid Parameters naming the parameter (NVMe-oF 1.1 figure 21: bit 16 set when
- * it is in the data, bits 15:0 its byte offset). */
 static void
 connect_invalid(struct tgt_req *r, bool in_data, uint32_t off)
 {
-	tgt_req_status(r, NVME_SCT_COMMAND_SPECIFIC, NVME_SC_CONNECT_INVALID_PARAMETERS);
-	r->cpl.cdw0 = (in_data ? 1u << 16 : 0u) | off;
+	tgt_fabric_connect_invalid(&r->cpl, in_data, off);
+}
+
+/* The registers this target's controllers show: 128-entry queues, NVMe 1.4. */
+static void
+regs_init(struct tgt_fabric_regs *regs)
+{
+	union nvme_cap_register cap = { .raw = 0 };
+
+	cap.bits.mqes = TGT_MQES;
+	cap.bits.cqr = 1;
+	cap.bits.to = 15;
+	cap.bits.css = NVME_CAP_CSS_NVM;
+	memset(regs, 0, sizeof(*regs));
+	regs->cap = cap.raw;
+	regs->vs = 0x10400; /* NVMe 1.4 */
 }
 
 static struct tgt_ctrlr *
@@ -158,6 +173,7 @@ ctrlr_new(struct tgt_conn *c, struct tgt_subsys *ss, const struct nvme_fabric_co
 	ct->hostnqn[sizeof(ct->hostnqn) - 1] = '\0';
 	ct->kato_ms = fc->kato;
 	ct->num_ioq = TGT_MAX_IOQ;
+	regs_init(&ct->regs);
 	atomic_init(&ct->refs, 1);
 	atomic_init(&ct->dead, false);
 	kato_restart(ct);
@@ -203,16 +219,10 @@ fabric_connect(struct tgt_conn *c, struct tgt_req *r)
 		tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_COMMAND_SEQUENCE_ERROR);
 		return;
 	}
-	if (r->len != sizeof(*d) || fc->recfmt != 0) {
-		connect_invalid(r, false, r->len != sizeof(*d) ? 24 : 40);
+	if (tgt_fabric_connect_check(fc, d, r->len, fc->qid == 0 ? TGT_ADMIN_DEPTH - 1 : TGT_MQES,
+				     &r->cpl) != 0) {
 		return;
 	}
-	if (fc->sqsize == 0 || fc->sqsize > (fc->qid == 0 ? TGT_ADMIN_DEPTH - 1 : TGT_MQES)) {
-		connect_invalid(r, false, offsetof(struct nvme_fabric_connect_cmd, sqsize));
-		return;
-	}
-	d->subnqn[sizeof(d->subnqn) - 1] = '\0';
-	d->hostnqn[sizeof(d->hostnqn) - 1] = '\0';
 	ss = tgt_subsys_find(t, d->subnqn);
 	if (ss == NULL || (!ss->discovery && !ss->listener[c->lidx])) {
 		fprintf(stderr, "nvp_tgt: %s: Connect to %s: no such subsystem here\n", c->peer,
@@ -261,78 +271,29 @@ fabric_property(struct tgt_conn *c, struct tgt_req *r)
 {
 	const struct nvme_fabric_prop_cmd *p = (const void *)&r->cmd;
 	struct tgt_ctrlr *ct = c->ctrlr;
-	union nvme_cap_register cap = { .raw = 0 };
-	uint64_t v = 0;
 
 	if (ct == NULL || c->qid != 0) {
 		tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_COMMAND_SEQUENCE_ERROR);
 		return;
 	}
-	if (p->fctype == NVME_FCTYPE_PROPERTY_SET) {
-		if (p->ofst == NVME_REG_CC) {
-			union nvme_cc_register cc = { .raw = (uint32_t)p->value };
-			union nvme_csts_register csts = { .raw = ct->csts };
-
-			csts.bits.rdy = cc.bits.en;
-			csts.bits.shst = cc.bits.shn != 0 ? NVME_SHST_COMPLETE : 0;
-			ct->cc = cc.raw;
-			ct->csts = csts.raw;
-		} else {
-			tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
-		}
-		return;
-	}
-	switch (p->ofst) {
-	case NVME_REG_CAP:
-		cap.bits.mqes = TGT_MQES;
-		cap.bits.cqr = 1;
-		cap.bits.to = 15;
-		cap.bits.css = NVME_CAP_CSS_NVM;
-		v = cap.raw;
-		break;
-	case NVME_REG_VS:
-		v = 0x10400; /* NVMe 1.4 */
-		break;
-	case NVME_REG_CC:
-		v = ct->cc;
-		break;
-	case NVME_REG_CSTS:
-		v = ct->csts;
-		break;
-	default:
-		tgt_req_status(r, NVME_SCT_GENERIC, NVME_SC_INVALID_FIELD);
-		return;
-	}
-	r->cpl.cdw0 = (uint32_t)v;
-	r->cpl.cdw1 = (uint32_t)(v >> 32);
+	tgt_fabric_property(p, &ct->regs, &r->cpl);
 }
 
 /* ---- Identify ---- */
 
 static void
-pad_copy(char *dst, size_t n, const char *src)
-{
-	size_t l = strlen(src);
-
-	memset(dst, ' ', n);
-	memcpy(dst, src, l < n ? l : n);
-}
-
-static void
 identify_ctrlr(struct tgt_conn *c, uint8_t *buf)
 {
 	struct nvme_ctrlr_data *cd = (void *)buf;
-	struct nvme_fabric_ctrlr_data *f = (void *)cd->nvmf_specific;
 	struct tgt_ctrlr *ct = c->ctrlr;
 	struct tgt_subsys *ss = ct->ss;
 	bool vwc = false;
 
-	pad_copy(cd->sn, sizeof(cd->sn), ss->sn);
-	pad_copy(cd->mn, sizeof(cd->mn), ss->mn);
-	pad_copy(cd->fr, sizeof(cd->fr), "nvpoll");
+	tgt_fabric_pad_copy(cd->sn, sizeof(cd->sn), ss->sn);
+	tgt_fabric_pad_copy(cd->mn, sizeof(cd->mn), ss->mn);
+	tgt_fabric_pad_copy(cd->fr, sizeof(cd->fr), "nvpoll");
 	cd->cmic = NVME_CTRLR_CMIC_MULTI_CTRLR; /* hosts each have their own controller */
 	cd->mdts = TGT_MDTS;
-	cd->cntlid = ct->cntlid;
 	cd->ver = 0x10400;
 	cd->cntrltype = ss->discovery ? 2 : 1; /* discovery, I/O controller */
 	cd->aerl = TGT_MAX_AERS - 1;
@@ -343,8 +304,7 @@ identify_ctrlr(struct tgt_conn *c, uint8_t *buf)
 	cd->sqes = 6u << 4 | 6u;
 	cd->cqes = 4u << 4 | 4u;
 	cd->maxcmd = TGT_MQES + 1;
-	cd->sgls = 0x100005; /* SGLs, keyed data block, offsets (in-capsule data) */
-	nvp_strlcpy(cd->subnqn, ss->nqn, sizeof(cd->subnqn));
+	tgt_fabric_identify(cd, ct->cntlid, ss->nqn, c->th->t->opts.in_capsule);
 	if (!ss->discovery) {
 		uint32_t nn = 0;
 
@@ -358,9 +318,6 @@ identify_ctrlr(struct tgt_conn *c, uint8_t *buf)
 		cd->vwc = vwc ? 1u : 0u;
 		cd->oaes = 1u << 8; /* namespace attribute notices */
 	}
-	f->ioccsz = (64u + c->th->t->opts.in_capsule) / 16u;
-	f->iorcsz = 1;
-	f->msdbd = 1;
 }
 
 static const struct tgt_ns *
@@ -493,17 +450,9 @@ discovery_log(struct tgt_conn *c, uint8_t *page, uint32_t size)
 				break;
 			}
 			e = (void *)(page + sizeof(*h) + n * sizeof(*e));
-			e->trtype = NVME_TRTYPE_TCP;
-			e->adrfam = t->listeners[l].family == AF_INET6 ? NVME_ADRFAM_IPV6 :
-									 NVME_ADRFAM_IPV4;
-			e->subtype = NVME_SUBTYPE_NVME;
-			e->treq = 2; /* secure channel not required */
-			e->portid = (uint16_t)(l + 1);
-			e->cntlid = NVME_FABRIC_CNTLID_DYNAMIC;
-			e->asqsz = TGT_ADMIN_DEPTH;
-			pad_copy(e->trsvcid, sizeof(e->trsvcid), t->listeners[l].trsvcid);
-			pad_copy(e->traddr, sizeof(e->traddr), record_addr(c, l));
-			nvp_strlcpy(e->subnqn, ss->nqn, sizeof(e->subnqn));
+			tgt_fabric_disc_entry(e, t->listeners[l].family == AF_INET6,
+					      record_addr(c, l), t->listeners[l].trsvcid, ss->nqn,
+					      (uint16_t)(l + 1), TGT_ADMIN_DEPTH);
 			n++;
 		}
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Fuzz nvp_tgt's receive path (app/tgt/tgt_conn.c and the command handlers behind it,
- * tgt_ctrlr.c, tgt_io.c): one connection of a target serving a subsystem with a RAM disk,
+ * Fuzz nvp_tgt's receive path (app/tgt/tgt_conn.c, the PDU codec and Fabrics answers it
+ * shares with the tools' small target, app/common/tgt_pdu.c and tgt_fabric.c, and the
+ * command handlers behind it, tgt_ctrlr.c, tgt_io.c): one connection of a target serving a subsystem with a RAM disk,
  * whose socket is one end of a socketpair. The input's first byte chooses a preamble
  * (nothing; a valid ICReq; ICReq + admin Connect; ICReq + I/O Connect after an admin
  * association on another connection; each with or without digests); the rest is written
@@ -15,6 +16,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tgt_pdu.c"
+#include "tgt_fabric.c"
 #include "tgt_config.c"
 #include "tgt_conn.c"
 #include "tgt_ctrlr.c"
@@ -121,10 +124,10 @@ put_connect(uint8_t *p, bool dgst, uint16_t qid, uint16_t cntlid)
 	nvp_strlcpy(d->subnqn, FZ_NQN, sizeof(d->subnqn));
 	nvp_strlcpy(d->hostnqn, FZ_HOST, sizeof(d->hostnqn));
 	if (dgst) {
-		uint32_t h = digest(p, NVME_TCP_CMD_HLEN);
+		uint32_t h = tgt_pdu_digest(p, NVME_TCP_CMD_HLEN);
 
 		memcpy(p + NVME_TCP_CMD_HLEN, &h, 4);
-		dd = digest(d, sizeof(*d));
+		dd = tgt_pdu_digest(d, sizeof(*d));
 		memcpy(p + pdo + sizeof(*d), &dd, 4);
 	}
 	return c->ch.plen;
