@@ -31,7 +31,12 @@
  * every opts.reconnect_delay_ms until it is back, then reads its ANA log again.
  *
  * Threads: the admin poll (nvp_nvme_mpath_process_admin_completions()) runs on one thread
- * at a time, any; it may wait for admin commands (ANA log reads, resets). An I/O handle
+ * at a time, any; it never waits for an admin command: a path's reset and its ANA log
+ * reads go a step per admin poll of the thread that began them (up to their next wait for
+ * an answer), and other threads' admin polls pass that path by until they end. A thread
+ * that begins one must go on calling the admin poll, or free its I/O handle or detach
+ * (both run the thread's unfinished steps to their end, each bounded by the path's
+ * admin_timeout_ms). An I/O handle
  * (nvp_nvme_mpath_io) belongs to the thread that allocated it, like a qpair: it holds one
  * I/O qpair per path. The path controllers' asynchronous event callbacks belong to this
  * layer (nvp_nvme_ctrlr_register_aer_callback() on them replaces it).
@@ -112,14 +117,19 @@ int nvp_nvme_mpath_connect(const struct nvp_nvme_transport_id *trids, uint32_t n
 int nvp_nvme_mpath_add_path(struct nvp_nvme_mpath *mpath, const struct nvp_nvme_transport_id *trid,
 			    const struct nvp_nvme_ctrlr_opts *ctrlr_opts);
 
-/** Detach every path. \return 0; -EINVAL NULL; -EBUSY I/O handles still allocated. */
+/**
+ * Detach every path (a reset or ANA read this thread began is run to its end first).
+ * \return 0; -EINVAL NULL; -EBUSY I/O handles still allocated, or another thread's reset or
+ * ANA read of a path is under way (poll there until it ends).
+ */
 int nvp_nvme_mpath_detach(struct nvp_nvme_mpath *mpath);
 
 /**
  * The admin poll of every path: their admin completions (keep alive, events), the ANA
  * log re-read an ANA change notice or an ANA status asked for, and a reset of each failed
- * path when its reconnect delay has passed. \return completions processed (>= 0);
- * -EINVAL NULL; -EBUSY another thread is in it.
+ * path when its reconnect delay has passed. Never waits for an answer: a reset or a log
+ * read goes on at this thread's next call, a step per call. \return completions
+ * processed (>= 0); -EINVAL NULL; -EBUSY another thread is in it.
  */
 int32_t nvp_nvme_mpath_process_admin_completions(struct nvp_nvme_mpath *mpath);
 
@@ -157,7 +167,10 @@ int nvp_nvme_mpath_get_path_info(const struct nvp_nvme_mpath *mpath, uint32_t id
 int nvp_nvme_mpath_io_alloc(struct nvp_nvme_mpath *mpath,
 			    const struct nvp_nvme_io_qpair_opts *qpair_opts,
 			    struct nvp_nvme_mpath_io **io);
-/** \return 0; -EINVAL NULL; -EBUSY requests outstanding. */
+/**
+ * Free an I/O handle, on its thread; a path's reset or ANA read this thread began in the
+ * admin poll is run to its end first. \return 0; -EINVAL NULL; -EBUSY requests outstanding.
+ */
 int nvp_nvme_mpath_io_free(struct nvp_nvme_mpath_io *io);
 
 /**

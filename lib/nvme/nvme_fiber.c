@@ -15,14 +15,21 @@
  * nvme_fiber_yield() returns false and the caller waits its own way.
  *
  * ucontext (glibc). AddressSanitizer is told of every switch of stacks (its fiber API),
- * so that it does not take the fiber's frames for the thread's.
+ * so that it does not take the fiber's frames for the thread's. The stack is a mapping of
+ * its own with a PROT_NONE guard page below it (stacks grow down on every architecture we
+ * build for): callbacks run on it, and one that needs more than it has faults at once
+ * instead of writing over whatever the allocator put next to it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
-#include "nvme_internal.h"
+#include "nvme_fiber.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FIBER_ASAN 1
@@ -38,8 +45,10 @@
 struct nvme_fiber {
 	ucontext_t caller; /* the poll that resumed it */
 	ucontext_t self;
-	void *stack;
-	size_t stack_size;
+	void *stack;       /* the usable stack, above the guard page */
+	size_t stack_size; /* its bytes */
+	void *map;         /* the mapping: the guard page, then the stack */
+	size_t map_size;
 	pthread_t owner;
 	void (*fn)(void *arg);
 	void *arg;
@@ -90,6 +99,31 @@ fiber_entry(void)
 	asan_start(NULL, f->caller_bottom, f->caller_size);
 }
 
+/* A stack of at least @size bytes above a guard page. \return 0 or -ENOMEM. */
+static int
+stack_map(struct nvme_fiber *f, size_t size)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	size_t page = ps > 0 ? (size_t)ps : 4096u;
+	uint8_t *map;
+
+	f->stack_size = (size + page - 1) / page * page;
+	f->map_size = f->stack_size + page;
+	map = mmap(NULL, f->map_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (map == MAP_FAILED) {
+		return -ENOMEM;
+	}
+	/* the lowest page: where a frame past the stack's end lands (it grows down) */
+	if (mprotect(map, page, PROT_NONE) != 0) {
+		(void)munmap(map, f->map_size);
+		return -ENOMEM;
+	}
+	f->map = map;
+	f->stack = map + page;
+	return 0;
+}
+
 int
 nvme_fiber_create(void (*fn)(void *arg), void *arg, size_t stack_size, struct nvme_fiber **out)
 {
@@ -98,15 +132,16 @@ nvme_fiber_create(void (*fn)(void *arg), void *arg, size_t stack_size, struct nv
 	if (f == NULL) {
 		return -ENOMEM;
 	}
-	f->stack = malloc(stack_size);
-	if (f->stack == NULL || getcontext(&f->self) != 0) {
-		free(f->stack);
+	if (stack_map(f, stack_size) != 0) {
 		free(f);
 		return -ENOMEM;
 	}
-	f->stack_size = stack_size;
+	if (getcontext(&f->self) != 0) {
+		nvme_fiber_destroy(f);
+		return -ENOMEM;
+	}
 	f->self.uc_stack.ss_sp = f->stack;
-	f->self.uc_stack.ss_size = stack_size;
+	f->self.uc_stack.ss_size = f->stack_size;
 	f->self.uc_link = &f->caller;
 	f->owner = pthread_self();
 	f->fn = fn;
@@ -159,6 +194,8 @@ nvme_fiber_destroy(struct nvme_fiber *f)
 	if (f == NULL) {
 		return;
 	}
-	free(f->stack);
+	if (f->map != NULL) {
+		(void)munmap(f->map, f->map_size);
+	}
 	free(f);
 }

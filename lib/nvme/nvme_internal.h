@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "nvme_fiber.h"
 #include "nvp_config.h"
 #include "nvpoll/env.h"
 #include "nvpoll/nvme.h"
@@ -796,16 +797,6 @@ void nvme_ctrlr_conn_lost(struct nvp_nvme_ctrlr *ctrlr, const char *why);
 void nvme_ctrlr_reconnect_finish(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_reconnect_poll(struct nvp_nvme_ctrlr *ctrlr);
 void nvme_ctrlr_reconnect_poll_io(struct nvp_nvme_ctrlr *ctrlr, uint64_t now);
-
-/* nvme_fiber.c: a function run a piece per poll on a stack of its own (see the file) */
-struct nvme_fiber;
-int nvme_fiber_create(void (*fn)(void *arg), void *arg, size_t stack_size, struct nvme_fiber **out);
-/* Run @f until it yields or ends (its owner thread only). \return true once it ended. */
-bool nvme_fiber_resume(struct nvme_fiber *f);
-/* In a fiber: back to the poll that resumed it (true). Outside one: false, nothing done. */
-bool nvme_fiber_yield(void);
-bool nvme_fiber_is_owner(const struct nvme_fiber *f);
-void nvme_fiber_destroy(struct nvme_fiber *f);
 
 /* nvme_ctrlr_cmd.c */
 int nvme_ctrlr_submit_admin(struct nvp_nvme_ctrlr *ctrlr, const struct nvme_cmd *cmd, void *buf,

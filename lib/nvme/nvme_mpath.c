@@ -12,6 +12,14 @@
  * read that this asks for then writes the truth). All of them are atomics read by every
  * I/O thread; nothing on the I/O path takes a lock or allocates.
  *
+ * No admin poll waits for the admin queue: a path's admin work (a failed path's reset,
+ * then its ANA log; or an ANA log alone) runs in a fiber (nvme_fiber.c) that the admin
+ * polls of the thread that began it resume, each up to the work's next wait for an
+ * answer, as the driver's own reconnect steps its reset. The bdev channels run the admin
+ * poll from their I/O polls: a reset spans many of them, and meanwhile I/O goes on down
+ * the other paths. While its work runs a path belongs to that thread; other threads'
+ * admin polls pass it by (the reset holds its controller's admin lock between steps).
+ *
  * Ordering per request: it is on exactly one of a qpair (sent), the handle's retry list
  * (waiting for a path) or the handle's free list; its caller's callback runs once, when it
  * leaves for the free list.
@@ -32,6 +40,7 @@
 #include "nvpoll/nvme_mpath.h"
 #include "nvpoll/nvme_spec.h"
 #include "nvpoll/util.h"
+#include "nvme_fiber.h"
 #include "nvme_mpath_internal.h"
 
 #define ANA_LOG_SIZE 4096u
@@ -39,6 +48,9 @@
  * (an ANA status or a lost connection takes the path out of use, so these are errors of
  * paths that look fine: Host or Controller Pathing Error, Aborted by Host) */
 #define MAX_PATH_ERRORS_PER_PATH 2u
+/* A path's admin work's stack: the driver's reset (its init state machine, the admin
+ * helper), an ANA log read, a log line or two; as the driver's reconnect gives its own. */
+#define PATH_WORK_STACK (256u * 1024u)
 
 struct mpath_path {
 	struct nvp_nvme_ctrlr *ctrlr;
@@ -49,6 +61,9 @@ struct mpath_path {
 	_Atomic uint64_t ios;  /* commands sent down it by the I/O handles freed so far */
 	/* cold: the admin poll's */
 	struct nvp_nvme_mpath *mp;
+	struct nvme_fiber *_Atomic work; /* its admin work under way (path_work()), or NULL */
+	bool work_reset;                 /* that work begins with a reset */
+	int work_rc;                     /* the reset's result, once the work has ended */
 	bool ana_reporting;
 	uint32_t anagrpid;
 	uint64_t next_reconnect; /* ticks */
@@ -367,6 +382,7 @@ path_connect(struct nvp_nvme_mpath *mp, uint32_t i, const struct nvp_nvme_transp
 	atomic_init(&p->ana_stale, false);
 	atomic_init(&p->resetting, false);
 	atomic_init(&p->ios, 0);
+	atomic_init(&p->work, NULL);
 	nvp_nvme_ctrlr_register_aer_callback(p->ctrlr, path_aer_cb, p);
 	return i == 0 ? 0 : same_namespace(mp, i);
 }
@@ -489,6 +505,8 @@ nvp_nvme_mpath_add_path(struct nvp_nvme_mpath *mp, const struct nvp_nvme_transpo
 	return rc;
 }
 
+static bool works_end(struct nvp_nvme_mpath *mp);
+
 int
 nvp_nvme_mpath_detach(struct nvp_nvme_mpath *mp)
 {
@@ -498,6 +516,12 @@ nvp_nvme_mpath_detach(struct nvp_nvme_mpath *mp)
 	if (atomic_load(&mp->num_ios) != 0) {
 		NVP_ERRLOG("multipath: detach with %u I/O handles allocated; free them first",
 			   atomic_load(&mp->num_ios));
+		return -EBUSY;
+	}
+	if (works_end(mp)) {
+		NVP_ERRLOG("multipath: detach while a path's reset or ANA read begun by another "
+			   "thread is under way; poll the multipath controller on that thread "
+			   "until it ends, or detach there");
 		return -EBUSY;
 	}
 	paths_detach(mp);
@@ -513,32 +537,122 @@ path_connected(const struct mpath_path *p)
 	       !nvp_nvme_ctrlr_is_reconnecting(p->ctrlr);
 }
 
-/* A failed path: reset it when its delay has passed; then read its ANA log again. */
+/*
+ * A path's admin work, in its fiber: a failed path's reset (the driver's own; its waits
+ * for answers yield), then its ANA log before I/O may pick it again; or the log alone.
+ */
 static void
-path_reconnect(struct nvp_nvme_mpath *mp, struct mpath_path *p)
+path_work(void *arg)
 {
-	uint64_t now = nvp_env_get_ticks();
-	uint32_t idx = (uint32_t)(p - mp->paths);
+	struct mpath_path *p = arg;
 
-	if (now < p->next_reconnect) {
+	p->work_rc = 0;
+	if (p->work_reset) {
+		p->work_rc = nvp_nvme_ctrlr_reset(p->ctrlr);
+	}
+	if (p->work_rc == 0) {
+		(void)ana_read(p); /* a failure leaves the log stale: read again later */
+	}
+}
+
+/* The work has ended (admin poll thread): a reset's outcome. */
+static void
+path_work_end(struct nvp_nvme_mpath *mp, struct mpath_path *p)
+{
+	if (!p->work_reset) {
 		return;
 	}
-	atomic_store(&p->resetting, true);
-	if (nvp_nvme_ctrlr_reset(p->ctrlr) != 0) {
-		atomic_store(&p->resetting, false);
+	if (p->work_rc != 0) {
 		p->next_reconnect = nvp_env_get_ticks() + mp->reconnect_ticks;
+	} else {
+		p->reconnects++;
+		NVP_NOTICELOG("multipath: path %u (%s) reconnected; ANA state %s",
+			      (unsigned)(p - mp->paths), p->desc,
+			      nvp_nvme_ana_state_name(atomic_load(&p->ana_state)));
+	}
+	atomic_store(&p->resetting, false);
+}
+
+/*
+ * A step of @p's work, on the thread that began it: up to its next wait for an answer;
+ * once it has ended, what it came to. \return true if the work is still under way (on
+ * this thread or another).
+ */
+static bool
+path_work_step(struct nvp_nvme_mpath *mp, struct mpath_path *p)
+{
+	struct nvme_fiber *f = atomic_load(&p->work);
+
+	if (f == NULL) {
+		return false;
+	}
+	if (!nvme_fiber_is_owner(f) || !nvme_fiber_resume(f)) {
+		return true;
+	}
+	atomic_store(&p->work, NULL);
+	nvme_fiber_destroy(f);
+	path_work_end(mp, p);
+	return false;
+}
+
+/* @p's work begins (@reset: a failed path's reset first), its first step now; from then
+ * on a step per admin poll of this thread (with no memory for a fiber, all of it now). */
+static void
+path_work_begin(struct nvp_nvme_mpath *mp, struct mpath_path *p, bool reset)
+{
+	struct nvme_fiber *f;
+
+	p->work_reset = reset;
+	if (reset) {
+		atomic_store(&p->resetting, true); /* no I/O picks it until its end */
+	}
+	if (nvme_fiber_create(path_work, p, PATH_WORK_STACK, &f) != 0) {
+		path_work(p);
+		path_work_end(mp, p);
 		return;
 	}
-	p->reconnects++;
-	(void)ana_read(p); /* before I/O may pick it again */
-	atomic_store(&p->resetting, false);
-	NVP_NOTICELOG("multipath: path %u (%s) reconnected; ANA state %s", idx, p->desc,
-		      nvp_nvme_ana_state_name(atomic_load(&p->ana_state)));
+	atomic_store(&p->work, f);
+	(void)path_work_step(mp, p);
+}
+
+/*
+ * Admin lock held: the works this thread began run to their end (each wait in them is
+ * bounded by the path's admin_timeout_ms), so that no fiber waits for a thread that will
+ * not poll again. \return true if a work another thread began is still under way.
+ */
+static bool
+works_finish(struct nvp_nvme_mpath *mp)
+{
+	bool others = false;
+
+	for (uint32_t i = 0; i < npaths(mp); i++) {
+		struct mpath_path *p = &mp->paths[i];
+
+		while (nvme_fiber_is_owner(atomic_load(&p->work))) {
+			(void)path_work_step(mp, p);
+		}
+		others = others || atomic_load(&p->work) != NULL;
+	}
+	return others;
+}
+
+/* The path works this thread began, run to their end. \return true if another thread's
+ * remain. */
+static bool
+works_end(struct nvp_nvme_mpath *mp)
+{
+	bool others;
+
+	pthread_mutex_lock(&mp->admin_lock);
+	others = works_finish(mp);
+	pthread_mutex_unlock(&mp->admin_lock);
+	return others;
 }
 
 int32_t
 nvp_nvme_mpath_process_admin_completions(struct nvp_nvme_mpath *mp)
 {
+	uint64_t now = 0;
 	int32_t total = 0;
 
 	if (mp == NULL) {
@@ -551,14 +665,20 @@ nvp_nvme_mpath_process_admin_completions(struct nvp_nvme_mpath *mp)
 		struct mpath_path *p = &mp->paths[i];
 		int32_t n;
 
+		if (path_work_step(mp, p)) {
+			continue; /* its work is under way: it polls the admin queue itself */
+		}
 		if (nvp_nvme_ctrlr_is_failed(p->ctrlr)) {
-			path_reconnect(mp, p);
+			now = now != 0 ? now : nvp_env_get_ticks();
+			if (now >= p->next_reconnect) {
+				path_work_begin(mp, p, true);
+			}
 			continue;
 		}
 		n = nvp_nvme_ctrlr_process_admin_completions(p->ctrlr);
 		total += n > 0 ? n : 0;
 		if (atomic_load(&p->ana_stale) && !nvp_nvme_ctrlr_is_failed(p->ctrlr)) {
-			(void)ana_read(p);
+			path_work_begin(mp, p, false);
 		}
 	}
 	pthread_mutex_unlock(&mp->admin_lock);
@@ -700,6 +820,7 @@ nvp_nvme_mpath_io_free(struct nvp_nvme_mpath_io *io)
 	if (io->outstanding != 0) {
 		return -EBUSY;
 	}
+	(void)works_end(io->mp); /* this thread's polls may end here */
 	for (uint32_t i = 0; i < npaths(io->mp); i++) {
 		if (io->qpairs[i] != NULL) {
 			(void)nvp_nvme_ctrlr_free_io_qpair(io->qpairs[i]);

@@ -334,8 +334,11 @@ sock_open(struct nvme_tcp_ctrlr *tc, uint64_t deadline, int *out)
 	}
 	if (rc != 0 && errno == EINPROGRESS) {
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		int wait_ms = 0;
 
-		while ((rc = poll(&pfd, 1, 10)) == 0 && nvme_ticks(&tc->ctrlr) < deadline) {
+		/* in a fiber (a multipath path's reset): a look per poll of its thread */
+		while ((rc = poll(&pfd, 1, wait_ms)) == 0 && nvme_ticks(&tc->ctrlr) < deadline) {
+			wait_ms = nvme_fiber_yield() ? 0 : 10;
 		}
 		if (rc <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
 			rc = -1;

@@ -6,7 +6,9 @@
  * controller behind (the name can be attached again), and the one-line form does the
  * same as the file. An NVMe/TCP controller configured with SPDK's parameters (trtype
  * TCP, trsvcid, subnqn, hostnqn, hdgst, ddgst, the reconnect options) takes I/O through
- * the tests' TCP target, which verifies the digests the parameters asked for.
+ * the tests' TCP target, which verifies the digests the parameters asked for. Multipath
+ * bdevs (SPDK's "multipath" parameter) take I/O down both paths, around an inaccessible or
+ * dropped path, and a path reset begun by a channel's poll ends when the channel goes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 
 #include "fixture.h"
 #include "nvpoll/bdev.h"
+#include "nvpoll/log.h"
 #include "nvpoll/nvme_mpath.h"
 #include "nvme_tcp_tgt.h"
 
@@ -467,6 +470,97 @@ test_tcp_failover(void)
 	unlink(path);
 }
 
+static bool g_reset_seen; /* a ": resetting" line since it was cleared */
+
+static void
+reset_log(enum nvp_log_level level, const char *component, const char *msg)
+{
+	g_reset_seen = g_reset_seen || strstr(msg, ": resetting") != NULL;
+	fprintf(stderr, "nvpoll %s: %s: %s\n", component,
+		level <= NVP_LOG_ERROR ? "error" :
+		level <= NVP_LOG_WARN  ? "warning" :
+					 "notice",
+		msg);
+}
+
+/*
+ * A multipath bdev whose path 0 is lost while its target answers admin commands 20 ms
+ * late: the channel's poll (nobody else polls) begins the path's reset and returns in the
+ * middle of it, the path still down; the channel is destroyed then, and its destruction
+ * runs the reset to its end on this thread, so the path is back and nothing is left for
+ * a thread that will not poll again; the bdev then detaches cleanly.
+ */
+static void
+test_tcp_reset_ends_with_channel(void)
+{
+	struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+	struct nvp_bdev_desc *desc = NULL;
+	struct nvp_bdev_channel *ch = NULL;
+	struct tcp_tgt_stats st;
+	struct tcp_tgt_opts o;
+	struct fx_ctrlr backend;
+	struct tcp_tgt *tgt[2];
+	struct nvp_nvme_mpath *mp;
+	struct fx_cpl done;
+	char path[128], text[2048], port[2][8];
+	uint64_t deadline;
+	uint8_t *buf;
+
+	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
+	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_opts_init(&o);
+		o.ana_grpid = 1;
+		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt[i]), 0);
+		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
+	}
+	snprintf(path, sizeof(path), "%s/rs.json", g_dir);
+	snprintf(text, sizeof(text),
+		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
+			 "%s", "%s", "multipath") ",\n" MP_ATTACH("%s", "%s",
+								  "multipath") "\n]}]}\n",
+		 port[0], o.subnqn, port[1], o.subnqn);
+	write_file(path, text);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	mp = nvp_bdev_nvme_get_mpath(nvp_bdev_get_by_name("mp0n1"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mp);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("mp0n1", true, event_cb, NULL, &desc), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_channel_create(desc, NULL, &ch), 0);
+	buf = fx_dma_alloc(8 * 512);
+	fx_pattern_fill(buf, 0, 8, 512, 1);
+	CU_ASSERT_EQUAL(
+		RUN_IO(ch, done, nvp_bdev_write_blocks(desc, ch, buf, 0, 8, 0, fx_cpl_cb, &done)),
+		0);
+	g_reset_seen = false;
+	nvp_log_set_callback(reset_log);
+	tcp_tgt_set_admin_delay(tgt[0], 20);
+	tcp_tgt_drop_conns(tgt[0]); /* still listening: the reset connects */
+	deadline = fx_now_us() + FX_WAIT_MS * 1000ull;
+	while (!g_reset_seen && fx_now_us() < deadline) {
+		nvp_bdev_channel_poll(ch);
+	}
+	CU_ASSERT_FATAL(g_reset_seen);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_path_info(mp, 0, &info), 0);
+	CU_ASSERT_FALSE(info.connected); /* the poll returned in the middle of the reset */
+	CU_ASSERT_EQUAL(info.reconnects, 0);
+	CU_ASSERT_EQUAL(nvp_bdev_channel_destroy(ch), 0);
+	nvp_log_set_callback(NULL);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_path_info(mp, 0, &info), 0);
+	CU_ASSERT(info.connected); /* ended by the destruction, on this thread */
+	CU_ASSERT_EQUAL(info.reconnects, 1);
+	tcp_tgt_set_admin_delay(tgt[0], 0);
+	CU_ASSERT_EQUAL(nvp_bdev_close(desc), 0);
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_bdev_fini(), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_get_stats(tgt[i], &st);
+		CU_ASSERT_EQUAL(st.bad_host_pdus, 0);
+		tcp_tgt_stop(tgt[i]);
+	}
+	fx_close(&backend);
+	unlink(path);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -478,6 +572,7 @@ main(int argc, char **argv)
 		{ "tcp_multipath", test_tcp_multipath },
 		{ "tcp_failover", test_tcp_failover },
 		{ "tcp_multipath_ops", test_tcp_multipath_ops },
+		{ "tcp_reset_ends_with_channel", test_tcp_reset_ends_with_channel },
 	};
 	const char *tmp = getenv("TMPDIR");
 	int rc;

@@ -7,7 +7,9 @@
  * and again) runs through one multipath I/O handle while a path's connections are dropped
  * or its ANA state flips (with an ANA change notice). What is counted: errors by status,
  * completions of a request that was not in flight (twice), mismatching data, requests that
- * never came back, commands per path. Every wait has a deadline; no assertion is about time.
+ * never came back, commands per path. A path's reset against a target whose admin answers
+ * are late spans many polls while the other path serves. Every wait has a deadline; no
+ * assertion is about time.
  *
  * Against an outside target (the QEMU judge's nvmet-tcp): NVP_TEST_TRID and NVP_TEST_TRID2
  * are the two paths (path 0 optimized, path 1 non-optimized when the test starts), and
@@ -23,6 +25,7 @@
 
 #include "fixture.h"
 #include "nvme_tcp_tgt.h"
+#include "nvpoll/log.h"
 #include "nvpoll/nvme_mpath.h"
 
 #define NSLOTS 16u
@@ -495,6 +498,101 @@ test_multipath_spreads_io(void)
 	mfx_close(&f);
 }
 
+/* What the driver and the layer log around a path's reset (the lines still go to stderr). */
+static struct {
+	uint64_t polls;                         /* the test's pumps so far */
+	uint64_t polls_at_reset, polls_at_back; /* at "resetting", at "path 0 ... reconnected" */
+	uint64_t us_at_reset, us_at_back;
+	bool reset_seen, back_seen;
+} g_log;
+
+static void
+reset_log(enum nvp_log_level level, const char *component, const char *msg)
+{
+	if (!g_log.reset_seen && strstr(msg, ": resetting") != NULL) {
+		g_log.reset_seen = true;
+		g_log.polls_at_reset = g_log.polls;
+		g_log.us_at_reset = fx_now_us();
+	}
+	if (g_log.reset_seen && !g_log.back_seen && strstr(msg, "multipath: path 0 ") != NULL &&
+	    strstr(msg, " reconnected") != NULL) {
+		g_log.back_seen = true;
+		g_log.polls_at_back = g_log.polls;
+		g_log.us_at_back = fx_now_us();
+	}
+	fprintf(stderr, "nvpoll %s: %s: %s\n", component,
+		level <= NVP_LOG_ERROR ? "error" :
+		level <= NVP_LOG_WARN  ? "warning" :
+					 "notice",
+		msg);
+}
+
+/*
+ * Multipath, two optimized paths; path 0's connections dropped while its target answers
+ * each admin command 20 ms late. The admin poll (here every pump, in a bdev channel every
+ * 10 ms of its I/O polls) resets the path a step per call: many pumps return between the
+ * reset's first line and its last (with the reset in one call, as before, none did, and
+ * that call waited for every late answer), and meanwhile verified I/O goes on through
+ * path 1. Then path 0 is back, its ANA state read again, and takes its share of I/O. The
+ * longest pump during the reset is printed, not asserted.
+ */
+static void
+test_reset_a_step_per_poll(void)
+{
+	static const uint8_t states[NPATHS] = { NVME_ANA_OPTIMIZED, NVME_ANA_OPTIMIZED };
+	uint64_t end, t, longest = 0, verified_at_reset = 0, verified_at_back = 0, p0;
+	struct mfx f;
+
+	if (fx_skip_real("the outage is made by this program's target")) {
+		return;
+	}
+	if (mfx_open(&f, NVP_NVME_MPATH_MULTIPATH, states) != 0) {
+		mfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 64), 0);
+	memset(&g_log, 0, sizeof(g_log));
+	nvp_log_set_callback(reset_log);
+	tcp_tgt_set_admin_delay(f.tgt[0], 20);
+	tcp_tgt_drop_conns(f.tgt[0]); /* still listening: the first reset connects */
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!g_log.back_seen && fx_now_us() < end) {
+		bool began = g_log.reset_seen;
+		uint64_t v = f.verified;
+
+		t = fx_now_us();
+		pump(&f);
+		t = fx_now_us() - t;
+		/* the reset's first and last pumps count too */
+		longest = g_log.reset_seen && t > longest ? t : longest;
+		g_log.polls++;
+		/* reads verified after the pump of the reset's first step, before its last's */
+		verified_at_reset = !began && g_log.reset_seen ? f.verified : verified_at_reset;
+		verified_at_back = g_log.back_seen ? v : verified_at_back;
+	}
+	nvp_log_set_callback(NULL);
+	tcp_tgt_set_admin_delay(f.tgt[0], 0);
+	CU_ASSERT_FATAL(g_log.reset_seen && g_log.back_seen);
+	/* connect, ICReq, Connect, the init states and their properties, Identify, Set
+	 * Features, the ANA log: a pump returns at each wait, so many pumps pass */
+	CU_ASSERT(g_log.polls_at_back - g_log.polls_at_reset >= 10);
+	CU_ASSERT(verified_at_back > verified_at_reset); /* path 1 served meanwhile */
+	printf("  path 0 reset of %.1f ms over %" PRIu64 " pumps, the longest pump %.1f ms; "
+	       "%" PRId64 " verified reads meanwhile\n",
+	       (double)(g_log.us_at_back - g_log.us_at_reset) / 1e3,
+	       g_log.polls_at_back - g_log.polls_at_reset, (double)longest / 1e3,
+	       (int64_t)(verified_at_back - verified_at_reset));
+	CU_ASSERT(path_info(&f, 0).connected);
+	CU_ASSERT_EQUAL(path_info(&f, 0).reconnects, 1);
+	CU_ASSERT_EQUAL(path_info(&f, 0).ana_state, NVME_ANA_OPTIMIZED);
+	p0 = io_stats(&f).path_ios[0];
+	CU_ASSERT_EQUAL(pump_verified(&f, 64), 0);
+	CU_ASSERT(io_stats(&f).path_ios[0] > p0); /* back in the round-robin */
+	print_paths(&f, "after path 0's reset");
+	check_clean(&f);
+	mfx_close(&f);
+}
+
 /* Transport IDs of two subsystems, and other bad input: refused, nothing left attached. */
 static void
 test_bad_input(void)
@@ -546,6 +644,7 @@ main(int argc, char **argv)
 		{ "ana_inaccessible_moves_io", test_ana_inaccessible_moves_io },
 		{ "ana_status_without_notice", test_ana_status_without_notice },
 		{ "multipath_spreads_io", test_multipath_spreads_io },
+		{ "reset_a_step_per_poll", test_reset_a_step_per_poll },
 		{ "bad_input", test_bad_input },
 	};
 

@@ -5,8 +5,11 @@
  * marks the path and has its log read; DNR is the caller's; a request with no usable
  * path waits, then completes with its last error; paths that stay usable yet keep failing
  * a request give up after twice the paths; the ANA change notice and a failed path's
- * reset are the admin poll's; paths of two subsystems are refused.
+ * reset are the admin poll's, a step per poll of the thread that began them (the fake
+ * reset and log read yield where the driver's wait for answers); paths of two subsystems
+ * are refused.
  */
+#include "nvme/nvme_fiber.c"
 #include "nvme/nvme_mpath.c"
 #include "nvme/nvme_mpath_select.c"
 
@@ -29,6 +32,8 @@ struct nvp_nvme_ctrlr {
 	uint8_t ana; /* the state its ANA log says */
 	int reset_rc;
 	uint32_t resets, log_reads;
+	uint32_t reset_waits, log_waits; /* answers a reset, a log read waits for (yields) */
+	bool in_reset;                   /* a reset begun and not ended */
 	nvp_nvme_cmd_cb aer_cb;
 	void *aer_arg;
 };
@@ -144,10 +149,22 @@ nvp_nvme_ctrlr_is_reconnecting(const struct nvp_nvme_ctrlr *ctrlr)
 	return false;
 }
 
+/* As the driver's wait loops: in a fiber each wait yields; outside one it waits its own
+ * way (here: the answer is there at once). */
+static void
+ut_waits(uint32_t n)
+{
+	for (uint32_t i = 0; i < n && nvme_fiber_yield(); i++) {
+	}
+}
+
 int
 nvp_nvme_ctrlr_reset(struct nvp_nvme_ctrlr *ctrlr)
 {
 	ctrlr->resets++;
+	ctrlr->in_reset = true;
+	ut_waits(ctrlr->reset_waits);
+	ctrlr->in_reset = false;
 	if (ctrlr->reset_rc == 0) {
 		ctrlr->failed = false;
 	}
@@ -174,6 +191,7 @@ nvp_nvme_ctrlr_get_log_page(struct nvp_nvme_ctrlr *ctrlr, uint8_t lid, uint32_t 
 	(void)cpl;
 	CU_ASSERT_EQUAL(lid, NVME_LOG_ASYMMETRIC_NAMESPACE_ACCESS);
 	CU_ASSERT(len >= sizeof(*h) + sizeof(*g) + 4);
+	ut_waits(ctrlr->log_waits);
 	memset(buf, 0, len);
 	ctrlr->log_reads++;
 	h->num_ana_group_desc = 1;
@@ -633,6 +651,123 @@ test_ana_change_notice(void)
 	ut_close(mp, io);
 }
 
+static bool
+ut_connected(struct nvp_nvme_mpath *mp, uint32_t i)
+{
+	struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_path_info(mp, i, &info), 0);
+	return info.connected;
+}
+
+static uint32_t
+ut_reconnects(struct nvp_nvme_mpath *mp, uint32_t i)
+{
+	struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
+
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_path_info(mp, i, &info), 0);
+	return info.reconnects;
+}
+
+static void *
+ut_admin_poll_thread(void *arg)
+{
+	return (void *)(intptr_t)nvp_nvme_mpath_process_admin_completions(arg);
+}
+
+/*
+ * A failed path's reset that waits for three answers: each admin poll returns at the next
+ * wait, the reset spanning four of them (in one poll, as before, every wait would be in
+ * it); meanwhile I/O goes down the other path, and another thread's admin poll passes the
+ * path by. Its end re-reads the ANA log; then the path takes I/O again.
+ */
+static void
+test_reset_a_step_per_poll(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_MULTIPATH, NULL, 30000);
+	struct nvp_nvme_mpath_io *io;
+	struct ut_io u = { 0 };
+	uint32_t reads;
+	pthread_t t;
+	void *rc = NULL;
+	char buf[512];
+
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	g_ctrlrs[0].reset_waits = 3;
+	g_ctrlrs[0].failed = true;
+	reads = g_ctrlrs[0].log_reads;
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+	CU_ASSERT_EQUAL(g_ctrlrs[0].resets, 1);
+	CU_ASSERT_TRUE(g_ctrlrs[0].in_reset); /* the poll returned in the middle of it */
+	CU_ASSERT_FALSE(ut_connected(mp, 0));
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, i, 1, ut_done, &u, 0), 0);
+	}
+	CU_ASSERT_EQUAL(g_qpairs[0].tail, 0); /* all down the other path meanwhile */
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 4);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 4);
+	/* another thread: it does not step (nor end) this thread's reset */
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, ut_admin_poll_thread, mp), 0);
+	CU_ASSERT_EQUAL(pthread_join(t, &rc), 0);
+	CU_ASSERT((intptr_t)rc >= 0);
+	CU_ASSERT_TRUE(g_ctrlrs[0].in_reset);
+	for (uint32_t i = 0; i < 2; i++) {
+		CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+		CU_ASSERT_TRUE(g_ctrlrs[0].in_reset);
+		CU_ASSERT_FALSE(ut_connected(mp, 0));
+	}
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0); /* the last answer */
+	CU_ASSERT_FALSE(g_ctrlrs[0].in_reset);
+	CU_ASSERT_EQUAL(g_ctrlrs[0].resets, 1);
+	CU_ASSERT_EQUAL(g_ctrlrs[0].log_reads, reads + 1); /* its ANA state read again */
+	CU_ASSERT_TRUE(ut_connected(mp, 0));
+	CU_ASSERT_EQUAL(ut_reconnects(mp, 0), 1);
+	for (uint32_t i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, i, 1, ut_done, &u, 0), 0);
+	}
+	CU_ASSERT_EQUAL(g_qpairs[0].tail, 2); /* round-robin over both again */
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 4);
+	CU_ASSERT_EQUAL(u.calls, 8);
+	ut_close(mp, io);
+}
+
+/* An ANA log read after a change notice waits for its answer a poll at a time too; and a
+ * reset under way when the thread frees its handle is run to its end there. */
+static void
+test_ana_read_a_step_per_poll(void)
+{
+	static const uint8_t ana[3] = { NVME_ANA_OPTIMIZED, NVME_ANA_OPTIMIZED, 0 };
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_MULTIPATH, ana, 30000);
+	union nvme_async_event_completion ev = { .raw = 0 };
+	struct nvp_nvme_mpath_io *io;
+	struct nvme_cpl cpl;
+
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	g_ctrlrs[1].ana = NVME_ANA_NON_OPTIMIZED;
+	g_ctrlrs[1].log_waits = 2;
+	ev.bits.async_event_type = NVME_ASYNC_EVENT_TYPE_NOTICE;
+	ev.bits.async_event_info = NVME_ASYNC_EVENT_ANA_CHANGE;
+	memset(&cpl, 0, sizeof(cpl));
+	cpl.cdw0 = ev.raw;
+	g_ctrlrs[1].aer_cb(g_ctrlrs[1].aer_arg, &cpl);
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+	CU_ASSERT_EQUAL(ut_ana(mp, 1), NVME_ANA_OPTIMIZED); /* its answer not in yet */
+	CU_ASSERT_TRUE(ut_connected(mp, 1));                /* usable meanwhile */
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+	CU_ASSERT_EQUAL(ut_ana(mp, 1), NVME_ANA_OPTIMIZED);
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+	CU_ASSERT_EQUAL(ut_ana(mp, 1), NVME_ANA_NON_OPTIMIZED);
+	/* a reset begun, then the handle freed on this thread: it ends there */
+	g_ctrlrs[0].reset_waits = 5;
+	g_ctrlrs[0].failed = true;
+	CU_ASSERT(nvp_nvme_mpath_process_admin_completions(mp) >= 0);
+	CU_ASSERT_TRUE(g_ctrlrs[0].in_reset);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_free(io), 0);
+	CU_ASSERT_FALSE(g_ctrlrs[0].in_reset);
+	CU_ASSERT_TRUE(ut_connected(mp, 0));
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_detach(mp), 0);
+}
+
 /* A path whose qpair cannot be made: the handle is made on the others, the path's qpair
  * comes later; none at all: the error. */
 static void
@@ -769,6 +904,8 @@ main(void)
 	CU_add_test(s, "no_path_waits", test_no_path_waits);
 	CU_add_test(s, "path_errors_bounded", test_path_errors_bounded);
 	CU_add_test(s, "ana_change_notice", test_ana_change_notice);
+	CU_add_test(s, "reset_a_step_per_poll", test_reset_a_step_per_poll);
+	CU_add_test(s, "ana_read_a_step_per_poll", test_ana_read_a_step_per_poll);
 	CU_add_test(s, "qpair_alloc_fails", test_qpair_alloc_fails);
 	CU_add_test(s, "paths_checked", test_paths_checked);
 	CU_add_test(s, "other_commands_fail_over", test_other_commands_fail_over);
