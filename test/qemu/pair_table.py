@@ -20,45 +20,14 @@ are left out. Prints the medians, with n and the spread (min..max), and ends wit
 (the bdev path's mean latency over the raw path's: 1.00 = the block layer costs nothing).
 """
 import json
-import re
 import statistics
 import sys
 
-LINE = re.compile(r"NVPBENCH (nvpoll|nvpoll-bdev) (\d+) (\{.*\})\s*$")
-
-
-def pairs_of(path):
-    runs = {}
-    with open(path, "rb") as f:
-        for raw in f:
-            m = LINE.search(raw.decode("utf-8", "replace").replace("\r", ""))
-            if not m:
-                continue
-            try:
-                js = json.loads(m.group(3))
-            except json.JSONDecodeError:
-                continue
-            runs.setdefault(int(m.group(2)), {"nvpoll": [], "nvpoll-bdev": []})[m.group(1)].append(js)
-    return {qd: list(zip(s["nvpoll"], s["nvpoll-bdev"])) for qd, s in runs.items()}
-
-
-def med(xs, fmt="{:.2f}"):
-    if not xs:
-        return "-"
-    return f"{fmt.format(statistics.median(xs))} [{fmt.format(min(xs))}..{fmt.format(max(xs))}]"
-
+from benchpairs import args, pairs as pairs_of, spread
 
 def main(argv):
-    out = None
-    if len(argv) >= 2 and argv[0] == "--json":
-        out, argv = argv[1], argv[2:]
-    if not argv:
-        print(__doc__.strip().splitlines()[0], file=sys.stderr)
-        return 2
-    pairs = {}
-    for path in argv:
-        for qd, ps in pairs_of(path).items():
-            pairs.setdefault(qd, []).extend(ps)
+    out, argv = args(argv, __doc__)
+    pairs = pairs_of(argv, "nvpoll", "nvpoll-bdev")
     if not pairs:
         print(f"no NVPBENCH nvpoll/nvpoll-bdev pairs in {' '.join(argv)}")
         return 1
@@ -77,8 +46,8 @@ def main(argv):
         switches = [x.get("nivcsw") for a, b in counted for x in (a, b) if x.get("nivcsw") is not None]
         lat = [b["mean_us"] / a["mean_us"] for a, b in counted]
         cpu = [b["cpu_us_per_io"] / a["cpu_us_per_io"] for a, b in counted]
-        print(f"  {qd:>3} {len(counted):>2} {left:>4}  {med([a['mean_us'] for a, _ in counted], '{:.1f}'):>24}"
-              f" {med([b['mean_us'] for _, b in counted], '{:.1f}'):>24} {med(lat):>20} {med(cpu):>20}"
+        print(f"  {qd:>3} {len(counted):>2} {left:>4}  {spread([a['mean_us'] for a, _ in counted], '{:.1f}'):>24}"
+              f" {spread([b['mean_us'] for _, b in counted], '{:.1f}'):>24} {spread(lat):>20} {spread(cpu):>20}"
               f"  preempted {preempted}/{len(counted)}"
               + (f", {statistics.median(switches):.0f} switches" if switches else ""))
         summary[qd] = {"n": len(counted), "left_out": left, "preempted": preempted,

@@ -22,46 +22,14 @@ Headlines are medians over the repetitions, with n and the spread (min..max). En
 has no complete repetition at QD32.
 """
 import json
-import re
 import statistics
 import sys
 
-LINE = re.compile(r"NVPBENCH (tgt-nvp|tgt-nvmet) (\d+) (\{.*\})\s*$")
-
-
-def reps_of(path):
-    """The repetitions of one log: {qd: [(nvp, nvmet), ...]}, in run order."""
-    runs = {}
-    with open(path, "rb") as f:
-        for raw in f:
-            m = LINE.search(raw.decode("utf-8", "replace").replace("\r", ""))
-            if not m:
-                continue
-            who, qd, js = m.group(1), int(m.group(2)), m.group(3)
-            try:
-                runs.setdefault(qd, {"tgt-nvp": [], "tgt-nvmet": []})[who].append(json.loads(js))
-            except json.JSONDecodeError:
-                print(f"  (a line that is not JSON in {path}: {js[:60]}...)")
-    return {qd: list(zip(s["tgt-nvp"], s["tgt-nvmet"])) for qd, s in runs.items()}
-
-
-def spread(xs, fmt):
-    if not xs:
-        return "-"
-    return f"{fmt.format(statistics.median(xs))} [{fmt.format(min(xs))}..{fmt.format(max(xs))}]"
-
+from benchpairs import args, pairs as pairs_of, spread
 
 def main(argv):
-    out = None
-    if len(argv) >= 2 and argv[0] == "--json":
-        out, argv = argv[1], argv[2:]
-    if not argv:
-        print(__doc__.strip().splitlines()[0], file=sys.stderr)
-        return 2
-    reps = {}
-    for path in argv:
-        for qd, pairs in reps_of(path).items():
-            reps.setdefault(qd, []).extend(pairs)
+    out, argv = args(argv, __doc__)
+    reps = pairs_of(argv, "tgt-nvp", "tgt-nvmet")
     if not reps:
         print(f"no NVPBENCH tgt lines in {' '.join(argv)}")
         return 1
