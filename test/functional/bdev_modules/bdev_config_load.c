@@ -215,6 +215,34 @@ test_tcp(void)
 	"\"" port "\", \"subnqn\": \"" nqn "\", \"multipath\": \"" policy "\"}}"
 
 /*
+ * One software controller served on two loopback listeners (ANA group 1), and the bdev
+ * mp0n1 over both, from a configuration (@file in the test directory, removed once
+ * loaded) whose two attaches have multipath @policy.
+ */
+static void
+mp_two_paths(const char *file, const char *policy, struct fx_ctrlr *backend, struct tcp_tgt *tgt[2])
+{
+	struct tcp_tgt_opts o;
+	char path[128], text[2048], port[2][8];
+
+	CU_ASSERT_EQUAL_FATAL(fx_open(backend, "size=4M,lba=512"), 0);
+	for (int i = 0; i < 2; i++) {
+		tcp_tgt_opts_init(&o);
+		o.ana_grpid = 1;
+		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend->ctrlr, &o, &tgt[i]), 0);
+		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
+	}
+	snprintf(path, sizeof(path), "%s/%s", g_dir, file);
+	snprintf(text, sizeof(text),
+		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
+			 "%s", "%s", "%s") ",\n" MP_ATTACH("%s", "%s", "%s") "\n]}]}\n",
+		 port[0], o.subnqn, policy, port[1], o.subnqn, policy);
+	write_file(path, text);
+	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	unlink(path);
+}
+
+/*
  * SPDK's multipath parameter: two attaches of one name over two listeners of one
  * subsystem are one bdev with two paths (round-robin: the write and its read-back go down
  * different paths). A path whose ANA group turns inaccessible without notice is found out
@@ -225,28 +253,12 @@ test_tcp_multipath(void)
 {
 	struct nvp_nvme_mpath_path_info info = { .info_size = sizeof(info) };
 	struct tcp_tgt_stats st;
-	struct tcp_tgt_opts o;
 	struct fx_ctrlr backend;
 	struct tcp_tgt *tgt[2];
 	struct nvp_nvme_mpath *mp;
-	char path[128], text[2048], port[2][8];
 
 	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
-	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
-	for (int i = 0; i < 2; i++) {
-		tcp_tgt_opts_init(&o);
-		o.ana_grpid = 1;
-		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt[i]), 0);
-		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
-	}
-	snprintf(path, sizeof(path), "%s/mp.json", g_dir);
-	snprintf(text, sizeof(text),
-		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
-			 "%s", "%s", "multipath") ",\n" MP_ATTACH("%s", "%s",
-								  "multipath") "\n]}]}\n",
-		 port[0], o.subnqn, port[1], o.subnqn);
-	write_file(path, text);
-	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	mp_two_paths("mp.json", "multipath", &backend, tgt);
 	mp = nvp_bdev_nvme_get_mpath(nvp_bdev_get_by_name("mp0n1"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mp);
 	CU_ASSERT_EQUAL(nvp_nvme_mpath_get_num_paths(mp), 2);
@@ -269,7 +281,6 @@ test_tcp_multipath(void)
 		tcp_tgt_stop(tgt[i]);
 	}
 	fx_close(&backend);
-	unlink(path);
 }
 
 /* Run one bdev call's I/O to its end. \return 0, or -EIO for an error completion. */
@@ -293,30 +304,14 @@ test_tcp_multipath_ops(void)
 	struct nvp_bdev_desc *desc = NULL;
 	struct nvp_bdev_channel *ch = NULL;
 	struct tcp_tgt_stats st;
-	struct tcp_tgt_opts o;
 	struct fx_ctrlr backend;
 	struct tcp_tgt *tgt[2];
 	struct fx_cpl done;
 	struct nvp_bdev *bdev;
-	char path[128], text[2048], port[2][8];
 	uint8_t *buf;
 
 	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
-	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
-	for (int i = 0; i < 2; i++) {
-		tcp_tgt_opts_init(&o);
-		o.ana_grpid = 1;
-		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt[i]), 0);
-		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
-	}
-	snprintf(path, sizeof(path), "%s/ops.json", g_dir);
-	snprintf(text, sizeof(text),
-		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
-			 "%s", "%s", "multipath") ",\n" MP_ATTACH("%s", "%s",
-								  "multipath") "\n]}]}\n",
-		 port[0], o.subnqn, port[1], o.subnqn);
-	write_file(path, text);
-	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	mp_two_paths("ops.json", "multipath", &backend, tgt);
 	bdev = nvp_bdev_get_by_name("mp0n1");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(bdev);
 	CU_ASSERT(nvp_bdev_io_type_supported(bdev, NVP_BDEV_IO_WRITE_ZEROES));
@@ -379,7 +374,6 @@ test_tcp_multipath_ops(void)
 		tcp_tgt_stop(tgt[i]);
 	}
 	fx_close(&backend);
-	unlink(path);
 }
 
 /*
@@ -394,30 +388,15 @@ test_tcp_failover(void)
 	struct nvp_bdev_desc *desc = NULL;
 	struct nvp_bdev_channel *ch = NULL;
 	struct tcp_tgt_stats st[2];
-	struct tcp_tgt_opts o;
 	struct fx_ctrlr backend;
 	struct tcp_tgt *tgt[2];
 	struct nvp_nvme_mpath *mp;
-	char path[128], text[2048], port[2][8];
 	uint32_t errors = 0, corrupt = 0;
 	uint64_t deadline, caps_before = 0;
 	uint8_t *buf;
 
 	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
-	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
-	for (int i = 0; i < 2; i++) {
-		tcp_tgt_opts_init(&o);
-		o.ana_grpid = 1;
-		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt[i]), 0);
-		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
-	}
-	snprintf(path, sizeof(path), "%s/fo.json", g_dir);
-	snprintf(text, sizeof(text),
-		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
-			 "%s", "%s", "failover") ",\n" MP_ATTACH("%s", "%s", "failover") "\n]}]}\n",
-		 port[0], o.subnqn, port[1], o.subnqn);
-	write_file(path, text);
-	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	mp_two_paths("fo.json", "failover", &backend, tgt);
 	mp = nvp_bdev_nvme_get_mpath(nvp_bdev_get_by_name("mp0n1"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mp);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("mp0n1", true, event_cb, NULL, &desc), 0);
@@ -467,7 +446,6 @@ test_tcp_failover(void)
 		tcp_tgt_stop(tgt[i]);
 	}
 	fx_close(&backend);
-	unlink(path);
 }
 
 static bool g_reset_seen; /* a ": resetting" line since it was cleared */
@@ -497,31 +475,15 @@ test_tcp_reset_ends_with_channel(void)
 	struct nvp_bdev_desc *desc = NULL;
 	struct nvp_bdev_channel *ch = NULL;
 	struct tcp_tgt_stats st;
-	struct tcp_tgt_opts o;
 	struct fx_ctrlr backend;
 	struct tcp_tgt *tgt[2];
 	struct nvp_nvme_mpath *mp;
 	struct fx_cpl done;
-	char path[128], text[2048], port[2][8];
 	uint64_t deadline;
 	uint8_t *buf;
 
 	FX_NEEDS_EMU("serves a software controller over NVMe/TCP");
-	CU_ASSERT_EQUAL_FATAL(fx_open(&backend, "size=4M,lba=512"), 0);
-	for (int i = 0; i < 2; i++) {
-		tcp_tgt_opts_init(&o);
-		o.ana_grpid = 1;
-		CU_ASSERT_EQUAL_FATAL(tcp_tgt_start(backend.ctrlr, &o, &tgt[i]), 0);
-		snprintf(port[i], sizeof(port[i]), "%u", tcp_tgt_port(tgt[i]));
-	}
-	snprintf(path, sizeof(path), "%s/rs.json", g_dir);
-	snprintf(text, sizeof(text),
-		 "{\"subsystems\": [{\"subsystem\": \"bdev\", \"config\": [\n" MP_ATTACH(
-			 "%s", "%s", "multipath") ",\n" MP_ATTACH("%s", "%s",
-								  "multipath") "\n]}]}\n",
-		 port[0], o.subnqn, port[1], o.subnqn);
-	write_file(path, text);
-	CU_ASSERT_EQUAL_FATAL(nvp_bdev_load_config_file(path), 0);
+	mp_two_paths("rs.json", "multipath", &backend, tgt);
 	mp = nvp_bdev_nvme_get_mpath(nvp_bdev_get_by_name("mp0n1"));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mp);
 	CU_ASSERT_EQUAL_FATAL(nvp_bdev_open("mp0n1", true, event_cb, NULL, &desc), 0);
@@ -558,7 +520,6 @@ test_tcp_reset_ends_with_channel(void)
 		tcp_tgt_stop(tgt[i]);
 	}
 	fx_close(&backend);
-	unlink(path);
 }
 
 int
