@@ -788,6 +788,32 @@ nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g)
 /* ---- statistics ---- */
 
 /*
+ * Add a channel's histogram @src into @dst. The I/O path keeps no count in it
+ * (ch_hist_record()): its count is the sum of its buckets, taken here, bucket by bucket
+ * as they are copied. \return that count.
+ */
+static uint64_t
+ch_hist_fold(struct nvp_histogram *dst, const struct nvp_histogram *src)
+{
+	uint64_t n = 0, b;
+	uint32_t i;
+
+	for (i = 0; i < NVP_HISTOGRAM_NUM_BUCKETS; i++) {
+		b = __atomic_load_n(&src->buckets[i], __ATOMIC_RELAXED);
+		dst->buckets[i] += b;
+		n += b;
+	}
+	if (n == 0) {
+		return 0;
+	}
+	dst->count += n;
+	dst->sum_hi += src->sum_hi + __builtin_add_overflow(dst->sum_lo, src->sum_lo, &dst->sum_lo);
+	dst->min = NVP_MIN(dst->min, src->min);
+	dst->max = NVP_MAX(dst->max, src->max);
+	return n;
+}
+
+/*
  * The I/O path records a queued time only when it is not 0 (no stage held the I/O): the
  * device histogram counts every timed I/O, so the difference are zeroes.
  */
@@ -853,6 +879,7 @@ static void
 stats_add_channel(struct nvp_bdev_stats *s, const struct nvp_bdev_channel *ch)
 {
 	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES];
+	uint64_t queued, device;
 	int t;
 
 	channel_read_counters(ch, op);
@@ -862,10 +889,9 @@ stats_add_channel(struct nvp_bdev_stats *s, const struct nvp_bdev_channel *ch)
 		s->op[t].errors += op[t].errors;
 		s->op[t].inflight += op[t].inflight;
 		s->op[t].busy_ticks += op[t].busy_ticks;
-		nvp_histogram_merge(&s->op[t].queued, &ch->hist[t * 2]);
-		nvp_histogram_merge(&s->op[t].device, &ch->hist[t * 2 + 1]);
-		hist_add_zeroes(&s->op[t].queued, nvp_histogram_count(&ch->hist[t * 2 + 1]) -
-							  nvp_histogram_count(&ch->hist[t * 2]));
+		queued = ch_hist_fold(&s->op[t].queued, &ch->hist[t * 2]);
+		device = ch_hist_fold(&s->op[t].device, &ch->hist[t * 2 + 1]);
+		hist_add_zeroes(&s->op[t].queued, device - queued);
 	}
 }
 

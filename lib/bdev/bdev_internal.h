@@ -123,7 +123,8 @@ struct ch_op_stats {
 	uint64_t busy_ticks;
 	uint64_t inflight;
 	uint64_t busy_start;        /* tick inflight went 0 -> 1 (accounting on) */
-	struct nvp_histogram *hist; /* [0] queued, [1] device time (set at creation) */
+	struct nvp_histogram *hist; /* [0] queued, [1] device time (set at creation); no
+				     * count kept (ch_hist_record()) */
 	uint32_t seq;               /* odd while the counters above are being updated */
 	uint32_t rsvd;
 };
@@ -355,6 +356,25 @@ ch_now(struct nvp_bdev_channel *ch)
 		return t;
 	}
 	return ch_now_read(ch, t);
+}
+
+/*
+ * Count one @value in a channel's histogram: nvp_histogram_record() without the count,
+ * which the buckets hold already and the reader sums (ch_hist_fold(), bdev_channel.c):
+ * 1 instruction fewer per I/O (bench/bdev_overhead). A channel's histograms never have
+ * a count of their own; a reader also sees count and buckets agree.
+ */
+static inline void
+ch_hist_record(struct nvp_histogram *h, uint64_t value)
+{
+	h->sum_hi += __builtin_add_overflow(h->sum_lo, value, &h->sum_lo); /* carry */
+	h->buckets[nvp_histogram_bucket_index64(value)]++;
+	if (value < h->min) {
+		h->min = value;
+	}
+	if (value > h->max) {
+		h->max = value;
+	}
 }
 
 /* Seqcount writer side: the counters change between begin and end (readers copy them

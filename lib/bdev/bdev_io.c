@@ -915,9 +915,9 @@ io_account(struct nvp_bdev_channel *ch, const struct nvp_bdev_io *io, bool err, 
 		/* Without stages the queued time is 0 by construction: not recorded here,
 		 * nvp_bdev_get_stats() adds those zeroes (device count - queued count). */
 		if (nvp_unlikely(dev_tick != start)) {
-			nvp_histogram_record(&op->hist[0], dev_tick - start);
+			ch_hist_record(&op->hist[0], dev_tick - start);
 		}
-		nvp_histogram_record(&op->hist[1], now - dev_tick);
+		ch_hist_record(&op->hist[1], now - dev_tick);
 	}
 }
 
@@ -1142,7 +1142,6 @@ list_account(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, uint64_t now, 
 		}
 		if (n != 0 && timed) {
 			list_hist_run(h->buckets, now - tick, n - run_from, &sum, &min, &max);
-			h->count += n;
 			h->sum_hi += __builtin_add_overflow(h->sum_lo, sum, &h->sum_lo); /* carry */
 			h->min = min < h->min ? min : h->min;
 			h->max = max > h->max ? max : h->max;
