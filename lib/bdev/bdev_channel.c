@@ -114,10 +114,10 @@ channel_hist_alloc(struct nvp_bdev_channel *ch)
 
 /* The operation types @ch may send: what the bdev supports, minus writes on a read-only
  * descriptor; none once the bdev is removed. */
-uint32_t
+uint16_t
 bdev_channel_allowed(const struct nvp_bdev_channel *ch)
 {
-	uint32_t mask = 0;
+	uint16_t mask = 0;
 	int t;
 
 	if (ch->bdev->removed) {
@@ -125,7 +125,7 @@ bdev_channel_allowed(const struct nvp_bdev_channel *ch)
 	}
 	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
 		if (ch->bdev->supported[t] && (ch->desc->write || !io_type_writes((uint8_t)t))) {
-			mask |= 1u << t;
+			mask |= (uint16_t)(1u << t);
 		}
 	}
 	return mask;
@@ -373,7 +373,8 @@ nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 	if (rc != 0) {
 		return rc;
 	}
-	if (ch_outstanding(ch) != 0 && ch->poll_depth == 0 && ch->bdev->fn->channel_abort != NULL) {
+	if (ch_outstanding(ch) != 0 && ch->poll_depth == 0 && !ch->in_fast_poll &&
+	    ch->bdev->fn->channel_abort != NULL) {
 		channel_abort_outstanding(ch);
 	}
 	if (ch_outstanding(ch) != 0) {
@@ -382,7 +383,7 @@ nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 			   ch->bdev->name, ch_outstanding(ch));
 		return -EBUSY;
 	}
-	if (ch->poll_depth != 0) {
+	if (ch->poll_depth != 0 || ch->in_fast_poll) {
 		/* its poll (and the module's) still run above this call and use it after */
 		NVP_ERRLOG("channel on '%s': destroyed from inside its own poll (a completion or "
 			   "io_wait callback); destroy it after the poll returns",

@@ -165,10 +165,13 @@ struct nvp_bdev_channel {
 			bool pending_work; /* a list below non-empty, a scheduler holds I/O, or
 					    * io_wait entries wait */
 			bool mode_dirty;   /* atomic: the bdev's accounting switch changed */
+			bool in_fast_poll; /* nvp_bdev_channel_poll()'s fast path runs: a poll
+					    * nested in its callbacks takes the full one */
+			uint8_t rsvd;
 		};
-		uint16_t attention; /* either: one load in the poll */
+		uint32_t attention; /* any: one load in the poll */
 	};
-	uint32_t allowed; /* atomic: bit per type the channel may send (supported,
+	uint16_t allowed; /* atomic: bit per type the channel may send (supported,
 			       * writable descriptor, bdev not removed) */
 
 	/* ---- hot: every I/O or poll, second line ---- */
@@ -183,6 +186,7 @@ struct nvp_bdev_channel {
 				   * io_submit_slow() (bdev_channel_update_mode() sets it) */
 	void (*mod_poll)(void *ch_ctx); /* the module's poll */
 	struct nvp_bdev *bdev;
+	uint64_t poll_from; /* completed when the fast poll running began */
 
 	/* ---- accounting (writer: this thread; readers: nvp_bdev_get_stats) ---- */
 	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES] __attribute__((aligned(64)));
@@ -211,6 +215,7 @@ struct nvp_bdev_channel {
 	size_t io_size;
 } __attribute__((aligned(64)));
 _Static_assert(offsetof(struct nvp_bdev_channel, op) == 128, "nvp_bdev_channel: two hot lines");
+_Static_assert(NVP_BDEV_NUM_IO_TYPES <= 16, "nvp_bdev_channel: allowed, a bit per type");
 
 struct nvp_bdev_poll_group {
 	TAILQ_HEAD(, nvp_bdev_channel) channels;
@@ -228,7 +233,7 @@ const struct nvp_bdev_sched_ops *bdev_sched_none(void);
 
 /* bdev_channel.c */
 uint64_t bdev_channel_now_call(struct nvp_bdev_channel *ch);
-uint32_t bdev_channel_allowed(const struct nvp_bdev_channel *ch);
+uint16_t bdev_channel_allowed(const struct nvp_bdev_channel *ch);
 void bdev_channel_retire_stats(struct nvp_bdev_channel *ch);
 void bdev_channel_update_mode(struct nvp_bdev_channel *ch);
 void bdev_run_io_waiters(struct nvp_bdev_channel *ch);
