@@ -482,6 +482,7 @@ nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 		ch->wait_head = entry;
 	}
 	ch->wait_tail = entry;
+	ch->waiters = true;
 	/* the next poll runs the waiters (even if no completion frees a bdev_io first) */
 	ch->pending_work = true;
 	return 0;
@@ -507,6 +508,7 @@ bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 		ch->wait_head = e->next;
 		if (ch->wait_head == NULL) {
 			ch->wait_tail = NULL;
+			ch->waiters = false;
 		}
 		e->cb_fn(e->cb_arg);
 	}

@@ -220,7 +220,7 @@ nvp_bdev_io_submit_failed(struct nvp_bdev_io *io, int rc)
 }
 
 /*
- * A call into the module's submit marks the channel (ch->submitting) for its length: a
+ * A call into the module's submit marks the channel (ch->in_submit) for its length: a
  * completion arriving meanwhile, single or list, is kept on the done list for the next
  * poll (complete_slow()), so that no callback runs inside the I/O call. Only the fast
  * path (io_submit()) calls without the mark, and only a module that says it never
@@ -229,9 +229,9 @@ nvp_bdev_io_submit_failed(struct nvp_bdev_io *io, int rc)
 static inline void
 module_submit(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io)
 {
-	ch->submitting = io;
+	ch->in_submit = true;
 	(void)ch->mod_submit(ch->module_ch, io);
-	ch->submitting = NULL;
+	ch->in_submit = false;
 }
 
 static inline __attribute__((always_inline)) void
@@ -956,7 +956,7 @@ complete_slow(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io, const struct 
 	uint64_t dev = io->internal.dev_tick;
 	uint64_t now;
 
-	if (ch->submitting != NULL) {
+	if (ch->in_submit) {
 		/* inside the module's submit: its caller is on the stack */
 		io->internal.cpl = *cpl;
 		io_list_append(&ch->done, io);
@@ -990,8 +990,7 @@ nvp_bdev_io_complete(struct nvp_bdev_io *io, const struct nvme_cpl *cpl)
 	struct nvp_bdev_channel *ch = io->ch;
 	uint64_t now = 0;
 
-	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head |
-			  io->internal.state) != 0)) {
+	if (nvp_unlikely((ch->cpl_slow | io->internal.state) != 0)) {
 		complete_slow(ch, io, cpl);
 		return;
 	}
@@ -1046,7 +1045,7 @@ list_complete_each(struct nvp_bdev_channel *ch, struct nvp_bdev_io *io,
 	nvp_bdev_io_cb cb;
 	void *cb_arg;
 
-	if (ch->submitting != NULL) {
+	if (ch->in_submit) {
 		/* inside the module's submit: each to the done list, the clock untouched */
 	} else if (at != 0 && ch->tick <= CH_TICK_LAZY) {
 		ch->tick = at;
@@ -1224,7 +1223,7 @@ complete_list(struct nvp_bdev_io_list *list, const struct nvme_cpl *cpl, uint64_
 		return;
 	}
 	ch = io->ch;
-	if (nvp_unlikely(((uintptr_t)ch->submitting | (uintptr_t)ch->wait_head) != 0)) {
+	if (nvp_unlikely(ch->cpl_slow != 0)) {
 		/* from inside module submit (each goes to the done list), or io_wait entries
 		 * to run as each I/O is freed */
 		list_complete_each(ch, io, io, cpl, at);
