@@ -114,10 +114,10 @@ channel_hist_alloc(struct nvp_bdev_channel *ch)
 
 /* The operation types @ch may send: what the bdev supports, minus writes on a read-only
  * descriptor; none once the bdev is removed. */
-uint32_t
+uint16_t
 bdev_channel_allowed(const struct nvp_bdev_channel *ch)
 {
-	uint32_t mask = 0;
+	uint16_t mask = 0;
 	int t;
 
 	if (ch->bdev->removed) {
@@ -125,7 +125,7 @@ bdev_channel_allowed(const struct nvp_bdev_channel *ch)
 	}
 	for (t = 0; t < NVP_BDEV_NUM_IO_TYPES; t++) {
 		if (ch->bdev->supported[t] && (ch->desc->write || !io_type_writes((uint8_t)t))) {
-			mask |= 1u << t;
+			mask |= (uint16_t)(1u << t);
 		}
 	}
 	return mask;
@@ -373,7 +373,8 @@ nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 	if (rc != 0) {
 		return rc;
 	}
-	if (ch_outstanding(ch) != 0 && ch->poll_depth == 0 && ch->bdev->fn->channel_abort != NULL) {
+	if (ch_outstanding(ch) != 0 && ch->poll_depth == 0 && !ch->in_fast_poll &&
+	    ch->bdev->fn->channel_abort != NULL) {
 		channel_abort_outstanding(ch);
 	}
 	if (ch_outstanding(ch) != 0) {
@@ -382,7 +383,7 @@ nvp_bdev_channel_destroy(struct nvp_bdev_channel *ch)
 			   ch->bdev->name, ch_outstanding(ch));
 		return -EBUSY;
 	}
-	if (ch->poll_depth != 0) {
+	if (ch->poll_depth != 0 || ch->in_fast_poll) {
 		/* its poll (and the module's) still run above this call and use it after */
 		NVP_ERRLOG("channel on '%s': destroyed from inside its own poll (a completion or "
 			   "io_wait callback); destroy it after the poll returns",
@@ -481,6 +482,7 @@ nvp_bdev_queue_io_wait(struct nvp_bdev *bdev, struct nvp_bdev_channel *ch,
 		ch->wait_head = entry;
 	}
 	ch->wait_tail = entry;
+	ch->waiters = true;
 	/* the next poll runs the waiters (even if no completion frees a bdev_io first) */
 	ch->pending_work = true;
 	return 0;
@@ -506,6 +508,7 @@ bdev_run_io_waiters(struct nvp_bdev_channel *ch)
 		ch->wait_head = e->next;
 		if (ch->wait_head == NULL) {
 			ch->wait_tail = NULL;
+			ch->waiters = false;
 		}
 		e->cb_fn(e->cb_arg);
 	}
@@ -788,6 +791,32 @@ nvp_bdev_poll_group_get_outstanding(const struct nvp_bdev_poll_group *g)
 /* ---- statistics ---- */
 
 /*
+ * Add a channel's histogram @src into @dst. The I/O path keeps no count in it
+ * (ch_hist_record()): its count is the sum of its buckets, taken here, bucket by bucket
+ * as they are copied. \return that count.
+ */
+static uint64_t
+ch_hist_fold(struct nvp_histogram *dst, const struct nvp_histogram *src)
+{
+	uint64_t n = 0, b;
+	uint32_t i;
+
+	for (i = 0; i < NVP_HISTOGRAM_NUM_BUCKETS; i++) {
+		b = __atomic_load_n(&src->buckets[i], __ATOMIC_RELAXED);
+		dst->buckets[i] += b;
+		n += b;
+	}
+	if (n == 0) {
+		return 0;
+	}
+	dst->count += n;
+	dst->sum_hi += src->sum_hi + __builtin_add_overflow(dst->sum_lo, src->sum_lo, &dst->sum_lo);
+	dst->min = NVP_MIN(dst->min, src->min);
+	dst->max = NVP_MAX(dst->max, src->max);
+	return n;
+}
+
+/*
  * The I/O path records a queued time only when it is not 0 (no stage held the I/O): the
  * device histogram counts every timed I/O, so the difference are zeroes.
  */
@@ -853,6 +882,7 @@ static void
 stats_add_channel(struct nvp_bdev_stats *s, const struct nvp_bdev_channel *ch)
 {
 	struct ch_op_stats op[NVP_BDEV_NUM_IO_TYPES];
+	uint64_t queued, device;
 	int t;
 
 	channel_read_counters(ch, op);
@@ -862,10 +892,9 @@ stats_add_channel(struct nvp_bdev_stats *s, const struct nvp_bdev_channel *ch)
 		s->op[t].errors += op[t].errors;
 		s->op[t].inflight += op[t].inflight;
 		s->op[t].busy_ticks += op[t].busy_ticks;
-		nvp_histogram_merge(&s->op[t].queued, &ch->hist[t * 2]);
-		nvp_histogram_merge(&s->op[t].device, &ch->hist[t * 2 + 1]);
-		hist_add_zeroes(&s->op[t].queued, nvp_histogram_count(&ch->hist[t * 2 + 1]) -
-							  nvp_histogram_count(&ch->hist[t * 2]));
+		queued = ch_hist_fold(&s->op[t].queued, &ch->hist[t * 2]);
+		device = ch_hist_fold(&s->op[t].device, &ch->hist[t * 2 + 1]);
+		hist_add_zeroes(&s->op[t].queued, device - queued);
 	}
 }
 
