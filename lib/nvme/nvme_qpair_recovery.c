@@ -882,7 +882,7 @@ conn_move(struct nvp_nvme_qpair *qpair)
 	}
 	if (rc == 1) {
 		qpair->conn_state = NVME_QP_CONNECTED;
-		NVP_NOTICELOG("qpair %u: queues re-created", qpair->id);
+		NVP_NOTICELOG("qpair %u: queues created", qpair->id);
 		return true;
 	}
 	if ((rc == -ETIMEDOUT && !conn_neuter(qpair)) || nvme_qpair_reset_pending(qpair)) {
@@ -933,6 +933,18 @@ nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair)
 		return false;
 	}
 	return conn_move(qpair);
+}
+
+/*
+ * A new qpair (opts.async_mode) whose queues do not exist yet: the owner's polls create
+ * them as they re-create them after a reset, and a failure ends the same way. Its
+ * transport state is that of a qpair_reset (nothing open, rings empty).
+ */
+void
+nvme_qpair_conn_start_create(struct nvp_nvme_qpair *qpair)
+{
+	qpair->reset_gen = atomic_load_explicit(&qpair->ctrlr->reset_gen, memory_order_acquire);
+	conn_start(qpair, NVME_QP_CREATING);
 }
 
 /*

@@ -314,6 +314,12 @@ nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *q
 	(void)qpair;
 }
 
+void
+nvme_qpair_conn_start_create(struct nvp_nvme_qpair *qpair)
+{
+	qpair->conn_state = NVME_QP_CREATING;
+}
+
 bool
 nvme_db_fence_asym(void)
 {
