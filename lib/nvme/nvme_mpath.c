@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
@@ -1208,6 +1209,7 @@ make_missing_qpairs(struct nvp_nvme_mpath_io *io)
 			io->qpair_retry_at[i] = now + io->mp->reconnect_ticks;
 		} else {
 			io->connecting |= 1u << i;
+			io->stats.qpairs_made++;
 		}
 	}
 }
@@ -1269,10 +1271,22 @@ int
 nvp_nvme_mpath_io_get_stats(const struct nvp_nvme_mpath_io *io,
 			    struct nvp_nvme_mpath_io_stats *stats)
 {
-	if (io == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
+	struct nvp_nvme_mpath_io_stats st;
+	size_t n;
+
+	if (io == NULL || stats == NULL ||
+	    stats->info_size < offsetof(struct nvp_nvme_mpath_io_stats, qpairs_made)) {
 		return -EINVAL;
 	}
-	*stats = io->stats;
-	stats->info_size = sizeof(*stats);
+	n = NVP_MIN(stats->info_size, sizeof(st));
+	st = io->stats;
+	st.paths_connecting = 0;
+	for (uint32_t i = 0; i < npaths(io->mp); i++) {
+		if ((io->connecting & (1u << i)) && !nvp_nvme_qpair_is_connected(io->qpairs[i])) {
+			st.paths_connecting++;
+		}
+	}
+	st.info_size = n;
+	memcpy(stats, &st, n);
 	return 0;
 }

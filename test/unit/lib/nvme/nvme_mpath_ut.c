@@ -832,6 +832,8 @@ test_missing_qpair_async(void)
 	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0);
 	CU_ASSERT_TRUE(g_qpairs[0].async); /* made from the poll: not waited for */
 	CU_ASSERT_FALSE(nvp_nvme_qpair_is_connected(&g_qpairs[0]));
+	CU_ASSERT_EQUAL(ut_stats(io).qpairs_made, 1);
+	CU_ASSERT_EQUAL(ut_stats(io).paths_connecting, 1);
 	for (uint32_t k = 0; k < 4; k++) {
 		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, k, 1, ut_done, &u, 0), 0);
 	}
@@ -840,6 +842,7 @@ test_missing_qpair_async(void)
 	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 4);
 	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0); /* connected now */
 	CU_ASSERT_TRUE(nvp_nvme_qpair_is_connected(&g_qpairs[0]));
+	CU_ASSERT_EQUAL(ut_stats(io).paths_connecting, 0);
 	for (uint32_t k = 0; k < 4; k++) {
 		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, k, 1, ut_done, &u, 0), 0);
 	}
