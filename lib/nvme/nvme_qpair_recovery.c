@@ -847,7 +847,7 @@ conn_fail(struct nvp_nvme_qpair *qpair, int rc)
 {
 	NVP_ERRLOG("qpair %u: cannot %s its queues (%d); failing it: its requests complete "
 		   "with ABORTED SQ DELETION until a controller reset",
-		   qpair->id, qpair->conn_state == NVME_QP_CREATING ? "re-create" : "delete", rc);
+		   qpair->id, qpair->conn_state == NVME_QP_CREATING ? "create" : "delete", rc);
 	qpair->conn_state = NVME_QP_CONNECTED;
 	qpair->failed = true;
 	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
