@@ -938,12 +938,19 @@ nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair)
 /*
  * A new qpair (opts.async_mode) whose queues do not exist yet: the owner's polls create
  * them as they re-create them after a reset, and a failure ends the same way. Its
- * transport state is that of a qpair_reset (nothing open, rings empty).
+ * transport state is that of a qpair_reset (nothing open, rings empty). Made while a
+ * reset runs (the generation read before the flag: a reset sets the flag first), it
+ * takes an older generation, so that its first polls wait for the reset to end as any
+ * qpair does (an I/O queue's Connect names the admin queue's controller, which the
+ * reset is re-making).
  */
 void
 nvme_qpair_conn_start_create(struct nvp_nvme_qpair *qpair)
 {
-	qpair->reset_gen = atomic_load_explicit(&qpair->ctrlr->reset_gen, memory_order_acquire);
+	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	uint32_t gen = atomic_load(&ctrlr->reset_gen);
+
+	qpair->reset_gen = atomic_load(&ctrlr->resetting) ? gen - 1u : gen;
 	conn_start(qpair, NVME_QP_CREATING);
 }
 
