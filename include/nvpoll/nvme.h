@@ -531,6 +531,24 @@ struct nvp_nvme_io_qpair_opts {
 				     * its completion, a controller reset or the qpair's free.
 				     * For a caller that recovers by itself (a bdev's
 				     * action_on_timeout none or reset); default false */
+	bool async_mode;            /**< default false. true: nvp_nvme_ctrlr_alloc_io_qpair()
+				     * returns once the qpair is allocated, without creating
+				     * its queues on the device; the owner's
+				     * nvp_nvme_qpair_process_completions() polls create them
+				     * (PCIe: Create I/O CQ, then SQ; NVMe/TCP: the socket's
+				     * connect, ICReq, Fabrics Connect), a step per poll, as
+				     * they re-create a qpair's queues after a controller
+				     * reset. Submissions meanwhile wait on the queued list,
+				     * their deadlines running; nvp_nvme_qpair_is_connected()
+				     * says when the queues are there. A connect that fails
+				     * fails the qpair like a failed re-creation (its requests
+				     * complete with ABORTED SQ DELETION, DNR clear, and its
+				     * polls return -ENXIO until a controller reset), or, with
+				     * the controller's reconnect options, starts a reconnect
+				     * whose reset re-creates it. PCIe: the controller's first
+				     * qpair may still send Doorbell Buffer Config in the call.
+				     * For a thread that makes a qpair from its I/O poll
+				     * (SPDK's async_mode) */
 };
 
 /** The fewest entries a queue may have (one slot is always left empty). */
@@ -555,7 +573,8 @@ void nvp_nvme_ctrlr_get_default_io_qpair_opts(const struct nvp_nvme_ctrlr *ctrlr
 
 /**
  * Create an I/O qpair owned by the calling thread: CQ and SQ in DMA memory, trackers and
- * PRP list pages preallocated, queues created on the device.
+ * PRP list pages preallocated, queues created on the device (with opts.async_mode: by
+ * the owner's later polls, the call does not wait for the device).
  * \return 0 and *@qpair; -EINVAL for a queue size of 0, 1 or above CAP.MQES + 1 (or
  * fewer requests than entries); -EBUSY if every granted queue id is in use; -ENOMEM;
  * -EIO if the controller refused (status logged); -ENXIO failed controller.
@@ -669,6 +688,13 @@ int nvp_nvme_qpair_get_irq_fd(const struct nvp_nvme_qpair *qpair);
 int nvp_nvme_qpair_irq_unmask(struct nvp_nvme_qpair *qpair);
 /** Requests submitted to the device or queued, not yet completed. */
 uint32_t nvp_nvme_qpair_get_num_outstanding(const struct nvp_nvme_qpair *qpair);
+/**
+ * Whether @qpair's queues exist on the device and it is not failed: false while an
+ * opts.async_mode connect has not finished, while its queues are re-created (after a
+ * controller reset, a lost connection, to reclaim CIDs), and once it failed. Submissions
+ * are accepted either way (they wait on the queued list, or fail). Owner thread.
+ */
+bool nvp_nvme_qpair_is_connected(const struct nvp_nvme_qpair *qpair);
 uint32_t nvp_nvme_qpair_get_size(const struct nvp_nvme_qpair *qpair);
 
 /*

@@ -227,9 +227,16 @@ struct nvp_nvme_mpath_io_stats {
 	uint64_t path_errors;                        /**< completions with a path error */
 	uint64_t retries;                            /**< of those, sent again */
 	uint64_t no_path_waits;                      /**< times a request found no usable path */
+	/* since the qpairs made from polls */
+	uint64_t qpairs_made;      /**< qpairs made by the I/O poll for a path that was down
+				    * when the handle was made (or whose qpair failed); made
+				    * with opts.async_mode: the poll does not wait for them */
+	uint32_t paths_connecting; /**< paths whose qpair made so is not connected yet: no
+				    * request is sent there until it is */
 };
 
-/** \return 0; -EINVAL NULL or info_size too small. */
+/** \return 0; -EINVAL NULL or info_size too small (smaller than the fields up to
+ * no_path_waits: the later ones are filled when info_size has room for them). */
 int nvp_nvme_mpath_io_get_stats(const struct nvp_nvme_mpath_io *io,
 				struct nvp_nvme_mpath_io_stats *stats);
 

@@ -814,8 +814,9 @@ qpair_opts_check(const struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qp
 }
 
 /*
- * Allocate, then create on the device. The admin lock is held for the qid and the list,
- * not across the queue commands (each takes it to submit and to poll).
+ * Allocate, then create on the device (opts.async_mode: leave that to the owner's polls).
+ * The admin lock is held for the qid and the list, not across the queue commands (each
+ * takes it to submit and to poll).
  */
 static int
 qpair_create(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qpair_opts *opts,
@@ -844,7 +845,17 @@ qpair_create(struct nvp_nvme_ctrlr *ctrlr, const struct nvp_nvme_io_qpair_opts *
 	qpair->opts = *opts;
 	qpair->delay_doorbell = opts->delay_doorbell;
 	qpair->timeout_ticks = nvme_us_to_ticks(ctrlr, opts->timeout_us);
-	rc = qpair->transport->qpair_connect(qpair);
+	if (opts->async_mode) {
+		/* the owner's polls create the queues (nvme_qpair_recovery.c) */
+		rc = qpair->transport->qpair_connect_prepare != NULL ?
+			     qpair->transport->qpair_connect_prepare(qpair) :
+			     0;
+		if (rc == 0) {
+			nvme_qpair_conn_start_create(qpair);
+		}
+	} else {
+		rc = qpair->transport->qpair_connect(qpair);
+	}
 	nvme_ctrlr_lock(ctrlr);
 	if (rc != 0) {
 		qid_free(ctrlr, qid);
@@ -894,10 +905,14 @@ qpair_free(struct nvp_nvme_qpair *qpair)
 	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
 	bool exists = qpair->conn_state == NVME_QP_CONNECTED && !qpair->failed &&
 		      qpair->reset_gen == atomic_load(&ctrlr->reset_gen);
+	/* queues being created whose first step was not sent (an async_mode qpair not
+	 * polled yet): the device has nothing of it (a connection is closed by destroy) */
+	bool none = qpair->conn_state == NVME_QP_CREATING && qpair->conn_step == 0 &&
+		    !qpair->conn_inflight && !nvme_qpair_reset_pending(qpair);
 	int rc = 0;
 
 	qpair->deleting = true;
-	if (!nvme_ctrlr_is_failed(ctrlr)) {
+	if (!nvme_ctrlr_is_failed(ctrlr) && !none) {
 		rc = qpair->transport->qpair_disconnect(qpair);
 		if (!exists) {
 			rc = 0; /* its queues were gone or half made (reset, reclaim) */

@@ -395,6 +395,13 @@ struct nvme_transport_ops {
 	void (*qpair_destroy)(struct nvp_nvme_qpair *qpair);
 	/* Create the I/O queues on the device (PCIe: Create I/O CQ, then SQ). */
 	int (*qpair_connect)(struct nvp_nvme_qpair *qpair);
+	/*
+	 * Optional: what qpair_connect does once per qpair besides creating the queues
+	 * (PCIe: its interrupt vector, the controller's shadow doorbells), for a qpair whose
+	 * queues the owner's polls create (opts.async_mode). Nothing waits for the device
+	 * here but, on PCIe, a controller's first Doorbell Buffer Config.
+	 */
+	int (*qpair_connect_prepare)(struct nvp_nvme_qpair *qpair);
 	/* Delete them (PCIe: Delete I/O SQ, then CQ). */
 	int (*qpair_disconnect)(struct nvp_nvme_qpair *qpair);
 	/* Ring indices and phase back to their initial values (empty queues). */
@@ -835,6 +842,7 @@ int nvme_split_submit(struct nvp_nvme_qpair *qpair, struct nvme_request *parent)
 /* nvme_qpair_recovery.c: timeouts, Abort, quarantine, re-creating the queues */
 void nvme_qpair_check_deadlines(struct nvp_nvme_qpair *qpair, int32_t completed);
 bool nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair);
+void nvme_qpair_conn_start_create(struct nvp_nvme_qpair *qpair);
 bool nvme_qpair_is_stuck(struct nvp_nvme_qpair *qpair);
 void nvme_qpair_reclaim_start(struct nvp_nvme_qpair *qpair);
 void nvme_qpair_expire_queued(struct nvp_nvme_qpair *qpair, uint64_t now);

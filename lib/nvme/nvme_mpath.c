@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
@@ -129,6 +130,8 @@ struct nvp_nvme_mpath_io {
 	struct nvp_nvme_io_qpair_opts qopts;
 	bool have_qopts;
 	uint64_t qpair_retry_at[NVP_NVME_MPATH_MAX_PATHS]; /* ticks: a failed qpair alloc */
+	uint32_t connecting; /* bit per path: its qpair's queues are still being created (made
+			      * from a poll, opts.async_mode): no request is sent there yet */
 };
 
 /* The paths published so far (acquire: their fields were written before). */
@@ -950,7 +953,8 @@ views(const struct nvp_nvme_mpath_io *io, struct nvme_mpath_view *v)
 		const struct mpath_path *p = &io->mp->paths[i];
 
 		v[i].ana_state = atomic_load_explicit(&p->ana_state, memory_order_relaxed);
-		v[i].usable = io->qpairs[i] != NULL && path_connected(p);
+		v[i].usable = io->qpairs[i] != NULL && !(io->connecting & (1u << i)) &&
+			      path_connected(p);
 	}
 }
 
@@ -1174,23 +1178,57 @@ resend_waiting(struct nvp_nvme_mpath_io *io)
 	}
 }
 
-/* Qpairs for the paths that are back (or were down when the handle was made). */
+/*
+ * Qpairs for the paths that are back (or were down when the handle was made). This runs
+ * in the I/O poll, which must not wait for a connection (NVMe/TCP: connect, ICReq,
+ * Fabrics Connect; PCIe: Create I/O CQ/SQ): the qpair is made with opts.async_mode, and
+ * the next polls create its queues (poll_connecting()). The path takes requests once
+ * they are there.
+ */
 static void
 make_missing_qpairs(struct nvp_nvme_mpath_io *io)
 {
 	uint64_t now = nvp_env_get_ticks();
+	struct nvp_nvme_io_qpair_opts o;
 
 	for (uint32_t i = 0; i < npaths(io->mp); i++) {
+		struct nvp_nvme_ctrlr *ctrlr = io->mp->paths[i].ctrlr;
+
 		if (io->qpairs[i] != NULL || !path_connected(&io->mp->paths[i]) ||
 		    now < io->qpair_retry_at[i]) {
 			continue;
 		}
-		if (nvp_nvme_ctrlr_alloc_io_qpair(io->mp->paths[i].ctrlr,
-						  io->have_qopts ? &io->qopts : NULL,
-						  &io->qpairs[i]) != 0) {
+		if (io->have_qopts) {
+			o = io->qopts;
+		} else {
+			nvp_nvme_ctrlr_get_default_io_qpair_opts(ctrlr, &o, sizeof(o));
+		}
+		o.async_mode = true;
+		if (nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &o, &io->qpairs[i]) != 0) {
 			io->qpairs[i] = NULL; /* not again before the reconnect delay */
 			io->qpair_retry_at[i] = now + io->mp->reconnect_ticks;
+		} else {
+			io->connecting |= 1u << i;
+			io->stats.qpairs_made++;
 		}
+	}
+}
+
+/*
+ * A qpair of make_missing_qpairs() after a poll (@rc its result): connected, the path
+ * takes requests; failed (the connection or a queue's creation refused, no reconnect),
+ * it is freed and made again after the reconnect delay.
+ */
+static void
+poll_connecting(struct nvp_nvme_mpath_io *io, uint32_t i, int32_t rc)
+{
+	if (nvp_nvme_qpair_is_connected(io->qpairs[i])) {
+		io->connecting &= ~(1u << i);
+	} else if (rc < 0) {
+		(void)nvp_nvme_ctrlr_free_io_qpair(io->qpairs[i]);
+		io->qpairs[i] = NULL;
+		io->connecting &= ~(1u << i);
+		io->qpair_retry_at[i] = nvp_env_get_ticks() + io->mp->reconnect_ticks;
 	}
 }
 
@@ -1205,7 +1243,11 @@ nvp_nvme_mpath_io_process_completions(struct nvp_nvme_mpath_io *io)
 	io->completed = 0;
 	for (uint32_t i = 0; i < npaths(io->mp); i++) {
 		if (io->qpairs[i] != NULL) {
-			(void)nvp_nvme_qpair_process_completions(io->qpairs[i], 0);
+			int32_t rc = nvp_nvme_qpair_process_completions(io->qpairs[i], 0);
+
+			if (nvp_unlikely(io->connecting & (1u << i))) {
+				poll_connecting(io, i, rc);
+			}
 		} else {
 			missing = true;
 		}
@@ -1229,10 +1271,22 @@ int
 nvp_nvme_mpath_io_get_stats(const struct nvp_nvme_mpath_io *io,
 			    struct nvp_nvme_mpath_io_stats *stats)
 {
-	if (io == NULL || stats == NULL || stats->info_size < sizeof(*stats)) {
+	struct nvp_nvme_mpath_io_stats st;
+	size_t n;
+
+	if (io == NULL || stats == NULL ||
+	    stats->info_size < offsetof(struct nvp_nvme_mpath_io_stats, qpairs_made)) {
 		return -EINVAL;
 	}
-	*stats = io->stats;
-	stats->info_size = sizeof(*stats);
+	n = NVP_MIN(stats->info_size, sizeof(st));
+	st = io->stats;
+	st.paths_connecting = 0;
+	for (uint32_t i = 0; i < npaths(io->mp); i++) {
+		if ((io->connecting & (1u << i)) && !nvp_nvme_qpair_is_connected(io->qpairs[i])) {
+			st.paths_connecting++;
+		}
+	}
+	st.info_size = n;
+	memcpy(stats, &st, n);
 	return 0;
 }

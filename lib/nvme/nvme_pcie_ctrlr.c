@@ -386,14 +386,16 @@ dbbuf_attach(struct nvme_pcie_qpair *pq)
 	pq->cq_ei = &pctrlr->dbbuf_ei[sq + stride];
 }
 
-/* Create I/O CQ, then the SQ bound to it (section 5.3, 5.4). */
-static int
-pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
+/*
+ * Once per qpair, before its queues are first created: the interrupt vector, the
+ * controller's shadow doorbells. \return the vector for CDW11 IV, -1 for a polled CQ, or
+ * -errno.
+ */
+static int32_t
+pcie_qpair_prepare(struct nvp_nvme_qpair *qpair)
 {
-	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
 	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
 	int32_t iv = pcie_qpair_irq(qpair);
-	int rc;
 
 	if (iv < -1) {
 		return iv;
@@ -401,6 +403,30 @@ pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
 	nvme_ctrlr_lock(ctrlr); /* dbbuf state is the controller's: one configurer at a time */
 	dbbuf_configure(to_pcie_ctrlr(ctrlr));
 	nvme_ctrlr_unlock(ctrlr);
+	return iv;
+}
+
+/* The same for a qpair whose queues the owner's polls create (pcie_qpair_conn_cmd()). */
+static int
+pcie_qpair_connect_prepare(struct nvp_nvme_qpair *qpair)
+{
+	int32_t iv = pcie_qpair_prepare(qpair);
+
+	return iv < -1 ? (int)iv : 0;
+}
+
+/* Create I/O CQ, then the SQ bound to it (section 5.3, 5.4). */
+static int
+pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
+{
+	struct nvme_pcie_qpair *pq = to_pcie_qpair(qpair);
+	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	int32_t iv = pcie_qpair_prepare(qpair);
+	int rc;
+
+	if (iv < -1) {
+		return iv;
+	}
 	dbbuf_attach(pq); /* before the queues exist: the shadow values start at 0 */
 	rc = nvme_ctrlr_cmd_create_io_cq(ctrlr, qpair->id, iv, qpair->num_entries, pq->cq_iova);
 	if (rc != 0) {
@@ -415,9 +441,9 @@ pcie_qpair_connect(struct nvp_nvme_qpair *qpair)
 }
 
 /*
- * The same commands one at a time for the owner's non-blocking re-creation: create CQ,
+ * The same commands one at a time for the owner's non-blocking (re-)creation: create CQ,
  * create SQ; or delete SQ, delete CQ. The interrupt vector and shadow doorbells were set
- * up when the qpair was first connected (and again by ctrlr_reset_done).
+ * up when the qpair was first connected or prepared (and again by ctrlr_reset_done).
  */
 static int
 pcie_qpair_conn_cmd(struct nvp_nvme_qpair *qpair, bool create, uint32_t step, struct nvme_cmd *cmd)
@@ -790,6 +816,7 @@ const struct nvme_transport_ops g_nvme_pcie_transport = {
 	.qpair_create = pcie_qpair_create,
 	.qpair_destroy = pcie_qpair_destroy,
 	.qpair_connect = pcie_qpair_connect,
+	.qpair_connect_prepare = pcie_qpair_connect_prepare,
 	.qpair_disconnect = pcie_qpair_disconnect,
 	.qpair_reset = pcie_qpair_reset,
 	.qpair_conn_cmd = pcie_qpair_conn_cmd,

@@ -553,6 +553,13 @@ nvp_nvme_qpair_get_num_outstanding(const struct nvp_nvme_qpair *qpair)
 	return qpair->num_outstanding;
 }
 
+bool
+nvp_nvme_qpair_is_connected(const struct nvp_nvme_qpair *qpair)
+{
+	return qpair != NULL && qpair->conn_state == NVME_QP_CONNECTED && !qpair->failed &&
+	       !nvme_qpair_reset_pending(qpair) && !nvme_ctrlr_is_failed(qpair->ctrlr);
+}
+
 uint32_t
 nvp_nvme_qpair_get_size(const struct nvp_nvme_qpair *qpair)
 {

@@ -847,7 +847,7 @@ conn_fail(struct nvp_nvme_qpair *qpair, int rc)
 {
 	NVP_ERRLOG("qpair %u: cannot %s its queues (%d); failing it: its requests complete "
 		   "with ABORTED SQ DELETION until a controller reset",
-		   qpair->id, qpair->conn_state == NVME_QP_CREATING ? "re-create" : "delete", rc);
+		   qpair->id, qpair->conn_state == NVME_QP_CREATING ? "create" : "delete", rc);
 	qpair->conn_state = NVME_QP_CONNECTED;
 	qpair->failed = true;
 	nvme_qpair_abort_all(qpair, NVME_SCT_GENERIC, NVME_SC_ABORTED_SQ_DELETION, false);
@@ -882,7 +882,7 @@ conn_move(struct nvp_nvme_qpair *qpair)
 	}
 	if (rc == 1) {
 		qpair->conn_state = NVME_QP_CONNECTED;
-		NVP_NOTICELOG("qpair %u: queues re-created", qpair->id);
+		NVP_NOTICELOG("qpair %u: queues created", qpair->id);
 		return true;
 	}
 	if ((rc == -ETIMEDOUT && !conn_neuter(qpair)) || nvme_qpair_reset_pending(qpair)) {
@@ -933,6 +933,25 @@ nvme_qpair_conn_poll(struct nvp_nvme_qpair *qpair)
 		return false;
 	}
 	return conn_move(qpair);
+}
+
+/*
+ * A new qpair (opts.async_mode) whose queues do not exist yet: the owner's polls create
+ * them as they re-create them after a reset, and a failure ends the same way. Its
+ * transport state is that of a qpair_reset (nothing open, rings empty). Made while a
+ * reset runs (the generation read before the flag: a reset sets the flag first), it
+ * takes an older generation, so that its first polls wait for the reset to end as any
+ * qpair does (an I/O queue's Connect names the admin queue's controller, which the
+ * reset is re-making).
+ */
+void
+nvme_qpair_conn_start_create(struct nvp_nvme_qpair *qpair)
+{
+	struct nvp_nvme_ctrlr *ctrlr = qpair->ctrlr;
+	uint32_t gen = atomic_load(&ctrlr->reset_gen);
+
+	qpair->reset_gen = atomic_load(&ctrlr->resetting) ? gen - 1u : gen;
+	conn_start(qpair, NVME_QP_CREATING);
 }
 
 /*

@@ -976,6 +976,12 @@ tcp_qpair_connect_poll(struct nvp_nvme_qpair *qpair)
 	if (rc == 1) {
 		tq->async_step = NVME_TCP_ASYNC_NONE;
 		qpair->failed = false;
+		if (!qpair->is_admin) {
+			/* Its polls keep the controller alive too, as after tcp_qpair_connect()
+			 * (a qpair made with opts.async_mode was never connected before). */
+			tq->ka_due = atomic_load_explicit(&nvme_tcp_ctrlr(qpair->ctrlr)->ka_next,
+							  memory_order_relaxed);
+		}
 	} else if (rc < 0) {
 		tcp_qpair_reset(qpair);
 		tq->conn = NVME_TCP_CONN_FAILED;

@@ -593,6 +593,66 @@ test_reset_a_step_per_poll(void)
 	mfx_close(&f);
 }
 
+/*
+ * A handle made while path 0 is down (its connections dropped, the admin poll not yet
+ * reconnected) has a qpair on path 1 only. When path 0 is back, the handle's I/O poll
+ * makes path 0's qpair without waiting for its connection (opts.async_mode): the poll
+ * that made it returns with it still connecting (TCP connect, ICReq, Fabrics Connect are
+ * left to the next polls), and no request goes there meanwhile. Later polls connect it
+ * and verified I/O reaches path 0.
+ */
+static void
+test_handle_made_while_path_down(void)
+{
+	static const uint8_t states[NPATHS] = { NVME_ANA_OPTIMIZED, NVME_ANA_OPTIMIZED };
+	struct nvp_nvme_mpath_io_stats st;
+	uint64_t end;
+	struct mfx f;
+
+	if (fx_skip_real("the outage is made by this program's target")) {
+		return;
+	}
+	if (mfx_open(&f, NVP_NVME_MPATH_MULTIPATH, states) != 0) {
+		mfx_close(&f);
+		return;
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 32), 0);
+	CU_ASSERT_EQUAL(drain(&f), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_free(f.io), 0);
+	f.io = NULL;
+	tcp_tgt_drop_conns(f.tgt[0]); /* still listening: the reconnect will succeed */
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (path_info(&f, 0).connected && fx_now_us() < end) {
+		(void)nvp_nvme_mpath_process_admin_completions(f.mp);
+	}
+	CU_ASSERT_FATAL(!path_info(&f, 0).connected);
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(f.mp, NULL, &f.io), 0);
+	CU_ASSERT_EQUAL(io_stats(&f).qpairs_made, 0);
+	f.submit_more = true;
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (io_stats(&f).qpairs_made == 0 && fx_now_us() < end) {
+		pump(&f);
+	}
+	st = io_stats(&f);
+	CU_ASSERT_FATAL(st.qpairs_made == 1);
+	/* the poll that made it returned before it was connected, and sent nothing there */
+	CU_ASSERT_EQUAL(st.paths_connecting, 1);
+	CU_ASSERT_EQUAL(st.path_ios[0], 0);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (io_stats(&f).path_ios[0] == 0 && fx_now_us() < end) {
+		pump(&f);
+	}
+	CU_ASSERT_EQUAL(pump_verified(&f, 64), 0);
+	st = io_stats(&f);
+	CU_ASSERT(st.path_ios[0] > 0); /* path 0 takes its share */
+	CU_ASSERT(st.path_ios[1] > 0);
+	CU_ASSERT_EQUAL(st.paths_connecting, 0);
+	CU_ASSERT_EQUAL(st.qpairs_made, 1);
+	print_paths(&f, "handle made while path 0 was down");
+	check_clean(&f);
+	mfx_close(&f);
+}
+
 /* Transport IDs of two subsystems, and other bad input: refused, nothing left attached. */
 static void
 test_bad_input(void)
@@ -645,6 +705,7 @@ main(int argc, char **argv)
 		{ "ana_status_without_notice", test_ana_status_without_notice },
 		{ "multipath_spreads_io", test_multipath_spreads_io },
 		{ "reset_a_step_per_poll", test_reset_a_step_per_poll },
+		{ "handle_made_while_path_down", test_handle_made_while_path_down },
 		{ "bad_input", test_bad_input },
 	};
 

@@ -5,7 +5,8 @@
  * free up; every one completes exactly once with the right data, and the device never
  * sees more than 15 commands in the SQ at once (a full ring of 16 holds 15). Also with
  * delay_doorbell, whose SQ doorbell is rung only by process_completions() or
- * ring_doorbell(), and with callbacks that submit from inside a completion.
+ * ring_doorbell(), and with callbacks that submit from inside a completion. And a qpair
+ * made with opts.async_mode, whose queues its polls create.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -437,6 +438,85 @@ test_large_queue(void)
 	fx_close(&fx);
 }
 
+static int
+async_alloc(struct nvp_nvme_ctrlr *ctrlr, struct nvp_nvme_qpair **qpair)
+{
+	struct nvp_nvme_io_qpair_opts opts;
+
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(ctrlr, &opts, sizeof(opts));
+	opts.async_mode = true;
+	return nvp_nvme_ctrlr_alloc_io_qpair(ctrlr, &opts, qpair);
+}
+
+static uint64_t
+emu_admin_cmds(struct fx_ctrlr *fx)
+{
+	struct nvp_emu_stats stats = { .info_size = sizeof(stats) };
+
+	nvp_emu_ctrlr_get_stats(fx->emu, &stats);
+	return stats.admin_cmds;
+}
+
+/*
+ * opts.async_mode: the call returns with the qpair allocated and no queue created (no
+ * admin command reached the device); a submission waits on the queued list; the owner's
+ * polls create the queues and send it; verified I/O follows. A qpair freed while its
+ * Create I/O CQ is in flight, or before any poll, leaves nothing behind: its queue id is
+ * used again, and a reset re-creates what connected.
+ */
+static void
+test_async_connect(void)
+{
+	struct nvp_nvme_qpair *qpair = NULL, *other = NULL;
+	struct fx_ctrlr fx;
+	struct fx_cpl c = { 0 };
+	uint64_t admin0;
+	uint8_t *buf;
+	uint32_t bs, i;
+
+	FX_NEEDS_EMU("counting the admin commands the device received");
+	if (fx_open(&fx, "size=4M") != 0) {
+		fx_close(&fx);
+		return;
+	}
+	bs = nvp_nvme_ns_get_sector_size(fx.ns);
+	buf = fx_dma_alloc(4 * bs);
+	admin0 = emu_admin_cmds(&fx);
+	CU_ASSERT_EQUAL_FATAL(async_alloc(fx.ctrlr, &qpair), 0);
+	CU_ASSERT_FALSE(nvp_nvme_qpair_is_connected(qpair));
+	CU_ASSERT_EQUAL(emu_admin_cmds(&fx), admin0); /* no Create I/O CQ/SQ sent yet */
+	fx_pattern_fill(buf, 8, 4, bs, 0x71);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(fx.ns, qpair, buf, 8, 4, fx_cpl_cb, &c, 0), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(qpair), 1); /* queued */
+	CU_ASSERT_EQUAL(fx_poll_until(qpair, &c.calls, 1, FX_WAIT_MS), 0);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c.cpl));
+	CU_ASSERT_TRUE(nvp_nvme_qpair_is_connected(qpair));
+	CU_ASSERT(emu_admin_cmds(&fx) >= admin0 + 2); /* the polls created CQ and SQ */
+	memset(buf, 0, 4 * bs);
+	CU_ASSERT_EQUAL(fx_io(fx.ns, qpair, FX_READ, buf, 8, 4, 0, NULL), 0);
+	CU_ASSERT(fx_pattern_check(buf, 8, 4, bs, 0x71) < 0);
+
+	/* freed before any poll, then after one (its Create I/O CQ sent), many times */
+	for (i = 0; i < 80; i++) {
+		CU_ASSERT_EQUAL_FATAL(async_alloc(fx.ctrlr, &other), 0);
+		if (i % 2 == 1) {
+			(void)nvp_nvme_qpair_process_completions(other, 0);
+		}
+		CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(other), 0);
+	}
+
+	/* a reset: the async qpair's queues are re-created like any other's */
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_ctrlr_reset(fx.ctrlr), 0);
+	memset(buf, 0, 4 * bs);
+	CU_ASSERT_EQUAL(fx_io(fx.ns, qpair, FX_READ, buf, 8, 4, 0, NULL), 0);
+	CU_ASSERT(fx_pattern_check(buf, 8, 4, bs, 0x71) < 0);
+	CU_ASSERT_EQUAL(fx_io(fx.ns, fx.qpair, FX_READ, buf, 8, 4, 0, NULL), 0);
+	CU_ASSERT(fx_pattern_check(buf, 8, 4, bs, 0x71) < 0);
+	nvp_env_dma_free(buf);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(qpair), 0);
+	fx_close(&fx);
+}
+
 /* Reset over and over, with I/O in between: nothing leaks, nothing drifts. */
 static void
 test_reset_loop(void)
@@ -484,6 +564,7 @@ main(int argc, char **argv)
 		{ "many_qpairs_wide_stride", test_many_qpairs_wide_stride },
 		{ "large_queue", test_large_queue },
 		{ "reset_loop", test_reset_loop },
+		{ "async_connect", test_async_connect },
 	};
 
 	return fx_main(argc, argv, "nvme_queue_overflow", tests, NVP_COUNTOF(tests));

@@ -386,6 +386,87 @@ test_reset_loop(void)
 	tfx_close(&f);
 }
 
+static int
+async_qpair(struct tcp_fx *f, struct nvp_nvme_qpair **qpair)
+{
+	struct nvp_nvme_io_qpair_opts opts;
+
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(f->ctrlr, &opts, sizeof(opts));
+	opts.io_queue_size = 64;
+	opts.async_mode = true;
+	return nvp_nvme_ctrlr_alloc_io_qpair(f->ctrlr, &opts, qpair);
+}
+
+/*
+ * opts.async_mode over TCP: the call opens no connection (the target accepted none); a
+ * submission waits; the owner's polls connect (socket, ICReq, Fabrics Connect) and send
+ * it. A connect the target refuses (not listening) fails the qpair as a failed
+ * re-creation does: what waited completes with ABORTED SQ DELETION, the poll says
+ * -ENXIO; a controller reset brings it back.
+ */
+static void
+test_async_io_qpair(void)
+{
+	struct nvp_nvme_qpair *q = NULL, *q2 = NULL;
+	struct tcp_tgt_stats before, after;
+	struct fx_cpl c = { 0 };
+	struct tcp_fx f;
+	uint8_t *buf;
+	int32_t rc = 0;
+	uint64_t end;
+
+	if (tfx_open(&f, NULL) != 0) {
+		tfx_close(&f);
+		return;
+	}
+	buf = fx_dma_alloc(8 * BS);
+	tcp_tgt_get_stats(f.tgt, &before);
+	CU_ASSERT_EQUAL_FATAL(async_qpair(&f, &q), 0);
+	CU_ASSERT_FALSE(nvp_nvme_qpair_is_connected(q));
+	fx_pattern_fill(buf, 40, 8, BS, 0x5a);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(f.ns, q, buf, 40, 8, fx_cpl_cb, &c, 0), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_qpair_get_num_outstanding(q), 1);
+	tcp_tgt_get_stats(f.tgt, &after);
+	CU_ASSERT_EQUAL(after.connections, before.connections); /* not even a connect() */
+	CU_ASSERT_EQUAL(fx_poll_until(q, &c.calls, 1, FX_WAIT_MS), 0);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c.cpl));
+	CU_ASSERT_TRUE(nvp_nvme_qpair_is_connected(q));
+	tcp_tgt_get_stats(f.tgt, &after);
+	CU_ASSERT_EQUAL(after.connections, before.connections + 1);
+	memset(buf, 0, 8 * BS);
+	CU_ASSERT_EQUAL(fx_io(f.ns, q, FX_READ, buf, 40, 8, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_pattern_check(buf, 40, 8, BS, 0x5a), -1);
+
+	/* refused: the qpair fails, what waited on it ends, a reset brings it back */
+	CU_ASSERT_EQUAL_FATAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	CU_ASSERT_EQUAL_FATAL(async_qpair(&f, &q2), 0);
+	memset(&c, 0, sizeof(c));
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_read(f.ns, q2, buf, 40, 8, fx_cpl_cb, &c, 0), 0);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (c.calls == 0 && fx_now_us() < end) {
+		rc = nvp_nvme_qpair_process_completions(q2, 0);
+	}
+	CU_ASSERT_EQUAL(c.calls, 1);
+	CU_ASSERT_EQUAL(c.cpl.status.sct, NVME_SCT_GENERIC);
+	CU_ASSERT_EQUAL(c.cpl.status.sc, NVME_SC_ABORTED_SQ_DELETION);
+	CU_ASSERT_EQUAL(c.cpl.status.dnr, 0);
+	CU_ASSERT_EQUAL(rc, -ENXIO);
+	CU_ASSERT_FALSE(nvp_nvme_qpair_is_connected(q2));
+	CU_ASSERT_EQUAL_FATAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_ctrlr_reset(f.ctrlr), 0);
+	memset(buf, 0, 8 * BS);
+	CU_ASSERT_EQUAL(fx_io(f.ns, q2, FX_READ, buf, 40, 8, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_pattern_check(buf, 40, 8, BS, 0x5a), -1);
+	CU_ASSERT_TRUE(nvp_nvme_qpair_is_connected(q2));
+	memset(buf, 0, 8 * BS);
+	CU_ASSERT_EQUAL(fx_io(f.ns, q, FX_READ, buf, 40, 8, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_pattern_check(buf, 40, 8, BS, 0x5a), -1);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(q2), 0);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(q), 0);
+	nvp_env_dma_free(buf);
+	tfx_close(&f);
+}
+
 static void
 test_dropped_connection(void)
 {
@@ -702,6 +783,7 @@ main(int argc, char **argv)
 		{ "many_hosts", test_many_hosts },
 		{ "digests_required", test_digests_required },
 		{ "listen_opts", test_listen_opts },
+		{ "async_io_qpair", test_async_io_qpair },
 	};
 
 	return fx_main(argc, argv, "nvme_tcp", tests, NVP_COUNTOF(tests));

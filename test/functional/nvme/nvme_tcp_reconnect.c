@@ -750,6 +750,57 @@ test_outage_by_the_target(void)
 }
 
 /* SPDK's rules for the three options; each bad combination names what is wrong. */
+/*
+ * A qpair made with opts.async_mode while the target refuses connections, on a
+ * controller with reconnect options: its failed connect is a lost connection, as a
+ * failed re-creation is; the controller reconnects (the qpair's own polls step it), what
+ * was submitted waits meanwhile, then goes out once the target listens again.
+ */
+static void
+test_async_qpair_refused(void)
+{
+	struct nvp_nvme_io_qpair_opts opts;
+	struct nvp_nvme_qpair *q = NULL;
+	struct fx_cpl c = { 0 };
+	uint8_t *buf;
+	uint64_t end;
+	struct rfx f;
+
+	if (fx_skip_real("the outage is made by this program's target")) {
+		return;
+	}
+	if (rfx_open(&f, 60, 1, 0) != 0) {
+		rfx_close(&f);
+		return;
+	}
+	buf = fx_dma_alloc(IO_BYTES);
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, false), 0);
+	nvp_nvme_ctrlr_get_default_io_qpair_opts(f.ctrlr, &opts, sizeof(opts));
+	opts.async_mode = true;
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_ctrlr_alloc_io_qpair(f.ctrlr, &opts, &q), 0);
+	fx_pattern_fill(buf, 24, IO_BYTES / f.bs, f.bs, 0x3c);
+	CU_ASSERT_EQUAL(nvp_nvme_ns_cmd_write(f.ns, q, buf, 24, IO_BYTES / f.bs, fx_cpl_cb, &c, 0),
+			0);
+	end = fx_now_us() + (uint64_t)FX_WAIT_MS * 1000u;
+	while (!nvp_nvme_ctrlr_is_reconnecting(f.ctrlr) && c.calls == 0 && fx_now_us() < end) {
+		(void)nvp_nvme_qpair_process_completions(q, 0);
+	}
+	CU_ASSERT_TRUE(nvp_nvme_ctrlr_is_reconnecting(f.ctrlr));
+	CU_ASSERT_EQUAL(c.calls, 0); /* waits for the reconnect */
+	CU_ASSERT_FALSE(nvp_nvme_qpair_is_connected(q));
+	CU_ASSERT_EQUAL(tcp_tgt_set_listening(f.tgt, true), 0);
+	CU_ASSERT_EQUAL(fx_poll_until(q, &c.calls, 1, FX_WAIT_MS), 0);
+	CU_ASSERT_FALSE(nvme_cpl_is_error(&c.cpl));
+	CU_ASSERT_TRUE(nvp_nvme_qpair_is_connected(q));
+	memset(buf, 0, IO_BYTES);
+	CU_ASSERT_EQUAL(fx_io(f.ns, q, FX_READ, buf, 24, IO_BYTES / f.bs, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx_pattern_check(buf, 24, IO_BYTES / f.bs, f.bs, 0x3c), -1);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(q), 0);
+	nvp_env_dma_free(buf);
+	f.submit_more = false;
+	rfx_close(&f);
+}
+
 static void
 test_bad_options(void)
 {
@@ -819,6 +870,7 @@ main(int argc, char **argv)
 		{ "reset_a_step_per_poll", test_reset_a_step_per_poll },
 		{ "bad_options", test_bad_options },
 		{ "outage_by_the_target", test_outage_by_the_target },
+		{ "async_qpair_refused", test_async_qpair_refused },
 	};
 
 	return fx_main(argc, argv, "nvme_tcp_reconnect", tests, NVP_COUNTOF(tests));

@@ -314,6 +314,13 @@ nvme_qpair_neuter_aborts(struct nvp_nvme_qpair *adminq, struct nvp_nvme_qpair *q
 	(void)qpair;
 }
 
+void
+nvme_qpair_conn_start_create(struct nvp_nvme_qpair *qpair)
+{
+	qpair->conn_state = NVME_QP_CREATING;
+	qpair->reset_gen = atomic_load(&qpair->ctrlr->reset_gen);
+}
+
 bool
 nvme_db_fence_asym(void)
 {
@@ -765,6 +772,19 @@ test_alloc_io_qpair(void)
 	g_qp_connect_rc = 0;
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_alloc_io_qpair(g_ctrlr, NULL, &q[2]), 0);
 	CU_ASSERT_EQUAL(q[2]->id, 1);
+	/* async_mode: allocated, nothing sent; the owner's polls create the queues. Freed
+	 * before any poll, nothing is deleted either. */
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(q[2]), 0);
+	opts.async_mode = true;
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_alloc_io_qpair(g_ctrlr, &opts, &q[2]), 0);
+	CU_ASSERT_EQUAL(g_qp_connects, 5);
+	CU_ASSERT_EQUAL(q[2]->conn_state, NVME_QP_CREATING);
+	CU_ASSERT_TRUE(q[2]->opts.async_mode);
+	CU_ASSERT_EQUAL(g_qp_disconnects, 3);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_free_io_qpair(q[2]), 0);
+	CU_ASSERT_EQUAL(g_qp_disconnects, 3);
+	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_alloc_io_qpair(g_ctrlr, NULL, &q[2]), 0);
+	CU_ASSERT_EQUAL(q[2]->conn_state, NVME_QP_CONNECTED);
 	/* A failed controller. */
 	atomic_store(&g_ctrlr->is_failed, true);
 	CU_ASSERT_EQUAL(nvp_nvme_ctrlr_alloc_io_qpair(g_ctrlr, NULL, &q[0]), -ENXIO);

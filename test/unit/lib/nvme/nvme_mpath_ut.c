@@ -53,6 +53,9 @@ struct nvp_nvme_qpair {
 	struct ut_sub subs[UT_MAX_SUBS];
 	uint32_t head, tail;
 	struct nvme_status status; /* what the next completions carry */
+	bool async;                /* made with opts.async_mode */
+	uint32_t connect_polls;    /* polls left before its queues exist (async) */
+	bool connect_fails;        /* its async connect fails at the next poll */
 };
 
 static struct nvp_nvme_ctrlr g_ctrlrs[3];
@@ -224,8 +227,16 @@ nvp_nvme_ctrlr_alloc_io_qpair(struct nvp_nvme_ctrlr *ctrlr,
 	}
 	memset(q, 0, sizeof(*q));
 	q->c = ctrlr;
+	q->async = opts != NULL && opts->async_mode;
+	q->connect_polls = q->async ? 2 : 0;
 	*qpair = q;
 	return 0;
+}
+
+bool
+nvp_nvme_qpair_is_connected(const struct nvp_nvme_qpair *qpair)
+{
+	return !qpair->c->failed && qpair->connect_polls == 0 && !qpair->connect_fails;
 }
 
 int
@@ -358,6 +369,14 @@ nvp_nvme_qpair_process_completions(struct nvp_nvme_qpair *qpair, uint32_t max_co
 	int32_t n = 0;
 
 	(void)max_completions;
+	if (qpair->connect_fails) {
+		return -ENXIO;
+	}
+	if (qpair->connect_polls > 0) {
+		qpair->connect_polls--; /* a step of the connect; nothing was sent here */
+		CU_ASSERT_EQUAL(qpair->tail, 0);
+		return 0;
+	}
 	while (qpair->head < qpair->tail) {
 		struct ut_sub *s = &qpair->subs[qpair->head++];
 		struct nvme_cpl cpl;
@@ -793,6 +812,64 @@ test_qpair_alloc_fails(void)
 	ut_close(mp, io);
 }
 
+/*
+ * A path down when the handle was made gets its qpair from a later poll without a
+ * wait: made with async_mode, no request goes there until its queues exist; then it
+ * takes its share. One whose connect fails is made again after the reconnect delay.
+ */
+static void
+test_missing_qpair_async(void)
+{
+	struct nvp_nvme_mpath *mp = ut_open(2, NVP_NVME_MPATH_MULTIPATH, NULL, 30000);
+	struct nvp_nvme_mpath_io *io = NULL;
+	struct ut_io u = { 0 };
+	char buf[512];
+
+	g_alloc_fail = 1;
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	CU_ASSERT_FALSE(g_qpairs[1].async); /* the handle's own: made at once */
+	g_alloc_fail = 0;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0);
+	CU_ASSERT_TRUE(g_qpairs[0].async); /* made from the poll: not waited for */
+	CU_ASSERT_FALSE(nvp_nvme_qpair_is_connected(&g_qpairs[0]));
+	CU_ASSERT_EQUAL(ut_stats(io).qpairs_made, 1);
+	CU_ASSERT_EQUAL(ut_stats(io).paths_connecting, 1);
+	for (uint32_t k = 0; k < 4; k++) {
+		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, k, 1, ut_done, &u, 0), 0);
+	}
+	CU_ASSERT_EQUAL(g_qpairs[0].tail, 0); /* still connecting: nothing sent there */
+	CU_ASSERT_EQUAL(g_qpairs[1].tail, 4);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 4);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0); /* connected now */
+	CU_ASSERT_TRUE(nvp_nvme_qpair_is_connected(&g_qpairs[0]));
+	CU_ASSERT_EQUAL(ut_stats(io).paths_connecting, 0);
+	for (uint32_t k = 0; k < 4; k++) {
+		CU_ASSERT_EQUAL(nvp_nvme_mpath_cmd_read(io, buf, k, 1, ut_done, &u, 0), 0);
+	}
+	CU_ASSERT(g_qpairs[0].tail > 0); /* round robin over both */
+	CU_ASSERT(g_qpairs[1].tail > 0);
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 4);
+	CU_ASSERT_EQUAL(u.calls, 8);
+	CU_ASSERT_EQUAL(u.cpl.status.sc, NVME_SC_SUCCESS);
+	ut_close(mp, io);
+
+	/* a connect that fails: the qpair is freed, and made again later */
+	mp = ut_open(2, NVP_NVME_MPATH_MULTIPATH, NULL, 30000);
+	io = NULL;
+	g_alloc_fail = 1;
+	CU_ASSERT_EQUAL_FATAL(nvp_nvme_mpath_io_alloc(mp, NULL, &io), 0);
+	g_alloc_fail = 0;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0);
+	CU_ASSERT_TRUE(g_qpairs[0].async);
+	g_qpairs[0].connect_fails = true;
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0); /* freed */
+	CU_ASSERT_EQUAL(nvp_nvme_mpath_io_process_completions(io), 0); /* made again */
+	CU_ASSERT_TRUE(g_qpairs[0].async);
+	CU_ASSERT_FALSE(g_qpairs[0].connect_fails);
+	CU_ASSERT_EQUAL(g_qpairs[0].connect_polls, 2);
+	ut_close(mp, io);
+}
+
 /* One subsystem, one namespace: another SUBNQN or NGUID is refused; a path added later. */
 static void
 test_paths_checked(void)
@@ -907,6 +984,7 @@ main(void)
 	CU_add_test(s, "reset_a_step_per_poll", test_reset_a_step_per_poll);
 	CU_add_test(s, "ana_read_a_step_per_poll", test_ana_read_a_step_per_poll);
 	CU_add_test(s, "qpair_alloc_fails", test_qpair_alloc_fails);
+	CU_add_test(s, "missing_qpair_async", test_missing_qpair_async);
 	CU_add_test(s, "paths_checked", test_paths_checked);
 	CU_add_test(s, "other_commands_fail_over", test_other_commands_fail_over);
 	return ut_run();
